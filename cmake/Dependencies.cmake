@@ -1,0 +1,8 @@
+# Every third-party dependency, found in one place. All of them are Debian bookworm packages
+# (scripts/setup installs them); nothing is vendored or downloaded at build time.
+find_package(GTest REQUIRED)                 # googletest, libgtest-dev
+find_package(RocksDB REQUIRED)               # librocksdb-dev 7.8.3 -> RocksDB::rocksdb
+find_package(rapidcheck REQUIRED)            # librapidcheck-dev; gtest glue is rapidcheck/gtest.h
+find_package(fmt REQUIRED)                   # libfmt-dev
+find_package(benchmark REQUIRED)             # libbenchmark-dev
+find_package(Threads REQUIRED)

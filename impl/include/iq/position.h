@@ -1,0 +1,90 @@
+#pragma once
+// Position: topic -> partition -> offset of the LAST APPLIED record (not the next to read).
+// Mirrors org.apache.kafka.streams.query.Position. Kafka keeps concurrent hash maps; here the maps
+// are ordered so that to_string(), serialization and every trace are deterministic. Kafka's
+// equality rules are kept: {t:{}} is not empty and not equal to {}.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace iq {
+
+class Position {
+ public:
+  using PartitionOffsets = std::map<int32_t, int64_t>;
+  using Map = std::map<std::string, PartitionOffsets>;
+
+  static Position empty_position() { return Position(); }
+  static Position from_map(const Map& map) { return Position(map); }
+
+  // Monotone max: a lower or equal offset is ignored. Mutates and returns *this, as Kafka's does.
+  Position& with_component(const std::string& topic, int32_t partition, int64_t offset) {
+    auto& partitions = map_[topic];
+    auto it = partitions.find(partition);
+    if (it == partitions.end() || offset > it->second) partitions[partition] = offset;
+    return *this;
+  }
+
+  // Per-partition max. A topic present in `other` is created here even when its map is empty.
+  Position& merge(const Position& other) {
+    for (const auto& [topic, partitions] : other.map_) {
+      auto& mine = map_[topic];
+      for (const auto& [partition, offset] : partitions) {
+        auto it = mine.find(partition);
+        if (it == mine.end() || offset > it->second) mine[partition] = offset;
+      }
+    }
+    return *this;
+  }
+
+  Position copy() const { return *this; }
+  bool is_empty() const { return map_.empty(); }
+  const Map& map() const { return map_; }
+
+  std::vector<std::string> topics() const {
+    std::vector<std::string> out;
+    for (const auto& [topic, _] : map_) out.push_back(topic);
+    return out;
+  }
+  PartitionOffsets partition_positions(const std::string& topic) const {
+    auto it = map_.find(topic);
+    return it == map_.end() ? PartitionOffsets{} : it->second;
+  }
+  // Offset for (topic, partition), or nullptr.
+  const int64_t* offset(const std::string& topic, int32_t partition) const {
+    auto t = map_.find(topic);
+    if (t == map_.end()) return nullptr;
+    auto p = t->second.find(partition);
+    return p == t->second.end() ? nullptr : &p->second;
+  }
+
+  // Kafka's toString: Position{position={topic={0=5, 1=3}}}
+  std::string to_string() const {
+    std::string out = "Position{position={";
+    bool first_topic = true;
+    for (const auto& [topic, partitions] : map_) {
+      if (!first_topic) out += ", ";
+      first_topic = false;
+      out += topic + "={";
+      bool first = true;
+      for (const auto& [partition, offset] : partitions) {
+        if (!first) out += ", ";
+        first = false;
+        out += std::to_string(partition) + "=" + std::to_string(offset);
+      }
+      out += "}";
+    }
+    return out + "}}";
+  }
+
+  friend bool operator==(const Position&, const Position&) = default;
+
+ private:
+  Position() = default;
+  explicit Position(Map map) : map_(std::move(map)) {}
+  Map map_;
+};
+
+}  // namespace iq

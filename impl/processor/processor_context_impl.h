@@ -1,0 +1,58 @@
+#pragma once
+// ProcessorContextImpl (PI/ProcessorContextImpl.java), the parts stores use: the task's record
+// context, registration with the state manager, the thread cache, and logChange, which sends a
+// changelog record with the "v"/"c" position headers when the consistency switch is on.
+
+#include "io/record_collector.h"
+#include "processor/processor_state_manager.h"
+#include "state/state_store_context.h"
+#include "state/thread_cache.h"
+
+namespace iq {
+
+enum class TaskType { kActive, kStandby };
+
+class ProcessorContextImpl final : public StateStoreContext {
+ public:
+  struct Config {
+    std::string application_id;
+    TaskId task;
+    TaskType type = TaskType::kActive;
+    bool consistency_enabled = false;  // __iq.consistency.offset.vector.enabled__
+  };
+
+  ProcessorContextImpl(Config config, ProcessorStateManager& state_manager, FileSystem& fs, rocksdb::Env* env,
+                       ThreadCache* cache, RecordCollector* collector)
+      : config_(std::move(config)),
+        state_manager_(state_manager),
+        fs_(fs),
+        env_(env),
+        cache_(cache),
+        collector_(collector) {}
+
+  const std::string& application_id() const override { return config_.application_id; }
+  TaskId task_id() const override { return config_.task; }
+  const RecordContext* record_context() const override { return record_context_ ? &*record_context_ : nullptr; }
+  void set_record_context(std::optional<RecordContext> context) override { record_context_ = std::move(context); }
+  bool consistency_enabled() const override { return config_.consistency_enabled; }
+  Status log_change(const std::string& store_name, const Bytes& key, const ValueBytes& value, int64_t timestamp,
+                    const Position& position) override;
+  void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit) override {
+    state_manager_.register_store(store, std::move(restore), std::move(commit));
+  }
+  ThreadCache* cache() override { return cache_; }
+  const std::string& state_dir() const override { return state_manager_.task_dir(); }
+  FileSystem& file_system() override { return fs_; }
+  rocksdb::Env* rocksdb_env() override { return env_; }
+
+ private:
+  Config config_;
+  ProcessorStateManager& state_manager_;
+  FileSystem& fs_;
+  rocksdb::Env* env_;
+  ThreadCache* cache_;
+  RecordCollector* collector_;
+  std::optional<RecordContext> record_context_;
+};
+
+}  // namespace iq

@@ -1,0 +1,65 @@
+#pragma once
+// ProcessorStateManager (PI/ProcessorStateManager.java): a task's registered stores, their
+// changelog partitions and offsets, restoration into them, flush, and the checkpoint: every
+// store's commit callback (which writes <store>.position for persistent stores) and then the
+// task's .checkpoint with the changelog offsets of its persistent logged stores.
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "state/offset_checkpoint.h"
+#include "state/state_store_context.h"
+
+namespace iq {
+
+class ProcessorStateManager {
+ public:
+  // `logged_stores`: the stores whose changes go to "<application.id>-<store>-changelog".
+  ProcessorStateManager(std::string application_id, TaskId task, std::string task_dir, FileSystem& fs,
+                        std::set<std::string> logged_stores);
+
+  void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit);
+  StateStore* store(const std::string& name) const;
+  // The registered root stores in registration order.
+  std::vector<StateStore*> stores() const;
+  std::optional<TopicPartition> changelog_partition(const std::string& store_name) const;
+
+  // Load the changelog offsets from .checkpoint (missing file: none). Kafka does this once the
+  // stores are registered (KAFKA-8574).
+  [[nodiscard]] Status initialize_store_offsets_from_checkpoint();
+  // The offset of the last changelog record applied to or written by `store_name`, if any.
+  std::optional<int64_t> changelog_offset(const std::string& store_name) const;
+  // An active task's own changelog write was appended at `offset`.
+  void update_changelog_offset(const std::string& store_name, int64_t offset);
+  // Apply a batch of changelog records (in offset order) to a store. Timestamped stores get each
+  // value as [record timestamp][value] (RecordConverters.rawValueToTimestampedValue).
+  [[nodiscard]] Status restore(const std::string& store_name, const std::vector<ConsumerRecord>& records);
+
+  [[nodiscard]] Status flush();
+  [[nodiscard]] Status checkpoint();
+  void close();
+  const std::string& task_dir() const { return task_dir_; }
+
+ private:
+  struct StoreMetadata {
+    StateStore* store;
+    RestoreCallback restore;
+    CommitCallback commit;
+    std::optional<TopicPartition> changelog;
+    std::optional<int64_t> offset;
+  };
+  StoreMetadata* metadata(const std::string& name);
+
+  std::string application_id_;
+  TaskId task_;
+  std::string task_dir_;
+  std::set<std::string> logged_stores_;
+  std::vector<StoreMetadata> stores_;  // registration order: flush and checkpoint follow it
+  OffsetCheckpoint checkpoint_file_;
+  TopicPartitionOffsets loaded_offsets_;
+};
+
+}  // namespace iq

@@ -1,0 +1,199 @@
+#include "state/caching_key_value_store.h"
+
+#include "iq/key_query.h"
+#include "state/key_value_ranges.h"
+#include "state/serdes.h"
+
+namespace iq {
+
+Status CachingKeyValueStore::init(StateStoreContext& context, StateStore& root) {
+  context_ = &context;
+  cache_ = context.cache();
+  IQ_ASSERT(cache_ != nullptr, "caching store {} needs the thread cache", name());
+  cache_name_ = ThreadCache::name_space(context.task_id(), name());
+  cache_->add_dirty_entry_flush_listener(cache_name_, [this](const std::vector<DirtyEntry>& entries) {
+    for (const auto& e : entries) {
+      auto s = put_and_maybe_forward(e);
+      if (!s) return s;
+    }
+    return ok_status();
+  });
+  return WrappedKeyValueBytesStore::init(context, root);
+}
+
+StreamsError CachingKeyValueStore::closed_error() const {
+  return {StreamsError::Kind::InvalidStateStore, "Store " + name() + " is currently closed"};
+}
+
+Position CachingKeyValueStore::position() const {
+  Position merged = Position::empty_position();
+  merged.merge(position_);
+  merged.merge(wrapped().position());
+  return merged;
+}
+
+QueryOutcome CachingKeyValueStore::query(const Query& q, const PositionBound& bound,
+                                         const QueryConfig& config) {
+  QueryOutcome result = QueryResult::for_failure(FailureReason::STORE_EXCEPTION, "unset");
+  if (q.kind() != QueryKind::KeyQuery) {
+    result = wrapped().query(q, bound, config);
+  } else {
+    if (!is_open()) return base::unexpected(closed_error());  // escapes KafkaStreams#query
+    const int32_t partition = context_->task_id().partition;
+    const Position merged = position();
+    if (!store_query_utils::is_permitted(merged, bound, partition)) {
+      // Kafka quirk (6.3 #7): this NOT_UP_TO_BOUND carries no position, unlike the inner one.
+      result = QueryResult::not_up_to_bound(merged, bound, partition);
+    } else {
+      result = run_key_query(q, merged, config);
+    }
+  }
+  if (result && config.is_collect_execution_info()) {
+    result->add_execution_info(store_query_utils::execution_info(java_class()));
+  }
+  return result;
+}
+
+QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, const Position& merged,
+                                                 const QueryConfig& config) {
+  const auto* key_query = dynamic_cast<const KeyQuery<Bytes, Bytes>*>(&q);
+  IQ_ASSERT(key_query != nullptr, "a typed KeyQuery reached the caching layer");
+  // Never true through the typed layers, which drop the flag (6.3 #1); kept for custom callers.
+  if (key_query->is_skip_cache()) return wrapped().query(q, PositionBound::at(merged), config);
+  std::optional<QueryResult> result;
+  // A hit refreshes the entry's LRU recency: IQ reads change the eviction order (2.10).
+  if (const LRUCacheEntry* entry = cache_->get(cache_name_, key_query->key())) {
+    ValueBytes raw = entry->value;
+    if (timestamped_schema_ && !wrapped().is_timestamped() && !wrapped().is_adapter()) {
+      raw = timestamped_bytes::raw_value(raw);
+    }
+    result = QueryResult::for_result(raw);
+  }
+  if (!result) {
+    // The bound was checked on the merged position; the store below is asked unbounded.
+    auto below = wrapped().query(q, PositionBound::unbounded(), config);
+    if (!below) return below;
+    result = std::move(*below);
+  }
+  result->set_position(merged.copy());
+  return *result;
+}
+
+Status CachingKeyValueStore::put(const Bytes& key, const ValueBytes& value) {
+  if (!is_open()) return base::unexpected(closed_error());
+  return put_internal(key, value);
+}
+
+Status CachingKeyValueStore::put_internal(const Bytes& key, const ValueBytes& value) {
+  const RecordContext* rc = context_->record_context();
+  LRUCacheEntry entry{value, rc != nullptr ? *rc : RecordContext{}, /*dirty=*/true};
+  auto s = cache_->put(cache_name_, key, std::move(entry));
+  store_query_utils::update_position(position_, context_);
+  return s;
+}
+
+StoreResult<ValueBytes> CachingKeyValueStore::put_if_absent(const Bytes& key, const ValueBytes& value) {
+  auto original = get(key);
+  if (!original) return original;
+  if (!original->has_value()) {
+    auto s = put_internal(key, value);
+    if (!s) return base::unexpected(s.error());
+  }
+  return original;
+}
+
+Status CachingKeyValueStore::put_all(const std::vector<KeyValueBytes>& entries) {
+  for (const auto& e : entries) {
+    auto s = put(e.key, e.value);
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
+// A delete is a dirty tombstone in the cache; the store below sees put(key, null) at flush.
+StoreResult<ValueBytes> CachingKeyValueStore::delete_key(const Bytes& key) {
+  auto old = get(key);
+  if (!old) return old;
+  auto s = put_internal(key, std::nullopt);
+  if (!s) return base::unexpected(s.error());
+  return old;
+}
+
+// getInternal: a miss reads below and caches the value as a CLEAN entry (only the stream thread
+// reads through here; IQ goes through query()).
+StoreResult<ValueBytes> CachingKeyValueStore::get(const Bytes& key) {
+  if (const LRUCacheEntry* entry = cache_->get(cache_name_, key)) return entry->value;
+  auto raw = wrapped().get(key);
+  if (!raw || !raw->has_value()) return raw;
+  auto s = cache_->put(cache_name_, key, LRUCacheEntry::clean(**raw));
+  if (!s) return base::unexpected(s.error());
+  return raw;
+}
+
+// The merged view a processor sees (cache over store). IQv2 ranges never come here. Kafka's
+// merged iterator reads cache entries with get(), refreshing recency; this merge reads a
+// snapshot instead, so a processor's range scan does not reorder the LRU list.
+StoreResult<BytesIterator> CachingKeyValueStore::range(const std::optional<Bytes>& from,
+                                                       const std::optional<Bytes>& to, bool reverse) {
+  if (ranges::inverted(from, to)) return BytesIterator{{}, IteratorOrigin::EmptyIterator};
+  auto below = wrapped().range(from, to, /*reverse=*/false);
+  if (!below) return below;
+  std::map<Bytes, ValueBytes> merged;
+  for (auto& kv : below->entries) merged.emplace(kv.key, kv.value);
+  // Cached entries override what is below; cached tombstones hide it.
+  if (const NamedCache* cache = cache_->named_cache(cache_name_)) {
+    for (const Bytes& key : cache->keys_eldest_first()) {
+      if ((from && key < *from) || (to && key > *to)) continue;
+      merged.insert_or_assign(key, cache->peek(key)->value);
+    }
+  }
+  BytesIterator out{{}, IteratorOrigin::Converted};
+  for (auto& [k, v] : merged) {
+    if (v) out.entries.push_back({k, *v});
+  }
+  if (reverse) std::reverse(out.entries.begin(), out.entries.end());
+  return out;
+}
+
+Status CachingKeyValueStore::flush_cache() { return cache_->flush(cache_name_); }
+
+void CachingKeyValueStore::clear_cache() { cache_->clear(cache_name_); }
+
+Status CachingKeyValueStore::flush() {
+  auto s = cache_->flush(cache_name_);
+  if (!s) return s;
+  return wrapped().flush();
+}
+
+void CachingKeyValueStore::close() {
+  if (cache_ != nullptr) {
+    auto s = cache_->flush(cache_name_);
+    IQ_ASSERT(s.has_value(), "flushing cache of {} on close: {}", name(), s ? "" : s.error().to_string());
+    cache_->close(cache_name_);
+  }
+  wrapped().close();
+}
+
+// putAndMaybeForward: write a flushed entry down under ITS OWN record context (KAFKA-13714), then
+// put the current context back.
+Status CachingKeyValueStore::put_and_maybe_forward(const DirtyEntry& entry) {
+  ValueBytes old_value;
+  if (forwarder_) {
+    if (!entry.new_value || send_old_values_) {
+      auto old = wrapped().get(entry.key);
+      if (!old) return base::unexpected(old.error());
+      old_value = *old;
+    }
+    // Nothing below and nothing new: skip the write (and so the position update) and the forward.
+    if (!entry.new_value && !old_value) return ok_status();
+  }
+  const RecordContext* current = context_->record_context();
+  std::optional<RecordContext> saved = current ? std::optional<RecordContext>(*current) : std::nullopt;
+  context_->set_record_context(entry.context);
+  auto s = wrapped().put(entry.key, entry.new_value);
+  if (s && forwarder_) forwarder_(entry.key, entry.new_value, send_old_values_ ? old_value : std::nullopt, entry.context);
+  context_->set_record_context(saved);
+  return s;
+}
+
+}  // namespace iq

@@ -1,0 +1,27 @@
+#pragma once
+// The inclusive range scan over a sorted map that the in-memory and LRU stores share, with
+// Kafka's "from > to gives an empty iterator" rule.
+
+#include <map>
+
+#include "state/state_store.h"
+
+namespace iq::ranges {
+
+inline bool inverted(const std::optional<Bytes>& from, const std::optional<Bytes>& to) {
+  return from && to && *from > *to;
+}
+
+inline BytesIterator scan_sorted_map(const std::map<Bytes, Bytes>& map, const std::optional<Bytes>& from,
+                                     const std::optional<Bytes>& to, bool reverse, IteratorOrigin origin) {
+  // Kafka logs "Returning empty iterator for fetch with invalid key range: from > to ..." here.
+  if (inverted(from, to)) return BytesIterator{{}, IteratorOrigin::EmptyIterator};
+  auto first = from ? map.lower_bound(*from) : map.begin();
+  auto last = to ? map.upper_bound(*to) : map.end();
+  BytesIterator out{{}, origin};
+  for (auto it = first; it != last; ++it) out.entries.push_back({it->first, it->second});
+  if (reverse) std::reverse(out.entries.begin(), out.entries.end());
+  return out;
+}
+
+}  // namespace iq::ranges

@@ -1,0 +1,70 @@
+#pragma once
+// StateStore (org.apache.kafka.streams.processor.StateStore) and the bytes key-value store
+// (KeyValueStore<Bytes, byte[]>) that every layer below the typed one implements.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/expected.h"
+#include "io/file_system.h"
+#include "iq/key_value_iterator.h"
+#include "iq/position_bound.h"
+#include "iq/query.h"
+#include "iq/query_config.h"
+#include "iq/query_result.h"
+#include "iq/streams_error.h"
+
+namespace iq {
+
+class StateStoreContext;
+
+// What store.query() gives back: a QueryResult, or one of Kafka's exceptions as a value.
+using QueryOutcome = base::Expected<QueryResult, StreamsError>;
+template <typename T>
+using StoreResult = base::Expected<T, StreamsError>;
+
+class StateStore {
+ public:
+  virtual ~StateStore() = default;
+  virtual const std::string& name() const = 0;
+  // `root` is the outermost layer, the one the state manager registers (Kafka's init(context, root)).
+  [[nodiscard]] virtual Status init(StateStoreContext& context, StateStore& root) = 0;
+  [[nodiscard]] virtual Status flush() = 0;
+  virtual void close() = 0;
+  virtual bool persistent() const = 0;
+  virtual bool is_open() const = 0;
+  virtual QueryOutcome query(const Query& query, const PositionBound& bound,
+                             const QueryConfig& config) = 0;
+  // A copy of the position this layer answers with: the owner's for most layers, the merged
+  // cache + inner position for the caching layer.
+  virtual Position position() const = 0;
+  // Java's getClass() rendering, which Kafka's failure and execution-info messages contain.
+  virtual std::string_view java_class() const = 0;
+  // WrappedStateStore.isTimestamped: does this stack hold ValueAndTimestamp bytes natively.
+  virtual bool is_timestamped() const { return false; }
+  // StoreQueryUtils.isAdapter: is this the plain-to-timestamped adapter.
+  virtual bool is_adapter() const { return false; }
+};
+
+using ValueBytes = std::optional<Bytes>;  // nullopt: absent, or a tombstone
+using KeyValueBytes = KeyValue<Bytes, ValueBytes>;
+using BytesIterator = KeyValueIterator<Bytes, Bytes>;
+
+class KeyValueBytesStore : public StateStore {
+ public:
+  [[nodiscard]] virtual Status put(const Bytes& key, const ValueBytes& value) = 0;
+  [[nodiscard]] virtual StoreResult<ValueBytes> put_if_absent(const Bytes& key, const ValueBytes& value) = 0;
+  [[nodiscard]] virtual Status put_all(const std::vector<KeyValueBytes>& entries) = 0;
+  [[nodiscard]] virtual StoreResult<ValueBytes> delete_key(const Bytes& key) = 0;
+  [[nodiscard]] virtual StoreResult<ValueBytes> get(const Bytes& key) = 0;
+  // Inclusive bounds, nullopt = open. A lower bound above the upper bound gives an empty iterator.
+  [[nodiscard]] virtual StoreResult<BytesIterator> range(const std::optional<Bytes>& from,
+                                                        const std::optional<Bytes>& to,
+                                                        bool reverse) = 0;
+  [[nodiscard]] virtual StoreResult<BytesIterator> all(bool reverse) = 0;
+  virtual int64_t approximate_num_entries() = 0;
+};
+
+}  // namespace iq

@@ -1,0 +1,124 @@
+#include "state/store_query_utils.h"
+
+#include "base/assert.h"
+#include "iq/key_query.h"
+#include "iq/range_query.h"
+#include "state/position_serde.h"
+#include "state/state_store_context.h"
+
+namespace iq::store_query_utils {
+namespace {
+
+// parseStoreException: the store class, the query, then the exception.
+QueryResult store_exception(const StateStore& store, const Query& query, const StreamsError& e) {
+  return QueryResult::for_failure(FailureReason::STORE_EXCEPTION,
+                                  std::string(store.java_class()) + " failed to handle query " +
+                                      query.to_string() + ":\n" + e.to_string());
+}
+
+QueryResult run_key_query(const Query& query, StateStore& store) {
+  auto* kv = dynamic_cast<KeyValueBytesStore*>(&store);
+  if (kv == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+  const auto* raw = dynamic_cast<const KeyQuery<Bytes, Bytes>*>(&query);
+  IQ_ASSERT(raw != nullptr, "a typed KeyQuery reached the position owner: {}", query.to_string());
+  auto value = kv->get(raw->key());
+  if (!value) return store_exception(store, query, value.error());
+  return QueryResult::for_result(std::move(*value));
+}
+
+// Bounds and order pick all()/range() forward or reverse, as runRangeQuery does; so ANY is
+// executed ascending.
+QueryResult run_range_query(const Query& query, StateStore& store) {
+  auto* kv = dynamic_cast<KeyValueBytesStore*>(&store);
+  if (kv == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+  const auto* raw = dynamic_cast<const RangeQuery<Bytes, Bytes>*>(&query);
+  IQ_ASSERT(raw != nullptr, "a typed RangeQuery reached the position owner: {}", query.to_string());
+  const bool reverse = raw->result_order() == ResultOrder::DESCENDING;
+  const bool unbounded = !raw->lower_bound() && !raw->upper_bound();
+  auto it = unbounded ? kv->all(reverse) : kv->range(raw->lower_bound(), raw->upper_bound(), reverse);
+  if (!it) return store_exception(store, query, it.error());
+  return QueryResult::for_result(std::move(*it));
+}
+
+// Window, session and versioned handlers: the key-value stores are the only position owners so
+// far, and for them each of these is a known class on the wrong kind of store, answered
+// UNKNOWN_QUERY_TYPE after the bound check (iqv2-semantics.md 2.9 "bound->UQT").
+QueryResult run_other_family_query(const Query& query, StateStore& store) {
+  return QueryResult::for_unknown_query_type(query, store.java_class());
+}
+
+}  // namespace
+
+bool is_permitted(const Position& store_position, const PositionBound& bound, int32_t partition) {
+  for (const auto& [topic, bound_partitions] : bound.position().map()) {
+    const auto b = bound_partitions.find(partition);
+    if (b == bound_partitions.end()) continue;  // this topic does not constrain this partition
+    const int64_t* have = store_position.offset(topic, partition);
+    if (have == nullptr) return false;
+    if (*have < b->second) return false;
+  }
+  return true;
+}
+
+void update_position(Position& position, const StateStoreContext* context) {
+  if (context == nullptr) return;
+  const RecordContext* rc = context->record_context();
+  if (rc == nullptr || !rc->topic.has_value()) return;
+  position.with_component(*rc->topic, rc->partition, rc->offset);
+}
+
+std::string execution_info(std::string_view java_class) {
+  return "Handled in " + std::string(java_class);
+}
+
+QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
+                                 const QueryConfig& config, StateStore& store,
+                                 const Position& position, const StateStoreContext* context) {
+  const QueryKind kind = query.kind();
+  // The handler map is keyed by exact class: the Timestamped* queries and custom classes miss.
+  const bool known = kind == QueryKind::KeyQuery || kind == QueryKind::RangeQuery ||
+                     kind == QueryKind::WindowKeyQuery || kind == QueryKind::WindowRangeQuery ||
+                     kind == QueryKind::VersionedKeyQuery ||
+                     kind == QueryKind::MultiVersionedKeyQuery;
+  QueryResult result = QueryResult::for_failure(FailureReason::STORE_EXCEPTION, "unset");
+  if (!known) {
+    result = QueryResult::for_unknown_query_type(query, store.java_class());
+  } else if (context == nullptr) {
+    result = QueryResult::not_up_to_bound(position, bound, std::nullopt);
+  } else if (!is_permitted(position, bound, context->task_id().partition)) {
+    result = QueryResult::not_up_to_bound(position, bound, context->task_id().partition);
+  } else if (kind == QueryKind::KeyQuery) {
+    result = run_key_query(query, store);
+  } else if (kind == QueryKind::RangeQuery) {
+    result = run_range_query(query, store);
+  } else {
+    result = run_other_family_query(query, store);
+  }
+  if (config.is_collect_execution_info()) result.add_execution_info(execution_info(store.java_class()));
+  result.set_position(position.copy());
+  return result;
+}
+
+Status apply_checks_and_update_position(const ConsumerRecord& record, bool consistency_enabled,
+                                        Position& position) {
+  if (!consistency_enabled) return ok_status();
+  const Header* v = last_header(record.headers, kVectorVersionHeader);
+  if (v == nullptr) return ok_status();
+  if (v->value.empty()) {
+    return base::unexpected(StreamsError{StreamsError::Kind::Streams,
+                                         "Index 0 out of bounds for length 0 (empty \"v\" header)"});
+  }
+  if (static_cast<uint8_t>(v->value.get()[0]) != kVectorVersion) return ok_status();  // Kafka warns
+  const Header* c = last_header(record.headers, kVectorHeader);
+  if (c == nullptr) {
+    return base::unexpected(StreamsError{
+        StreamsError::Kind::Streams,
+        "Inconsistency flag is set but no consistency vector found in the record headers"});
+  }
+  auto vector = position_serde::deserialize(c->value.view());
+  if (!vector) return base::unexpected(vector.error());
+  position.merge(*vector);
+  return ok_status();
+}
+
+}  // namespace iq::store_query_utils

@@ -1,0 +1,32 @@
+#pragma once
+// Keys as a key-value store sees them: serialized bytes, ordered the way Kafka's Bytes comparator
+// orders them (unsigned bytes, lexicographic, a prefix before every longer key it starts).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace iq::model {
+
+using KeyBytes = std::string;
+
+// Negative, zero or positive like memcmp. Written out instead of relying on std::string's
+// operator< so that the order is visibly Kafka's (Bytes.BYTES_LEXICO_COMPARATOR compares bytes as
+// unsigned values) and not an accident of char_traits.
+int compare_key_bytes(std::string_view a, std::string_view b);
+
+struct KeyBytesLess {
+  bool operator()(std::string_view a, std::string_view b) const {
+    return compare_key_bytes(a, b) < 0;
+  }
+};
+
+// Big-endian two's complement, 4 bytes, as Kafka's IntegerSerializer writes it. So negative keys
+// sort after every non-negative key.
+KeyBytes serialize_int32_key(int32_t key);
+int32_t deserialize_int32_key(std::string_view bytes);
+
+// "0x0000002a": keys appear in failure messages, and raw bytes would not print.
+std::string key_to_hex(std::string_view bytes);
+
+}  // namespace iq::model

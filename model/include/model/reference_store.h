@@ -1,0 +1,107 @@
+#pragma once
+// What a key-value state store holds after the source records up to an offset, for each store
+// family the topologies build. It keeps every version of every key, indexed by offset, so one
+// answer costs a binary search per key it returns rather than a replay of the log.
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "model/key_bytes.h"
+#include "model/reference_history.h"
+
+namespace iq::model {
+
+enum class Aggregation {
+  kLatest,  // a KTable source, or a processor writing the store directly
+  kCount,   // groupByKey().count()
+  kSum,     // groupByKey().aggregate(() -> 0, (k, v, agg) -> agg + v)
+};
+
+// Kafka's ResultOrder. kAny is answered ascending, as every built-in store does.
+enum class Order { kAny, kAscending, kDescending };
+
+struct ValueAndTimestamp {
+  int64_t value;
+  int64_t timestamp_ms;
+  bool operator==(const ValueAndTimestamp&) const = default;
+};
+
+struct Entry {
+  KeyBytes key;
+  ValueAndTimestamp vt;
+  bool operator==(const Entry&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const ValueAndTimestamp& vt);
+std::ostream& operator<<(std::ostream& out, const Entry& entry);
+
+// Whether applying the record writes the store (and so advances its position). An aggregation
+// drops a null-valued input record before it reaches the store; a removal always writes.
+bool writes_store(Aggregation aggregation, const SourceRecord& record);
+
+class ReferenceStore {
+ public:
+  explicit ReferenceStore(Aggregation aggregation,
+                          int64_t records_max = ReferenceHistory::kRecordsMaxDefault);
+  ReferenceStore(const ReferenceHistory& history, Aggregation aggregation);
+
+  // Offsets must not decrease within a partition, as in ReferenceHistory::append.
+  void apply(int32_t partition, const SourceRecord& record);
+
+  // In every query offset_inclusive = -1 means "nothing applied". An offset beyond end_offset
+  // sees every record applied so far: whether a reported position is plausible is the caller's
+  // question, not the model's.
+  std::optional<ValueAndTimestamp> get(int32_t partition, const KeyBytes& key,
+                                       int64_t offset_inclusive) const;
+  // Both bounds inclusive, nullopt is open; lower > upper (as bytes) gives an empty answer.
+  std::vector<Entry> range(int32_t partition, const std::optional<KeyBytes>& lower,
+                           const std::optional<KeyBytes>& upper, Order order,
+                           int64_t offset_inclusive) const;
+  // The offset of the newest record at or before offset_inclusive that wrote the store.
+  std::optional<int64_t> last_write_offset(int32_t partition, int64_t offset_inclusive) const;
+  // The same, ignoring kDelete records: an in-memory store's delete() does not update its
+  // position in Kafka, while put(key, null) does.
+  std::optional<int64_t> last_write_offset_excluding_deletes(int32_t partition,
+                                                             int64_t offset_inclusive) const;
+
+  // The last offset applied to the partition (written or skipped), -1 if none.
+  int64_t end_offset(int32_t partition) const;
+  std::vector<int32_t> partitions() const;
+  Aggregation aggregation() const { return aggregation_; }
+
+ private:
+  // The key's value from `offset` on; nullopt once removed. One version per offset: the records
+  // sharing an offset are folded into the last one, since nothing can observe between them.
+  struct Version {
+    int64_t offset;
+    std::optional<ValueAndTimestamp> vt;
+  };
+  using Versions = std::vector<Version>;
+
+  struct PartitionState {
+    std::map<KeyBytes, Versions, KeyBytesLess> keys;
+    // Distinct offsets of the records that wrote the store, ascending; and those that were not
+    // a kDelete.
+    std::vector<int64_t> write_offsets;
+    std::vector<int64_t> non_delete_write_offsets;
+    int64_t end_offset = -1;
+  };
+
+  std::optional<ValueAndTimestamp> next_value(const Versions& versions,
+                                              const SourceRecord& record) const;
+  const PartitionState* find_partition(int32_t partition) const;
+  static std::optional<ValueAndTimestamp> value_at(const Versions& versions,
+                                                   int64_t offset_inclusive);
+  static std::optional<int64_t> last_offset_at(const std::vector<int64_t>& offsets,
+                                               int64_t offset_inclusive);
+
+  Aggregation aggregation_;
+  int64_t records_max_;
+  int64_t records_applied_ = 0;
+  std::map<int32_t, PartitionState> partitions_;
+};
+
+}  // namespace iq::model
