@@ -83,7 +83,9 @@ RocksDBStore::RocksDBStore(std::string name) : name_(std::move(name)) {
   IQ_ASSERT(!name_.empty());
 }
 
-RocksDBStore::~RocksDBStore() { close(); }
+RocksDBStore::~RocksDBStore() {
+  close();
+}
 
 Status RocksDBStore::init(StateStoreContext& context, StateStore& root) {
   IQ_ASSERT(!open_, "store {} initialized twice", name_);
@@ -111,9 +113,9 @@ Status RocksDBStore::put(const Bytes& key, const ValueBytes& value) {
   const rocksdb::Status status = value ? db_->Put(options, cf_, key.get(), value->get())
                                        : db_->Delete(options, cf_, key.get());
   if (!status.ok()) {
-    return base::unexpected(processor_state(
-        (value ? "Error while putting key/value into store " : "Error while removing key from store ") +
-        name_));
+    return base::unexpected(processor_state((value ? "Error while putting key/value into store "
+                                                   : "Error while removing key from store ") +
+                                            name_));
   }
   store_query_utils::update_position(position_, context_);
   return ok_status();
@@ -158,7 +160,8 @@ StoreResult<ValueBytes> RocksDBStore::get(const Bytes& key) {
   const rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), cf_, key.get(), &value);
   if (status.IsNotFound()) return ValueBytes{};
   if (!status.ok()) {
-    return base::unexpected(processor_state("Error while getting value for key from store " + name_));
+    return base::unexpected(
+        processor_state("Error while getting value for key from store " + name_));
   }
   return ValueBytes{Bytes(std::move(value))};
 }
@@ -201,8 +204,8 @@ Status RocksDBStore::restore_batch(const std::vector<ConsumerRecord>& records) {
     // StoreChangelogReader drops null keys with a warning before the store sees them.
     if (!record.key) continue;
     // The position first, then the data, as Kafka's restoreBatch does.
-    auto checked =
-        store_query_utils::apply_checks_and_update_position(record, consistency_enabled_, position_);
+    auto checked = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_,
+                                                                       position_);
     if (!checked) return checked;
     const rocksdb::Status status = record.value
                                        ? batch.Put(cf_, record.key->get(), record.value->get())
@@ -231,16 +234,20 @@ void RocksDBStore::close() {
   IQ_ASSERT(db_ == nullptr && cf_ == nullptr);
 }
 
-std::string RocksDBStore::column_family_name() const { return rocksdb::kDefaultColumnFamilyName; }
+std::string RocksDBStore::column_family_name() const {
+  return rocksdb::kDefaultColumnFamilyName;
+}
 
 void RocksDBStore::on_open(rocksdb::DB& /*db*/) {}
 
 Status RocksDBStore::open_db(StateStoreContext& context) {
   const std::string dir = context.state_dir() + "/rocksdb/" + name_;
   if (auto made = context.file_system().create_directories(dir); !made) return made;
-  rocksdb::Env* env = context.rocksdb_env() != nullptr ? context.rocksdb_env() : rocksdb::Env::Default();
+  rocksdb::Env* env =
+      context.rocksdb_env() != nullptr ? context.rocksdb_env() : rocksdb::Env::Default();
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  families.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(db_options(env)));
+  families.emplace_back(rocksdb::kDefaultColumnFamilyName,
+                        rocksdb::ColumnFamilyOptions(db_options(env)));
   const std::string data_family = column_family_name();
   if (data_family != rocksdb::kDefaultColumnFamilyName) {
     families.emplace_back(data_family, rocksdb::ColumnFamilyOptions(db_options(env)));
@@ -249,8 +256,8 @@ Status RocksDBStore::open_db(StateStoreContext& context) {
   const rocksdb::Status status =
       rocksdb::DB::Open(rocksdb::DBOptions(db_options(env)), dir, families, &cf_handles_, &db);
   if (!status.ok()) {
-    return base::unexpected(processor_state("Error opening store " + name_ + " at location " +
-                                            dir + ": " + status.ToString()));
+    return base::unexpected(processor_state("Error opening store " + name_ + " at location " + dir +
+                                            ": " + status.ToString()));
   }
   IQ_ASSERT(db != nullptr && cf_handles_.size() == families.size());
   db_.reset(db);
@@ -261,8 +268,8 @@ Status RocksDBStore::open_db(StateStoreContext& context) {
 
 Status RocksDBStore::validate_store_open() const {
   if (open_) return ok_status();
-  return base::unexpected(
-      StreamsError{StreamsError::Kind::InvalidStateStore, "Store " + name_ + " is currently closed"});
+  return base::unexpected(StreamsError{StreamsError::Kind::InvalidStateStore,
+                                       "Store " + name_ + " is currently closed"});
 }
 
 Status RocksDBStore::write(rocksdb::WriteBatch& batch, const std::string& error_message) {
@@ -287,7 +294,8 @@ StoreResult<BytesIterator> RocksDBStore::scan(const std::optional<Bytes>& from,
     it->SeekToFirst();
   }
   BytesIterator out{{}, IteratorOrigin::RocksDbIterator};
-  for (; it->Valid() && in_bounds(view_of(it->key()), from, to); reverse ? it->Prev() : it->Next()) {
+  for (; it->Valid() && in_bounds(view_of(it->key()), from, to);
+       reverse ? it->Prev() : it->Next()) {
     IQ_ASSERT(out.entries.size() < kScanEntriesMax, "scan of store {} did not end", name_);
     const std::string_view key = view_of(it->key());
     if (!out.entries.empty()) {
@@ -299,8 +307,8 @@ StoreResult<BytesIterator> RocksDBStore::scan(const std::optional<Bytes>& from,
   // Kafka's RocksDbIterator ends silently on an iterator error; iqsim reports it rather than
   // answer with a truncated range nobody would notice.
   if (!it->status().ok()) {
-    return base::unexpected(processor_state("Error while iterating store " + name_ + ": " +
-                                            it->status().ToString()));
+    return base::unexpected(
+        processor_state("Error while iterating store " + name_ + ": " + it->status().ToString()));
   }
   return out;
 }

@@ -58,8 +58,8 @@ class RocksDBStore : public KeyValueBytesStore {
   [[nodiscard]] StoreResult<ValueBytes> delete_key(const Bytes& key) override;
   [[nodiscard]] StoreResult<ValueBytes> get(const Bytes& key) override;
   [[nodiscard]] StoreResult<BytesIterator> range(const std::optional<Bytes>& from,
-                                                const std::optional<Bytes>& to,
-                                                bool reverse) override;
+                                                 const std::optional<Bytes>& to,
+                                                 bool reverse) override;
   [[nodiscard]] StoreResult<BytesIterator> all(bool reverse) override;
   // Kafka throws InvalidStateStoreException on a closed store; this interface has no error
   // channel, so asking a closed store is treated as the caller's bug (an assertion).
@@ -81,7 +81,7 @@ class RocksDBStore : public KeyValueBytesStore {
   [[nodiscard]] Status validate_store_open() const;
   [[nodiscard]] Status write(rocksdb::WriteBatch& batch, const std::string& error_message);
   [[nodiscard]] StoreResult<BytesIterator> scan(const std::optional<Bytes>& from,
-                                               const std::optional<Bytes>& to, bool reverse);
+                                                const std::optional<Bytes>& to, bool reverse);
   void close_db();
 
   std::string name_;

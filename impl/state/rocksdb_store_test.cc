@@ -74,7 +74,9 @@ class FakeStateStoreContext final : public StateStoreContext {
   CommitCallback commit_;
 };
 
-Bytes b(std::string_view s) { return Bytes::wrap(s); }
+Bytes b(std::string_view s) {
+  return Bytes::wrap(s);
+}
 
 std::vector<std::string> keys_of(const BytesIterator& it) {
   std::vector<std::string> keys;
@@ -82,7 +84,9 @@ std::vector<std::string> keys_of(const BytesIterator& it) {
   return keys;
 }
 
-Position position_of(const Position::Map& map) { return Position::from_map(map); }
+Position position_of(const Position::Map& map) {
+  return Position::from_map(map);
+}
 
 // The headers ProcessorContextImpl.logChange writes with the consistency switch on.
 Headers consistency_headers(const Position& position) {
@@ -149,7 +153,8 @@ TEST_F(RocksDBStoreTest, ShouldPutAllAndUpdatePositionOnce) {
   RocksDBStore& store = open();
   ASSERT_TRUE(store.put(b("gone"), b("x")).has_value());
   context_->at("input", 1, 7);
-  ASSERT_TRUE(store.put_all({{b("a"), b("1")}, {b("b"), b("2")}, {b("gone"), std::nullopt}}).has_value());
+  ASSERT_TRUE(
+      store.put_all({{b("a"), b("1")}, {b("b"), b("2")}, {b("gone"), std::nullopt}}).has_value());
   EXPECT_EQ(store.position(), position_of({{"input", {{1, 7}}}}));
   EXPECT_EQ(*store.get(b("a")), ValueBytes(b("1")));
   EXPECT_EQ(*store.get(b("gone")), ValueBytes());
@@ -173,7 +178,8 @@ TEST_F(RocksDBStoreTest, ShouldUpdatePositionOnDeleteButNotInPunctuation) {
 // Inclusive bounds, open bounds, both directions, unsigned byte order ("\xff" after "a").
 TEST_F(RocksDBStoreTest, ShouldIterateRangesInUnsignedByteOrder) {
   RocksDBStore& store = open();
-  for (const char* key : {"c", "\xff", "a", "b", "d"}) ASSERT_TRUE(store.put(b(key), b("v")).has_value());
+  for (const char* key : {"c", "\xff", "a", "b", "d"})
+    ASSERT_TRUE(store.put(b(key), b("v")).has_value());
   using Keys = std::vector<std::string>;
   EXPECT_EQ(keys_of(*store.range(b("b"), b("d"), false)), (Keys{"b", "c", "d"}));
   EXPECT_EQ(keys_of(*store.range(b("b"), b("d"), true)), (Keys{"d", "c", "b"}));
@@ -254,8 +260,8 @@ TEST_F(RocksDBStoreTest, ShouldAnswerStoreExceptionForQueryOnClosedStore) {
 // Before init the store has no context, so every known query is NOT_UP_TO_BOUND.
 TEST_F(RocksDBStoreTest, ShouldAnswerNotInitializedBeforeInit) {
   RocksDBStore store("s");
-  auto answered = store.query(RangeQuery<Bytes, Bytes>::with_no_bounds(), PositionBound::unbounded(),
-                              QueryConfig(false));
+  auto answered = store.query(RangeQuery<Bytes, Bytes>::with_no_bounds(),
+                              PositionBound::unbounded(), QueryConfig(false));
   ASSERT_TRUE(answered.has_value());
   EXPECT_EQ(answered->failure_reason(), FailureReason::NOT_UP_TO_BOUND);
   EXPECT_EQ(answered->failure_message(),
@@ -307,7 +313,8 @@ TEST_F(RocksDBStoreTest, ShouldRestoreRecordsAndConsistencyVectorMultipleTopics)
   const std::vector<ConsumerRecord> records = {
       changelog_record(0, "a", "1", consistency_headers(position_of({{"A", {{0, 5}}}}))),
       changelog_record(1, "b", "2", consistency_headers(position_of({{"B", {{0, 2}}}}))),
-      changelog_record(2, std::nullopt, "keyless", consistency_headers(position_of({{"C", {{0, 1}}}}))),
+      changelog_record(2, std::nullopt, "keyless",
+                       consistency_headers(position_of({{"C", {{0, 1}}}}))),
       changelog_record(3, "a", std::nullopt, consistency_headers(position_of({{"A", {{0, 6}}}}))),
   };
   ASSERT_TRUE(context_->restore(records).has_value());
@@ -320,8 +327,9 @@ TEST_F(RocksDBStoreTest, ShouldRestoreRecordsAndConsistencyVectorMultipleTopics)
 // With the consistency switch off, restore ignores the headers and the position stays empty.
 TEST_F(RocksDBStoreTest, ShouldNotUpdatePositionOnRestoreWhenConsistencyDisabled) {
   RocksDBStore& store = open();
-  ASSERT_TRUE(context_->restore({changelog_record(0, "a", "1", consistency_headers(
-                                                                  position_of({{"A", {{0, 5}}}})))})
+  ASSERT_TRUE(context_
+                  ->restore({changelog_record(0, "a", "1",
+                                              consistency_headers(position_of({{"A", {{0, 5}}}})))})
                   .has_value());
   EXPECT_TRUE(store.position().is_empty());
   EXPECT_EQ(*store.get(b("a")), ValueBytes(b("1")));
@@ -352,7 +360,8 @@ TEST_F(RocksDBStoreTest, ShouldFailRestoreWhenVersionHeaderHasNoVector) {
 TEST_F(RocksDBStoreTest, TimestampedStoreUsesItsOwnColumnFamily) {
   RocksDBStore& store = open(/*timestamped=*/true);
   EXPECT_TRUE(store.is_timestamped());
-  EXPECT_EQ(store.java_class(), "class org.apache.kafka.streams.state.internals.RocksDBTimestampedStore");
+  EXPECT_EQ(store.java_class(),
+            "class org.apache.kafka.streams.state.internals.RocksDBTimestampedStore");
   const std::string value = std::string(7, '\0') + "\x05" + "v";  // timestamp 5, then the value
   ASSERT_TRUE(store.put(b("k"), b(value)).has_value());
   ASSERT_TRUE(store.flush().has_value());
@@ -361,10 +370,12 @@ TEST_F(RocksDBStoreTest, TimestampedStoreUsesItsOwnColumnFamily) {
   const std::string dir = context_->state_dir() + "/rocksdb/s";
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
-      {RocksDBTimestampedStore::kTimestampedValuesColumnFamilyName, rocksdb::ColumnFamilyOptions()}};
+      {RocksDBTimestampedStore::kTimestampedValuesColumnFamilyName,
+       rocksdb::ColumnFamilyOptions()}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  ASSERT_TRUE(rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), dir, families, &handles, &raw).ok());
+  ASSERT_TRUE(
+      rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(), dir, families, &handles, &raw).ok());
   std::unique_ptr<rocksdb::DB> db(raw);
   std::string found;
   EXPECT_TRUE(db->Get(rocksdb::ReadOptions(), handles[0], "k", &found).IsNotFound());

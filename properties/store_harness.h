@@ -1,0 +1,111 @@
+#pragma once
+// StoreHarness: one key-value store configuration running as the single store of task 0_<p>,
+// with the real layers, a real ProcessorContextImpl and ProcessorStateManager, a changelog kept
+// in memory, and the lifecycle a task gives a store: process records, commit (flush +
+// checkpoint), clean close and reopen, crash (drop every object without flushing) and restore
+// from the changelog, then reprocessing from the last committed source offset (at-least-once).
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/record_collector.h"
+#include "processor/processor_context_impl.h"
+#include "state/stores.h"
+
+namespace iq::properties {
+
+inline constexpr const char* kSourceTopic = "input-topic";
+
+enum class StoreApi {
+  kDsl,   // Stores.timestampedKeyValueStoreBuilder (what a KTable gets)
+  kPapi,  // Stores.keyValueStoreBuilder (plain values)
+};
+
+struct StoreConfiguration {
+  KeyValueSupplier supplier = KeyValueSupplier::kInMemory;
+  StoreApi api = StoreApi::kDsl;
+  bool caching = false;
+  int64_t cache_max_bytes = 10 << 20;
+  bool logging = true;
+  bool consistency = false;
+  int32_t partition = 0;
+  std::string describe() const;
+};
+
+// The changelog as the broker would keep it: appended records, offsets from 0.
+class InMemoryChangelog final : public RecordCollector {
+ public:
+  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition, const Bytes& key,
+                                             const std::optional<Bytes>& value, int64_t timestamp,
+                                             const Headers& headers) override;
+  // Records of (topic, partition) with offset > after, in offset order.
+  std::vector<ConsumerRecord> records_after(const std::string& topic, int32_t partition, int64_t after) const;
+  const std::map<std::pair<std::string, int32_t>, std::vector<ConsumerRecord>>& logs() const { return logs_; }
+
+ private:
+  std::map<std::pair<std::string, int32_t>, std::vector<ConsumerRecord>> logs_;
+};
+
+// A source record as the harness feeds it: key, value (nullopt with kind tombstone), write kind.
+enum class WriteKind { kPut, kTombstone, kDelete };
+struct SourceWrite {
+  int64_t offset;
+  int32_t key;
+  std::optional<int64_t> value;
+  int64_t timestamp;
+  WriteKind kind;
+};
+
+class StoreHarness {
+ public:
+  StoreHarness(StoreConfiguration config, std::filesystem::path state_root);
+  ~StoreHarness();
+
+  const StoreConfiguration& config() const { return config_; }
+  StateStore& store() { return *root_; }
+
+  // Process one source record: set the record context and write through the typed layer.
+  void process(const SourceWrite& w);
+  // Several writes under ONE record context (putAll).
+  void process_put_all(int64_t offset, int64_t timestamp, const std::vector<std::pair<int32_t, int64_t>>& entries);
+  // store.flush(): the cache down to the store, the store to disk.
+  void flush();
+  // A commit: flush every store, checkpoint (.position then .checkpoint), remember the source offset.
+  void commit();
+  // Clean close (commit first, as a task closing cleanly does), then reopen and restore.
+  void close_and_reopen();
+  // Kill: drop every object without flushing, reopen, restore the changelog from the checkpoint,
+  // then reprocess the source records after the last commit.
+  void crash_and_recover();
+
+  QueryOutcome query(const Query& q, const PositionBound& bound, bool execution_info = false);
+  const std::vector<SourceWrite>& history() const { return history_; }
+  std::optional<int64_t> committed_offset() const { return committed_offset_; }
+  const InMemoryChangelog& changelog() const { return changelog_; }
+  std::string task_dir() const;
+
+ private:
+  void open();
+  void drop_objects();
+  void apply(const SourceWrite& w);
+  void set_context(int64_t offset, int64_t timestamp);
+
+  StoreConfiguration config_;
+  std::filesystem::path state_root_;
+  PosixFileSystem fs_;
+  InMemoryChangelog changelog_;
+  std::unique_ptr<ThreadCache> cache_;
+  std::unique_ptr<ProcessorStateManager> state_manager_;
+  std::unique_ptr<ProcessorContextImpl> context_;
+  std::unique_ptr<StateStore> root_;
+  MeteredTimestampedKeyValueStore<int32_t, int64_t>* dsl_ = nullptr;
+  MeteredKeyValueStore<int32_t, int64_t>* papi_ = nullptr;
+  std::vector<SourceWrite> history_;
+  std::optional<int64_t> committed_offset_;
+};
+
+}  // namespace iq::properties
