@@ -19,17 +19,27 @@ bool parse_int64(std::string_view s, int64_t& out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
-std::vector<std::string_view> split_spaces(std::string_view line) {
+// Java's line.split("\\s+"): a leading separator yields an empty first field, trailing empty
+// fields are dropped, so "  t 0 5" has four fields and is malformed, as in Kafka.
+std::vector<std::string_view> split_whitespace(std::string_view line) {
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
   std::vector<std::string_view> parts;
   size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') ++i;
+  while (true) {
     size_t j = i;
-    while (j < line.size() && line[j] != ' ') ++j;
-    if (j > i) parts.push_back(line.substr(i, j - i));
+    while (j < line.size() && !is_space(line[j])) ++j;
+    parts.push_back(line.substr(i, j - i));
+    if (j == line.size()) break;
+    while (j < line.size() && is_space(line[j])) ++j;
     i = j;
   }
+  while (parts.size() > 1 && parts.back().empty()) parts.pop_back();
   return parts;
+}
+
+bool parse_int32(std::string_view s, int32_t& out) {
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && ptr == s.data() + s.size();
 }
 
 }  // namespace
@@ -65,29 +75,32 @@ base::Expected<TopicPartitionOffsets, StreamsError> OffsetCheckpoint::read() {
   int64_t version = -1;
   if (!std::getline(in, line) || !parse_int64(line, version)) return base::unexpected(corrupt(path_, "no version line"));
   if (version != 0) {
-    return base::unexpected(corrupt(path_, "Unknown offset checkpoint version: " + std::to_string(version)));
+    return base::unexpected(StreamsError{StreamsError::Kind::IllegalArgument,
+                                         "Unknown offset checkpoint version: " + std::to_string(version)});
   }
   int64_t expected = -1;
   if (!std::getline(in, line) || !parse_int64(line, expected) || expected < 0) {
     return base::unexpected(corrupt(path_, "no entry count"));
   }
-  int64_t seen = 0;
   while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const auto parts = split_spaces(line);
-    int64_t partition = 0;
+    const auto parts = split_whitespace(line);
+    int32_t partition = 0;
     int64_t offset = 0;
-    if (parts.size() != 3 || !parse_int64(parts[1], partition) || !parse_int64(parts[2], offset)) {
+    if (parts.size() != 3 || !parse_int32(parts[1], partition) || !parse_int64(parts[2], offset)) {
       return base::unexpected(corrupt(path_, "Malformed line in offset checkpoint file: '" + line + "'."));
     }
-    ++seen;
-    // Kafka drops negative offsets other than the unknown sentinel with a warning.
-    if (offset < 0 && offset != kOffsetUnknown) continue;
-    offsets[{std::string(parts[0]), static_cast<int32_t>(partition)}] = offset;
+    // Kafka drops negative offsets other than the unknown sentinel with a warning, and expects
+    // one entry fewer.
+    if (offset < 0 && offset != kOffsetUnknown) {
+      --expected;
+      continue;
+    }
+    offsets[{std::string(parts[0]), partition}] = offset;
   }
-  if (seen != expected) {
-    return base::unexpected(corrupt(path_, "Expected " + std::to_string(expected) +
-                                               " entries but found only " + std::to_string(seen)));
+  // Counted as Kafka counts: distinct partitions, so a repeated line is a mismatch.
+  if (static_cast<int64_t>(offsets.size()) != expected) {
+    return base::unexpected(corrupt(path_, "Expected " + std::to_string(expected) + " entries but found only " +
+                                               std::to_string(offsets.size())));
   }
   return offsets;
 }

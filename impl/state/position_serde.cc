@@ -96,7 +96,8 @@ base::Expected<Position, StreamsError> deserialize(std::string_view bytes) {
   if (!r.read_u8(version)) return base::unexpected(underflow());
   if (version != 0) {
     return base::unexpected(StreamsError{StreamsError::Kind::IllegalArgument,
-                                         "Unknown version " + std::to_string(version) +
+                                         // Java's ByteBuffer.get() is signed: 0x80 prints as -128.
+                                         "Unknown version " + std::to_string(static_cast<int8_t>(version)) +
                                              " when deserializing Position"});
   }
   int32_t n_topics = 0;
@@ -110,7 +111,9 @@ base::Expected<Position, StreamsError> deserialize(std::string_view bytes) {
         !r.read_i32(n_pairs)) {
       return base::unexpected(underflow());
     }
+    // Kafka puts each topic's map in whole, so a repeated topic replaces the earlier one.
     auto& partitions = map[topic];
+    partitions.clear();
     for (int32_t i = 0; i < n_pairs; ++i) {
       int32_t partition = 0;
       int64_t offset = 0;
