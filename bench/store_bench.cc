@@ -1,0 +1,504 @@
+// store_bench: what an IQv2 query costs through iqsim's full key-value store stack, next to the
+// raw operation underneath it, measured on the same data in the same run (DESIGN.md 8; the raw
+// floors this machine class gives are in DESIGN.md 9).
+//
+// Every full-stack fixture is what a DSL KTable gets: MeteredTimestampedKeyValueStore ->
+// CachingKeyValueStore -> ChangeLoggingTimestampedKeyValueBytesStore -> supplier store, opened
+// with a real ProcessorContextImpl, ProcessorStateManager, ThreadCache and PosixFileSystem in a
+// fresh temporary state directory. The raw fixtures (a RocksDB DB opened directly, a std::map)
+// hold exactly the bytes the store holds: big-endian int32 keys, [8-byte timestamp][int64] values.
+//
+// Pairs, registered next to each other so that they print together:
+//   BM_KeyQuery/full_stack_rocksdb_cache_{cold,hit}      vs BM_KeyQuery/raw_rocksdb_get
+//   BM_KeyQuery/full_stack_in_memory_cache_{cold,hit}    vs BM_KeyQuery/std_map_find
+//   BM_RangeQuery100/full_stack_rocksdb                  vs BM_RangeQuery100/raw_rocksdb_iterator
+//   BM_RangeQuery100/full_stack_in_memory                vs BM_RangeQuery100/std_map_lower_bound
+// "cache_cold": the thread cache was cleared after the flush, so a KeyQuery misses the cache and
+// reads the store below (a query never fills the cache). "cache_hit": every key stays cached as
+// a clean entry after the flush, so a KeyQuery is answered by the cache. A RangeQuery always
+// bypasses the cache (CachingKeyValueStore serves only KeyQuery), so it has one variant.
+//
+// Fixtures are built lazily, once, by the first benchmark that needs one (outside the timed
+// loop), and torn down in main() after the run: stores closed, temporary directories removed.
+#include <benchmark/benchmark.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <stdlib.h>  // mkdtemp
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "base/assert.h"
+#include "io/file_system.h"
+#include "io/record_collector.h"
+#include "iq/key_query.h"
+#include "iq/key_value_iterator.h"
+#include "iq/position_bound.h"
+#include "iq/query_config.h"
+#include "iq/range_query.h"
+#include "iq/value_and_timestamp.h"
+#include "processor/processor_context_impl.h"
+#include "processor/processor_state_manager.h"
+#include "processor/task_id.h"
+#include "state/caching_key_value_store.h"
+#include "state/serdes.h"
+#include "state/stores.h"
+#include "state/thread_cache.h"
+
+namespace iq::bench {
+namespace {
+
+constexpr int32_t kKeyCount = 100'000;
+constexpr int32_t kRangeLength = 100;
+// The query sequences are drawn once and cycled; a power of two so an index is a mask.
+constexpr size_t kSequenceLength = size_t{1} << 16;
+constexpr size_t kSequenceMask = kSequenceLength - 1;
+// Fixed on purpose: every benchmark, in every run, asks for the same keys in the same order.
+constexpr uint32_t kSeed = 0x10b5eed;
+// Large enough to hold all 100 k entries (about 70 bytes each by Kafka's size estimate), so the
+// cache_hit fixtures really hit on every key.
+constexpr int64_t kThreadCacheBytes = int64_t{10} * 1024 * 1024;
+constexpr const char* kApplicationId = "bench";
+constexpr const char* kStoreName = "bench-store";
+constexpr const char* kSourceTopic = "input";
+constexpr TaskId kTask{0, 0};
+
+void register_benchmarks();
+void tear_down_fixtures();
+
+}  // namespace
+}  // namespace iq::bench
+
+int main(int argc, char** argv) {
+  iq::bench::register_benchmarks();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("store_bench.keys", std::to_string(iq::bench::kKeyCount));
+  benchmark::AddCustomContext("store_bench.seed", std::to_string(iq::bench::kSeed));
+  benchmark::AddCustomContext("store_bench.thread_cache_bytes", std::to_string(iq::bench::kThreadCacheBytes));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  // Explicitly, rather than from static destructors, so stores close while RocksDB's own
+  // statics are certainly alive, and the temporary directories are gone when main returns.
+  iq::bench::tear_down_fixtures();
+  return 0;
+}
+
+namespace iq::bench {
+namespace {
+
+// ---- The data: one definition of every key and value, shared by all fixtures. ----
+
+int64_t value_for(int32_t key) { return int64_t{key} * 1'000'003 + 17; }
+int64_t timestamp_for(int32_t key) { return key; }  // record i: offset i, timestamp i
+
+Bytes key_bytes(int32_t key) { return Serde<int32_t>::serialize(key); }
+// What MeteredTimestampedKeyValueStore writes for ValueAndTimestamp{value_for(key), timestamp_for(key)}.
+Bytes stored_value_bytes(int32_t key) {
+  return timestamped_bytes::make(timestamp_for(key), Serde<int64_t>::serialize(value_for(key)));
+}
+
+struct QuerySequences {
+  std::vector<int32_t> keys;        // KeyQuery / Get / find
+  std::vector<int32_t> range_lows;  // first key of each 100-key range
+};
+
+const QuerySequences& sequences() {
+  static const QuerySequences s = [] {
+    std::mt19937 prng(kSeed);
+    std::uniform_int_distribution<int32_t> key(0, kKeyCount - 1);
+    std::uniform_int_distribution<int32_t> low(0, kKeyCount - kRangeLength);
+    QuerySequences out;
+    out.keys.reserve(kSequenceLength);
+    out.range_lows.reserve(kSequenceLength);
+    for (size_t i = 0; i < kSequenceLength; ++i) out.keys.push_back(key(prng));
+    for (size_t i = 0; i < kSequenceLength; ++i) out.range_lows.push_back(low(prng));
+    IQ_ASSERT(out.keys.size() == kSequenceLength && out.range_lows.size() == kSequenceLength);
+    return out;
+  }();
+  return s;
+}
+
+void must(const Status& status, std::string_view what) {
+  IQ_ASSERT(status.has_value(), "{}: {}", what, status ? std::string() : status.error().to_string());
+}
+
+// ---- Helpers ----
+
+// A fresh directory under /tmp, removed with everything in it when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix) {
+    std::string pattern = "/tmp/" + prefix + "-XXXXXX";
+    const char* made = ::mkdtemp(pattern.data());
+    IQ_ASSERT(made != nullptr, "mkdtemp {}: {}", pattern, std::strerror(errno));
+    path_ = made;
+  }
+  ~TempDir() {
+    std::error_code ignored;  // best effort at exit; a leftover directory in /tmp harms nobody
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The broker seam reduced to a counter: every changelog record is "appended" at the next offset.
+class CountingRecordCollector final : public RecordCollector {
+ public:
+  base::Expected<int64_t, StreamsError> send(const std::string& /*topic*/, int32_t /*partition*/,
+                                             const Bytes& /*key*/, const std::optional<Bytes>& /*value*/,
+                                             int64_t /*timestamp*/, const Headers& /*headers*/) override {
+    return next_offset_++;
+  }
+  int64_t records_sent() const { return next_offset_; }
+
+ private:
+  int64_t next_offset_ = 0;
+};
+
+enum class CacheState { kCold, kHit };
+
+// A timestamped key-value store (caching and logging on) in its own task directory, loaded with
+// kKeyCount records through the processor path and flushed, so the data is in the supplier store
+// (for RocksDB: in an SST file) and the thread cache holds no dirty entry.
+class FullStackFixture {
+ public:
+  FullStackFixture(KeyValueSupplier supplier, CacheState cache_state)
+      : dir_(std::string("iqsim-bench-") + to_string(supplier)),
+        cache_(kThreadCacheBytes),
+        state_manager_(kApplicationId, kTask, dir_.path() + "/" + kApplicationId + "/" + kTask.to_string(), fs_,
+                       {kStoreName}),
+        context_({kApplicationId, kTask, TaskType::kActive, /*consistency_enabled=*/false}, state_manager_, fs_,
+                 /*env=*/nullptr, &cache_, &collector_),
+        store_(stores::timestamped_key_value_store<int32_t, int64_t>(supplier, kStoreName,
+                                                                     {.caching = true, .logging = true})) {
+    must(fs_.create_directories(state_manager_.task_dir()), "creating the task directory");
+    must(store_->init(context_, *store_), "init");
+    must(state_manager_.initialize_store_offsets_from_checkpoint(), "reading .checkpoint");
+    load();
+    if (cache_state == CacheState::kCold) caching().clear_cache();
+    check_loaded(cache_state);
+  }
+  ~FullStackFixture() { store_->close(); }
+  FullStackFixture(const FullStackFixture&) = delete;
+  FullStackFixture& operator=(const FullStackFixture&) = delete;
+
+  MeteredTimestampedKeyValueStore<int32_t, int64_t>& store() { return *store_; }
+
+ private:
+  void load() {
+    for (int32_t key = 0; key < kKeyCount; ++key) {
+      context_.set_record_context(RecordContext{kSourceTopic, 0, key, timestamp_for(key), {}});
+      must(store_->put(key, ValueAndTimestamp<int64_t>{value_for(key), timestamp_for(key)}), "put");
+    }
+    must(store_->flush(), "flush");
+  }
+
+  CachingKeyValueStore& caching() {
+    auto* layer = dynamic_cast<CachingKeyValueStore*>(&store_->wrapped());
+    IQ_ASSERT(layer != nullptr, "the layer under the metered store of {} is not the caching store", kStoreName);
+    return *layer;
+  }
+
+  // The load went where it should: every write logged once, nothing dirty left, the cache as the
+  // variant wants it, and one query through the stack reads back what was written.
+  void check_loaded(CacheState cache_state) {
+    IQ_ASSERT(collector_.records_sent() == kKeyCount, "{} changelog records", collector_.records_sent());
+    IQ_ASSERT(state_manager_.changelog_offset(kStoreName) == std::optional<int64_t>(kKeyCount - 1));
+    const NamedCache* named = cache_.named_cache(caching().cache_name());
+    IQ_ASSERT(named != nullptr && named->dirty_count() == 0);
+    const size_t cached_expected = cache_state == CacheState::kHit ? static_cast<size_t>(kKeyCount) : 0;
+    IQ_ASSERT(named->entries() == cached_expected, "{} cached entries, expected {}", named->entries(),
+              cached_expected);
+    const int32_t key = kKeyCount / 2;
+    auto outcome = store_->query(KeyQuery<int32_t, int64_t>::with_key(key), PositionBound::unbounded(),
+                                 QueryConfig(false));
+    IQ_ASSERT(outcome.has_value() && outcome->is_success());
+    IQ_ASSERT(outcome->result<std::optional<int64_t>>() == std::optional<int64_t>(value_for(key)));
+    IQ_ASSERT(named->entries() == cached_expected, "a query changed what is cached");
+  }
+
+  // Declaration order is destruction order reversed: the store goes before what it points to,
+  // the directory last.
+  TempDir dir_;
+  PosixFileSystem fs_;
+  ThreadCache cache_;
+  CountingRecordCollector collector_;
+  ProcessorStateManager state_manager_;
+  ProcessorContextImpl context_;
+  std::unique_ptr<MeteredTimestampedKeyValueStore<int32_t, int64_t>> store_;
+};
+
+// A RocksDB database opened directly, with the options RocksDBStore uses (impl/state/
+// rocksdb_store.cc, db_options(); copied because they are private to that file), loaded with the
+// same bytes and flushed to one SST file.
+class RawRocksDbFixture {
+ public:
+  RawRocksDbFixture() : dir_("iqsim-bench-raw-rocksdb") {
+    rocksdb::DB* db = nullptr;
+    const rocksdb::Status opened = rocksdb::DB::Open(options(), dir_.path() + "/db", &db);
+    IQ_ASSERT(opened.ok(), "opening raw RocksDB: {}", opened.ToString());
+    db_.reset(db);
+    rocksdb::WriteOptions write;
+    write.disableWAL = true;
+    for (int32_t key = 0; key < kKeyCount; ++key) {
+      const rocksdb::Status put = db_->Put(write, key_bytes(key).get(), stored_value_bytes(key).get());
+      IQ_ASSERT(put.ok(), "{}", put.ToString());
+    }
+    rocksdb::FlushOptions flush;
+    flush.wait = true;
+    const rocksdb::Status flushed = db_->Flush(flush);
+    IQ_ASSERT(flushed.ok(), "{}", flushed.ToString());
+    uint64_t in_memtable = 1;
+    IQ_ASSERT(db_->GetIntProperty("rocksdb.num-entries-active-mem-table", &in_memtable) && in_memtable == 0);
+  }
+  ~RawRocksDbFixture() {
+    // Close()'s status is ignored: the data is thrown away with the directory anyway.
+    (void)db_->Close();
+  }
+  RawRocksDbFixture(const RawRocksDbFixture&) = delete;
+  RawRocksDbFixture& operator=(const RawRocksDbFixture&) = delete;
+
+  rocksdb::DB& db() { return *db_; }
+
+ private:
+  static rocksdb::Options options() {
+    rocksdb::Options options;
+    rocksdb::BlockBasedTableOptions table;
+    table.block_cache = rocksdb::NewLRUCache(50 * 1024 * 1024);
+    table.block_size = 4096;
+    table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+    options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+    options.optimize_filters_for_hits = true;
+    options.write_buffer_size = 64 * 1024 * 1024;
+    options.compression = rocksdb::kNoCompression;
+    options.compaction_style = rocksdb::kCompactionStyleUniversal;
+    options.disable_auto_compactions = true;
+    options.max_write_buffer_number = 3;
+    options.create_if_missing = true;
+    options.avoid_flush_during_shutdown = true;
+    options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
+    return options;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<rocksdb::DB> db_;
+};
+
+// The same bytes in the container InMemoryKeyValueStore is built on.
+class StdMapFixture {
+ public:
+  StdMapFixture() {
+    for (int32_t key = 0; key < kKeyCount; ++key) map_.emplace(key_bytes(key).get(), stored_value_bytes(key).get());
+    IQ_ASSERT(map_.size() == static_cast<size_t>(kKeyCount));
+  }
+  const std::map<std::string, std::string>& map() const { return map_; }
+
+ private:
+  std::map<std::string, std::string> map_;
+};
+
+// ---- Fixture registry: built on first use, torn down by main(). ----
+
+enum class Stack { kRocksDbCacheCold, kRocksDbCacheHit, kInMemoryCacheCold, kInMemoryCacheHit };
+constexpr size_t kStackCount = 4;
+
+struct Fixtures {
+  std::unique_ptr<FullStackFixture> full_stacks[kStackCount];
+  std::unique_ptr<RawRocksDbFixture> raw_rocksdb;
+  std::unique_ptr<StdMapFixture> std_map;
+};
+
+Fixtures& fixtures() {
+  static Fixtures f;
+  return f;
+}
+
+FullStackFixture& full_stack(Stack stack) {
+  auto& slot = fixtures().full_stacks[static_cast<size_t>(stack)];
+  if (!slot) {
+    const bool rocksdb = stack == Stack::kRocksDbCacheCold || stack == Stack::kRocksDbCacheHit;
+    const bool cold = stack == Stack::kRocksDbCacheCold || stack == Stack::kInMemoryCacheCold;
+    slot = std::make_unique<FullStackFixture>(
+        rocksdb ? KeyValueSupplier::kRocksDbTimestamped : KeyValueSupplier::kInMemory,
+        cold ? CacheState::kCold : CacheState::kHit);
+  }
+  return *slot;
+}
+
+RawRocksDbFixture& raw_rocksdb() {
+  auto& slot = fixtures().raw_rocksdb;
+  if (!slot) slot = std::make_unique<RawRocksDbFixture>();
+  return *slot;
+}
+
+const StdMapFixture& std_map() {
+  auto& slot = fixtures().std_map;
+  if (!slot) slot = std::make_unique<StdMapFixture>();
+  return *slot;
+}
+
+void tear_down_fixtures() {
+  Fixtures& f = fixtures();
+  for (auto& slot : f.full_stacks) slot.reset();
+  f.raw_rocksdb.reset();
+  f.std_map.reset();
+}
+
+// ---- Benchmarks: KeyQuery and its floors ----
+
+void bm_key_query_full_stack(benchmark::State& state, Stack stack) {
+  auto& store = full_stack(stack).store();
+  const std::vector<int32_t>& keys = sequences().keys;
+  size_t i = 0;
+  for (auto _ : state) {
+    const int32_t key = keys[i++ & kSequenceMask];
+    auto outcome = store.query(KeyQuery<int32_t, int64_t>::with_key(key), PositionBound::unbounded(),
+                               QueryConfig(false));
+    if (!outcome.has_value() || outcome->is_failure()) {
+      state.SkipWithError("KeyQuery failed");
+      break;
+    }
+    const auto& value = outcome->result<std::optional<int64_t>>();
+    if (!value.has_value()) {
+      state.SkipWithError("KeyQuery found no value");
+      break;
+    }
+    benchmark::DoNotOptimize(*value);
+  }
+}
+
+void bm_key_query_raw_rocksdb_get(benchmark::State& state) {
+  rocksdb::DB& db = raw_rocksdb().db();
+  const std::vector<int32_t>& keys = sequences().keys;
+  const rocksdb::ReadOptions read;
+  std::string value;
+  size_t i = 0;
+  for (auto _ : state) {
+    const Bytes key = key_bytes(keys[i++ & kSequenceMask]);
+    const rocksdb::Status status = db.Get(read, db.DefaultColumnFamily(), key.get(), &value);
+    if (!status.ok()) {
+      state.SkipWithError("RocksDB Get failed");
+      break;
+    }
+    benchmark::DoNotOptimize(value.data());
+  }
+}
+
+void bm_key_query_std_map_find(benchmark::State& state) {
+  const std::map<std::string, std::string>& map = std_map().map();
+  const std::vector<int32_t>& keys = sequences().keys;
+  size_t i = 0;
+  for (auto _ : state) {
+    const Bytes key = key_bytes(keys[i++ & kSequenceMask]);
+    const auto it = map.find(key.get());
+    if (it == map.end()) {
+      state.SkipWithError("std::map find missed");
+      break;
+    }
+    benchmark::DoNotOptimize(it->second.data());
+  }
+}
+
+// ---- Benchmarks: RangeQuery of 100 keys and its floors ----
+
+void bm_range_query_full_stack(benchmark::State& state, Stack stack) {
+  auto& store = full_stack(stack).store();
+  const std::vector<int32_t>& lows = sequences().range_lows;
+  size_t i = 0;
+  for (auto _ : state) {
+    const int32_t low = lows[i++ & kSequenceMask];
+    auto outcome = store.query(RangeQuery<int32_t, int64_t>::with_range(low, low + kRangeLength - 1),
+                               PositionBound::unbounded(), QueryConfig(false));
+    if (!outcome.has_value() || outcome->is_failure()) {
+      state.SkipWithError("RangeQuery failed");
+      break;
+    }
+    const auto& entries = outcome->result<KeyValueIterator<int32_t, int64_t>>().entries;
+    if (entries.size() != static_cast<size_t>(kRangeLength)) {
+      state.SkipWithError("RangeQuery returned the wrong number of entries");
+      break;
+    }
+    benchmark::DoNotOptimize(entries.data());
+  }
+}
+
+// Seek, then read 100 entries; the iterator is created per query, as RocksDBStore does.
+void bm_range_query_raw_rocksdb_iterator(benchmark::State& state) {
+  rocksdb::DB& db = raw_rocksdb().db();
+  const std::vector<int32_t>& lows = sequences().range_lows;
+  const rocksdb::ReadOptions read;
+  size_t i = 0;
+  for (auto _ : state) {
+    const Bytes low = key_bytes(lows[i++ & kSequenceMask]);
+    std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(read));
+    int32_t read_count = 0;
+    for (it->Seek(low.get()); it->Valid() && read_count < kRangeLength; it->Next(), ++read_count) {
+      benchmark::DoNotOptimize(it->key().data());
+      benchmark::DoNotOptimize(it->value().data());
+    }
+    if (read_count != kRangeLength || !it->status().ok()) {
+      state.SkipWithError("RocksDB iterator scan failed");
+      break;
+    }
+  }
+}
+
+void bm_range_query_std_map_lower_bound(benchmark::State& state) {
+  const std::map<std::string, std::string>& map = std_map().map();
+  const std::vector<int32_t>& lows = sequences().range_lows;
+  size_t i = 0;
+  for (auto _ : state) {
+    const Bytes low = key_bytes(lows[i++ & kSequenceMask]);
+    auto it = map.lower_bound(low.get());
+    int32_t read_count = 0;
+    for (; it != map.end() && read_count < kRangeLength; ++it, ++read_count) {
+      benchmark::DoNotOptimize(it->first.data());
+      benchmark::DoNotOptimize(it->second.data());
+    }
+    if (read_count != kRangeLength) {
+      state.SkipWithError("std::map scan came up short");
+      break;
+    }
+  }
+}
+
+// Registration order is print order: each full-stack variant right above its floor.
+void register_benchmarks() {
+  auto key_query = [](Stack stack) { return [stack](benchmark::State& s) { bm_key_query_full_stack(s, stack); }; };
+  auto range_query = [](Stack stack) { return [stack](benchmark::State& s) { bm_range_query_full_stack(s, stack); }; };
+
+  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_cold", key_query(Stack::kRocksDbCacheCold));
+  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_hit", key_query(Stack::kRocksDbCacheHit));
+  benchmark::RegisterBenchmark("BM_KeyQuery/raw_rocksdb_get", bm_key_query_raw_rocksdb_get);
+  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_cold", key_query(Stack::kInMemoryCacheCold));
+  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_hit", key_query(Stack::kInMemoryCacheHit));
+  benchmark::RegisterBenchmark("BM_KeyQuery/std_map_find", bm_key_query_std_map_find);
+
+  benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_rocksdb", range_query(Stack::kRocksDbCacheCold));
+  benchmark::RegisterBenchmark("BM_RangeQuery100/raw_rocksdb_iterator", bm_range_query_raw_rocksdb_iterator);
+  benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_in_memory", range_query(Stack::kInMemoryCacheCold));
+  benchmark::RegisterBenchmark("BM_RangeQuery100/std_map_lower_bound", bm_range_query_std_map_lower_bound);
+}
+
+}  // namespace
+}  // namespace iq::bench
