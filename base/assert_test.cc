@@ -6,7 +6,8 @@
 
 TEST(Assert, FailureAbortsWithFileLineAndValues) {
   int offset = 3;
-  EXPECT_DEATH(IQ_ASSERT(offset > 5, "offset={}", offset), "assert_test.cc:.*offset > 5 -- offset=3");
+  EXPECT_DEATH(IQ_ASSERT(offset > 5, "offset={}", offset),
+               "assert_test.cc:.*offset > 5 -- offset=3");
 }
 
 TEST(Assert, PassingAssertionHasNoEffect) {

@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("store_bench.keys", std::to_string(iq::bench::kKeyCount));
   benchmark::AddCustomContext("store_bench.seed", std::to_string(iq::bench::kSeed));
-  benchmark::AddCustomContext("store_bench.thread_cache_bytes", std::to_string(iq::bench::kThreadCacheBytes));
+  benchmark::AddCustomContext("store_bench.thread_cache_bytes",
+                              std::to_string(iq::bench::kThreadCacheBytes));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   // Explicitly, rather than from static destructors, so stores close while RocksDB's own
@@ -103,11 +104,18 @@ namespace {
 
 // ---- The data: one definition of every key and value, shared by all fixtures. ----
 
-int64_t value_for(int32_t key) { return int64_t{key} * 1'000'003 + 17; }
-int64_t timestamp_for(int32_t key) { return key; }  // record i: offset i, timestamp i
+int64_t value_for(int32_t key) {
+  return int64_t{key} * 1'000'003 + 17;
+}
+int64_t timestamp_for(int32_t key) {
+  return key;
+}  // record i: offset i, timestamp i
 
-Bytes key_bytes(int32_t key) { return Serde<int32_t>::serialize(key); }
-// What MeteredTimestampedKeyValueStore writes for ValueAndTimestamp{value_for(key), timestamp_for(key)}.
+Bytes key_bytes(int32_t key) {
+  return Serde<int32_t>::serialize(key);
+}
+// What MeteredTimestampedKeyValueStore writes for ValueAndTimestamp{value_for(key),
+// timestamp_for(key)}.
 Bytes stored_value_bytes(int32_t key) {
   return timestamped_bytes::make(timestamp_for(key), Serde<int64_t>::serialize(value_for(key)));
 }
@@ -134,7 +142,8 @@ const QuerySequences& sequences() {
 }
 
 void must(const Status& status, std::string_view what) {
-  IQ_ASSERT(status.has_value(), "{}: {}", what, status ? std::string() : status.error().to_string());
+  IQ_ASSERT(status.has_value(), "{}: {}", what,
+            status ? std::string() : status.error().to_string());
 }
 
 // ---- Helpers ----
@@ -165,8 +174,10 @@ class TempDir {
 class CountingRecordCollector final : public RecordCollector {
  public:
   base::Expected<int64_t, StreamsError> send(const std::string& /*topic*/, int32_t /*partition*/,
-                                             const Bytes& /*key*/, const std::optional<Bytes>& /*value*/,
-                                             int64_t /*timestamp*/, const Headers& /*headers*/) override {
+                                             const Bytes& /*key*/,
+                                             const std::optional<Bytes>& /*value*/,
+                                             int64_t /*timestamp*/,
+                                             const Headers& /*headers*/) override {
     return next_offset_++;
   }
   int64_t records_sent() const { return next_offset_; }
@@ -185,12 +196,14 @@ class FullStackFixture {
   FullStackFixture(KeyValueSupplier supplier, CacheState cache_state)
       : dir_(std::string("iqsim-bench-") + to_string(supplier)),
         cache_(kThreadCacheBytes),
-        state_manager_(kApplicationId, kTask, dir_.path() + "/" + kApplicationId + "/" + kTask.to_string(), fs_,
+        state_manager_(kApplicationId, kTask,
+                       dir_.path() + "/" + kApplicationId + "/" + kTask.to_string(), fs_,
                        {kStoreName}),
-        context_({kApplicationId, kTask, TaskType::kActive, /*consistency_enabled=*/false}, state_manager_, fs_,
+        context_({kApplicationId, kTask, TaskType::kActive, /*consistency_enabled=*/false},
+                 state_manager_, fs_,
                  /*env=*/nullptr, &cache_, &collector_),
-        store_(stores::timestamped_key_value_store<int32_t, int64_t>(supplier, kStoreName,
-                                                                     {.caching = true, .logging = true})) {
+        store_(stores::timestamped_key_value_store<int32_t, int64_t>(
+            supplier, kStoreName, {.caching = true, .logging = true})) {
     must(fs_.create_directories(state_manager_.task_dir()), "creating the task directory");
     must(store_->init(context_, *store_), "init");
     must(state_manager_.initialize_store_offsets_from_checkpoint(), "reading .checkpoint");
@@ -215,23 +228,26 @@ class FullStackFixture {
 
   CachingKeyValueStore& caching() {
     auto* layer = dynamic_cast<CachingKeyValueStore*>(&store_->wrapped());
-    IQ_ASSERT(layer != nullptr, "the layer under the metered store of {} is not the caching store", kStoreName);
+    IQ_ASSERT(layer != nullptr, "the layer under the metered store of {} is not the caching store",
+              kStoreName);
     return *layer;
   }
 
   // The load went where it should: every write logged once, nothing dirty left, the cache as the
   // variant wants it, and one query through the stack reads back what was written.
   void check_loaded(CacheState cache_state) {
-    IQ_ASSERT(collector_.records_sent() == kKeyCount, "{} changelog records", collector_.records_sent());
+    IQ_ASSERT(collector_.records_sent() == kKeyCount, "{} changelog records",
+              collector_.records_sent());
     IQ_ASSERT(state_manager_.changelog_offset(kStoreName) == std::optional<int64_t>(kKeyCount - 1));
     const NamedCache* named = cache_.named_cache(caching().cache_name());
     IQ_ASSERT(named != nullptr && named->dirty_count() == 0);
-    const size_t cached_expected = cache_state == CacheState::kHit ? static_cast<size_t>(kKeyCount) : 0;
-    IQ_ASSERT(named->entries() == cached_expected, "{} cached entries, expected {}", named->entries(),
-              cached_expected);
+    const size_t cached_expected =
+        cache_state == CacheState::kHit ? static_cast<size_t>(kKeyCount) : 0;
+    IQ_ASSERT(named->entries() == cached_expected, "{} cached entries, expected {}",
+              named->entries(), cached_expected);
     const int32_t key = kKeyCount / 2;
-    auto outcome = store_->query(KeyQuery<int32_t, int64_t>::with_key(key), PositionBound::unbounded(),
-                                 QueryConfig(false));
+    auto outcome = store_->query(KeyQuery<int32_t, int64_t>::with_key(key),
+                                 PositionBound::unbounded(), QueryConfig(false));
     IQ_ASSERT(outcome.has_value() && outcome->is_success());
     IQ_ASSERT(outcome->result<std::optional<int64_t>>() == std::optional<int64_t>(value_for(key)));
     IQ_ASSERT(named->entries() == cached_expected, "a query changed what is cached");
@@ -261,7 +277,8 @@ class RawRocksDbFixture {
     rocksdb::WriteOptions write;
     write.disableWAL = true;
     for (int32_t key = 0; key < kKeyCount; ++key) {
-      const rocksdb::Status put = db_->Put(write, key_bytes(key).get(), stored_value_bytes(key).get());
+      const rocksdb::Status put =
+          db_->Put(write, key_bytes(key).get(), stored_value_bytes(key).get());
       IQ_ASSERT(put.ok(), "{}", put.ToString());
     }
     rocksdb::FlushOptions flush;
@@ -269,7 +286,8 @@ class RawRocksDbFixture {
     const rocksdb::Status flushed = db_->Flush(flush);
     IQ_ASSERT(flushed.ok(), "{}", flushed.ToString());
     uint64_t in_memtable = 1;
-    IQ_ASSERT(db_->GetIntProperty("rocksdb.num-entries-active-mem-table", &in_memtable) && in_memtable == 0);
+    IQ_ASSERT(db_->GetIntProperty("rocksdb.num-entries-active-mem-table", &in_memtable) &&
+              in_memtable == 0);
   }
   ~RawRocksDbFixture() {
     // Close()'s status is ignored: the data is thrown away with the directory anyway.
@@ -308,7 +326,8 @@ class RawRocksDbFixture {
 class StdMapFixture {
  public:
   StdMapFixture() {
-    for (int32_t key = 0; key < kKeyCount; ++key) map_.emplace(key_bytes(key).get(), stored_value_bytes(key).get());
+    for (int32_t key = 0; key < kKeyCount; ++key)
+      map_.emplace(key_bytes(key).get(), stored_value_bytes(key).get());
     IQ_ASSERT(map_.size() == static_cast<size_t>(kKeyCount));
   }
   const std::map<std::string, std::string>& map() const { return map_; }
@@ -372,8 +391,8 @@ void bm_key_query_full_stack(benchmark::State& state, Stack stack) {
   size_t i = 0;
   for (auto _ : state) {
     const int32_t key = keys[i++ & kSequenceMask];
-    auto outcome = store.query(KeyQuery<int32_t, int64_t>::with_key(key), PositionBound::unbounded(),
-                               QueryConfig(false));
+    auto outcome = store.query(KeyQuery<int32_t, int64_t>::with_key(key),
+                               PositionBound::unbounded(), QueryConfig(false));
     if (!outcome.has_value() || outcome->is_failure()) {
       state.SkipWithError("KeyQuery failed");
       break;
@@ -427,8 +446,9 @@ void bm_range_query_full_stack(benchmark::State& state, Stack stack) {
   size_t i = 0;
   for (auto _ : state) {
     const int32_t low = lows[i++ & kSequenceMask];
-    auto outcome = store.query(RangeQuery<int32_t, int64_t>::with_range(low, low + kRangeLength - 1),
-                               PositionBound::unbounded(), QueryConfig(false));
+    auto outcome =
+        store.query(RangeQuery<int32_t, int64_t>::with_range(low, low + kRangeLength - 1),
+                    PositionBound::unbounded(), QueryConfig(false));
     if (!outcome.has_value() || outcome->is_failure()) {
       state.SkipWithError("RangeQuery failed");
       break;
@@ -484,20 +504,32 @@ void bm_range_query_std_map_lower_bound(benchmark::State& state) {
 
 // Registration order is print order: each full-stack variant right above its floor.
 void register_benchmarks() {
-  auto key_query = [](Stack stack) { return [stack](benchmark::State& s) { bm_key_query_full_stack(s, stack); }; };
-  auto range_query = [](Stack stack) { return [stack](benchmark::State& s) { bm_range_query_full_stack(s, stack); }; };
+  auto key_query = [](Stack stack) {
+    return [stack](benchmark::State& s) { bm_key_query_full_stack(s, stack); };
+  };
+  auto range_query = [](Stack stack) {
+    return [stack](benchmark::State& s) { bm_range_query_full_stack(s, stack); };
+  };
 
-  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_cold", key_query(Stack::kRocksDbCacheCold));
-  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_hit", key_query(Stack::kRocksDbCacheHit));
+  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_cold",
+                               key_query(Stack::kRocksDbCacheCold));
+  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_hit",
+                               key_query(Stack::kRocksDbCacheHit));
   benchmark::RegisterBenchmark("BM_KeyQuery/raw_rocksdb_get", bm_key_query_raw_rocksdb_get);
-  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_cold", key_query(Stack::kInMemoryCacheCold));
-  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_hit", key_query(Stack::kInMemoryCacheHit));
+  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_cold",
+                               key_query(Stack::kInMemoryCacheCold));
+  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_hit",
+                               key_query(Stack::kInMemoryCacheHit));
   benchmark::RegisterBenchmark("BM_KeyQuery/std_map_find", bm_key_query_std_map_find);
 
-  benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_rocksdb", range_query(Stack::kRocksDbCacheCold));
-  benchmark::RegisterBenchmark("BM_RangeQuery100/raw_rocksdb_iterator", bm_range_query_raw_rocksdb_iterator);
-  benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_in_memory", range_query(Stack::kInMemoryCacheCold));
-  benchmark::RegisterBenchmark("BM_RangeQuery100/std_map_lower_bound", bm_range_query_std_map_lower_bound);
+  benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_rocksdb",
+                               range_query(Stack::kRocksDbCacheCold));
+  benchmark::RegisterBenchmark("BM_RangeQuery100/raw_rocksdb_iterator",
+                               bm_range_query_raw_rocksdb_iterator);
+  benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_in_memory",
+                               range_query(Stack::kInMemoryCacheCold));
+  benchmark::RegisterBenchmark("BM_RangeQuery100/std_map_lower_bound",
+                               bm_range_query_std_map_lower_bound);
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ class UnknownQuery final : public Query {
   QueryKind kind() const override { return QueryKind::Custom; }
   bool is_raw() const override { return false; }
   std::string to_string() const override {
-    return java_object_string("org.apache.kafka.streams.integration.IQv2StoreIntegrationTest$UnknownQuery", "");
+    return java_object_string(
+        "org.apache.kafka.streams.integration.IQv2StoreIntegrationTest$UnknownQuery", "");
   }
   std::string describe() const override { return "UnknownQuery"; }
 };
@@ -51,23 +52,27 @@ class IQv2StoreIntegrationTest : public testing::TestWithParam<StoreRun> {
       StoreConfiguration c;
       c.supplier = supplier(r.type);
       // PAPI uses the plain builder only for ROCKS_KV; the other PAPI stores are timestamped.
-      c.api = (r.api == StoreApi::kPapi && r.type == StoreType::ROCKS_KV) ? StoreApi::kPapi : StoreApi::kDsl;
+      c.api = (r.api == StoreApi::kPapi && r.type == StoreType::ROCKS_KV) ? StoreApi::kPapi
+                                                                          : StoreApi::kDsl;
       c.caching = r.cache;
       c.logging = r.log;
       c.partition = p;
-      const auto dir = std::filesystem::path(testing::TempDir()) /
-                       ("iq2-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
-                        std::to_string(p));
+      const auto dir =
+          std::filesystem::path(testing::TempDir()) /
+          ("iq2-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) +
+           "-" + std::to_string(p));
       std::string safe = dir.string();
       std::replace(safe.begin(), safe.end(), '/', '_');
-      partitions_.push_back(std::make_unique<StoreHarness>(c, std::filesystem::path(testing::TempDir()) / safe));
+      partitions_.push_back(
+          std::make_unique<StoreHarness>(c, std::filesystem::path(testing::TempDir()) / safe));
     }
     // IQV2_STORE_10: key = i/2, value = i, timestamp = W + 120000 i, partition = key % 2.
     int64_t next_offset[2] = {0, 0};
     for (int32_t i = 0; i < 10; ++i) {
       const int32_t key = i / 2;
       const int32_t p = key % 2;
-      partitions_[p]->process({next_offset[p]++, key, int64_t{i}, kW + 120000LL * i, WriteKind::kPut});
+      partitions_[p]->process(
+          {next_offset[p]++, key, int64_t{i}, kW + 120000LL * i, WriteKind::kPut});
     }
     ASSERT_EQ(next_offset[0], 6);
     ASSERT_EQ(next_offset[1], 4);
@@ -77,10 +82,14 @@ class IQv2StoreIntegrationTest : public testing::TestWithParam<StoreRun> {
 
   static KeyValueSupplier supplier(StoreType t) {
     switch (t) {
-      case StoreType::IN_MEMORY_KV: return KeyValueSupplier::kInMemory;
-      case StoreType::IN_MEMORY_LRU: return KeyValueSupplier::kLruMap;
-      case StoreType::ROCKS_KV: return KeyValueSupplier::kRocksDb;
-      case StoreType::TIME_ROCKS_KV: return KeyValueSupplier::kRocksDbTimestamped;
+      case StoreType::IN_MEMORY_KV:
+        return KeyValueSupplier::kInMemory;
+      case StoreType::IN_MEMORY_LRU:
+        return KeyValueSupplier::kLruMap;
+      case StoreType::ROCKS_KV:
+        return KeyValueSupplier::kRocksDb;
+      case StoreType::TIME_ROCKS_KV:
+        return KeyValueSupplier::kRocksDbTimestamped;
     }
     return KeyValueSupplier::kInMemory;
   }
@@ -109,13 +118,18 @@ class IQv2StoreIntegrationTest : public testing::TestWithParam<StoreRun> {
       EXPECT_TRUE(qr.is_success()) << "partition " << p << ": " << qr.to_string();
       if (!qr.is_success()) continue;
       EXPECT_TRUE(qr.execution_info().empty());
-      for (const auto& kv : qr.template result<KeyValueIterator<int32_t, V>>().entries) out.push_back(kv.value);
+      for (const auto& kv : qr.template result<KeyValueIterator<int32_t, V>>().entries)
+        out.push_back(kv.value);
     }
     return out;
   }
 
-  bool plain_papi() const { return GetParam().api == StoreApi::kPapi && GetParam().type == StoreType::ROCKS_KV; }
-  bool adapter_dsl() const { return GetParam().api == StoreApi::kDsl && GetParam().type == StoreType::ROCKS_KV; }
+  bool plain_papi() const {
+    return GetParam().api == StoreApi::kPapi && GetParam().type == StoreType::ROCKS_KV;
+  }
+  bool adapter_dsl() const {
+    return GetParam().api == StoreApi::kDsl && GetParam().type == StoreType::ROCKS_KV;
+  }
 
   std::vector<std::unique_ptr<StoreHarness>> partitions_;
 };
@@ -127,14 +141,16 @@ TEST_P(IQv2StoreIntegrationTest, UnknownQueryIsRejectedOnEveryPartition) {
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->partition_results().size(), 2u);
   const std::regex message(
-      "This store \\(.*\\) doesn't know how to execute the given query \\(.*\\)\\. Contact the store maintainer if "
+      "This store \\(.*\\) doesn't know how to execute the given query \\(.*\\)\\. Contact the "
+      "store maintainer if "
       "you need support for a new query type\\.");
   for (const auto& [p, qr] : r->partition_results()) {
     ASSERT_TRUE(qr.is_failure());
     EXPECT_EQ(qr.failure_reason(), FailureReason::UNKNOWN_QUERY_TYPE);
     EXPECT_TRUE(std::regex_match(*qr.failure_message(), message)) << *qr.failure_message();
     EXPECT_TRUE(qr.execution_info().empty());
-    EXPECT_TRUE(qr.position().has_value()) << "the position owner attaches its position to every outcome";
+    EXPECT_TRUE(qr.position().has_value())
+        << "the position owner attaches its position to every outcome";
   }
 }
 
@@ -204,8 +220,9 @@ const RangeCase kRangeCases[] = {
 TEST_P(IQv2StoreIntegrationTest, RangeQueriesInBothOrders) {
   for (const auto& c : kRangeCases) {
     auto any = query(RangeQuery<int32_t, int64_t>::with_range(c.lower, c.upper), input_position());
-    auto desc = query(RangeQuery<int32_t, int64_t>::with_range(c.lower, c.upper).with_descending_keys(),
-                      input_position());
+    auto desc =
+        query(RangeQuery<int32_t, int64_t>::with_range(c.lower, c.upper).with_descending_keys(),
+              input_position());
     ASSERT_TRUE(any.has_value());
     ASSERT_TRUE(desc.has_value());
     EXPECT_EQ(concatenated_values<int64_t>(*any), c.ascending);
@@ -224,7 +241,8 @@ TEST_P(IQv2StoreIntegrationTest, TimestampedRangeQueriesCarryTimestampsPerStoreK
     return;
   }
   for (const auto& c : kRangeCases) {
-    auto r = query(TimestampedRangeQuery<int32_t, int64_t>::with_range(c.lower, c.upper).with_descending_keys(),
+    auto r = query(TimestampedRangeQuery<int32_t, int64_t>::with_range(c.lower, c.upper)
+                       .with_descending_keys(),
                    input_position());
     ASSERT_TRUE(r.has_value());
     std::vector<int64_t> values;
@@ -252,7 +270,8 @@ TEST_P(IQv2StoreIntegrationTest, WindowQueryOnKeyValueStoreChecksBoundThenUnknow
 
 std::vector<StoreRun> all_runs() {
   std::vector<StoreRun> runs;
-  for (auto t : {StoreType::IN_MEMORY_KV, StoreType::IN_MEMORY_LRU, StoreType::ROCKS_KV, StoreType::TIME_ROCKS_KV}) {
+  for (auto t : {StoreType::IN_MEMORY_KV, StoreType::IN_MEMORY_LRU, StoreType::ROCKS_KV,
+                 StoreType::TIME_ROCKS_KV}) {
     for (bool cache : {true, false}) {
       for (bool log : {true, false}) {
         for (auto api : {StoreApi::kDsl, StoreApi::kPapi}) runs.push_back({t, cache, log, api});
@@ -262,7 +281,8 @@ std::vector<StoreRun> all_runs() {
   return runs;
 }
 
-INSTANTIATE_TEST_SUITE_P(KeyValueStores, IQv2StoreIntegrationTest, testing::ValuesIn(all_runs()), run_name);
+INSTANTIATE_TEST_SUITE_P(KeyValueStores, IQv2StoreIntegrationTest, testing::ValuesIn(all_runs()),
+                         run_name);
 
 }  // namespace
 }  // namespace iq::properties

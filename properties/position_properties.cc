@@ -31,8 +31,12 @@
 namespace iq {
 
 // How RapidCheck prints a counterexample (found by argument-dependent lookup).
-static void showValue(const Position& p, std::ostream& os) { os << p.to_string(); }
-static void showValue(const PositionBound& b, std::ostream& os) { os << b.to_string(); }
+static void showValue(const Position& p, std::ostream& os) {
+  os << p.to_string();
+}
+static void showValue(const PositionBound& b, std::ostream& os) {
+  os << b.to_string();
+}
 
 namespace gens {
 
@@ -54,30 +58,30 @@ inline rc::Gen<int64_t> offset() {
 // about one time in sixteen.
 inline rc::Gen<Position::PartitionOffsets> partitions() {
   using Slot = std::pair<bool, int64_t>;
-  return rc::gen::map(
-      rc::gen::container<std::vector<Slot>>(kPartitions,
-                                            rc::gen::pair(rc::gen::arbitrary<bool>(), offset())),
-      [](const std::vector<Slot>& slots) {
-        Position::PartitionOffsets out;
-        for (int32_t p = 0; p < kPartitions; ++p) {
-          if (slots[static_cast<size_t>(p)].first) out[p] = slots[static_cast<size_t>(p)].second;
-        }
-        return out;
-      });
+  return rc::gen::map(rc::gen::container<std::vector<Slot>>(
+                          kPartitions, rc::gen::pair(rc::gen::arbitrary<bool>(), offset())),
+                      [](const std::vector<Slot>& slots) {
+                        Position::PartitionOffsets out;
+                        for (int32_t p = 0; p < kPartitions; ++p) {
+                          if (slots[static_cast<size_t>(p)].first)
+                            out[p] = slots[static_cast<size_t>(p)].second;
+                        }
+                        return out;
+                      });
 }
 
 inline rc::Gen<Position> position() {
   using Slot = std::pair<bool, Position::PartitionOffsets>;
   const size_t n = topic_alphabet().size();
-  return rc::gen::map(
-      rc::gen::container<std::vector<Slot>>(n, rc::gen::pair(rc::gen::arbitrary<bool>(), partitions())),
-      [](const std::vector<Slot>& slots) {
-        Position::Map map;
-        for (size_t i = 0; i < slots.size(); ++i) {
-          if (slots[i].first) map[topic_alphabet()[i]] = slots[i].second;
-        }
-        return Position::from_map(map);
-      });
+  return rc::gen::map(rc::gen::container<std::vector<Slot>>(
+                          n, rc::gen::pair(rc::gen::arbitrary<bool>(), partitions())),
+                      [](const std::vector<Slot>& slots) {
+                        Position::Map map;
+                        for (size_t i = 0; i < slots.size(); ++i) {
+                          if (slots[i].first) map[topic_alphabet()[i]] = slots[i].second;
+                        }
+                        return Position::from_map(map);
+                      });
 }
 
 inline rc::Gen<PositionBound> bound() {
@@ -86,8 +90,12 @@ inline rc::Gen<PositionBound> bound() {
        {6, rc::gen::map(position(), [](const Position& p) { return PositionBound::at(p); })}});
 }
 
-inline rc::Gen<int32_t> partition() { return rc::gen::inRange<int32_t>(0, kPartitions); }
-inline rc::Gen<std::string> topic() { return rc::gen::elementOf(topic_alphabet()); }
+inline rc::Gen<int32_t> partition() {
+  return rc::gen::inRange<int32_t>(0, kPartitions);
+}
+inline rc::Gen<std::string> topic() {
+  return rc::gen::elementOf(topic_alphabet());
+}
 
 }  // namespace gens
 }  // namespace iq
@@ -136,7 +144,8 @@ bool permitted_by_triples(const Position& store, const PositionBound& bound, int
 }
 
 // The offset of (t, p) in a triple list, or nothing.
-std::optional<int64_t> find_offset(const std::vector<Triple>& triples, const std::string& t, int32_t p) {
+std::optional<int64_t> find_offset(const std::vector<Triple>& triples, const std::string& t,
+                                   int32_t p) {
   for (const auto& [topic, partition, offset] : triples) {
     if (topic == t && partition == p) return offset;
   }
@@ -148,9 +157,10 @@ class ScratchDir {
  public:
   ScratchDir() {
     static int counter = 0;
-    path_ = (std::filesystem::path(::testing::TempDir()) /
-             ("position_properties_" + std::to_string(::getpid()) + "_" + std::to_string(++counter)))
-                .string();
+    path_ =
+        (std::filesystem::path(::testing::TempDir()) /
+         ("position_properties_" + std::to_string(::getpid()) + "_" + std::to_string(++counter)))
+            .string();
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -203,7 +213,8 @@ RC_GTEST_PROP(PositionProperties, MergeIsIdempotent, (const Position& a, const P
   RC_ASSERT(once == twice);
 }
 
-RC_GTEST_PROP(PositionProperties, MergeIsTheComponentwiseMax, (const Position& a, const Position& b)) {
+RC_GTEST_PROP(PositionProperties, MergeIsTheComponentwiseMax,
+              (const Position& a, const Position& b)) {
   // Proves every component of a.merge(b) is >= a's and b's, it is exactly the larger of the two,
   // no other component appears, and the topics are the union (empty partition maps included).
   Position merged = a.copy();
@@ -225,7 +236,8 @@ RC_GTEST_PROP(PositionProperties, MergeIsTheComponentwiseMax, (const Position& a
   RC_ASSERT(merged.topics() == topics);
 }
 
-RC_GTEST_PROP(PositionProperties, MergeLeavesItsArgumentAlone, (const Position& a, const Position& b)) {
+RC_GTEST_PROP(PositionProperties, MergeLeavesItsArgumentAlone,
+              (const Position& a, const Position& b)) {
   // Proves merge reads its argument only.
   const Position before = b.copy();
   Position receiver = a.copy();
@@ -412,7 +424,8 @@ RC_GTEST_PROP(OffsetCheckpointProperties, FormattedTextReadsBack, (const Positio
   RC_ASSERT(*read == offsets);
 }
 
-RC_GTEST_PROP(OffsetCheckpointProperties, CheckpointPositionDropsOnlyEmptyTopics, (const Position& p)) {
+RC_GTEST_PROP(OffsetCheckpointProperties, CheckpointPositionDropsOnlyEmptyTopics,
+              (const Position& p)) {
   // Proves read_position_from_checkpoint(checkpoint_position(p)) is p without its empty topics.
   ScratchDir dir;
   PosixFileSystem fs;

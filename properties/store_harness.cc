@@ -15,21 +15,26 @@ void check(const Status& s, const char* what) {
 }  // namespace
 
 std::string StoreConfiguration::describe() const {
-  return std::string("supplier=") + to_string(supplier) + " api=" + (api == StoreApi::kDsl ? "DSL" : "PAPI") +
-         " cache=" + (caching ? std::to_string(cache_max_bytes) + "B" : "off") + " log=" + (logging ? "on" : "off") +
-         " consistency=" + (consistency ? "on" : "off") + " partition=" + std::to_string(partition);
+  return std::string("supplier=") + to_string(supplier) +
+         " api=" + (api == StoreApi::kDsl ? "DSL" : "PAPI") +
+         " cache=" + (caching ? std::to_string(cache_max_bytes) + "B" : "off") +
+         " log=" + (logging ? "on" : "off") + " consistency=" + (consistency ? "on" : "off") +
+         " partition=" + std::to_string(partition);
 }
 
-base::Expected<int64_t, StreamsError> InMemoryChangelog::send(const std::string& topic, int32_t partition,
-                                                              const Bytes& key, const std::optional<Bytes>& value,
-                                                              int64_t timestamp, const Headers& headers) {
+base::Expected<int64_t, StreamsError> InMemoryChangelog::send(const std::string& topic,
+                                                              int32_t partition, const Bytes& key,
+                                                              const std::optional<Bytes>& value,
+                                                              int64_t timestamp,
+                                                              const Headers& headers) {
   auto& log = logs_[{topic, partition}];
   const auto offset = static_cast<int64_t>(log.size());
   log.push_back(ConsumerRecord{topic, partition, offset, timestamp, key, value, headers});
   return offset;
 }
 
-std::vector<ConsumerRecord> InMemoryChangelog::records_after(const std::string& topic, int32_t partition,
+std::vector<ConsumerRecord> InMemoryChangelog::records_after(const std::string& topic,
+                                                             int32_t partition,
                                                              int64_t after) const {
   auto it = logs_.find({topic, partition});
   if (it == logs_.end()) return {};
@@ -61,16 +66,19 @@ void StoreHarness::open() {
   cache_ = std::make_unique<ThreadCache>(config_.caching ? config_.cache_max_bytes : 0);
   std::set<std::string> logged;
   if (config_.logging) logged.insert(kStoreName);
-  state_manager_ = std::make_unique<ProcessorStateManager>(kApplicationId, TaskId{0, config_.partition}, task_dir(),
-                                                           fs_, logged);
+  state_manager_ = std::make_unique<ProcessorStateManager>(
+      kApplicationId, TaskId{0, config_.partition}, task_dir(), fs_, logged);
   context_ = std::make_unique<ProcessorContextImpl>(
-      ProcessorContextImpl::Config{kApplicationId, TaskId{0, config_.partition}, TaskType::kActive, config_.consistency},
+      ProcessorContextImpl::Config{kApplicationId, TaskId{0, config_.partition}, TaskType::kActive,
+                                   config_.consistency},
       *state_manager_, fs_, nullptr, cache_.get(), &changelog_);
-  StoreBuilderOptions options{.caching = config_.caching, .logging = config_.logging, .lru_max_entries = 100};
+  StoreBuilderOptions options{
+      .caching = config_.caching, .logging = config_.logging, .lru_max_entries = 100};
   dsl_ = nullptr;
   papi_ = nullptr;
   if (config_.api == StoreApi::kDsl) {
-    auto store = stores::timestamped_key_value_store<int32_t, int64_t>(config_.supplier, kStoreName, options);
+    auto store = stores::timestamped_key_value_store<int32_t, int64_t>(config_.supplier, kStoreName,
+                                                                       options);
     dsl_ = store.get();
     root_ = std::move(store);
   } else {
@@ -83,7 +91,8 @@ void StoreHarness::open() {
   if (config_.logging) {
     const auto tp = *state_manager_->changelog_partition(kStoreName);
     const int64_t from = state_manager_->changelog_offset(kStoreName).value_or(-1);
-    check(state_manager_->restore(kStoreName, changelog_.records_after(tp.first, tp.second, from)), "restore");
+    check(state_manager_->restore(kStoreName, changelog_.records_after(tp.first, tp.second, from)),
+          "restore");
   }
 }
 
@@ -98,7 +107,8 @@ void StoreHarness::drop_objects() {
 }
 
 void StoreHarness::set_context(int64_t offset, int64_t timestamp) {
-  context_->set_record_context(RecordContext{std::string(kSourceTopic), config_.partition, offset, timestamp, {}});
+  context_->set_record_context(
+      RecordContext{std::string(kSourceTopic), config_.partition, offset, timestamp, {}});
 }
 
 void StoreHarness::apply(const SourceWrite& w) {
@@ -137,7 +147,8 @@ void StoreHarness::process_put_all(int64_t offset, int64_t timestamp,
   set_context(offset, timestamp);
   if (dsl_ != nullptr) {
     std::vector<KeyValue<int32_t, std::optional<ValueAndTimestamp<int64_t>>>> batch;
-    for (const auto& [k, v] : entries) batch.push_back({k, ValueAndTimestamp<int64_t>{v, timestamp}});
+    for (const auto& [k, v] : entries)
+      batch.push_back({k, ValueAndTimestamp<int64_t>{v, timestamp}});
     check(dsl_->put_all(batch), "putAll");
   } else {
     std::vector<KeyValue<int32_t, std::optional<int64_t>>> batch;
@@ -146,7 +157,9 @@ void StoreHarness::process_put_all(int64_t offset, int64_t timestamp,
   }
 }
 
-void StoreHarness::flush() { check(root_->flush(), "flush"); }
+void StoreHarness::flush() {
+  check(root_->flush(), "flush");
+}
 
 void StoreHarness::commit() {
   check(state_manager_->flush(), "commit flush");
@@ -185,7 +198,8 @@ void StoreHarness::crash_and_recover() {
       set_context(w.offset, w.timestamp);
       if (dsl_ != nullptr) {
         std::vector<KeyValue<int32_t, std::optional<ValueAndTimestamp<int64_t>>>> b;
-        for (const auto& [k, v] : batch) b.push_back({k, ValueAndTimestamp<int64_t>{v, w.timestamp}});
+        for (const auto& [k, v] : batch)
+          b.push_back({k, ValueAndTimestamp<int64_t>{v, w.timestamp}});
         check(dsl_->put_all(b), "putAll replay");
       } else {
         std::vector<KeyValue<int32_t, std::optional<int64_t>>> b;

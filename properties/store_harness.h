@@ -39,12 +39,15 @@ struct StoreConfiguration {
 // The changelog as the broker would keep it: appended records, offsets from 0.
 class InMemoryChangelog final : public RecordCollector {
  public:
-  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition, const Bytes& key,
-                                             const std::optional<Bytes>& value, int64_t timestamp,
-                                             const Headers& headers) override;
+  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition,
+                                             const Bytes& key, const std::optional<Bytes>& value,
+                                             int64_t timestamp, const Headers& headers) override;
   // Records of (topic, partition) with offset > after, in offset order.
-  std::vector<ConsumerRecord> records_after(const std::string& topic, int32_t partition, int64_t after) const;
-  const std::map<std::pair<std::string, int32_t>, std::vector<ConsumerRecord>>& logs() const { return logs_; }
+  std::vector<ConsumerRecord> records_after(const std::string& topic, int32_t partition,
+                                            int64_t after) const;
+  const std::map<std::pair<std::string, int32_t>, std::vector<ConsumerRecord>>& logs() const {
+    return logs_;
+  }
 
  private:
   std::map<std::pair<std::string, int32_t>, std::vector<ConsumerRecord>> logs_;
@@ -71,10 +74,12 @@ class StoreHarness {
   // Process one source record: set the record context and write through the typed layer.
   void process(const SourceWrite& w);
   // Several writes under ONE record context (putAll).
-  void process_put_all(int64_t offset, int64_t timestamp, const std::vector<std::pair<int32_t, int64_t>>& entries);
+  void process_put_all(int64_t offset, int64_t timestamp,
+                       const std::vector<std::pair<int32_t, int64_t>>& entries);
   // store.flush(): the cache down to the store, the store to disk.
   void flush();
-  // A commit: flush every store, checkpoint (.position then .checkpoint), remember the source offset.
+  // A commit: flush every store, checkpoint (.position then .checkpoint), remember the source
+  // offset.
   void commit();
   // Clean close (commit first, as a task closing cleanly does), then reopen and restore.
   void close_and_reopen();

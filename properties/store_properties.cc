@@ -26,7 +26,8 @@ constexpr int32_t kPartition = 1;
 // What the model side knows: the records, and the offsets each layer reflects and claims.
 struct Shadow {
   StoreConfiguration config;
-  std::shared_ptr<const std::vector<model::SourceRecord>> records = std::make_shared<std::vector<model::SourceRecord>>();
+  std::shared_ptr<const std::vector<model::SourceRecord>> records =
+      std::make_shared<std::vector<model::SourceRecord>>();
   int64_t last_offset = -1;
   std::optional<int64_t> committed;
   std::optional<int64_t> cache_pos;        // the caching layer's own position
@@ -39,11 +40,14 @@ struct Shadow {
   std::set<int32_t> cached_with_value;     // keys a cache hit answers with a real timestamp
 
   bool persistent() const {
-    return config.supplier == KeyValueSupplier::kRocksDb || config.supplier == KeyValueSupplier::kRocksDbTimestamped;
+    return config.supplier == KeyValueSupplier::kRocksDb ||
+           config.supplier == KeyValueSupplier::kRocksDbTimestamped;
   }
   bool write_through() const { return config.caching && config.cache_max_bytes == 0; }
   bool can_lose_everything() const { return !persistent() && !config.logging; }
-  bool adapter() const { return config.api == StoreApi::kDsl && config.supplier == KeyValueSupplier::kRocksDb; }
+  bool adapter() const {
+    return config.api == StoreApi::kDsl && config.supplier == KeyValueSupplier::kRocksDb;
+  }
   bool plain_papi() const { return config.api == StoreApi::kPapi; }
 };
 
@@ -102,15 +106,19 @@ using Cmd = rc::state::Command<Shadow, Harness>;
 
 model::WriteKind to_model(WriteKind k) {
   switch (k) {
-    case WriteKind::kPut: return model::WriteKind::kPut;
-    case WriteKind::kTombstone: return model::WriteKind::kTombstone;
-    case WriteKind::kDelete: return model::WriteKind::kDelete;
+    case WriteKind::kPut:
+      return model::WriteKind::kPut;
+    case WriteKind::kTombstone:
+      return model::WriteKind::kTombstone;
+    case WriteKind::kDelete:
+      return model::WriteKind::kDelete;
   }
   return model::WriteKind::kPut;
 }
 
 struct Write final : Cmd {
-  WriteKind kind = *rc::gen::element(WriteKind::kPut, WriteKind::kPut, WriteKind::kTombstone, WriteKind::kDelete);
+  WriteKind kind = *rc::gen::element(WriteKind::kPut, WriteKind::kPut, WriteKind::kTombstone,
+                                     WriteKind::kDelete);
   int32_t key = *rc::gen::inRange(-2, 8);
   int64_t value = *rc::gen::inRange<int64_t>(0, 1000);
   int64_t timestamp = *rc::gen::inRange<int64_t>(0, 100000);
@@ -119,17 +127,21 @@ struct Write final : Cmd {
     const int64_t offset = ++s.last_offset;
     auto records = std::make_shared<std::vector<model::SourceRecord>>(*s.records);
     records->push_back({offset, model::serialize_int32_key(key),
-                        kind == WriteKind::kPut ? std::optional<int64_t>(value) : std::nullopt, timestamp,
-                        to_model(kind)});
+                        kind == WriteKind::kPut ? std::optional<int64_t>(value) : std::nullopt,
+                        timestamp, to_model(kind)});
     s.records = records;
     shadow_write(s, offset, kind, {key});
   }
   void run(const Shadow& s, Harness& h) const override {
-    h.process({s.last_offset + 1, key, kind == WriteKind::kPut ? std::optional<int64_t>(value) : std::nullopt,
-               timestamp, kind});
+    h.process({s.last_offset + 1, key,
+               kind == WriteKind::kPut ? std::optional<int64_t>(value) : std::nullopt, timestamp,
+               kind});
   }
   void show(std::ostream& os) const override {
-    os << (kind == WriteKind::kPut ? "Put(" : kind == WriteKind::kTombstone ? "Tombstone(" : "Delete(") << key;
+    os << (kind == WriteKind::kPut         ? "Put("
+           : kind == WriteKind::kTombstone ? "Tombstone("
+                                           : "Delete(")
+       << key;
     if (kind == WriteKind::kPut) os << ", " << value;
     os << ", ts=" << timestamp << ")";
   }
@@ -139,11 +151,14 @@ struct PutAll final : Cmd {
   std::vector<int32_t> keys = *rc::gen::unique<std::vector<int32_t>>(rc::gen::inRange(-2, 8));
   int64_t timestamp = *rc::gen::inRange<int64_t>(0, 100000);
 
-  void checkPreconditions(const Shadow&) const override { RC_PRE(!keys.empty() && keys.size() <= 4); }
+  void checkPreconditions(const Shadow&) const override {
+    RC_PRE(!keys.empty() && keys.size() <= 4);
+  }
   void apply(Shadow& s) const override {
     const int64_t offset = ++s.last_offset;
     auto records = std::make_shared<std::vector<model::SourceRecord>>(*s.records);
-    for (int32_t k : keys) records->push_back({offset, model::serialize_int32_key(k), k * 10 + offset, timestamp});
+    for (int32_t k : keys)
+      records->push_back({offset, model::serialize_int32_key(k), k * 10 + offset, timestamp});
     s.records = records;
     shadow_write(s, offset, WriteKind::kPut, keys);
   }
@@ -184,7 +199,8 @@ void shadow_restart_positions(Shadow& s) {
   s.cache_pos.reset();
   s.cached_with_value.clear();
   s.unflushed_max.reset();
-  std::optional<int64_t> from_headers = (s.config.logging && s.config.consistency) ? s.pos_at_last_log : std::nullopt;
+  std::optional<int64_t> from_headers =
+      (s.config.logging && s.config.consistency) ? s.pos_at_last_log : std::nullopt;
   s.inner_pos = max_opt(s.persistent() ? s.pos_file : std::nullopt, from_headers);
 }
 
@@ -214,7 +230,7 @@ struct Crash final : Cmd {
       for (const auto& x : *s.records) {
         if (x.offset == r.offset) keys.push_back(model::deserialize_int32_key(x.key));
       }
-      const WriteKind kind = r.kind == model::WriteKind::kPut ? WriteKind::kPut
+      const WriteKind kind = r.kind == model::WriteKind::kPut         ? WriteKind::kPut
                              : r.kind == model::WriteKind::kTombstone ? WriteKind::kTombstone
                                                                       : WriteKind::kDelete;
       shadow_write(s, r.offset, kind, keys);
@@ -230,10 +246,14 @@ struct BoundChoice {
   int64_t offset = *rc::gen::inRange<int64_t>(-1, 12);
   PositionBound bound() const {
     switch (kind) {
-      case 0: return PositionBound::unbounded();
-      case 1: return PositionBound::at(Position::from_map({{kSourceTopic, {{kPartition, offset}}}}));
-      case 2: return PositionBound::at(Position::from_map({{kSourceTopic, {{kPartition + 1, offset}}}}));
-      default: return PositionBound::at(Position::from_map({{"other-topic", {{kPartition, offset}}}}));
+      case 0:
+        return PositionBound::unbounded();
+      case 1:
+        return PositionBound::at(Position::from_map({{kSourceTopic, {{kPartition, offset}}}}));
+      case 2:
+        return PositionBound::at(Position::from_map({{kSourceTopic, {{kPartition + 1, offset}}}}));
+      default:
+        return PositionBound::at(Position::from_map({{"other-topic", {{kPartition, offset}}}}));
     }
   }
   // The bound check, written from the rule rather than from the code's loop.
@@ -256,11 +276,13 @@ std::optional<Position> as_position(std::optional<int64_t> p) {
 }
 
 struct QueryCmd final : Cmd {
-  int type = *rc::gen::inRange(0, 4);  // KeyQuery, TimestampedKeyQuery, RangeQuery, TimestampedRangeQuery
+  int type =
+      *rc::gen::inRange(0, 4);  // KeyQuery, TimestampedKeyQuery, RangeQuery, TimestampedRangeQuery
   int32_t key = *rc::gen::inRange(-2, 8);
   std::optional<int32_t> lower = optional_key();
   std::optional<int32_t> upper = optional_key();
-  ResultOrder order = *rc::gen::element(ResultOrder::ANY, ResultOrder::ASCENDING, ResultOrder::DESCENDING);
+  ResultOrder order =
+      *rc::gen::element(ResultOrder::ANY, ResultOrder::ASCENDING, ResultOrder::DESCENDING);
   BoundChoice bound;
 
   void apply(Shadow&) const override {}
@@ -274,8 +296,9 @@ struct QueryCmd final : Cmd {
 
   void check_key_query(const Shadow& s, Harness& h) const {
     const bool timestamped = type == 1;
-    const auto outcome = timestamped ? h.query(TimestampedKeyQuery<int32_t, int64_t>::with_key(key), bound.bound())
-                                     : h.query(KeyQuery<int32_t, int64_t>::with_key(key), bound.bound());
+    const auto outcome =
+        timestamped ? h.query(TimestampedKeyQuery<int32_t, int64_t>::with_key(key), bound.bound())
+                    : h.query(KeyQuery<int32_t, int64_t>::with_key(key), bound.bound());
     RC_ASSERT(outcome.has_value());
     const QueryResult& r = *outcome;
     if (timestamped && s.plain_papi()) {  // not in the plain typed layer's map: UQT from the owner
@@ -312,7 +335,8 @@ struct QueryCmd final : Cmd {
     auto q = RangeQuery<int32_t, int64_t>::with_range(lower, upper);
     auto tq = TimestampedRangeQuery<int32_t, int64_t>::with_range(lower, upper);
     if (order == ResultOrder::ASCENDING) q = q.with_ascending_keys(), tq = tq.with_ascending_keys();
-    if (order == ResultOrder::DESCENDING) q = q.with_descending_keys(), tq = tq.with_descending_keys();
+    if (order == ResultOrder::DESCENDING)
+      q = q.with_descending_keys(), tq = tq.with_descending_keys();
     const auto outcome = timestamped ? h.query(tq, bound.bound()) : h.query(q, bound.bound());
     if (timestamped && s.plain_papi()) {
       RC_ASSERT(outcome.has_value());
@@ -323,7 +347,7 @@ struct QueryCmd final : Cmd {
     const auto hi = upper ? std::optional(model::serialize_int32_key(*upper)) : std::nullopt;
     const bool inverted = lo && hi && model::compare_key_bytes(*lo, *hi) > 0;
     const bool permitted = bound.permits(s.inner_pos);  // ranges bypass the cache
-    if (permitted && inverted && s.adapter()) {  // the adapter's ClassCastException (2.3)
+    if (permitted && inverted && s.adapter()) {         // the adapter's ClassCastException (2.3)
       RC_ASSERT(!outcome.has_value());
       RC_ASSERT(outcome.error().kind == StreamsError::Kind::ClassCast);
       return;
@@ -337,17 +361,19 @@ struct QueryCmd final : Cmd {
     }
     RC_ASSERT(r.is_success());
     const auto m = build_model(s);
-    const auto model_order = order == ResultOrder::DESCENDING ? model::Order::kDescending
+    const auto model_order = order == ResultOrder::DESCENDING  ? model::Order::kDescending
                              : order == ResultOrder::ASCENDING ? model::Order::kAscending
                                                                : model::Order::kAny;
     const auto expected = m.range(kPartition, lo, hi, model_order, s.inner_data_offset);
     std::vector<std::tuple<int32_t, int64_t, int64_t>> want;
     for (const auto& e : expected) {
-      want.emplace_back(model::deserialize_int32_key(e.key), e.vt.value, s.adapter() ? -1 : e.vt.timestamp_ms);
+      want.emplace_back(model::deserialize_int32_key(e.key), e.vt.value,
+                        s.adapter() ? -1 : e.vt.timestamp_ms);
     }
     std::vector<std::tuple<int32_t, int64_t, int64_t>> got;
     if (timestamped) {
-      for (const auto& kv : r.result<KeyValueIterator<int32_t, ValueAndTimestamp<int64_t>>>().entries) {
+      for (const auto& kv :
+           r.result<KeyValueIterator<int32_t, ValueAndTimestamp<int64_t>>>().entries) {
         got.emplace_back(kv.key, kv.value.value, kv.value.timestamp);
       }
     } else {
@@ -360,7 +386,8 @@ struct QueryCmd final : Cmd {
   }
 
   void show(std::ostream& os) const override {
-    static const char* names[] = {"KeyQuery", "TimestampedKeyQuery", "RangeQuery", "TimestampedRangeQuery"};
+    static const char* names[] = {"KeyQuery", "TimestampedKeyQuery", "RangeQuery",
+                                  "TimestampedRangeQuery"};
     os << names[type] << "(key=" << key << ", lower=" << (lower ? std::to_string(*lower) : "open")
        << ", upper=" << (upper ? std::to_string(*upper) : "open") << ", order=" << to_string(order)
        << ", bound=" << bound.bound().to_string() << ")";
@@ -369,8 +396,8 @@ struct QueryCmd final : Cmd {
 
 std::vector<StoreConfiguration> all_configurations() {
   std::vector<StoreConfiguration> out;
-  for (auto supplier : {KeyValueSupplier::kInMemory, KeyValueSupplier::kLruMap, KeyValueSupplier::kRocksDb,
-                        KeyValueSupplier::kRocksDbTimestamped}) {
+  for (auto supplier : {KeyValueSupplier::kInMemory, KeyValueSupplier::kLruMap,
+                        KeyValueSupplier::kRocksDb, KeyValueSupplier::kRocksDbTimestamped}) {
     for (bool caching : {false, true}) {
       for (bool logging : {false, true}) {
         for (bool consistency : {false, true}) {
@@ -394,7 +421,9 @@ std::vector<StoreConfiguration> all_configurations() {
 
 }  // namespace
 
-void PrintTo(const StoreConfiguration& c, std::ostream* os) { *os << c.describe(); }
+void PrintTo(const StoreConfiguration& c, std::ostream* os) {
+  *os << c.describe();
+}
 
 namespace {
 
@@ -418,18 +447,21 @@ TEST_P(StoreProperties, CommandSequencesAgreeWithTheModel) {
     initial.config = config;
     // tmpfs when there is one: still real files, but fsync costs nothing, so a few hundred cases
     // per configuration stay cheap.
-    const std::filesystem::path root = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : testing::TempDir();
-    const auto dir = root /
-                     ("iqsim-store-props-" + std::to_string(::getpid()) + "-" + std::to_string(run_counter++));
+    const std::filesystem::path root =
+        std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : testing::TempDir();
+    const auto dir = root / ("iqsim-store-props-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(run_counter++));
     Harness harness(config, dir);
-    rc::state::check(initial, harness,
-                     rc::state::gen::execOneOfWithArgs<Write, Write, Write, PutAll, Flush, Commit, CloseReopen, Crash,
-                                                       QueryCmd, QueryCmd, QueryCmd, QueryCmd>());
+    rc::state::check(
+        initial, harness,
+        rc::state::gen::execOneOfWithArgs<Write, Write, Write, PutAll, Flush, Commit, CloseReopen,
+                                          Crash, QueryCmd, QueryCmd, QueryCmd, QueryCmd>());
   });
   EXPECT_TRUE(ok) << "configuration: " << base.describe();
 }
 
-INSTANTIATE_TEST_SUITE_P(KeyValueConfigurations, StoreProperties, testing::ValuesIn(all_configurations()),
+INSTANTIATE_TEST_SUITE_P(KeyValueConfigurations, StoreProperties,
+                         testing::ValuesIn(all_configurations()),
                          [](const testing::TestParamInfo<StoreConfiguration>& param_info) {
                            std::string n = param_info.param.describe();
                            for (char& c : n) {

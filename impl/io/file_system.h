@@ -14,13 +14,16 @@ namespace iq {
 
 struct Unit {};
 using Status = base::Expected<Unit, StreamsError>;
-inline Status ok_status() { return Unit{}; }
+inline Status ok_status() {
+  return Unit{};
+}
 
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
   // The whole file, or nullopt when it does not exist.
-  virtual base::Expected<std::optional<std::string>, StreamsError> read_file(const std::string& path) = 0;
+  virtual base::Expected<std::optional<std::string>, StreamsError> read_file(
+      const std::string& path) = 0;
   // Writes `path.tmp`, fsyncs it, renames it over `path` and fsyncs the directory: either the old
   // or the new content survives a crash, never a torn one (Kafka's OffsetCheckpoint.write).
   virtual Status write_file_atomically(const std::string& path, const std::string& content) = 0;
@@ -35,7 +38,8 @@ class FileSystem {
 // The real file system (POSIX calls, fsync on every atomic write).
 class PosixFileSystem final : public FileSystem {
  public:
-  base::Expected<std::optional<std::string>, StreamsError> read_file(const std::string& path) override;
+  base::Expected<std::optional<std::string>, StreamsError> read_file(
+      const std::string& path) override;
   Status write_file_atomically(const std::string& path, const std::string& content) override;
   Status delete_file(const std::string& path) override;
   Status create_directories(const std::string& path) override;

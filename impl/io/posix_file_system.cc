@@ -58,7 +58,8 @@ Status PosixFileSystem::write_file_atomically(const std::string& path, const std
     return base::unexpected(io_error("cannot fsync", tmp));
   }
   ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return base::unexpected(io_error("cannot rename", tmp));
+  if (::rename(tmp.c_str(), path.c_str()) != 0)
+    return base::unexpected(io_error("cannot rename", tmp));
   const std::string dir = std::filesystem::path(path).parent_path().string();
   if (!fsync_path(dir.empty() ? "." : dir, O_RDONLY | O_DIRECTORY)) {
     return base::unexpected(io_error("cannot fsync directory of", path));
@@ -69,25 +70,33 @@ Status PosixFileSystem::write_file_atomically(const std::string& path, const std
 Status PosixFileSystem::delete_file(const std::string& path) {
   std::error_code ec;
   std::filesystem::remove(path, ec);
-  if (ec) return base::unexpected(StreamsError{StreamsError::Kind::ProcessorState, "cannot delete " + path + ": " + ec.message()});
+  if (ec)
+    return base::unexpected(StreamsError{StreamsError::Kind::ProcessorState,
+                                         "cannot delete " + path + ": " + ec.message()});
   return ok_status();
 }
 
 Status PosixFileSystem::create_directories(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
-  if (ec) return base::unexpected(StreamsError{StreamsError::Kind::ProcessorState, "cannot create " + path + ": " + ec.message()});
+  if (ec)
+    return base::unexpected(StreamsError{StreamsError::Kind::ProcessorState,
+                                         "cannot create " + path + ": " + ec.message()});
   return ok_status();
 }
 
 Status PosixFileSystem::delete_recursively(const std::string& path) {
   std::error_code ec;
   std::filesystem::remove_all(path, ec);
-  if (ec) return base::unexpected(StreamsError{StreamsError::Kind::ProcessorState, "cannot delete " + path + ": " + ec.message()});
+  if (ec)
+    return base::unexpected(StreamsError{StreamsError::Kind::ProcessorState,
+                                         "cannot delete " + path + ": " + ec.message()});
   return ok_status();
 }
 
-bool PosixFileSystem::exists(const std::string& path) { return std::filesystem::exists(path); }
+bool PosixFileSystem::exists(const std::string& path) {
+  return std::filesystem::exists(path);
+}
 
 std::vector<std::string> PosixFileSystem::list_directory(const std::string& path) {
   std::vector<std::string> out;

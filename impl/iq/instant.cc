@@ -43,13 +43,14 @@ std::string instant_to_string(int64_t epoch_ms) {
   civil_from_days(days, y, m, d);
   char buf[64];
   if (ms == 0) {
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ", static_cast<long long>(y), m, d,
-                  static_cast<long long>(sod / 3600), static_cast<long long>(sod / 60 % 60),
-                  static_cast<long long>(sod % 60));
+    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lldZ",
+                  static_cast<long long>(y), m, d, static_cast<long long>(sod / 3600),
+                  static_cast<long long>(sod / 60 % 60), static_cast<long long>(sod % 60));
   } else {
-    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ", static_cast<long long>(y), m,
-                  d, static_cast<long long>(sod / 3600), static_cast<long long>(sod / 60 % 60),
-                  static_cast<long long>(sod % 60), static_cast<long long>(ms));
+    std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld.%03lldZ",
+                  static_cast<long long>(y), m, d, static_cast<long long>(sod / 3600),
+                  static_cast<long long>(sod / 60 % 60), static_cast<long long>(sod % 60),
+                  static_cast<long long>(ms));
   }
   return buf;
 }

@@ -15,8 +15,12 @@
 namespace iq {
 
 // How gtest prints a Position in a failure message (Kafka's toString).
-static void PrintTo(const Position& p, std::ostream* os) { *os << p.to_string(); }
-static void PrintTo(const PositionBound& b, std::ostream* os) { *os << b.to_string(); }
+static void PrintTo(const Position& p, std::ostream* os) {
+  *os << p.to_string();
+}
+static void PrintTo(const PositionBound& b, std::ostream* os) {
+  *os << b.to_string();
+}
 
 namespace {
 
@@ -27,7 +31,9 @@ static_assert(!std::is_default_constructible_v<std::hash<Position>>,
 static_assert(!std::is_default_constructible_v<std::hash<PositionBound>>,
               "PositionBound must not be usable as a hash key");
 
-Position::Map example_map() { return {{"topic", {{0, 5}}}, {"topic1", {{0, 5}, {7, 0}}}}; }
+Position::Map example_map() {
+  return {{"topic", {{0, 5}}}, {"topic1", {{0, 5}, {7, 0}}}};
+}
 
 // ---------------------------------------------------------------------------------------------
 // PositionTest
@@ -65,8 +71,8 @@ TEST(PositionTest, MergeKeepsTheMaxOfEveryComponentAndAddsNewOnes) {
   EXPECT_EQ(position.to_string(),
             "Position{position={topic={0=7}, topic1={0=5, 7=0, 8=1}, topic2={9=5}}}");
   // The argument is left alone.
-  EXPECT_EQ(other, Position::from_map(
-                       {{"topic", {{0, 7}}}, {"topic1", {{8, 1}}}, {"topic2", {{9, 5}}}}));
+  EXPECT_EQ(other,
+            Position::from_map({{"topic", {{0, 7}}}, {"topic1", {{8, 1}}}, {"topic2", {{9, 5}}}}));
 }
 
 TEST(PositionTest, MergeMutatesAndReturnsTheReceiver) {
@@ -214,7 +220,8 @@ TEST(PositionBoundTest, Equality) {
 }
 
 TEST(PositionBoundTest, AtEmptyIsUnbounded) {
-  // Proves is_unbounded() is position().is_empty(), so at(empty) is unbounded and equals unbounded().
+  // Proves is_unbounded() is position().is_empty(), so at(empty) is unbounded and equals
+  // unbounded().
   const PositionBound at_empty = PositionBound::at(Position::empty_position());
   EXPECT_TRUE(at_empty.is_unbounded());
   EXPECT_EQ(at_empty, PositionBound::unbounded());

@@ -11,13 +11,17 @@
 namespace iq {
 
 // How gtest prints a Position in a failure message (Kafka's toString).
-static void PrintTo(const Position& p, std::ostream* os) { *os << p.to_string(); }
+static void PrintTo(const Position& p, std::ostream* os) {
+  *os << p.to_string();
+}
 
 namespace {
 
 using StringResult = std::optional<std::string>;
 
-QueryResult success(StringResult value) { return QueryResult::for_result(std::move(value)); }
+QueryResult success(StringResult value) {
+  return QueryResult::for_result(std::move(value));
+}
 
 QueryResult with_position(QueryResult r, Position::Map map) {
   r.set_position(Position::from_map(map));
@@ -25,7 +29,8 @@ QueryResult with_position(QueryResult r, Position::Map map) {
 }
 
 TEST(StateQueryResultTest, OnlyPartitionResultOfASingleNullSuccessIsNull) {
-  // Proves a single success with a null result gives null (Kafka: getOnlyPartitionResult() == null).
+  // Proves a single success with a null result gives null (Kafka: getOnlyPartitionResult() ==
+  // null).
   StateQueryResult result;
   result.add_result(0, success(std::nullopt));
   auto only = result.only_partition_result<std::string>();
@@ -120,8 +125,7 @@ TEST(StateQueryResultTest, PositionMergesEveryPartitionIncludingFailures) {
   result.add_result(3, with_position(success(std::nullopt), {{"input", {{0, 2}}}}));
   const auto position = result.position();
   ASSERT_TRUE(position.has_value());
-  EXPECT_EQ(*position,
-            Position::from_map({{"input", {{0, 5}, {1, 3}}}, {"other", {{1, 7}}}}));
+  EXPECT_EQ(*position, Position::from_map({{"input", {{0, 5}, {1, 3}}}, {"other", {{1, 7}}}}));
 }
 
 TEST(StateQueryResultTest, PositionOfNoResultsIsEmpty) {

@@ -5,11 +5,13 @@
 
 namespace iq {
 
-Status ProcessorContextImpl::log_change(const std::string& store_name, const Bytes& key, const ValueBytes& value,
-                                        int64_t timestamp, const Position& position) {
+Status ProcessorContextImpl::log_change(const std::string& store_name, const Bytes& key,
+                                        const ValueBytes& value, int64_t timestamp,
+                                        const Position& position) {
   if (config_.type == TaskType::kStandby) {
-    return base::unexpected(StreamsError{StreamsError::Kind::UnsupportedOperation,
-                                         "this should not happen: logChange() is not supported in standby tasks."});
+    return base::unexpected(
+        StreamsError{StreamsError::Kind::UnsupportedOperation,
+                     "this should not happen: logChange() is not supported in standby tasks."});
   }
   const auto changelog = state_manager_.changelog_partition(store_name);
   IQ_ASSERT(changelog.has_value(), "logChange for unlogged store {}", store_name);
@@ -17,11 +19,14 @@ Status ProcessorContextImpl::log_change(const std::string& store_name, const Byt
   Headers headers;
   if (config_.consistency_enabled) {
     // Serialized now, so later changes to the position cannot leak into the record.
-    headers.push_back({store_query_utils::kVectorVersionHeader,
-                       Bytes(std::string(1, static_cast<char>(store_query_utils::kVectorVersion)))});
-    headers.push_back({store_query_utils::kVectorHeader, Bytes(position_serde::serialize_padded(position))});
+    headers.push_back(
+        {store_query_utils::kVectorVersionHeader,
+         Bytes(std::string(1, static_cast<char>(store_query_utils::kVectorVersion)))});
+    headers.push_back(
+        {store_query_utils::kVectorHeader, Bytes(position_serde::serialize_padded(position))});
   }
-  auto offset = collector_->send(changelog->first, changelog->second, key, value, timestamp, headers);
+  auto offset =
+      collector_->send(changelog->first, changelog->second, key, value, timestamp, headers);
   if (!offset) return base::unexpected(offset.error());
   state_manager_.update_changelog_offset(store_name, *offset);
   return ok_status();

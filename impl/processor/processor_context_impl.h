@@ -21,8 +21,8 @@ class ProcessorContextImpl final : public StateStoreContext {
     bool consistency_enabled = false;  // __iq.consistency.offset.vector.enabled__
   };
 
-  ProcessorContextImpl(Config config, ProcessorStateManager& state_manager, FileSystem& fs, rocksdb::Env* env,
-                       ThreadCache* cache, RecordCollector* collector)
+  ProcessorContextImpl(Config config, ProcessorStateManager& state_manager, FileSystem& fs,
+                       rocksdb::Env* env, ThreadCache* cache, RecordCollector* collector)
       : config_(std::move(config)),
         state_manager_(state_manager),
         fs_(fs),
@@ -32,11 +32,15 @@ class ProcessorContextImpl final : public StateStoreContext {
 
   const std::string& application_id() const override { return config_.application_id; }
   TaskId task_id() const override { return config_.task; }
-  const RecordContext* record_context() const override { return record_context_ ? &*record_context_ : nullptr; }
-  void set_record_context(std::optional<RecordContext> context) override { record_context_ = std::move(context); }
+  const RecordContext* record_context() const override {
+    return record_context_ ? &*record_context_ : nullptr;
+  }
+  void set_record_context(std::optional<RecordContext> context) override {
+    record_context_ = std::move(context);
+  }
   bool consistency_enabled() const override { return config_.consistency_enabled; }
-  Status log_change(const std::string& store_name, const Bytes& key, const ValueBytes& value, int64_t timestamp,
-                    const Position& position) override;
+  Status log_change(const std::string& store_name, const Bytes& key, const ValueBytes& value,
+                    int64_t timestamp, const Position& position) override;
   void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit) override {
     state_manager_.register_store(store, std::move(restore), std::move(commit));
   }

@@ -4,24 +4,28 @@
 
 namespace iq {
 
-ProcessorStateManager::ProcessorStateManager(std::string application_id, TaskId task, std::string task_dir,
-                                             FileSystem& fs, std::set<std::string> logged_stores)
+ProcessorStateManager::ProcessorStateManager(std::string application_id, TaskId task,
+                                             std::string task_dir, FileSystem& fs,
+                                             std::set<std::string> logged_stores)
     : application_id_(std::move(application_id)),
       task_(task),
       task_dir_(std::move(task_dir)),
       logged_stores_(std::move(logged_stores)),
       checkpoint_file_(fs, task_dir_ + "/.checkpoint") {}
 
-void ProcessorStateManager::register_store(StateStore& store, RestoreCallback restore, CommitCallback commit) {
+void ProcessorStateManager::register_store(StateStore& store, RestoreCallback restore,
+                                           CommitCallback commit) {
   IQ_ASSERT(this->store(store.name()) == nullptr, "store {} registered twice", store.name());
   std::optional<TopicPartition> changelog;
   if (logged_stores_.count(store.name()) != 0) {
-    changelog = TopicPartition{application_id_ + "-" + store.name() + "-changelog", task_.partition};
+    changelog =
+        TopicPartition{application_id_ + "-" + store.name() + "-changelog", task_.partition};
   }
   std::optional<int64_t> offset;
   if (changelog) {
     auto it = loaded_offsets_.find(*changelog);
-    if (it != loaded_offsets_.end() && it->second != OffsetCheckpoint::kOffsetUnknown) offset = it->second;
+    if (it != loaded_offsets_.end() && it->second != OffsetCheckpoint::kOffsetUnknown)
+      offset = it->second;
   }
   stores_.push_back({&store, std::move(restore), std::move(commit), changelog, offset});
 }
@@ -46,7 +50,8 @@ std::vector<StateStore*> ProcessorStateManager::stores() const {
   return out;
 }
 
-std::optional<TopicPartition> ProcessorStateManager::changelog_partition(const std::string& store_name) const {
+std::optional<TopicPartition> ProcessorStateManager::changelog_partition(
+    const std::string& store_name) const {
   for (const auto& m : stores_) {
     if (m.store->name() == store_name) return m.changelog;
   }
@@ -60,12 +65,14 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint() {
   for (auto& m : stores_) {
     if (!m.changelog) continue;
     auto it = loaded_offsets_.find(*m.changelog);
-    if (it != loaded_offsets_.end() && it->second != OffsetCheckpoint::kOffsetUnknown) m.offset = it->second;
+    if (it != loaded_offsets_.end() && it->second != OffsetCheckpoint::kOffsetUnknown)
+      m.offset = it->second;
   }
   return ok_status();
 }
 
-std::optional<int64_t> ProcessorStateManager::changelog_offset(const std::string& store_name) const {
+std::optional<int64_t> ProcessorStateManager::changelog_offset(
+    const std::string& store_name) const {
   for (const auto& m : stores_) {
     if (m.store->name() == store_name) return m.offset;
   }
@@ -75,11 +82,13 @@ std::optional<int64_t> ProcessorStateManager::changelog_offset(const std::string
 void ProcessorStateManager::update_changelog_offset(const std::string& store_name, int64_t offset) {
   StoreMetadata* m = metadata(store_name);
   IQ_ASSERT(m != nullptr && m->changelog.has_value(), "no changelog for store {}", store_name);
-  IQ_ASSERT(!m->offset || offset > *m->offset, "changelog offset went from {} to {}", *m->offset, offset);
+  IQ_ASSERT(!m->offset || offset > *m->offset, "changelog offset went from {} to {}", *m->offset,
+            offset);
   m->offset = offset;
 }
 
-Status ProcessorStateManager::restore(const std::string& store_name, const std::vector<ConsumerRecord>& records) {
+Status ProcessorStateManager::restore(const std::string& store_name,
+                                      const std::vector<ConsumerRecord>& records) {
   StoreMetadata* m = metadata(store_name);
   IQ_ASSERT(m != nullptr && m->restore != nullptr, "store {} cannot restore", store_name);
   if (records.empty()) return ok_status();
@@ -92,7 +101,8 @@ Status ProcessorStateManager::restore(const std::string& store_name, const std::
   }
   int64_t previous = m->offset.value_or(-1);
   for (const auto& r : records) {
-    IQ_ASSERT(r.offset > previous, "restore of {} out of order: {} after {}", store_name, r.offset, previous);
+    IQ_ASSERT(r.offset > previous, "restore of {} out of order: {} after {}", store_name, r.offset,
+              previous);
     previous = r.offset;
   }
   auto s = m->restore(*batch);

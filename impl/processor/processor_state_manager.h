@@ -18,8 +18,8 @@ namespace iq {
 class ProcessorStateManager {
  public:
   // `logged_stores`: the stores whose changes go to "<application.id>-<store>-changelog".
-  ProcessorStateManager(std::string application_id, TaskId task, std::string task_dir, FileSystem& fs,
-                        std::set<std::string> logged_stores);
+  ProcessorStateManager(std::string application_id, TaskId task, std::string task_dir,
+                        FileSystem& fs, std::set<std::string> logged_stores);
 
   void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit);
   StateStore* store(const std::string& name) const;
@@ -36,7 +36,8 @@ class ProcessorStateManager {
   void update_changelog_offset(const std::string& store_name, int64_t offset);
   // Apply a batch of changelog records (in offset order) to a store. Timestamped stores get each
   // value as [record timestamp][value] (RecordConverters.rawValueToTimestampedValue).
-  [[nodiscard]] Status restore(const std::string& store_name, const std::vector<ConsumerRecord>& records);
+  [[nodiscard]] Status restore(const std::string& store_name,
+                               const std::vector<ConsumerRecord>& records);
 
   [[nodiscard]] Status flush();
   [[nodiscard]] Status checkpoint();

@@ -11,13 +11,14 @@ Status CachingKeyValueStore::init(StateStoreContext& context, StateStore& root) 
   cache_ = context.cache();
   IQ_ASSERT(cache_ != nullptr, "caching store {} needs the thread cache", name());
   cache_name_ = ThreadCache::name_space(context.task_id(), name());
-  cache_->add_dirty_entry_flush_listener(cache_name_, [this](const std::vector<DirtyEntry>& entries) {
-    for (const auto& e : entries) {
-      auto s = put_and_maybe_forward(e);
-      if (!s) return s;
-    }
-    return ok_status();
-  });
+  cache_->add_dirty_entry_flush_listener(cache_name_,
+                                         [this](const std::vector<DirtyEntry>& entries) {
+                                           for (const auto& e : entries) {
+                                             auto s = put_and_maybe_forward(e);
+                                             if (!s) return s;
+                                           }
+                                           return ok_status();
+                                         });
   return WrappedKeyValueBytesStore::init(context, root);
 }
 
@@ -92,7 +93,8 @@ Status CachingKeyValueStore::put_internal(const Bytes& key, const ValueBytes& va
   return s;
 }
 
-StoreResult<ValueBytes> CachingKeyValueStore::put_if_absent(const Bytes& key, const ValueBytes& value) {
+StoreResult<ValueBytes> CachingKeyValueStore::put_if_absent(const Bytes& key,
+                                                            const ValueBytes& value) {
   auto original = get(key);
   if (!original) return original;
   if (!original->has_value()) {
@@ -134,7 +136,8 @@ StoreResult<ValueBytes> CachingKeyValueStore::get(const Bytes& key) {
 // merged iterator reads cache entries with get(), refreshing recency; this merge reads a
 // snapshot instead, so a processor's range scan does not reorder the LRU list.
 StoreResult<BytesIterator> CachingKeyValueStore::range(const std::optional<Bytes>& from,
-                                                       const std::optional<Bytes>& to, bool reverse) {
+                                                       const std::optional<Bytes>& to,
+                                                       bool reverse) {
   if (ranges::inverted(from, to)) return BytesIterator{{}, IteratorOrigin::EmptyIterator};
   auto below = wrapped().range(from, to, /*reverse=*/false);
   if (!below) return below;
@@ -155,9 +158,13 @@ StoreResult<BytesIterator> CachingKeyValueStore::range(const std::optional<Bytes
   return out;
 }
 
-Status CachingKeyValueStore::flush_cache() { return cache_->flush(cache_name_); }
+Status CachingKeyValueStore::flush_cache() {
+  return cache_->flush(cache_name_);
+}
 
-void CachingKeyValueStore::clear_cache() { cache_->clear(cache_name_); }
+void CachingKeyValueStore::clear_cache() {
+  cache_->clear(cache_name_);
+}
 
 Status CachingKeyValueStore::flush() {
   auto s = cache_->flush(cache_name_);
@@ -168,7 +175,8 @@ Status CachingKeyValueStore::flush() {
 void CachingKeyValueStore::close() {
   if (cache_ != nullptr) {
     auto s = cache_->flush(cache_name_);
-    IQ_ASSERT(s.has_value(), "flushing cache of {} on close: {}", name(), s ? "" : s.error().to_string());
+    IQ_ASSERT(s.has_value(), "flushing cache of {} on close: {}", name(),
+              s ? "" : s.error().to_string());
     cache_->close(cache_name_);
   }
   wrapped().close();
@@ -188,10 +196,13 @@ Status CachingKeyValueStore::put_and_maybe_forward(const DirtyEntry& entry) {
     if (!entry.new_value && !old_value) return ok_status();
   }
   const RecordContext* current = context_->record_context();
-  std::optional<RecordContext> saved = current ? std::optional<RecordContext>(*current) : std::nullopt;
+  std::optional<RecordContext> saved =
+      current ? std::optional<RecordContext>(*current) : std::nullopt;
   context_->set_record_context(entry.context);
   auto s = wrapped().put(entry.key, entry.new_value);
-  if (s && forwarder_) forwarder_(entry.key, entry.new_value, send_old_values_ ? old_value : std::nullopt, entry.context);
+  if (s && forwarder_)
+    forwarder_(entry.key, entry.new_value, send_old_values_ ? old_value : std::nullopt,
+               entry.context);
   context_->set_record_context(saved);
   return s;
 }

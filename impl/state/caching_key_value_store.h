@@ -19,8 +19,9 @@ class CachingKeyValueStore final : public WrappedKeyValueBytesStore {
  public:
   // What the DSL's TimestampedCacheFlushListener receives on flush: key, new and old raw values,
   // and the record context of the cached entry.
-  using FlushForwarder = std::function<void(const Bytes& key, const ValueBytes& new_value,
-                                            const ValueBytes& old_value, const RecordContext& context)>;
+  using FlushForwarder =
+      std::function<void(const Bytes& key, const ValueBytes& new_value, const ValueBytes& old_value,
+                         const RecordContext& context)>;
 
   CachingKeyValueStore(std::unique_ptr<KeyValueBytesStore> wrapped, bool timestamped_schema)
       : WrappedKeyValueBytesStore(std::move(wrapped)), timestamped_schema_(timestamped_schema) {}
@@ -36,7 +37,8 @@ class CachingKeyValueStore final : public WrappedKeyValueBytesStore {
   Status flush() override;
   void close() override;
   Position position() const override;
-  QueryOutcome query(const Query& q, const PositionBound& bound, const QueryConfig& config) override;
+  QueryOutcome query(const Query& q, const PositionBound& bound,
+                     const QueryConfig& config) override;
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.CachingKeyValueStore";
   }
@@ -48,7 +50,9 @@ class CachingKeyValueStore final : public WrappedKeyValueBytesStore {
   StoreResult<ValueBytes> get(const Bytes& key) override;
   StoreResult<BytesIterator> range(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
                                    bool reverse) override;
-  StoreResult<BytesIterator> all(bool reverse) override { return range(std::nullopt, std::nullopt, reverse); }
+  StoreResult<BytesIterator> all(bool reverse) override {
+    return range(std::nullopt, std::nullopt, reverse);
+  }
 
   // Write the dirty entries down without flushing the store below (commit's flushCache).
   [[nodiscard]] Status flush_cache();

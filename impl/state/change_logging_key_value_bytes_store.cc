@@ -26,7 +26,8 @@ int64_t ChangeLoggingKeyValueBytesStore::context_timestamp() const {
   return rc != nullptr ? rc->timestamp : 0;
 }
 
-Status ChangeLoggingKeyValueBytesStore::log(const Bytes& key, const ValueBytes& value, int64_t timestamp) {
+Status ChangeLoggingKeyValueBytesStore::log(const Bytes& key, const ValueBytes& value,
+                                            int64_t timestamp) {
   IQ_ASSERT(context_ != nullptr, "change-logging store {} written before init", name());
   // The inner position AFTER the write: the whole vector, this record's component included.
   return context_->log_change(name(), key, value, timestamp, wrapped().position());
@@ -39,7 +40,8 @@ Status ChangeLoggingKeyValueBytesStore::put(const Bytes& key, const ValueBytes& 
   return log(key, logged, ts);
 }
 
-StoreResult<ValueBytes> ChangeLoggingKeyValueBytesStore::put_if_absent(const Bytes& key, const ValueBytes& value) {
+StoreResult<ValueBytes> ChangeLoggingKeyValueBytesStore::put_if_absent(const Bytes& key,
+                                                                       const ValueBytes& value) {
   auto previous = wrapped().put_if_absent(key, value);
   if (!previous) return previous;
   if (!previous->has_value()) {

@@ -42,7 +42,8 @@ class ChangeLoggingTimestampedKeyValueBytesStore final : public ChangeLoggingKey
  public:
   using ChangeLoggingKeyValueBytesStore::ChangeLoggingKeyValueBytesStore;
   std::string_view java_class() const override {
-    return "class org.apache.kafka.streams.state.internals.ChangeLoggingTimestampedKeyValueBytesStore";
+    return "class "
+           "org.apache.kafka.streams.state.internals.ChangeLoggingTimestampedKeyValueBytesStore";
   }
 
  protected:

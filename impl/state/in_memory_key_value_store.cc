@@ -26,7 +26,8 @@ Status InMemoryKeyValueStore::put(const Bytes& key, const ValueBytes& value) {
   return ok_status();
 }
 
-StoreResult<ValueBytes> InMemoryKeyValueStore::put_if_absent(const Bytes& key, const ValueBytes& value) {
+StoreResult<ValueBytes> InMemoryKeyValueStore::put_if_absent(const Bytes& key,
+                                                             const ValueBytes& value) {
   auto original = get(key);
   if (!original->has_value()) {
     auto s = put(key, value);
@@ -60,7 +61,8 @@ StoreResult<ValueBytes> InMemoryKeyValueStore::get(const Bytes& key) {
 }
 
 StoreResult<BytesIterator> InMemoryKeyValueStore::range(const std::optional<Bytes>& from,
-                                                        const std::optional<Bytes>& to, bool reverse) {
+                                                        const std::optional<Bytes>& to,
+                                                        bool reverse) {
   return ranges::scan_sorted_map(map_, from, to, reverse, IteratorOrigin::InMemoryIterator);
 }
 
@@ -71,7 +73,8 @@ Status InMemoryKeyValueStore::restore_batch(const std::vector<ConsumerRecord>& r
     // active task, which re-adds its last (already included) component.
     auto s = put(*record.key, record.value);
     if (!s) return s;
-    s = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_, position_);
+    s = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_,
+                                                            position_);
     if (!s) return s;
   }
   return ok_status();

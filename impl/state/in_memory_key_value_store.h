@@ -24,7 +24,8 @@ class InMemoryKeyValueStore final : public KeyValueBytesStore {
   }
   bool persistent() const override { return false; }
   bool is_open() const override { return open_; }
-  QueryOutcome query(const Query& q, const PositionBound& bound, const QueryConfig& config) override {
+  QueryOutcome query(const Query& q, const PositionBound& bound,
+                     const QueryConfig& config) override {
     return store_query_utils::handle_basic_queries(q, bound, config, *this, position_, context_);
   }
   Position position() const override { return position_; }
@@ -39,7 +40,9 @@ class InMemoryKeyValueStore final : public KeyValueBytesStore {
   StoreResult<ValueBytes> get(const Bytes& key) override;
   StoreResult<BytesIterator> range(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
                                    bool reverse) override;
-  StoreResult<BytesIterator> all(bool reverse) override { return range(std::nullopt, std::nullopt, reverse); }
+  StoreResult<BytesIterator> all(bool reverse) override {
+    return range(std::nullopt, std::nullopt, reverse);
+  }
   int64_t approximate_num_entries() override { return static_cast<int64_t>(map_.size()); }
 
  private:

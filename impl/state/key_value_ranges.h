@@ -12,8 +12,10 @@ inline bool inverted(const std::optional<Bytes>& from, const std::optional<Bytes
   return from && to && *from > *to;
 }
 
-inline BytesIterator scan_sorted_map(const std::map<Bytes, Bytes>& map, const std::optional<Bytes>& from,
-                                     const std::optional<Bytes>& to, bool reverse, IteratorOrigin origin) {
+inline BytesIterator scan_sorted_map(const std::map<Bytes, Bytes>& map,
+                                     const std::optional<Bytes>& from,
+                                     const std::optional<Bytes>& to, bool reverse,
+                                     IteratorOrigin origin) {
   // Kafka logs "Returning empty iterator for fetch with invalid key range: from > to ..." here.
   if (inverted(from, to)) return BytesIterator{{}, IteratorOrigin::EmptyIterator};
   auto first = from ? map.lower_bound(*from) : map.begin();

@@ -57,7 +57,8 @@ Status MemoryNavigableLRUCache::put(const Bytes& key, const ValueBytes& value) {
   return ok_status();
 }
 
-StoreResult<ValueBytes> MemoryNavigableLRUCache::put_if_absent(const Bytes& key, const ValueBytes& value) {
+StoreResult<ValueBytes> MemoryNavigableLRUCache::put_if_absent(const Bytes& key,
+                                                               const ValueBytes& value) {
   auto original = get(key);
   if (!original->has_value()) {
     auto s = put(key, value);
@@ -98,7 +99,8 @@ StoreResult<ValueBytes> MemoryNavigableLRUCache::get(const Bytes& key) {
 }
 
 StoreResult<BytesIterator> MemoryNavigableLRUCache::range(const std::optional<Bytes>& from,
-                                                          const std::optional<Bytes>& to, bool reverse) {
+                                                          const std::optional<Bytes>& to,
+                                                          bool reverse) {
   if (ranges::inverted(from, to)) return BytesIterator{{}, IteratorOrigin::EmptyIterator};
   std::map<Bytes, Bytes> snapshot;  // the TreeMap copy Kafka iterates
   for (const auto& [k, e] : map_) snapshot.emplace(k, e.value);
@@ -112,7 +114,8 @@ Status MemoryNavigableLRUCache::restore_batch(const std::vector<ConsumerRecord>&
     if (!record.key) continue;
     status = put(*record.key, record.value);
     if (!status) break;
-    status = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_, position_);
+    status = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_,
+                                                                 position_);
     if (!status) break;
   }
   restoring_ = false;

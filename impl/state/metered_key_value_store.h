@@ -28,7 +28,9 @@ class MeteredKeyValueStoreBase : public StateStore {
   }
 
   const std::string& name() const override { return wrapped_->name(); }
-  Status init(StateStoreContext& context, StateStore& root) override { return wrapped_->init(context, root); }
+  Status init(StateStoreContext& context, StateStore& root) override {
+    return wrapped_->init(context, root);
+  }
   Status flush() override { return wrapped_->flush(); }
   void close() override { wrapped_->close(); }
   bool persistent() const override { return wrapped_->persistent(); }
@@ -37,7 +39,8 @@ class MeteredKeyValueStoreBase : public StateStore {
   bool is_timestamped() const override { return wrapped_->is_timestamped(); }
   bool is_adapter() const override { return wrapped_->is_adapter(); }
 
-  QueryOutcome query(const Query& q, const PositionBound& bound, const QueryConfig& config) override {
+  QueryOutcome query(const Query& q, const PositionBound& bound,
+                     const QueryConfig& config) override {
     std::optional<QueryOutcome> handled = run_typed_query(q, bound, config);
     if (!handled) {  // unknown class: straight through, typed as it is
       auto result = wrapped_->query(q, bound, config);
@@ -47,8 +50,9 @@ class MeteredKeyValueStoreBase : public StateStore {
       return result;
     }
     if (*handled && config.is_collect_execution_info()) {
-      (*handled)->add_execution_info(store_query_utils::execution_info(java_class()) + " with serdes " +
-                                     java_object_string("org.apache.kafka.streams.state.StateSerdes", name()));
+      (*handled)->add_execution_info(
+          store_query_utils::execution_info(java_class()) + " with serdes " +
+          java_object_string("org.apache.kafka.streams.state.StateSerdes", name()));
     }
     return std::move(*handled);
   }
@@ -57,7 +61,8 @@ class MeteredKeyValueStoreBase : public StateStore {
   [[nodiscard]] Status put(const K& key, const std::optional<Stored>& value) {
     return wrapped_->put(Serde<K>::serialize(key), encode(value));
   }
-  [[nodiscard]] StoreResult<std::optional<Stored>> put_if_absent(const K& key, const std::optional<Stored>& value) {
+  [[nodiscard]] StoreResult<std::optional<Stored>> put_if_absent(
+      const K& key, const std::optional<Stored>& value) {
     return decode_result(wrapped_->put_if_absent(Serde<K>::serialize(key), encode(value)));
   }
   [[nodiscard]] Status put_all(const std::vector<KeyValue<K, std::optional<Stored>>>& entries) {
@@ -73,11 +78,13 @@ class MeteredKeyValueStoreBase : public StateStore {
     return decode_result(wrapped_->delete_key(Serde<K>::serialize(key)));
   }
   [[nodiscard]] StoreResult<KeyValueIterator<K, Stored>> range(const std::optional<K>& from,
-                                                               const std::optional<K>& to, bool reverse) {
+                                                               const std::optional<K>& to,
+                                                               bool reverse) {
     auto raw = wrapped_->range(serialize_key(from), serialize_key(to), reverse);
     if (!raw) return base::unexpected(raw.error());
     KeyValueIterator<K, Stored> out{{}, raw->origin};
-    for (const auto& kv : raw->entries) out.entries.push_back({Serde<K>::deserialize(kv.key), Codec::decode(kv.value)});
+    for (const auto& kv : raw->entries)
+      out.entries.push_back({Serde<K>::deserialize(kv.key), Codec::decode(kv.value)});
     return out;
   }
 
@@ -103,7 +110,8 @@ class MeteredKeyValueStoreBase : public StateStore {
   // KeyQuery and TimestampedKeyQuery both become a raw KeyQuery, rebuilt with with_key(): the
   // skipCache flag is dropped here (iqv2-semantics.md 2.1, 6.3 #1).
   template <typename Out>
-  QueryOutcome run_key(const K& key, const PositionBound& bound, const QueryConfig& config, Out convert) {
+  QueryOutcome run_key(const K& key, const PositionBound& bound, const QueryConfig& config,
+                       Out convert) {
     const auto raw = KeyQuery<Bytes, Bytes>::with_key(Serde<K>::serialize(key));
     auto result = wrapped_->query(raw, bound, config);
     if (!result || result->is_failure()) return result;
@@ -124,7 +132,8 @@ class MeteredKeyValueStoreBase : public StateStore {
     using Value = decltype(convert(std::declval<const Bytes&>()));
     KeyValueIterator<K, Value> out{{}, it.origin};
     out.entries.reserve(it.entries.size());
-    for (const auto& kv : it.entries) out.entries.push_back({Serde<K>::deserialize(kv.key), convert(kv.value)});
+    for (const auto& kv : it.entries)
+      out.entries.push_back({Serde<K>::deserialize(kv.key), convert(kv.value)});
     return result->with_substituted_result(std::move(out));
   }
 
@@ -143,7 +152,9 @@ struct TimestampedCodec {
   static Bytes encode(const ValueAndTimestamp<V>& vt) {
     return timestamped_bytes::make(vt.timestamp, Serde<V>::serialize(vt.value));
   }
-  static ValueAndTimestamp<V> decode(const Bytes& b) { return deserialize_value_and_timestamp<V>(b); }
+  static ValueAndTimestamp<V> decode(const Bytes& b) {
+    return deserialize_value_and_timestamp<V>(b);
+  }
 };
 
 // The plain builder's outer layer: handles KeyQuery and RangeQuery, results plain V.
@@ -166,7 +177,8 @@ class MeteredKeyValueStore final : public MeteredKeyValueStoreBase<K, V, PlainCo
         return b ? std::optional<V>(plain(*b)) : std::nullopt;
       });
     }
-    if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q)) return this->run_range(*rq, bound, config, plain);
+    if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q))
+      return this->run_range(*rq, bound, config, plain);
     return std::nullopt;
   }
 };
@@ -199,8 +211,10 @@ class MeteredTimestampedKeyValueStore final
         return b ? std::optional<ValueAndTimestamp<V>>(vat(*b)) : std::nullopt;
       });
     }
-    if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q)) return this->run_range(*rq, bound, config, value_only);
-    if (const auto* tr = dynamic_cast<const TimestampedRangeQuery<K, V>*>(&q)) return this->run_range(*tr, bound, config, vat);
+    if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q))
+      return this->run_range(*rq, bound, config, value_only);
+    if (const auto* tr = dynamic_cast<const TimestampedRangeQuery<K, V>*>(&q))
+      return this->run_range(*tr, bound, config, vat);
     return std::nullopt;
   }
 };

@@ -10,8 +10,7 @@ namespace iq {
 namespace {
 
 StreamsError corrupt(const std::string& path, const std::string& why) {
-  return {StreamsError::Kind::ProcessorState,
-          "Error reading checkpoint file " + path + ": " + why};
+  return {StreamsError::Kind::ProcessorState, "Error reading checkpoint file " + path + ": " + why};
 }
 
 bool parse_int64(std::string_view s, int64_t& out) {
@@ -22,7 +21,9 @@ bool parse_int64(std::string_view s, int64_t& out) {
 // Java's line.split("\\s+"): a leading separator yields an empty first field, trailing empty
 // fields are dropped, so "  t 0 5" has four fields and is malformed, as in Kafka.
 std::vector<std::string_view> split_whitespace(std::string_view line) {
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+  };
   std::vector<std::string_view> parts;
   size_t i = 0;
   while (true) {
@@ -73,10 +74,12 @@ base::Expected<TopicPartitionOffsets, StreamsError> OffsetCheckpoint::read() {
   std::istringstream in(**content);
   std::string line;
   int64_t version = -1;
-  if (!std::getline(in, line) || !parse_int64(line, version)) return base::unexpected(corrupt(path_, "no version line"));
+  if (!std::getline(in, line) || !parse_int64(line, version))
+    return base::unexpected(corrupt(path_, "no version line"));
   if (version != 0) {
-    return base::unexpected(StreamsError{StreamsError::Kind::IllegalArgument,
-                                         "Unknown offset checkpoint version: " + std::to_string(version)});
+    return base::unexpected(
+        StreamsError{StreamsError::Kind::IllegalArgument,
+                     "Unknown offset checkpoint version: " + std::to_string(version)});
   }
   int64_t expected = -1;
   if (!std::getline(in, line) || !parse_int64(line, expected) || expected < 0) {
@@ -87,7 +90,8 @@ base::Expected<TopicPartitionOffsets, StreamsError> OffsetCheckpoint::read() {
     int32_t partition = 0;
     int64_t offset = 0;
     if (parts.size() != 3 || !parse_int32(parts[1], partition) || !parse_int64(parts[2], offset)) {
-      return base::unexpected(corrupt(path_, "Malformed line in offset checkpoint file: '" + line + "'."));
+      return base::unexpected(
+          corrupt(path_, "Malformed line in offset checkpoint file: '" + line + "'."));
     }
     // Kafka drops negative offsets other than the unknown sentinel with a warning, and expects
     // one entry fewer.
@@ -99,7 +103,8 @@ base::Expected<TopicPartitionOffsets, StreamsError> OffsetCheckpoint::read() {
   }
   // Counted as Kafka counts: distinct partitions, so a repeated line is a mismatch.
   if (static_cast<int64_t>(offsets.size()) != expected) {
-    return base::unexpected(corrupt(path_, "Expected " + std::to_string(expected) + " entries but found only " +
+    return base::unexpected(corrupt(path_, "Expected " + std::to_string(expected) +
+                                               " entries but found only " +
                                                std::to_string(offsets.size())));
   }
   return offsets;

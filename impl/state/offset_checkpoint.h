@@ -43,6 +43,7 @@ class OffsetCheckpoint {
 // StoreQueryUtils.checkpointPosition / readPositionFromCheckpoint: a Position flattened to
 // (topic, partition) -> offset pairs, so a topic with no partitions disappears on write.
 [[nodiscard]] Status checkpoint_position(OffsetCheckpoint& checkpoint, const Position& position);
-[[nodiscard]] base::Expected<Position, StreamsError> read_position_from_checkpoint(OffsetCheckpoint& checkpoint);
+[[nodiscard]] base::Expected<Position, StreamsError> read_position_from_checkpoint(
+    OffsetCheckpoint& checkpoint);
 
 }  // namespace iq

@@ -16,7 +16,9 @@
 namespace iq {
 
 // How gtest prints a Position in a failure message (Kafka's toString).
-static void PrintTo(const Position& p, std::ostream* os) { *os << p.to_string(); }
+static void PrintTo(const Position& p, std::ostream* os) {
+  *os << p.to_string();
+}
 
 namespace {
 
@@ -24,10 +26,10 @@ class OffsetCheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (std::filesystem::path(::testing::TempDir()) /
-            ("offset_checkpoint_test_" + std::string(info->name()) + "_" +
-             std::to_string(::getpid())))
-               .string();
+    dir_ =
+        (std::filesystem::path(::testing::TempDir()) /
+         ("offset_checkpoint_test_" + std::string(info->name()) + "_" + std::to_string(::getpid())))
+            .string();
     std::filesystem::remove_all(dir_);
     ASSERT_TRUE(std::filesystem::create_directories(dir_)) << dir_;
     path_ = dir_ + "/store.position";
@@ -132,7 +134,8 @@ TEST_F(OffsetCheckpointTest, LineWithFourFieldsIsMalformed) {
   OffsetCheckpoint checkpoint(fs_, path_);
   auto read = checkpoint.read();
   ASSERT_FALSE(read.has_value());
-  EXPECT_NE(read.error().message.find("Malformed line in offset checkpoint file"), std::string::npos)
+  EXPECT_NE(read.error().message.find("Malformed line in offset checkpoint file"),
+            std::string::npos)
       << read.error().message;
 }
 
@@ -157,11 +160,11 @@ TEST_F(OffsetCheckpointTest, MoreLinesThanCountIsAnError) {
       << read.error().message;
 }
 
-// Was a bug, found by this test and fixed: OffsetCheckpoint::read (impl/state/offset_checkpoint.cc, the `seen`
-// counter and final check) compares the entry count with the number of LINES read, while
+// Was a bug, found by this test and fixed: OffsetCheckpoint::read (impl/state/offset_checkpoint.cc,
+// the `seen` counter and final check) compares the entry count with the number of LINES read, while
 // Kafka compares it with offsets.size(), the number of DISTINCT topic-partitions. Kafka refuses
-// a file whose two lines name the same partition ("Expected 2 entries but found only 1"); iqsim (before the fix)
-// accepts it and keeps the last offset.
+// a file whose two lines name the same partition ("Expected 2 entries but found only 1"); iqsim
+// (before the fix) accepts it and keeps the last offset.
 TEST_F(OffsetCheckpointTest, DuplicatePartitionLinesAreACountMismatch) {
   // Proves two lines for one topic-partition collapse and so fail the count check, as in Kafka.
   write_by_hand("0\n2\ntopic 0 5\ntopic 0 6\n");
@@ -225,8 +228,7 @@ TEST_F(OffsetCheckpointTest, CheckpointPositionRoundTrips) {
   const Position position =
       Position::from_map({{"input-topic", {{0, 5}, {1, 3}}}, {"persistentStoreTopic", {{1, 123}}}});
   ASSERT_TRUE(checkpoint_position(checkpoint, position).has_value());
-  EXPECT_EQ(file_content(),
-            "0\n3\ninput-topic 0 5\ninput-topic 1 3\npersistentStoreTopic 1 123\n");
+  EXPECT_EQ(file_content(), "0\n3\ninput-topic 0 5\ninput-topic 1 3\npersistentStoreTopic 1 123\n");
   auto read = read_position_from_checkpoint(checkpoint);
   ASSERT_TRUE(read.has_value()) << read.error().to_string();
   EXPECT_EQ(*read, position);

@@ -7,11 +7,13 @@ namespace {
 
 void put_i32(std::string& out, int32_t v) {
   const auto u = static_cast<uint32_t>(v);
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((u >> shift) & 0xFF));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((u >> shift) & 0xFF));
 }
 void put_i64(std::string& out, int64_t v) {
   const auto u = static_cast<uint64_t>(v);
-  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((u >> shift) & 0xFF));
+  for (int shift = 56; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((u >> shift) & 0xFF));
 }
 
 // A cursor over the input that reports underflow instead of reading past the end.
@@ -52,7 +54,9 @@ class Reader {
   size_t pos_ = 0;
 };
 
-StreamsError underflow() { return {StreamsError::Kind::BufferUnderflow, "truncated Position"}; }
+StreamsError underflow() {
+  return {StreamsError::Kind::BufferUnderflow, "truncated Position"};
+}
 
 }  // namespace
 
@@ -97,7 +101,8 @@ base::Expected<Position, StreamsError> deserialize(std::string_view bytes) {
   if (version != 0) {
     return base::unexpected(StreamsError{StreamsError::Kind::IllegalArgument,
                                          // Java's ByteBuffer.get() is signed: 0x80 prints as -128.
-                                         "Unknown version " + std::to_string(static_cast<int8_t>(version)) +
+                                         "Unknown version " +
+                                             std::to_string(static_cast<int8_t>(version)) +
                                              " when deserializing Position"});
   }
   int32_t n_topics = 0;
@@ -107,8 +112,8 @@ base::Expected<Position, StreamsError> deserialize(std::string_view bytes) {
     int32_t name_len = 0;
     std::string topic;
     int32_t n_pairs = 0;
-    if (!r.read_i32(name_len) || name_len < 0 || !r.read_string(static_cast<size_t>(name_len), topic) ||
-        !r.read_i32(n_pairs)) {
+    if (!r.read_i32(name_len) || name_len < 0 ||
+        !r.read_string(static_cast<size_t>(name_len), topic) || !r.read_i32(n_pairs)) {
       return base::unexpected(underflow());
     }
     // Kafka puts each topic's map in whole, so a repeated topic replaces the earlier one.

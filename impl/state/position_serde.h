@@ -1,7 +1,8 @@
 #pragma once
 // PositionSerde (SI/PositionSerde.java): the byte layout of a Position in the changelog header
 // "c". All integers big-endian:
-//   int8 version = 0 | int32 nTopics | { int32 nameLen | name | int32 nPairs | { int32 p | int64 o } }
+//   int8 version = 0 | int32 nTopics | { int32 nameLen | name | int32 nPairs | { int32 p | int64 o
+//   } }
 //
 // Kafka quirk kept (iqv2-semantics.md 1.2, 6.3 #5): the buffer is sized with Java's *.SIZE
 // constants, which count bits, and the header value is the whole backing array, so the value

@@ -13,7 +13,9 @@
 namespace iq {
 
 // How gtest prints a Position in a failure message (Kafka's toString).
-static void PrintTo(const Position& p, std::ostream* os) { *os << p.to_string(); }
+static void PrintTo(const Position& p, std::ostream* os) {
+  *os << p.to_string();
+}
 
 namespace {
 
@@ -50,8 +52,14 @@ TEST(PositionSerdeTest, SingleTopicPayloadMatchesKafkaBytes) {
   const Position position = Position::from_map({{"input", {{0, 5}}}});
   const std::string payload = position_serde::serialize(position);
   EXPECT_EQ(payload.size(), 30u);
-  EXPECT_EQ(hex(payload), "00" "00000001" "00000005" "696e707574" "00000001" "00000000"
-                          "0000000000000005");
+  EXPECT_EQ(hex(payload),
+            "00"
+            "00000001"
+            "00000005"
+            "696e707574"
+            "00000001"
+            "00000000"
+            "0000000000000005");
   const std::string padded = position_serde::serialize_padded(position);
   EXPECT_EQ(position_serde::padded_size(position), 205u);
   ASSERT_EQ(padded.size(), 205u);
@@ -77,10 +85,21 @@ TEST(PositionSerdeTest, TwoTopicsAreSixtyBytesInFourHundredFiftyNine) {
   ASSERT_EQ(payload.size(), 60u);
   // Topic and partition order is Kafka's hash order there and sorted here; both readers accept
   // any order, and the sorted one is what iqsim writes.
-  EXPECT_EQ(hex(payload), "00" "00000002"
-                          "00000001" "61" "00000002" "00000000" "0000000000000001"
-                          "00000001" "0000000000000002"
-                          "00000002" "6262" "00000001" "00000003" "0000000000000004");
+  EXPECT_EQ(hex(payload),
+            "00"
+            "00000002"
+            "00000001"
+            "61"
+            "00000002"
+            "00000000"
+            "0000000000000001"
+            "00000001"
+            "0000000000000002"
+            "00000002"
+            "6262"
+            "00000001"
+            "00000003"
+            "0000000000000004");
   const std::string padded = position_serde::serialize_padded(position);
   ASSERT_EQ(padded.size(), 459u);
   EXPECT_EQ(padded.substr(0, 60), payload);
@@ -92,8 +111,14 @@ TEST(PositionSerdeTest, InputTopicHeaderIsThirtySixBytesInTwoHundredEleven) {
   const Position position = Position::from_map({{"input-topic", {{0, 100}}}});
   const std::string payload = position_serde::serialize(position);
   EXPECT_EQ(payload.size(), 36u);
-  EXPECT_EQ(hex(payload), "00" "00000001" "0000000b" "696e7075742d746f706963" "00000001"
-                          "00000000" "0000000000000064");
+  EXPECT_EQ(hex(payload),
+            "00"
+            "00000001"
+            "0000000b"
+            "696e7075742d746f706963"
+            "00000001"
+            "00000000"
+            "0000000000000064");
   const std::string padded = position_serde::serialize_padded(position);
   ASSERT_EQ(padded.size(), 211u);
   EXPECT_TRUE(all_zero(std::string_view(padded).substr(36)));
@@ -101,8 +126,14 @@ TEST(PositionSerdeTest, InputTopicHeaderIsThirtySixBytesInTwoHundredEleven) {
 
 TEST(PositionSerdeTest, DeserializeReadsKafkaBytes) {
   // Proves the Kafka payload bytes written by hand deserialize to {input:{0:5}}.
-  const std::string bytes = from_hex("00" "00000001" "00000005" "696e707574" "00000001"
-                                     "00000000" "0000000000000005");
+  const std::string bytes = from_hex(
+      "00"
+      "00000001"
+      "00000005"
+      "696e707574"
+      "00000001"
+      "00000000"
+      "0000000000000005");
   auto position = position_serde::deserialize(bytes);
   ASSERT_TRUE(position.has_value()) << position.error().to_string();
   EXPECT_EQ(*position, Position::from_map({{"input", {{0, 5}}}}));
@@ -150,9 +181,9 @@ TEST(PositionSerdeTest, UnknownVersionIsIllegalArgument) {
   EXPECT_EQ(result.error().message, "Unknown version 1 when deserializing Position");
 }
 
-// Was a bug, found by this test and fixed: position_serde.cc deserialize() reads the version as uint8_t, while
-// Java's ByteBuffer.get() returns a signed byte, so a version byte of 0x80 or above prints as a
-// negative number in Kafka ("Unknown version -128 ...") but as 128 here.
+// Was a bug, found by this test and fixed: position_serde.cc deserialize() reads the version as
+// uint8_t, while Java's ByteBuffer.get() returns a signed byte, so a version byte of 0x80 or above
+// prints as a negative number in Kafka ("Unknown version -128 ...") but as 128 here.
 TEST(PositionSerdeTest, UnknownVersionIsPrintedAsASignedByte) {
   // Proves a high version byte is reported with Java's signed rendering of the byte.
   std::string bytes = position_serde::serialize(Position::empty_position());
@@ -163,16 +194,26 @@ TEST(PositionSerdeTest, UnknownVersionIsPrintedAsASignedByte) {
   EXPECT_EQ(result.error().message, "Unknown version -128 when deserializing Position");
 }
 
-// Was a bug, found by this test and fixed: position_serde.cc deserialize() does `auto& partitions = map[topic]` and
-// adds to it, so a topic that appears twice in the bytes has its two partition maps MERGED.
-// Java builds a fresh map per occurrence and does position.put(topic, partitionOffsets), so the
-// later occurrence REPLACES the earlier one. Kafka's own writer never repeats a topic; the
+// Was a bug, found by this test and fixed: position_serde.cc deserialize() does `auto& partitions =
+// map[topic]` and adds to it, so a topic that appears twice in the bytes has its two partition maps
+// MERGED. Java builds a fresh map per occurrence and does position.put(topic, partitionOffsets), so
+// the later occurrence REPLACES the earlier one. Kafka's own writer never repeats a topic; the
 // difference shows only on hand-made or foreign bytes.
 TEST(PositionSerdeTest, RepeatedTopicReplacesTheEarlierOccurrence) {
   // Proves a topic repeated in the bytes keeps only its last partition map, as Java's reader does.
-  const std::string bytes = from_hex("00" "00000002"
-                                     "00000001" "74" "00000001" "00000000" "0000000000000001"
-                                     "00000001" "74" "00000001" "00000001" "0000000000000002");
+  const std::string bytes = from_hex(
+      "00"
+      "00000002"
+      "00000001"
+      "74"
+      "00000001"
+      "00000000"
+      "0000000000000001"
+      "00000001"
+      "74"
+      "00000001"
+      "00000001"
+      "0000000000000002");
   auto result = position_serde::deserialize(bytes);
   ASSERT_TRUE(result.has_value()) << result.error().to_string();
   EXPECT_EQ(*result, Position::from_map({{"t", {{1, 2}}}}));

@@ -78,11 +78,14 @@ inline ValueBytes make(int64_t timestamp, const ValueBytes& raw_value) {
   return make(timestamp, *raw_value);
 }
 inline int64_t timestamp(const Bytes& value_and_timestamp) {
-  IQ_ASSERT(value_and_timestamp.size() >= 8, "timestamped value of {} bytes", value_and_timestamp.size());
-  return static_cast<int64_t>(serde_detail::from_big_endian<uint64_t>(value_and_timestamp.view().substr(0, 8)));
+  IQ_ASSERT(value_and_timestamp.size() >= 8, "timestamped value of {} bytes",
+            value_and_timestamp.size());
+  return static_cast<int64_t>(
+      serde_detail::from_big_endian<uint64_t>(value_and_timestamp.view().substr(0, 8)));
 }
 inline Bytes raw_value(const Bytes& value_and_timestamp) {
-  IQ_ASSERT(value_and_timestamp.size() >= 8, "timestamped value of {} bytes", value_and_timestamp.size());
+  IQ_ASSERT(value_and_timestamp.size() >= 8, "timestamped value of {} bytes",
+            value_and_timestamp.size());
   return Bytes(std::string(value_and_timestamp.view().substr(8)));
 }
 inline ValueBytes raw_value(const ValueBytes& value_and_timestamp) {

@@ -29,7 +29,8 @@ class StateStore {
  public:
   virtual ~StateStore() = default;
   virtual const std::string& name() const = 0;
-  // `root` is the outermost layer, the one the state manager registers (Kafka's init(context, root)).
+  // `root` is the outermost layer, the one the state manager registers (Kafka's init(context,
+  // root)).
   [[nodiscard]] virtual Status init(StateStoreContext& context, StateStore& root) = 0;
   [[nodiscard]] virtual Status flush() = 0;
   virtual void close() = 0;
@@ -55,14 +56,15 @@ using BytesIterator = KeyValueIterator<Bytes, Bytes>;
 class KeyValueBytesStore : public StateStore {
  public:
   [[nodiscard]] virtual Status put(const Bytes& key, const ValueBytes& value) = 0;
-  [[nodiscard]] virtual StoreResult<ValueBytes> put_if_absent(const Bytes& key, const ValueBytes& value) = 0;
+  [[nodiscard]] virtual StoreResult<ValueBytes> put_if_absent(const Bytes& key,
+                                                              const ValueBytes& value) = 0;
   [[nodiscard]] virtual Status put_all(const std::vector<KeyValueBytes>& entries) = 0;
   [[nodiscard]] virtual StoreResult<ValueBytes> delete_key(const Bytes& key) = 0;
   [[nodiscard]] virtual StoreResult<ValueBytes> get(const Bytes& key) = 0;
   // Inclusive bounds, nullopt = open. A lower bound above the upper bound gives an empty iterator.
   [[nodiscard]] virtual StoreResult<BytesIterator> range(const std::optional<Bytes>& from,
-                                                        const std::optional<Bytes>& to,
-                                                        bool reverse) = 0;
+                                                         const std::optional<Bytes>& to,
+                                                         bool reverse) = 0;
   [[nodiscard]] virtual StoreResult<BytesIterator> all(bool reverse) = 0;
   virtual int64_t approximate_num_entries() = 0;
 };

@@ -53,7 +53,8 @@ class StateStoreContext {
   [[nodiscard]] virtual Status log_change(const std::string& store_name, const Bytes& key,
                                           const ValueBytes& value, int64_t timestamp,
                                           const Position& position) = 0;
-  virtual void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit) = 0;
+  virtual void register_store(StateStore& store, RestoreCallback restore,
+                              CommitCallback commit) = 0;
   // The thread's record cache, or nullptr when caching is not configured.
   virtual ThreadCache* cache() = 0;
   // The task directory: <state.dir>/<application.id>/<task id>.

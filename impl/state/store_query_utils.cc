@@ -35,7 +35,8 @@ QueryResult run_range_query(const Query& query, StateStore& store) {
   IQ_ASSERT(raw != nullptr, "a typed RangeQuery reached the position owner: {}", query.to_string());
   const bool reverse = raw->result_order() == ResultOrder::DESCENDING;
   const bool unbounded = !raw->lower_bound() && !raw->upper_bound();
-  auto it = unbounded ? kv->all(reverse) : kv->range(raw->lower_bound(), raw->upper_bound(), reverse);
+  auto it =
+      unbounded ? kv->all(reverse) : kv->range(raw->lower_bound(), raw->upper_bound(), reverse);
   if (!it) return store_exception(store, query, it.error());
   return QueryResult::for_result(std::move(*it));
 }
@@ -94,7 +95,8 @@ QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
   } else {
     result = run_other_family_query(query, store);
   }
-  if (config.is_collect_execution_info()) result.add_execution_info(execution_info(store.java_class()));
+  if (config.is_collect_execution_info())
+    result.add_execution_info(execution_info(store.java_class()));
   result.set_position(position.copy());
   return result;
 }
@@ -105,8 +107,8 @@ Status apply_checks_and_update_position(const ConsumerRecord& record, bool consi
   const Header* v = last_header(record.headers, kVectorVersionHeader);
   if (v == nullptr) return ok_status();
   if (v->value.empty()) {
-    return base::unexpected(StreamsError{StreamsError::Kind::Streams,
-                                         "Index 0 out of bounds for length 0 (empty \"v\" header)"});
+    return base::unexpected(StreamsError{
+        StreamsError::Kind::Streams, "Index 0 out of bounds for length 0 (empty \"v\" header)"});
   }
   if (static_cast<uint8_t>(v->value.get()[0]) != kVectorVersion) return ok_status();  // Kafka warns
   const Header* c = last_header(record.headers, kVectorHeader);

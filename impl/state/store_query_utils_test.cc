@@ -19,7 +19,9 @@
 namespace iq {
 
 // How gtest prints a Position in a failure message (Kafka's toString).
-static void PrintTo(const Position& p, std::ostream* os) { *os << p.to_string(); }
+static void PrintTo(const Position& p, std::ostream* os) {
+  *os << p.to_string();
+}
 
 namespace {
 
@@ -27,8 +29,12 @@ using store_query_utils::apply_checks_and_update_position;
 using store_query_utils::handle_basic_queries;
 using store_query_utils::is_permitted;
 
-Position pos(Position::Map map) { return Position::from_map(map); }
-PositionBound bound_at(Position::Map map) { return PositionBound::at(Position::from_map(map)); }
+Position pos(Position::Map map) {
+  return Position::from_map(map);
+}
+PositionBound bound_at(Position::Map map) {
+  return PositionBound::at(Position::from_map(map));
+}
 
 // ---------------------------------------------------------------------------------------------
 // isPermitted: every example row of iqv2-semantics.md 1.5, for a store on task partition 0.
@@ -72,7 +78,8 @@ TEST(StoreQueryUtilsTest, BoundEntriesForOtherPartitionsAreIgnored) {
 
 TEST(StoreQueryUtilsTest, EveryConstrainingTopicMustBeMet) {
   // Proves row 6: {A:{0:5},B:{0:3}} against {A:{0:9}} is refused because B is missing.
-  EXPECT_FALSE(is_permitted(pos({{"A", {{0, 9}}}}), bound_at({{"A", {{0, 5}}}, {"B", {{0, 3}}}}), 0));
+  EXPECT_FALSE(
+      is_permitted(pos({{"A", {{0, 9}}}}), bound_at({{"A", {{0, 5}}}, {"B", {{0, 3}}}}), 0));
   EXPECT_TRUE(is_permitted(pos({{"A", {{0, 9}}}, {"B", {{0, 3}}}}),
                            bound_at({{"A", {{0, 5}}}, {"B", {{0, 3}}}}), 0));
 }
@@ -108,8 +115,8 @@ TEST(StoreQueryUtilsTest, NotUpToBoundMessageWithoutContext) {
 
 TEST(StoreQueryUtilsTest, NotUpToBoundMessageBehindTheBound) {
   // Proves the "behind the bound" NOT_UP_TO_BOUND message is Kafka's, word for word.
-  const QueryResult r = QueryResult::not_up_to_bound(pos({{"topic", {{0, 0}}}}),
-                                                     bound_at({{"topic", {{0, 1}}}}), 0);
+  const QueryResult r =
+      QueryResult::not_up_to_bound(pos({{"topic", {{0, 0}}}}), bound_at({{"topic", {{0, 1}}}}), 0);
   ASSERT_TRUE(r.is_failure());
   EXPECT_EQ(r.failure_reason(), FailureReason::NOT_UP_TO_BOUND);
   EXPECT_EQ(r.failure_message(),
@@ -232,19 +239,19 @@ Position restore(const std::vector<ConsumerRecord>& records, bool consistency_en
 
 TEST(StoreQueryUtilsTest, RestoreMergesEachRecordsVector) {
   // Proves headers (∅,0,1), (∅,0,2), (∅,0,3) restore to {"":{0:3}}.
-  const Position p = restore({record_with_vector(pos({{"", {{0, 1}}}}), 0),
-                              record_with_vector(pos({{"", {{0, 2}}}}), 1),
-                              record_with_vector(pos({{"", {{0, 3}}}}), 2)},
-                             true);
+  const Position p = restore(
+      {record_with_vector(pos({{"", {{0, 1}}}}), 0), record_with_vector(pos({{"", {{0, 2}}}}), 1),
+       record_with_vector(pos({{"", {{0, 3}}}}), 2)},
+      true);
   EXPECT_EQ(p, pos({{"", {{0, 3}}}}));
 }
 
 TEST(StoreQueryUtilsTest, RestoreMergesVectorsOfSeveralTopics) {
   // Proves headers A:1, B:2, A:3 restore to {A:{0:3}, B:{0:2}}.
-  const Position p = restore({record_with_vector(pos({{"A", {{0, 1}}}}), 0),
-                              record_with_vector(pos({{"B", {{0, 2}}}}), 1),
-                              record_with_vector(pos({{"A", {{0, 3}}}}), 2)},
-                             true);
+  const Position p = restore(
+      {record_with_vector(pos({{"A", {{0, 1}}}}), 0), record_with_vector(pos({{"B", {{0, 2}}}}), 1),
+       record_with_vector(pos({{"A", {{0, 3}}}}), 2)},
+      true);
   EXPECT_EQ(p, pos({{"A", {{0, 3}}}, {"B", {{0, 2}}}}));
 }
 

@@ -20,25 +20,29 @@ namespace iq {
 
 // The supplier kinds of IQv2StoreIntegrationTest's key-value store types.
 enum class KeyValueSupplier {
-  kInMemory,              // Stores.inMemoryKeyValueStore
-  kLruMap,                // Stores.lruMap(name, max entries)
-  kRocksDb,               // Stores.persistentKeyValueStore
-  kRocksDbTimestamped,    // Stores.persistentTimestampedKeyValueStore
+  kInMemory,            // Stores.inMemoryKeyValueStore
+  kLruMap,              // Stores.lruMap(name, max entries)
+  kRocksDb,             // Stores.persistentKeyValueStore
+  kRocksDbTimestamped,  // Stores.persistentTimestampedKeyValueStore
 };
 
 inline const char* to_string(KeyValueSupplier s) {
   switch (s) {
-    case KeyValueSupplier::kInMemory: return "in_memory";
-    case KeyValueSupplier::kLruMap: return "lru";
-    case KeyValueSupplier::kRocksDb: return "rocksdb";
-    case KeyValueSupplier::kRocksDbTimestamped: return "rocksdb_timestamped";
+    case KeyValueSupplier::kInMemory:
+      return "in_memory";
+    case KeyValueSupplier::kLruMap:
+      return "lru";
+    case KeyValueSupplier::kRocksDb:
+      return "rocksdb";
+    case KeyValueSupplier::kRocksDbTimestamped:
+      return "rocksdb_timestamped";
   }
   return "?";
 }
 
 struct StoreBuilderOptions {
-  bool caching = false;   // withCachingEnabled
-  bool logging = true;    // withLoggingEnabled (Kafka's default)
+  bool caching = false;  // withCachingEnabled
+  bool logging = true;   // withLoggingEnabled (Kafka's default)
   int64_t lru_max_entries = 100;
 };
 
@@ -47,10 +51,14 @@ namespace stores {
 inline std::unique_ptr<KeyValueBytesStore> supply(KeyValueSupplier s, const std::string& name,
                                                   const StoreBuilderOptions& o) {
   switch (s) {
-    case KeyValueSupplier::kInMemory: return std::make_unique<InMemoryKeyValueStore>(name);
-    case KeyValueSupplier::kLruMap: return std::make_unique<MemoryNavigableLRUCache>(name, o.lru_max_entries);
-    case KeyValueSupplier::kRocksDb: return std::make_unique<RocksDBStore>(name);
-    case KeyValueSupplier::kRocksDbTimestamped: return std::make_unique<RocksDBTimestampedStore>(name);
+    case KeyValueSupplier::kInMemory:
+      return std::make_unique<InMemoryKeyValueStore>(name);
+    case KeyValueSupplier::kLruMap:
+      return std::make_unique<MemoryNavigableLRUCache>(name, o.lru_max_entries);
+    case KeyValueSupplier::kRocksDb:
+      return std::make_unique<RocksDBStore>(name);
+    case KeyValueSupplier::kRocksDbTimestamped:
+      return std::make_unique<RocksDBTimestampedStore>(name);
   }
   IQ_ASSERT(false, "unknown supplier");
   return nullptr;
@@ -58,19 +66,20 @@ inline std::unique_ptr<KeyValueBytesStore> supply(KeyValueSupplier s, const std:
 
 // Stores.keyValueStoreBuilder(...).build()
 template <typename K, typename V>
-std::unique_ptr<MeteredKeyValueStore<K, V>> key_value_store(KeyValueSupplier s, const std::string& name,
+std::unique_ptr<MeteredKeyValueStore<K, V>> key_value_store(KeyValueSupplier s,
+                                                            const std::string& name,
                                                             const StoreBuilderOptions& o) {
   std::unique_ptr<KeyValueBytesStore> store = supply(s, name, o);
   if (o.logging) store = std::make_unique<ChangeLoggingKeyValueBytesStore>(std::move(store));
-  if (o.caching) store = std::make_unique<CachingKeyValueStore>(std::move(store), /*timestamped_schema=*/false);
+  if (o.caching)
+    store = std::make_unique<CachingKeyValueStore>(std::move(store), /*timestamped_schema=*/false);
   return std::make_unique<MeteredKeyValueStore<K, V>>(std::move(store));
 }
 
 // Stores.timestampedKeyValueStoreBuilder(...).build(), also what every DSL KTable gets.
 template <typename K, typename V>
-std::unique_ptr<MeteredTimestampedKeyValueStore<K, V>> timestamped_key_value_store(KeyValueSupplier s,
-                                                                                  const std::string& name,
-                                                                                  const StoreBuilderOptions& o) {
+std::unique_ptr<MeteredTimestampedKeyValueStore<K, V>> timestamped_key_value_store(
+    KeyValueSupplier s, const std::string& name, const StoreBuilderOptions& o) {
   std::unique_ptr<KeyValueBytesStore> store = supply(s, name, o);
   if (!store->is_timestamped()) {
     if (store->persistent()) {
@@ -79,8 +88,10 @@ std::unique_ptr<MeteredTimestampedKeyValueStore<K, V>> timestamped_key_value_sto
       store = std::make_unique<InMemoryTimestampedKeyValueStoreMarker>(std::move(store));
     }
   }
-  if (o.logging) store = std::make_unique<ChangeLoggingTimestampedKeyValueBytesStore>(std::move(store));
-  if (o.caching) store = std::make_unique<CachingKeyValueStore>(std::move(store), /*timestamped_schema=*/true);
+  if (o.logging)
+    store = std::make_unique<ChangeLoggingTimestampedKeyValueBytesStore>(std::move(store));
+  if (o.caching)
+    store = std::make_unique<CachingKeyValueStore>(std::move(store), /*timestamped_schema=*/true);
   return std::make_unique<MeteredTimestampedKeyValueStore<K, V>>(std::move(store));
 }
 

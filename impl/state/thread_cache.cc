@@ -28,7 +28,8 @@ void NamedCache::put(const Bytes& key, LRUCacheEntry entry) {
   auto it = map_.find(key);
   // Kafka: IllegalStateException "Attempting to put a clean entry for key ... when it already
   // contains a dirty entry"; the caching store never does this.
-  IQ_ASSERT(entry.dirty || it == map_.end() || !it->second.dirty, "clean put over a dirty entry in {}", name_);
+  IQ_ASSERT(entry.dirty || it == map_.end() || !it->second.dirty,
+            "clean put over a dirty entry in {}", name_);
   const bool dirty = entry.dirty;
   if (it != map_.end()) {
     size_bytes_ -= it->second.size_bytes();
@@ -78,10 +79,12 @@ Status NamedCache::flush_dirty(const Evicted* evicted) {
   if (dirty_.empty() && evicted == nullptr) return ok_status();
   std::vector<DirtyEntry> entries;
   std::vector<Bytes> deleted;
-  if (evicted != nullptr) entries.push_back({evicted->key, evicted->entry.value, evicted->entry.context});
+  if (evicted != nullptr)
+    entries.push_back({evicted->key, evicted->entry.value, evicted->entry.context});
   for (const Bytes& key : dirty_) {
     auto it = map_.find(key);
-    IQ_ASSERT(it != map_.end(), "Key = {} found in dirty key set, but entry is null", key.to_string());
+    IQ_ASSERT(it != map_.end(), "Key = {} found in dirty key set, but entry is null",
+              key.to_string());
     entries.push_back({key, it->second.entry.value, it->second.entry.context});
     it->second.entry.dirty = false;
     it->second.dirty.reset();

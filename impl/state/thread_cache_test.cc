@@ -56,7 +56,9 @@ std::string keys_of(const std::vector<Bytes>& keys) {
 
 TEST(NamedCacheTest, EntryAndNodeSizeFollowKafkasFormula) {
   // Proves entry size = 1 + value + 8 + 8 + 4 + topic + header bytes, and node = key + 24 + entry.
-  LRUCacheEntry entry{Bytes("abc"), RecordContext{std::string("input"), 2, 7, 100, {Header{"h", Bytes("xy")}}}, true};
+  LRUCacheEntry entry{Bytes("abc"),
+                      RecordContext{std::string("input"), 2, 7, 100, {Header{"h", Bytes("xy")}}},
+                      true};
   EXPECT_EQ(entry.size_bytes(), 1 + 3 + 8 + 8 + 4 + 5 + (1 + 2));
   NamedCache cache("0_0-store");
   cache.put(Bytes("key"), entry);
@@ -270,7 +272,8 @@ TEST(NamedCacheTest, ListenerReceivesEachEntrysOwnRecordContext) {
   const RecordContext punctuation{std::nullopt, -1, -1, 3000, {}};
   ASSERT_TRUE(cache.put("ns", Bytes("k1"), LRUCacheEntry{Bytes("v1"), first, true}).has_value());
   ASSERT_TRUE(cache.put("ns", Bytes("k2"), LRUCacheEntry{Bytes("v2"), second, true}).has_value());
-  ASSERT_TRUE(cache.put("ns", Bytes("k3"), LRUCacheEntry{Bytes("v3"), punctuation, true}).has_value());
+  ASSERT_TRUE(
+      cache.put("ns", Bytes("k3"), LRUCacheEntry{Bytes("v3"), punctuation, true}).has_value());
   ASSERT_TRUE(cache.flush("ns").has_value());
   ASSERT_EQ(log.calls.size(), 1u);
   ASSERT_EQ(log.calls[0].size(), 3u);

@@ -6,7 +6,8 @@ namespace iq {
 namespace {
 
 BytesIterator to_timestamped(BytesIterator plain) {
-  for (auto& kv : plain.entries) kv.value = *timestamped_bytes::convert_to_timestamped_format(kv.value);
+  for (auto& kv : plain.entries)
+    kv.value = *timestamped_bytes::convert_to_timestamped_format(kv.value);
   plain.origin = IteratorOrigin::Converted;
   return plain;
 }
@@ -24,14 +25,15 @@ Status KeyValueToTimestampedKeyValueByteStoreAdapter::put(const Bytes& key, cons
   return wrapped().put(key, timestamped_bytes::raw_value(vt));  // the timestamp is dropped
 }
 
-StoreResult<ValueBytes> KeyValueToTimestampedKeyValueByteStoreAdapter::put_if_absent(const Bytes& key,
-                                                                                    const ValueBytes& vt) {
+StoreResult<ValueBytes> KeyValueToTimestampedKeyValueByteStoreAdapter::put_if_absent(
+    const Bytes& key, const ValueBytes& vt) {
   auto previous = wrapped().put_if_absent(key, timestamped_bytes::raw_value(vt));
   if (!previous) return previous;
   return timestamped_bytes::convert_to_timestamped_format(*previous);
 }
 
-Status KeyValueToTimestampedKeyValueByteStoreAdapter::put_all(const std::vector<KeyValueBytes>& entries) {
+Status KeyValueToTimestampedKeyValueByteStoreAdapter::put_all(
+    const std::vector<KeyValueBytes>& entries) {
   for (const auto& e : entries) {  // one by one, not the inner putAll, as Kafka does
     auto s = put(e.key, e.value);
     if (!s) return s;
@@ -39,7 +41,8 @@ Status KeyValueToTimestampedKeyValueByteStoreAdapter::put_all(const std::vector<
   return ok_status();
 }
 
-StoreResult<ValueBytes> KeyValueToTimestampedKeyValueByteStoreAdapter::delete_key(const Bytes& key) {
+StoreResult<ValueBytes> KeyValueToTimestampedKeyValueByteStoreAdapter::delete_key(
+    const Bytes& key) {
   auto old = wrapped().delete_key(key);
   if (!old) return old;
   return timestamped_bytes::convert_to_timestamped_format(*old);
@@ -64,18 +67,21 @@ StoreResult<BytesIterator> KeyValueToTimestampedKeyValueByteStoreAdapter::all(bo
   return to_timestamped(std::move(*plain));
 }
 
-QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q, const PositionBound& bound,
+QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q,
+                                                                  const PositionBound& bound,
                                                                   const QueryConfig& config) {
   auto result = wrapped().query(q, bound, config);
   if (!result) return result;
   if (result->is_failure()) {  // failures pass through, noted in the execution info
-    if (config.is_collect_execution_info()) result->add_execution_info(store_query_utils::execution_info(java_class()));
+    if (config.is_collect_execution_info())
+      result->add_execution_info(store_query_utils::execution_info(java_class()));
     return result;
   }
   const QueryKind kind = q.kind();
   if (kind == QueryKind::KeyQuery || kind == QueryKind::TimestampedKeyQuery) {
     const auto& plain = result->result<ValueBytes>();
-    result = result->with_substituted_result(timestamped_bytes::convert_to_timestamped_format(plain));
+    result =
+        result->with_substituted_result(timestamped_bytes::convert_to_timestamped_format(plain));
   } else if (kind == QueryKind::RangeQuery || kind == QueryKind::TimestampedRangeQuery) {
     const auto& plain = result->result<BytesIterator>();
     // Kafka quirk (iqv2-semantics.md 2.3): the adapter casts the inner iterator to RocksDbIterator.

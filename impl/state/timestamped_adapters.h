@@ -13,15 +13,20 @@ class KeyValueToTimestampedKeyValueByteStoreAdapter final : public WrappedKeyVal
  public:
   explicit KeyValueToTimestampedKeyValueByteStoreAdapter(std::unique_ptr<KeyValueBytesStore> plain);
 
-  bool is_timestamped() const override { return false; }  // KAFKA-16141: not a TimestampedBytesStore
+  bool is_timestamped() const override {
+    return false;
+  }  // KAFKA-16141: not a TimestampedBytesStore
   bool is_adapter() const override { return true; }
   std::string_view java_class() const override {
-    return "class org.apache.kafka.streams.state.internals.KeyValueToTimestampedKeyValueByteStoreAdapter";
+    return "class "
+           "org.apache.kafka.streams.state.internals.KeyValueToTimestampedKeyValueByteStoreAdapter";
   }
-  QueryOutcome query(const Query& q, const PositionBound& bound, const QueryConfig& config) override;
+  QueryOutcome query(const Query& q, const PositionBound& bound,
+                     const QueryConfig& config) override;
 
   Status put(const Bytes& key, const ValueBytes& value_and_timestamp) override;
-  StoreResult<ValueBytes> put_if_absent(const Bytes& key, const ValueBytes& value_and_timestamp) override;
+  StoreResult<ValueBytes> put_if_absent(const Bytes& key,
+                                        const ValueBytes& value_and_timestamp) override;
   Status put_all(const std::vector<KeyValueBytes>& entries) override;
   StoreResult<ValueBytes> delete_key(const Bytes& key) override;
   StoreResult<ValueBytes> get(const Bytes& key) override;
@@ -37,7 +42,8 @@ class InMemoryTimestampedKeyValueStoreMarker final : public WrappedKeyValueBytes
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.InMemoryTimestampedKeyValueStoreMarker";
   }
-  QueryOutcome query(const Query& q, const PositionBound& bound, const QueryConfig& config) override {
+  QueryOutcome query(const Query& q, const PositionBound& bound,
+                     const QueryConfig& config) override {
     auto result = wrapped().query(q, bound, config);
     if (result && config.is_collect_execution_info()) {
       result->add_execution_info(store_query_utils::execution_info(java_class()));

@@ -30,20 +30,28 @@ class WrappedKeyValueBytesStore : public KeyValueBytesStore {
   bool is_adapter() const override { return wrapped_->is_adapter(); }
 
   // WrappedStateStore.query: pass down, then note this layer in the execution info.
-  QueryOutcome query(const Query& q, const PositionBound& bound, const QueryConfig& config) override {
+  QueryOutcome query(const Query& q, const PositionBound& bound,
+                     const QueryConfig& config) override {
     auto result = wrapped_->query(q, bound, config);
     if (result && config.is_collect_execution_info()) {
-      result->add_execution_info(store_query_utils::execution_info(java_class()) + " via WrappedStateStore");
+      result->add_execution_info(store_query_utils::execution_info(java_class()) +
+                                 " via WrappedStateStore");
     }
     return result;
   }
 
-  Status put(const Bytes& key, const ValueBytes& value) override { return wrapped_->put(key, value); }
+  Status put(const Bytes& key, const ValueBytes& value) override {
+    return wrapped_->put(key, value);
+  }
   StoreResult<ValueBytes> put_if_absent(const Bytes& key, const ValueBytes& value) override {
     return wrapped_->put_if_absent(key, value);
   }
-  Status put_all(const std::vector<KeyValueBytes>& entries) override { return wrapped_->put_all(entries); }
-  StoreResult<ValueBytes> delete_key(const Bytes& key) override { return wrapped_->delete_key(key); }
+  Status put_all(const std::vector<KeyValueBytes>& entries) override {
+    return wrapped_->put_all(entries);
+  }
+  StoreResult<ValueBytes> delete_key(const Bytes& key) override {
+    return wrapped_->delete_key(key);
+  }
   StoreResult<ValueBytes> get(const Bytes& key) override { return wrapped_->get(key); }
   StoreResult<BytesIterator> range(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
                                    bool reverse) override {

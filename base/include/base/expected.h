@@ -22,7 +22,8 @@ Unexpected<std::decay_t<E>> unexpected(E&& e) {
 template <typename T, typename E>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit on purpose
+  Expected(T value)
+      : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit on purpose
   template <typename G>
   Expected(Unexpected<G> u) : v_(std::in_place_index<1>, E(std::move(u.error))) {}  // NOLINT
 

@@ -15,12 +15,18 @@ enum class FailureReason {
 
 inline const char* to_string(FailureReason r) {
   switch (r) {
-    case FailureReason::UNKNOWN_QUERY_TYPE: return "UNKNOWN_QUERY_TYPE";
-    case FailureReason::NOT_ACTIVE: return "NOT_ACTIVE";
-    case FailureReason::NOT_UP_TO_BOUND: return "NOT_UP_TO_BOUND";
-    case FailureReason::NOT_PRESENT: return "NOT_PRESENT";
-    case FailureReason::DOES_NOT_EXIST: return "DOES_NOT_EXIST";
-    case FailureReason::STORE_EXCEPTION: return "STORE_EXCEPTION";
+    case FailureReason::UNKNOWN_QUERY_TYPE:
+      return "UNKNOWN_QUERY_TYPE";
+    case FailureReason::NOT_ACTIVE:
+      return "NOT_ACTIVE";
+    case FailureReason::NOT_UP_TO_BOUND:
+      return "NOT_UP_TO_BOUND";
+    case FailureReason::NOT_PRESENT:
+      return "NOT_PRESENT";
+    case FailureReason::DOES_NOT_EXIST:
+      return "DOES_NOT_EXIST";
+    case FailureReason::STORE_EXCEPTION:
+      return "STORE_EXCEPTION";
   }
   return "?";
 }

@@ -22,7 +22,8 @@ class KeyQuery final : public Query {
     return java_object_string("org.apache.kafka.streams.query.KeyQuery", describe());
   }
   std::string describe() const override {
-    return "KeyQuery{key=" + display(key_) + ", skipCache=" + (skip_cache_ ? "true" : "false") + "}";
+    return "KeyQuery{key=" + display(key_) + ", skipCache=" + (skip_cache_ ? "true" : "false") +
+           "}";
   }
 
  private:

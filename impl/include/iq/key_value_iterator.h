@@ -13,7 +13,13 @@
 
 namespace iq {
 
-enum class IteratorOrigin { RocksDbIterator, EmptyIterator, InMemoryIterator, TreeMapSnapshot, Converted };
+enum class IteratorOrigin {
+  RocksDbIterator,
+  EmptyIterator,
+  InMemoryIterator,
+  TreeMapSnapshot,
+  Converted
+};
 
 template <typename K, typename V>
 struct KeyValueIterator {

@@ -45,11 +45,14 @@ class Query {
 std::string java_object_string(std::string_view java_class, std::string_view description);
 
 // How a key or value prints inside Kafka's toString (Integer, Long, String, Bytes).
-inline std::string display(const Bytes& b) { return b.to_string(); }
-inline std::string display(const std::string& s) { return s; }
+inline std::string display(const Bytes& b) {
+  return b.to_string();
+}
+inline std::string display(const std::string& s) {
+  return s;
+}
 template <typename T>
-  requires std::is_arithmetic_v<T>
-std::string display(T v) {
+requires std::is_arithmetic_v<T> std::string display(T v) {
   return std::to_string(v);
 }
 // Java's Optional.toString.
@@ -59,7 +62,7 @@ std::string display_optional(const std::optional<T>& o) {
 }
 
 template <typename K, typename V>
-constexpr bool kIsRaw = std::is_same_v<K, Bytes> && std::is_same_v<V, Bytes>;
+constexpr bool kIsRaw = std::is_same_v<K, Bytes>&& std::is_same_v<V, Bytes>;
 
 // Java's Instant.toString for an epoch-millisecond instant: ISO-8601 UTC, e.g.
 // 2023-11-14T22:15:00Z or 2023-11-14T22:15:00.100Z. Used inside window query toStrings.

@@ -18,8 +18,12 @@ class RangeQuery final : public Query {
   static RangeQuery with_lower_bound(K lower) { return with_range(std::move(lower), std::nullopt); }
   static RangeQuery with_upper_bound(K upper) { return with_range(std::nullopt, std::move(upper)); }
   static RangeQuery with_no_bounds() { return with_range(std::nullopt, std::nullopt); }
-  RangeQuery with_descending_keys() const { return RangeQuery(lower_, upper_, ResultOrder::DESCENDING); }
-  RangeQuery with_ascending_keys() const { return RangeQuery(lower_, upper_, ResultOrder::ASCENDING); }
+  RangeQuery with_descending_keys() const {
+    return RangeQuery(lower_, upper_, ResultOrder::DESCENDING);
+  }
+  RangeQuery with_ascending_keys() const {
+    return RangeQuery(lower_, upper_, ResultOrder::ASCENDING);
+  }
 
   const std::optional<K>& lower_bound() const { return lower_; }
   const std::optional<K>& upper_bound() const { return upper_; }

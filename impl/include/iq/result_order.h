@@ -9,9 +9,12 @@ enum class ResultOrder { ANY, ASCENDING, DESCENDING };
 
 inline const char* to_string(ResultOrder o) {
   switch (o) {
-    case ResultOrder::ANY: return "ANY";
-    case ResultOrder::ASCENDING: return "ASCENDING";
-    case ResultOrder::DESCENDING: return "DESCENDING";
+    case ResultOrder::ANY:
+      return "ANY";
+    case ResultOrder::ASCENDING:
+      return "ASCENDING";
+    case ResultOrder::DESCENDING:
+      return "DESCENDING";
   }
   return "?";
 }

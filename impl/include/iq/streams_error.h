@@ -8,34 +8,46 @@ namespace iq {
 
 struct StreamsError {
   enum class Kind {
-    UnknownStateStore,      // UnknownStateStoreException
-    StreamsNotStarted,      // StreamsNotStartedException
-    StreamsStopped,         // StreamsStoppedException
-    InvalidStateStore,      // InvalidStateStoreException (e.g. a closed caching store on KeyQuery)
-    UnsupportedOperation,   // UnsupportedOperationException (versioned store given KeyQuery/RangeQuery)
-    IllegalArgument,        // IllegalArgumentException
-    IllegalState,           // IllegalStateException
-    ClassCast,              // ClassCastException (the adapter's RocksDbIterator cast, 2.3)
-    ProcessorState,         // ProcessorStateException (I/O on state files, RocksDB errors)
-    Streams,                // StreamsException
-    BufferUnderflow,        // java.nio.BufferUnderflowException (a truncated position header)
+    UnknownStateStore,     // UnknownStateStoreException
+    StreamsNotStarted,     // StreamsNotStartedException
+    StreamsStopped,        // StreamsStoppedException
+    InvalidStateStore,     // InvalidStateStoreException (e.g. a closed caching store on KeyQuery)
+    UnsupportedOperation,  // UnsupportedOperationException (versioned store given
+                           // KeyQuery/RangeQuery)
+    IllegalArgument,       // IllegalArgumentException
+    IllegalState,          // IllegalStateException
+    ClassCast,             // ClassCastException (the adapter's RocksDbIterator cast, 2.3)
+    ProcessorState,        // ProcessorStateException (I/O on state files, RocksDB errors)
+    Streams,               // StreamsException
+    BufferUnderflow,       // java.nio.BufferUnderflowException (a truncated position header)
   };
   Kind kind;
   std::string message;
 
   static const char* kind_name(Kind k) {
     switch (k) {
-      case Kind::UnknownStateStore: return "UnknownStateStoreException";
-      case Kind::StreamsNotStarted: return "StreamsNotStartedException";
-      case Kind::StreamsStopped: return "StreamsStoppedException";
-      case Kind::InvalidStateStore: return "InvalidStateStoreException";
-      case Kind::UnsupportedOperation: return "UnsupportedOperationException";
-      case Kind::IllegalArgument: return "IllegalArgumentException";
-      case Kind::IllegalState: return "IllegalStateException";
-      case Kind::ClassCast: return "ClassCastException";
-      case Kind::ProcessorState: return "ProcessorStateException";
-      case Kind::Streams: return "StreamsException";
-      case Kind::BufferUnderflow: return "BufferUnderflowException";
+      case Kind::UnknownStateStore:
+        return "UnknownStateStoreException";
+      case Kind::StreamsNotStarted:
+        return "StreamsNotStartedException";
+      case Kind::StreamsStopped:
+        return "StreamsStoppedException";
+      case Kind::InvalidStateStore:
+        return "InvalidStateStoreException";
+      case Kind::UnsupportedOperation:
+        return "UnsupportedOperationException";
+      case Kind::IllegalArgument:
+        return "IllegalArgumentException";
+      case Kind::IllegalState:
+        return "IllegalStateException";
+      case Kind::ClassCast:
+        return "ClassCastException";
+      case Kind::ProcessorState:
+        return "ProcessorStateException";
+      case Kind::Streams:
+        return "StreamsException";
+      case Kind::BufferUnderflow:
+        return "BufferUnderflowException";
     }
     return "?";
   }

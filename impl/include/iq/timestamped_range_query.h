@@ -13,8 +13,12 @@ class TimestampedRangeQuery final : public Query {
   static TimestampedRangeQuery with_range(std::optional<K> lower, std::optional<K> upper) {
     return TimestampedRangeQuery(std::move(lower), std::move(upper), ResultOrder::ANY);
   }
-  static TimestampedRangeQuery with_lower_bound(K l) { return with_range(std::move(l), std::nullopt); }
-  static TimestampedRangeQuery with_upper_bound(K u) { return with_range(std::nullopt, std::move(u)); }
+  static TimestampedRangeQuery with_lower_bound(K l) {
+    return with_range(std::move(l), std::nullopt);
+  }
+  static TimestampedRangeQuery with_upper_bound(K u) {
+    return with_range(std::nullopt, std::move(u));
+  }
   static TimestampedRangeQuery with_no_bounds() { return with_range(std::nullopt, std::nullopt); }
   TimestampedRangeQuery with_descending_keys() const {
     return TimestampedRangeQuery(lower_, upper_, ResultOrder::DESCENDING);

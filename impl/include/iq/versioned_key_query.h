@@ -9,7 +9,9 @@ namespace iq {
 template <typename K, typename V>
 class VersionedKeyQuery final : public Query {
  public:
-  static VersionedKeyQuery with_key(K key) { return VersionedKeyQuery(std::move(key), std::nullopt); }
+  static VersionedKeyQuery with_key(K key) {
+    return VersionedKeyQuery(std::move(key), std::nullopt);
+  }
   VersionedKeyQuery as_of(int64_t as_of_ms) const { return VersionedKeyQuery(key_, as_of_ms); }
 
   const K& key() const { return key_; }

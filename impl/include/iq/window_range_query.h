@@ -23,8 +23,9 @@ class WindowRangeQuery final : public Query {
   bool is_raw() const override { return kIsRaw<K, V>; }
   std::string describe() const override { return to_string(); }
   std::string to_string() const override {
-    return "WindowRangeQuery{key=" + display_optional(key_) + ", timeFrom=" +
-           instant_optional(time_from_) + ", timeTo=" + instant_optional(time_to_) + "}";
+    return "WindowRangeQuery{key=" + display_optional(key_) +
+           ", timeFrom=" + instant_optional(time_from_) + ", timeTo=" + instant_optional(time_to_) +
+           "}";
   }
 
  private:
