@@ -5,4 +5,5 @@ find_package(RocksDB REQUIRED)               # librocksdb-dev 7.8.3 -> RocksDB::
 find_package(rapidcheck REQUIRED)            # librapidcheck-dev; gtest glue is rapidcheck/gtest.h
 find_package(fmt REQUIRED)                   # libfmt-dev
 find_package(benchmark REQUIRED)             # libbenchmark-dev
+find_package(Boost 1.81 REQUIRED)            # libboost1.81-dev (header-only Asio)
 find_package(Threads REQUIRED)
