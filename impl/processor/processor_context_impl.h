@@ -45,6 +45,14 @@ class ProcessorContextImpl final : public StateStoreContext {
     state_manager_.register_store(store, std::move(restore), std::move(commit));
   }
   ThreadCache* cache() override { return cache_; }
+  TaskType task_type() const { return config_.type; }
+  // transitionToActive / transitionToStandby on recycle: the same context (and so the same store
+  // objects) now serve the other kind of task, with that kind's cache and collector.
+  void transition(TaskType type, ThreadCache* cache, RecordCollector* collector) {
+    config_.type = type;
+    cache_ = cache;
+    collector_ = collector;
+  }
   const std::string& state_dir() const override { return state_manager_.task_dir(); }
   FileSystem& file_system() override { return fs_; }
   rocksdb::Env* rocksdb_env() override { return env_; }

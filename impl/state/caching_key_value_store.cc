@@ -8,18 +8,26 @@ namespace iq {
 
 Status CachingKeyValueStore::init(StateStoreContext& context, StateStore& root) {
   context_ = &context;
-  cache_ = context.cache();
-  IQ_ASSERT(cache_ != nullptr, "caching store {} needs the thread cache", name());
   cache_name_ = ThreadCache::name_space(context.task_id(), name());
-  cache_->add_dirty_entry_flush_listener(cache_name_,
-                                         [this](const std::vector<DirtyEntry>& entries) {
-                                           for (const auto& e : entries) {
-                                             auto s = put_and_maybe_forward(e);
-                                             if (!s) return s;
-                                           }
-                                           return ok_status();
-                                         });
+  (void)cache();  // register the flush listener now, as Kafka's init does
   return WrappedKeyValueBytesStore::init(context, root);
+}
+
+ThreadCache& CachingKeyValueStore::cache() {
+  IQ_ASSERT(context_ != nullptr, "caching store {} used before init", name());
+  ThreadCache* current = context_->cache();
+  IQ_ASSERT(current != nullptr, "caching store {} needs a thread cache", name());
+  if (current != listener_registered_on_) {
+    current->add_dirty_entry_flush_listener(cache_name_, [this](const std::vector<DirtyEntry>& entries) {
+      for (const auto& e : entries) {
+        auto s = put_and_maybe_forward(e);
+        if (!s) return s;
+      }
+      return ok_status();
+    });
+    listener_registered_on_ = current;
+  }
+  return *current;
 }
 
 StreamsError CachingKeyValueStore::closed_error() const {
@@ -63,7 +71,7 @@ QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, const Position&
   if (key_query->is_skip_cache()) return wrapped().query(q, PositionBound::at(merged), config);
   std::optional<QueryResult> result;
   // A hit refreshes the entry's LRU recency: IQ reads change the eviction order (2.10).
-  if (const LRUCacheEntry* entry = cache_->get(cache_name_, key_query->key())) {
+  if (const LRUCacheEntry* entry = cache().get(cache_name_, key_query->key())) {
     ValueBytes raw = entry->value;
     if (timestamped_schema_ && !wrapped().is_timestamped() && !wrapped().is_adapter()) {
       raw = timestamped_bytes::raw_value(raw);
@@ -88,7 +96,7 @@ Status CachingKeyValueStore::put(const Bytes& key, const ValueBytes& value) {
 Status CachingKeyValueStore::put_internal(const Bytes& key, const ValueBytes& value) {
   const RecordContext* rc = context_->record_context();
   LRUCacheEntry entry{value, rc != nullptr ? *rc : RecordContext{}, /*dirty=*/true};
-  auto s = cache_->put(cache_name_, key, std::move(entry));
+  auto s = cache().put(cache_name_, key, std::move(entry));
   store_query_utils::update_position(position_, context_);
   return s;
 }
@@ -124,10 +132,10 @@ StoreResult<ValueBytes> CachingKeyValueStore::delete_key(const Bytes& key) {
 // getInternal: a miss reads below and caches the value as a CLEAN entry (only the stream thread
 // reads through here; IQ goes through query()).
 StoreResult<ValueBytes> CachingKeyValueStore::get(const Bytes& key) {
-  if (const LRUCacheEntry* entry = cache_->get(cache_name_, key)) return entry->value;
+  if (const LRUCacheEntry* entry = cache().get(cache_name_, key)) return entry->value;
   auto raw = wrapped().get(key);
   if (!raw || !raw->has_value()) return raw;
-  auto s = cache_->put(cache_name_, key, LRUCacheEntry::clean(**raw));
+  auto s = cache().put(cache_name_, key, LRUCacheEntry::clean(**raw));
   if (!s) return base::unexpected(s.error());
   return raw;
 }
@@ -144,10 +152,10 @@ StoreResult<BytesIterator> CachingKeyValueStore::range(const std::optional<Bytes
   std::map<Bytes, ValueBytes> merged;
   for (auto& kv : below->entries) merged.emplace(kv.key, kv.value);
   // Cached entries override what is below; cached tombstones hide it.
-  if (const NamedCache* cache = cache_->named_cache(cache_name_)) {
-    for (const Bytes& key : cache->keys_eldest_first()) {
+  if (const NamedCache* named = cache().named_cache(cache_name_)) {
+    for (const Bytes& key : named->keys_eldest_first()) {
       if ((from && key < *from) || (to && key > *to)) continue;
-      merged.insert_or_assign(key, cache->peek(key)->value);
+      merged.insert_or_assign(key, named->peek(key)->value);
     }
   }
   BytesIterator out{{}, IteratorOrigin::Converted};
@@ -159,25 +167,25 @@ StoreResult<BytesIterator> CachingKeyValueStore::range(const std::optional<Bytes
 }
 
 Status CachingKeyValueStore::flush_cache() {
-  return cache_->flush(cache_name_);
+  return cache().flush(cache_name_);
 }
 
 void CachingKeyValueStore::clear_cache() {
-  cache_->clear(cache_name_);
+  cache().clear(cache_name_);
 }
 
 Status CachingKeyValueStore::flush() {
-  auto s = cache_->flush(cache_name_);
+  auto s = cache().flush(cache_name_);
   if (!s) return s;
   return wrapped().flush();
 }
 
 void CachingKeyValueStore::close() {
-  if (cache_ != nullptr) {
-    auto s = cache_->flush(cache_name_);
+  if (context_ != nullptr) {
+    auto s = cache().flush(cache_name_);
     IQ_ASSERT(s.has_value(), "flushing cache of {} on close: {}", name(),
               s ? "" : s.error().to_string());
-    cache_->close(cache_name_);
+    cache().close(cache_name_);
   }
   wrapped().close();
 }

@@ -64,12 +64,16 @@ class CachingKeyValueStore final : public WrappedKeyValueBytesStore {
   Status put_internal(const Bytes& key, const ValueBytes& value);
   Status put_and_maybe_forward(const DirtyEntry& entry);
   QueryOutcome run_key_query(const Query& q, const Position& merged, const QueryConfig& config);
+  // The context's current cache (Kafka calls context.cache() on every access: a recycled task's
+  // context switches between the thread's cache and a standby's zero-byte one). The flush
+  // listener is registered on each cache the first time this store uses it.
+  ThreadCache& cache();
   StreamsError closed_error() const;
 
   bool timestamped_schema_;
   std::string cache_name_;
   StateStoreContext* context_ = nullptr;
-  ThreadCache* cache_ = nullptr;
+  ThreadCache* listener_registered_on_ = nullptr;
   Position position_ = Position::empty_position();
   FlushForwarder forwarder_;
   bool send_old_values_ = false;

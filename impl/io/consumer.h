@@ -1,0 +1,44 @@
+#pragma once
+// The client seams Streams uses to read from the broker: the main consumer (input partitions)
+// and the restore consumer (changelog partitions), plus the admin calls for end offsets.
+//
+// All calls are synchronous and never block: sim/ moves records into the consumer's fetch buffer
+// as its simulated network delivers them, and poll() hands out what has arrived. The real
+// Kafka consumer's poll(timeout) maps onto one such call per StreamThread step.
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "io/file_system.h"
+#include "io/record.h"
+#include "state/offset_checkpoint.h"
+
+namespace iq {
+
+class Consumer {
+ public:
+  virtual ~Consumer() = default;
+  // Replaces the manual assignment (Streams' restore consumer uses assign(), never subscribe()).
+  virtual void assign(const std::vector<TopicPartition>& partitions) = 0;
+  virtual std::vector<TopicPartition> assignment() const = 0;
+  // The next offset to fetch.
+  virtual void seek(const TopicPartition& tp, int64_t next_offset) = 0;
+  virtual void seek_to_beginning(const TopicPartition& tp) = 0;
+  virtual std::optional<int64_t> position(const TopicPartition& tp) const = 0;
+  virtual void pause(const std::vector<TopicPartition>& partitions) = 0;
+  virtual void resume(const std::vector<TopicPartition>& partitions) = 0;
+  // Up to max_records fetched records of assigned, unpaused partitions, in offset order per
+  // partition. Never waits.
+  virtual std::vector<ConsumerRecord> poll(size_t max_records) = 0;
+};
+
+class Admin {
+ public:
+  virtual ~Admin() = default;
+  // ListOffsets(LATEST): the log end offset (next offset to be written) of each partition.
+  [[nodiscard]] virtual base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(
+      const std::vector<TopicPartition>& partitions) = 0;
+};
+
+}  // namespace iq

@@ -1,0 +1,277 @@
+// The task runtime without the simulator: StreamTask processing through a topology and writing
+// its changelog, StandbyTask and restoring actives fed by StoreChangelogReader, with a broker
+// reduced to in-memory logs that every consumer reads instantly.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "iq/key_query.h"
+#include "processor/standby_task.h"
+#include "processor/store_changelog_reader.h"
+#include "processor/stream_task.h"
+
+namespace iq {
+namespace {
+
+// Topic-partition logs, offsets from 0.
+struct FakeBroker {
+  std::map<TopicPartition, std::vector<ConsumerRecord>> logs;
+  int64_t append(ConsumerRecord r) {
+    auto& log = logs[{r.topic, r.partition}];
+    r.offset = static_cast<int64_t>(log.size());
+    log.push_back(std::move(r));
+    return log.back().offset;
+  }
+};
+
+class FakeCollector final : public RecordCollector {
+ public:
+  explicit FakeCollector(FakeBroker& b) : broker_(b) {}
+  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition, const Bytes& key,
+                                             const std::optional<Bytes>& value, int64_t timestamp,
+                                             const Headers& headers) override {
+    return broker_.append(ConsumerRecord{topic, partition, 0, timestamp, key, value, headers});
+  }
+
+ private:
+  FakeBroker& broker_;
+};
+
+class FakeConsumer final : public Consumer {
+ public:
+  explicit FakeConsumer(FakeBroker& b) : broker_(b) {}
+  void assign(const std::vector<TopicPartition>& partitions) override {
+    std::map<TopicPartition, int64_t> kept;
+    for (const auto& tp : partitions) kept[tp] = positions_.count(tp) ? positions_[tp] : 0;
+    positions_ = kept;
+  }
+  std::vector<TopicPartition> assignment() const override {
+    std::vector<TopicPartition> out;
+    for (const auto& [tp, _] : positions_) out.push_back(tp);
+    return out;
+  }
+  void seek(const TopicPartition& tp, int64_t next) override { positions_[tp] = next; }
+  void seek_to_beginning(const TopicPartition& tp) override { positions_[tp] = 0; }
+  std::optional<int64_t> position(const TopicPartition& tp) const override {
+    auto it = positions_.find(tp);
+    return it == positions_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  void pause(const std::vector<TopicPartition>& ps) override { paused_.insert(ps.begin(), ps.end()); }
+  void resume(const std::vector<TopicPartition>& ps) override {
+    for (const auto& tp : ps) paused_.erase(tp);
+  }
+  std::vector<ConsumerRecord> poll(size_t max_records) override {
+    std::vector<ConsumerRecord> out;
+    for (auto& [tp, next] : positions_) {
+      if (paused_.count(tp)) continue;
+      const auto& log = broker_.logs[tp];
+      while (next < static_cast<int64_t>(log.size()) && out.size() < max_records) out.push_back(log[next++]);
+    }
+    return out;
+  }
+  bool paused(const TopicPartition& tp) const { return paused_.count(tp) != 0; }
+
+ private:
+  FakeBroker& broker_;
+  std::map<TopicPartition, int64_t> positions_;
+  std::set<TopicPartition> paused_;
+};
+
+class FakeAdmin final : public Admin {
+ public:
+  explicit FakeAdmin(FakeBroker& b) : broker_(b) {}
+  base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(const std::vector<TopicPartition>& ps) override {
+    TopicPartitionOffsets out;
+    for (const auto& tp : ps) out[tp] = static_cast<int64_t>(broker_.logs[tp].size());
+    return out;
+  }
+
+ private:
+  FakeBroker& broker_;
+};
+
+// One "instance": its own state directory, cache, restore consumer and reader.
+struct Instance {
+  Instance(FakeBroker& broker, const std::filesystem::path& dir, bool consistency)
+      : collector(broker), restore_consumer(broker), admin(broker), reader(restore_consumer, admin) {
+    env.application_id = "app";
+    env.task_dir = (dir / "app" / "0_0").string();
+    env.consistency_enabled = consistency;
+    env.fs = &fs;
+    env.cache = &cache;
+    env.standby_cache = &standby_cache;
+    env.collector = &collector;
+  }
+  PosixFileSystem fs;
+  ThreadCache cache{1 << 20};
+  ThreadCache standby_cache{0};
+  FakeCollector collector;
+  FakeConsumer restore_consumer;
+  FakeAdmin admin;
+  StoreChangelogReader reader;
+  TaskEnvironment env;
+};
+
+class RuntimeTest : public testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::path(testing::TempDir()) /
+            ("iqsim-runtime-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(root_);
+    topology_.kind = TopologyKind::Count;
+    topology_.source_topic = "words";
+    topology_.store_name = "counts";
+    topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  ConsumerRecord input(int32_t key, int64_t offset) {
+    return ConsumerRecord{"words", 0, offset, 1000 + offset, Serde<int32_t>::serialize(key), Serde<int64_t>::serialize(1), {}};
+  }
+  static std::optional<int64_t> count(Task& task, int32_t key) {
+    auto r = task.store("counts")->query(KeyQuery<int32_t, int64_t>::with_key(key), PositionBound::unbounded(),
+                                         QueryConfig(false));
+    EXPECT_TRUE(r.has_value() && r->is_success());
+    return r->result<std::optional<int64_t>>();
+  }
+  static Position position(Task& task) { return task.store("counts")->position(); }
+
+  std::filesystem::path root_;
+  TopologyConfig topology_;
+  FakeBroker broker_;
+};
+
+// An active with an empty changelog is restored at once, counts its input, and its changelog
+// carries the position header exactly when the consistency switch is on.
+TEST_P(RuntimeTest, ActiveProcessesAndLogsWithPositionHeaders) {
+  const bool consistency = GetParam();
+  Instance a(broker_, root_ / "a", consistency);
+  StreamTask task({0, 0}, topology_, a.env);
+  ASSERT_TRUE(task.initialize().has_value());
+  ASSERT_TRUE(a.reader.register_task(task).has_value());
+  ASSERT_EQ(a.reader.restored_active_tasks(), (std::vector<TaskId>{TaskId{0, 0}}));
+  ASSERT_TRUE(task.complete_restoration().has_value());
+  task.add_records({input(7, 0), input(7, 1), input(8, 2)});
+  while (*task.process_one()) {
+  }
+  auto offsets = task.prepare_commit();
+  ASSERT_TRUE(offsets.has_value());
+  EXPECT_EQ(offsets->at({"words", 0}), 3);
+  EXPECT_EQ(count(task, 7), 2);
+  EXPECT_EQ(position(task), Position::from_map({{"words", {{0, 2}}}}));
+  const auto& log = broker_.logs[{"app-counts-changelog", 0}];
+  ASSERT_EQ(log.size(), 2u) << "the cache folds the two writes of key 7 into one flush";
+  EXPECT_EQ(log[0].headers.empty(), !consistency);
+}
+
+// A standby follows the changelog; its position advances from the headers only with the switch.
+TEST_P(RuntimeTest, StandbyFollowsChangelogAndPositionOnlyWithSwitch) {
+  const bool consistency = GetParam();
+  Instance a(broker_, root_ / "a", consistency);
+  Instance b(broker_, root_ / "b", consistency);
+  StreamTask active({0, 0}, topology_, a.env);
+  StandbyTask standby({0, 0}, topology_, b.env);
+  ASSERT_TRUE(active.initialize().has_value());
+  ASSERT_TRUE(a.reader.register_task(active).has_value());
+  ASSERT_TRUE(active.complete_restoration().has_value());
+  ASSERT_TRUE(standby.initialize().has_value());
+  ASSERT_TRUE(b.reader.register_task(standby).has_value());
+  EXPECT_EQ(standby.state(), TaskState::RUNNING);
+  EXPECT_EQ(b.reader.mode(), StoreChangelogReader::Mode::STANDBY_UPDATING);
+  active.add_records({input(1, 0), input(2, 1), input(1, 2)});
+  while (*active.process_one()) {
+  }
+  ASSERT_TRUE(active.prepare_commit().has_value());
+  ASSERT_TRUE(b.reader.restore().has_value());
+  EXPECT_EQ(count(standby, 1), 2);
+  EXPECT_EQ(count(standby, 2), 1);
+  EXPECT_EQ(position(standby),
+            consistency ? Position::from_map({{"words", {{0, 2}}}}) : Position::empty_position());
+}
+
+// A restoring active applies its changelog only up to the end offset fixed at registration.
+TEST_P(RuntimeTest, RestoringActiveStopsAtTheEndOffsetFixedAtRegistration) {
+  Instance a(broker_, root_ / "a", GetParam());
+  Instance c(broker_, root_ / "c", GetParam());
+  StreamTask first({0, 0}, topology_, a.env);
+  ASSERT_TRUE(first.initialize().has_value());
+  ASSERT_TRUE(a.reader.register_task(first).has_value());
+  ASSERT_TRUE(first.complete_restoration().has_value());
+  first.add_records({input(1, 0), input(2, 1)});
+  while (*first.process_one()) {
+  }
+  ASSERT_TRUE(first.prepare_commit().has_value());  // 2 changelog records
+
+  StreamTask second({0, 0}, topology_, c.env);
+  ASSERT_TRUE(second.initialize().has_value());
+  ASSERT_TRUE(c.reader.register_task(second).has_value());
+  EXPECT_TRUE(c.reader.restored_active_tasks().empty());
+  first.add_records({input(1, 2)});
+  ASSERT_TRUE(*first.process_one());
+  ASSERT_TRUE(first.prepare_commit().has_value());  // a third record, past the end offset
+  ASSERT_TRUE(c.reader.restore().has_value());
+  EXPECT_EQ(c.reader.restored_active_tasks(), (std::vector<TaskId>{TaskId{0, 0}}));
+  EXPECT_EQ(count(second, 1), 1) << "the record appended after registration is not restored";
+  EXPECT_EQ(second.state(), TaskState::RESTORING);
+  ASSERT_TRUE(second.complete_restoration().has_value());
+  EXPECT_EQ(second.state(), TaskState::RUNNING);
+}
+
+// While an active restores on a thread, that thread's standby changelogs are paused.
+TEST_P(RuntimeTest, RestoringActivePausesStandbyChangelogs) {
+  Instance a(broker_, root_ / "a", GetParam());
+  StreamTask writer({0, 0}, topology_, a.env);
+  ASSERT_TRUE(writer.initialize().has_value());
+  ASSERT_TRUE(a.reader.register_task(writer).has_value());
+  ASSERT_TRUE(writer.complete_restoration().has_value());
+  writer.add_records({input(1, 0)});
+  ASSERT_TRUE(*writer.process_one());
+  ASSERT_TRUE(writer.prepare_commit().has_value());
+
+  Instance b(broker_, root_ / "b", GetParam());
+  TopologyConfig other = topology_;
+  StandbyTask standby({0, 0}, other, b.env);
+  ASSERT_TRUE(standby.initialize().has_value());
+  ASSERT_TRUE(b.reader.register_task(standby).has_value());
+  TaskEnvironment env1 = b.env;
+  env1.task_dir = (root_ / "b" / "app" / "1_0").string();
+  TopologyConfig t1 = topology_;
+  t1.store_name = "counts1";
+  broker_.append(ConsumerRecord{"app-counts1-changelog", 0, 0, 0, Serde<int32_t>::serialize(5),
+                                Serde<int64_t>::serialize(1), {}});
+  StreamTask restoring({1, 0}, t1, env1);
+  ASSERT_TRUE(restoring.initialize().has_value());
+  ASSERT_TRUE(b.reader.register_task(restoring).has_value());
+  EXPECT_EQ(b.reader.mode(), StoreChangelogReader::Mode::ACTIVE_RESTORING);
+  EXPECT_TRUE(b.restore_consumer.paused({"app-counts-changelog", 0}));
+  ASSERT_TRUE(b.reader.restore().has_value());
+  EXPECT_EQ(b.reader.mode(), StoreChangelogReader::Mode::STANDBY_UPDATING);
+  EXPECT_FALSE(b.restore_consumer.paused({"app-counts-changelog", 0}));
+}
+
+// Under at-least-once a commit checkpoints only past 10,000 offsets; suspend always does.
+TEST_P(RuntimeTest, CheckpointFollowsTheOffsetDeltaRule) {
+  Instance a(broker_, root_ / "a", GetParam());
+  StreamTask task({0, 0}, topology_, a.env);
+  ASSERT_TRUE(task.initialize().has_value());
+  ASSERT_TRUE(a.reader.register_task(task).has_value());
+  ASSERT_TRUE(task.complete_restoration().has_value());
+  const std::string checkpoint = a.env.task_dir + "/.checkpoint";
+  std::filesystem::remove(checkpoint);
+  task.add_records({input(1, 0)});
+  ASSERT_TRUE(*task.process_one());
+  ASSERT_TRUE(task.prepare_commit().has_value());
+  ASSERT_TRUE(task.post_commit(false).has_value());
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));
+  ASSERT_TRUE(task.suspend().has_value());
+  EXPECT_TRUE(std::filesystem::exists(checkpoint));
+  EXPECT_TRUE(std::filesystem::exists(a.env.task_dir + "/counts.position"));
+}
+
+INSTANTIATE_TEST_SUITE_P(ConsistencySwitch, RuntimeTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& p) { return p.param ? "vectorOn" : "vectorOff"; });
+
+}  // namespace
+}  // namespace iq

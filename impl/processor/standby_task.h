@@ -1,0 +1,29 @@
+#pragma once
+// StandbyTask (PI/StandbyTask.java): no input, no processing, no output. Its stores are kept up
+// to date from their changelog partitions by the thread's StoreChangelogReader; its context
+// refuses logChange. It is RUNNING ("updating") as soon as it is initialized, and checkpoints on
+// commit under the same 10,000-offset rule.
+
+#include "processor/task.h"
+
+namespace iq {
+
+class StandbyTask final : public Task {
+ public:
+  StandbyTask(TaskId id, const TopologyConfig& topology, const TaskEnvironment& env)
+      : Task(id, TaskType::kStandby, topology, env) {}
+
+  [[nodiscard]] Status initialize() override {
+    auto s = Task::initialize();
+    if (!s) return s;
+    transition_to(TaskState::RUNNING);  // StandbyTask.initializeIfNeeded
+    return ok_status();
+  }
+  [[nodiscard]] Status commit() {
+    auto s = state_manager_->flush();
+    if (!s) return s;
+    return maybe_checkpoint(/*enforce=*/false);
+  }
+};
+
+}  // namespace iq

@@ -1,0 +1,136 @@
+#include "processor/store_changelog_reader.h"
+
+#include <algorithm>
+
+namespace iq {
+
+Status StoreChangelogReader::register_task(Task& task) {
+  IQ_ASSERT(!is_registered(task.id()), "task {} registered twice", task.id().to_string());
+  std::vector<TopicPartition> partitions = task.changelog_partitions();
+  std::optional<TopicPartitionOffsets> ends;
+  if (task.is_active() && !partitions.empty()) {
+    auto e = admin_.end_offsets(partitions);
+    if (!e) return base::unexpected(e.error());
+    ends = *e;
+  }
+  auto assignment = consumer_.assignment();
+  for (const auto& tp : partitions) {
+    std::string store_name;
+    for (StateStore* s : task.state_manager().stores()) {
+      if (task.state_manager().changelog_partition(s->name()) == tp) store_name = s->name();
+    }
+    IQ_ASSERT(!store_name.empty());
+    ChangelogMetadata m{&task, store_name, std::nullopt, {}};
+    if (ends) {
+      auto it = ends->find(tp);
+      IQ_ASSERT(it != ends->end(), "no end offset for {}-{}", tp.first, tp.second);
+      m.restore_end_offset = it->second;
+    }
+    changelogs_.emplace(tp, std::move(m));
+    assignment.push_back(tp);
+  }
+  std::sort(assignment.begin(), assignment.end());
+  consumer_.assign(assignment);
+  // Start after the checkpointed offset, or from the beginning (ALOS, or a non-persistent store).
+  for (const auto& tp : partitions) {
+    const auto offset = task.state_manager().changelog_offset(changelogs_.at(tp).store_name);
+    if (offset) {
+      consumer_.seek(tp, *offset + 1);
+    } else {
+      consumer_.seek_to_beginning(tp);
+    }
+  }
+  update_pausing();
+  return ok_status();
+}
+
+void StoreChangelogReader::unregister_task(const TaskId& id) {
+  std::vector<TopicPartition> remaining;
+  for (auto it = changelogs_.begin(); it != changelogs_.end();) {
+    if (it->second.task->id() == id) {
+      it = changelogs_.erase(it);
+    } else {
+      remaining.push_back(it->first);
+      ++it;
+    }
+  }
+  consumer_.assign(remaining);
+  update_pausing();
+}
+
+bool StoreChangelogReader::is_registered(const TaskId& id) const {
+  for (const auto& [tp, m] : changelogs_) {
+    if (m.task->id() == id) return true;
+  }
+  return false;
+}
+
+bool StoreChangelogReader::completed(const TopicPartition& tp, const ChangelogMetadata& m) const {
+  if (!m.restore_end_offset) return false;  // standby changelogs never complete
+  if (*m.restore_end_offset == 0) return true;
+  const auto position = consumer_.position(tp);
+  return position && *position >= *m.restore_end_offset && m.buffered.empty();
+}
+
+StoreChangelogReader::Mode StoreChangelogReader::mode() const {
+  for (const auto& [tp, m] : changelogs_) {
+    if (m.task->is_active() && !completed(tp, m)) return Mode::ACTIVE_RESTORING;
+  }
+  return Mode::STANDBY_UPDATING;
+}
+
+void StoreChangelogReader::update_pausing() {
+  std::vector<TopicPartition> standby;
+  for (const auto& [tp, m] : changelogs_) {
+    if (!m.task->is_active()) standby.push_back(tp);
+  }
+  if (mode() == Mode::ACTIVE_RESTORING) {
+    consumer_.pause(standby);
+  } else {
+    consumer_.resume(standby);
+  }
+}
+
+base::Expected<size_t, StreamsError> StoreChangelogReader::restore() {
+  if (changelogs_.empty()) return size_t{0};
+  for (auto& r : consumer_.poll(kMaxPollRecords)) {
+    auto it = changelogs_.find({r.topic, r.partition});
+    if (it == changelogs_.end()) continue;  // unassigned while in flight
+    it->second.buffered.push_back(std::move(r));
+  }
+  size_t applied = 0;
+  for (auto& [tp, m] : changelogs_) {
+    if (m.buffered.empty()) continue;
+    // An active applies only records below its end offset; later ones it processes itself.
+    auto end = m.buffered.end();
+    if (m.restore_end_offset) {
+      end = std::find_if(m.buffered.begin(), m.buffered.end(),
+                         [&](const ConsumerRecord& r) { return r.offset >= *m.restore_end_offset; });
+    }
+    std::vector<ConsumerRecord> batch(std::make_move_iterator(m.buffered.begin()), std::make_move_iterator(end));
+    m.buffered.erase(m.buffered.begin(), end);
+    if (m.restore_end_offset) m.buffered.clear();  // nothing past the end is ever applied
+    if (batch.empty()) continue;
+    auto s = m.task->state_manager().restore(m.store_name, batch);
+    if (!s) return base::unexpected(s.error());
+    applied += batch.size();
+  }
+  update_pausing();
+  return applied;
+}
+
+std::vector<TaskId> StoreChangelogReader::restored_active_tasks() const {
+  std::map<TaskId, bool> done;
+  for (const auto& [tp, m] : changelogs_) {
+    if (!m.task->is_active()) continue;
+    auto [it, inserted] = done.emplace(m.task->id(), true);
+    it->second = it->second && completed(tp, m);
+  }
+  std::vector<TaskId> out;
+  for (const auto& [id, ok] : done) {
+    if (ok) out.push_back(id);
+  }
+  return out;
+}
+
+}  // namespace iq

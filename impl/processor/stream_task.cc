@@ -1,0 +1,63 @@
+#include "processor/stream_task.h"
+
+namespace iq {
+
+Status StreamTask::complete_restoration() {
+  IQ_ASSERT(state_ == TaskState::RESTORING, "task {} completes restoration in {}", id_.to_string(),
+            to_string(state_));
+  auto s = maybe_checkpoint(/*enforce=*/true);
+  if (!s) return s;
+  transition_to(TaskState::RUNNING);
+  return ok_status();
+}
+
+void StreamTask::add_records(const std::vector<ConsumerRecord>& records) {
+  for (const auto& r : records) {
+    IQ_ASSERT(r.topic == input_partition().first && r.partition == id_.partition, "record for {}-{} given to task {}",
+              r.topic, r.partition, id_.to_string());
+    IQ_ASSERT(queue_.empty() || r.offset > queue_.back().offset, "input out of order at offset {}", r.offset);
+    queue_.push_back(r);
+  }
+}
+
+base::Expected<bool, StreamsError> StreamTask::process_one() {
+  if (state_ != TaskState::RUNNING || queue_.empty()) return false;
+  ConsumerRecord record = std::move(queue_.front());
+  queue_.pop_front();
+  // StreamTask.doProcess: the consumed record's context; never cleared afterwards.
+  context_->set_record_context(
+      RecordContext{record.topic, record.partition, record.offset, record.timestamp, record.headers});
+  auto s = topology_->process(record);
+  if (!s) return base::unexpected(s.error());
+  IQ_ASSERT(!consumed_offset_ || record.offset > *consumed_offset_);
+  consumed_offset_ = record.offset;
+  commit_needed_ = true;
+  return true;
+}
+
+base::Expected<TopicPartitionOffsets, StreamsError> StreamTask::prepare_commit() {
+  auto s = state_manager_->flush();
+  if (!s) return base::unexpected(s.error());
+  TopicPartitionOffsets offsets;
+  if (consumed_offset_) offsets[input_partition()] = *consumed_offset_ + 1;
+  return offsets;
+}
+
+Status StreamTask::post_commit(bool enforce_checkpoint) {
+  commit_needed_ = false;
+  // At-least-once RUNNING actives check the threshold on every commit (StreamTask.postCommit).
+  if (state_ == TaskState::RUNNING || enforce_checkpoint) return maybe_checkpoint(enforce_checkpoint);
+  return ok_status();
+}
+
+Status StreamTask::suspend() {
+  if (state_ == TaskState::SUSPENDED) return ok_status();
+  auto s = maybe_checkpoint(/*enforce=*/true);
+  if (!s) return s;
+  transition_to(TaskState::SUSPENDED);
+  return ok_status();
+}
+
+void StreamTask::prepare_recycle() { queue_.clear(); }
+
+}  // namespace iq

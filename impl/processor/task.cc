@@ -1,0 +1,112 @@
+#include "processor/task.h"
+
+namespace iq {
+
+const char* to_string(TaskState s) {
+  switch (s) {
+    case TaskState::CREATED: return "CREATED";
+    case TaskState::RESTORING: return "RESTORING";
+    case TaskState::RUNNING: return "RUNNING";
+    case TaskState::SUSPENDED: return "SUSPENDED";
+    case TaskState::CLOSED: return "CLOSED";
+  }
+  return "?";
+}
+
+bool is_valid_transition(TaskState from, TaskState to) {
+  switch (from) {
+    case TaskState::CREATED: return to == TaskState::RESTORING || to == TaskState::SUSPENDED;
+    case TaskState::RESTORING: return to == TaskState::RUNNING || to == TaskState::SUSPENDED;
+    case TaskState::RUNNING: return to == TaskState::SUSPENDED;
+    case TaskState::SUSPENDED: return to == TaskState::RESTORING || to == TaskState::CLOSED;
+    case TaskState::CLOSED: return to == TaskState::CREATED;
+  }
+  return false;
+}
+
+Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskEnvironment& env)
+    : id_(id), env_(env), topology_(std::make_unique<TaskTopology>(topology)) {
+  IQ_ASSERT(env_.fs != nullptr);
+  std::set<std::string> logged;
+  if (topology.logging) logged.insert(topology.store_name);
+  state_manager_ = std::make_unique<ProcessorStateManager>(env_.application_id, id_, env_.task_dir, *env_.fs, logged);
+  ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
+  context_ = std::make_unique<ProcessorContextImpl>(
+      ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled}, *state_manager_,
+      *env_.fs, env_.rocksdb_env, cache, type == TaskType::kActive ? env_.collector : nullptr);
+}
+
+void Task::transition_to(TaskState next) {
+  IQ_ASSERT(is_valid_transition(state_, next), "task {}: invalid transition {} -> {}", id_.to_string(),
+            to_string(state_), to_string(next));
+  state_ = next;
+}
+
+std::vector<TopicPartition> Task::changelog_partitions() const {
+  std::vector<TopicPartition> out;
+  for (StateStore* s : state_manager_->stores()) {
+    if (auto tp = state_manager_->changelog_partition(s->name())) out.push_back(*tp);
+  }
+  return out;
+}
+
+TopicPartitionOffsets Task::changelog_offsets() const {
+  TopicPartitionOffsets out;
+  for (StateStore* s : state_manager_->stores()) {
+    auto tp = state_manager_->changelog_partition(s->name());
+    if (!tp) continue;
+    out[*tp] = state_manager_->changelog_offset(s->name()).value_or(OffsetCheckpoint::kOffsetUnknown);
+  }
+  return out;
+}
+
+Status Task::initialize() {
+  IQ_ASSERT(state_ == TaskState::CREATED, "initialize in state {}", to_string(state_));
+  auto s = env_.fs->create_directories(env_.task_dir);
+  if (!s) return s;
+  // KAFKA-8574: stores register first, then the checkpoint is loaded.
+  s = topology_->store().init(*context_, topology_->store());
+  if (!s) return s;
+  s = state_manager_->initialize_store_offsets_from_checkpoint();
+  if (!s) return s;
+  offsets_at_last_checkpoint_ = changelog_offsets();
+  transition_to(TaskState::RESTORING);
+  return ok_status();
+}
+
+Status Task::maybe_checkpoint(bool enforce) {
+  const TopicPartitionOffsets now = changelog_offsets();
+  // StateManagerUtil.checkpointNeeded: never before the first snapshot; always when enforced;
+  // otherwise when the summed movement exceeds the threshold.
+  if (!offsets_at_last_checkpoint_) return ok_status();
+  if (!enforce) {
+    int64_t delta = 0;
+    for (const auto& [tp, offset] : now) {
+      auto it = offsets_at_last_checkpoint_->find(tp);
+      delta += offset - (it == offsets_at_last_checkpoint_->end() ? 0 : std::max<int64_t>(it->second, 0));
+    }
+    if (delta <= kOffsetDeltaThresholdForCheckpoint) return ok_status();
+  }
+  auto s = state_manager_->flush();
+  if (!s) return s;
+  s = state_manager_->checkpoint();
+  if (!s) return s;
+  offsets_at_last_checkpoint_ = now;
+  return ok_status();
+}
+
+void Task::close_dirty() {
+  state_manager_->close();
+  state_ = TaskState::CLOSED;
+}
+
+Status Task::close_clean() {
+  auto s = maybe_checkpoint(/*enforce=*/true);
+  if (!s) return s;
+  state_manager_->close();
+  if (state_ != TaskState::SUSPENDED) transition_to(TaskState::SUSPENDED);
+  transition_to(TaskState::CLOSED);
+  return ok_status();
+}
+
+}  // namespace iq

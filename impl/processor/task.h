@@ -1,0 +1,76 @@
+#pragma once
+// Task (PI/Task.java, PI/AbstractTask.java): what StreamTask and StandbyTask share: the id, the
+// state machine, the state manager and context, the store stack built from the topology, and the
+// checkpoint rule.
+
+#include <memory>
+
+#include "io/record_collector.h"
+#include "processor/processor_context_impl.h"
+#include "processor/processor_state_manager.h"
+#include "topology/topologies.h"
+
+namespace iq {
+
+// CREATED -> RESTORING | SUSPENDED; RESTORING -> RUNNING | SUSPENDED; RUNNING -> SUSPENDED;
+// SUSPENDED -> RESTORING | CLOSED; CLOSED -> CREATED (revive).
+enum class TaskState { CREATED, RESTORING, RUNNING, SUSPENDED, CLOSED };
+const char* to_string(TaskState s);
+bool is_valid_transition(TaskState from, TaskState to);
+
+// Everything a task needs from its thread and instance.
+struct TaskEnvironment {
+  std::string application_id;
+  std::string task_dir;  // <state.dir>/<application.id>/<task id>
+  bool consistency_enabled = false;
+  FileSystem* fs = nullptr;
+  rocksdb::Env* rocksdb_env = nullptr;
+  ThreadCache* cache = nullptr;          // the thread's cache (actives)
+  ThreadCache* standby_cache = nullptr;  // a zero-byte cache (standbys)
+  RecordCollector* collector = nullptr;
+};
+
+class Task {
+ public:
+  // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT
+  static constexpr int64_t kOffsetDeltaThresholdForCheckpoint = 10'000;
+  // TaskManager / SubscriptionInfo: the offset sum a RUNNING active reports.
+  static constexpr int64_t kLatestOffset = -2;
+
+  Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskEnvironment& env);
+  virtual ~Task() = default;
+
+  TaskId id() const { return id_; }
+  bool is_active() const { return context_->task_type() == TaskType::kActive; }
+  TaskState state() const { return state_; }
+  const TopologyConfig& topology_config() const { return topology_->config(); }
+  // AbstractTask.store(name): null until the store is registered.
+  StateStore* store(const std::string& name) const { return state_manager_->store(name); }
+  ProcessorStateManager& state_manager() { return *state_manager_; }
+  // The changelog partitions of this task's logged stores.
+  std::vector<TopicPartition> changelog_partitions() const;
+  // Changelog offsets of the stores (the last applied or written record), for lags and offset sums.
+  TopicPartitionOffsets changelog_offsets() const;
+
+  // Register the stores and load .checkpoint: CREATED -> RESTORING.
+  [[nodiscard]] virtual Status initialize();
+  // AbstractTask.maybeCheckpoint: flush and checkpoint when enforced or when the changelog
+  // offsets moved more than 10,000 since the last checkpoint.
+  [[nodiscard]] Status maybe_checkpoint(bool enforce);
+  // Close without flushing or checkpointing (a crash is simply dropping the object).
+  void close_dirty();
+  [[nodiscard]] Status close_clean();
+
+ protected:
+  void transition_to(TaskState next);
+
+  TaskId id_;
+  TaskEnvironment env_;
+  TaskState state_ = TaskState::CREATED;
+  std::unique_ptr<TaskTopology> topology_;
+  std::unique_ptr<ProcessorStateManager> state_manager_;
+  std::unique_ptr<ProcessorContextImpl> context_;
+  std::optional<TopicPartitionOffsets> offsets_at_last_checkpoint_;
+};
+
+}  // namespace iq

@@ -1,0 +1,58 @@
+#pragma once
+// The registered topologies: a few shapes that cover the key-value store family, each a few lines
+// on top of the runtime rather than a general DSL. Every one has a single subtopology (0) reading
+// one source topic (IntegerSerde keys, LongSerde values) into one store:
+//   SourceTable  builder.table(topic, Materialized.as(store))     latest value, tombstones delete
+//   Count        stream.groupByKey().count(Materialized.as(store)) null keys/values dropped
+//   Sum          stream.groupByKey().aggregate(() -> 0L, (k, v, agg) -> agg + v, ...)
+//   PapiWriter   a Processor that put()s each record, and delete()s on a null value
+// The window, session and versioned shapes slot in beside these.
+
+#include <memory>
+#include <string>
+
+#include "state/stores.h"
+
+namespace iq {
+
+enum class TopologyKind { SourceTable, Count, Sum, PapiWriter };
+
+const char* to_string(TopologyKind kind);
+
+struct TopologyConfig {
+  TopologyKind kind = TopologyKind::SourceTable;
+  std::string source_topic = "input-topic";
+  int32_t source_partitions = 1;
+  std::string store_name = "kv-store";
+  KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped;
+  bool caching = true;  // Kafka's default for DSL stores
+  bool logging = true;
+
+  // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
+  bool timestamped() const { return kind != TopologyKind::PapiWriter; }
+};
+
+// One task's instance of a topology: its store stack and its processor.
+class TaskTopology {
+ public:
+  explicit TaskTopology(const TopologyConfig& config);
+
+  const TopologyConfig& config() const { return config_; }
+  StateStore& store() { return *store_; }
+  // Ownership of the store stack stays here; the state manager registers it by reference.
+
+  // Process one input record; the caller has installed its record context.
+  [[nodiscard]] Status process(const ConsumerRecord& record);
+
+ private:
+  Status process_table(int32_t key, const std::optional<int64_t>& value, int64_t timestamp);
+  Status process_aggregate(int32_t key, int64_t value, int64_t timestamp);
+  Status process_papi(int32_t key, const std::optional<int64_t>& value);
+
+  TopologyConfig config_;
+  std::unique_ptr<StateStore> store_;
+  MeteredTimestampedKeyValueStore<int32_t, int64_t>* timestamped_ = nullptr;
+  MeteredKeyValueStore<int32_t, int64_t>* plain_ = nullptr;
+};
+
+}  // namespace iq
