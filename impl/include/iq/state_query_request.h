@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "base/assert.h"
 #include "iq/position_bound.h"
 #include "iq/query.h"
 

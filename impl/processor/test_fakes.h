@@ -1,0 +1,115 @@
+#pragma once
+// Test doubles for the runtime's broker seams: logs in memory that every consumer reads at once.
+// For unit tests of tasks and threads without the simulator.
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "io/consumer.h"
+#include "io/record_collector.h"
+#include "processor/store_changelog_reader.h"
+#include "processor/task.h"
+
+namespace iq::testing_fakes {
+
+// Topic-partition logs, offsets from 0.
+struct FakeBroker {
+  std::map<TopicPartition, std::vector<ConsumerRecord>> logs;
+  int64_t append(ConsumerRecord r) {
+    auto& log = logs[{r.topic, r.partition}];
+    r.offset = static_cast<int64_t>(log.size());
+    log.push_back(std::move(r));
+    return log.back().offset;
+  }
+};
+
+class FakeCollector final : public RecordCollector {
+ public:
+  explicit FakeCollector(FakeBroker& b) : broker_(b) {}
+  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition, const Bytes& key,
+                                             const std::optional<Bytes>& value, int64_t timestamp,
+                                             const Headers& headers) override {
+    return broker_.append(ConsumerRecord{topic, partition, 0, timestamp, key, value, headers});
+  }
+
+ private:
+  FakeBroker& broker_;
+};
+
+class FakeConsumer final : public Consumer {
+ public:
+  explicit FakeConsumer(FakeBroker& b) : broker_(b) {}
+  void assign(const std::vector<TopicPartition>& partitions) override {
+    std::map<TopicPartition, int64_t> kept;
+    for (const auto& tp : partitions) kept[tp] = positions_.count(tp) ? positions_[tp] : 0;
+    positions_ = kept;
+  }
+  std::vector<TopicPartition> assignment() const override {
+    std::vector<TopicPartition> out;
+    for (const auto& [tp, _] : positions_) out.push_back(tp);
+    return out;
+  }
+  void seek(const TopicPartition& tp, int64_t next) override { positions_[tp] = next; }
+  void seek_to_beginning(const TopicPartition& tp) override { positions_[tp] = 0; }
+  std::optional<int64_t> position(const TopicPartition& tp) const override {
+    auto it = positions_.find(tp);
+    return it == positions_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  void pause(const std::vector<TopicPartition>& ps) override { paused_.insert(ps.begin(), ps.end()); }
+  void resume(const std::vector<TopicPartition>& ps) override {
+    for (const auto& tp : ps) paused_.erase(tp);
+  }
+  std::vector<ConsumerRecord> poll(size_t max_records) override {
+    std::vector<ConsumerRecord> out;
+    for (auto& [tp, next] : positions_) {
+      if (paused_.count(tp)) continue;
+      const auto& log = broker_.logs[tp];
+      while (next < static_cast<int64_t>(log.size()) && out.size() < max_records) out.push_back(log[next++]);
+    }
+    return out;
+  }
+  bool paused(const TopicPartition& tp) const { return paused_.count(tp) != 0; }
+
+ private:
+  FakeBroker& broker_;
+  std::map<TopicPartition, int64_t> positions_;
+  std::set<TopicPartition> paused_;
+};
+
+class FakeAdmin final : public Admin {
+ public:
+  explicit FakeAdmin(FakeBroker& b) : broker_(b) {}
+  base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(const std::vector<TopicPartition>& ps) override {
+    TopicPartitionOffsets out;
+    for (const auto& tp : ps) out[tp] = static_cast<int64_t>(broker_.logs[tp].size());
+    return out;
+  }
+
+ private:
+  FakeBroker& broker_;
+};
+
+// One "instance": its own state directory, cache, restore consumer and reader.
+struct Instance {
+  Instance(FakeBroker& broker, const std::filesystem::path& dir, bool consistency)
+      : collector(broker), restore_consumer(broker), admin(broker), reader(restore_consumer, admin) {
+    env.application_id = "app";
+    env.task_dir = (dir / "app" / "0_0").string();
+    env.consistency_enabled = consistency;
+    env.fs = &fs;
+    env.cache = &cache;
+    env.standby_cache = &standby_cache;
+    env.collector = &collector;
+  }
+  PosixFileSystem fs;
+  ThreadCache cache{1 << 20};
+  ThreadCache standby_cache{0};
+  FakeCollector collector;
+  FakeConsumer restore_consumer;
+  FakeAdmin admin;
+  StoreChangelogReader reader;
+  TaskEnvironment env;
+};
+
+}  // namespace iq::testing_fakes
