@@ -1,0 +1,54 @@
+#include "processor/state_directory.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace iq {
+namespace {
+
+std::optional<TaskId> parse_task_id(const std::string& name) {
+  const auto underscore = name.find('_');
+  if (underscore == std::string::npos) return std::nullopt;
+  TaskId id;
+  const char* b = name.data();
+  auto r1 = std::from_chars(b, b + underscore, id.subtopology);
+  auto r2 = std::from_chars(b + underscore + 1, b + name.size(), id.partition);
+  if (r1.ec != std::errc() || r1.ptr != b + underscore || r2.ec != std::errc() || r2.ptr != b + name.size()) {
+    return std::nullopt;
+  }
+  return id;
+}
+
+}  // namespace
+
+std::vector<TaskId> StateDirectory::task_dirs_on_disk() {
+  std::vector<TaskId> out;
+  if (!fs_.exists(root_)) return out;
+  for (const auto& name : fs_.list_directory(root_)) {
+    if (auto id = parse_task_id(name)) out.push_back(*id);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+base::Expected<TopicPartitionOffsets, StreamsError> StateDirectory::checkpointed_offsets(const TaskId& id) {
+  OffsetCheckpoint checkpoint(fs_, task_dir(id) + "/.checkpoint");
+  return checkpoint.read();
+}
+
+base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_tasks(int64_t now_ms) {
+  std::vector<TaskId> removed;
+  for (auto it = unowned_since_ms_.begin(); it != unowned_since_ms_.end();) {
+    if (now_ms - it->second <= cleanup_delay_ms_) {
+      ++it;
+      continue;
+    }
+    auto s = fs_.delete_recursively(task_dir(it->first));
+    if (!s) return base::unexpected(s.error());
+    removed.push_back(it->first);
+    it = unowned_since_ms_.erase(it);
+  }
+  return removed;
+}
+
+}  // namespace iq

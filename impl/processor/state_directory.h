@@ -1,0 +1,51 @@
+#pragma once
+// StateDirectory (PI/StateDirectory.java): the instance's state.dir/<application.id>/ with one
+// directory per task ("<subtopology>_<partition>"). It outlives task ownership: a task that moves
+// away leaves its directory (its .checkpoint and store files) behind, so the instance reports an
+// offset sum for it at the next rebalance and can restore from there if it gets the task back.
+// Unowned directories are deleted state.cleanup.delay.ms (default 10 minutes) after they were
+// last used.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/file_system.h"
+#include "processor/task_id.h"
+#include "state/offset_checkpoint.h"
+
+namespace iq {
+
+class StateDirectory {
+ public:
+  static constexpr int64_t kDefaultCleanupDelayMs = 600'000;
+
+  StateDirectory(FileSystem& fs, std::string state_dir, std::string application_id,
+                 int64_t cleanup_delay_ms = kDefaultCleanupDelayMs)
+      : fs_(fs), root_(std::move(state_dir) + "/" + application_id), cleanup_delay_ms_(cleanup_delay_ms) {}
+
+  std::string task_dir(const TaskId& id) const { return root_ + "/" + id.to_string(); }
+  const std::string& root() const { return root_; }
+
+  // Task directories present on disk, parsed back into task ids, in order.
+  std::vector<TaskId> task_dirs_on_disk();
+  // The changelog offsets in a task directory's .checkpoint (empty when there is none).
+  [[nodiscard]] base::Expected<TopicPartitionOffsets, StreamsError> checkpointed_offsets(const TaskId& id);
+
+  // A task released its directory at `now_ms` (closed or migrated away).
+  void mark_unowned(const TaskId& id, int64_t now_ms) { unowned_since_ms_[id] = now_ms; }
+  void mark_owned(const TaskId& id) { unowned_since_ms_.erase(id); }
+  // Delete the directories that stayed unowned longer than the delay. Returns the tasks removed.
+  [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> clean_removed_tasks(int64_t now_ms);
+  // Everything under the application directory (a replaced disk, or an EOS wipe).
+  [[nodiscard]] Status wipe_task(const TaskId& id) { return fs_.delete_recursively(task_dir(id)); }
+
+ private:
+  FileSystem& fs_;
+  std::string root_;
+  int64_t cleanup_delay_ms_;
+  std::map<TaskId, int64_t> unowned_since_ms_;
+};
+
+}  // namespace iq
