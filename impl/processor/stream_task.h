@@ -15,6 +15,10 @@ class StreamTask final : public Task {
  public:
   StreamTask(TaskId id, const TopologyConfig& topology, const TaskEnvironment& env)
       : Task(id, TaskType::kActive, topology, env) {}
+  // A standby promoted on this client: its stores stay open and it restores the remaining lag.
+  explicit StreamTask(Task&& standby) : Task(std::move(standby), TaskType::kActive) {
+    state_ = TaskState::RESTORING;
+  }
 
   TopicPartition input_partition() const { return {topology_config().source_topic, id_.partition}; }
 

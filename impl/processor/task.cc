@@ -36,6 +36,21 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
       *env_.fs, env_.rocksdb_env, cache, type == TaskType::kActive ? env_.collector : nullptr);
 }
 
+Task::Task(Task&& recycled, TaskType type)
+    : id_(recycled.id_),
+      env_(recycled.env_),
+      topology_(std::move(recycled.topology_)),
+      state_manager_(std::move(recycled.state_manager_)),
+      context_(std::move(recycled.context_)),
+      offsets_at_last_checkpoint_(recycled.offsets_at_last_checkpoint_) {
+  IQ_ASSERT(recycled.state_ == TaskState::SUSPENDED || recycled.state_ == TaskState::RUNNING,
+            "recycling task {} in state {}", id_.to_string(), to_string(recycled.state_));
+  if (CachingKeyValueStore* caching = topology_->caching_layer()) caching->clear_cache();
+  context_->transition(type, type == TaskType::kActive ? env_.cache : env_.standby_cache,
+                       type == TaskType::kActive ? env_.collector : nullptr);
+  recycled.state_ = TaskState::CLOSED;
+}
+
 void Task::transition_to(TaskState next) {
   IQ_ASSERT(is_valid_transition(state_, next), "task {}: invalid transition {} -> {}", id_.to_string(),
             to_string(state_), to_string(next));

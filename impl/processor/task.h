@@ -39,6 +39,8 @@ class Task {
 
   Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskEnvironment& env);
   virtual ~Task() = default;
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
 
   TaskId id() const { return id_; }
   bool is_active() const { return context_->task_type() == TaskType::kActive; }
@@ -62,6 +64,10 @@ class Task {
   [[nodiscard]] Status close_clean();
 
  protected:
+  // Recycling (TaskManager.convertActiveToStandby / convertStandbyToActive): take over the other
+  // task's stores, state manager and context, which now serve `type`. The caches are cleared
+  // (KAFKA-14172: restore writes bypass the cache, so stale entries would shadow them).
+  Task(Task&& recycled, TaskType type);
   void transition_to(TaskState next);
 
   TaskId id_;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "io/consumer.h"
+#include "io/group_membership.h"
 #include "io/record_collector.h"
 #include "processor/store_changelog_reader.h"
 #include "processor/task.h"
@@ -88,6 +89,27 @@ class FakeAdmin final : public Admin {
 
  private:
   FakeBroker& broker_;
+};
+
+// Group membership that only keeps committed offsets (no rebalances).
+class FakeMembership final : public GroupMembership {
+ public:
+  void poll(RebalanceListener&) override {}
+  void enforce_rebalance() override { ++rebalances_requested; }
+  std::string member_id() const override { return "member-1"; }
+  int32_t generation() const override { return 1; }
+  Status commit_offsets(const TopicPartitionOffsets& offsets) override {
+    for (const auto& [tp, o] : offsets) committed_[tp] = o;
+    return ok_status();
+  }
+  std::optional<int64_t> committed(const TopicPartition& tp) const override {
+    auto it = committed_.find(tp);
+    return it == committed_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  int rebalances_requested = 0;
+
+ private:
+  TopicPartitionOffsets committed_;
 };
 
 // One "instance": its own state directory, cache, restore consumer and reader.

@@ -33,6 +33,11 @@ TaskTopology::TaskTopology(const TopologyConfig& config) : config_(config) {
   }
 }
 
+CachingKeyValueStore* TaskTopology::caching_layer() {
+  KeyValueBytesStore& below = timestamped_ != nullptr ? timestamped_->wrapped() : plain_->wrapped();
+  return dynamic_cast<CachingKeyValueStore*>(&below);
+}
+
 Status TaskTopology::process(const ConsumerRecord& record) {
   IQ_ASSERT(record.topic == config_.source_topic, "record from {} in a {} topology", record.topic,
             to_string(config_.kind));

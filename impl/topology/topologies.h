@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "state/caching_key_value_store.h"
 #include "state/stores.h"
 
 namespace iq {
@@ -40,6 +41,9 @@ class TaskTopology {
   const TopologyConfig& config() const { return config_; }
   StateStore& store() { return *store_; }
   // Ownership of the store stack stays here; the state manager registers it by reference.
+
+  // The caching layer of the store stack, if the store is cached.
+  CachingKeyValueStore* caching_layer();
 
   // Process one input record; the caller has installed its record context.
   [[nodiscard]] Status process(const ConsumerRecord& record);

@@ -1,0 +1,281 @@
+#include "processor/task_manager.h"
+
+#include <algorithm>
+
+namespace iq {
+
+TaskManager::~TaskManager() {
+  // Dropping the manager is a crash: tasks vanish without flushing. Unregister from the reader so
+  // it holds no dangling task pointers if it outlives us.
+  for (const auto& [id, t] : actives_) reader_.unregister_task(id);
+  for (const auto& [id, t] : standbys_) reader_.unregister_task(id);
+}
+
+StreamTask* TaskManager::active(const TaskId& id) const {
+  auto it = actives_.find(id);
+  return it == actives_.end() ? nullptr : it->second.get();
+}
+
+StandbyTask* TaskManager::standby(const TaskId& id) const {
+  auto it = standbys_.find(id);
+  return it == standbys_.end() ? nullptr : it->second.get();
+}
+
+std::set<TaskId> TaskManager::active_task_ids() const {
+  std::set<TaskId> out;
+  for (const auto& [id, t] : actives_) out.insert(id);
+  return out;
+}
+
+std::set<TaskId> TaskManager::standby_task_ids() const {
+  std::set<TaskId> out;
+  for (const auto& [id, t] : standbys_) out.insert(id);
+  return out;
+}
+
+std::vector<Task*> TaskManager::all_tasks() const {
+  std::vector<Task*> out;
+  for (const auto& [id, t] : actives_) out.push_back(t.get());
+  for (const auto& [id, t] : standbys_) out.push_back(t.get());
+  return out;
+}
+
+std::vector<TopicPartition> TaskManager::owned_input_partitions() const {
+  std::vector<TopicPartition> out;
+  for (const auto& [id, t] : actives_) out.push_back(t->input_partition());
+  return out;
+}
+
+Status TaskManager::commit_actives(const std::vector<StreamTask*>& tasks) {
+  TopicPartitionOffsets offsets;
+  for (StreamTask* t : tasks) {
+    auto o = t->prepare_commit();
+    if (!o) return base::unexpected(o.error());
+    offsets.insert(o->begin(), o->end());
+  }
+  if (!offsets.empty()) {
+    auto s = membership_.commit_offsets(offsets);
+    if (!s) return s;
+  }
+  for (StreamTask* t : tasks) {
+    auto s = t->post_commit(/*enforce_checkpoint=*/false);
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
+Status TaskManager::handle_revocation(const std::set<TaskId>& revoked, int64_t now_ms) {
+  (void)now_ms;
+  std::vector<StreamTask*> tasks;
+  for (const TaskId& id : revoked) {
+    if (StreamTask* t = active(id); t != nullptr && t->state() != TaskState::SUSPENDED) tasks.push_back(t);
+  }
+  auto s = commit_actives(tasks);
+  if (!s) return s;
+  for (StreamTask* t : tasks) {
+    s = t->suspend();
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
+Status TaskManager::close_active(const TaskId& id, int64_t now_ms) {
+  auto it = actives_.find(id);
+  IQ_ASSERT(it != actives_.end());
+  reader_.unregister_task(id);
+  auto s = it->second->close_clean();
+  actives_.erase(it);
+  state_directory_.mark_unowned(id, now_ms);
+  return s;
+}
+
+Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
+  auto it = standbys_.find(id);
+  IQ_ASSERT(it != standbys_.end());
+  reader_.unregister_task(id);
+  auto s = it->second->close_clean();
+  standbys_.erase(it);
+  state_directory_.mark_unowned(id, now_ms);
+  return s;
+}
+
+Status TaskManager::create_active(const TaskId& id) {
+  auto task = std::make_unique<StreamTask>(id, topology_, environment_(id));
+  auto s = task->initialize();
+  if (!s) return s;
+  s = reader_.register_task(*task);
+  if (!s) return s;
+  state_directory_.mark_owned(id);
+  actives_.emplace(id, std::move(task));
+  return ok_status();
+}
+
+Status TaskManager::create_standby(const TaskId& id) {
+  auto task = std::make_unique<StandbyTask>(id, topology_, environment_(id));
+  auto s = task->initialize();
+  if (!s) return s;
+  s = reader_.register_task(*task);
+  if (!s) return s;
+  state_directory_.mark_owned(id);
+  standbys_.emplace(id, std::move(task));
+  return ok_status();
+}
+
+Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives, const std::set<TaskId>& new_standbys,
+                                      int64_t now_ms) {
+  for (const auto& id : new_actives) IQ_ASSERT(!new_standbys.count(id), "task {} both active and standby", id.to_string());
+  // Actives that go: recycled into standbys when they stay here, else closed.
+  for (const TaskId& id : active_task_ids()) {
+    if (new_actives.count(id)) continue;
+    if (new_standbys.count(id)) {
+      reader_.unregister_task(id);
+      auto s = actives_.at(id)->suspend();
+      if (!s) return s;
+      actives_.at(id)->prepare_recycle();
+      auto standby = std::make_unique<StandbyTask>(std::move(*actives_.at(id)));
+      actives_.erase(id);
+      s = reader_.register_task(*standby);
+      if (!s) return s;
+      standbys_.emplace(id, std::move(standby));
+    } else {
+      auto s = close_active(id, now_ms);
+      if (!s) return s;
+    }
+  }
+  // Standbys that go: promoted when they become actives here, else closed.
+  for (const TaskId& id : standby_task_ids()) {
+    if (new_standbys.count(id)) continue;
+    if (new_actives.count(id)) {
+      reader_.unregister_task(id);
+      auto s = standbys_.at(id)->maybe_checkpoint(/*enforce=*/true);
+      if (!s) return s;
+      auto active = std::make_unique<StreamTask>(std::move(*standbys_.at(id)));
+      standbys_.erase(id);
+      s = reader_.register_task(*active);
+      if (!s) return s;
+      actives_.emplace(id, std::move(active));
+    } else {
+      auto s = close_standby(id, now_ms);
+      if (!s) return s;
+    }
+  }
+  for (const TaskId& id : new_actives) {
+    if (!actives_.count(id)) {
+      auto s = create_active(id);
+      if (!s) return s;
+    }
+  }
+  for (const TaskId& id : new_standbys) {
+    if (!standbys_.count(id)) {
+      auto s = create_standby(id);
+      if (!s) return s;
+    }
+  }
+  reassign_input_partitions();
+  return ok_status();
+}
+
+void TaskManager::reassign_input_partitions() {
+  // Only RUNNING actives read input; a restoring one starts once restored (from the committed offset).
+  std::vector<TopicPartition> running;
+  for (const auto& [id, t] : actives_) {
+    if (t->state() == TaskState::RUNNING) running.push_back(t->input_partition());
+  }
+  std::sort(running.begin(), running.end());
+  main_consumer_.assign(running);
+}
+
+base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_restoration() {
+  std::vector<TaskId> done;
+  const auto restored = reader_.restored_active_tasks();
+  for (auto& [id, t] : actives_) {
+    if (t->state() != TaskState::RESTORING) continue;
+    const bool no_changelog = t->changelog_partitions().empty();
+    if (!no_changelog && std::find(restored.begin(), restored.end(), id) == restored.end()) continue;
+    auto s = t->complete_restoration();
+    if (!s) return base::unexpected(s.error());
+    done.push_back(id);
+  }
+  if (done.empty()) return done;
+  reassign_input_partitions();
+  for (const TaskId& id : done) {
+    const auto tp = actives_.at(id)->input_partition();
+    if (auto committed = membership_.committed(tp)) {
+      main_consumer_.seek(tp, *committed);
+    } else {
+      main_consumer_.seek_to_beginning(tp);  // auto.offset.reset=earliest, Streams' default
+    }
+  }
+  return done;
+}
+
+bool TaskManager::all_actives_running() const {
+  return std::all_of(actives_.begin(), actives_.end(),
+                     [](const auto& kv) { return kv.second->state() == TaskState::RUNNING; });
+}
+
+void TaskManager::add_records(const std::vector<ConsumerRecord>& records) {
+  for (const auto& r : records) {
+    StreamTask* t = active({0, r.partition});
+    if (t == nullptr || t->state() != TaskState::RUNNING) continue;  // revoked while in flight
+    t->add_records({r});
+  }
+}
+
+base::Expected<size_t, StreamsError> TaskManager::process(size_t max_records_per_task) {
+  size_t processed = 0;
+  for (auto& [id, t] : actives_) {
+    for (size_t i = 0; i < max_records_per_task; ++i) {
+      auto r = t->process_one();
+      if (!r) return base::unexpected(r.error());
+      if (!*r) break;
+      ++processed;
+    }
+  }
+  return processed;
+}
+
+Status TaskManager::commit_all() {
+  std::vector<StreamTask*> tasks;
+  for (auto& [id, t] : actives_) {
+    if (t->state() == TaskState::RUNNING && t->commit_needed()) tasks.push_back(t.get());
+  }
+  auto s = commit_actives(tasks);
+  if (!s) return s;
+  for (auto& [id, t] : standbys_) {
+    s = t->commit();
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
+std::map<TaskId, int64_t> TaskManager::task_offset_sums() {
+  std::map<TaskId, int64_t> sums;
+  auto sum_of = [](const TopicPartitionOffsets& offsets) -> std::optional<int64_t> {
+    std::optional<int64_t> sum;
+    for (const auto& [tp, o] : offsets) {
+      if (o < 0) continue;  // unknown changelog offsets do not count
+      sum = sum.value_or(0) + o;
+    }
+    return sum;
+  };
+  for (const TaskId& id : state_directory_.task_dirs_on_disk()) {
+    if (actives_.count(id) || standbys_.count(id)) continue;
+    auto offsets = state_directory_.checkpointed_offsets(id);
+    if (!offsets) continue;  // an unreadable checkpoint reports nothing, as a missing one
+    if (auto s = sum_of(*offsets)) sums[id] = *s;
+  }
+  for (const auto& [id, t] : actives_) {
+    if (t->state() == TaskState::RUNNING) {
+      sums[id] = Task::kLatestOffset;
+    } else if (auto s = sum_of(t->changelog_offsets())) {
+      sums[id] = *s;
+    }
+  }
+  for (const auto& [id, t] : standbys_) {
+    if (auto s = sum_of(t->changelog_offsets())) sums[id] = *s;
+  }
+  return sums;
+}
+
+}  // namespace iq

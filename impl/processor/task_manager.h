@@ -1,0 +1,82 @@
+#pragma once
+// TaskManager (PI/TaskManager.java): a stream thread's tasks. On each assignment it closes the
+// tasks it lost, recycles an active into a standby or the reverse when the task stays on this
+// client (stores kept open: no restore), resumes what it keeps and creates what is new. It moves
+// restored actives to RUNNING, routes input to tasks, processes, commits, and reports the offset
+// sums of every task whose state is on this client's disk.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "io/consumer.h"
+#include "io/group_membership.h"
+#include "processor/standby_task.h"
+#include "processor/state_directory.h"
+#include "processor/store_changelog_reader.h"
+#include "processor/stream_task.h"
+
+namespace iq {
+
+class TaskManager {
+ public:
+  // Builds the environment of a task (its directory, caches, collector) for this thread.
+  using EnvironmentFactory = std::function<TaskEnvironment(const TaskId&)>;
+
+  TaskManager(TopologyConfig topology, StateDirectory& state_directory, StoreChangelogReader& reader,
+              Consumer& main_consumer, GroupMembership& membership, EnvironmentFactory environment)
+      : topology_(std::move(topology)),
+        state_directory_(state_directory),
+        reader_(reader),
+        main_consumer_(main_consumer),
+        membership_(membership),
+        environment_(std::move(environment)) {}
+  ~TaskManager();
+
+  // onPartitionsRevoked: commit and suspend the actives whose input partitions were revoked.
+  [[nodiscard]] Status handle_revocation(const std::set<TaskId>& revoked, int64_t now_ms);
+  // handleAssignment: close, recycle, keep and create tasks to match the new assignment.
+  [[nodiscard]] Status handle_assignment(const std::set<TaskId>& actives, const std::set<TaskId>& standbys,
+                                         int64_t now_ms);
+  // Actives whose changelogs are restored (or that have none) become RUNNING and start reading
+  // input from the committed offset. Returns the tasks that did.
+  [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> try_complete_restoration();
+  bool all_actives_running() const;
+
+  void add_records(const std::vector<ConsumerRecord>& records);
+  // Round-robin over RUNNING actives, at most `max_records_per_task` each. Returns records processed.
+  [[nodiscard]] base::Expected<size_t, StreamsError> process(size_t max_records_per_task);
+  // Commit every active that processed since its last commit, and every standby.
+  [[nodiscard]] Status commit_all();
+  // The offset sum of every task with state on this client: -2 for a RUNNING active, else the
+  // sum of its changelog offsets; tasks only on disk report their .checkpoint.
+  std::map<TaskId, int64_t> task_offset_sums();
+
+  // Every task a query may reach (readOnlyAllTasks: running and restoring actives, standbys).
+  std::vector<Task*> all_tasks() const;
+  std::set<TaskId> active_task_ids() const;
+  std::set<TaskId> standby_task_ids() const;
+  StreamTask* active(const TaskId& id) const;
+  StandbyTask* standby(const TaskId& id) const;
+  std::vector<TopicPartition> owned_input_partitions() const;
+
+ private:
+  [[nodiscard]] Status create_active(const TaskId& id);
+  [[nodiscard]] Status create_standby(const TaskId& id);
+  [[nodiscard]] Status close_active(const TaskId& id, int64_t now_ms);
+  [[nodiscard]] Status close_standby(const TaskId& id, int64_t now_ms);
+  [[nodiscard]] Status commit_actives(const std::vector<StreamTask*>& tasks);
+  void reassign_input_partitions();
+
+  TopologyConfig topology_;
+  StateDirectory& state_directory_;
+  StoreChangelogReader& reader_;
+  Consumer& main_consumer_;
+  GroupMembership& membership_;
+  EnvironmentFactory environment_;
+  std::map<TaskId, std::unique_ptr<StreamTask>> actives_;
+  std::map<TaskId, std::unique_ptr<StandbyTask>> standbys_;
+};
+
+}  // namespace iq
