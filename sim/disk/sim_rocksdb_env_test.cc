@@ -1,0 +1,313 @@
+// Unit tests of SimRocksEnv: real RocksDB on a SimDisk keeps across SimDisk::crash() what it
+// flushed and loses what it did not, a wiped disk opens as an empty database, and RocksDBStore
+// runs on it through a StateStoreContext like the simulator's.
+#include "disk/sim_rocksdb_env.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "disk/sim_disk.h"
+#include "disk/sim_file_system.h"
+#include "state/rocksdb_store.h"
+#include "state/state_store_context.h"
+
+namespace iq::sim {
+namespace {
+
+constexpr const char* kDbPath = "/state/app/0_0/rocksdb/s";
+
+// The options RocksDBStore pins (impl/state/rocksdb_store.cc), on the simulated Env.
+rocksdb::Options store_like_options(rocksdb::Env* env) {
+  rocksdb::Options options;
+  options.env = env;
+  options.create_if_missing = true;
+  options.avoid_flush_during_shutdown = true;
+  options.disable_auto_compactions = true;
+  options.write_buffer_size = 64 << 20;
+  options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
+  return options;
+}
+
+rocksdb::WriteOptions no_wal() {
+  rocksdb::WriteOptions options;
+  options.disableWAL = true;
+  return options;
+}
+
+std::unique_ptr<rocksdb::DB> open_db(rocksdb::Env* env) {
+  rocksdb::DB* db = nullptr;
+  const rocksdb::Status status = rocksdb::DB::Open(store_like_options(env), kDbPath, &db);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return std::unique_ptr<rocksdb::DB>(db);
+}
+
+std::optional<std::string> get(rocksdb::DB& db, const std::string& key) {
+  std::string value;
+  const rocksdb::Status status = db.Get(rocksdb::ReadOptions(), key, &value);
+  if (status.IsNotFound()) return std::nullopt;
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return value;
+}
+
+void put(rocksdb::DB& db, const std::string& key, const std::string& value) {
+  const rocksdb::Status status = db.Put(no_wal(), key, value);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+}
+
+void flush(rocksdb::DB& db) {
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  const rocksdb::Status status = db.Flush(options);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+}
+
+// A process dying: the DB object goes without a flush (the store's close_db does the same).
+void kill(std::unique_ptr<rocksdb::DB>& db) {
+  (void)db->Close();
+  db.reset();
+}
+
+class SimRocksEnvTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(disk_.create_directories(kDbPath).has_value()); }
+
+  SimDisk disk_;
+  SimRocksEnv env_{disk_};
+};
+
+// A key flushed with Flush(wait) survives a crash; a key put after the flush does not.
+TEST_F(SimRocksEnvTest, FlushedDataSurvivesCrashUnflushedIsLost) {
+  auto db = open_db(env_.env());
+  ASSERT_NE(db, nullptr);
+  put(*db, "k1", "v1");
+  flush(*db);
+  put(*db, "k2", "v2");
+  EXPECT_EQ(get(*db, "k2"), "v2");
+  kill(db);
+  disk_.crash();
+
+  db = open_db(env_.env());
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(get(*db, "k1"), "v1");
+  EXPECT_EQ(get(*db, "k2"), std::nullopt);
+  kill(db);
+}
+
+// Crash and reopen cycles accumulate exactly the flushed writes, deletes included.
+TEST_F(SimRocksEnvTest, RepeatedCrashesKeepEveryFlushAndNothingElse) {
+  auto db = open_db(env_.env());
+  put(*db, "a", "1");
+  put(*db, "b", "1");
+  flush(*db);
+  kill(db);
+  disk_.crash();
+
+  db = open_db(env_.env());
+  put(*db, "c", "2");
+  ASSERT_TRUE(db->Delete(no_wal(), "a").ok());
+  flush(*db);
+  put(*db, "d", "lost");
+  kill(db);
+  disk_.crash();
+
+  db = open_db(env_.env());
+  EXPECT_EQ(get(*db, "a"), std::nullopt);
+  EXPECT_EQ(get(*db, "b"), "1");
+  EXPECT_EQ(get(*db, "c"), "2");
+  EXPECT_EQ(get(*db, "d"), std::nullopt);
+  kill(db);
+  EXPECT_EQ(disk_.crash_count(), 2u);
+}
+
+// A database that never flushed comes back empty but opens cleanly after a crash.
+TEST_F(SimRocksEnvTest, NeverFlushedDatabaseReopensEmpty) {
+  auto db = open_db(env_.env());
+  put(*db, "k", "v");
+  kill(db);
+  disk_.crash();
+  db = open_db(env_.env());
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(get(*db, "k"), std::nullopt);
+  kill(db);
+}
+
+// A wiped disk (a replaced machine) opens as an empty database, even where data was flushed.
+TEST_F(SimRocksEnvTest, WipeThenOpenGivesEmptyDatabase) {
+  auto db = open_db(env_.env());
+  put(*db, "k1", "v1");
+  flush(*db);
+  kill(db);
+  disk_.wipe();
+  EXPECT_TRUE(disk_.file_paths().empty());
+
+  ASSERT_TRUE(disk_.create_directories(kDbPath).has_value());
+  db = open_db(env_.env());
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(get(*db, "k1"), std::nullopt);
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  it->SeekToFirst();
+  EXPECT_FALSE(it->Valid());
+  it.reset();  // an iterator must not outlive its DB
+  kill(db);
+}
+
+// RocksDB's files land on the SimDisk and nowhere else: no info LOG, a CURRENT, a LOCK, tables.
+TEST_F(SimRocksEnvTest, FilesLiveOnTheDiskWithoutInfoLog) {
+  auto db = open_db(env_.env());
+  put(*db, "k", "v");
+  flush(*db);
+  kill(db);
+  const std::vector<std::string> paths = disk_.file_paths();
+  const auto has = [&](const std::string& name) {
+    return std::find(paths.begin(), paths.end(), std::string(kDbPath) + "/" + name) != paths.end();
+  };
+  EXPECT_TRUE(has("CURRENT"));
+  EXPECT_TRUE(has("LOCK"));
+  EXPECT_FALSE(has("LOG"));
+  EXPECT_TRUE(std::any_of(paths.begin(), paths.end(),
+                          [](const std::string& p) { return p.ends_with(".sst"); }));
+  EXPECT_GT(disk_.bytes(), 0u);
+  EXPECT_EQ(disk_.open_handles(), 0u);
+}
+
+// The same operations on two disks leave the same file names: nothing in the names depends on
+// the wall clock or on thread timing.
+TEST_F(SimRocksEnvTest, SameOperationsGiveSameFileNames) {
+  SimDisk other_disk;
+  SimRocksEnv other_env(other_disk);
+  ASSERT_TRUE(other_disk.create_directories(kDbPath).has_value());
+  for (rocksdb::Env* env : {env_.env(), other_env.env()}) {
+    auto db = open_db(env);
+    put(*db, "a", "1");
+    flush(*db);
+    put(*db, "b", "2");
+    kill(db);
+  }
+  disk_.crash();
+  other_disk.crash();
+  EXPECT_EQ(disk_.file_paths(), other_disk.file_paths());
+}
+
+// Crashing a disk while a database is open on it is a harness bug (RocksDB's threads could still
+// write), stopped with a message naming the held lock.
+TEST_F(SimRocksEnvTest, CrashWithOpenDatabaseDies) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto db = open_db(env_.env());
+        disk_.crash();
+      },
+      "locks held \\(first: /state/app/0_0/rocksdb/s/LOCK\\)");
+}
+
+// A StateStoreContext with what RocksDBStore touches, on a SimDisk: its files through
+// SimFileSystem and its database through SimRocksEnv, as a simulated instance's will be.
+class SimStateStoreContext final : public StateStoreContext {
+ public:
+  SimStateStoreContext(SimDisk& disk, SimRocksEnv& env, std::string state_dir)
+      : fs_(disk), env_(env), state_dir_(std::move(state_dir)) {}
+
+  const std::string& application_id() const override { return application_id_; }
+  TaskId task_id() const override { return TaskId{0, 0}; }
+  const RecordContext* record_context() const override {
+    return record_context_ ? &*record_context_ : nullptr;
+  }
+  void set_record_context(std::optional<RecordContext> context) override {
+    record_context_ = std::move(context);
+  }
+  bool consistency_enabled() const override { return false; }
+  Status log_change(const std::string& /*store_name*/, const Bytes& /*key*/,
+                    const ValueBytes& /*value*/, int64_t /*timestamp*/,
+                    const Position& /*position*/) override {
+    // A bytes store never logs; a call here would be a layering bug the test should see.
+    return base::unexpected(StreamsError{StreamsError::Kind::UnsupportedOperation,
+                                         "SimStateStoreContext does not log changes"});
+  }
+  void register_store(StateStore& /*store*/, RestoreCallback /*restore*/,
+                      CommitCallback commit) override {
+    commit_ = std::move(commit);
+  }
+  ThreadCache* cache() override { return nullptr; }
+  const std::string& state_dir() const override { return state_dir_; }
+  FileSystem& file_system() override { return fs_; }
+  rocksdb::Env* rocksdb_env() override { return env_.env(); }
+
+  void at(const std::string& topic, int32_t partition, int64_t offset) {
+    set_record_context(RecordContext{topic, partition, offset, 0, {}});
+  }
+  // What a commit does for this store: flush, then the commit callback writes <store>.position.
+  Status commit() { return commit_(); }
+
+ private:
+  std::string application_id_ = "app";
+  SimFileSystem fs_;
+  SimRocksEnv& env_;
+  std::string state_dir_;
+  std::optional<RecordContext> record_context_;
+  CommitCallback commit_;
+};
+
+// RocksDBStore on the simulated disk: a committed write and its position survive a crash; a
+// write after the commit is lost with its position.
+TEST_F(SimRocksEnvTest, RocksDBStoreKeepsCommittedStateAcrossCrash) {
+  SimStateStoreContext context(disk_, env_, "/state/app/0_0");
+  auto store = std::make_unique<RocksDBStore>("s");
+  ASSERT_TRUE(store->init(context, *store).has_value());
+  context.at("input", 0, 5);
+  ASSERT_TRUE(store->put(Bytes::wrap("k1"), Bytes::wrap("v1")).has_value());
+  ASSERT_TRUE(store->flush().has_value());
+  ASSERT_TRUE(context.commit().has_value());
+  context.at("input", 0, 6);
+  ASSERT_TRUE(store->put(Bytes::wrap("k2"), Bytes::wrap("v2")).has_value());
+  EXPECT_EQ(store->position(), Position::from_map({{"input", {{0, 6}}}}));
+  store->close();  // no flush: the crash
+  disk_.crash();
+
+  SimStateStoreContext reopened(disk_, env_, "/state/app/0_0");
+  store = std::make_unique<RocksDBStore>("s");
+  auto init = store->init(reopened, *store);
+  ASSERT_TRUE(init.has_value()) << init.error().to_string();
+  auto k1 = store->get(Bytes::wrap("k1"));
+  ASSERT_TRUE(k1.has_value());
+  ASSERT_TRUE(k1->has_value());
+  EXPECT_EQ((*k1)->get(), "v1");
+  auto k2 = store->get(Bytes::wrap("k2"));
+  ASSERT_TRUE(k2.has_value());
+  EXPECT_FALSE(k2->has_value());
+  EXPECT_EQ(store->position(), Position::from_map({{"input", {{0, 5}}}}));
+  store->close();
+}
+
+// RocksDBStore on a wiped disk starts empty with an empty position.
+TEST_F(SimRocksEnvTest, RocksDBStoreOnWipedDiskStartsEmpty) {
+  {
+    SimStateStoreContext context(disk_, env_, "/state/app/0_0");
+    RocksDBStore store("s");
+    ASSERT_TRUE(store.init(context, store).has_value());
+    context.at("input", 0, 1);
+    ASSERT_TRUE(store.put(Bytes::wrap("k"), Bytes::wrap("v")).has_value());
+    ASSERT_TRUE(store.flush().has_value());
+    ASSERT_TRUE(context.commit().has_value());
+    store.close();
+  }
+  disk_.wipe();
+  SimStateStoreContext context(disk_, env_, "/state/app/0_0");
+  RocksDBStore store("s");
+  ASSERT_TRUE(store.init(context, store).has_value());
+  auto k = store.get(Bytes::wrap("k"));
+  ASSERT_TRUE(k.has_value());
+  EXPECT_FALSE(k->has_value());
+  EXPECT_EQ(store.position(), Position::empty_position());
+  store.close();
+}
+
+}  // namespace
+}  // namespace iq::sim
