@@ -1,0 +1,184 @@
+#pragma once
+// EventLoop: the only scheduler of the simulated world. Single-threaded, on virtual time.
+//
+// Every event has a virtual time and a sequence number, given when it is scheduled; the loop runs
+// events in (time, sequence) order, so two events at the same time run in the order they were
+// scheduled (FIFO). Running an event advances the virtual clock to the event's time (time never
+// goes back) and then dispatches its handler through a boost::asio::io_context: the handler is
+// posted to the io_context and the io_context is polled on this thread, so every handler (and every
+// Asio completion) runs inside the io_context, as it would in an Asio program. Nothing ever waits
+// on real time: when the next event is later than now, the clock jumps to it.
+//
+// SimExecutor (executor()) is a standard Asio executor over the same ordered queue: work submitted
+// through it (boost::asio::post, co_spawn, a SimTimer completion) becomes an event at the current
+// virtual time, in sequence order. Work must reach the io_context only through the loop: posting to
+// io_context() directly would bypass the order and the digest, and the loop asserts that it never
+// finds such work.
+//
+// Every dispatched event feeds a running Digest with (time, sequence, label): two runs that did the
+// same things in the same order have equal digests. on_event() lets later code record the trace.
+//
+// Bounds (STYLE: everything bounded): the queue holds at most events_pending_max events (assert);
+// each run_* call dispatches at most a given number of events and says so in its result when it
+// stops on that budget, which is how a livelock shows up.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <boost/asio/execution.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "base/assert.h"
+#include "base/digest.h"
+#include "base/time.h"
+#include "event_loop/unique_function.h"
+
+namespace iq::sim {
+
+// An event's handler: run once, when the event is dispatched.
+using Handler = UniqueFunction<void()>;
+
+// Names one scheduled event; valid() is false for the default value ("no event").
+struct EventId {
+  uint64_t seq = 0;
+  base::Instant at;
+  bool valid() const { return seq != 0; }
+  friend bool operator==(const EventId&, const EventId&) = default;
+};
+
+// What the trace hook sees for each dispatched event, just before its handler runs. `label` is
+// valid only during the call; copy it to keep it.
+struct EventRecord {
+  base::Instant at;
+  uint64_t seq = 0;
+  std::string_view label;
+};
+
+struct EventLoopLimits {
+  uint64_t events_pending_max = 1'000'000;
+  // The budget of run_until() and run_for() when the caller gives none.
+  uint64_t events_per_run_max = 10'000'000;
+};
+
+enum class RunStop {
+  kTimeReached,           // run_until: no event left at or before the bound; now() == the bound
+  kQuiescent,             // run_until_quiescent: the queue is empty
+  kEventBudgetExhausted,  // the run dispatched its budget of events and stopped (livelock?)
+};
+const char* to_string(RunStop stop);
+
+struct [[nodiscard]] RunResult {
+  uint64_t events = 0;  // dispatched by this call
+  RunStop stop = RunStop::kQuiescent;
+};
+
+class SimExecutor;
+
+class EventLoop {
+ public:
+  explicit EventLoop(EventLoopLimits limits = {});
+  // Destroys the pending handlers one by one, so that a handler whose destruction schedules more
+  // work (a coroutine frame owning a SimTimer, which aborts its waits) finds the loop intact.
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  // --- running -------------------------------------------------------------------------------
+  // Dispatches every event with time <= until (including events those handlers schedule at or
+  // before it), then sets the clock to `until`. until >= now().
+  RunResult run_until(base::Instant until);
+  RunResult run_until(base::Instant until, uint64_t events_max);
+  RunResult run_for(base::Duration d) { return run_until(now_ + d); }
+  // Dispatches events until none is left or events_max have run.
+  RunResult run_until_quiescent(uint64_t events_max);
+  // Dispatches the earliest event, if any; false when the queue is empty.
+  bool step();
+
+  // --- scheduling ----------------------------------------------------------------------------
+  base::Instant now() const { return now_; }
+  // at >= now(). Labels name what happens ("net:broker->instance-1:fetch"); they enter the digest.
+  EventId schedule_at(base::Instant at, std::string label, Handler handler);
+  EventId schedule_after(base::Duration d, std::string label, Handler handler);
+  // At now(), after every event already queued for now().
+  EventId post(std::string label, Handler handler);
+  // True if the event was pending and now never runs; false if it already ran or was cancelled.
+  bool cancel(EventId id);
+
+  // --- observing -----------------------------------------------------------------------------
+  const base::Digest& digest() const { return digest_; }
+  void on_event(std::function<void(const EventRecord&)> hook) { on_event_ = std::move(hook); }
+  uint64_t events_dispatched() const { return events_dispatched_; }
+  size_t events_pending() const { return queue_.size(); }
+  // The time of the earliest pending event; Instant::max() when there is none.
+  base::Instant next_event_time() const;
+  const EventLoopLimits& limits() const { return limits_; }
+
+  // --- Asio ------------------------------------------------------------------------------------
+  // An executor whose work runs as events at now(), labelled `label` (a string that outlives the
+  // executor, typically a literal).
+  SimExecutor executor(const char* label = "asio");
+  boost::asio::io_context& io_context() { return io_; }
+
+ private:
+  using Key = std::pair<int64_t, uint64_t>;  // (virtual time in ms, sequence)
+  struct Pending {
+    std::string label;
+    Handler handler;
+  };
+
+  RunResult run(base::Instant until, bool stop_at_time, uint64_t events_max);
+  void dispatch_earliest();
+
+  EventLoopLimits limits_;
+  boost::asio::io_context io_{1};  // concurrency hint 1: one thread, ours
+  std::map<Key, Pending> queue_;
+  base::Instant now_ = base::Instant::epoch();
+  uint64_t seq_next_ = 1;  // 0 is EventId{}, "no event"
+  uint64_t events_dispatched_ = 0;
+  bool dispatching_ = false;
+  base::Digest digest_;
+  std::function<void(const EventRecord&)> on_event_;
+};
+
+// A standard (P0443-style) Asio executor over the EventLoop's ordered queue. It is never blocking:
+// execute() always enqueues, so a handler never runs inside the call that submits it.
+class SimExecutor {
+ public:
+  SimExecutor(EventLoop& loop, const char* label) noexcept : loop_(&loop), label_(label) {}
+
+  template <typename F>
+  void execute(F&& f) const {
+    loop_->post(label_, Handler(std::forward<F>(f)));
+  }
+
+  boost::asio::execution_context& query(boost::asio::execution::context_t) const noexcept {
+    return loop_->io_context();
+  }
+  static constexpr boost::asio::execution::blocking_t query(
+      boost::asio::execution::blocking_t) noexcept {
+    return boost::asio::execution::blocking.never;
+  }
+  SimExecutor require(boost::asio::execution::blocking_t::never_t) const noexcept { return *this; }
+
+  EventLoop& loop() const noexcept { return *loop_; }
+
+  friend bool operator==(const SimExecutor& a, const SimExecutor& b) noexcept {
+    return a.loop_ == b.loop_;
+  }
+  friend bool operator!=(const SimExecutor& a, const SimExecutor& b) noexcept { return !(a == b); }
+
+ private:
+  EventLoop* loop_;
+  const char* label_;
+};
+
+inline SimExecutor EventLoop::executor(const char* label) {
+  return SimExecutor(*this, label);
+}
+
+}  // namespace iq::sim

@@ -1,0 +1,172 @@
+#include "network/sim_network.h"
+
+#include <algorithm>
+
+namespace iq::sim {
+
+SimNetwork::SimNetwork(EventLoop& loop, base::Prng prng, LinkConfig default_link,
+                       NetworkLimits limits)
+    : loop_(loop), prng_(prng), default_link_(default_link), limits_(limits) {
+  check(default_link_);
+  IQ_ASSERT(limits_.in_flight_per_link_max > 0);
+}
+
+SimNetwork::~SimNetwork() {
+  for (auto& [key, l] : links_) {
+    for (const EventId& id : l.in_flight) {
+      loop_.cancel(id);
+    }
+  }
+}
+
+void SimNetwork::send(const std::string& from, const std::string& to, const std::string& label,
+                      Handler on_delivery) {
+  IQ_ASSERT(static_cast<bool>(on_delivery), "message '{}' {}->{} without a handler", label, from,
+            to);
+  Link& l = link(from, to);
+  // Always both draws, whatever the outcome, so the link's stream stays aligned (see header).
+  const bool lost = l.prng.chance(l.config.loss);
+  const int64_t delay_ms = l.prng.range_inclusive(l.config.delay_ms_min, l.config.delay_ms_max);
+  ++l.stats.sent;
+  if (l.cut) {
+    ++l.stats.dropped_cut;
+    return;
+  }
+  if (lost) {
+    ++l.stats.dropped_loss;
+    return;
+  }
+  IQ_ASSERT(l.in_flight.size() < limits_.in_flight_per_link_max,
+            "link {}->{}: {} messages in flight", from, to, l.in_flight.size());
+  // FIFO: never before the previous delivery on this link.
+  const base::Instant at =
+      std::max(loop_.now() + base::Duration::millis(delay_ms), l.last_delivery_at);
+  l.last_delivery_at = at;
+  const EventId id =
+      loop_.schedule_at(at, "net:" + from + "->" + to + ":" + label,
+                        [this, &l, h = std::move(on_delivery)]() mutable { deliver(l, h); });
+  l.in_flight.push_back(id);
+  ++l.stats.in_flight;
+}
+
+// The delivery event of the oldest message in flight on the link (FIFO makes it the front).
+void SimNetwork::deliver(Link& l, Handler& on_delivery) {
+  IQ_ASSERT(!l.in_flight.empty() && l.stats.in_flight == l.in_flight.size());
+  IQ_ASSERT(l.in_flight.front().at == loop_.now(), "delivery out of FIFO order");
+  IQ_ASSERT(!l.cut, "a delivery on a cut link: cut() should have cancelled it");
+  l.in_flight.pop_front();
+  --l.stats.in_flight;
+  ++l.stats.delivered;
+  on_delivery();
+}
+
+void SimNetwork::add_node(const std::string& name) {
+  IQ_ASSERT(!name.empty());
+  const bool inserted = nodes_.insert(name).second;
+  IQ_ASSERT(inserted, "node '{}' added twice", name);
+}
+
+void SimNetwork::set_link(const std::string& from, const std::string& to, LinkConfig config) {
+  check(config);
+  link(from, to).config = config;
+}
+
+const LinkConfig& SimNetwork::link_config(const std::string& from, const std::string& to) {
+  return link(from, to).config;
+}
+
+void SimNetwork::cut(const std::string& a, const std::string& b) {
+  cut_one_way(a, b);
+  cut_one_way(b, a);
+}
+
+// Marks the link cut and drops what is in flight on it.
+void SimNetwork::cut_one_way(const std::string& from, const std::string& to) {
+  Link& l = link(from, to);
+  l.cut = true;
+  for (const EventId& id : l.in_flight) {
+    const bool was_pending = loop_.cancel(id);
+    IQ_ASSERT(was_pending, "link {}->{}: in-flight message already delivered", from, to);
+    ++l.stats.dropped_cut;
+  }
+  l.in_flight.clear();
+  l.stats.in_flight = 0;
+}
+
+void SimNetwork::heal(const std::string& a, const std::string& b) {
+  link(a, b).cut = false;
+  link(b, a).cut = false;
+}
+
+void SimNetwork::isolate(const std::string& node) {
+  IQ_ASSERT(has_node(node), "unknown node '{}'", node);
+  for (const std::string& other : nodes_) {
+    if (other != node) {
+      cut(node, other);
+    }
+  }
+}
+
+void SimNetwork::heal_node(const std::string& node) {
+  IQ_ASSERT(has_node(node), "unknown node '{}'", node);
+  for (const std::string& other : nodes_) {
+    if (other != node) {
+      heal(node, other);
+    }
+  }
+}
+
+void SimNetwork::heal_all() {
+  for (auto& [key, l] : links_) {
+    l.cut = false;
+  }
+}
+
+bool SimNetwork::is_cut(const std::string& from, const std::string& to) const {
+  const auto it = links_.find(LinkKey{from, to});
+  return it != links_.end() && it->second.cut;
+}
+
+LinkStats SimNetwork::stats(const std::string& from, const std::string& to) const {
+  const auto it = links_.find(LinkKey{from, to});
+  return it == links_.end() ? LinkStats{} : it->second.stats;
+}
+
+LinkStats SimNetwork::totals() const {
+  LinkStats t;
+  for (const auto& [key, l] : links_) {
+    t.sent += l.stats.sent;
+    t.delivered += l.stats.delivered;
+    t.dropped_loss += l.stats.dropped_loss;
+    t.dropped_cut += l.stats.dropped_cut;
+    t.in_flight += l.stats.in_flight;
+  }
+  return t;
+}
+
+// The link's state, created with the default config and its own Prng child on first use.
+SimNetwork::Link& SimNetwork::link(const std::string& from, const std::string& to) {
+  IQ_ASSERT(has_node(from), "unknown node '{}'", from);
+  IQ_ASSERT(has_node(to), "unknown node '{}'", to);
+  IQ_ASSERT(from != to, "'{}' sends to itself: local calls do not cross the network", from);
+  LinkKey key{from, to};
+  auto it = links_.find(key);
+  if (it == links_.end()) {
+    base::Prng link_prng = prng_.split(from + "->" + to);
+    it =
+        links_
+            .emplace(std::move(key),
+                     Link{default_link_, link_prng, false, base::Instant::epoch(), {}, LinkStats{}})
+            .first;
+  }
+  return it->second;
+}
+
+void SimNetwork::check(const LinkConfig& c) {
+  IQ_ASSERT(0 <= c.delay_ms_min && c.delay_ms_min <= c.delay_ms_max, "delay [{}, {}] ms",
+            c.delay_ms_min, c.delay_ms_max);
+  IQ_ASSERT(c.loss.den > 0 && c.loss.num <= c.loss.den, "loss Ratio{{{}, {}}}", c.loss.num,
+            c.loss.den);
+}
+
+}  // namespace iq::sim

@@ -1,0 +1,117 @@
+#pragma once
+// SimNetwork: the simulated network between named nodes ("broker", "instance-1", "client-0").
+//
+// A message is a label and a handler: send(from, to, label, on_delivery) runs on_delivery as an
+// event on the EventLoop when the message arrives. Each directed link (from -> to) has its own
+// LinkConfig: a delay drawn uniformly from [delay_ms_min, delay_ms_max] and a loss ratio.
+//
+// Choices, and why:
+// - FIFO per link. Kafka's connections are TCP, so a link never reorders: a message's delivery time
+//   is at least that of the previous message on the same link (ties keep send order through the
+//   loop's sequence numbers). Different links are independent and may reorder freely.
+// - Silent loss. A lost message, or one sent on a cut link, simply never arrives: the sender learns
+//   nothing, as with a real network. Detecting it (timeouts, retries, session expiry) is the job of
+//   the layers above, as in Kafka.
+// - A cut kills what is in flight. cut(a, b) drops every message still in flight between a and b,
+//   in both directions, like a TCP connection that breaks: healing later does not bring them back.
+// - Randomness per link. Each directed link draws from its own Prng child, split from the network's
+//   Prng by the name "from->to", and draws exactly two numbers per send (loss, then delay) whatever
+//   the outcome; so traffic on one link, or a new node, never changes what another link draws.
+// - Bounded: at most in_flight_per_link_max messages in flight per link (assert).
+//
+// isolate(node) cuts the node from every node registered so far; heal_node(node) heals them all;
+// heal_all() heals every link. Delivery events are labelled "net:<from>-><to>:<label>", so they
+// enter the loop's digest and trace. Destroying the network cancels the deliveries in flight.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "base/prng.h"
+#include "base/time.h"
+#include "event_loop/event_loop.h"
+
+namespace iq::sim {
+
+struct LinkConfig {
+  int64_t delay_ms_min = 1;
+  int64_t delay_ms_max = 1;
+  base::Ratio loss{0, 1};
+};
+
+struct NetworkLimits {
+  size_t in_flight_per_link_max = 10'000;
+};
+
+// What happened on one directed link. sent == delivered + dropped_loss + dropped_cut + in_flight.
+struct LinkStats {
+  uint64_t sent = 0;
+  uint64_t delivered = 0;
+  uint64_t dropped_loss = 0;
+  uint64_t dropped_cut = 0;  // sent while cut, or in flight when cut
+  uint64_t in_flight = 0;
+  friend bool operator==(const LinkStats&, const LinkStats&) = default;
+};
+
+class SimNetwork {
+ public:
+  // `prng` is the network's own child stream (world_prng.split("network")).
+  SimNetwork(EventLoop& loop, base::Prng prng, LinkConfig default_link = {},
+             NetworkLimits limits = {});
+  ~SimNetwork();
+  SimNetwork(const SimNetwork&) = delete;
+  SimNetwork& operator=(const SimNetwork&) = delete;
+
+  // --- sending ---------------------------------------------------------------------------------
+  // Delivers after the link's delay unless the message is lost or the link is cut (see above).
+  void send(const std::string& from, const std::string& to, const std::string& label,
+            Handler on_delivery);
+
+  // --- topology and configuration --------------------------------------------------------------
+  void add_node(const std::string& name);
+  bool has_node(const std::string& name) const { return nodes_.contains(name); }
+  const std::set<std::string>& nodes() const { return nodes_; }
+  // One direction only; links not configured use the default given at construction.
+  void set_link(const std::string& from, const std::string& to, LinkConfig config);
+  const LinkConfig& link_config(const std::string& from, const std::string& to);
+
+  // --- partitions (each acts on both directions) ------------------------------------------------
+  void cut(const std::string& a, const std::string& b);
+  void heal(const std::string& a, const std::string& b);
+  void isolate(const std::string& node);
+  void heal_node(const std::string& node);
+  void heal_all();
+  bool is_cut(const std::string& from, const std::string& to) const;
+
+  // --- observing -------------------------------------------------------------------------------
+  LinkStats stats(const std::string& from, const std::string& to) const;
+  LinkStats totals() const;
+
+ private:
+  using LinkKey = std::pair<std::string, std::string>;  // (from, to)
+  struct Link {
+    LinkConfig config;
+    base::Prng prng;
+    bool cut = false;
+    base::Instant last_delivery_at;
+    std::deque<EventId> in_flight;  // delivery events, in delivery order (FIFO)
+    LinkStats stats;
+  };
+
+  Link& link(const std::string& from, const std::string& to);
+  void cut_one_way(const std::string& from, const std::string& to);
+  void deliver(Link& l, Handler& on_delivery);
+  static void check(const LinkConfig& config);
+
+  EventLoop& loop_;
+  base::Prng prng_;
+  LinkConfig default_link_;
+  NetworkLimits limits_;
+  std::set<std::string> nodes_;
+  std::map<LinkKey, Link> links_;  // created on first use; ordered, so iteration is deterministic
+};
+
+}  // namespace iq::sim
