@@ -7,7 +7,8 @@ namespace iq {
 namespace {
 
 StreamsError malformed(const char* what, const std::string& line) {
-  return {StreamsError::Kind::IllegalArgument, std::string("malformed ") + what + " line: '" + line + "'"};
+  return {StreamsError::Kind::IllegalArgument,
+          std::string("malformed ") + what + " line: '" + line + "'"};
 }
 
 template <typename Int>
@@ -20,7 +21,8 @@ std::optional<TaskId> parse_task(const std::string& s) {
   const auto u = s.find('_');
   if (u == std::string::npos) return std::nullopt;
   TaskId id;
-  if (!parse_int(s.substr(0, u), id.subtopology) || !parse_int(s.substr(u + 1), id.partition)) return std::nullopt;
+  if (!parse_int(s.substr(0, u), id.subtopology) || !parse_int(s.substr(u + 1), id.partition))
+    return std::nullopt;
   return id;
 }
 
@@ -31,7 +33,9 @@ std::vector<std::string> words(const std::string& line) {
   return out;
 }
 
-std::string host_string(const HostInfo& h) { return h.host + ":" + std::to_string(h.port); }
+std::string host_string(const HostInfo& h) {
+  return h.host + ":" + std::to_string(h.port);
+}
 
 }  // namespace
 
@@ -46,7 +50,9 @@ std::optional<HostInfo> parse_host_info(const std::string& endpoint) {
 Bytes SubscriptionInfo::encode() const {
   std::string out = "process " + process_id + "\n";
   if (!endpoint.empty()) out += "endpoint " + endpoint + "\n";
-  for (const auto& [task, sum] : task_offset_sums) out += "task " + task.to_string() + " " + std::to_string(sum) + "\n";
+  out += "unique " + std::to_string(unique_field) + "\n";
+  for (const auto& [task, sum] : task_offset_sums)
+    out += "task " + task.to_string() + " " + std::to_string(sum) + "\n";
   return Bytes(out);
 }
 
@@ -59,6 +65,9 @@ base::Expected<SubscriptionInfo, StreamsError> SubscriptionInfo::decode(const By
       info.process_id = w[1];
     } else if (w.size() == 2 && w[0] == "endpoint") {
       info.endpoint = w[1];
+    } else if (w.size() == 2 && w[0] == "unique") {
+      if (!parse_int(w[1], info.unique_field))
+        return base::unexpected(malformed("subscription", line));
     } else if (w.size() == 3 && w[0] == "task") {
       auto task = parse_task(w[1]);
       int64_t sum = 0;
@@ -68,7 +77,8 @@ base::Expected<SubscriptionInfo, StreamsError> SubscriptionInfo::decode(const By
       return base::unexpected(malformed("subscription", line));
     }
   }
-  if (info.process_id.empty()) return base::unexpected(malformed("subscription (no process id)", bytes.get()));
+  if (info.process_id.empty())
+    return base::unexpected(malformed("subscription (no process id)", bytes.get()));
   return info;
 }
 
@@ -76,12 +86,17 @@ Bytes AssignmentInfo::encode() const {
   std::string out;
   for (const auto& t : active_tasks) out += "active " + t.to_string() + "\n";
   for (const auto& t : standby_tasks) out += "standby " + t.to_string() + "\n";
-  for (const auto& tp : partitions) out += "partition " + tp.topic + " " + std::to_string(tp.partition) + "\n";
+  for (const auto& tp : partitions)
+    out += "partition " + tp.topic + " " + std::to_string(tp.partition) + "\n";
   for (const auto& [host, tps] : partitions_by_host) {
-    for (const auto& tp : tps) out += "host-active " + host_string(host) + " " + tp.topic + " " + std::to_string(tp.partition) + "\n";
+    for (const auto& tp : tps)
+      out += "host-active " + host_string(host) + " " + tp.topic + " " +
+             std::to_string(tp.partition) + "\n";
   }
   for (const auto& [host, tps] : standby_partitions_by_host) {
-    for (const auto& tp : tps) out += "host-standby " + host_string(host) + " " + tp.topic + " " + std::to_string(tp.partition) + "\n";
+    for (const auto& tp : tps)
+      out += "host-standby " + host_string(host) + " " + tp.topic + " " +
+             std::to_string(tp.partition) + "\n";
   }
   if (next_rebalance_ms) out += "next-rebalance " + std::to_string(*next_rebalance_ms) + "\n";
   return Bytes(out);

@@ -22,8 +22,11 @@ namespace iq {
 
 struct SubscriptionInfo {
   std::string process_id;
-  std::string endpoint;                     // application.server "host:port", may be empty
+  std::string endpoint;                        // application.server "host:port", may be empty
   std::map<TaskId, int64_t> task_offset_sums;  // -2 (LATEST_OFFSET) for a running active
+  // SubscriptionInfo.uniqueField: changes on every rejoin, so that the coordinator sees new
+  // metadata and a follower's rejoin starts a rebalance (follow-up and probing rebalances).
+  int32_t unique_field = 0;
   friend bool operator==(const SubscriptionInfo&, const SubscriptionInfo&) = default;
 
   Bytes encode() const;

@@ -12,7 +12,9 @@ namespace {
 class StateDirectoryTest : public testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::path(testing::TempDir()) / "iqsim-state-directory";
+    root_ = std::filesystem::path(testing::TempDir()) /
+            ("iqsim-state-directory-" +
+             std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(root_);
   }
   void TearDown() override { std::filesystem::remove_all(root_); }

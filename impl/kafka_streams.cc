@@ -1,0 +1,212 @@
+#include "kafka_streams.h"
+
+#include "processor/default_partitioner.h"
+
+namespace iq {
+
+KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, ClientIo io,
+                           std::string process_id)
+    : config_(std::move(config)), io_(std::move(io)) {
+  IQ_ASSERT(config_.num_stream_threads >= 1 &&
+                io_.threads.size() == static_cast<size_t>(config_.num_stream_threads),
+            "{} threads configured, {} given", config_.num_stream_threads, io_.threads.size());
+  IQ_ASSERT(io_.admin != nullptr && io_.fs != nullptr);
+  state_directory_ = std::make_unique<StateDirectory>(
+      *io_.fs, config_.state_dir, config_.application_id, config_.state_cleanup_delay_ms);
+  client_.application_id = config_.application_id;
+  client_.process_id = std::move(process_id);
+  client_.endpoint = config_.application_server;
+  client_.topology = std::move(topology);
+  client_.assignment_configs = config_.assignment;
+  client_.thread_config.commit_interval_ms = config_.commit_interval_ms;
+  client_.state_directory = state_directory_.get();
+  client_.admin = io_.admin;
+  // KafkaStreams.cacheSizePerThread: the cache budget split evenly over the threads.
+  const int64_t per_thread = config_.statestore_cache_max_bytes / config_.num_stream_threads;
+  for (int32_t i = 0; i < config_.num_stream_threads; ++i) {
+    caches_.push_back(std::make_unique<ThreadCache>(per_thread));
+    standby_caches_.push_back(std::make_unique<ThreadCache>(0));  // standbys cache nothing
+    const ThreadIo& t = io_.threads[static_cast<size_t>(i)];
+    IQ_ASSERT(t.main_consumer && t.restore_consumer && t.membership && t.collector);
+    ThreadCache* cache = caches_.back().get();
+    ThreadCache* standby_cache = standby_caches_.back().get();
+    auto environment = [this, cache, standby_cache, collector = t.collector](const TaskId& id) {
+      TaskEnvironment env;
+      env.application_id = config_.application_id;
+      env.task_dir = state_directory_->task_dir(id);
+      env.consistency_enabled = config_.consistency_offset_vector_enabled;
+      env.fs = io_.fs;
+      env.rocksdb_env = io_.rocksdb_env;
+      env.cache = cache;
+      env.standby_cache = standby_cache;
+      env.collector = collector;
+      return env;
+    };
+    threads_.push_back(std::make_unique<StreamThread>(
+        config_.application_id + "-StreamThread-" + std::to_string(i + 1), client_,
+        *t.main_consumer, *t.restore_consumer, *t.membership, environment));
+  }
+}
+
+KafkaStreams::~KafkaStreams() {
+  threads_.clear();
+}
+
+void KafkaStreams::transition_to(ClientState next) {
+  IQ_ASSERT(is_valid_transition(state_, next), "client {}: {} -> {}", client_.process_id,
+            to_string(state_), to_string(next));
+  state_ = next;
+}
+
+void KafkaStreams::start() {
+  transition_to(ClientState::REBALANCING);
+  for (auto& t : threads_) t->start();
+}
+
+// REBALANCING as soon as any thread is between assignment and RUNNING; RUNNING once all are.
+void KafkaStreams::update_client_state() {
+  if (state_ != ClientState::RUNNING && state_ != ClientState::REBALANCING) return;
+  bool all_running = true;
+  for (const auto& t : threads_) {
+    const ThreadState s = t->state();
+    if (s != ThreadState::RUNNING && s != ThreadState::DEAD) all_running = false;
+  }
+  if (all_running && state_ == ClientState::REBALANCING) transition_to(ClientState::RUNNING);
+  if (!all_running && state_ == ClientState::RUNNING) transition_to(ClientState::REBALANCING);
+}
+
+Status KafkaStreams::run_once(int64_t now_ms) {
+  if (state_ != ClientState::RUNNING && state_ != ClientState::REBALANCING) return ok_status();
+  for (auto& t : threads_) {
+    auto s = t->run_once(now_ms);
+    if (!s) {
+      transition_to(ClientState::PENDING_ERROR);
+      transition_to(ClientState::ERROR);
+      return s;
+    }
+  }
+  update_client_state();
+  return ok_status();
+}
+
+Status KafkaStreams::close() {
+  if (state_ == ClientState::NOT_RUNNING) return ok_status();
+  if (state_ == ClientState::CREATED) {
+    transition_to(ClientState::PENDING_SHUTDOWN);
+    transition_to(ClientState::NOT_RUNNING);
+    return ok_status();
+  }
+  transition_to(ClientState::PENDING_SHUTDOWN);
+  Status status = ok_status();
+  for (auto& t : threads_) {
+    auto s = t->shutdown();
+    if (!s && status) status = s;
+  }
+  transition_to(ClientState::NOT_RUNNING);
+  return status;
+}
+
+base::Expected<StateQueryResult, StreamsError> KafkaStreams::query(
+    const StateQueryRequest& request) const {
+  QueryContext context;
+  context.store_names = {client_.topology.store_name};
+  context.client_state = state_;
+  for (const auto& t : threads_)
+    context.threads.push_back(ThreadView{t->state(), t->task_manager().all_tasks()});
+  return run_interactive_query(context, request);
+}
+
+base::Expected<Unit, StreamsError> KafkaStreams::validate_is_running_or_rebalancing() const {
+  if (state_ == ClientState::CREATED) {
+    return base::unexpected(
+        StreamsError{StreamsError::Kind::StreamsNotStarted,
+                     "KafkaStreams has not been started, you can retry after calling start()."});
+  }
+  if (state_ != ClientState::RUNNING && state_ != ClientState::REBALANCING) {
+    return base::unexpected(StreamsError{
+        StreamsError::Kind::IllegalState,
+        std::string("KafkaStreams is not running. State is ") + to_string(state_) + "."});
+  }
+  return Unit{};
+}
+
+base::Expected<KeyQueryMetadata, StreamsError> KafkaStreams::query_metadata_for_key(
+    const std::string& store, int32_t key) const {
+  auto valid = validate_is_running_or_rebalancing();
+  if (!valid) return base::unexpected(valid.error());
+  if (store != client_.topology.store_name) {
+    return base::unexpected(
+        StreamsError{StreamsError::Kind::UnknownStateStore,
+                     "Cannot get state store " + store +
+                         " because no such store is registered in the topology."});
+  }
+  if (!client_.metadata_initialized) return KeyQueryMetadata::not_available();
+  const int32_t partition =
+      partition_for_key(Serde<int32_t>::serialize(key).view(), client_.topology.source_partitions);
+  const TopicPartitionName tp{client_.topology.source_topic, partition};
+  KeyQueryMetadata out{HostInfo::unavailable(), {}, partition};
+  for (const auto& [host, tps] : client_.partitions_by_host) {
+    if (tps.count(tp)) out.active_host = host;
+  }
+  for (const auto& [host, tps] : client_.standby_partitions_by_host) {
+    if (tps.count(tp)) out.standby_hosts.insert(host);
+  }
+  return out;
+}
+
+base::Expected<std::vector<StreamsMetadata>, StreamsError> KafkaStreams::streams_metadata_for_store(
+    const std::string& store) const {
+  auto valid = validate_is_running_or_rebalancing();
+  if (!valid) return base::unexpected(valid.error());
+  std::map<HostInfo, StreamsMetadata> by_host;
+  if (store != client_.topology.store_name) return std::vector<StreamsMetadata>{};
+  for (const auto& [host, tps] : client_.partitions_by_host) {
+    auto& m = by_host[host];
+    m.host_info = host;
+    m.state_store_names.insert(store);
+    m.topic_partitions = tps;
+  }
+  for (const auto& [host, tps] : client_.standby_partitions_by_host) {
+    auto& m = by_host[host];
+    m.host_info = host;
+    m.standby_state_store_names.insert(store);
+    m.standby_topic_partitions = tps;
+  }
+  std::vector<StreamsMetadata> out;
+  for (auto& [host, m] : by_host) out.push_back(std::move(m));
+  return out;
+}
+
+base::Expected<std::map<std::string, std::map<int32_t, LagInfo>>, StreamsError>
+KafkaStreams::all_local_store_partition_lags() const {
+  auto valid = validate_is_running_or_rebalancing();
+  if (!valid) return base::unexpected(valid.error());
+  std::map<std::string, std::map<int32_t, LagInfo>> out;
+  std::vector<TopicPartition> changelogs;
+  std::vector<std::pair<Task*, TopicPartition>> local;
+  for (const auto& t : threads_) {
+    for (Task* task : t->task_manager().all_tasks()) {
+      for (const auto& tp : task->changelog_partitions()) {
+        changelogs.push_back(tp);
+        local.emplace_back(task, tp);
+      }
+    }
+  }
+  if (changelogs.empty()) return out;
+  auto ends = io_.admin->end_offsets(changelogs);
+  if (!ends) return base::unexpected(ends.error());
+  for (const auto& [task, tp] : local) {
+    const int64_t end = ends->at(tp);
+    // A running active is at the end; other tasks are at their last restored offset + 1.
+    int64_t current = 0;
+    if (task->is_active() && task->state() == TaskState::RUNNING) {
+      current = end;
+    } else if (auto o = task->state_manager().changelog_offset(client_.topology.store_name)) {
+      current = *o + 1;
+    }
+    out[client_.topology.store_name][tp.second] = LagInfo{current, end};
+  }
+  return out;
+}
+
+}  // namespace iq

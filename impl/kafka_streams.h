@@ -1,0 +1,86 @@
+#pragma once
+// KafkaStreams (S/KafkaStreams.java): one client. It owns its stream threads, their caches and
+// the state directory, runs the client state machine, and answers IQ: query(StateQueryRequest)
+// with Kafka's order of checks, queryMetadataForKey, streamsMetadataForStore and
+// allLocalStorePartitionLags. Everything outside the process (broker, group, disk) comes in
+// through the seams in ClientIo.
+
+#include <memory>
+#include <vector>
+
+#include "iq/state_query_request.h"
+#include "iq/state_query_result.h"
+#include "iq/streams_metadata.h"
+#include "processor/interactive_query.h"
+#include "processor/stream_thread.h"
+
+namespace iq {
+
+struct StreamsConfig {
+  std::string application_id = "iqsim";
+  std::string application_server;  // "host:port"; empty leaves the client out of metadata
+  std::string state_dir = "/tmp/kafka-streams";
+  int32_t num_stream_threads = 1;
+  int64_t commit_interval_ms = 30'000;
+  int64_t statestore_cache_max_bytes = 10 * 1024 * 1024;
+  int64_t state_cleanup_delay_ms = 600'000;
+  bool consistency_offset_vector_enabled = false;  // __iq.consistency.offset.vector.enabled__
+  AssignmentConfigs assignment;                    // num.standby.replicas, warmups, lag, probing
+};
+
+struct ThreadIo {
+  Consumer* main_consumer = nullptr;
+  Consumer* restore_consumer = nullptr;
+  GroupMembership* membership = nullptr;
+  RecordCollector* collector = nullptr;
+};
+
+struct ClientIo {
+  Admin* admin = nullptr;
+  FileSystem* fs = nullptr;
+  rocksdb::Env* rocksdb_env = nullptr;
+  std::vector<ThreadIo> threads;  // one per stream thread
+};
+
+class KafkaStreams {
+ public:
+  KafkaStreams(StreamsConfig config, TopologyConfig topology, ClientIo io, std::string process_id);
+  ~KafkaStreams();
+
+  ClientState state() const { return state_; }
+  const StreamsConfig& config() const { return config_; }
+  const std::string& process_id() const { return client_.process_id; }
+  const std::vector<std::unique_ptr<StreamThread>>& threads() const { return threads_; }
+
+  void start();
+  // One pass of every thread, then the client state follows the threads'.
+  [[nodiscard]] Status run_once(int64_t now_ms);
+  // Clean close: commit and close every task; no LeaveGroup is sent (Streams' default).
+  [[nodiscard]] Status close();
+
+  [[nodiscard]] base::Expected<StateQueryResult, StreamsError> query(
+      const StateQueryRequest& request) const;
+  [[nodiscard]] base::Expected<KeyQueryMetadata, StreamsError> query_metadata_for_key(
+      const std::string& store, int32_t key) const;
+  [[nodiscard]] base::Expected<std::vector<StreamsMetadata>, StreamsError>
+  streams_metadata_for_store(const std::string& store) const;
+  // store -> partition -> lag: changelog-offset lags of every local task (active or standby).
+  [[nodiscard]] base::Expected<std::map<std::string, std::map<int32_t, LagInfo>>, StreamsError>
+  all_local_store_partition_lags() const;
+
+ private:
+  void transition_to(ClientState next);
+  void update_client_state();
+  base::Expected<Unit, StreamsError> validate_is_running_or_rebalancing() const;
+
+  StreamsConfig config_;
+  ClientIo io_;
+  std::unique_ptr<StateDirectory> state_directory_;
+  ClientContext client_;
+  std::vector<std::unique_ptr<ThreadCache>> caches_;
+  std::vector<std::unique_ptr<ThreadCache>> standby_caches_;
+  std::vector<std::unique_ptr<StreamThread>> threads_;
+  ClientState state_ = ClientState::CREATED;
+};
+
+}  // namespace iq

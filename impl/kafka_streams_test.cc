@@ -1,0 +1,139 @@
+// One KafkaStreams client end to end over in-memory broker doubles and a one-member group: it
+// starts, rebalances, restores, processes, answers queries and metadata, and closes.
+#include <gtest/gtest.h>
+
+#include "assignment/process_id.h"
+#include "iq/key_query.h"
+#include "kafka_streams.h"
+#include "processor/default_partitioner.h"
+#include "processor/test_fakes.h"
+
+namespace iq {
+namespace {
+
+using namespace testing_fakes;  // NOLINT: test doubles only
+
+// A group of exactly one member: every (re)join assigns everything to it at once.
+class SoloMembership final : public GroupMembership {
+ public:
+  void poll(RebalanceListener& listener) override {
+    if (!rejoin_) return;
+    rejoin_ = false;
+    ++generation_;
+    JoinedMember me{"member-1", listener.subscription_user_data(), listener.owned_partitions()};
+    auto assignments = listener.assign({me});
+    IQ_ASSERT(assignments.has_value());
+    auto s = listener.on_assignment(generation_, assignments->at("member-1"));
+    IQ_ASSERT(s.has_value(), "{}", s ? "" : s.error().to_string());
+  }
+  void enforce_rebalance() override { rejoin_ = true; }
+  std::string member_id() const override { return "member-1"; }
+  int32_t generation() const override { return generation_; }
+  Status commit_offsets(const TopicPartitionOffsets& offsets) override {
+    for (const auto& [tp, o] : offsets) committed_[tp] = o;
+    return ok_status();
+  }
+  std::optional<int64_t> committed(const TopicPartition& tp) const override {
+    auto it = committed_.find(tp);
+    return it == committed_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+
+ private:
+  bool rejoin_ = true;
+  int32_t generation_ = 0;
+  TopicPartitionOffsets committed_;
+};
+
+class KafkaStreamsTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::path(testing::TempDir()) /
+            ("iqsim-kafka-streams-" +
+             std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(root_);
+    config_.application_id = "app";
+    config_.application_server = "instance-1:8080";
+    config_.state_dir = root_.string();
+    config_.commit_interval_ms = 100;
+    config_.consistency_offset_vector_enabled = true;
+    topology_.kind = TopologyKind::Count;
+    topology_.source_topic = "words";
+    topology_.source_partitions = 2;
+    topology_.store_name = "counts";
+    ClientIo io{&admin_, &fs_, nullptr, {ThreadIo{&main_, &restore_, &membership_, &collector_}}};
+    streams_ =
+        std::make_unique<KafkaStreams>(config_, topology_, io, ProcessId::for_int(1).to_string());
+  }
+  void TearDown() override {
+    streams_.reset();
+    std::filesystem::remove_all(root_);
+  }
+  void produce(int32_t key) {
+    const int32_t p = partition_for_key(Serde<int32_t>::serialize(key).view(), 2);
+    broker_.append(ConsumerRecord{
+        "words", p, 0, 0, Serde<int32_t>::serialize(key), Serde<int64_t>::serialize(1), {}});
+  }
+  void run(int64_t until_ms) {
+    for (; now_ <= until_ms; now_ += 10) ASSERT_TRUE(streams_->run_once(now_).has_value());
+  }
+
+  std::filesystem::path root_;
+  StreamsConfig config_;
+  TopologyConfig topology_;
+  FakeBroker broker_;
+  FakeAdmin admin_{broker_};
+  FakeConsumer main_{broker_};
+  FakeConsumer restore_{broker_};
+  FakeCollector collector_{broker_};
+  SoloMembership membership_;
+  PosixFileSystem fs_;
+  std::unique_ptr<KafkaStreams> streams_;
+  int64_t now_ = 0;
+};
+
+// Proves the client goes CREATED -> REBALANCING -> RUNNING and serves queries from its tasks.
+TEST_F(KafkaStreamsTest, StartsProcessesAndAnswersQueries) {
+  EXPECT_EQ(streams_->state(), ClientState::CREATED);
+  auto early = streams_->query(
+      StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(1)));
+  ASSERT_FALSE(early.has_value());
+  EXPECT_EQ(early.error().kind, StreamsError::Kind::StreamsNotStarted);
+  streams_->start();
+  EXPECT_EQ(streams_->state(), ClientState::REBALANCING);
+  for (int i = 0; i < 3; ++i) produce(42);
+  run(200);
+  EXPECT_EQ(streams_->state(), ClientState::RUNNING);
+  auto r = streams_->query(
+      StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(42)));
+  ASSERT_TRUE(r.has_value());
+  auto only = r->only_partition_result<int64_t>();
+  ASSERT_TRUE(only.has_value() && *only != nullptr);
+  EXPECT_EQ((*only)->result<std::optional<int64_t>>(), std::optional<int64_t>(3));
+  // Metadata: this client is the active host of the key's partition.
+  auto meta = streams_->query_metadata_for_key("counts", 42);
+  ASSERT_TRUE(meta.has_value());
+  EXPECT_EQ(meta->active_host, (HostInfo{"instance-1", 8080}));
+  EXPECT_EQ(meta->partition, partition_for_key(Serde<int32_t>::serialize(42).view(), 2));
+  // Lags of running actives are zero.
+  auto lags = streams_->all_local_store_partition_lags();
+  ASSERT_TRUE(lags.has_value());
+  for (const auto& [p, lag] : lags->at("counts"))
+    EXPECT_EQ(lag.offset_lag(), 0) << "partition " << p;
+}
+
+// Proves a closed client refuses queries with StreamsStoppedException and left its state on disk.
+TEST_F(KafkaStreamsTest, ClosedClientRefusesQueries) {
+  streams_->start();
+  produce(1);
+  run(200);
+  ASSERT_TRUE(streams_->close().has_value());
+  EXPECT_EQ(streams_->state(), ClientState::NOT_RUNNING);
+  auto r = streams_->query(
+      StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(1)));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().kind, StreamsError::Kind::StreamsStopped);
+  EXPECT_TRUE(std::filesystem::exists(root_ / "app" / "0_0" / ".checkpoint"));
+}
+
+}  // namespace
+}  // namespace iq

@@ -1,0 +1,132 @@
+#include "processor/stream_thread.h"
+
+#include <algorithm>
+
+namespace iq {
+
+StreamThread::StreamThread(std::string name, ClientContext& client, Consumer& main_consumer,
+                           Consumer& restore_consumer, GroupMembership& membership,
+                           TaskManager::EnvironmentFactory environment)
+    : name_(std::move(name)),
+      client_(client),
+      main_consumer_(main_consumer),
+      membership_(membership) {
+  IQ_ASSERT(client_.state_directory != nullptr && client_.admin != nullptr);
+  reader_ = std::make_unique<StoreChangelogReader>(restore_consumer, *client_.admin);
+  task_manager_ =
+      std::make_unique<TaskManager>(client_.topology, *client_.state_directory, *reader_,
+                                    main_consumer, membership, std::move(environment));
+}
+
+StreamThread::~StreamThread() {
+  task_manager_.reset();  // before the reader it references
+}
+
+void StreamThread::transition_to(ThreadState next) {
+  IQ_ASSERT(is_valid_transition(state_, next), "thread {}: {} -> {}", name_, to_string(state_),
+            to_string(next));
+  state_ = next;
+}
+
+Status StreamThread::run_once(int64_t now_ms) {
+  IQ_ASSERT(now_ms >= now_ms_, "time went back from {} to {}", now_ms_, now_ms);
+  now_ms_ = now_ms;
+  if (state_ == ThreadState::PENDING_SHUTDOWN || state_ == ThreadState::DEAD ||
+      state_ == ThreadState::CREATED) {
+    return ok_status();
+  }
+  if (next_rebalance_ms_ && now_ms >= *next_rebalance_ms_) {
+    next_rebalance_ms_.reset();
+    membership_.enforce_rebalance();
+  }
+  membership_.poll(*this);                                  // may revoke and assign, inside
+  if (state_ == ThreadState::STARTING) return ok_status();  // no assignment yet
+  auto s = restore_and_process(now_ms);
+  if (!s) return s;
+  if (now_ms - last_commit_ms_ >= client_.thread_config.commit_interval_ms) {
+    s = task_manager_->commit_all();
+    if (!s) return s;
+    last_commit_ms_ = now_ms;
+  }
+  auto cleaned = client_.state_directory->clean_removed_tasks(now_ms);
+  if (!cleaned) return base::unexpected(cleaned.error());
+  return ok_status();
+}
+
+Status StreamThread::restore_and_process(int64_t now_ms) {
+  (void)now_ms;
+  auto restored = reader_->restore();
+  if (!restored) return base::unexpected(restored.error());
+  auto completed = task_manager_->try_complete_restoration();
+  if (!completed) return base::unexpected(completed.error());
+  if (state_ == ThreadState::PARTITIONS_ASSIGNED && task_manager_->all_actives_running()) {
+    transition_to(ThreadState::RUNNING);
+  }
+  // The state updater lets RUNNING tasks process while others restore.
+  task_manager_->add_records(main_consumer_.poll(client_.thread_config.max_poll_records));
+  auto processed = task_manager_->process(client_.thread_config.max_records_per_task);
+  if (!processed) return base::unexpected(processed.error());
+  return ok_status();
+}
+
+Status StreamThread::shutdown() {
+  if (state_ == ThreadState::DEAD) return ok_status();
+  transition_to(ThreadState::PENDING_SHUTDOWN);
+  auto s = task_manager_->commit_all();
+  if (!s) return s;
+  s = task_manager_->handle_revocation(task_manager_->active_task_ids(), now_ms_);
+  if (!s) return s;
+  s = task_manager_->handle_assignment({}, {}, now_ms_);
+  transition_to(ThreadState::DEAD);
+  return s;
+}
+
+Bytes StreamThread::subscription_user_data() {
+  SubscriptionInfo info{client_.process_id, client_.endpoint, task_manager_->task_offset_sums(),
+                        ++unique_field_};
+  return info.encode();
+}
+
+std::vector<TopicPartition> StreamThread::owned_partitions() {
+  return task_manager_->owned_input_partitions();
+}
+
+base::Expected<std::map<std::string, Bytes>, StreamsError> StreamThread::assign(
+    const std::vector<JoinedMember>& members) {
+  StreamsPartitionAssignor assignor(client_.application_id, client_.topology,
+                                    client_.assignment_configs, *client_.admin);
+  auto result = assignor.assign(members, now_ms_);
+  if (!result) return base::unexpected(result.error());
+  std::map<std::string, Bytes> out;
+  for (const auto& [member, info] : result->assignments) out[member] = info.encode();
+  return out;
+}
+
+// ConsumerCoordinator.onJoinComplete under COOPERATIVE: revoke what was lost (PARTITIONS_REVOKED),
+// then the assignor's onAssignment (metadata, handleAssignment), then onPartitionsAssigned
+// (PARTITIONS_ASSIGNED, always).
+Status StreamThread::on_assignment(int32_t generation, const Bytes& bytes) {
+  (void)generation;
+  auto info = AssignmentInfo::decode(bytes);
+  if (!info) return base::unexpected(info.error());
+  const std::set<TaskId> new_actives(info->active_tasks.begin(), info->active_tasks.end());
+  std::set<TaskId> revoked;
+  for (const TaskId& t : task_manager_->active_task_ids()) {
+    if (!new_actives.count(t)) revoked.insert(t);
+  }
+  if (!revoked.empty()) {
+    transition_to(ThreadState::PARTITIONS_REVOKED);
+    auto s = task_manager_->handle_revocation(revoked, now_ms_);
+    if (!s) return s;
+  }
+  client_.partitions_by_host = info->partitions_by_host;
+  client_.standby_partitions_by_host = info->standby_partitions_by_host;
+  client_.metadata_initialized = true;
+  auto s = task_manager_->handle_assignment(new_actives, info->standby_tasks, now_ms_);
+  if (!s) return s;
+  if (info->next_rebalance_ms) next_rebalance_ms_ = *info->next_rebalance_ms;
+  transition_to(ThreadState::PARTITIONS_ASSIGNED);
+  return ok_status();
+}
+
+}  // namespace iq

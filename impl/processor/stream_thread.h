@@ -1,0 +1,88 @@
+#pragma once
+// StreamThread (PI/StreamThread.java): one consumer-group member of a KafkaStreams client. Each
+// run_once() is one pass of Kafka's loop, driven by the event loop rather than a real thread:
+//   poll the group protocol (rebalance callbacks run inside), fetch input for RUNNING actives,
+//   restore actives and update standbys (the state updater's work), move restored actives to
+//   RUNNING, process, commit every commit.interval.ms, and trigger a scheduled follow-up or
+//   probing rebalance when its time comes.
+// The thread is RUNNING only when all its actives are; standbys do not count (1.4).
+
+#include <memory>
+#include <optional>
+
+#include "io/consumer.h"
+#include "io/group_membership.h"
+#include "processor/streams_partition_assignor.h"
+#include "processor/task_manager.h"
+#include "processor/thread_state.h"
+
+namespace iq {
+
+struct StreamsThreadConfig {
+  int64_t commit_interval_ms = 30'000;  // commit.interval.ms under at-least-once
+  size_t max_records_per_task = 100;    // records processed per task per loop
+  size_t max_poll_records = 1000;       // max.poll.records (a Streams override)
+};
+
+// What the threads of one client share: its identity, its view of the target assignment (the
+// metadata every member receives), and the state directory.
+struct ClientContext {
+  std::string application_id;
+  std::string process_id;
+  std::string endpoint;  // application.server
+  TopologyConfig topology;
+  AssignmentConfigs assignment_configs;
+  StreamsThreadConfig thread_config;
+  StateDirectory* state_directory = nullptr;
+  Admin* admin = nullptr;
+  // The host maps of the last assignment received (StreamsMetadataState.onChange).
+  std::map<HostInfo, std::set<TopicPartitionName>> partitions_by_host;
+  std::map<HostInfo, std::set<TopicPartitionName>> standby_partitions_by_host;
+  bool metadata_initialized = false;
+};
+
+class StreamThread final : public RebalanceListener {
+ public:
+  StreamThread(std::string name, ClientContext& client, Consumer& main_consumer,
+               Consumer& restore_consumer, GroupMembership& membership,
+               TaskManager::EnvironmentFactory environment);
+  ~StreamThread() override;
+
+  const std::string& name() const { return name_; }
+  ThreadState state() const { return state_; }
+  TaskManager& task_manager() { return *task_manager_; }
+  const TaskManager& task_manager() const { return *task_manager_; }
+  std::optional<int64_t> next_scheduled_rebalance_ms() const { return next_rebalance_ms_; }
+
+  void start() { transition_to(ThreadState::STARTING); }
+  // One loop pass at virtual time `now_ms`. An error is a thread failure (Kafka's uncaught
+  // exception).
+  [[nodiscard]] Status run_once(int64_t now_ms);
+  // Clean shutdown: commit, close every task cleanly. (Streams sends no LeaveGroup.)
+  [[nodiscard]] Status shutdown();
+
+  // RebalanceListener
+  Bytes subscription_user_data() override;
+  std::vector<TopicPartition> owned_partitions() override;
+  base::Expected<std::map<std::string, Bytes>, StreamsError> assign(
+      const std::vector<JoinedMember>& members) override;
+  Status on_assignment(int32_t generation, const Bytes& assignment) override;
+
+ private:
+  void transition_to(ThreadState next);
+  Status restore_and_process(int64_t now_ms);
+
+  std::string name_;
+  ClientContext& client_;
+  Consumer& main_consumer_;
+  GroupMembership& membership_;
+  std::unique_ptr<StoreChangelogReader> reader_;
+  std::unique_ptr<TaskManager> task_manager_;
+  ThreadState state_ = ThreadState::CREATED;
+  int64_t now_ms_ = 0;
+  int64_t last_commit_ms_ = 0;
+  std::optional<int64_t> next_rebalance_ms_;
+  int32_t unique_field_ = 0;
+};
+
+}  // namespace iq

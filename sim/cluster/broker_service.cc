@@ -1,0 +1,148 @@
+#include "cluster/broker_service.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace iq::sim {
+
+BrokerService::BrokerService(EventLoop& loop, SimNetwork& network, SimBrokerConfig config)
+    : loop_(loop), network_(network), broker_(config) {
+  if (!network_.has_node(kNode)) network_.add_node(kNode);
+}
+
+BrokerService::~BrokerService() {
+  if (tick_event_.valid()) loop_.cancel(tick_event_);
+}
+
+void BrokerService::request(const std::string& from, const std::string& label, Call call) {
+  network_.send(from, kNode, label, [this, from, label, call = std::move(call)]() mutable {
+    Handler answer = call(broker_, now_ms());
+    if (answer) reply(from, label + "-response", std::move(answer));
+    after_call();
+  });
+}
+
+void BrokerService::join_group(const std::string& from, const std::string& group_id,
+                               const std::string& member_id, const std::string& client_id,
+                               const Bytes& metadata, int32_t session_timeout_ms,
+                               int32_t rebalance_timeout_ms, JoinCallback on_response) {
+  network_.send(
+      from, kNode, "join-group",
+      [this, from, group_id, member_id, client_id, metadata, session_timeout_ms,
+       rebalance_timeout_ms, on_response = std::move(on_response)]() mutable {
+        GroupCoordinator& c = broker_.coordinator();
+        const std::vector<std::string> before = c.members(group_id);
+        auto answer = c.join_group(group_id, member_id, client_id, metadata, session_timeout_ms,
+                                   rebalance_timeout_ms, now_ms());
+        if (answer) {
+          reply(from, "join-group-response",
+                [answer = *answer, cb = std::move(on_response)]() mutable { cb(answer); });
+        } else {
+          std::string id = member_id;
+          if (id.empty()) {
+            // The one member the coordinator just added is this request's.
+            for (const auto& m : c.members(group_id)) {
+              if (!std::binary_search(before.begin(), before.end(), m)) id = m;
+            }
+          }
+          IQ_ASSERT(!id.empty(), "parked JoinGroup from {} in {} has no member id", from, group_id);
+          IQ_ASSERT(parked_.size() < kParkedMax, "parked requests {}", parked_.size());
+          parked_.insert_or_assign(MemberKey{group_id, id}, Parked{from, std::move(on_response)});
+        }
+        after_call();
+      });
+}
+
+void BrokerService::sync_group(const std::string& from, const std::string& group_id,
+                               const std::string& member_id, int32_t generation_id,
+                               std::optional<std::map<std::string, Bytes>> assignments,
+                               SyncCallback on_response) {
+  network_.send(
+      from, kNode, "sync-group",
+      [this, from, group_id, member_id, generation_id, assignments = std::move(assignments),
+       on_response = std::move(on_response)]() mutable {
+        auto answer = broker_.coordinator().sync_group(group_id, member_id, generation_id,
+                                                       assignments, now_ms());
+        if (answer) {
+          reply(from, "sync-group-response",
+                [answer = *answer, cb = std::move(on_response)]() mutable { cb(answer); });
+        } else {
+          IQ_ASSERT(parked_.size() < kParkedMax, "parked requests {}", parked_.size());
+          parked_.insert_or_assign(MemberKey{group_id, member_id},
+                                   Parked{from, std::move(on_response)});
+        }
+        after_call();
+      });
+}
+
+void BrokerService::heartbeat(const std::string& from, const std::string& group_id,
+                              const std::string& member_id, int32_t generation_id,
+                              HeartbeatCallback on_response) {
+  request(from, "heartbeat",
+          [group_id, member_id, generation_id, cb = std::move(on_response)](
+              SimBroker& broker, int64_t now) mutable -> Handler {
+            const Errors e =
+                broker.coordinator().heartbeat(group_id, member_id, generation_id, now);
+            return [e, cb = std::move(cb)]() mutable { cb(e); };
+          });
+}
+
+void BrokerService::after_call() {
+  deliver_parked_responses();
+  drain_events();
+  plan_tick();
+}
+
+void BrokerService::reply(const std::string& to, const std::string& label, Handler on_arrival) {
+  network_.send(kNode, to, label, std::move(on_arrival));
+}
+
+// Answers to parked requests go back to the node that sent them, in completion order. An answer
+// whose request was replaced (Kafka never answers those) or never parked here is dropped.
+void BrokerService::deliver_parked_responses() {
+  for (GroupResponse& r : broker_.coordinator().take_responses()) {
+    auto it = parked_.find(MemberKey{r.group_id, r.member_id});
+    if (it == parked_.end()) continue;
+    Parked parked = std::move(it->second);
+    parked_.erase(it);
+    if (auto* join = std::get_if<JoinGroupResponse>(&r.response)) {
+      auto* cb = std::get_if<JoinCallback>(&parked.callback);
+      if (cb == nullptr) continue;  // a SyncGroup was parked; this answer is not for it
+      reply(parked.node, "join-group-response",
+            [answer = std::move(*join), cb = std::move(*cb)]() mutable { cb(answer); });
+    } else {
+      auto& sync = std::get<SyncGroupResponse>(r.response);
+      auto* cb = std::get_if<SyncCallback>(&parked.callback);
+      if (cb == nullptr) continue;
+      reply(parked.node, "sync-group-response",
+            [answer = std::move(sync), cb = std::move(*cb)]() mutable { cb(answer); });
+    }
+  }
+}
+
+void BrokerService::drain_events() {
+  for (GroupEvent& e : broker_.coordinator().take_events()) {
+    group_events_.push_back(std::move(e));
+    if (group_events_.size() > kEventsKeptMax) group_events_.pop_front();
+  }
+}
+
+// Exactly one tick is scheduled, at the coordinator's earliest deadline.
+void BrokerService::plan_tick() {
+  const std::optional<int64_t> deadline = broker_.coordinator().next_deadline_ms();
+  const base::Instant at =
+      deadline ? base::Instant::from_ms(std::max(*deadline, now_ms())) : base::Instant::max();
+  if (tick_event_.valid() && tick_event_.at == at) return;
+  if (tick_event_.valid()) loop_.cancel(tick_event_);
+  tick_event_ = {};
+  if (!deadline) return;
+  tick_event_ = loop_.schedule_at(at, "broker:group-tick", [this] { tick(); });
+}
+
+void BrokerService::tick() {
+  tick_event_ = {};
+  (void)broker_.coordinator().tick(now_ms());  // its events also stay in the log drained below
+  after_call();
+}
+
+}  // namespace iq::sim

@@ -1,0 +1,99 @@
+#pragma once
+// BrokerService: the simulated broker as a node ("broker") on the SimNetwork.
+//
+// A client sends a request as a network message; the message's delivery handler runs the broker
+// call at delivery time, on the broker's state at that instant, and the answer travels back to the
+// client as another message on the reverse link. A cut or lossy link therefore loses requests and
+// answers alike, and the client learns nothing (it has its own request timeouts).
+//
+// The GroupCoordinator is a state machine whose deadlines (session timeouts, join and sync
+// timeouts, the initial rebalance delay) fire only when it is called. This service keeps exactly
+// one tick event scheduled at coordinator().next_deadline_ms(), re-planned after every request and
+// every tick, and after each of them drains take_responses() and sends every answer to a parked
+// JoinGroup or SyncGroup back to the client node that sent it.
+//
+// Routing parked answers: a parked request is remembered by (group, member id) with the node and
+// the client's callback. A new member has no id when it sends its first JoinGroup; the service
+// learns the id the coordinator gave it by comparing the group's members before and after the
+// call (the coordinator adds exactly one member per new JoinGroup).
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "broker/sim_broker.h"
+#include "event_loop/event_loop.h"
+#include "network/sim_network.h"
+
+namespace iq::sim {
+
+class BrokerService {
+ public:
+  static constexpr const char* kNode = "broker";
+  // What a request does at the broker: runs there at delivery, returns the handler that runs at
+  // the client when the answer arrives (an empty Handler sends no answer).
+  using Call = UniqueFunction<Handler(SimBroker& broker, int64_t now_ms)>;
+  using JoinCallback = UniqueFunction<void(const JoinGroupResponse&)>;
+  using SyncCallback = UniqueFunction<void(const SyncGroupResponse&)>;
+  using HeartbeatCallback = UniqueFunction<void(Errors)>;
+
+  BrokerService(EventLoop& loop, SimNetwork& network, SimBrokerConfig config = {});
+  ~BrokerService();
+  BrokerService(const BrokerService&) = delete;
+  BrokerService& operator=(const BrokerService&) = delete;
+
+  // --- requests over the network ---------------------------------------------------------------
+  // Sends `label` from `from` to the broker; `call` runs at delivery, its answer goes back.
+  void request(const std::string& from, const std::string& label, Call call);
+  void join_group(const std::string& from, const std::string& group_id,
+                  const std::string& member_id, const std::string& client_id, const Bytes& metadata,
+                  int32_t session_timeout_ms, int32_t rebalance_timeout_ms,
+                  JoinCallback on_response);
+  void sync_group(const std::string& from, const std::string& group_id,
+                  const std::string& member_id, int32_t generation_id,
+                  std::optional<std::map<std::string, Bytes>> assignments,
+                  SyncCallback on_response);
+  void heartbeat(const std::string& from, const std::string& group_id, const std::string& member_id,
+                 int32_t generation_id, HeartbeatCallback on_response);
+
+  // --- direct access (zero-latency calls, documented where they are used) ----------------------
+  SimBroker& broker() { return broker_; }
+  const SimBroker& broker() const { return broker_; }
+  int64_t now_ms() const { return loop_.now().ms_since_epoch(); }
+  EventLoop& loop() { return loop_; }
+  SimNetwork& network() { return network_; }
+  // Call after touching the coordinator directly (a commit), so deadlines stay scheduled.
+  void after_call();
+
+  // Every GroupEvent so far (the latest events_kept_max of them), for tests and traces.
+  const std::deque<GroupEvent>& group_events() const { return group_events_; }
+
+ private:
+  struct Parked {
+    std::string node;
+    std::variant<JoinCallback, SyncCallback> callback;
+  };
+  using MemberKey = std::pair<std::string, std::string>;  // (group, member)
+
+  void reply(const std::string& to, const std::string& label, Handler on_arrival);
+  void deliver_parked_responses();
+  void drain_events();
+  void plan_tick();
+  void tick();
+
+  static constexpr size_t kEventsKeptMax = 10'000;
+  static constexpr size_t kParkedMax = 10'000;
+
+  EventLoop& loop_;
+  SimNetwork& network_;
+  SimBroker broker_;
+  std::map<MemberKey, Parked> parked_;
+  EventId tick_event_;
+  std::deque<GroupEvent> group_events_;
+};
+
+}  // namespace iq::sim

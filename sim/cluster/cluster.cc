@@ -1,0 +1,71 @@
+#include "cluster/cluster.h"
+
+#include "processor/default_partitioner.h"
+#include "state/serdes.h"
+
+namespace iq::sim {
+
+Cluster::Cluster(ClusterConfig config) : config_(std::move(config)), prng_(config_.seed) {
+  IQ_ASSERT(config_.instances >= 0, "instances={}", config_.instances);
+  network_ = std::make_unique<SimNetwork>(loop_, prng_.split("network"), config_.link);
+  // The broker draws nothing yet; its child stream is reserved so that adding draws later does
+  // not reshuffle the others.
+  (void)prng_.split("broker");
+  broker_ = std::make_unique<BrokerService>(loop_, *network_, config_.broker);
+  const TopologyConfig& t = config_.topology;
+  Errors e = broker_->broker().create_topic(t.source_topic, t.source_partitions);
+  IQ_ASSERT(e == Errors::NONE, "create {}: {}", t.source_topic, errors_name(e));
+  if (t.logging) {
+    e = broker_->broker().create_topic(changelog_topic(), t.source_partitions);
+    IQ_ASSERT(e == Errors::NONE, "create {}: {}", changelog_topic(), errors_name(e));
+  }
+  for (int32_t i = 0; i < config_.instances; ++i) add_instance();
+}
+
+Cluster::~Cluster() {
+  instances_.clear();  // before the broker and network their events point at
+}
+
+std::string Cluster::changelog_topic() const {
+  return config_.streams.application_id + "-" + config_.topology.store_name + "-changelog";
+}
+
+Instance& Cluster::instance(int32_t n) {
+  IQ_ASSERT(n >= 1 && n <= instance_count(), "instance {} of {}", n, instance_count());
+  return *instances_[static_cast<size_t>(n - 1)];
+}
+
+Instance& Cluster::add_instance() {
+  const std::string name = "instance-" + std::to_string(instances_.size() + 1);
+  InstanceConfig c;
+  c.name = name;
+  c.streams = config_.streams;
+  c.topology = config_.topology;
+  c.poll_interval_ms = config_.poll_interval_ms;
+  c.consumer = config_.consumer;
+  instances_.push_back(std::make_unique<Instance>(*broker_, c, prng_.split(name)));
+  return *instances_.back();
+}
+
+void Cluster::start_all() {
+  for (auto& i : instances_) {
+    if (!i->running()) i->start();
+  }
+}
+
+int32_t Cluster::produce(int32_t key, int64_t value) {
+  const Bytes k = Serde<int32_t>::serialize(key);
+  const int32_t p = partition_for_key(k.view(), config_.topology.source_partitions);
+  auto offset =
+      broker_->broker().produce({config_.topology.source_topic, p}, k,
+                                Serde<int64_t>::serialize(value), kNoTimestamp, {}, now_ms());
+  IQ_ASSERT(offset.has_value(), "produce key {}: {}", key, errors_name(offset.error()));
+  produced_[key].push_back(value);
+  return p;
+}
+
+RunResult Cluster::run_until(int64_t ms) {
+  return loop_.run_until(base::Instant::from_ms(ms));
+}
+
+}  // namespace iq::sim

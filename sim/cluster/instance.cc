@@ -1,0 +1,140 @@
+#include "cluster/instance.h"
+
+namespace iq::sim {
+
+struct Instance::Process {
+  explicit Process(SimDisk& disk) : fs(disk), rocks(disk) {}
+  SimFileSystem fs;
+  SimRocksEnv rocks;
+  std::unique_ptr<SimAdmin> admin;
+  std::vector<std::unique_ptr<SimRecordCollector>> collectors;
+  std::vector<std::unique_ptr<SimConsumer>> main_consumers;
+  std::vector<std::unique_ptr<SimConsumer>> restore_consumers;
+  std::vector<std::unique_ptr<SimGroupMembership>> memberships;
+  std::unique_ptr<KafkaStreams> streams;
+};
+
+namespace {
+
+ProcessId draw_process_id(base::Prng& prng) {
+  const uint64_t high = prng.next();
+  const uint64_t low = prng.next();
+  return ProcessId::random_v4(high, low);
+}
+
+}  // namespace
+
+Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prng)
+    : service_(service),
+      config_(std::move(config)),
+      prng_(prng),
+      process_id_(draw_process_id(prng_)) {
+  IQ_ASSERT(!config_.name.empty() && config_.poll_interval_ms > 0);
+  config_.streams.state_dir = kStateDir;
+  config_.streams.application_server = config_.name + ":" + std::to_string(kPort);
+  if (!service_.network().has_node(config_.name)) service_.network().add_node(config_.name);
+}
+
+Instance::~Instance() {
+  if (run_event_.valid()) service_.loop().cancel(run_event_);
+  process_.reset();  // KafkaStreams before the disk its databases live on
+}
+
+void Instance::start() {
+  IQ_ASSERT(!running(), "{} started twice", config_.name);
+  ++starts_;
+  process_ = std::make_unique<Process>(disk_);
+  Process& p = *process_;
+  SimNetwork& network = service_.network();
+  p.admin = std::make_unique<SimAdmin>(service_, network, config_.name);
+  ClientIo io{p.admin.get(), &p.fs, p.rocks.env(), {}};
+  for (int32_t i = 1; i <= config_.streams.num_stream_threads; ++i) {
+    const std::string thread = "StreamThread-" + std::to_string(i);
+    p.collectors.push_back(std::make_unique<SimRecordCollector>(service_, network, config_.name));
+    p.main_consumers.push_back(std::make_unique<SimConsumer>(
+        service_, config_.name, thread + "-consumer", config_.consumer));
+    p.restore_consumers.push_back(std::make_unique<SimConsumer>(
+        service_, config_.name, thread + "-restore-consumer", config_.consumer));
+    SimMembershipConfig m;
+    m.group_id = config_.streams.application_id;
+    // Kafka's "<application.id>-<process id>-StreamThread-<n>-consumer".
+    m.client_id =
+        config_.streams.application_id + "-" + process_id_.to_string() + "-" + thread + "-consumer";
+    m.session_timeout_ms = config_.session_timeout_ms;
+    m.rebalance_timeout_ms = config_.rebalance_timeout_ms;
+    m.heartbeat_interval_ms = config_.heartbeat_interval_ms;
+    p.memberships.push_back(
+        std::make_unique<SimGroupMembership>(service_, network, config_.name, m));
+    io.threads.push_back(ThreadIo{p.main_consumers.back().get(), p.restore_consumers.back().get(),
+                                  p.memberships.back().get(), p.collectors.back().get()});
+  }
+  p.streams = std::make_unique<KafkaStreams>(config_.streams, config_.topology, std::move(io),
+                                             process_id_.to_string());
+  p.streams->start();
+  run_loop();
+}
+
+Status Instance::close() {
+  IQ_ASSERT(running(), "{} closed while not running", config_.name);
+  auto s = process_->streams->close();
+  if (!s) errors_.push_back("close: " + s.error().to_string());
+  service_.loop().cancel(run_event_);
+  run_event_ = {};
+  process_.reset();
+  return s;
+}
+
+void Instance::crash() {
+  IQ_ASSERT(running(), "{} crashed while not running", config_.name);
+  service_.loop().cancel(run_event_);
+  run_event_ = {};
+  // Destroying KafkaStreams closes every database without a flush; SimDisk::crash() asserts
+  // that no handle or lock is left, which checks exactly that.
+  process_.reset();
+  disk_.crash();
+}
+
+void Instance::restart(bool wipe) {
+  IQ_ASSERT(!running(), "{} restarted while running", config_.name);
+  if (wipe) {
+    disk_.wipe();
+    process_id_ = draw_process_id(prng_);
+  }
+  start();
+}
+
+KafkaStreams& Instance::streams() {
+  IQ_ASSERT(running(), "{} is not running", config_.name);
+  return *process_->streams;
+}
+
+const KafkaStreams& Instance::streams() const {
+  IQ_ASSERT(running(), "{} is not running", config_.name);
+  return *process_->streams;
+}
+
+SimGroupMembership& Instance::membership(size_t thread) {
+  IQ_ASSERT(running() && thread < process_->memberships.size(), "{} thread {}", config_.name,
+            thread);
+  return *process_->memberships[thread];
+}
+
+void Instance::run_loop() {
+  run_event_ = service_.loop().schedule_after(
+      base::Duration::millis(config_.poll_interval_ms), config_.name + ":run", [this] {
+        run_event_ = {};
+        auto s = process_->streams->run_once(service_.now_ms());
+        if (!s) errors_.push_back("run_once: " + s.error().to_string());
+        check_callback_errors();
+        run_loop();
+      });
+}
+
+void Instance::check_callback_errors() {
+  for (const auto& m : process_->memberships) {
+    if (auto e = m->take_callback_error())
+      errors_.push_back("rebalance callback: " + e->to_string());
+  }
+}
+
+}  // namespace iq::sim

@@ -1,0 +1,428 @@
+#include "cluster/sim_clients.h"
+
+#include <algorithm>
+
+namespace iq::sim {
+
+namespace {
+
+StreamsError timeout_error(const std::string& what, const std::string& node) {
+  // Kafka's client would throw org.apache.kafka.common.errors.TimeoutException after
+  // default.api.timeout.ms; the simulation fails at once instead of waiting.
+  return StreamsError{StreamsError::Kind::Streams,
+                      "TimeoutException: " + what + " from " + node + ": broker unreachable"};
+}
+
+void put_u32(std::string& out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+bool get_u32(std::string_view in, size_t& at, uint32_t& v) {
+  if (in.size() - at < 4) return false;
+  v = 0;
+  for (int i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(in[at++]);
+  return true;
+}
+
+}  // namespace
+
+// ---- SimConsumer
+// ---------------------------------------------------------------------------------
+
+SimConsumer::SimConsumer(BrokerService& service, std::string node, std::string name,
+                         SimConsumerConfig config)
+    : service_(service), node_(std::move(node)), name_(std::move(name)), config_(config) {
+  IQ_ASSERT(config_.fetch_interval_ms > 0 && config_.max_records_per_fetch > 0);
+  fetch_loop();
+}
+
+SimConsumer::~SimConsumer() {
+  if (fetch_event_.valid()) service_.loop().cancel(fetch_event_);
+}
+
+void SimConsumer::assign(const std::vector<TopicPartition>& partitions) {
+  std::map<TopicPartition, PartitionState> kept;
+  for (const auto& tp : partitions) {
+    auto it = partitions_.find(tp);
+    if (it != partitions_.end()) {
+      kept.emplace(tp, std::move(it->second));
+      continue;
+    }
+    // A new partition starts at the log start (auto.offset.reset=earliest); Streams seeks it to
+    // the committed offset or checkpoint right after. Metadata is read with zero latency.
+    auto begin = service_.broker().beginning_offset(tp);
+    PartitionState state;
+    reset(state, begin ? *begin : 0);
+    kept.emplace(tp, std::move(state));
+  }
+  partitions_ = std::move(kept);
+}
+
+std::vector<TopicPartition> SimConsumer::assignment() const {
+  std::vector<TopicPartition> out;
+  for (const auto& [tp, state] : partitions_) out.push_back(tp);
+  return out;
+}
+
+void SimConsumer::seek(const TopicPartition& tp, int64_t next_offset) {
+  auto it = partitions_.find(tp);
+  IQ_ASSERT(it != partitions_.end(), "{}: seek on unassigned {}-{}", name_, tp.first, tp.second);
+  IQ_ASSERT(next_offset >= 0, "{}: seek {}-{} to {}", name_, tp.first, tp.second, next_offset);
+  reset(it->second, next_offset);
+}
+
+void SimConsumer::seek_to_beginning(const TopicPartition& tp) {
+  auto begin = service_.broker().beginning_offset(tp);
+  seek(tp, begin ? *begin : 0);
+}
+
+std::optional<int64_t> SimConsumer::position(const TopicPartition& tp) const {
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end()) return std::nullopt;
+  return it->second.position;
+}
+
+void SimConsumer::pause(const std::vector<TopicPartition>& partitions) {
+  for (const auto& tp : partitions) {
+    if (auto it = partitions_.find(tp); it != partitions_.end()) it->second.paused = true;
+  }
+}
+
+void SimConsumer::resume(const std::vector<TopicPartition>& partitions) {
+  for (const auto& tp : partitions) {
+    if (auto it = partitions_.find(tp); it != partitions_.end()) it->second.paused = false;
+  }
+}
+
+// Buffered records of unpaused partitions, partition by partition, each in offset order.
+std::vector<ConsumerRecord> SimConsumer::poll(size_t max_records) {
+  std::vector<ConsumerRecord> out;
+  for (auto& [tp, state] : partitions_) {
+    if (state.paused) continue;
+    while (!state.buffer.empty() && out.size() < max_records) {
+      IQ_ASSERT(state.buffer.front().offset == state.position, "{}: buffered offset {} position {}",
+                name_, state.buffer.front().offset, state.position);
+      out.push_back(std::move(state.buffer.front()));
+      state.buffer.pop_front();
+      ++state.position;
+    }
+  }
+  return out;
+}
+
+size_t SimConsumer::buffered(const TopicPartition& tp) const {
+  auto it = partitions_.find(tp);
+  return it == partitions_.end() ? 0 : it->second.buffer.size();
+}
+
+void SimConsumer::reset(PartitionState& state, int64_t position) {
+  state.position = position;
+  state.epoch = epoch_next_++;
+  state.fetch_in_flight.reset();
+  state.buffer.clear();
+}
+
+void SimConsumer::fetch_loop() {
+  send_fetch();
+  fetch_event_ =
+      service_.loop().schedule_after(base::Duration::millis(config_.fetch_interval_ms),
+                                     node_ + ":" + name_ + ":fetch-loop", [this] { fetch_loop(); });
+}
+
+// One FetchRequest for every assigned, unpaused partition with an empty buffer and no fetch
+// outstanding (Kafka's fetchablePartitions). The broker reads at delivery time.
+void SimConsumer::send_fetch() {
+  struct Want {
+    TopicPartition tp;
+    int64_t offset;
+    uint64_t epoch;
+  };
+  std::vector<Want> wants;
+  const uint64_t fetch_id = fetch_id_next_;
+  for (auto& [tp, state] : partitions_) {
+    if (state.paused || !state.buffer.empty()) continue;
+    if (state.fetch_in_flight && now_ms() - state.fetch_sent_ms < config_.request_timeout_ms)
+      continue;
+    state.fetch_in_flight = fetch_id;
+    state.fetch_sent_ms = now_ms();
+    wants.push_back({tp, state.position, state.epoch});
+  }
+  if (wants.empty()) return;
+  ++fetch_id_next_;
+  ++fetches_sent_;
+  std::weak_ptr<Alive> alive = alive_;
+  const int32_t max_records = config_.max_records_per_fetch;
+  service_.request(node_, name_ + ":fetch",
+                   [this, alive, wants = std::move(wants), fetch_id, max_records](
+                       SimBroker& broker, int64_t) -> Handler {
+                     std::vector<FetchResult> results;
+                     for (const Want& w : wants) {
+                       FetchResult r{w.tp, w.epoch, fetch_id, {}};
+                       auto records = broker.fetch(w.tp, w.offset, max_records);
+                       if (records) r.records = std::move(*records);
+                       results.push_back(std::move(r));
+                     }
+                     return [this, alive, results = std::move(results)]() mutable {
+                       if (alive.expired()) return;  // the process died meanwhile
+                       on_fetch_response(results);
+                     };
+                   });
+}
+
+// Data of a partition that was sought, reassigned or revoked since the fetch went out is stale.
+void SimConsumer::on_fetch_response(std::vector<FetchResult>& results) {
+  for (FetchResult& r : results) {
+    auto it = partitions_.find(r.tp);
+    if (it == partitions_.end()) continue;
+    PartitionState& state = it->second;
+    if (state.epoch != r.epoch || state.fetch_in_flight != r.fetch_id) continue;
+    state.fetch_in_flight.reset();
+    IQ_ASSERT(state.buffer.empty(), "{}: fetched into a non-empty buffer", name_);
+    for (ConsumerRecord& rec : r.records) {
+      IQ_ASSERT(rec.offset == state.position + static_cast<int64_t>(state.buffer.size()),
+                "{}: fetched offset {} position {}", name_, rec.offset, state.position);
+      state.buffer.push_back(std::move(rec));
+    }
+  }
+}
+
+// ---- SimAdmin, SimRecordCollector
+// ----------------------------------------------------------------
+
+base::Expected<TopicPartitionOffsets, StreamsError> SimAdmin::end_offsets(
+    const std::vector<TopicPartition>& partitions) {
+  if (network_.is_cut(node_, BrokerService::kNode)) {
+    return base::unexpected(timeout_error("listOffsets", node_));
+  }
+  TopicPartitionOffsets out;
+  for (const auto& tp : partitions) {
+    auto end = service_.broker().end_offset(tp);
+    if (!end) {
+      return base::unexpected(StreamsError{
+          StreamsError::Kind::Streams, "listOffsets " + tp.first + "-" + std::to_string(tp.second) +
+                                           ": " + errors_name(end.error())});
+    }
+    out[tp] = *end;
+  }
+  return out;
+}
+
+base::Expected<int64_t, StreamsError> SimRecordCollector::send(const std::string& topic,
+                                                               int32_t partition, const Bytes& key,
+                                                               const std::optional<Bytes>& value,
+                                                               int64_t timestamp,
+                                                               const Headers& headers) {
+  if (network_.is_cut(node_, BrokerService::kNode)) {
+    return base::unexpected(timeout_error("produce to " + topic, node_));
+  }
+  auto offset = service_.broker().produce({topic, partition}, key, value, timestamp, headers,
+                                          service_.now_ms());
+  if (!offset) {
+    return base::unexpected(StreamsError{StreamsError::Kind::Streams,
+                                         "produce to " + topic + "-" + std::to_string(partition) +
+                                             ": " + errors_name(offset.error())});
+  }
+  return *offset;
+}
+
+// ---- the subscription envelope
+// -------------------------------------------------------------------
+
+Bytes encode_subscription(const std::vector<TopicPartition>& owned, const Bytes& user_data) {
+  std::string out;
+  put_u32(out, static_cast<uint32_t>(owned.size()));
+  for (const auto& [topic, partition] : owned) {
+    put_u32(out, static_cast<uint32_t>(topic.size()));
+    out += topic;
+    put_u32(out, static_cast<uint32_t>(partition));
+  }
+  out += user_data.get();
+  return Bytes(std::move(out));
+}
+
+std::optional<DecodedSubscription> decode_subscription(const Bytes& metadata) {
+  const std::string_view in = metadata.view();
+  size_t at = 0;
+  uint32_t count = 0;
+  if (!get_u32(in, at, count)) return std::nullopt;
+  DecodedSubscription out;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t len = 0;
+    uint32_t partition = 0;
+    if (!get_u32(in, at, len) || in.size() - at < len) return std::nullopt;
+    std::string topic(in.substr(at, len));
+    at += len;
+    if (!get_u32(in, at, partition)) return std::nullopt;
+    out.owned_partitions.emplace_back(std::move(topic), static_cast<int32_t>(partition));
+  }
+  out.user_data = Bytes(std::string(in.substr(at)));
+  return out;
+}
+
+// ---- SimGroupMembership
+// --------------------------------------------------------------------------
+
+SimGroupMembership::SimGroupMembership(BrokerService& service, SimNetwork& network,
+                                       std::string node, SimMembershipConfig config)
+    : service_(service), network_(network), node_(std::move(node)), config_(std::move(config)) {
+  IQ_ASSERT(!config_.group_id.empty() && !config_.client_id.empty());
+  IQ_ASSERT(config_.heartbeat_interval_ms > 0 &&
+                config_.heartbeat_interval_ms < config_.session_timeout_ms,
+            "heartbeat {} session {}", config_.heartbeat_interval_ms, config_.session_timeout_ms);
+  heartbeat_loop();
+}
+
+SimGroupMembership::~SimGroupMembership() {
+  if (heartbeat_event_.valid()) service_.loop().cancel(heartbeat_event_);
+}
+
+// Like KafkaConsumer.poll: handles what arrived (running the listener's callbacks here), then
+// (re)joins if it has to. A request unanswered past its timeout is taken as lost.
+void SimGroupMembership::poll(RebalanceListener& listener) {
+  while (!arrived_.empty()) {
+    Arrived a = std::move(arrived_.front());
+    arrived_.pop_front();
+    std::visit([&](const auto& r) { handle(listener, a.request_id, r); }, a.response);
+  }
+  const int64_t waited_ms = now_ms() - request_sent_ms_;
+  if (join_in_flight_ && waited_ms > config_.rebalance_timeout_ms + 5'000) {
+    join_in_flight_.reset();  // Kafka's JoinGroup request timeout: rebalance timeout + 5 s
+    rejoin_needed_ = true;
+  }
+  if (sync_in_flight_ && waited_ms > config_.sync_timeout_ms) {
+    sync_in_flight_.reset();
+    rejoin_needed_ = true;
+  }
+  if (rejoin_needed_ && !join_in_flight_ && !sync_in_flight_) send_join(listener);
+}
+
+void SimGroupMembership::send_join(RebalanceListener& listener) {
+  rejoin_needed_ = false;
+  joined_ = false;
+  stable_ = false;
+  const uint64_t id = request_id_next_++;
+  join_in_flight_ = id;
+  request_sent_ms_ = now_ms();
+  const Bytes metadata =
+      encode_subscription(listener.owned_partitions(), listener.subscription_user_data());
+  std::weak_ptr<Alive> alive = alive_;
+  service_.join_group(node_, config_.group_id, member_id_, config_.client_id, metadata,
+                      config_.session_timeout_ms, config_.rebalance_timeout_ms,
+                      [this, alive, id](const JoinGroupResponse& r) {
+                        if (alive.expired()) return;
+                        arrived_.push_back({id, r});
+                      });
+}
+
+void SimGroupMembership::handle(RebalanceListener& listener, uint64_t request_id,
+                                const JoinGroupResponse& r) {
+  if (join_in_flight_ != request_id) return;  // timed out and replaced
+  join_in_flight_.reset();
+  if (r.error != Errors::NONE) return on_error(r.error);
+  member_id_ = r.member_id;
+  generation_ = r.generation_id;
+  joined_ = true;
+  std::optional<std::map<std::string, Bytes>> assignments;
+  if (r.is_leader()) {
+    std::vector<JoinedMember> members;
+    for (const JoinGroupMember& m : r.members) {
+      auto decoded = decode_subscription(m.metadata);
+      IQ_ASSERT(decoded.has_value(), "member {}: metadata is not a subscription envelope",
+                m.member_id);
+      members.push_back(
+          {m.member_id, std::move(decoded->user_data), std::move(decoded->owned_partitions)});
+    }
+    auto assigned = listener.assign(members);
+    if (!assigned) {
+      // Kafka's leader would throw out of poll(); we keep the error and sync an empty assignment.
+      callback_error_ = assigned.error();
+      assignments.emplace();
+    } else {
+      assignments = std::move(*assigned);
+    }
+  }
+  const uint64_t id = request_id_next_++;
+  sync_in_flight_ = id;
+  request_sent_ms_ = now_ms();
+  std::weak_ptr<Alive> alive = alive_;
+  service_.sync_group(node_, config_.group_id, member_id_, generation_, std::move(assignments),
+                      [this, alive, id](const SyncGroupResponse& s) {
+                        if (alive.expired()) return;
+                        arrived_.push_back({id, s});
+                      });
+}
+
+void SimGroupMembership::handle(RebalanceListener& listener, uint64_t request_id,
+                                const SyncGroupResponse& r) {
+  if (sync_in_flight_ != request_id) return;
+  sync_in_flight_.reset();
+  if (r.error != Errors::NONE) return on_error(r.error);
+  stable_ = true;
+  auto s = listener.on_assignment(generation_, r.assignment);
+  if (!s) callback_error_ = s.error();
+}
+
+// AbstractCoordinator's error handling: rejoin; an unknown member also forgets its id.
+void SimGroupMembership::on_error(Errors e) {
+  if (e == Errors::UNKNOWN_MEMBER_ID) {
+    member_id_.clear();
+    generation_ = kNoGeneration;
+  }
+  if (e == Errors::ILLEGAL_GENERATION) generation_ = kNoGeneration;
+  joined_ = false;
+  stable_ = false;
+  rejoin_needed_ = true;
+}
+
+// The heartbeat thread: every heartbeat.interval.ms while joined, one heartbeat at a time.
+void SimGroupMembership::heartbeat_loop() {
+  const bool overdue =
+      heartbeat_in_flight_ && now_ms() - heartbeat_sent_ms_ > config_.sync_timeout_ms;
+  if (joined_ && !join_in_flight_ && (!heartbeat_in_flight_ || overdue)) {
+    heartbeat_in_flight_ = true;
+    heartbeat_sent_ms_ = now_ms();
+    std::weak_ptr<Alive> alive = alive_;
+    const int32_t generation = generation_;
+    service_.heartbeat(node_, config_.group_id, member_id_, generation_,
+                       [this, alive, generation](Errors e) {
+                         if (alive.expired()) return;
+                         heartbeat_in_flight_ = false;
+                         // An answer about an older generation says nothing about this one.
+                         if (e != Errors::NONE && generation == generation_ && joined_) on_error(e);
+                       });
+  }
+  heartbeat_event_ = service_.loop().schedule_after(
+      base::Duration::millis(config_.heartbeat_interval_ms),
+      node_ + ":" + config_.client_id + ":heartbeat", [this] { heartbeat_loop(); });
+}
+
+// OffsetCommit with zero latency. A stale generation or unknown member fails (Kafka's
+// CommitFailedException); REBALANCE_IN_PROGRESS (the group is between JoinGroup and SyncGroup)
+// skips the commit and reports success, as Streams retries at the next commit interval (see
+// README: the seam has no "retry later" answer).
+Status SimGroupMembership::commit_offsets(const TopicPartitionOffsets& offsets) {
+  if (network_.is_cut(node_, BrokerService::kNode)) {
+    return base::unexpected(timeout_error("commitSync", node_));
+  }
+  OffsetCommitMap map;
+  for (const auto& [tp, offset] : offsets) map.emplace(tp, OffsetAndMetadata(offset));
+  const Errors e =
+      service_.broker().commit_offsets(config_.group_id, generation_, member_id_, map, now_ms());
+  service_.after_call();
+  if (e == Errors::NONE) return ok_status();
+  if (e == Errors::REBALANCE_IN_PROGRESS) {
+    ++commits_skipped_;
+    return ok_status();
+  }
+  return base::unexpected(StreamsError{StreamsError::Kind::Streams,
+                                       std::string("CommitFailedException: ") + errors_name(e)});
+}
+
+std::optional<int64_t> SimGroupMembership::committed(const TopicPartition& tp) const {
+  auto c = service_.broker().committed(config_.group_id, tp);
+  if (!c) return std::nullopt;
+  return c->offset;
+}
+
+}  // namespace iq::sim

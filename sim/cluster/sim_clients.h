@@ -1,0 +1,208 @@
+#pragma once
+// The client side of one simulated KafkaStreams process: impl/'s broker seams implemented over the
+// BrokerService and the SimNetwork, from one instance's node ("instance-1").
+//
+// - SimConsumer (iq::Consumer): a fetch buffer filled by a periodic fetch loop over the network.
+// - SimAdmin (iq::Admin): end offsets, answered synchronously (zero latency).
+// - SimRecordCollector (iq::RecordCollector): produce, acknowledged synchronously (zero latency).
+// - SimGroupMembership (iq::GroupMembership): JoinGroup/SyncGroup/Heartbeat over the network;
+//   offset commits synchronous (zero latency).
+//
+// Zero-latency calls model the request as taking no virtual time, but they still fail while the
+// instance's link to the broker is cut, so an isolated instance cannot produce, commit or list
+// offsets. Everything that arrives over the network checks a liveness token first: a crashed
+// instance destroys its clients, and answers still in flight to them are dropped on arrival.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cluster/broker_service.h"
+#include "io/consumer.h"
+#include "io/group_membership.h"
+#include "io/record_collector.h"
+
+namespace iq::sim {
+
+// Liveness token: shared between a client and the handlers of its in-flight messages, which hold
+// only weak references (so the client alone owns it).
+struct Alive {};
+
+struct SimConsumerConfig {
+  int64_t fetch_interval_ms = 10;
+  int32_t max_records_per_fetch = 500;  // per partition (max.partition.fetch.bytes, in records)
+  // request.timeout.ms: a fetch unanswered this long is taken as lost and may be sent again.
+  int64_t request_timeout_ms = 30'000;
+};
+
+class SimConsumer final : public Consumer {
+ public:
+  // `node` is the instance's network node; `name` labels this consumer's events.
+  SimConsumer(BrokerService& service, std::string node, std::string name,
+              SimConsumerConfig config = {});
+  ~SimConsumer() override;
+  SimConsumer(const SimConsumer&) = delete;
+  SimConsumer& operator=(const SimConsumer&) = delete;
+
+  void assign(const std::vector<TopicPartition>& partitions) override;
+  std::vector<TopicPartition> assignment() const override;
+  void seek(const TopicPartition& tp, int64_t next_offset) override;
+  void seek_to_beginning(const TopicPartition& tp) override;
+  std::optional<int64_t> position(const TopicPartition& tp) const override;
+  void pause(const std::vector<TopicPartition>& partitions) override;
+  void resume(const std::vector<TopicPartition>& partitions) override;
+  std::vector<ConsumerRecord> poll(size_t max_records) override;
+
+  // Observing, for tests.
+  uint64_t fetches_sent() const { return fetches_sent_; }
+  size_t buffered(const TopicPartition& tp) const;
+
+ private:
+  struct PartitionState {
+    int64_t position = 0;  // next offset poll() hands out
+    uint64_t epoch = 0;    // changes on every seek and (re)assignment: older data is discarded
+    bool paused = false;
+    std::optional<uint64_t> fetch_in_flight;  // the id of the outstanding fetch
+    int64_t fetch_sent_ms = 0;
+    std::deque<ConsumerRecord> buffer;  // buffer[i].offset == position + i
+  };
+  struct FetchResult {
+    TopicPartition tp;
+    uint64_t epoch = 0;
+    uint64_t fetch_id = 0;
+    std::vector<ConsumerRecord> records;  // empty on error
+  };
+
+  void fetch_loop();
+  void send_fetch();
+  void on_fetch_response(std::vector<FetchResult>& results);
+  void reset(PartitionState& state, int64_t position);
+  int64_t now_ms() const { return service_.now_ms(); }
+
+  BrokerService& service_;
+  std::string node_;
+  std::string name_;
+  SimConsumerConfig config_;
+  std::map<TopicPartition, PartitionState> partitions_;
+  uint64_t epoch_next_ = 1;
+  uint64_t fetch_id_next_ = 1;
+  uint64_t fetches_sent_ = 0;
+  EventId fetch_event_;
+  std::shared_ptr<Alive> alive_ = std::make_shared<Alive>();
+};
+
+class SimAdmin final : public Admin {
+ public:
+  SimAdmin(BrokerService& service, SimNetwork& network, std::string node)
+      : service_(service), network_(network), node_(std::move(node)) {}
+  // ListOffsets with zero latency; a timeout-like StreamsError while the link is cut.
+  base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(
+      const std::vector<TopicPartition>& partitions) override;
+
+ private:
+  BrokerService& service_;
+  SimNetwork& network_;
+  std::string node_;
+};
+
+class SimRecordCollector final : public RecordCollector {
+ public:
+  SimRecordCollector(BrokerService& service, SimNetwork& network, std::string node)
+      : service_(service), network_(network), node_(std::move(node)) {}
+  // Produce with acks=all, acknowledged at once (zero latency); an error while the link is cut.
+  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition,
+                                             const Bytes& key, const std::optional<Bytes>& value,
+                                             int64_t timestamp, const Headers& headers) override;
+
+ private:
+  BrokerService& service_;
+  SimNetwork& network_;
+  std::string node_;
+};
+
+struct SimMembershipConfig {
+  std::string group_id;   // application.id
+  std::string client_id;  // the consumer's client.id; member ids are "<client_id>-<n>"
+  int32_t session_timeout_ms = 45'000;
+  int32_t rebalance_timeout_ms = 300'000;  // max.poll.interval.ms
+  int64_t heartbeat_interval_ms = 3'000;
+  int64_t sync_timeout_ms = 30'000;  // request.timeout.ms for SyncGroup
+};
+
+// The member's metadata on the wire: Kafka's ConsumerProtocolSubscription carries the owned
+// partitions beside the user data; here a small envelope does the same (see README).
+Bytes encode_subscription(const std::vector<TopicPartition>& owned, const Bytes& user_data);
+struct DecodedSubscription {
+  std::vector<TopicPartition> owned_partitions;
+  Bytes user_data;
+};
+std::optional<DecodedSubscription> decode_subscription(const Bytes& metadata);
+
+class SimGroupMembership final : public GroupMembership {
+ public:
+  SimGroupMembership(BrokerService& service, SimNetwork& network, std::string node,
+                     SimMembershipConfig config);
+  ~SimGroupMembership() override;
+  SimGroupMembership(const SimGroupMembership&) = delete;
+  SimGroupMembership& operator=(const SimGroupMembership&) = delete;
+
+  void poll(RebalanceListener& listener) override;
+  void enforce_rebalance() override { rejoin_needed_ = true; }
+  std::string member_id() const override { return member_id_; }
+  int32_t generation() const override { return generation_; }
+  Status commit_offsets(const TopicPartitionOffsets& offsets) override;
+  std::optional<int64_t> committed(const TopicPartition& tp) const override;
+
+  // Observing, for tests: the error a rebalance callback returned, if any (poll() cannot return
+  // it; see README "interface changes").
+  std::optional<StreamsError> take_callback_error() {
+    auto e = std::move(callback_error_);
+    callback_error_.reset();
+    return e;
+  }
+  bool stable() const { return stable_; }
+  uint64_t commits_skipped() const { return commits_skipped_; }
+
+ private:
+  using Response = std::variant<JoinGroupResponse, SyncGroupResponse>;
+  struct Arrived {
+    uint64_t request_id;
+    Response response;
+  };
+
+  void handle(RebalanceListener& listener, uint64_t request_id, const JoinGroupResponse& r);
+  void handle(RebalanceListener& listener, uint64_t request_id, const SyncGroupResponse& r);
+  void on_error(Errors e);
+  void send_join(RebalanceListener& listener);
+  void heartbeat_loop();
+  int64_t now_ms() const { return service_.now_ms(); }
+
+  BrokerService& service_;
+  SimNetwork& network_;
+  std::string node_;
+  SimMembershipConfig config_;
+  std::string member_id_;
+  int32_t generation_ = kNoGeneration;
+  bool rejoin_needed_ = true;
+  bool joined_ = false;  // got a JoinGroup answer for generation_ (heartbeats go out)
+  bool stable_ = false;  // got the SyncGroup answer
+  std::optional<uint64_t> join_in_flight_;
+  std::optional<uint64_t> sync_in_flight_;
+  int64_t request_sent_ms_ = 0;
+  bool heartbeat_in_flight_ = false;
+  int64_t heartbeat_sent_ms_ = 0;
+  uint64_t request_id_next_ = 1;
+  std::deque<Arrived> arrived_;
+  std::optional<StreamsError> callback_error_;
+  uint64_t commits_skipped_ = 0;
+  EventId heartbeat_event_;
+  std::shared_ptr<Alive> alive_ = std::make_shared<Alive>();
+};
+
+}  // namespace iq::sim

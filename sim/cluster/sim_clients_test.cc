@@ -1,0 +1,96 @@
+// Unit tests of the client adapters over a BrokerService on a simulated network.
+#include "cluster/sim_clients.h"
+
+#include <gtest/gtest.h>
+
+namespace iq::sim {
+namespace {
+
+struct World {
+  World() {
+    network.add_node("instance-1");
+    IQ_ASSERT(service.broker().create_topic("t", 1) == Errors::NONE);
+  }
+  void append(int n) {
+    for (int i = 0; i < n; ++i) {
+      auto o = service.broker().produce({"t", 0}, Bytes("k"), Bytes("v"), 0, {}, service.now_ms());
+      IQ_ASSERT(o.has_value());
+    }
+  }
+  EventLoop loop;
+  SimNetwork network{loop, base::Prng(7).split("network"),
+                     LinkConfig{.delay_ms_min = 5, .delay_ms_max = 5}};
+  BrokerService service{loop, network};
+};
+
+// Proves the consumer's fetch loop fills the buffer over the network and poll() hands records out
+// in offset order, advancing the position.
+TEST(SimConsumerTest, FetchesOverTheNetworkAndPollsInOrder) {
+  World w;
+  w.append(3);
+  SimConsumer c(w.service, "instance-1", "c");
+  c.assign({{"t", 0}});
+  EXPECT_TRUE(c.poll(10).empty());  // nothing has arrived yet
+  (void)w.loop.run_until(base::Instant::from_ms(30));
+  auto records = c.poll(10);
+  ASSERT_EQ(records.size(), 3u);
+  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(records[static_cast<size_t>(i)].offset, i);
+  EXPECT_EQ(c.position({"t", 0}), std::optional<int64_t>(3));
+}
+
+// Proves a seek discards data already in flight, so the next poll starts at the sought offset.
+TEST(SimConsumerTest, SeekDiscardsInFlightData) {
+  World w;
+  w.append(5);
+  SimConsumer c(w.service, "instance-1", "c");
+  c.assign({{"t", 0}});
+  (void)w.loop.run_until(base::Instant::from_ms(12));  // the fetch from 0 is in flight
+  c.seek({"t", 0}, 3);
+  (void)w.loop.run_until(base::Instant::from_ms(60));
+  auto records = c.poll(10);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].offset, 3);
+}
+
+// Proves a cut link delivers nothing, and a healed one resumes after the request timeout.
+TEST(SimConsumerTest, CutLinkDeliversNothing) {
+  World w;
+  w.append(2);
+  SimConsumerConfig config;
+  config.request_timeout_ms = 100;
+  SimConsumer c(w.service, "instance-1", "c", config);
+  c.assign({{"t", 0}});
+  w.network.cut("instance-1", BrokerService::kNode);
+  (void)w.loop.run_until(base::Instant::from_ms(500));
+  EXPECT_TRUE(c.poll(10).empty());
+  w.network.heal_all();
+  (void)w.loop.run_until(base::Instant::from_ms(800));
+  EXPECT_EQ(c.poll(10).size(), 2u);
+}
+
+// Proves the admin and the collector fail while the instance's link to the broker is cut.
+TEST(SimConsumerTest, AdminAndCollectorFailWhileCut) {
+  World w;
+  SimAdmin admin(w.service, w.network, "instance-1");
+  SimRecordCollector collector(w.service, w.network, "instance-1");
+  EXPECT_TRUE(collector.send("t", 0, Bytes("k"), Bytes("v"), 0, {}).has_value());
+  auto end = admin.end_offsets({{"t", 0}});
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->at({"t", 0}), 1);
+  w.network.isolate("instance-1");
+  EXPECT_FALSE(collector.send("t", 0, Bytes("k"), Bytes("v"), 0, {}).has_value());
+  EXPECT_FALSE(admin.end_offsets({{"t", 0}}).has_value());
+}
+
+// Proves the subscription envelope carries owned partitions beside the user data, both ways.
+TEST(SimGroupMembershipTest, SubscriptionEnvelopeRoundTrips) {
+  const std::vector<TopicPartition> owned{{"words", 0}, {"words", 3}};
+  auto decoded = decode_subscription(encode_subscription(owned, Bytes("user-data")));
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(decoded->owned_partitions, owned);
+  EXPECT_EQ(decoded->user_data, Bytes("user-data"));
+  EXPECT_FALSE(decode_subscription(Bytes("xy")).has_value());
+}
+
+}  // namespace
+}  // namespace iq::sim
