@@ -13,37 +13,6 @@ namespace {
 
 using namespace testing_fakes;  // NOLINT: test doubles only
 
-// A group of exactly one member: every (re)join assigns everything to it at once.
-class SoloMembership final : public GroupMembership {
- public:
-  void poll(RebalanceListener& listener) override {
-    if (!rejoin_) return;
-    rejoin_ = false;
-    ++generation_;
-    JoinedMember me{"member-1", listener.subscription_user_data(), listener.owned_partitions()};
-    auto assignments = listener.assign({me});
-    IQ_ASSERT(assignments.has_value());
-    auto s = listener.on_assignment(generation_, assignments->at("member-1"));
-    IQ_ASSERT(s.has_value(), "{}", s ? "" : s.error().to_string());
-  }
-  void enforce_rebalance() override { rejoin_ = true; }
-  std::string member_id() const override { return "member-1"; }
-  int32_t generation() const override { return generation_; }
-  Status commit_offsets(const TopicPartitionOffsets& offsets) override {
-    for (const auto& [tp, o] : offsets) committed_[tp] = o;
-    return ok_status();
-  }
-  std::optional<int64_t> committed(const TopicPartition& tp) const override {
-    auto it = committed_.find(tp);
-    return it == committed_.end() ? std::nullopt : std::optional<int64_t>(it->second);
-  }
-
- private:
-  bool rejoin_ = true;
-  int32_t generation_ = 0;
-  TopicPartitionOffsets committed_;
-};
-
 class KafkaStreamsTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -85,7 +54,7 @@ class KafkaStreamsTest : public testing::Test {
   FakeConsumer main_{broker_};
   FakeConsumer restore_{broker_};
   FakeCollector collector_{broker_};
-  SoloMembership membership_;
+  FakeMembership membership_;
   PosixFileSystem fs_;
   std::unique_ptr<KafkaStreams> streams_;
   int64_t now_ = 0;

@@ -91,13 +91,26 @@ class FakeAdmin final : public Admin {
   FakeBroker& broker_;
 };
 
-// Group membership that only keeps committed offsets (no rebalances).
+// A group of exactly one member: every (re)join assigns everything to it at once, inside poll(),
+// as KafkaConsumer.poll runs the rebalance callbacks. Commits are kept in memory.
 class FakeMembership final : public GroupMembership {
  public:
-  void poll(RebalanceListener&) override {}
-  void enforce_rebalance() override { ++rebalances_requested; }
+  void poll(RebalanceListener& listener) override {
+    if (!rejoin_) return;
+    rejoin_ = false;
+    ++generation_;
+    JoinedMember me{"member-1", listener.subscription_user_data(), listener.owned_partitions()};
+    auto assignments = listener.assign({me});
+    IQ_ASSERT(assignments.has_value(), "{}", assignments ? "" : assignments.error().to_string());
+    auto s = listener.on_assignment(generation_, assignments->at("member-1"));
+    IQ_ASSERT(s.has_value(), "{}", s ? "" : s.error().to_string());
+  }
+  void enforce_rebalance() override {
+    rejoin_ = true;
+    ++rebalances_requested;
+  }
   std::string member_id() const override { return "member-1"; }
-  int32_t generation() const override { return 1; }
+  int32_t generation() const override { return generation_; }
   Status commit_offsets(const TopicPartitionOffsets& offsets) override {
     for (const auto& [tp, o] : offsets) committed_[tp] = o;
     return ok_status();
@@ -109,6 +122,8 @@ class FakeMembership final : public GroupMembership {
   int rebalances_requested = 0;
 
  private:
+  bool rejoin_ = true;
+  int32_t generation_ = 0;
   TopicPartitionOffsets committed_;
 };
 
