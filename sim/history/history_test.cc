@@ -1,0 +1,97 @@
+// History tests: the append-only record of query attempts, and the placement snapshots taken
+// from a running cluster.
+#include "history/history.h"
+
+#include <gtest/gtest.h>
+
+#include "history/placement.h"
+#include "workload/query_client_workload.h"
+
+namespace iq::sim {
+namespace {
+
+QueryRecord record(History& h, int64_t invoke_ms, int64_t complete_ms) {
+  QueryRecord r;
+  r.id = h.next_id();
+  r.invoke_ms = invoke_ms;
+  r.complete_ms = complete_ms;
+  r.request.store = "counts";
+  r.request.query = "KeyQuery{key=1, skipCache=false}";
+  r.outcome = OutcomeKind::kAnswered;
+  PartitionOutcome p;
+  p.partition = 0;
+  p.success = true;
+  p.value = std::optional<int64_t>(3);
+  p.position = Position::empty_position().with_component("words", 0, 9);
+  r.partitions.push_back(p);
+  return r;
+}
+
+// Proves records keep completion order (ids in invoke order) and print the same way every time.
+TEST(HistoryTest, AppendKeepsOrderAndPrintsStably) {
+  History h(10);
+  QueryRecord first = record(h, 0, 20);
+  QueryRecord second = record(h, 5, 10);
+  h.append(std::move(second));
+  h.append(std::move(first));
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h.records()[0].id, 2u);
+  EXPECT_EQ(h.records()[1].id, 1u);
+  const std::string text = h.to_string();
+  EXPECT_EQ(text, h.to_string());
+  EXPECT_NE(text.find("#2 client=-1 query=0 attempt=1 t=5..10 store=counts "
+                      "query=KeyQuery{key=1, skipCache=false} partitions=all"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{p=0 ok value=3 pos=Position{position={words={0=9}}}}"), std::string::npos)
+      << text;
+}
+
+// Proves that in a stable 2-instance, 1-standby cluster every query's placement snapshot shows
+// exactly one RUNNING active and one standby of the queried partition.
+TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
+  ClusterConfig c;
+  c.seed = 51;
+  c.instances = 2;
+  c.streams.application_id = "app";
+  c.streams.commit_interval_ms = 100;
+  c.streams.assignment.num_standby_replicas = 1;
+  c.topology.kind = TopologyKind::Count;
+  c.topology.source_topic = "words";
+  c.topology.source_partitions = 4;
+  c.topology.store_name = "counts";
+  Cluster cluster(c);
+  cluster.start_all();
+  for (int32_t k = 0; k < 20; ++k) cluster.produce(k, 1);
+  History history(10'000);
+  QueryClientConfig q;
+  q.start_ms = 20'000;
+  q.stop_ms = 25'000;
+  q.keys = 20;
+  q.bound_modes = {BoundMode::kUnbounded};
+  QueryClientWorkload clients(cluster, history, q, base::Prng(c.seed).split("query-clients"),
+                              nullptr);
+  clients.start();
+  ASSERT_EQ(cluster.run_until(26'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  ASSERT_GT(history.size(), 50u) << cluster.seed_text();
+  for (const QueryRecord& r : history.records()) {
+    const int32_t p = *r.request.partitions->begin();
+    for (const PlacementSnapshot* s : {&r.placement_at_invoke, &*r.placement_at_answer}) {
+      EXPECT_EQ(s->count(p, ReplicaRole::kActive), 1)
+          << cluster.seed_text() << " " << r.to_string();
+      EXPECT_EQ(s->count(p, ReplicaRole::kStandby), 1)
+          << cluster.seed_text() << " " << r.to_string();
+      for (const ReplicaSnapshot& replica : s->replicas) {
+        EXPECT_EQ(replica.client_state, ClientState::RUNNING) << cluster.seed_text();
+        if (replica.role != ReplicaRole::kActive) continue;
+        EXPECT_EQ(replica.task_state, TaskState::RUNNING) << cluster.seed_text();
+        EXPECT_EQ(replica.thread_state, ThreadState::RUNNING) << cluster.seed_text();
+        EXPECT_TRUE(replica.store_position.has_value()) << cluster.seed_text();
+        EXPECT_GE(replica.lag.value_or(-1), 0) << cluster.seed_text() << " " << r.to_string();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace iq::sim

@@ -1,0 +1,148 @@
+#include "history/query_record.h"
+
+namespace iq::sim {
+namespace {
+
+template <typename T>
+std::string opt_string(const std::optional<T>& o) {
+  if (!o) return "-";
+  if constexpr (std::is_same_v<T, Position>) {
+    return o->to_string();
+  } else if constexpr (std::is_enum_v<T>) {
+    return iq::to_string(*o);
+  } else {
+    return std::to_string(*o);
+  }
+}
+
+std::string value_string(const ResultValue& v) {
+  if (std::holds_alternative<std::monostate>(v)) return "-";
+  if (const auto* one = std::get_if<std::optional<int64_t>>(&v)) {
+    return one->has_value() ? std::to_string(**one) : "null";
+  }
+  std::string out = "[";
+  bool first = true;
+  for (const auto& [k, value] : std::get<KeyValueList>(v)) {
+    if (!first) out += ", ";
+    first = false;
+    out += std::to_string(k) + "=" + std::to_string(value);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+const char* to_string(ReplicaRole r) {
+  switch (r) {
+    case ReplicaRole::kNone:
+      return "none";
+    case ReplicaRole::kActive:
+      return "active";
+    case ReplicaRole::kStandby:
+      return "standby";
+  }
+  return "?";
+}
+
+const char* to_string(BoundMode m) {
+  switch (m) {
+    case BoundMode::kUnbounded:
+      return "unbounded";
+    case BoundMode::kSession:
+      return "session";
+    case BoundMode::kProduced:
+      return "produced";
+  }
+  return "?";
+}
+
+const char* to_string(OutcomeKind k) {
+  switch (k) {
+    case OutcomeKind::kAnswered:
+      return "answered";
+    case OutcomeKind::kStreamsError:
+      return "streams_error";
+    case OutcomeKind::kTimedOut:
+      return "timed_out";
+    case OutcomeKind::kNotRouted:
+      return "not_routed";
+  }
+  return "?";
+}
+
+std::string ReplicaSnapshot::to_string() const {
+  std::string out = "{p=" + std::to_string(partition) + " " + instance;
+  if (!running) return out + " down}";
+  out += " client=" + opt_string(client_state);
+  out += " role=" + std::string(sim::to_string(role));
+  if (role == ReplicaRole::kNone) return out + "}";
+  out += " task=" + opt_string(task_state) + " thread=" + opt_string(thread_state);
+  out += " pos=" + opt_string(store_position);
+  out += " changelog=" + opt_string(changelog_offset) + "/" + opt_string(changelog_end_offset);
+  out += " lag=" + opt_string(lag) + "}";
+  return out;
+}
+
+int32_t PlacementSnapshot::count(int32_t partition, ReplicaRole role) const {
+  int32_t n = 0;
+  for (const auto& r : replicas) n += (r.partition == partition && r.role == role) ? 1 : 0;
+  return n;
+}
+
+std::string PlacementSnapshot::to_string() const {
+  std::string out = "@" + std::to_string(at_ms) + "[";
+  bool first = true;
+  for (const auto& r : replicas) {
+    if (!first) out += " ";
+    first = false;
+    out += r.to_string();
+  }
+  return out + "]";
+}
+
+std::string QueryRequestRecord::to_string() const {
+  std::string out = "store=" + store + " query=" + query;
+  out += " partitions=";
+  if (!partitions) {
+    out += "all";
+  } else {
+    out += "{";
+    bool first = true;
+    for (int32_t p : *partitions) {
+      if (!first) out += ",";
+      first = false;
+      out += std::to_string(p);
+    }
+    out += "}";
+  }
+  out += " bound=" + std::string(sim::to_string(bound_mode)) + ":" + bound.to_string();
+  out += std::string(" require_active=") + (require_active ? "true" : "false");
+  return out;
+}
+
+std::string PartitionOutcome::to_string() const {
+  std::string out = "{p=" + std::to_string(partition);
+  if (success) {
+    out += " ok value=" + value_string(value);
+  } else {
+    out += " failed " + opt_string(failure_reason) + " '" + failure_message + "'";
+  }
+  return out + " pos=" + opt_string(position) + "}";
+}
+
+std::string QueryRecord::to_string() const {
+  std::string out = "#" + std::to_string(id) + " client=" + std::to_string(client) +
+                    " query=" + std::to_string(query) + " attempt=" + std::to_string(attempt) +
+                    " t=" + std::to_string(invoke_ms) + ".." + std::to_string(complete_ms) + " " +
+                    request.to_string() + " home=" + (home_instance.empty() ? "-" : home_instance) +
+                    " target=" + (target_instance.empty() ? "-" : target_instance) +
+                    (to_standby ? "(standby)" : "") + " outcome=" + sim::to_string(outcome);
+  if (error) out += " error=" + error->to_string();
+  if (!not_routed_reason.empty()) out += " reason='" + not_routed_reason + "'";
+  for (const auto& p : partitions) out += " " + p.to_string();
+  out += " placement_invoke=" + placement_at_invoke.to_string();
+  if (placement_at_answer) out += " placement_answer=" + placement_at_answer->to_string();
+  return out;
+}
+
+}  // namespace iq::sim

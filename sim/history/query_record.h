@@ -1,0 +1,121 @@
+#pragma once
+// QueryRecord: one query attempt as a client saw it, plus what an omniscient observer saw of the
+// cluster around it. The record is plain data (no std::any, no store pointers), so it can be kept
+// after the cluster moved on, printed, hashed and compared.
+//
+// - the request: store, Query::describe(), partitions (or all), the bound as a Position, the bound
+//   mode the client chose, require_active;
+// - the routing: the client's home instance, the instance the query was sent to and whether the
+//   client chose a standby host;
+// - the outcome: answered (per-partition results), a StreamsError thrown by KafkaStreams::query,
+//   no reply before the client's timeout, or not routed (no live home, metadata not available);
+// - placement snapshots of the queried partitions: when the client invoked the query and, if the
+//   request reached a live instance, when that instance ran it.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "iq/failure_reason.h"
+#include "iq/position.h"
+#include "iq/streams_error.h"
+#include "processor/task.h"
+#include "processor/thread_state.h"
+
+namespace iq::sim {
+
+enum class ReplicaRole { kNone, kActive, kStandby };
+const char* to_string(ReplicaRole r);
+
+// One instance's replica of one partition at one instant. Fields that do not apply (a stopped
+// instance, no task for the partition, a store not yet registered) are empty.
+struct ReplicaSnapshot {
+  int32_t partition = -1;
+  std::string instance;  // node name, "instance-1"
+  bool running = false;
+  std::optional<ClientState> client_state;
+  ReplicaRole role = ReplicaRole::kNone;
+  std::optional<TaskState> task_state;
+  std::optional<ThreadState> thread_state;  // of the thread that owns the task
+  std::optional<Position> store_position;   // the store's position (source offsets)
+  std::optional<int64_t> changelog_offset;  // last changelog record applied or written
+  std::optional<int64_t> changelog_end_offset;
+  // LagInfo's convention: end - (changelog_offset + 1), or end when there is no offset yet.
+  std::optional<int64_t> lag;
+
+  std::string to_string() const;
+};
+
+// Every instance's replica of every queried partition, ordered by (partition, instance number).
+struct PlacementSnapshot {
+  int64_t at_ms = 0;
+  std::vector<ReplicaSnapshot> replicas;
+
+  int32_t count(int32_t partition, ReplicaRole role) const;
+  std::string to_string() const;
+};
+
+enum class BoundMode { kUnbounded, kSession, kProduced };
+const char* to_string(BoundMode m);
+
+struct QueryRequestRecord {
+  std::string store;
+  std::string query;                            // Query::describe()
+  std::optional<int32_t> key;                   // the key the client routed by
+  std::optional<std::set<int32_t>> partitions;  // empty: all partitions
+  BoundMode bound_mode = BoundMode::kUnbounded;
+  Position bound = Position::empty_position();
+  bool require_active = false;
+
+  std::string to_string() const;
+};
+
+// A KeyQuery's value (nullopt: key absent) or a RangeQuery's entries, or nothing for a failure.
+using KeyValueList = std::vector<std::pair<int32_t, int64_t>>;
+using ResultValue = std::variant<std::monostate, std::optional<int64_t>, KeyValueList>;
+
+struct PartitionOutcome {
+  int32_t partition = -1;
+  bool success = false;
+  ResultValue value;
+  std::optional<FailureReason> failure_reason;
+  std::string failure_message;
+  std::optional<Position> position;
+
+  std::string to_string() const;
+};
+
+enum class OutcomeKind { kAnswered, kStreamsError, kTimedOut, kNotRouted };
+const char* to_string(OutcomeKind k);
+
+struct QueryRecord {
+  uint64_t id = 0;  // unique per History, in invoke order
+  int32_t client = -1;
+  uint64_t query = 0;   // the client's logical query; retries share it
+  int32_t attempt = 1;  // 1 for the first try
+  int64_t invoke_ms = 0;
+  int64_t complete_ms = 0;
+  QueryRequestRecord request;
+  std::string home_instance;    // whose metadata routed the query
+  std::string target_instance;  // the instance it was sent to ("" if not routed)
+  bool to_standby = false;      // the client chose a standby host
+  OutcomeKind outcome = OutcomeKind::kNotRouted;
+  std::optional<StreamsError> error;         // kStreamsError
+  std::string not_routed_reason;             // kNotRouted
+  std::vector<PartitionOutcome> partitions;  // kAnswered, ordered by partition
+  PlacementSnapshot placement_at_invoke;
+  std::optional<PlacementSnapshot> placement_at_answer;
+
+  // The only answered partition's outcome, if there is exactly one.
+  const PartitionOutcome* only_partition() const {
+    return partitions.size() == 1 ? &partitions.front() : nullptr;
+  }
+  // One line, stable: the same record always prints the same way.
+  std::string to_string() const;
+};
+
+}  // namespace iq::sim

@@ -1,0 +1,88 @@
+#include "workload/producer_workload.h"
+
+#include "state/serdes.h"
+
+namespace iq::sim {
+
+ProducerWorkload::ProducerWorkload(Cluster& cluster, ProducerConfig config, base::Prng prng)
+    : cluster_(cluster), config_(config), prng_(prng) {
+  IQ_ASSERT(config_.records_per_second >= 0, "records_per_second={}", config_.records_per_second);
+  IQ_ASSERT(config_.tick_ms >= 1, "tick_ms={}", config_.tick_ms);
+  IQ_ASSERT(config_.stop_ms >= config_.start_ms, "start {} stop {}", config_.start_ms,
+            config_.stop_ms);
+}
+
+ProducerWorkload::~ProducerWorkload() {
+  // The producer must go before the cluster: its tick event lives in the cluster's loop.
+  if (tick_pending_) (void)cluster_.loop().cancel(tick_event_);
+}
+
+void ProducerWorkload::start() {
+  IQ_ASSERT(!tick_pending_, "producer started twice");
+  if (config_.records_per_second == 0 || config_.stop_ms <= config_.start_ms) return;
+  const int64_t at_ms = std::max(config_.start_ms, cluster_.now_ms());
+  tick_pending_ = true;
+  tick_event_ = cluster_.loop().schedule_at(base::Instant::from_ms(at_ms), "producer:tick",
+                                            [this] { tick(); });
+}
+
+// Catches up with the rate: by time t, rate * (t - start) / 1000 records are out.
+void ProducerWorkload::tick() {
+  tick_pending_ = false;
+  const int64_t now_ms = cluster_.now_ms();
+  if (now_ms >= config_.stop_ms) return;
+  // The last tick also sends what falls due before stop_ms (at most tick_ms early), so a run
+  // produces exactly ceil(rate * (stop - start) / 1000) records.
+  const bool last_tick = now_ms + config_.tick_ms >= config_.stop_ms;
+  const int64_t until_ms = last_tick ? config_.stop_ms - 1 : now_ms;
+  const auto due =
+      static_cast<uint64_t>(config_.records_per_second * (until_ms - config_.start_ms) / 1000) +
+      1;  // the first record goes out at start_ms
+  IQ_ASSERT(due >= rate_records_, "due {} < produced {}", due, rate_records_);
+  while (rate_records_ < due) produce_one();
+  if (last_tick) return;
+  tick_pending_ = true;
+  tick_event_ = cluster_.loop().schedule_after(base::Duration::millis(config_.tick_ms),
+                                               "producer:tick", [this] { tick(); });
+}
+
+void ProducerWorkload::produce_one() {
+  const int32_t key = draw_key(prng_, config_.distribution, config_.keys);
+  const int32_t partition = cluster_.produce(key, config_.value);
+  ++rate_records_;
+  acknowledge(partition, key);
+}
+
+int64_t ProducerWorkload::produce_exact(int32_t partition, int32_t key, int64_t value,
+                                        int64_t timestamp_ms) {
+  const TopologyConfig& t = cluster_.config().topology;
+  IQ_ASSERT(partition >= 0 && partition < t.source_partitions, "partition {} of {}", partition,
+            t.source_partitions);
+  auto offset = cluster_.broker().broker().produce(
+      {t.source_topic, partition}, Serde<int32_t>::serialize(key), Serde<int64_t>::serialize(value),
+      timestamp_ms, {}, cluster_.now_ms());
+  IQ_ASSERT(offset.has_value(), "produce_exact p{} key {}: {}", partition, key,
+            errors_name(offset.error()));
+  acknowledge(partition, key);
+  IQ_ASSERT(*acknowledged_.offset(t.source_topic, partition) == *offset, "ack {} offset {}",
+            *acknowledged_.offset(t.source_topic, partition), *offset);
+  return *offset;
+}
+
+// The broker acknowledged at once (acks=all, zero latency), so the last offset of the partition
+// is the record just written: nothing else writes the source topic in between.
+void ProducerWorkload::acknowledge(int32_t partition, int32_t key) {
+  IQ_ASSERT(records_produced_ < config_.records_max, "producer bound {} reached",
+            config_.records_max);
+  const std::string& topic = cluster_.config().topology.source_topic;
+  auto end = cluster_.broker().broker().end_offset({topic, partition});
+  IQ_ASSERT(end.has_value() && *end >= 1, "end offset of {}-{}", topic, partition);
+  const int64_t* before = acknowledged_.offset(topic, partition);
+  IQ_ASSERT(before == nullptr || *before < *end - 1, "ack went backwards on {}-{}", topic,
+            partition);
+  acknowledged_.with_component(topic, partition, *end - 1);
+  ++count_per_key_[key];
+  ++records_produced_;
+}
+
+}  // namespace iq::sim

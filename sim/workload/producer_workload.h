@@ -1,0 +1,76 @@
+#pragma once
+// ProducerWorkload: keyed records (int32 key, int64 value) into the cluster's source topic at a
+// rate, from start_ms to stop_ms, through Cluster::produce (the default partitioner, acks at
+// once). It keeps what the producer had acknowledged: per partition the offset of the last
+// acknowledged record, as an iq::Position over the source topic (the "produced" bound a query
+// client may use), and how many records it produced per key.
+//
+// Scripted mode: produce_exact(partition, key, value, timestamp) writes one record to an explicit
+// partition. Cluster has no such call yet, so it goes straight to the SimBroker (zero latency,
+// like Cluster::produce); such records are not in Cluster::produced().
+//
+//   ProducerWorkload producer(cluster, {.stop_ms = 5'000, .records_per_second = 200},
+//                             world.split("producer"));
+//   producer.start();
+//   cluster.run_until(10'000);
+//   producer.acknowledged();  // Position{position={words={0=..., 1=...}}}
+
+#include <cstdint>
+#include <map>
+
+#include "base/prng.h"
+#include "cluster/cluster.h"
+#include "iq/position.h"
+#include "workload/key_distribution.h"
+
+namespace iq::sim {
+
+struct ProducerConfig {
+  int64_t start_ms = 0;
+  int64_t stop_ms = 0;  // exclusive: nothing is produced at or after it
+  int64_t records_per_second = 100;
+  int64_t tick_ms = 10;  // how often the producer catches up with its rate
+  int32_t keys = 16;
+  KeyDistribution distribution = KeyDistribution::kUniform;
+  int64_t value = 1;
+  uint64_t records_max = 1'000'000;
+};
+
+class ProducerWorkload {
+ public:
+  // `prng` is the producer's own child stream (world.split("producer")).
+  ProducerWorkload(Cluster& cluster, ProducerConfig config, base::Prng prng);
+  ~ProducerWorkload();
+  ProducerWorkload(const ProducerWorkload&) = delete;
+  ProducerWorkload& operator=(const ProducerWorkload&) = delete;
+
+  // Schedules the first tick at start_ms (or now, if later).
+  void start();
+  // One record to an explicit partition, stamped `timestamp_ms` (kNoTimestamp: now); returns its
+  // offset. Asserts that the broker accepts it.
+  int64_t produce_exact(int32_t partition, int32_t key, int64_t value, int64_t timestamp_ms);
+
+  // Per source partition, the offset of the last acknowledged record.
+  const Position& acknowledged() const { return acknowledged_; }
+  // Records produced per key by this producer (both modes).
+  const std::map<int32_t, int64_t>& count_per_key() const { return count_per_key_; }
+  uint64_t records_produced() const { return records_produced_; }
+  const ProducerConfig& config() const { return config_; }
+
+ private:
+  void tick();
+  void produce_one();
+  void acknowledge(int32_t partition, int32_t key);
+
+  Cluster& cluster_;
+  ProducerConfig config_;
+  base::Prng prng_;
+  Position acknowledged_ = Position::empty_position();
+  std::map<int32_t, int64_t> count_per_key_;
+  uint64_t records_produced_ = 0;
+  uint64_t rate_records_ = 0;  // produced by the rate so far
+  EventId tick_event_{};
+  bool tick_pending_ = false;
+};
+
+}  // namespace iq::sim

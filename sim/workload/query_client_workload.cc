@@ -1,0 +1,343 @@
+#include "workload/query_client_workload.h"
+
+#include <algorithm>
+
+#include "history/placement.h"
+#include "iq/key_query.h"
+#include "iq/key_value_iterator.h"
+#include "iq/range_query.h"
+#include "iq/state_query_request.h"
+#include "processor/default_partitioner.h"
+#include "state/serdes.h"
+
+namespace iq::sim {
+
+// What a logical query drew once; attempts share it.
+struct QueryClientWorkload::Spec {
+  uint64_t query = 0;
+  bool range = false;
+  int32_t key = 0;
+  BoundMode bound_mode = BoundMode::kUnbounded;
+  bool require_active = false;
+  bool prefer_standby = false;
+  int32_t attempt = 0;
+};
+
+struct QueryClientWorkload::Client {
+  Client(int32_t i, std::string n, base::Prng p) : index(i), node(std::move(n)), prng(p) {}
+  int32_t index = 0;
+  std::string node;
+  base::Prng prng;
+  Position session = Position::empty_position();
+  std::optional<Spec> spec;
+};
+
+// An attempt in flight: the record so far, the request, and the instance's answer once served.
+struct QueryClientWorkload::Pending {
+  QueryRecord record;
+  std::optional<StateQueryRequest> request;
+  int32_t partition = -1;
+  bool range = false;
+  EventId timeout{};
+  bool served = false;
+  OutcomeKind outcome = OutcomeKind::kAnswered;
+  std::optional<StreamsError> error;
+  std::vector<PartitionOutcome> partitions;
+  std::optional<PlacementSnapshot> placement_at_answer;
+};
+
+namespace {
+
+PartitionOutcome convert(int32_t partition, const QueryResult& r, bool range) {
+  PartitionOutcome o;
+  o.partition = partition;
+  o.success = r.is_success();
+  o.position = r.position();
+  if (!o.success) {
+    o.failure_reason = r.failure_reason();
+    o.failure_message = r.failure_message().value_or("");
+    return o;
+  }
+  if (range) {
+    if (const auto* it = std::any_cast<KeyValueIterator<int32_t, int64_t>>(&r.raw_result())) {
+      KeyValueList entries;
+      for (const auto& e : it->entries) entries.emplace_back(e.key, e.value);
+      o.value = std::move(entries);
+    }
+  } else if (const auto* v = std::any_cast<std::optional<int64_t>>(&r.raw_result())) {
+    o.value = *v;
+  }
+  IQ_ASSERT(!std::holds_alternative<std::monostate>(o.value),
+            "partition {}: a success of an unexpected result type", partition);
+  return o;
+}
+
+bool has_reason(const QueryRecord& r, FailureReason reason) {
+  for (const auto& p : r.partitions) {
+    if (p.failure_reason == reason) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+QueryClientWorkload::QueryClientWorkload(Cluster& cluster, History& history,
+                                         QueryClientConfig config, base::Prng prng,
+                                         const ProducerWorkload* producer)
+    : cluster_(cluster),
+      history_(history),
+      config_(std::move(config)),
+      prng_(prng),
+      producer_(producer) {
+  IQ_ASSERT(config_.clients >= 1 && config_.clients <= 1'000, "clients={}", config_.clients);
+  IQ_ASSERT(!config_.bound_modes.empty());
+  IQ_ASSERT(
+      producer_ != nullptr || std::find(config_.bound_modes.begin(), config_.bound_modes.end(),
+                                        BoundMode::kProduced) == config_.bound_modes.end(),
+      "a produced bound needs a producer");
+  IQ_ASSERT(config_.retry.attempts_max >= 1 && config_.retry.attempts_max <= 30, "attempts_max={}",
+            config_.retry.attempts_max);
+  IQ_ASSERT(config_.timeout_ms >= 1 && config_.interval_ms >= 1 && config_.range_width >= 1);
+  for (int32_t i = 0; i < config_.clients; ++i) {
+    clients_.push_back(std::make_unique<Client>(i, node_name(i), prng_.split(node_name(i))));
+  }
+}
+
+QueryClientWorkload::~QueryClientWorkload() {
+  // Handlers still queued in the loop hold a weak token and become no-ops; timeouts are dropped.
+  for (auto& [id, p] : pending_) (void)cluster_.loop().cancel(p->timeout);
+}
+
+void QueryClientWorkload::start() {
+  for (auto& c : clients_) {
+    if (!cluster_.network().has_node(c->node)) cluster_.network().add_node(c->node);
+    const int64_t at_ms = std::max(config_.start_ms, cluster_.now_ms());
+    std::weak_ptr<Alive> weak = alive_;
+    const int32_t client = c->index;
+    (void)cluster_.loop().schedule_at(base::Instant::from_ms(at_ms), c->node + ":start",
+                                      [this, weak, client] {
+                                        if (!weak.expired()) start_query(client);
+                                      });
+  }
+}
+
+const Position& QueryClientWorkload::session_position(int32_t client) const {
+  IQ_ASSERT(client >= 0 && client < config_.clients, "client {}", client);
+  return clients_[static_cast<size_t>(client)]->session;
+}
+
+void QueryClientWorkload::start_query(int32_t client) {
+  Client& c = *clients_[static_cast<size_t>(client)];
+  IQ_ASSERT(!c.spec.has_value(), "{} starts a query while one is open", c.node);
+  if (cluster_.now_ms() >= config_.stop_ms) return;
+  Spec s;
+  s.query = ++queries_started_;
+  s.range = c.prng.chance(config_.range_odds);
+  s.key = draw_key(c.prng, config_.distribution, config_.keys);
+  s.bound_mode = c.prng.pick(config_.bound_modes);
+  s.require_active = c.prng.chance(config_.require_active_odds);
+  s.prefer_standby = c.prng.chance(config_.standby_odds);
+  c.spec = s;
+  attempt(client);
+}
+
+void QueryClientWorkload::attempt(int32_t client) {
+  Client& c = *clients_[static_cast<size_t>(client)];
+  IQ_ASSERT(c.spec.has_value());
+  Spec& s = *c.spec;
+  ++s.attempt;
+  QueryRecord r;
+  r.id = history_.next_id();
+  r.client = client;
+  r.query = s.query;
+  r.attempt = s.attempt;
+  r.invoke_ms = cluster_.now_ms();
+  r.request.store = config_.store;
+  r.request.key = s.key;
+  r.request.bound_mode = s.bound_mode;
+  r.request.require_active = s.require_active;
+  if (s.bound_mode == BoundMode::kSession) r.request.bound = c.session;
+  if (s.bound_mode == BoundMode::kProduced) r.request.bound = producer_->acknowledged();
+
+  auto request = s.range ? StateQueryRequest::in_store_with_query(
+                               config_.store, RangeQuery<int32_t, int64_t>::with_range(
+                                                  s.key, s.key + config_.range_width - 1))
+                         : StateQueryRequest::in_store_with_query(
+                               config_.store, KeyQuery<int32_t, int64_t>::with_key(s.key));
+  r.request.query = request.query().describe();
+  const int32_t key_partition = partition_for_key(Serde<int32_t>::serialize(s.key).view(),
+                                                  cluster_.config().topology.source_partitions);
+  r.request.partitions = std::set<int32_t>{key_partition};
+  r.placement_at_invoke = take_placement(cluster_, config_.store, {key_partition});
+
+  int32_t partition = -1;
+  if (!route(c, r, partition)) {
+    r.outcome = OutcomeKind::kNotRouted;
+    r.complete_ms = r.invoke_ms;
+    finish_attempt(client, std::move(r));
+    return;
+  }
+  IQ_ASSERT(partition == key_partition, "metadata partition {} != {} for key {}", partition,
+            key_partition, s.key);
+  request =
+      request.with_partitions({partition}).with_position_bound(PositionBound::at(r.request.bound));
+  if (s.require_active) request = request.require_active();
+  auto p = std::make_unique<Pending>();
+  p->request = std::move(request);
+  p->partition = partition;
+  p->range = s.range;
+  p->record = std::move(r);
+  const uint64_t id = p->record.id;
+  const std::string target = p->record.target_instance;
+  std::weak_ptr<Alive> weak = alive_;
+  p->timeout = cluster_.loop().schedule_after(base::Duration::millis(config_.timeout_ms),
+                                              c.node + ":timeout", [this, weak, id] {
+                                                if (!weak.expired()) on_timeout(id);
+                                              });
+  pending_.emplace(id, std::move(p));
+  const std::string from = c.node;
+  cluster_.network().send(from, target, "query", [this, weak, id, target, from] {
+    if (!weak.expired()) serve(id, target, from);
+  });
+}
+
+// The application's routing: metadata from a live home instance, then the active host or a
+// standby host. False (with a reason in the record) when there is nowhere to send the query.
+bool QueryClientWorkload::route(Client& c, QueryRecord& r, int32_t& partition) {
+  std::vector<Instance*> live;
+  for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
+    if (cluster_.instance(n).running()) live.push_back(&cluster_.instance(n));
+  }
+  if (live.empty()) {
+    r.not_routed_reason = "no live instance";
+    return false;
+  }
+  Instance* home = c.prng.pick(live);
+  r.home_instance = home->name();
+  auto meta = home->streams().query_metadata_for_key(config_.store, c.spec->key);
+  if (!meta) {
+    r.not_routed_reason = "query_metadata_for_key: " + meta.error().to_string();
+    return false;
+  }
+  if (meta->partition < 0 || meta->active_host == HostInfo::unavailable()) {
+    r.not_routed_reason = "metadata not available";
+    return false;
+  }
+  HostInfo target = meta->active_host;
+  if (c.spec->prefer_standby && !meta->standby_hosts.empty()) {
+    std::vector<HostInfo> standbys(meta->standby_hosts.begin(), meta->standby_hosts.end());
+    target = c.prng.pick(standbys);
+    r.to_standby = true;
+  }
+  if (instance_named(target.host) == nullptr) {
+    r.not_routed_reason = "unknown host " + target.to_string();
+    return false;
+  }
+  r.target_instance = target.host;
+  partition = meta->partition;
+  return true;
+}
+
+// At the instance, when the request arrives: run the query if the process is alive and answer.
+void QueryClientWorkload::serve(uint64_t id, const std::string& target, const std::string& from) {
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return;  // the client gave up already; nobody reads the answer
+  Instance* instance = instance_named(target);
+  IQ_ASSERT(instance != nullptr, "target {}", target);
+  if (!instance->running()) return;  // a dead process: the request is lost, the client times out
+  Pending& p = *it->second;
+  IQ_ASSERT(!p.served, "record {} served twice", id);
+  p.served = true;
+  auto result = instance->streams().query(*p.request);
+  p.placement_at_answer = take_placement(cluster_, config_.store, {p.partition});
+  if (!result) {
+    p.outcome = OutcomeKind::kStreamsError;
+    p.error = result.error();
+  } else {
+    p.outcome = OutcomeKind::kAnswered;
+    for (const auto& [partition, qr] : result->partition_results()) {
+      p.partitions.push_back(convert(partition, qr, p.range));
+    }
+  }
+  std::weak_ptr<Alive> weak = alive_;
+  cluster_.network().send(target, from, "reply", [this, weak, id] {
+    if (!weak.expired()) complete(id);
+  });
+}
+
+void QueryClientWorkload::complete(uint64_t id) {
+  auto node = pending_.extract(id);
+  if (node.empty()) return;  // timed out before the reply arrived
+  Pending& p = *node.mapped();
+  IQ_ASSERT(p.served, "reply for record {} that was never served", id);
+  (void)cluster_.loop().cancel(p.timeout);
+  QueryRecord r = std::move(p.record);
+  r.complete_ms = cluster_.now_ms();
+  r.outcome = p.outcome;
+  r.error = std::move(p.error);
+  r.partitions = std::move(p.partitions);
+  r.placement_at_answer = std::move(p.placement_at_answer);
+  finish_attempt(r.client, std::move(r));
+}
+
+void QueryClientWorkload::on_timeout(uint64_t id) {
+  auto node = pending_.extract(id);
+  IQ_ASSERT(!node.empty(), "timeout of record {} that is not pending", id);
+  QueryRecord r = std::move(node.mapped()->record);
+  r.complete_ms = cluster_.now_ms();
+  r.outcome = OutcomeKind::kTimedOut;
+  finish_attempt(r.client, std::move(r));
+}
+
+// Records the attempt, feeds the session position, then retries or schedules the next query.
+void QueryClientWorkload::finish_attempt(int32_t client, QueryRecord record) {
+  Client& c = *clients_[static_cast<size_t>(client)];
+  IQ_ASSERT(c.spec.has_value() && c.spec->attempt == record.attempt);
+  for (const auto& p : record.partitions) {
+    if (p.success && p.position) c.session.merge(*p.position);
+  }
+  const bool wants_retry = should_retry(record);
+  const int32_t attempt_no = record.attempt;
+  history_.append(std::move(record));
+  std::weak_ptr<Alive> weak = alive_;
+  if (wants_retry && attempt_no < config_.retry.attempts_max) {
+    const int64_t backoff_ms = config_.retry.backoff_ms << (attempt_no - 1);
+    (void)cluster_.loop().schedule_after(base::Duration::millis(backoff_ms), c.node + ":retry",
+                                         [this, weak, client] {
+                                           if (!weak.expired()) attempt(client);
+                                         });
+    return;
+  }
+  if (wants_retry) ++queries_given_up_;
+  c.spec.reset();
+  (void)cluster_.loop().schedule_after(base::Duration::millis(config_.interval_ms),
+                                       c.node + ":next", [this, weak, client] {
+                                         if (!weak.expired()) start_query(client);
+                                       });
+}
+
+bool QueryClientWorkload::should_retry(const QueryRecord& r) const {
+  const RetryPolicy& p = config_.retry;
+  switch (r.outcome) {
+    case OutcomeKind::kNotRouted:
+      return p.on_not_routed;
+    case OutcomeKind::kTimedOut:
+      return p.on_timeout;
+    case OutcomeKind::kStreamsError:
+      return p.on_streams_error;
+    case OutcomeKind::kAnswered:
+      return (p.on_not_up_to_bound && has_reason(r, FailureReason::NOT_UP_TO_BOUND)) ||
+             (p.on_not_active && has_reason(r, FailureReason::NOT_ACTIVE)) ||
+             (p.on_not_present && has_reason(r, FailureReason::NOT_PRESENT));
+  }
+  return false;
+}
+
+Instance* QueryClientWorkload::instance_named(const std::string& name) {
+  for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
+    if (cluster_.instance(n).name() == name) return &cluster_.instance(n);
+  }
+  return nullptr;
+}
+
+}  // namespace iq::sim

@@ -1,0 +1,116 @@
+#pragma once
+// QueryClientWorkload: N query clients, each a network node ("client-0", ...) that issues one
+// logical query at a time, routes it the way an application's RPC layer does and retries it with
+// backoff. Every attempt lands in the History with placement snapshots.
+//
+// One attempt:
+//   1. Pick a home: a live instance, drawn from the client's Prng. Its KafkaStreams answers
+//      query_metadata_for_key(store, key) (a local call inside the application process).
+//   2. Route: the active host, or (with standby_odds, when there is one) a standby host.
+//   3. Send "query" over SimNetwork client -> instance. At delivery, if the instance process is
+//      alive, KafkaStreams::query runs there and the answer goes back as "reply" instance ->
+//      client. A dead instance drops the request; the client learns it only by its timeout.
+//   4. Complete on the reply or on the timeout, whichever comes first; record; retry or move on.
+//
+// Each logical query draws, once: KeyQuery or RangeQuery [key, key + range_width - 1] (both on
+// the key's partition only), the bound mode (unbounded, session = the client's merged Position of
+// all its successful partition results so far, produced = the producer's acknowledged Position),
+// require_active, and whether to prefer a standby. The bound itself is recomputed per attempt.
+//
+// The workload must be destroyed before the Cluster (its events live in the cluster's loop); its
+// handlers hold a weak liveness token and do nothing once it is gone.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/prng.h"
+#include "cluster/cluster.h"
+#include "history/history.h"
+#include "workload/key_distribution.h"
+#include "workload/producer_workload.h"
+
+namespace iq::sim {
+
+// Which outcomes a client retries (with exponential backoff) before giving up on a query.
+struct RetryPolicy {
+  int32_t attempts_max = 3;  // including the first
+  int64_t backoff_ms = 100;  // before attempt 2; doubled for each further attempt
+  bool on_not_up_to_bound = true;
+  bool on_not_active = true;
+  bool on_not_present = true;
+  bool on_streams_error = true;
+  bool on_timeout = true;
+  bool on_not_routed = true;
+};
+
+struct QueryClientConfig {
+  int32_t clients = 2;
+  int64_t start_ms = 0;
+  int64_t stop_ms = 0;        // no new logical query starts at or after it (retries may)
+  int64_t interval_ms = 100;  // from one logical query's end to the next one's start
+  std::string store = "counts";
+  int32_t keys = 16;
+  KeyDistribution distribution = KeyDistribution::kUniform;
+  base::Ratio range_odds{1, 4};  // RangeQuery instead of KeyQuery
+  int32_t range_width = 4;
+  std::vector<BoundMode> bound_modes{BoundMode::kUnbounded, BoundMode::kSession,
+                                     BoundMode::kProduced};
+  base::Ratio require_active_odds{1, 2};
+  base::Ratio standby_odds{1, 3};  // send to a standby host when the metadata lists one
+  int64_t timeout_ms = 1'000;
+  RetryPolicy retry;
+};
+
+class QueryClientWorkload {
+ public:
+  // `producer` may be null only if bound_modes has no kProduced. `prng` is the workload's own
+  // child stream (world.split("query-clients")); client i splits "client-i" from it.
+  QueryClientWorkload(Cluster& cluster, History& history, QueryClientConfig config, base::Prng prng,
+                      const ProducerWorkload* producer);
+  ~QueryClientWorkload();
+  QueryClientWorkload(const QueryClientWorkload&) = delete;
+  QueryClientWorkload& operator=(const QueryClientWorkload&) = delete;
+
+  // Adds the client nodes to the network and schedules every client's first query at start_ms.
+  void start();
+
+  static std::string node_name(int32_t client) { return "client-" + std::to_string(client); }
+  // The client's merged position of every successful partition result so far.
+  const Position& session_position(int32_t client) const;
+  uint64_t queries_started() const { return queries_started_; }
+  uint64_t queries_given_up() const { return queries_given_up_; }
+
+ private:
+  struct Spec;
+  struct Client;
+  struct Pending;
+  struct Alive {};
+
+  void start_query(int32_t client);
+  void attempt(int32_t client);
+  bool route(Client& c, QueryRecord& record, int32_t& partition);
+  void send(int32_t client, QueryRecord record, int32_t partition);
+  void serve(uint64_t id, const std::string& target, const std::string& from);
+  void complete(uint64_t id);
+  void on_timeout(uint64_t id);
+  void finish_attempt(int32_t client, QueryRecord record);
+  bool should_retry(const QueryRecord& record) const;
+  Instance* instance_named(const std::string& name);
+
+  Cluster& cluster_;
+  History& history_;
+  QueryClientConfig config_;
+  base::Prng prng_;
+  const ProducerWorkload* producer_;
+  std::vector<std::unique_ptr<Client>> clients_;
+  std::map<uint64_t, std::unique_ptr<Pending>> pending_;  // by record id
+  uint64_t queries_started_ = 0;
+  uint64_t queries_given_up_ = 0;
+  std::shared_ptr<Alive> alive_ = std::make_shared<Alive>();
+};
+
+}  // namespace iq::sim

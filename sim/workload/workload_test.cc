@@ -1,0 +1,214 @@
+// Workload tests: the producer's acknowledged positions, and query clients routing through
+// KeyQueryMetadata over the simulated network into a History, on a Count topology.
+#include <gtest/gtest.h>
+
+#include "history/history.h"
+#include "workload/producer_workload.h"
+#include "workload/query_client_workload.h"
+
+namespace iq::sim {
+namespace {
+
+ClusterConfig count_config(uint64_t seed, int32_t instances, int32_t partitions) {
+  ClusterConfig c;
+  c.seed = seed;
+  c.instances = instances;
+  c.streams.application_id = "app";
+  c.streams.commit_interval_ms = 100;
+  c.topology.kind = TopologyKind::Count;
+  c.topology.source_topic = "words";
+  c.topology.source_partitions = partitions;
+  c.topology.store_name = "counts";
+  return c;
+}
+
+QueryClientConfig client_config(int32_t clients, int64_t start_ms, int64_t stop_ms) {
+  QueryClientConfig q;
+  q.clients = clients;
+  q.start_ms = start_ms;
+  q.stop_ms = stop_ms;
+  q.keys = 20;
+  return q;
+}
+
+base::Prng world(const Cluster& cluster) {
+  return base::Prng(cluster.config().seed);
+}
+
+// The value a KeyQuery must see for `key` once everything produced is processed.
+std::optional<int64_t> expected_count(const ProducerWorkload& producer, int32_t key) {
+  auto it = producer.count_per_key().find(key);
+  if (it == producer.count_per_key().end()) return std::nullopt;
+  return it->second;
+}
+
+// Proves the producer's acknowledged position is, per partition, the broker's end offset - 1, and
+// that explicit records land on the partition asked for.
+TEST(ProducerWorkloadTest, AcknowledgedPositionMatchesBrokerEndOffsets) {
+  Cluster cluster(count_config(41, 0, 4));
+  ProducerWorkload producer(cluster,
+                            {.start_ms = 100,
+                             .stop_ms = 2'100,
+                             .records_per_second = 250,
+                             .keys = 50,
+                             .distribution = KeyDistribution::kSkewed},
+                            world(cluster).split("producer"));
+  producer.start();
+  ASSERT_EQ(cluster.run_until(3'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  EXPECT_EQ(producer.records_produced(), 500u) << cluster.seed_text();
+  const int64_t exact_offset = producer.produce_exact(3, 7, 1, kNoTimestamp);
+  int64_t total = 0;
+  for (int32_t p = 0; p < 4; ++p) {
+    const int64_t end = *cluster.broker().broker().end_offset({"words", p});
+    total += end;
+    const int64_t* ack = producer.acknowledged().offset("words", p);
+    ASSERT_NE(ack, nullptr) << cluster.seed_text() << " partition " << p;
+    EXPECT_EQ(*ack, end - 1) << cluster.seed_text() << " partition " << p;
+  }
+  EXPECT_EQ(exact_offset, *producer.acknowledged().offset("words", 3)) << cluster.seed_text();
+  EXPECT_EQ(static_cast<uint64_t>(total), producer.records_produced()) << cluster.seed_text();
+  // Skewed keys: the lowest key is drawn far more often than the highest.
+  EXPECT_GT(producer.count_per_key().at(0), 5 * expected_count(producer, 49).value_or(0))
+      << cluster.seed_text();
+}
+
+// Proves that once the producer stopped and the cluster is quiet, every successful KeyQuery and
+// RangeQuery answer equals the number of records produced for its keys.
+TEST(QueryClientWorkloadTest, AnswersEqualProducedCountsOnceQuiet) {
+  Cluster cluster(count_config(42, 2, 4));
+  cluster.start_all();
+  History history(10'000);
+  ProducerWorkload producer(cluster, {.start_ms = 1'000, .stop_ms = 6'000, .keys = 20},
+                            world(cluster).split("producer"));
+  QueryClientWorkload clients(cluster, history, client_config(3, 20'000, 30'000),
+                              world(cluster).split("query-clients"), &producer);
+  producer.start();
+  clients.start();
+  ASSERT_EQ(cluster.run_until(40'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  int key_answers = 0;
+  int range_answers = 0;
+  for (const QueryRecord& r : history.records()) {
+    ASSERT_EQ(r.outcome, OutcomeKind::kAnswered) << cluster.seed_text() << " " << r.to_string();
+    const PartitionOutcome* only = r.only_partition();
+    ASSERT_NE(only, nullptr) << cluster.seed_text() << " " << r.to_string();
+    ASSERT_TRUE(only->success) << cluster.seed_text() << " " << r.to_string();
+    if (const auto* v = std::get_if<std::optional<int64_t>>(&only->value)) {
+      ++key_answers;
+      EXPECT_EQ(*v, expected_count(producer, *r.request.key))
+          << cluster.seed_text() << " " << r.to_string();
+    } else {
+      ++range_answers;
+      for (const auto& [k, v2] : std::get<KeyValueList>(only->value)) {
+        EXPECT_EQ(std::optional<int64_t>(v2), expected_count(producer, k))
+            << cluster.seed_text() << " " << r.to_string();
+      }
+    }
+  }
+  EXPECT_GT(key_answers, 50) << cluster.seed_text();
+  EXPECT_GT(range_answers, 10) << cluster.seed_text();
+}
+
+// True if every component of `earlier` is present in `later` at an offset at least as high.
+bool covers(const Position& later, const Position& earlier) {
+  for (const auto& [topic, partitions] : earlier.map()) {
+    for (const auto& [partition, offset] : partitions) {
+      const int64_t* o = later.offset(topic, partition);
+      if (o == nullptr || *o < offset) return false;
+    }
+  }
+  return true;
+}
+
+// Proves a client's session bound never goes backwards while the producer keeps writing.
+TEST(QueryClientWorkloadTest, SessionBoundsNeverGoBackwards) {
+  ClusterConfig config = count_config(43, 2, 4);
+  config.link = LinkConfig{.delay_ms_min = 1, .delay_ms_max = 20};
+  Cluster cluster(config);
+  cluster.start_all();
+  History history(10'000);
+  ProducerWorkload producer(cluster, {.start_ms = 1'000, .stop_ms = 30'000, .keys = 20},
+                            world(cluster).split("producer"));
+  QueryClientConfig q = client_config(2, 5'000, 30'000);
+  q.interval_ms = 50;
+  q.bound_modes = {BoundMode::kSession};
+  QueryClientWorkload clients(cluster, history, q, world(cluster).split("query-clients"),
+                              &producer);
+  producer.start();
+  clients.start();
+  ASSERT_EQ(cluster.run_until(35'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  std::map<int32_t, Position> last;
+  int non_empty = 0;
+  for (const QueryRecord& r : history.records()) {
+    auto [it, first] = last.try_emplace(r.client, Position::empty_position());
+    EXPECT_TRUE(covers(r.request.bound, it->second))
+        << cluster.seed_text() << " client " << r.client << " went from " << it->second.to_string()
+        << " to " << r.to_string();
+    it->second = r.request.bound;
+    non_empty += r.request.bound.is_empty() ? 0 : 1;
+  }
+  EXPECT_GT(non_empty, 100) << cluster.seed_text();
+  for (int32_t c = 0; c < 2; ++c) {
+    EXPECT_TRUE(covers(clients.session_position(c), last.at(c))) << cluster.seed_text();
+  }
+}
+
+// Proves that a require_active query a client routes to a standby host fails with NOT_ACTIVE.
+TEST(QueryClientWorkloadTest, RequireActiveOnStandbyIsNotActive) {
+  ClusterConfig config = count_config(44, 2, 4);
+  config.streams.assignment.num_standby_replicas = 1;
+  Cluster cluster(config);
+  cluster.start_all();
+  History history(10'000);
+  QueryClientConfig q = client_config(2, 20'000, 25'000);
+  q.require_active_odds = {1, 1};
+  q.standby_odds = {1, 1};
+  q.bound_modes = {BoundMode::kUnbounded};
+  q.retry.attempts_max = 1;
+  QueryClientWorkload clients(cluster, history, q, world(cluster).split("query-clients"), nullptr);
+  clients.start();
+  ASSERT_EQ(cluster.run_until(26'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  int standby_answers = 0;
+  for (const QueryRecord& r : history.records()) {
+    ASSERT_TRUE(r.to_standby) << cluster.seed_text() << " " << r.to_string();
+    ASSERT_EQ(r.outcome, OutcomeKind::kAnswered) << cluster.seed_text() << " " << r.to_string();
+    ASSERT_NE(r.only_partition(), nullptr) << cluster.seed_text() << " " << r.to_string();
+    EXPECT_EQ(r.only_partition()->failure_reason, FailureReason::NOT_ACTIVE)
+        << cluster.seed_text() << " " << r.to_string();
+    ++standby_answers;
+  }
+  EXPECT_GT(standby_answers, 50) << cluster.seed_text();
+}
+
+// Runs producer and clients over a 2-instance, 1-standby cluster with network delays and a crash
+// of instance-2, and returns the history's text.
+std::string scenario_history(uint64_t seed) {
+  ClusterConfig config = count_config(seed, 2, 4);
+  config.link = LinkConfig{.delay_ms_min = 1, .delay_ms_max = 20};
+  config.streams.assignment.num_standby_replicas = 1;
+  Cluster cluster(config);
+  cluster.start_all();
+  History history(20'000);
+  ProducerWorkload producer(cluster, {.start_ms = 1'000, .stop_ms = 40'000, .keys = 20},
+                            world(cluster).split("producer"));
+  QueryClientWorkload clients(cluster, history, client_config(2, 2'000, 40'000),
+                              world(cluster).split("query-clients"), &producer);
+  producer.start();
+  clients.start();
+  (void)cluster.run_until(20'000);
+  cluster.instance(2).crash();
+  (void)cluster.run_until(45'000);
+  return history.to_string();
+}
+
+// Proves a run's history depends only on its seed: the same seed twice prints the same history,
+// another seed another one.
+TEST(QueryClientWorkloadTest, SameSeedSameHistory) {
+  const std::string a = scenario_history(45);
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, scenario_history(45)) << "seed=45 ran twice with different histories";
+  EXPECT_NE(a, scenario_history(46)) << "seeds 45 and 46 gave the same history";
+  EXPECT_NE(a.find("outcome=timed_out"), std::string::npos) << "seed=45: no query timed out";
+}
+
+}  // namespace
+}  // namespace iq::sim
