@@ -43,6 +43,9 @@ Instance& Cluster::add_instance() {
   c.topology = config_.topology;
   c.poll_interval_ms = config_.poll_interval_ms;
   c.consumer = config_.consumer;
+  c.session_timeout_ms = config_.session_timeout_ms;
+  c.rebalance_timeout_ms = config_.rebalance_timeout_ms;
+  c.heartbeat_interval_ms = config_.heartbeat_interval_ms;
   instances_.push_back(std::make_unique<Instance>(*broker_, c, prng_.split(name)));
   return *instances_.back();
 }
@@ -62,6 +65,15 @@ int32_t Cluster::produce(int32_t key, int64_t value) {
   IQ_ASSERT(offset.has_value(), "produce key {}: {}", key, errors_name(offset.error()));
   produced_[key].push_back(value);
   return p;
+}
+
+int64_t Cluster::produce_to(int32_t partition, int32_t key, int64_t value, int64_t timestamp_ms) {
+  IQ_ASSERT(partition >= 0 && partition < config_.topology.source_partitions, "partition {}", partition);
+  auto offset = broker_->broker().produce({config_.topology.source_topic, partition}, Serde<int32_t>::serialize(key),
+                                          Serde<int64_t>::serialize(value), timestamp_ms, {}, now_ms());
+  IQ_ASSERT(offset.has_value(), "produce key {} to {}: {}", key, partition, errors_name(offset.error()));
+  produced_[key].push_back(value);
+  return *offset;
 }
 
 RunResult Cluster::run_until(int64_t ms) {

@@ -35,6 +35,10 @@ struct ClusterConfig {
   int64_t poll_interval_ms = 10;
   SimConsumerConfig consumer;
   SimBrokerConfig broker;
+  // The group protocol's timings (session.timeout.ms, max.poll.interval.ms, heartbeat.interval.ms).
+  int32_t session_timeout_ms = 45'000;
+  int32_t rebalance_timeout_ms = 300'000;
+  int64_t heartbeat_interval_ms = 3'000;
 };
 
 class Cluster {
@@ -54,6 +58,9 @@ class Cluster {
   // Appends (key, value) to the source topic with the default partitioner, stamped now; returns
   // the partition. The write goes straight to the broker (a producer with zero latency).
   int32_t produce(int32_t key, int64_t value);
+  // Appends to an explicit partition with an explicit timestamp (scripted tests, Kafka's own
+  // tests); recorded in produced() like any other write. Returns the offset.
+  int64_t produce_to(int32_t partition, int32_t key, int64_t value, int64_t timestamp_ms);
   // Every value produced so far for each key, in order, for checks.
   const std::map<int32_t, std::vector<int64_t>>& produced() const { return produced_; }
 
