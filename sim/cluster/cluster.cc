@@ -52,8 +52,21 @@ Instance& Cluster::add_instance() {
 
 void Cluster::start_all() {
   for (auto& i : instances_) {
-    if (!i->running()) i->start();
+    if (!i->running() && !i->retired()) i->start();
   }
+}
+
+void Cluster::isolate(int32_t n) { network_->isolate(instance(n).name()); }
+
+void Cluster::heal(int32_t n) { network_->heal_node(instance(n).name()); }
+
+void Cluster::remove_instance(int32_t n) {
+  Instance& i = instance(n);
+  IQ_ASSERT(!i.retired(), "instance {} removed twice", n);
+  if (i.paused()) i.resume();
+  if (i.running()) (void)i.close();  // a failed close is recorded in i.errors()
+  i.retire();
+  network_->isolate(i.name());
 }
 
 int32_t Cluster::produce(int32_t key, int64_t value) {

@@ -53,7 +53,15 @@ class Cluster {
   int32_t instance_count() const { return static_cast<int32_t>(instances_.size()); }
   // A new, not yet started instance numbered instance_count() + 1.
   Instance& add_instance();
-  void start_all();
+  void start_all();  // every instance that is neither running nor removed
+  // Cuts instance n's node from every node (broker, other instances, clients registered so far)
+  // and heals it again; see Instance for what a cut-off instance does.
+  void isolate(int32_t n);
+  void heal(int32_t n);
+  // Removes instance n for good: a clean close if it runs (resumed first if paused; Streams sends
+  // no LeaveGroup, so the group notices after the session timeout), then its node is cut from
+  // everything and it can never start again. It keeps its number; instance_count() is unchanged.
+  void remove_instance(int32_t n);
 
   // Appends (key, value) to the source topic with the default partitioner, stamped now; returns
   // the partition. The write goes straight to the broker (a producer with zero latency).

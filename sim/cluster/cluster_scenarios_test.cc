@@ -421,3 +421,176 @@ TEST(ClusterScenarioTest, IQv2IntegrationRequireActiveWhileRebalancing) {
 
 }  // namespace
 }  // namespace iq::sim
+
+namespace iq::sim {
+namespace {
+
+// Every key in [1, keys] is answered by its active host with the number of records produced for
+// it (each record counts 1), and the running, non-paused instances hold every partition's active
+// exactly once.
+void expect_exact_counts(Cluster& cluster, int32_t keys, int32_t partitions) {
+  std::set<int32_t> actives;
+  Instance* home = nullptr;
+  for (int32_t n = 1; n <= cluster.instance_count(); ++n) {
+    Instance& i = cluster.instance(n);
+    if (!i.running()) continue;
+    home = &i;
+    EXPECT_EQ(i.streams().state(), ClientState::RUNNING) << cluster.seed_text() << " " << i.name();
+    for (const TaskId& t : i.streams().threads()[0]->task_manager().active_task_ids())
+      EXPECT_TRUE(actives.insert(t.partition).second)
+          << cluster.seed_text() << " partition " << t.partition << " has two actives";
+  }
+  ASSERT_NE(home, nullptr) << cluster.seed_text();
+  EXPECT_EQ(actives.size(), static_cast<size_t>(partitions)) << cluster.seed_text();
+  for (int32_t k = 1; k <= keys; ++k) {
+    auto meta = home->streams().query_metadata_for_key("counts", k);
+    ASSERT_TRUE(meta.has_value()) << cluster.seed_text() << " key " << k;
+    Instance* active = instance_at(cluster, meta->active_host);
+    ASSERT_NE(active, nullptr) << cluster.seed_text() << " key " << k;
+    auto r = key_query_on(*active, "counts", k, meta->partition, PositionBound::unbounded(),
+                          /*require_active=*/true);
+    ASSERT_TRUE(r.has_value() && r->is_success()) << cluster.seed_text() << " key " << k << " "
+                                                  << describe(r);
+    const auto it = cluster.produced().find(k);
+    const int64_t expected = it == cluster.produced().end() ? 0 : int64_t(it->second.size());
+    const auto* value = std::any_cast<std::optional<int64_t>>(&r->raw_result());
+    ASSERT_NE(value, nullptr) << cluster.seed_text() << " key " << k;
+    EXPECT_EQ(*value,
+              expected == 0 ? std::nullopt : std::optional<int64_t>(expected))
+        << cluster.seed_text() << " key " << k;
+  }
+}
+
+size_t actives_of(const Instance& i) {
+  return i.streams().threads()[0]->task_manager().active_task_ids().size();
+}
+
+int32_t session_expiries(Cluster& cluster) {
+  int32_t n = 0;
+  for (const GroupEvent& e : cluster.broker().group_events()) {
+    n += e.kind == GroupEvent::Kind::kMemberRemoved &&
+         e.detail.find("session timeout") != std::string::npos;
+  }
+  return n;
+}
+
+// Proves that pausing one of two instances (SIGSTOP) for 60 s, longer than the 45 s session
+// timeout, hands all actives to the other; on resume the paused one learns it was removed, rejoins
+// and ends RUNNING with tasks again, and every count is exact. A 5 s pause changes nothing: the
+// generation stays and no member expires.
+TEST(ClusterScenarioTest, PauseLongerThanSessionTimeoutThenResume) {
+  constexpr int32_t kPartitions = 4;
+  constexpr int32_t kKeys = 12;
+  Cluster cluster(count_config(211, 2, kPartitions));
+  cluster.start_all();
+  int32_t next_key = 1;
+  produce_steadily(cluster, 20'000, 100, 2, kKeys, next_key);
+  Instance& survivor = cluster.instance(1);
+  Instance& victim = cluster.instance(2);
+  ASSERT_GT(actives_of(victim), 0u) << cluster.seed_text();
+
+  // A short pause: no rebalance.
+  const int32_t generation = survivor.membership(0).generation();
+  victim.pause();
+  produce_steadily(cluster, 25'000, 100, 2, kKeys, next_key);
+  victim.resume();
+  produce_steadily(cluster, 35'000, 100, 2, kKeys, next_key);
+  EXPECT_EQ(survivor.membership(0).generation(), generation) << cluster.seed_text();
+  EXPECT_EQ(victim.membership(0).generation(), generation) << cluster.seed_text();
+  EXPECT_EQ(session_expiries(cluster), 0) << cluster.seed_text();
+
+  // A long pause: the group expires the member, the survivor takes everything.
+  victim.pause();
+  EXPECT_TRUE(victim.paused());
+  produce_steadily(cluster, 95'000, 100, 2, kKeys, next_key);
+  EXPECT_EQ(session_expiries(cluster), 1) << cluster.seed_text();
+  EXPECT_EQ(actives_of(survivor), size_t{kPartitions}) << cluster.seed_text();
+  EXPECT_EQ(survivor.streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(victim.membership(0).generation(), generation)
+      << cluster.seed_text() << ": a paused process handled something";
+
+  victim.resume();
+  produce_steadily(cluster, 110'000, 100, 2, kKeys, next_key);
+  // It learned it was removed: its first commit answered UNKNOWN_MEMBER_ID. impl/ has no
+  // TaskMigrated handling (README "interface changes"), so that kills its thread; the process is
+  // then replaced (crash, wiped disk), rejoins and gets tasks again.
+  ASSERT_FALSE(victim.errors().empty()) << cluster.seed_text();
+  EXPECT_NE(victim.errors().front().find("UNKNOWN_MEMBER_ID"), std::string::npos)
+      << cluster.seed_text() << " " << victim.errors().front();
+  const size_t victim_errors = victim.errors().size();
+  victim.crash();
+  victim.restart(/*wipe=*/true);
+  produce_steadily(cluster, 120'000, 100, 2, kKeys, next_key);
+  ASSERT_EQ(cluster.run_until(250'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  EXPECT_GT(victim.membership(0).generation(), generation) << cluster.seed_text();
+  EXPECT_GT(actives_of(victim), 0u) << cluster.seed_text();
+  expect_exact_counts(cluster, kKeys, kPartitions);
+  EXPECT_EQ(victim.errors().size(), victim_errors) << cluster.seed_text();
+  EXPECT_TRUE(survivor.errors().empty()) << cluster.seed_text();
+}
+
+// Proves that an instance cut off from everything for 60 s (less than delivery.timeout.ms) is
+// blocked rather than failed: the group expires it after the session timeout and the other
+// instance takes over; after heal it rejoins and the cluster ends RUNNING in one generation.
+TEST(ClusterScenarioTest, IsolateShorterThanDeliveryTimeoutThenHeal) {
+  constexpr int32_t kPartitions = 4;
+  constexpr int32_t kKeys = 12;
+  Cluster cluster(count_config(223, 2, kPartitions));
+  cluster.start_all();
+  int32_t next_key = 1;
+  produce_steadily(cluster, 20'000, 100, 2, kKeys, next_key);
+  Instance& survivor = cluster.instance(1);
+  Instance& victim = cluster.instance(2);
+  ASSERT_GT(actives_of(victim), 0u) << cluster.seed_text();
+  cluster.isolate(2);
+  produce_steadily(cluster, 80'000, 100, 2, kKeys, next_key);
+  EXPECT_TRUE(victim.blocked_on_broker()) << cluster.seed_text();
+  EXPECT_GT(victim.passes_blocked(), 0u) << cluster.seed_text();
+  EXPECT_EQ(session_expiries(cluster), 1) << cluster.seed_text();
+  EXPECT_EQ(actives_of(survivor), size_t{kPartitions}) << cluster.seed_text();
+  EXPECT_TRUE(victim.running() && victim.errors().empty()) << cluster.seed_text();
+  const int32_t generation = survivor.membership(0).generation();
+  cluster.heal(2);
+  ASSERT_EQ(cluster.run_until(150'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  EXPECT_FALSE(victim.blocked_on_broker()) << cluster.seed_text();
+  // It learned it was removed, rejoined, and both end RUNNING in one newer generation.
+  EXPECT_GT(victim.membership(0).generation(), generation) << cluster.seed_text();
+  EXPECT_EQ(victim.membership(0).generation(), survivor.membership(0).generation())
+      << cluster.seed_text();
+  EXPECT_EQ(victim.streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(survivor.streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(actives_of(victim) + actives_of(survivor), size_t{kPartitions}) << cluster.seed_text();
+  expect_no_errors(cluster);
+  // Not checked yet: exact counts. With seed 223 the counts come out too high (284 for 167
+  // records) already while isolated; not diagnosed (see README "Not done yet").
+}
+
+// Proves that removing one of three instances mid-run (clean close, node gone, no LeaveGroup)
+// hands its actives to the survivors once its session expires, with exact counts.
+TEST(ClusterScenarioTest, RemoveInstanceSurvivorsTakeOver) {
+  constexpr int32_t kPartitions = 4;
+  constexpr int32_t kKeys = 12;
+  Cluster cluster(count_config(227, 3, kPartitions));
+  cluster.start_all();
+  int32_t next_key = 1;
+  produce_steadily(cluster, 20'000, 100, 2, kKeys, next_key);
+  ASSERT_GT(actives_of(cluster.instance(3)), 0u) << cluster.seed_text();
+  const int64_t removed_at_ms = cluster.now_ms();
+  cluster.remove_instance(3);
+  EXPECT_FALSE(cluster.instance(3).running());
+  EXPECT_TRUE(cluster.instance(3).retired());
+  produce_steadily(cluster, removed_at_ms + 40'000, 100, 2, kKeys, next_key);
+  EXPECT_EQ(session_expiries(cluster), 0) << cluster.seed_text() << ": expired before 45 s";
+  produce_steadily(cluster, removed_at_ms + 60'000, 100, 2, kKeys, next_key);
+  ASSERT_EQ(cluster.run_until(150'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  EXPECT_EQ(session_expiries(cluster), 1) << cluster.seed_text();
+  EXPECT_EQ(actives_of(cluster.instance(1)) + actives_of(cluster.instance(2)), size_t{kPartitions})
+      << cluster.seed_text();
+  cluster.start_all();  // a removed instance stays down
+  EXPECT_FALSE(cluster.instance(3).running());
+  expect_exact_counts(cluster, kKeys, kPartitions);
+  expect_no_errors(cluster);
+}
+
+}  // namespace
+}  // namespace iq::sim

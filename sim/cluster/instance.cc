@@ -4,6 +4,7 @@ namespace iq::sim {
 
 struct Instance::Process {
   explicit Process(SimDisk& disk) : fs(disk), rocks(disk) {}
+  ProcessGate gate;  // first member: destroyed last, after every client that points at it
   SimFileSystem fs;
   SimRocksEnv rocks;
   std::unique_ptr<SimAdmin> admin;
@@ -42,7 +43,10 @@ Instance::~Instance() {
 
 void Instance::start() {
   IQ_ASSERT(!running(), "{} started twice", config_.name);
+  IQ_ASSERT(!retired_, "{} was removed", config_.name);
   ++starts_;
+  cut_since_ms_.reset();
+  blocked_ = false;
   process_ = std::make_unique<Process>(disk_);
   Process& p = *process_;
   SimNetwork& network = service_.network();
@@ -52,9 +56,9 @@ void Instance::start() {
     const std::string thread = "StreamThread-" + std::to_string(i);
     p.collectors.push_back(std::make_unique<SimRecordCollector>(service_, network, config_.name));
     p.main_consumers.push_back(std::make_unique<SimConsumer>(
-        service_, config_.name, thread + "-consumer", config_.consumer));
+        service_, config_.name, thread + "-consumer", config_.consumer, &p.gate));
     p.restore_consumers.push_back(std::make_unique<SimConsumer>(
-        service_, config_.name, thread + "-restore-consumer", config_.consumer));
+        service_, config_.name, thread + "-restore-consumer", config_.consumer, &p.gate));
     SimMembershipConfig m;
     m.group_id = config_.streams.application_id;
     // Kafka's "<application.id>-<process id>-StreamThread-<n>-consumer".
@@ -64,7 +68,7 @@ void Instance::start() {
     m.rebalance_timeout_ms = config_.rebalance_timeout_ms;
     m.heartbeat_interval_ms = config_.heartbeat_interval_ms;
     p.memberships.push_back(
-        std::make_unique<SimGroupMembership>(service_, network, config_.name, m));
+        std::make_unique<SimGroupMembership>(service_, network, config_.name, m, &p.gate));
     io.threads.push_back(ThreadIo{p.main_consumers.back().get(), p.restore_consumers.back().get(),
                                   p.memberships.back().get(), p.collectors.back().get()});
   }
@@ -76,6 +80,7 @@ void Instance::start() {
 
 Status Instance::close() {
   IQ_ASSERT(running(), "{} closed while not running", config_.name);
+  IQ_ASSERT(!paused(), "{} closed while paused (a stopped process cannot close)", config_.name);
   auto s = process_->streams->close();
   if (!s) errors_.push_back("close: " + s.error().to_string());
   service_.loop().cancel(run_event_);
@@ -103,6 +108,44 @@ void Instance::restart(bool wipe) {
   start();
 }
 
+void Instance::pause() {
+  IQ_ASSERT(running() && !paused(), "{} paused while not running or already paused",
+            config_.name);
+  process_->gate.paused = true;
+  if (run_event_.valid()) service_.loop().cancel(run_event_);
+  run_event_ = {};
+}
+
+void Instance::resume() {
+  IQ_ASSERT(running() && paused(), "{} resumed while not paused", config_.name);
+  process_->gate.resume();
+  run_loop();
+}
+
+bool Instance::paused() const { return running() && process_->gate.paused; }
+
+void Instance::deliver(std::function<void()> f) {
+  IQ_ASSERT(running(), "{} is not running", config_.name);
+  process_->gate.deliver(std::move(f));
+}
+
+void Instance::retire() {
+  IQ_ASSERT(!running(), "{} retired while running", config_.name);
+  retired_ = true;
+}
+
+bool Instance::check_blocked() {
+  if (!service_.network().is_cut(config_.name, BrokerService::kNode)) {
+    cut_since_ms_.reset();
+    blocked_ = false;
+    return false;
+  }
+  const int64_t now = service_.now_ms();
+  if (!cut_since_ms_) cut_since_ms_ = now;
+  blocked_ = now - *cut_since_ms_ < kDeliveryTimeoutMs;
+  return blocked_;
+}
+
 KafkaStreams& Instance::streams() {
   IQ_ASSERT(running(), "{} is not running", config_.name);
   return *process_->streams;
@@ -123,6 +166,11 @@ void Instance::run_loop() {
   run_event_ = service_.loop().schedule_after(
       base::Duration::millis(config_.poll_interval_ms), config_.name + ":run", [this] {
         run_event_ = {};
+        if (check_blocked()) {
+          ++passes_blocked_;
+          run_loop();
+          return;
+        }
         auto s = process_->streams->run_once(service_.now_ms());
         if (!s) errors_.push_back("run_once: " + s.error().to_string());
         check_callback_errors();

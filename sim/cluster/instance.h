@@ -18,8 +18,18 @@
 // - restart(wipe): start() again on the same disk, or on a wiped one (a replaced machine, which
 //   also gets a new process id; a kept disk keeps the process id, as Kafka's StateDirectory
 //   persists it in the state directory).
+// - pause() / resume(): SIGSTOP / SIGCONT. While paused no loop pass runs, no heartbeat or fetch
+//   goes out, and whatever arrives (fetch and group answers, queries via deliver()) is held and
+//   handled in arrival order on resume. The group notices only through the session timeout.
+// - Cut from the broker (SimNetwork::isolate or a cut of the instance-broker link): the stream
+//   thread is taken as blocked inside a synchronous send/poll, as Kafka's producer retries until
+//   delivery.timeout.ms: loop passes are skipped while the link is cut, for at most
+//   kDeliveryTimeoutMs since the cut was first seen; after that the passes run again and the
+//   zero-latency calls fail as before (a thread failure, surfacing the timeout).
+// - retire(): the machine is gone for good (Cluster::remove_instance); start() refuses.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +61,8 @@ class Instance {
  public:
   static constexpr const char* kStateDir = "/state";
   static constexpr int32_t kPort = 8080;
+  // Kafka's delivery.timeout.ms default: how long a send blocks on an unreachable broker.
+  static constexpr int64_t kDeliveryTimeoutMs = 120'000;
 
   // `prng` is this instance's own child stream (world.split("instance-N")).
   Instance(BrokerService& service, InstanceConfig config, base::Prng prng);
@@ -62,8 +74,23 @@ class Instance {
   [[nodiscard]] Status close();
   void crash();
   void restart(bool wipe);
+  // SIGSTOP / SIGCONT of the running process (see the header comment).
+  void pause();
+  void resume();
+  // Delivers a message to the process: handled now, or held until resume() while paused.
+  // Asserts that it runs.
+  void deliver(std::function<void()> f);
+  // The machine is gone for good: the process must be down; start() is refused afterwards.
+  void retire();
 
   bool running() const { return process_ != nullptr; }
+  bool paused() const;
+  bool retired() const { return retired_; }
+  // True while the link to the broker is cut (and seen so by the last loop pass), for at most
+  // kDeliveryTimeoutMs: the stream thread is blocked and no pass runs.
+  bool blocked_on_broker() const { return blocked_; }
+  // Loop passes skipped because the broker was unreachable, over all lifetimes.
+  uint64_t passes_blocked() const { return passes_blocked_; }
   const std::string& name() const { return config_.name; }
   HostInfo host() const { return HostInfo{config_.name, kPort}; }
   const ProcessId& process_id() const { return process_id_; }
@@ -83,6 +110,8 @@ class Instance {
 
   void run_loop();
   void check_callback_errors();
+  // Updates cut_since_ms_ and returns whether this pass is blocked on the broker.
+  bool check_blocked();
 
   BrokerService& service_;
   InstanceConfig config_;
@@ -93,6 +122,10 @@ class Instance {
   EventId run_event_;
   std::vector<std::string> errors_;
   uint64_t starts_ = 0;
+  bool retired_ = false;
+  std::optional<int64_t> cut_since_ms_;
+  bool blocked_ = false;
+  uint64_t passes_blocked_ = 0;
 };
 
 }  // namespace iq::sim

@@ -31,8 +31,12 @@ bool get_u32(std::string_view in, size_t& at, uint32_t& v) {
 // ---------------------------------------------------------------------------------
 
 SimConsumer::SimConsumer(BrokerService& service, std::string node, std::string name,
-                         SimConsumerConfig config)
-    : service_(service), node_(std::move(node)), name_(std::move(name)), config_(config) {
+                         SimConsumerConfig config, ProcessGate* gate)
+    : service_(service),
+      node_(std::move(node)),
+      name_(std::move(name)),
+      config_(config),
+      gate_(gate) {
   IQ_ASSERT(config_.fetch_interval_ms > 0 && config_.max_records_per_fetch > 0);
   fetch_loop();
 }
@@ -124,7 +128,7 @@ void SimConsumer::reset(PartitionState& state, int64_t position) {
 }
 
 void SimConsumer::fetch_loop() {
-  send_fetch();
+  if (gate_ == nullptr || !gate_->paused) send_fetch();
   fetch_event_ =
       service_.loop().schedule_after(base::Duration::millis(config_.fetch_interval_ms),
                                      node_ + ":" + name_ + ":fetch-loop", [this] { fetch_loop(); });
@@ -163,9 +167,18 @@ void SimConsumer::send_fetch() {
                        if (records) r.records = std::move(*records);
                        results.push_back(std::move(r));
                      }
-                     return [this, alive, results = std::move(results)]() mutable {
+                     auto shared =
+                         std::make_shared<std::vector<FetchResult>>(std::move(results));
+                     return [this, alive, shared] {
                        if (alive.expired()) return;  // the process died meanwhile
-                       on_fetch_response(results);
+                       auto handle = [this, alive, shared] {
+                         if (!alive.expired()) on_fetch_response(*shared);
+                       };
+                       if (gate_ != nullptr) {
+                         gate_->deliver(std::move(handle));
+                       } else {
+                         handle();
+                       }
                      };
                    });
 }
@@ -264,8 +277,13 @@ std::optional<DecodedSubscription> decode_subscription(const Bytes& metadata) {
 // --------------------------------------------------------------------------
 
 SimGroupMembership::SimGroupMembership(BrokerService& service, SimNetwork& network,
-                                       std::string node, SimMembershipConfig config)
-    : service_(service), network_(network), node_(std::move(node)), config_(std::move(config)) {
+                                       std::string node, SimMembershipConfig config,
+                                       ProcessGate* gate)
+    : service_(service),
+      network_(network),
+      node_(std::move(node)),
+      config_(std::move(config)),
+      gate_(gate) {
   IQ_ASSERT(!config_.group_id.empty() && !config_.client_id.empty());
   IQ_ASSERT(config_.heartbeat_interval_ms > 0 &&
                 config_.heartbeat_interval_ms < config_.session_timeout_ms,
@@ -311,7 +329,9 @@ void SimGroupMembership::send_join(RebalanceListener& listener) {
                       config_.session_timeout_ms, config_.rebalance_timeout_ms,
                       [this, alive, id](const JoinGroupResponse& r) {
                         if (alive.expired()) return;
-                        arrived_.push_back({id, r});
+                        arrive([this, alive, id, r] {
+                          if (!alive.expired()) arrived_.push_back({id, r});
+                        });
                       });
 }
 
@@ -349,7 +369,9 @@ void SimGroupMembership::handle(RebalanceListener& listener, uint64_t request_id
   service_.sync_group(node_, config_.group_id, member_id_, generation_, std::move(assignments),
                       [this, alive, id](const SyncGroupResponse& s) {
                         if (alive.expired()) return;
-                        arrived_.push_back({id, s});
+                        arrive([this, alive, id, s] {
+                          if (!alive.expired()) arrived_.push_back({id, s});
+                        });
                       });
 }
 
@@ -375,11 +397,20 @@ void SimGroupMembership::on_error(Errors e) {
   rejoin_needed_ = true;
 }
 
+void SimGroupMembership::arrive(std::function<void()> f) {
+  if (gate_ != nullptr) {
+    gate_->deliver(std::move(f));
+  } else {
+    f();
+  }
+}
+
 // The heartbeat thread: every heartbeat.interval.ms while joined, one heartbeat at a time.
 void SimGroupMembership::heartbeat_loop() {
   const bool overdue =
       heartbeat_in_flight_ && now_ms() - heartbeat_sent_ms_ > config_.sync_timeout_ms;
-  if (joined_ && !join_in_flight_ && (!heartbeat_in_flight_ || overdue)) {
+  const bool paused = gate_ != nullptr && gate_->paused;
+  if (!paused && joined_ && !join_in_flight_ && (!heartbeat_in_flight_ || overdue)) {
     heartbeat_in_flight_ = true;
     heartbeat_sent_ms_ = now_ms();
     std::weak_ptr<Alive> alive = alive_;
@@ -387,9 +418,13 @@ void SimGroupMembership::heartbeat_loop() {
     service_.heartbeat(node_, config_.group_id, member_id_, generation_,
                        [this, alive, generation](Errors e) {
                          if (alive.expired()) return;
-                         heartbeat_in_flight_ = false;
-                         // An answer about an older generation says nothing about this one.
-                         if (e != Errors::NONE && generation == generation_ && joined_) on_error(e);
+                         arrive([this, alive, generation, e] {
+                           if (alive.expired()) return;
+                           heartbeat_in_flight_ = false;
+                           // An answer about an older generation says nothing about this one.
+                           if (e != Errors::NONE && generation == generation_ && joined_)
+                             on_error(e);
+                         });
                        });
   }
   heartbeat_event_ = service_.loop().schedule_after(

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +35,33 @@ namespace iq::sim {
 // only weak references (so the client alone owns it).
 struct Alive {};
 
+// A process that can be stopped (SIGSTOP) and continued (SIGCONT). Every client of one process
+// shares its gate. While paused the clients send nothing (no fetches, no heartbeats) and whatever
+// arrives for them (fetch answers, group answers, heartbeat answers; queries through
+// Instance::deliver) is held here and handled in arrival order on resume, as a stopped process's
+// sockets keep their data. A process that goes away drops its held messages with the gate.
+struct ProcessGate {
+  bool paused = false;
+  std::deque<std::function<void()>> held;
+  // Runs `f` now, or holds it until resume().
+  void deliver(std::function<void()> f) {
+    if (paused) {
+      held.push_back(std::move(f));
+    } else {
+      f();
+    }
+  }
+  // Continues the process and handles the held messages in order.
+  void resume() {
+    paused = false;
+    while (!paused && !held.empty()) {
+      auto f = std::move(held.front());
+      held.pop_front();
+      f();
+    }
+  }
+};
+
 struct SimConsumerConfig {
   int64_t fetch_interval_ms = 10;
   int32_t max_records_per_fetch = 500;  // per partition (max.partition.fetch.bytes, in records)
@@ -45,7 +73,7 @@ class SimConsumer final : public Consumer {
  public:
   // `node` is the instance's network node; `name` labels this consumer's events.
   SimConsumer(BrokerService& service, std::string node, std::string name,
-              SimConsumerConfig config = {});
+              SimConsumerConfig config = {}, ProcessGate* gate = nullptr);
   ~SimConsumer() override;
   SimConsumer(const SimConsumer&) = delete;
   SimConsumer& operator=(const SimConsumer&) = delete;
@@ -89,6 +117,7 @@ class SimConsumer final : public Consumer {
   std::string node_;
   std::string name_;
   SimConsumerConfig config_;
+  ProcessGate* gate_ = nullptr;  // the process's; null: never paused
   std::map<TopicPartition, PartitionState> partitions_;
   uint64_t epoch_next_ = 1;
   uint64_t fetch_id_next_ = 1;
@@ -147,7 +176,7 @@ std::optional<DecodedSubscription> decode_subscription(const Bytes& metadata);
 class SimGroupMembership final : public GroupMembership {
  public:
   SimGroupMembership(BrokerService& service, SimNetwork& network, std::string node,
-                     SimMembershipConfig config);
+                     SimMembershipConfig config, ProcessGate* gate = nullptr);
   ~SimGroupMembership() override;
   SimGroupMembership(const SimGroupMembership&) = delete;
   SimGroupMembership& operator=(const SimGroupMembership&) = delete;
@@ -181,12 +210,15 @@ class SimGroupMembership final : public GroupMembership {
   void on_error(Errors e);
   void send_join(RebalanceListener& listener);
   void heartbeat_loop();
+  // Handles an arrived answer now, or on resume if the process is paused.
+  void arrive(std::function<void()> f);
   int64_t now_ms() const { return service_.now_ms(); }
 
   BrokerService& service_;
   SimNetwork& network_;
   std::string node_;
   SimMembershipConfig config_;
+  ProcessGate* gate_ = nullptr;  // the process's; null: never paused
   std::string member_id_;
   int32_t generation_ = kNoGeneration;
   bool rejoin_needed_ = true;

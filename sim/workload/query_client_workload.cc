@@ -245,6 +245,14 @@ void QueryClientWorkload::serve(uint64_t id, const std::string& target, const st
   Instance* instance = instance_named(target);
   IQ_ASSERT(instance != nullptr, "target {}", target);
   if (!instance->running()) return;  // a dead process: the request is lost, the client times out
+  if (instance->paused()) {
+    // A stopped process: the request waits in its socket and is served (in order) on resume.
+    std::weak_ptr<Alive> weak = alive_;
+    instance->deliver([this, weak, id, target, from] {
+      if (!weak.expired()) serve(id, target, from);
+    });
+    return;
+  }
   Pending& p = *it->second;
   IQ_ASSERT(!p.served, "record {} served twice", id);
   p.served = true;
