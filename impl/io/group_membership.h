@@ -33,6 +33,9 @@ class RebalanceListener {
   [[nodiscard]] virtual base::Expected<std::map<std::string, Bytes>, StreamsError> assign(
       const std::vector<JoinedMember>& members) = 0;
   [[nodiscard]] virtual Status on_assignment(int32_t generation, const Bytes& assignment) = 0;
+  // onPartitionsLost: the member was fenced (unknown member id or stale generation), so what it
+  // owned may already belong to others; called before it rejoins.
+  [[nodiscard]] virtual Status on_partitions_lost() = 0;
 };
 
 class GroupMembership {
@@ -43,7 +46,8 @@ class GroupMembership {
   virtual void enforce_rebalance() = 0;
   virtual std::string member_id() const = 0;
   virtual int32_t generation() const = 0;
-  // commitSync of the next offsets to consume; fails when the generation is stale.
+  // commitSync of the next offsets to consume. A fenced member gets StreamsError TaskMigrated
+  // (Kafka's CommitFailedException, which Streams turns into TaskMigratedException).
   [[nodiscard]] virtual Status commit_offsets(const TopicPartitionOffsets& offsets) = 0;
   virtual std::optional<int64_t> committed(const TopicPartition& tp) const = 0;
 };

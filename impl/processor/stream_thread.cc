@@ -45,6 +45,11 @@ Status StreamThread::run_once(int64_t now_ms) {
   if (!s) return s;
   if (now_ms - last_commit_ms_ >= client_.thread_config.commit_interval_ms) {
     s = task_manager_->commit_all();
+    if (!s && s.error().kind == StreamsError::Kind::TaskMigrated) {
+      // StreamThread.runLoop's TaskMigratedException handling: drop the actives, rejoin.
+      s = on_partitions_lost();
+      membership_.enforce_rebalance();
+    }
     if (!s) return s;
     last_commit_ms_ = now_ms;
   }
@@ -79,6 +84,13 @@ Status StreamThread::shutdown() {
   s = task_manager_->handle_assignment({}, {}, now_ms_);
   transition_to(ThreadState::DEAD);
   return s;
+}
+
+Status StreamThread::on_partitions_lost() {
+  if (task_manager_->active_task_ids().empty()) return ok_status();
+  if (state_ != ThreadState::PARTITIONS_REVOKED) transition_to(ThreadState::PARTITIONS_REVOKED);
+  task_manager_->handle_lost_all(now_ms_);
+  return ok_status();
 }
 
 Bytes StreamThread::subscription_user_data() {

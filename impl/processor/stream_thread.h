@@ -67,6 +67,7 @@ class StreamThread final : public RebalanceListener {
   base::Expected<std::map<std::string, Bytes>, StreamsError> assign(
       const std::vector<JoinedMember>& members) override;
   Status on_assignment(int32_t generation, const Bytes& assignment) override;
+  Status on_partitions_lost() override;
 
  private:
   void transition_to(ThreadState next);

@@ -111,6 +111,8 @@ Status Task::maybe_checkpoint(bool enforce) {
 }
 
 void Task::close_dirty() {
+  // Dirty: the cached writes that were never flushed are dropped, not written to the changelog.
+  if (CachingKeyValueStore* caching = topology_->caching_layer()) caching->clear_cache();
   state_manager_->close();
   state_ = TaskState::CLOSED;
 }

@@ -99,6 +99,16 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
   return s;
 }
 
+void TaskManager::handle_lost_all(int64_t now_ms) {
+  for (auto& [id, task] : actives_) {
+    reader_.unregister_task(id);
+    task->close_dirty();
+    state_directory_.mark_unowned(id, now_ms);
+  }
+  actives_.clear();
+  reassign_input_partitions();
+}
+
 Status TaskManager::create_active(const TaskId& id) {
   auto task = std::make_unique<StreamTask>(id, topology_, environment_(id));
   auto s = task->initialize();

@@ -39,6 +39,9 @@ class TaskManager {
   // handleAssignment: close, recycle, keep and create tasks to match the new assignment.
   [[nodiscard]] Status handle_assignment(const std::set<TaskId>& actives, const std::set<TaskId>& standbys,
                                          int64_t now_ms);
+  // handleLostAll: close every active dirty (uncommitted work is dropped, nothing is flushed);
+  // standbys stay.
+  void handle_lost_all(int64_t now_ms);
   // Actives whose changelogs are restored (or that have none) become RUNNING and start reading
   // input from the committed offset. Returns the tasks that did.
   [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> try_complete_restoration();

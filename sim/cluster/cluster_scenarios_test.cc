@@ -510,23 +510,15 @@ TEST(ClusterScenarioTest, PauseLongerThanSessionTimeoutThenResume) {
       << cluster.seed_text() << ": a paused process handled something";
 
   victim.resume();
-  produce_steadily(cluster, 110'000, 100, 2, kKeys, next_key);
-  // It learned it was removed: its first commit answered UNKNOWN_MEMBER_ID. impl/ has no
-  // TaskMigrated handling (README "interface changes"), so that kills its thread; the process is
-  // then replaced (crash, wiped disk), rejoins and gets tasks again.
-  ASSERT_FALSE(victim.errors().empty()) << cluster.seed_text();
-  EXPECT_NE(victim.errors().front().find("UNKNOWN_MEMBER_ID"), std::string::npos)
-      << cluster.seed_text() << " " << victim.errors().front();
-  const size_t victim_errors = victim.errors().size();
-  victim.crash();
-  victim.restart(/*wipe=*/true);
+  // It learns it was removed (its commit or heartbeat is answered UNKNOWN_MEMBER_ID), drops its
+  // actives dirty (onPartitionsLost / TaskMigrated), rejoins, and gets tasks again.
   produce_steadily(cluster, 120'000, 100, 2, kKeys, next_key);
   ASSERT_EQ(cluster.run_until(250'000).stop, RunStop::kTimeReached) << cluster.seed_text();
   EXPECT_GT(victim.membership(0).generation(), generation) << cluster.seed_text();
   EXPECT_GT(actives_of(victim), 0u) << cluster.seed_text();
-  expect_exact_counts(cluster, kKeys, kPartitions);
-  EXPECT_EQ(victim.errors().size(), victim_errors) << cluster.seed_text();
+  EXPECT_TRUE(victim.errors().empty()) << cluster.seed_text() << " " << (victim.errors().empty() ? "" : victim.errors().front());
   EXPECT_TRUE(survivor.errors().empty()) << cluster.seed_text();
+  expect_exact_counts(cluster, kKeys, kPartitions);
 }
 
 // Proves that an instance cut off from everything for 60 s (less than delivery.timeout.ms) is
@@ -561,8 +553,7 @@ TEST(ClusterScenarioTest, IsolateShorterThanDeliveryTimeoutThenHeal) {
   EXPECT_EQ(survivor.streams().state(), ClientState::RUNNING) << cluster.seed_text();
   EXPECT_EQ(actives_of(victim) + actives_of(survivor), size_t{kPartitions}) << cluster.seed_text();
   expect_no_errors(cluster);
-  // Not checked yet: exact counts. With seed 223 the counts come out too high (284 for 167
-  // records) already while isolated; not diagnosed (see README "Not done yet").
+  expect_exact_counts(cluster, kKeys, kPartitions);
 }
 
 // Proves that removing one of three instances mid-run (clean close, node gone, no LeaveGroup)

@@ -312,7 +312,16 @@ void SimGroupMembership::poll(RebalanceListener& listener) {
     sync_in_flight_.reset();
     rejoin_needed_ = true;
   }
-  if (rejoin_needed_ && !join_in_flight_ && !sync_in_flight_) send_join(listener);
+  if (rejoin_needed_ && !join_in_flight_ && !sync_in_flight_) {
+    if (partitions_lost_) {
+      // ConsumerCoordinator: a member whose generation was reset gives up what it owned
+      // (onPartitionsLost) before it rejoins.
+      partitions_lost_ = false;
+      auto s = listener.on_partitions_lost();
+      if (!s) callback_error_ = s.error();
+    }
+    send_join(listener);
+  }
 }
 
 void SimGroupMembership::send_join(RebalanceListener& listener) {
@@ -392,6 +401,7 @@ void SimGroupMembership::on_error(Errors e) {
     generation_ = kNoGeneration;
   }
   if (e == Errors::ILLEGAL_GENERATION) generation_ = kNoGeneration;
+  if (e == Errors::UNKNOWN_MEMBER_ID || e == Errors::ILLEGAL_GENERATION) partitions_lost_ = true;
   joined_ = false;
   stable_ = false;
   rejoin_needed_ = true;
@@ -449,6 +459,12 @@ Status SimGroupMembership::commit_offsets(const TopicPartitionOffsets& offsets) 
   if (e == Errors::REBALANCE_IN_PROGRESS) {
     ++commits_skipped_;
     return ok_status();
+  }
+  if (e == Errors::UNKNOWN_MEMBER_ID || e == Errors::ILLEGAL_GENERATION) {
+    // CommitFailedException: this member was fenced; Streams turns it into TaskMigratedException.
+    on_error(e);
+    return base::unexpected(StreamsError{StreamsError::Kind::TaskMigrated,
+                                         std::string("CommitFailedException: ") + errors_name(e)});
   }
   return base::unexpected(StreamsError{StreamsError::Kind::Streams,
                                        std::string("CommitFailedException: ") + errors_name(e)});

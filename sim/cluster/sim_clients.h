@@ -222,6 +222,7 @@ class SimGroupMembership final : public GroupMembership {
   std::string member_id_;
   int32_t generation_ = kNoGeneration;
   bool rejoin_needed_ = true;
+  bool partitions_lost_ = false;  // fenced: onPartitionsLost before the next join
   bool joined_ = false;  // got a JoinGroup answer for generation_ (heartbeats go out)
   bool stable_ = false;  // got the SyncGroup answer
   std::optional<uint64_t> join_in_flight_;

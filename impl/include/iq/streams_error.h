@@ -20,6 +20,7 @@ struct StreamsError {
     ProcessorState,        // ProcessorStateException (I/O on state files, RocksDB errors)
     Streams,               // StreamsException
     BufferUnderflow,       // java.nio.BufferUnderflowException (a truncated position header)
+    TaskMigrated,          // TaskMigratedException: the member was fenced (commit failed, stale generation)
   };
   Kind kind;
   std::string message;
@@ -48,6 +49,8 @@ struct StreamsError {
         return "StreamsException";
       case Kind::BufferUnderflow:
         return "BufferUnderflowException";
+      case Kind::TaskMigrated:
+        return "TaskMigratedException";
     }
     return "?";
   }
