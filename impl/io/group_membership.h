@@ -20,8 +20,8 @@ namespace iq {
 
 struct JoinedMember {
   std::string member_id;
-  Bytes user_data;                              // the Streams SubscriptionInfo
-  std::vector<TopicPartition> owned_partitions; // cooperative protocol: what it owns now
+  Bytes user_data;                               // the Streams SubscriptionInfo
+  std::vector<TopicPartition> owned_partitions;  // cooperative protocol: what it owns now
 };
 
 class RebalanceListener {

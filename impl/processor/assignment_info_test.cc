@@ -33,8 +33,10 @@ TEST(AssignmentInfoTest, MalformedInputIsAnError) {
   auto s = SubscriptionInfo::decode(Bytes(std::string("process p\ntask 0-1 5\n")));
   ASSERT_FALSE(s.has_value());
   EXPECT_NE(s.error().message.find("task 0-1 5"), std::string::npos);
-  EXPECT_FALSE(SubscriptionInfo::decode(Bytes(std::string("task 0_1 5\n"))).has_value()) << "no process id";
-  EXPECT_FALSE(AssignmentInfo::decode(Bytes(std::string("host-active nohost words 0\n"))).has_value());
+  EXPECT_FALSE(SubscriptionInfo::decode(Bytes(std::string("task 0_1 5\n"))).has_value())
+      << "no process id";
+  EXPECT_FALSE(
+      AssignmentInfo::decode(Bytes(std::string("host-active nohost words 0\n"))).has_value());
 }
 
 }  // namespace

@@ -19,7 +19,9 @@ inline int32_t murmur2(std::string_view data) {
   constexpr int kR = 24;
   uint32_t h = kSeed ^ length;
   const uint32_t blocks = length / 4;
-  auto byte = [&](uint32_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(data[i])); };
+  auto byte = [&](uint32_t i) {
+    return static_cast<uint32_t>(static_cast<unsigned char>(data[i]));
+  };
   for (uint32_t i = 0; i < blocks; ++i) {
     const uint32_t i4 = i * 4;
     uint32_t k = byte(i4) | (byte(i4 + 1) << 8) | (byte(i4 + 2) << 16) | (byte(i4 + 3) << 24);
@@ -31,13 +33,18 @@ inline int32_t murmur2(std::string_view data) {
   }
   const uint32_t tail = length & ~3u;
   switch (length % 4) {
-    case 3: h ^= byte(tail + 2) << 16; [[fallthrough]];
-    case 2: h ^= byte(tail + 1) << 8; [[fallthrough]];
+    case 3:
+      h ^= byte(tail + 2) << 16;
+      [[fallthrough]];
+    case 2:
+      h ^= byte(tail + 1) << 8;
+      [[fallthrough]];
     case 1:
       h ^= byte(tail);
       h *= kM;
       break;
-    default: break;
+    default:
+      break;
   }
   h ^= h >> 13;
   h *= kM;

@@ -34,7 +34,7 @@ struct QueryContext {
   std::vector<ThreadView> threads;
 };
 
-base::Expected<StateQueryResult, StreamsError> run_interactive_query(const QueryContext& context,
-                                                                    const StateQueryRequest& request);
+base::Expected<StateQueryResult, StreamsError> run_interactive_query(
+    const QueryContext& context, const StateQueryRequest& request);
 
 }  // namespace iq

@@ -18,8 +18,9 @@ using namespace testing_fakes;  // NOLINT: test doubles only
 class InteractiveQueryTest : public testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::path(testing::TempDir()) /
-            ("iqsim-iq-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    root_ =
+        std::filesystem::path(testing::TempDir()) /
+        ("iqsim-iq-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(root_);
     instance_ = std::make_unique<Instance>(broker_, root_, /*consistency=*/false);
     topology_.kind = TopologyKind::SourceTable;
@@ -37,8 +38,13 @@ class InteractiveQueryTest : public testing::Test {
     int64_t next[2] = {0, 0};
     for (int32_t i = 0; i < 3; ++i) {
       const int32_t p = i % 2;
-      tasks_[p]->add_records({ConsumerRecord{"input-topic", p, next[p]++, i, Serde<int32_t>::serialize(i),
-                                             Serde<int64_t>::serialize(i), {}}});
+      tasks_[p]->add_records({ConsumerRecord{"input-topic",
+                                             p,
+                                             next[p]++,
+                                             i,
+                                             Serde<int32_t>::serialize(i),
+                                             Serde<int64_t>::serialize(i),
+                                             {}}});
       ASSERT_TRUE(*tasks_[p]->process_one());
     }
   }
@@ -53,7 +59,8 @@ class InteractiveQueryTest : public testing::Test {
     return c;
   }
   static StateQueryRequest key_request(int32_t key) {
-    return StateQueryRequest::in_store_with_query("kv-store", KeyQuery<int32_t, int64_t>::with_key(key));
+    return StateQueryRequest::in_store_with_query("kv-store",
+                                                  KeyQuery<int32_t, int64_t>::with_key(key));
   }
 
   std::filesystem::path root_;
@@ -66,65 +73,78 @@ class InteractiveQueryTest : public testing::Test {
 // shouldFailUnknownStore: the store check comes before the state checks.
 TEST_F(InteractiveQueryTest, UnknownStoreFailsEvenBeforeStart) {
   auto r = run_interactive_query(context(ClientState::CREATED, ThreadState::CREATED),
-                                 StateQueryRequest::in_store_with_query("unknown-store", KeyQuery<int32_t, int64_t>::with_key(1)));
+                                 StateQueryRequest::in_store_with_query(
+                                     "unknown-store", KeyQuery<int32_t, int64_t>::with_key(1)));
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().kind, StreamsError::Kind::UnknownStateStore);
 }
 
 // shouldFailNotStarted and shouldFailStopped.
 TEST_F(InteractiveQueryTest, NotStartedAndStoppedClientsThrow) {
-  auto created = run_interactive_query(context(ClientState::CREATED, ThreadState::CREATED), key_request(1));
+  auto created =
+      run_interactive_query(context(ClientState::CREATED, ThreadState::CREATED), key_request(1));
   ASSERT_FALSE(created.has_value());
   EXPECT_EQ(created.error().kind, StreamsError::Kind::StreamsNotStarted);
-  for (auto s : {ClientState::PENDING_SHUTDOWN, ClientState::NOT_RUNNING, ClientState::PENDING_ERROR, ClientState::ERROR}) {
+  for (auto s : {ClientState::PENDING_SHUTDOWN, ClientState::NOT_RUNNING,
+                 ClientState::PENDING_ERROR, ClientState::ERROR}) {
     auto stopped = run_interactive_query(context(s, ThreadState::DEAD), key_request(1));
     ASSERT_FALSE(stopped.has_value());
     EXPECT_EQ(stopped.error().kind, StreamsError::Kind::StreamsStopped) << to_string(s);
   }
 }
 
-// shouldFailNotActive: requireActive while the thread is PARTITIONS_ASSIGNED, Kafka's exact message.
+// shouldFailNotActive: requireActive while the thread is PARTITIONS_ASSIGNED, Kafka's exact
+// message.
 TEST_F(InteractiveQueryTest, RequireActiveFailsWhileThreadIsNotRunning) {
-  auto r = run_interactive_query(context(ClientState::REBALANCING, ThreadState::PARTITIONS_ASSIGNED),
-                                 key_request(1).with_partitions({0, 1}).require_active());
+  auto r =
+      run_interactive_query(context(ClientState::REBALANCING, ThreadState::PARTITIONS_ASSIGNED),
+                            key_request(1).with_partitions({0, 1}).require_active());
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->partition_results().size(), 2u);
   for (const auto& [p, qr] : r->partition_results()) {
     EXPECT_EQ(qr.failure_reason(), FailureReason::NOT_ACTIVE);
     EXPECT_EQ(*qr.failure_message(),
-              "Query requires a running active task, but partition was in state PARTITIONS_ASSIGNED and was active.");
+              "Query requires a running active task, but partition was in state "
+              "PARTITIONS_ASSIGNED and was active.");
     EXPECT_FALSE(qr.position().has_value());
   }
 }
 
 // shouldQuerySpecificActivePartitionStores and shouldQueryAllStalePartitionStores.
 TEST_F(InteractiveQueryTest, PartitionSelectionIsExact) {
-  auto one = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING), key_request(1).with_partitions({1}));
+  auto one = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
+                                   key_request(1).with_partitions({1}));
   ASSERT_TRUE(one.has_value());
   ASSERT_EQ(one->partition_results().size(), 1u);
   EXPECT_EQ(one->partition_results().begin()->first, 1);
-  EXPECT_EQ(one->partition_results().at(1).result<std::optional<int64_t>>(), std::optional<int64_t>(1));
-  auto all = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING), key_request(1));
+  EXPECT_EQ(one->partition_results().at(1).result<std::optional<int64_t>>(),
+            std::optional<int64_t>(1));
+  auto all =
+      run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING), key_request(1));
   ASSERT_TRUE(all.has_value());
   EXPECT_EQ(all->partition_results().size(), 2u);
 }
 
 // A named partition no local task holds answers NOT_PRESENT (DOES_NOT_EXIST is never produced).
 TEST_F(InteractiveQueryTest, PartitionNotHostedIsNotPresent) {
-  auto r = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING), key_request(1).with_partitions({0, 5}));
+  auto r = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
+                                 key_request(1).with_partitions({0, 5}));
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(r->partition_results().at(0).is_success());
   EXPECT_EQ(r->partition_results().at(5).failure_reason(), FailureReason::NOT_PRESENT);
-  EXPECT_EQ(*r->partition_results().at(5).failure_message(), "The requested partition was not present at the time of the query.");
+  EXPECT_EQ(*r->partition_results().at(5).failure_message(),
+            "The requested partition was not present at the time of the query.");
 }
 
 // Kafka quirk 6.3 #3: requireActive replaces the caller's bound with unbounded.
 TEST_F(InteractiveQueryTest, RequireActiveDropsTheBound) {
   const auto far = PositionBound::at(Position::from_map({{"input-topic", {{0, 100}}}}));
-  auto bounded = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
-                                       key_request(0).with_partitions({0}).with_position_bound(far));
-  auto active = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
-                                      key_request(0).with_partitions({0}).with_position_bound(far).require_active());
+  auto bounded =
+      run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
+                            key_request(0).with_partitions({0}).with_position_bound(far));
+  auto active = run_interactive_query(
+      context(ClientState::RUNNING, ThreadState::RUNNING),
+      key_request(0).with_partitions({0}).with_position_bound(far).require_active());
   ASSERT_TRUE(bounded.has_value());
   ASSERT_TRUE(active.has_value());
   EXPECT_EQ(bounded->partition_results().at(0).failure_reason(), FailureReason::NOT_UP_TO_BOUND);
@@ -137,22 +157,26 @@ TEST_F(InteractiveQueryTest, StandbyIsNotActive) {
   env.task_dir = (root_ / "standby" / "0_0").string();
   StandbyTask standby({0, 0}, topology_, env);
   ASSERT_TRUE(standby.initialize().has_value());
-  QueryContext c{{"kv-store"}, {}, ClientState::RUNNING, {ThreadView{ThreadState::RUNNING, {&standby}}}};
+  QueryContext c{
+      {"kv-store"}, {}, ClientState::RUNNING, {ThreadView{ThreadState::RUNNING, {&standby}}}};
   auto r = run_interactive_query(c, key_request(0).require_active());
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(*r->partition_results().at(0).failure_message(),
-            "Query requires a running active task, but partition was in state RUNNING and was not active.");
+            "Query requires a running active task, but partition was in state RUNNING and was not "
+            "active.");
 }
 
 // Global stores always answer a global UNKNOWN_QUERY_TYPE (KAFKA-13523).
 TEST_F(InteractiveQueryTest, GlobalStoreIsRejected) {
   auto r = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
-                                 StateQueryRequest::in_store_with_query("global-store", KeyQuery<int32_t, int64_t>::with_key(1)));
+                                 StateQueryRequest::in_store_with_query(
+                                     "global-store", KeyQuery<int32_t, int64_t>::with_key(1)));
   ASSERT_TRUE(r.has_value());
   ASSERT_TRUE(r->global_result().has_value());
   EXPECT_TRUE(r->partition_results().empty());
   EXPECT_EQ(*r->global_result()->failure_message(),
-            "Global stores do not yet support the KafkaStreams#query API. Use KafkaStreams#store instead.");
+            "Global stores do not yet support the KafkaStreams#query API. Use KafkaStreams#store "
+            "instead.");
   EXPECT_FALSE(r->position().has_value());
 }
 

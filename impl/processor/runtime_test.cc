@@ -22,7 +22,8 @@ class RuntimeTest : public testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     root_ = std::filesystem::path(testing::TempDir()) /
-            ("iqsim-runtime-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+            ("iqsim-runtime-" +
+             std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(root_);
     topology_.kind = TopologyKind::Count;
     topology_.source_topic = "words";
@@ -32,11 +33,17 @@ class RuntimeTest : public testing::TestWithParam<bool> {
   void TearDown() override { std::filesystem::remove_all(root_); }
 
   ConsumerRecord input(int32_t key, int64_t offset) {
-    return ConsumerRecord{"words", 0, offset, 1000 + offset, Serde<int32_t>::serialize(key), Serde<int64_t>::serialize(1), {}};
+    return ConsumerRecord{"words",
+                          0,
+                          offset,
+                          1000 + offset,
+                          Serde<int32_t>::serialize(key),
+                          Serde<int64_t>::serialize(1),
+                          {}};
   }
   static std::optional<int64_t> count(Task& task, int32_t key) {
-    auto r = task.store("counts")->query(KeyQuery<int32_t, int64_t>::with_key(key), PositionBound::unbounded(),
-                                         QueryConfig(false));
+    auto r = task.store("counts")->query(KeyQuery<int32_t, int64_t>::with_key(key),
+                                         PositionBound::unbounded(), QueryConfig(false));
     EXPECT_TRUE(r.has_value() && r->is_success());
     return r->result<std::optional<int64_t>>();
   }
@@ -143,8 +150,13 @@ TEST_P(RuntimeTest, RestoringActivePausesStandbyChangelogs) {
   env1.task_dir = (root_ / "b" / "app" / "1_0").string();
   TopologyConfig t1 = topology_;
   t1.store_name = "counts1";
-  broker_.append(ConsumerRecord{"app-counts1-changelog", 0, 0, 0, Serde<int32_t>::serialize(5),
-                                Serde<int64_t>::serialize(1), {}});
+  broker_.append(ConsumerRecord{"app-counts1-changelog",
+                                0,
+                                0,
+                                0,
+                                Serde<int32_t>::serialize(5),
+                                Serde<int64_t>::serialize(1),
+                                {}});
   StreamTask restoring({1, 0}, t1, env1);
   ASSERT_TRUE(restoring.initialize().has_value());
   ASSERT_TRUE(b.reader.register_task(restoring).has_value());
@@ -175,7 +187,9 @@ TEST_P(RuntimeTest, CheckpointFollowsTheOffsetDeltaRule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ConsistencySwitch, RuntimeTest, testing::Bool(),
-                         [](const testing::TestParamInfo<bool>& p) { return p.param ? "vectorOn" : "vectorOff"; });
+                         [](const testing::TestParamInfo<bool>& p) {
+                           return p.param ? "vectorOn" : "vectorOff";
+                         });
 
 }  // namespace
 }  // namespace iq

@@ -13,7 +13,9 @@ class StandbyTask final : public Task {
   StandbyTask(TaskId id, const TopologyConfig& topology, const TaskEnvironment& env)
       : Task(id, TaskType::kStandby, topology, env) {}
   // An active that stays on this client as a standby: its stores stay open.
-  explicit StandbyTask(Task&& active) : Task(std::move(active), TaskType::kStandby) { state_ = TaskState::RUNNING; }
+  explicit StandbyTask(Task&& active) : Task(std::move(active), TaskType::kStandby) {
+    state_ = TaskState::RUNNING;
+  }
 
   [[nodiscard]] Status initialize() override {
     auto s = Task::initialize();

@@ -13,7 +13,8 @@ std::optional<TaskId> parse_task_id(const std::string& name) {
   const char* b = name.data();
   auto r1 = std::from_chars(b, b + underscore, id.subtopology);
   auto r2 = std::from_chars(b + underscore + 1, b + name.size(), id.partition);
-  if (r1.ec != std::errc() || r1.ptr != b + underscore || r2.ec != std::errc() || r2.ptr != b + name.size()) {
+  if (r1.ec != std::errc() || r1.ptr != b + underscore || r2.ec != std::errc() ||
+      r2.ptr != b + name.size()) {
     return std::nullopt;
   }
   return id;
@@ -31,12 +32,14 @@ std::vector<TaskId> StateDirectory::task_dirs_on_disk() {
   return out;
 }
 
-base::Expected<TopicPartitionOffsets, StreamsError> StateDirectory::checkpointed_offsets(const TaskId& id) {
+base::Expected<TopicPartitionOffsets, StreamsError> StateDirectory::checkpointed_offsets(
+    const TaskId& id) {
   OffsetCheckpoint checkpoint(fs_, task_dir(id) + "/.checkpoint");
   return checkpoint.read();
 }
 
-base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_tasks(int64_t now_ms) {
+base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_tasks(
+    int64_t now_ms) {
   std::vector<TaskId> removed;
   for (auto it = unowned_since_ms_.begin(); it != unowned_since_ms_.end();) {
     if (now_ms - it->second <= cleanup_delay_ms_) {

@@ -23,7 +23,9 @@ class StateDirectory {
 
   StateDirectory(FileSystem& fs, std::string state_dir, std::string application_id,
                  int64_t cleanup_delay_ms = kDefaultCleanupDelayMs)
-      : fs_(fs), root_(std::move(state_dir) + "/" + application_id), cleanup_delay_ms_(cleanup_delay_ms) {}
+      : fs_(fs),
+        root_(std::move(state_dir) + "/" + application_id),
+        cleanup_delay_ms_(cleanup_delay_ms) {}
 
   std::string task_dir(const TaskId& id) const { return root_ + "/" + id.to_string(); }
   const std::string& root() const { return root_; }
@@ -31,13 +33,15 @@ class StateDirectory {
   // Task directories present on disk, parsed back into task ids, in order.
   std::vector<TaskId> task_dirs_on_disk();
   // The changelog offsets in a task directory's .checkpoint (empty when there is none).
-  [[nodiscard]] base::Expected<TopicPartitionOffsets, StreamsError> checkpointed_offsets(const TaskId& id);
+  [[nodiscard]] base::Expected<TopicPartitionOffsets, StreamsError> checkpointed_offsets(
+      const TaskId& id);
 
   // A task released its directory at `now_ms` (closed or migrated away).
   void mark_unowned(const TaskId& id, int64_t now_ms) { unowned_since_ms_[id] = now_ms; }
   void mark_owned(const TaskId& id) { unowned_since_ms_.erase(id); }
   // Delete the directories that stayed unowned longer than the delay. Returns the tasks removed.
-  [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> clean_removed_tasks(int64_t now_ms);
+  [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> clean_removed_tasks(
+      int64_t now_ms);
   // Everything under the application directory (a replaced disk, or an EOS wipe).
   [[nodiscard]] Status wipe_task(const TaskId& id) { return fs_.delete_recursively(task_dir(id)); }
 

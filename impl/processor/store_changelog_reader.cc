@@ -104,10 +104,12 @@ base::Expected<size_t, StreamsError> StoreChangelogReader::restore() {
     // An active applies only records below its end offset; later ones it processes itself.
     auto end = m.buffered.end();
     if (m.restore_end_offset) {
-      end = std::find_if(m.buffered.begin(), m.buffered.end(),
-                         [&](const ConsumerRecord& r) { return r.offset >= *m.restore_end_offset; });
+      end = std::find_if(m.buffered.begin(), m.buffered.end(), [&](const ConsumerRecord& r) {
+        return r.offset >= *m.restore_end_offset;
+      });
     }
-    std::vector<ConsumerRecord> batch(std::make_move_iterator(m.buffered.begin()), std::make_move_iterator(end));
+    std::vector<ConsumerRecord> batch(std::make_move_iterator(m.buffered.begin()),
+                                      std::make_move_iterator(end));
     m.buffered.erase(m.buffered.begin(), end);
     if (m.restore_end_offset) m.buffered.clear();  // nothing past the end is ever applied
     if (batch.empty()) continue;

@@ -23,7 +23,8 @@ class StoreChangelogReader {
   enum class Mode { ACTIVE_RESTORING, STANDBY_UPDATING };
   static constexpr size_t kMaxPollRecords = 1000;
 
-  StoreChangelogReader(Consumer& restore_consumer, Admin& admin) : consumer_(restore_consumer), admin_(admin) {}
+  StoreChangelogReader(Consumer& restore_consumer, Admin& admin)
+      : consumer_(restore_consumer), admin_(admin) {}
 
   // Register every changelog of `task` (seeking the restore consumer), fixing the end offsets of
   // an active task's changelogs.

@@ -13,9 +13,10 @@ Status StreamTask::complete_restoration() {
 
 void StreamTask::add_records(const std::vector<ConsumerRecord>& records) {
   for (const auto& r : records) {
-    IQ_ASSERT(r.topic == input_partition().first && r.partition == id_.partition, "record for {}-{} given to task {}",
-              r.topic, r.partition, id_.to_string());
-    IQ_ASSERT(queue_.empty() || r.offset > queue_.back().offset, "input out of order at offset {}", r.offset);
+    IQ_ASSERT(r.topic == input_partition().first && r.partition == id_.partition,
+              "record for {}-{} given to task {}", r.topic, r.partition, id_.to_string());
+    IQ_ASSERT(queue_.empty() || r.offset > queue_.back().offset, "input out of order at offset {}",
+              r.offset);
     queue_.push_back(r);
   }
 }
@@ -25,8 +26,8 @@ base::Expected<bool, StreamsError> StreamTask::process_one() {
   ConsumerRecord record = std::move(queue_.front());
   queue_.pop_front();
   // StreamTask.doProcess: the consumed record's context; never cleared afterwards.
-  context_->set_record_context(
-      RecordContext{record.topic, record.partition, record.offset, record.timestamp, record.headers});
+  context_->set_record_context(RecordContext{record.topic, record.partition, record.offset,
+                                             record.timestamp, record.headers});
   auto s = topology_->process(record);
   if (!s) return base::unexpected(s.error());
   IQ_ASSERT(!consumed_offset_ || record.offset > *consumed_offset_);
@@ -46,7 +47,8 @@ base::Expected<TopicPartitionOffsets, StreamsError> StreamTask::prepare_commit()
 Status StreamTask::post_commit(bool enforce_checkpoint) {
   commit_needed_ = false;
   // At-least-once RUNNING actives check the threshold on every commit (StreamTask.postCommit).
-  if (state_ == TaskState::RUNNING || enforce_checkpoint) return maybe_checkpoint(enforce_checkpoint);
+  if (state_ == TaskState::RUNNING || enforce_checkpoint)
+    return maybe_checkpoint(enforce_checkpoint);
   return ok_status();
 }
 
@@ -58,6 +60,8 @@ Status StreamTask::suspend() {
   return ok_status();
 }
 
-void StreamTask::prepare_recycle() { queue_.clear(); }
+void StreamTask::prepare_recycle() {
+  queue_.clear();
+}
 
 }  // namespace iq

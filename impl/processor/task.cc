@@ -4,22 +4,32 @@ namespace iq {
 
 const char* to_string(TaskState s) {
   switch (s) {
-    case TaskState::CREATED: return "CREATED";
-    case TaskState::RESTORING: return "RESTORING";
-    case TaskState::RUNNING: return "RUNNING";
-    case TaskState::SUSPENDED: return "SUSPENDED";
-    case TaskState::CLOSED: return "CLOSED";
+    case TaskState::CREATED:
+      return "CREATED";
+    case TaskState::RESTORING:
+      return "RESTORING";
+    case TaskState::RUNNING:
+      return "RUNNING";
+    case TaskState::SUSPENDED:
+      return "SUSPENDED";
+    case TaskState::CLOSED:
+      return "CLOSED";
   }
   return "?";
 }
 
 bool is_valid_transition(TaskState from, TaskState to) {
   switch (from) {
-    case TaskState::CREATED: return to == TaskState::RESTORING || to == TaskState::SUSPENDED;
-    case TaskState::RESTORING: return to == TaskState::RUNNING || to == TaskState::SUSPENDED;
-    case TaskState::RUNNING: return to == TaskState::SUSPENDED;
-    case TaskState::SUSPENDED: return to == TaskState::RESTORING || to == TaskState::CLOSED;
-    case TaskState::CLOSED: return to == TaskState::CREATED;
+    case TaskState::CREATED:
+      return to == TaskState::RESTORING || to == TaskState::SUSPENDED;
+    case TaskState::RESTORING:
+      return to == TaskState::RUNNING || to == TaskState::SUSPENDED;
+    case TaskState::RUNNING:
+      return to == TaskState::SUSPENDED;
+    case TaskState::SUSPENDED:
+      return to == TaskState::RESTORING || to == TaskState::CLOSED;
+    case TaskState::CLOSED:
+      return to == TaskState::CREATED;
   }
   return false;
 }
@@ -29,11 +39,13 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   IQ_ASSERT(env_.fs != nullptr);
   std::set<std::string> logged;
   if (topology.logging) logged.insert(topology.store_name);
-  state_manager_ = std::make_unique<ProcessorStateManager>(env_.application_id, id_, env_.task_dir, *env_.fs, logged);
+  state_manager_ = std::make_unique<ProcessorStateManager>(env_.application_id, id_, env_.task_dir,
+                                                           *env_.fs, logged);
   ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
   context_ = std::make_unique<ProcessorContextImpl>(
-      ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled}, *state_manager_,
-      *env_.fs, env_.rocksdb_env, cache, type == TaskType::kActive ? env_.collector : nullptr);
+      ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled},
+      *state_manager_, *env_.fs, env_.rocksdb_env, cache,
+      type == TaskType::kActive ? env_.collector : nullptr);
 }
 
 Task::Task(Task&& recycled, TaskType type)
@@ -52,8 +64,8 @@ Task::Task(Task&& recycled, TaskType type)
 }
 
 void Task::transition_to(TaskState next) {
-  IQ_ASSERT(is_valid_transition(state_, next), "task {}: invalid transition {} -> {}", id_.to_string(),
-            to_string(state_), to_string(next));
+  IQ_ASSERT(is_valid_transition(state_, next), "task {}: invalid transition {} -> {}",
+            id_.to_string(), to_string(state_), to_string(next));
   state_ = next;
 }
 
@@ -70,7 +82,8 @@ TopicPartitionOffsets Task::changelog_offsets() const {
   for (StateStore* s : state_manager_->stores()) {
     auto tp = state_manager_->changelog_partition(s->name());
     if (!tp) continue;
-    out[*tp] = state_manager_->changelog_offset(s->name()).value_or(OffsetCheckpoint::kOffsetUnknown);
+    out[*tp] =
+        state_manager_->changelog_offset(s->name()).value_or(OffsetCheckpoint::kOffsetUnknown);
   }
   return out;
 }
@@ -98,7 +111,8 @@ Status Task::maybe_checkpoint(bool enforce) {
     int64_t delta = 0;
     for (const auto& [tp, offset] : now) {
       auto it = offsets_at_last_checkpoint_->find(tp);
-      delta += offset - (it == offsets_at_last_checkpoint_->end() ? 0 : std::max<int64_t>(it->second, 0));
+      delta += offset -
+               (it == offsets_at_last_checkpoint_->end() ? 0 : std::max<int64_t>(it->second, 0));
     }
     if (delta <= kOffsetDeltaThresholdForCheckpoint) return ok_status();
   }

@@ -68,7 +68,8 @@ Status TaskManager::handle_revocation(const std::set<TaskId>& revoked, int64_t n
   (void)now_ms;
   std::vector<StreamTask*> tasks;
   for (const TaskId& id : revoked) {
-    if (StreamTask* t = active(id); t != nullptr && t->state() != TaskState::SUSPENDED) tasks.push_back(t);
+    if (StreamTask* t = active(id); t != nullptr && t->state() != TaskState::SUSPENDED)
+      tasks.push_back(t);
   }
   auto s = commit_actives(tasks);
   if (!s) return s;
@@ -131,9 +132,10 @@ Status TaskManager::create_standby(const TaskId& id) {
   return ok_status();
 }
 
-Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives, const std::set<TaskId>& new_standbys,
-                                      int64_t now_ms) {
-  for (const auto& id : new_actives) IQ_ASSERT(!new_standbys.count(id), "task {} both active and standby", id.to_string());
+Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
+                                      const std::set<TaskId>& new_standbys, int64_t now_ms) {
+  for (const auto& id : new_actives)
+    IQ_ASSERT(!new_standbys.count(id), "task {} both active and standby", id.to_string());
   // Actives that go: recycled into standbys when they stay here, else closed.
   for (const TaskId& id : active_task_ids()) {
     if (new_actives.count(id)) continue;
@@ -186,7 +188,8 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives, const
 }
 
 void TaskManager::reassign_input_partitions() {
-  // Only RUNNING actives read input; a restoring one starts once restored (from the committed offset).
+  // Only RUNNING actives read input; a restoring one starts once restored (from the committed
+  // offset).
   std::vector<TopicPartition> running;
   for (const auto& [id, t] : actives_) {
     if (t->state() == TaskState::RUNNING) running.push_back(t->input_partition());
@@ -201,7 +204,8 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
   for (auto& [id, t] : actives_) {
     if (t->state() != TaskState::RESTORING) continue;
     const bool no_changelog = t->changelog_partitions().empty();
-    if (!no_changelog && std::find(restored.begin(), restored.end(), id) == restored.end()) continue;
+    if (!no_changelog && std::find(restored.begin(), restored.end(), id) == restored.end())
+      continue;
     auto s = t->complete_restoration();
     if (!s) return base::unexpected(s.error());
     done.push_back(id);

@@ -24,8 +24,9 @@ class TaskManager {
   // Builds the environment of a task (its directory, caches, collector) for this thread.
   using EnvironmentFactory = std::function<TaskEnvironment(const TaskId&)>;
 
-  TaskManager(TopologyConfig topology, StateDirectory& state_directory, StoreChangelogReader& reader,
-              Consumer& main_consumer, GroupMembership& membership, EnvironmentFactory environment)
+  TaskManager(TopologyConfig topology, StateDirectory& state_directory,
+              StoreChangelogReader& reader, Consumer& main_consumer, GroupMembership& membership,
+              EnvironmentFactory environment)
       : topology_(std::move(topology)),
         state_directory_(state_directory),
         reader_(reader),
@@ -37,8 +38,8 @@ class TaskManager {
   // onPartitionsRevoked: commit and suspend the actives whose input partitions were revoked.
   [[nodiscard]] Status handle_revocation(const std::set<TaskId>& revoked, int64_t now_ms);
   // handleAssignment: close, recycle, keep and create tasks to match the new assignment.
-  [[nodiscard]] Status handle_assignment(const std::set<TaskId>& actives, const std::set<TaskId>& standbys,
-                                         int64_t now_ms);
+  [[nodiscard]] Status handle_assignment(const std::set<TaskId>& actives,
+                                         const std::set<TaskId>& standbys, int64_t now_ms);
   // handleLostAll: close every active dirty (uncommitted work is dropped, nothing is flushed);
   // standbys stay.
   void handle_lost_all(int64_t now_ms);
@@ -48,7 +49,8 @@ class TaskManager {
   bool all_actives_running() const;
 
   void add_records(const std::vector<ConsumerRecord>& records);
-  // Round-robin over RUNNING actives, at most `max_records_per_task` each. Returns records processed.
+  // Round-robin over RUNNING actives, at most `max_records_per_task` each. Returns records
+  // processed.
   [[nodiscard]] base::Expected<size_t, StreamsError> process(size_t max_records_per_task);
   // Commit every active that processed since its last commit, and every standby.
   [[nodiscard]] Status commit_all();

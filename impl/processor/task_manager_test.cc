@@ -14,8 +14,9 @@ using namespace testing_fakes;  // NOLINT: test doubles only
 class TaskManagerTest : public testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::path(testing::TempDir()) /
-            ("iqsim-tm-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    root_ =
+        std::filesystem::path(testing::TempDir()) /
+        ("iqsim-tm-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(root_);
     topology_.kind = TopologyKind::Count;
     topology_.source_topic = "words";
@@ -27,8 +28,8 @@ class TaskManagerTest : public testing::Test {
   void build() {
     instance_ = std::make_unique<Instance>(broker_, root_, /*consistency=*/true);
     state_directory_ = std::make_unique<StateDirectory>(instance_->fs, root_.string(), "app");
-    manager_ = std::make_unique<TaskManager>(topology_, *state_directory_, instance_->reader, main_consumer_,
-                                             membership_, [this](const TaskId& id) {
+    manager_ = std::make_unique<TaskManager>(topology_, *state_directory_, instance_->reader,
+                                             main_consumer_, membership_, [this](const TaskId& id) {
                                                TaskEnvironment env = instance_->env;
                                                env.task_dir = state_directory_->task_dir(id);
                                                return env;
@@ -39,7 +40,13 @@ class TaskManagerTest : public testing::Test {
     std::filesystem::remove_all(root_);
   }
   void produce(int32_t partition, int32_t key) {
-    broker_.append(ConsumerRecord{"words", partition, 0, 0, Serde<int32_t>::serialize(key), Serde<int64_t>::serialize(1), {}});
+    broker_.append(ConsumerRecord{"words",
+                                  partition,
+                                  0,
+                                  0,
+                                  Serde<int32_t>::serialize(key),
+                                  Serde<int64_t>::serialize(1),
+                                  {}});
   }
   // One thread loop: restore, complete restoration, read input, process.
   void step() {
@@ -49,7 +56,8 @@ class TaskManagerTest : public testing::Test {
     ASSERT_TRUE(manager_->process(1000).has_value());
   }
   std::optional<int64_t> count(Task* task, int32_t key) {
-    auto r = task->store("counts")->query(KeyQuery<int32_t, int64_t>::with_key(key), PositionBound::unbounded(), QueryConfig(false));
+    auto r = task->store("counts")->query(KeyQuery<int32_t, int64_t>::with_key(key),
+                                          PositionBound::unbounded(), QueryConfig(false));
     EXPECT_TRUE(r.has_value() && r->is_success());
     return r->result<std::optional<int64_t>>();
   }
@@ -93,8 +101,10 @@ TEST_F(TaskManagerTest, RecyclingKeepsInMemoryStores) {
   ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 10).has_value());
   ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 10).has_value());
   ASSERT_NE(manager_->standby({0, 0}), nullptr);
-  EXPECT_EQ(count(manager_->standby({0, 0}), 7), 1) << "recycled, not re-created: the in-memory data stays";
-  EXPECT_EQ(manager_->standby({0, 0})->store("counts")->position(), Position::from_map({{"words", {{0, 0}}}}));
+  EXPECT_EQ(count(manager_->standby({0, 0}), 7), 1)
+      << "recycled, not re-created: the in-memory data stays";
+  EXPECT_EQ(manager_->standby({0, 0})->store("counts")->position(),
+            Position::from_map({{"words", {{0, 0}}}}));
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
   step();
   EXPECT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);

@@ -28,9 +28,9 @@ struct FakeBroker {
 class FakeCollector final : public RecordCollector {
  public:
   explicit FakeCollector(FakeBroker& b) : broker_(b) {}
-  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition, const Bytes& key,
-                                             const std::optional<Bytes>& value, int64_t timestamp,
-                                             const Headers& headers) override {
+  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition,
+                                             const Bytes& key, const std::optional<Bytes>& value,
+                                             int64_t timestamp, const Headers& headers) override {
     return broker_.append(ConsumerRecord{topic, partition, 0, timestamp, key, value, headers});
   }
 
@@ -57,7 +57,9 @@ class FakeConsumer final : public Consumer {
     auto it = positions_.find(tp);
     return it == positions_.end() ? std::nullopt : std::optional<int64_t>(it->second);
   }
-  void pause(const std::vector<TopicPartition>& ps) override { paused_.insert(ps.begin(), ps.end()); }
+  void pause(const std::vector<TopicPartition>& ps) override {
+    paused_.insert(ps.begin(), ps.end());
+  }
   void resume(const std::vector<TopicPartition>& ps) override {
     for (const auto& tp : ps) paused_.erase(tp);
   }
@@ -66,7 +68,8 @@ class FakeConsumer final : public Consumer {
     for (auto& [tp, next] : positions_) {
       if (paused_.count(tp)) continue;
       const auto& log = broker_.logs[tp];
-      while (next < static_cast<int64_t>(log.size()) && out.size() < max_records) out.push_back(log[next++]);
+      while (next < static_cast<int64_t>(log.size()) && out.size() < max_records)
+        out.push_back(log[next++]);
     }
     return out;
   }
@@ -81,7 +84,8 @@ class FakeConsumer final : public Consumer {
 class FakeAdmin final : public Admin {
  public:
   explicit FakeAdmin(FakeBroker& b) : broker_(b) {}
-  base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(const std::vector<TopicPartition>& ps) override {
+  base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(
+      const std::vector<TopicPartition>& ps) override {
     TopicPartitionOffsets out;
     for (const auto& tp : ps) out[tp] = static_cast<int64_t>(broker_.logs[tp].size());
     return out;
@@ -130,7 +134,10 @@ class FakeMembership final : public GroupMembership {
 // One "instance": its own state directory, cache, restore consumer and reader.
 struct Instance {
   Instance(FakeBroker& broker, const std::filesystem::path& dir, bool consistency)
-      : collector(broker), restore_consumer(broker), admin(broker), reader(restore_consumer, admin) {
+      : collector(broker),
+        restore_consumer(broker),
+        admin(broker),
+        reader(restore_consumer, admin) {
     env.application_id = "app";
     env.task_dir = (dir / "app" / "0_0").string();
     env.consistency_enabled = consistency;

@@ -18,13 +18,14 @@ ThreadCache& CachingKeyValueStore::cache() {
   ThreadCache* current = context_->cache();
   IQ_ASSERT(current != nullptr, "caching store {} needs a thread cache", name());
   if (current != listener_registered_on_) {
-    current->add_dirty_entry_flush_listener(cache_name_, [this](const std::vector<DirtyEntry>& entries) {
-      for (const auto& e : entries) {
-        auto s = put_and_maybe_forward(e);
-        if (!s) return s;
-      }
-      return ok_status();
-    });
+    current->add_dirty_entry_flush_listener(cache_name_,
+                                            [this](const std::vector<DirtyEntry>& entries) {
+                                              for (const auto& e : entries) {
+                                                auto s = put_and_maybe_forward(e);
+                                                if (!s) return s;
+                                              }
+                                              return ok_status();
+                                            });
     listener_registered_on_ = current;
   }
   return *current;

@@ -6,28 +6,36 @@ namespace iq {
 
 const char* to_string(TopologyKind kind) {
   switch (kind) {
-    case TopologyKind::SourceTable: return "SourceTable";
-    case TopologyKind::Count: return "Count";
-    case TopologyKind::Sum: return "Sum";
-    case TopologyKind::PapiWriter: return "PapiWriter";
+    case TopologyKind::SourceTable:
+      return "SourceTable";
+    case TopologyKind::Count:
+      return "Count";
+    case TopologyKind::Sum:
+      return "Sum";
+    case TopologyKind::PapiWriter:
+      return "PapiWriter";
   }
   return "?";
 }
 
 TaskTopology::TaskTopology(const TopologyConfig& config) : config_(config) {
-  const StoreBuilderOptions options{.caching = config.caching, .logging = config.logging, .lru_max_entries = 1000};
+  const StoreBuilderOptions options{
+      .caching = config.caching, .logging = config.logging, .lru_max_entries = 1000};
   if (config.timestamped()) {
-    auto store = stores::timestamped_key_value_store<int32_t, int64_t>(config.supplier, config.store_name, options);
+    auto store = stores::timestamped_key_value_store<int32_t, int64_t>(config.supplier,
+                                                                       config.store_name, options);
     // The DSL forwards downstream on flush (TimestampedCacheFlushListener); with a listener set,
     // a flushed tombstone for a key absent below is neither written nor forwarded.
     if (auto* caching = dynamic_cast<CachingKeyValueStore*>(&store->wrapped())) {
-      caching->set_flush_listener([](const Bytes&, const ValueBytes&, const ValueBytes&, const RecordContext&) {},
-                                  /*send_old_values=*/false);
+      caching->set_flush_listener(
+          [](const Bytes&, const ValueBytes&, const ValueBytes&, const RecordContext&) {},
+          /*send_old_values=*/false);
     }
     timestamped_ = store.get();
     store_ = std::move(store);
   } else {
-    auto store = stores::key_value_store<int32_t, int64_t>(config.supplier, config.store_name, options);
+    auto store =
+        stores::key_value_store<int32_t, int64_t>(config.supplier, config.store_name, options);
     plain_ = store.get();
     store_ = std::move(store);
   }
@@ -47,18 +55,21 @@ Status TaskTopology::process(const ConsumerRecord& record) {
   std::optional<int64_t> value;
   if (record.value) value = Serde<int64_t>::deserialize(*record.value);
   switch (config_.kind) {
-    case TopologyKind::SourceTable: return process_table(key, value, record.timestamp);
+    case TopologyKind::SourceTable:
+      return process_table(key, value, record.timestamp);
     case TopologyKind::Count:
     case TopologyKind::Sum:
       if (!value) return ok_status();  // "Skipping record due to null key or value"
       return process_aggregate(key, *value, record.timestamp);
-    case TopologyKind::PapiWriter: return process_papi(key, value);
+    case TopologyKind::PapiWriter:
+      return process_papi(key, value);
   }
   return ok_status();
 }
 
 // KTableSource: a null value is a delete (put of null); the stored timestamp is the record's.
-Status TaskTopology::process_table(int32_t key, const std::optional<int64_t>& value, int64_t timestamp) {
+Status TaskTopology::process_table(int32_t key, const std::optional<int64_t>& value,
+                                   int64_t timestamp) {
   if (!value) return timestamped_->put(key, std::nullopt);
   return timestamped_->put(key, ValueAndTimestamp<int64_t>{*value, timestamp});
 }

@@ -56,9 +56,13 @@ void Cluster::start_all() {
   }
 }
 
-void Cluster::isolate(int32_t n) { network_->isolate(instance(n).name()); }
+void Cluster::isolate(int32_t n) {
+  network_->isolate(instance(n).name());
+}
 
-void Cluster::heal(int32_t n) { network_->heal_node(instance(n).name()); }
+void Cluster::heal(int32_t n) {
+  network_->heal_node(instance(n).name());
+}
 
 void Cluster::remove_instance(int32_t n) {
   Instance& i = instance(n);
@@ -81,10 +85,13 @@ int32_t Cluster::produce(int32_t key, int64_t value) {
 }
 
 int64_t Cluster::produce_to(int32_t partition, int32_t key, int64_t value, int64_t timestamp_ms) {
-  IQ_ASSERT(partition >= 0 && partition < config_.topology.source_partitions, "partition {}", partition);
-  auto offset = broker_->broker().produce({config_.topology.source_topic, partition}, Serde<int32_t>::serialize(key),
-                                          Serde<int64_t>::serialize(value), timestamp_ms, {}, now_ms());
-  IQ_ASSERT(offset.has_value(), "produce key {} to {}: {}", key, partition, errors_name(offset.error()));
+  IQ_ASSERT(partition >= 0 && partition < config_.topology.source_partitions, "partition {}",
+            partition);
+  auto offset = broker_->broker().produce(
+      {config_.topology.source_topic, partition}, Serde<int32_t>::serialize(key),
+      Serde<int64_t>::serialize(value), timestamp_ms, {}, now_ms());
+  IQ_ASSERT(offset.has_value(), "produce key {} to {}: {}", key, partition,
+            errors_name(offset.error()));
   produced_[key].push_back(value);
   return *offset;
 }

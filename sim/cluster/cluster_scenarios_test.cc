@@ -449,14 +449,13 @@ void expect_exact_counts(Cluster& cluster, int32_t keys, int32_t partitions) {
     ASSERT_NE(active, nullptr) << cluster.seed_text() << " key " << k;
     auto r = key_query_on(*active, "counts", k, meta->partition, PositionBound::unbounded(),
                           /*require_active=*/true);
-    ASSERT_TRUE(r.has_value() && r->is_success()) << cluster.seed_text() << " key " << k << " "
-                                                  << describe(r);
+    ASSERT_TRUE(r.has_value() && r->is_success())
+        << cluster.seed_text() << " key " << k << " " << describe(r);
     const auto it = cluster.produced().find(k);
     const int64_t expected = it == cluster.produced().end() ? 0 : int64_t(it->second.size());
     const auto* value = std::any_cast<std::optional<int64_t>>(&r->raw_result());
     ASSERT_NE(value, nullptr) << cluster.seed_text() << " key " << k;
-    EXPECT_EQ(*value,
-              expected == 0 ? std::nullopt : std::optional<int64_t>(expected))
+    EXPECT_EQ(*value, expected == 0 ? std::nullopt : std::optional<int64_t>(expected))
         << cluster.seed_text() << " key " << k;
   }
 }
@@ -516,7 +515,8 @@ TEST(ClusterScenarioTest, PauseLongerThanSessionTimeoutThenResume) {
   ASSERT_EQ(cluster.run_until(250'000).stop, RunStop::kTimeReached) << cluster.seed_text();
   EXPECT_GT(victim.membership(0).generation(), generation) << cluster.seed_text();
   EXPECT_GT(actives_of(victim), 0u) << cluster.seed_text();
-  EXPECT_TRUE(victim.errors().empty()) << cluster.seed_text() << " " << (victim.errors().empty() ? "" : victim.errors().front());
+  EXPECT_TRUE(victim.errors().empty())
+      << cluster.seed_text() << " " << (victim.errors().empty() ? "" : victim.errors().front());
   EXPECT_TRUE(survivor.errors().empty()) << cluster.seed_text();
   expect_exact_counts(cluster, kKeys, kPartitions);
 }

@@ -109,8 +109,7 @@ void Instance::restart(bool wipe) {
 }
 
 void Instance::pause() {
-  IQ_ASSERT(running() && !paused(), "{} paused while not running or already paused",
-            config_.name);
+  IQ_ASSERT(running() && !paused(), "{} paused while not running or already paused", config_.name);
   process_->gate.paused = true;
   if (run_event_.valid()) service_.loop().cancel(run_event_);
   run_event_ = {};
@@ -122,7 +121,9 @@ void Instance::resume() {
   run_loop();
 }
 
-bool Instance::paused() const { return running() && process_->gate.paused; }
+bool Instance::paused() const {
+  return running() && process_->gate.paused;
+}
 
 void Instance::deliver(std::function<void()> f) {
   IQ_ASSERT(running(), "{} is not running", config_.name);

@@ -167,8 +167,7 @@ void SimConsumer::send_fetch() {
                        if (records) r.records = std::move(*records);
                        results.push_back(std::move(r));
                      }
-                     auto shared =
-                         std::make_shared<std::vector<FetchResult>>(std::move(results));
+                     auto shared = std::make_shared<std::vector<FetchResult>>(std::move(results));
                      return [this, alive, shared] {
                        if (alive.expired()) return;  // the process died meanwhile
                        auto handle = [this, alive, shared] {

@@ -223,8 +223,8 @@ class SimGroupMembership final : public GroupMembership {
   int32_t generation_ = kNoGeneration;
   bool rejoin_needed_ = true;
   bool partitions_lost_ = false;  // fenced: onPartitionsLost before the next join
-  bool joined_ = false;  // got a JoinGroup answer for generation_ (heartbeats go out)
-  bool stable_ = false;  // got the SyncGroup answer
+  bool joined_ = false;           // got a JoinGroup answer for generation_ (heartbeats go out)
+  bool stable_ = false;           // got the SyncGroup answer
   std::optional<uint64_t> join_in_flight_;
   std::optional<uint64_t> sync_in_flight_;
   int64_t request_sent_ms_ = 0;

@@ -124,6 +124,12 @@ std::string PartitionOutcome::to_string() const {
   std::string out = "{p=" + std::to_string(partition);
   if (success) {
     out += " ok value=" + value_string(value);
+    if (!timestamps.empty()) {
+      out += " ts=[";
+      for (size_t i = 0; i < timestamps.size(); ++i)
+        out += (i ? "," : "") + std::to_string(timestamps[i]);
+      out += "]";
+    }
   } else {
     out += " failed " + opt_string(failure_reason) + " '" + failure_message + "'";
   }

@@ -82,6 +82,8 @@ struct PartitionOutcome {
   int32_t partition = -1;
   bool success = false;
   ResultValue value;
+  // TimestampedKeyQuery / TimestampedRangeQuery: the timestamp of the value, or of each entry.
+  std::vector<int64_t> timestamps;
   std::optional<FailureReason> failure_reason;
   std::string failure_message;
   std::optional<Position> position;

@@ -56,17 +56,12 @@ void ProducerWorkload::produce_one() {
 int64_t ProducerWorkload::produce_exact(int32_t partition, int32_t key, int64_t value,
                                         int64_t timestamp_ms) {
   const TopologyConfig& t = cluster_.config().topology;
-  IQ_ASSERT(partition >= 0 && partition < t.source_partitions, "partition {} of {}", partition,
-            t.source_partitions);
-  auto offset = cluster_.broker().broker().produce(
-      {t.source_topic, partition}, Serde<int32_t>::serialize(key), Serde<int64_t>::serialize(value),
-      timestamp_ms, {}, cluster_.now_ms());
-  IQ_ASSERT(offset.has_value(), "produce_exact p{} key {}: {}", partition, key,
-            errors_name(offset.error()));
+  // Through the cluster, so the record is in Cluster::produced() like every other.
+  const int64_t offset = cluster_.produce_to(partition, key, value, timestamp_ms);
   acknowledge(partition, key);
-  IQ_ASSERT(*acknowledged_.offset(t.source_topic, partition) == *offset, "ack {} offset {}",
-            *acknowledged_.offset(t.source_topic, partition), *offset);
-  return *offset;
+  IQ_ASSERT(*acknowledged_.offset(t.source_topic, partition) == offset, "ack {} offset {}",
+            *acknowledged_.offset(t.source_topic, partition), offset);
+  return offset;
 }
 
 // The broker acknowledged at once (acks=all, zero latency), so the last offset of the partition

@@ -7,6 +7,8 @@
 #include "iq/key_value_iterator.h"
 #include "iq/range_query.h"
 #include "iq/state_query_request.h"
+#include "iq/timestamped_key_query.h"
+#include "iq/timestamped_range_query.h"
 #include "processor/default_partitioner.h"
 #include "state/serdes.h"
 
@@ -16,6 +18,7 @@ namespace iq::sim {
 struct QueryClientWorkload::Spec {
   uint64_t query = 0;
   bool range = false;
+  bool timestamped = false;  // TimestampedKeyQuery / TimestampedRangeQuery
   int32_t key = 0;
   BoundMode bound_mode = BoundMode::kUnbounded;
   bool require_active = false;
@@ -48,7 +51,8 @@ struct QueryClientWorkload::Pending {
 
 namespace {
 
-PartitionOutcome convert(int32_t partition, const QueryResult& r, bool range) {
+// Every key-value result shape: plain or timestamped, point or range.
+PartitionOutcome convert(int32_t partition, const QueryResult& r) {
   PartitionOutcome o;
   o.partition = partition;
   o.success = r.is_success();
@@ -58,18 +62,46 @@ PartitionOutcome convert(int32_t partition, const QueryResult& r, bool range) {
     o.failure_message = r.failure_message().value_or("");
     return o;
   }
-  if (range) {
-    if (const auto* it = std::any_cast<KeyValueIterator<int32_t, int64_t>>(&r.raw_result())) {
-      KeyValueList entries;
-      for (const auto& e : it->entries) entries.emplace_back(e.key, e.value);
-      o.value = std::move(entries);
+  const std::any& raw = r.raw_result();
+  if (const auto* it = std::any_cast<KeyValueIterator<int32_t, int64_t>>(&raw)) {
+    KeyValueList entries;
+    for (const auto& e : it->entries) entries.emplace_back(e.key, e.value);
+    o.value = std::move(entries);
+  } else if (const auto* tit =
+                 std::any_cast<KeyValueIterator<int32_t, ValueAndTimestamp<int64_t>>>(&raw)) {
+    KeyValueList entries;
+    for (const auto& e : tit->entries) {
+      entries.emplace_back(e.key, e.value.value);
+      o.timestamps.push_back(e.value.timestamp);
     }
-  } else if (const auto* v = std::any_cast<std::optional<int64_t>>(&r.raw_result())) {
+    o.value = std::move(entries);
+  } else if (const auto* v = std::any_cast<std::optional<int64_t>>(&raw)) {
     o.value = *v;
+  } else if (const auto* tv = std::any_cast<std::optional<ValueAndTimestamp<int64_t>>>(&raw)) {
+    o.value = *tv ? std::optional<int64_t>((*tv)->value) : std::nullopt;
+    if (*tv) o.timestamps.push_back((*tv)->timestamp);
   }
   IQ_ASSERT(!std::holds_alternative<std::monostate>(o.value),
             "partition {}: a success of an unexpected result type", partition);
   return o;
+}
+
+// One of the four key-value query types.
+StateQueryRequest make_request(const std::string& store, bool range, bool timestamped, int32_t key,
+                               int32_t width) {
+  if (range && timestamped) {
+    return StateQueryRequest::in_store_with_query(
+        store, TimestampedRangeQuery<int32_t, int64_t>::with_range(key, key + width - 1));
+  }
+  if (range) {
+    return StateQueryRequest::in_store_with_query(
+        store, RangeQuery<int32_t, int64_t>::with_range(key, key + width - 1));
+  }
+  if (timestamped) {
+    return StateQueryRequest::in_store_with_query(
+        store, TimestampedKeyQuery<int32_t, int64_t>::with_key(key));
+  }
+  return StateQueryRequest::in_store_with_query(store, KeyQuery<int32_t, int64_t>::with_key(key));
 }
 
 bool has_reason(const QueryRecord& r, FailureReason reason) {
@@ -133,6 +165,7 @@ void QueryClientWorkload::start_query(int32_t client) {
   Spec s;
   s.query = ++queries_started_;
   s.range = c.prng.chance(config_.range_odds);
+  s.timestamped = c.prng.chance(config_.timestamped_odds);
   s.key = draw_key(c.prng, config_.distribution, config_.keys);
   s.bound_mode = c.prng.pick(config_.bound_modes);
   s.require_active = c.prng.chance(config_.require_active_odds);
@@ -159,11 +192,7 @@ void QueryClientWorkload::attempt(int32_t client) {
   if (s.bound_mode == BoundMode::kSession) r.request.bound = c.session;
   if (s.bound_mode == BoundMode::kProduced) r.request.bound = producer_->acknowledged();
 
-  auto request = s.range ? StateQueryRequest::in_store_with_query(
-                               config_.store, RangeQuery<int32_t, int64_t>::with_range(
-                                                  s.key, s.key + config_.range_width - 1))
-                         : StateQueryRequest::in_store_with_query(
-                               config_.store, KeyQuery<int32_t, int64_t>::with_key(s.key));
+  auto request = make_request(config_.store, s.range, s.timestamped, s.key, config_.range_width);
   r.request.query = request.query().describe();
   const int32_t key_partition = partition_for_key(Serde<int32_t>::serialize(s.key).view(),
                                                   cluster_.config().topology.source_partitions);
@@ -264,7 +293,7 @@ void QueryClientWorkload::serve(uint64_t id, const std::string& target, const st
   } else {
     p.outcome = OutcomeKind::kAnswered;
     for (const auto& [partition, qr] : result->partition_results()) {
-      p.partitions.push_back(convert(partition, qr, p.range));
+      p.partitions.push_back(convert(partition, qr));
     }
   }
   std::weak_ptr<Alive> weak = alive_;

@@ -12,10 +12,11 @@
 //      client. A dead instance drops the request; the client learns it only by its timeout.
 //   4. Complete on the reply or on the timeout, whichever comes first; record; retry or move on.
 //
-// Each logical query draws, once: KeyQuery or RangeQuery [key, key + range_width - 1] (both on
-// the key's partition only), the bound mode (unbounded, session = the client's merged Position of
-// all its successful partition results so far, produced = the producer's acknowledged Position),
-// require_active, and whether to prefer a standby. The bound itself is recomputed per attempt.
+// Each logical query draws, once: KeyQuery or RangeQuery, plain or Timestamped*, [key, key +
+// range_width - 1] (both on the key's partition only), the bound mode (unbounded, session = the
+// client's merged Position of all its successful partition results so far, produced = the
+// producer's acknowledged Position), require_active, and whether to prefer a standby. The bound
+// itself is recomputed per attempt.
 //
 // The workload must be destroyed before the Cluster (its events live in the cluster's loop); its
 // handlers hold a weak liveness token and do nothing once it is gone.
@@ -55,7 +56,8 @@ struct QueryClientConfig {
   std::string store = "counts";
   int32_t keys = 16;
   KeyDistribution distribution = KeyDistribution::kUniform;
-  base::Ratio range_odds{1, 4};  // RangeQuery instead of KeyQuery
+  base::Ratio range_odds{1, 4};        // RangeQuery instead of KeyQuery
+  base::Ratio timestamped_odds{1, 2};  // the Timestamped* variant of the chosen query
   int32_t range_width = 4;
   std::vector<BoundMode> bound_modes{BoundMode::kUnbounded, BoundMode::kSession,
                                      BoundMode::kProduced};

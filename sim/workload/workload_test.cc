@@ -87,25 +87,40 @@ TEST(QueryClientWorkloadTest, AnswersEqualProducedCountsOnceQuiet) {
   ASSERT_EQ(cluster.run_until(40'000).stop, RunStop::kTimeReached) << cluster.seed_text();
   int key_answers = 0;
   int range_answers = 0;
+  int timestamped_answers = 0;
   for (const QueryRecord& r : history.records()) {
     ASSERT_EQ(r.outcome, OutcomeKind::kAnswered) << cluster.seed_text() << " " << r.to_string();
     const PartitionOutcome* only = r.only_partition();
     ASSERT_NE(only, nullptr) << cluster.seed_text() << " " << r.to_string();
     ASSERT_TRUE(only->success) << cluster.seed_text() << " " << r.to_string();
+    const bool timestamped = r.request.query.find("Timestamped") != std::string::npos;
+    if (timestamped) ++timestamped_answers;
+    // The Timestamped* queries carry the aggregate's timestamp: the newest record's, which the
+    // producer stamped between its start and stop.
+    for (int64_t ts : only->timestamps) {
+      EXPECT_GE(ts, 1'000) << cluster.seed_text() << " " << r.to_string();
+      EXPECT_LE(ts, 6'000) << cluster.seed_text() << " " << r.to_string();
+    }
     if (const auto* v = std::get_if<std::optional<int64_t>>(&only->value)) {
       ++key_answers;
       EXPECT_EQ(*v, expected_count(producer, *r.request.key))
           << cluster.seed_text() << " " << r.to_string();
+      EXPECT_EQ(only->timestamps.size(), timestamped && v->has_value() ? 1u : 0u) << r.to_string();
     } else {
       ++range_answers;
-      for (const auto& [k, v2] : std::get<KeyValueList>(only->value)) {
+      const auto& entries = std::get<KeyValueList>(only->value);
+      for (const auto& [k, v2] : entries) {
         EXPECT_EQ(std::optional<int64_t>(v2), expected_count(producer, k))
             << cluster.seed_text() << " " << r.to_string();
       }
+      EXPECT_EQ(only->timestamps.size(), timestamped ? entries.size() : 0u) << r.to_string();
     }
   }
   EXPECT_GT(key_answers, 50) << cluster.seed_text();
   EXPECT_GT(range_answers, 10) << cluster.seed_text();
+  EXPECT_GT(timestamped_answers, 20)
+      << cluster.seed_text() << ": all four query types should occur";
+  EXPECT_LT(timestamped_answers, key_answers + range_answers) << cluster.seed_text();
 }
 
 // True if every component of `earlier` is present in `later` at an offset at least as high.

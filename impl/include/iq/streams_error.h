@@ -20,7 +20,7 @@ struct StreamsError {
     ProcessorState,        // ProcessorStateException (I/O on state files, RocksDB errors)
     Streams,               // StreamsException
     BufferUnderflow,       // java.nio.BufferUnderflowException (a truncated position header)
-    TaskMigrated,          // TaskMigratedException: the member was fenced (commit failed, stale generation)
+    TaskMigrated,  // TaskMigratedException: the member was fenced (commit failed, stale generation)
   };
   Kind kind;
   std::string message;

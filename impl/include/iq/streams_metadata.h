@@ -16,7 +16,9 @@ struct HostInfo {
   std::string host;
   int32_t port = -1;
   static HostInfo unavailable() { return {"unavailable", -1}; }
-  std::string to_string() const { return "HostInfo{host='" + host + "', port=" + std::to_string(port) + "}"; }
+  std::string to_string() const {
+    return "HostInfo{host='" + host + "', port=" + std::to_string(port) + "}";
+  }
   friend auto operator<=>(const HostInfo&, const HostInfo&) = default;
 };
 
@@ -29,7 +31,7 @@ struct TopicPartitionName {
 struct StreamsMetadata {
   HostInfo host_info;
   std::set<std::string> state_store_names;
-  std::set<TopicPartitionName> topic_partitions;          // active input partitions
+  std::set<TopicPartitionName> topic_partitions;  // active input partitions
   std::set<std::string> standby_state_store_names;
   std::set<TopicPartitionName> standby_topic_partitions;  // standby input partitions
   friend bool operator==(const StreamsMetadata&, const StreamsMetadata&) = default;
@@ -49,7 +51,9 @@ struct KeyQueryMetadata {
 struct LagInfo {
   int64_t current_offset_position = 0;
   int64_t end_offset_position = 0;
-  int64_t offset_lag() const { return std::max<int64_t>(0, end_offset_position - current_offset_position); }
+  int64_t offset_lag() const {
+    return std::max<int64_t>(0, end_offset_position - current_offset_position);
+  }
   friend bool operator==(const LagInfo&, const LagInfo&) = default;
 };
 
