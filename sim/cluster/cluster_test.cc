@@ -100,6 +100,40 @@ TEST(ClusterTest, TwoInstancesSharePartitionsAndMetadataRoutesQueries) {
   expect_no_errors(cluster);
 }
 
+// Proves two stream threads per instance each join the group as a member: two instances with
+// two threads each spread 4 partitions over all four threads, every thread RUNNING with one
+// active, and every key counted exactly on its owner.
+TEST(ClusterTest, TwoThreadsPerInstanceEachOwnTasks) {
+  ClusterConfig config = count_config(14, 2, 4);
+  config.streams.num_stream_threads = 2;
+  Cluster cluster(config);
+  cluster.start_all();
+  produce_counts(cluster, 12);
+  ASSERT_EQ(cluster.run_until(20'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  size_t actives = 0;
+  for (int32_t n = 1; n <= 2; ++n) {
+    const Instance& i = cluster.instance(n);
+    EXPECT_EQ(i.streams().state(), ClientState::RUNNING) << cluster.seed_text() << " " << i.name();
+    ASSERT_EQ(i.streams().threads().size(), 2u);
+    for (const auto& thread : i.streams().threads()) {
+      EXPECT_EQ(thread->state(), ThreadState::RUNNING)
+          << cluster.seed_text() << " " << thread->name();
+      EXPECT_EQ(thread->task_manager().active_task_ids().size(), 1u)
+          << cluster.seed_text() << " " << thread->name();
+      actives += thread->task_manager().active_task_ids().size();
+    }
+  }
+  EXPECT_EQ(actives, 4u) << cluster.seed_text();
+  for (int32_t k = 1; k <= 12; ++k) {
+    auto meta = cluster.instance(1).streams().query_metadata_for_key("counts", k);
+    ASSERT_TRUE(meta.has_value()) << cluster.seed_text();
+    const Instance& owner =
+        meta->active_host == cluster.instance(1).host() ? cluster.instance(1) : cluster.instance(2);
+    EXPECT_EQ(count_on(owner, k), std::optional<int64_t>(k)) << cluster.seed_text() << " key " << k;
+  }
+  expect_no_errors(cluster);
+}
+
 // Proves a crashed instance stays in the metadata until the session timeout, after which the
 // survivor (with a standby of every task) hosts every active and has counted every record.
 TEST(ClusterTest, CrashIsNoticedAfterSessionTimeoutAndSurvivorTakesOver) {
