@@ -41,7 +41,7 @@ Status StreamThread::run_once(int64_t now_ms) {
   }
   membership_.poll(*this);                                  // may revoke and assign, inside
   if (state_ == ThreadState::STARTING) return ok_status();  // no assignment yet
-  auto s = restore_and_process(now_ms);
+  auto s = restore_and_process();
   if (!s) return s;
   if (now_ms - last_commit_ms_ >= client_.thread_config.commit_interval_ms) {
     s = task_manager_->commit_all();
@@ -58,8 +58,7 @@ Status StreamThread::run_once(int64_t now_ms) {
   return ok_status();
 }
 
-Status StreamThread::restore_and_process(int64_t now_ms) {
-  (void)now_ms;
+Status StreamThread::restore_and_process() {
   auto restored = reader_->restore();
   if (!restored) return base::unexpected(restored.error());
   auto completed = task_manager_->try_complete_restoration();

@@ -71,7 +71,7 @@ class StreamThread final : public RebalanceListener {
 
  private:
   void transition_to(ThreadState next);
-  Status restore_and_process(int64_t now_ms);
+  Status restore_and_process();
 
   std::string name_;
   ClientContext& client_;

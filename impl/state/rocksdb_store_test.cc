@@ -18,61 +18,10 @@
 #include "state/rocksdb_timestamped_store.h"
 #include "state/state_store_context.h"
 #include "state/store_query_utils.h"
+#include "state/test_state_store_context.h"
 
 namespace iq {
 namespace {
-
-// A StateStoreContext with just what a bytes store touches: task 0_0, a settable record context,
-// the consistency switch, and the callbacks register_store was given.
-class FakeStateStoreContext final : public StateStoreContext {
- public:
-  explicit FakeStateStoreContext(std::string state_dir) : state_dir_(std::move(state_dir)) {}
-
-  const std::string& application_id() const override { return application_id_; }
-  TaskId task_id() const override { return TaskId{0, 0}; }
-  const RecordContext* record_context() const override {
-    return record_context_ ? &*record_context_ : nullptr;
-  }
-  void set_record_context(std::optional<RecordContext> context) override {
-    record_context_ = std::move(context);
-  }
-  bool consistency_enabled() const override { return consistency_enabled_; }
-  Status log_change(const std::string& /*store_name*/, const Bytes& /*key*/,
-                    const ValueBytes& /*value*/, int64_t /*timestamp*/,
-                    const Position& /*position*/) override {
-    // A bytes store never logs; a call here would be a layering bug the test should see.
-    return base::unexpected(StreamsError{StreamsError::Kind::UnsupportedOperation,
-                                         "FakeStateStoreContext does not log changes"});
-  }
-  void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit) override {
-    registered_ = &store;
-    restore_ = std::move(restore);
-    commit_ = std::move(commit);
-  }
-  ThreadCache* cache() override { return nullptr; }
-  const std::string& state_dir() const override { return state_dir_; }
-  FileSystem& file_system() override { return fs_; }
-  rocksdb::Env* rocksdb_env() override { return nullptr; }
-
-  void set_consistency_enabled(bool enabled) { consistency_enabled_ = enabled; }
-  // The record being processed: source topic, partition and offset.
-  void at(std::optional<std::string> topic, int32_t partition, int64_t offset) {
-    set_record_context(RecordContext{std::move(topic), partition, offset, 0, {}});
-  }
-  Status commit() { return commit_(); }
-  Status restore(const std::vector<ConsumerRecord>& records) { return restore_(records); }
-  StateStore* registered() const { return registered_; }
-
- private:
-  std::string application_id_ = "app";
-  std::string state_dir_;
-  std::optional<RecordContext> record_context_;
-  bool consistency_enabled_ = false;
-  PosixFileSystem fs_;
-  StateStore* registered_ = nullptr;
-  RestoreCallback restore_;
-  CommitCallback commit_;
-};
 
 Bytes b(std::string_view s) {
   return Bytes::wrap(s);
@@ -113,7 +62,7 @@ class RocksDBStoreTest : public ::testing::Test {
     if (tmp.empty() || tmp.back() != '/') tmp += '/';
     root_ = tmp + "iqsim_rocksdb_" + info->test_suite_name() + "_" + info->name();
     ASSERT_TRUE(fs_.delete_recursively(root_).has_value());
-    context_ = std::make_unique<FakeStateStoreContext>(root_ + "/app/0_0");
+    context_ = std::make_unique<TestStateStoreContext>(fs_, root_ + "/app/0_0");
   }
   void TearDown() override {
     store_.reset();  // closes the DB before its files go
@@ -134,7 +83,7 @@ class RocksDBStoreTest : public ::testing::Test {
 
   PosixFileSystem fs_;
   std::string root_;
-  std::unique_ptr<FakeStateStoreContext> context_;
+  std::unique_ptr<TestStateStoreContext> context_;
   std::unique_ptr<RocksDBStore> store_;
 };
 

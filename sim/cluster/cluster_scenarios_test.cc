@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cluster/cluster.h"
+#include "cluster/cluster_test_utils.h"
 #include "iq/key_query.h"
 #include "processor/default_partitioner.h"
 #include "state/serdes.h"
@@ -16,38 +17,7 @@
 namespace iq::sim {
 namespace {
 
-ClusterConfig count_config(uint64_t seed, int32_t instances, int32_t partitions) {
-  ClusterConfig c;
-  c.seed = seed;
-  c.instances = instances;
-  c.streams.application_id = "app";
-  c.streams.commit_interval_ms = 100;
-  c.topology.kind = TopologyKind::Count;
-  c.topology.source_topic = "words";
-  c.topology.source_partitions = partitions;
-  c.topology.store_name = "counts";
-  return c;
-}
-
-int32_t partition_of(int32_t key, int32_t partitions) {
-  return partition_for_key(Serde<int32_t>::serialize(key).view(), partitions);
-}
-
-// The instance whose application.server is `host`, or nullptr.
-Instance* instance_at(Cluster& cluster, const HostInfo& host) {
-  for (int32_t n = 1; n <= cluster.instance_count(); ++n) {
-    if (cluster.instance(n).host() == host) return &cluster.instance(n);
-  }
-  return nullptr;
-}
-
-void expect_no_errors(Cluster& cluster) {
-  for (int32_t n = 1; n <= cluster.instance_count(); ++n) {
-    const auto& errors = cluster.instance(n).errors();
-    EXPECT_TRUE(errors.empty()) << cluster.seed_text() << " instance-" << n << ": "
-                                << (errors.empty() ? "" : errors.front());
-  }
-}
+using namespace testing_utils;  // NOLINT: shared test helpers
 
 // Produces `per_step` records every `step_ms` (keys cycling over [1, keys]) and runs the world
 // in between, until `until_ms`. `next_key` carries the cycle across calls.

@@ -1,6 +1,7 @@
 // Cluster tests: impl/'s KafkaStreams running as instances of a simulated cluster, over the
 // simulated broker, network and disks, on virtual time.
 #include "cluster/cluster.h"
+#include "cluster/cluster_test_utils.h"
 
 #include <gtest/gtest.h>
 
@@ -11,18 +12,7 @@
 namespace iq::sim {
 namespace {
 
-ClusterConfig count_config(uint64_t seed, int32_t instances, int32_t partitions) {
-  ClusterConfig c;
-  c.seed = seed;
-  c.instances = instances;
-  c.streams.application_id = "app";
-  c.streams.commit_interval_ms = 100;
-  c.topology.kind = TopologyKind::Count;
-  c.topology.source_topic = "words";
-  c.topology.source_partitions = partitions;
-  c.topology.store_name = "counts";
-  return c;
-}
+using namespace testing_utils;  // NOLINT: shared test helpers
 
 // The count an instance's store holds for `key`, if the instance answered with one.
 std::optional<int64_t> count_on(const Instance& instance, int32_t key) {
@@ -32,17 +22,6 @@ std::optional<int64_t> count_on(const Instance& instance, int32_t key) {
   auto only = r->only_partition_result<int64_t>();
   if (!only || *only == nullptr) return std::nullopt;
   return (*only)->result<std::optional<int64_t>>();
-}
-
-int32_t partition_of(int32_t key, int32_t partitions) {
-  return partition_for_key(Serde<int32_t>::serialize(key).view(), partitions);
-}
-
-void expect_no_errors(Cluster& cluster) {
-  for (int32_t n = 1; n <= cluster.instance_count(); ++n) {
-    EXPECT_TRUE(cluster.instance(n).errors().empty())
-        << cluster.seed_text() << " instance-" << n << ": " << cluster.instance(n).errors().front();
-  }
 }
 
 // Produces key k exactly k times for k in [1, keys].

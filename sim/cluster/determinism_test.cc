@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "cluster/cluster_test_utils.h"
 
 namespace iq::sim {
 namespace {
@@ -44,20 +45,12 @@ std::optional<std::string> first_difference(const std::vector<TracedEvent>& a,
          event_text(a_shorter ? b[common] : a[common]);
 }
 
-ClusterConfig count_config(uint64_t seed, int32_t instances, int32_t partitions) {
-  ClusterConfig c;
-  c.seed = seed;
-  c.instances = instances;
-  c.streams.application_id = "app";
-  c.streams.commit_interval_ms = 100;
-  c.topology.kind = TopologyKind::Count;
-  c.topology.source_topic = "words";
-  c.topology.source_partitions = partitions;
-  c.topology.store_name = "counts";
-  c.link = LinkConfig{.delay_ms_min = 1, .delay_ms_max = 20};  // delays drawn from the seed
+// The shared Count configuration, with link delays drawn from the seed.
+ClusterConfig delayed_count_config(uint64_t seed, int32_t instances, int32_t partitions) {
+  ClusterConfig c = testing_utils::count_config(seed, instances, partitions);
+  c.link = LinkConfig{.delay_ms_min = 1, .delay_ms_max = 20};
   return c;
 }
-
 void produce_steadily(Cluster& cluster, int64_t until_ms, int32_t keys, int32_t& next_key) {
   while (cluster.now_ms() < until_ms) {
     for (int32_t i = 0; i < 2; ++i) {
@@ -123,7 +116,7 @@ struct RunOutput {
 };
 
 RunOutput run_scenario(const NamedScenario& s, uint64_t seed, bool record_trace) {
-  ClusterConfig config = count_config(seed, s.instances, 4);
+  ClusterConfig config = delayed_count_config(seed, s.instances, 4);
   config.streams.assignment.num_standby_replicas = 1;
   config.streams.assignment.acceptable_recovery_lag = s.acceptable_recovery_lag;
   config.streams.assignment.probing_rebalance_interval_ms = 60'000;

@@ -17,7 +17,7 @@
 #include "disk/sim_disk.h"
 #include "disk/sim_file_system.h"
 #include "state/rocksdb_store.h"
-#include "state/state_store_context.h"
+#include "state/test_state_store_context.h"
 
 namespace iq::sim {
 namespace {
@@ -208,57 +208,11 @@ TEST_F(SimRocksEnvTest, CrashWithOpenDatabaseDies) {
       "locks held \\(first: /state/app/0_0/rocksdb/s/LOCK\\)");
 }
 
-// A StateStoreContext with what RocksDBStore touches, on a SimDisk: its files through
-// SimFileSystem and its database through SimRocksEnv, as a simulated instance's will be.
-class SimStateStoreContext final : public StateStoreContext {
- public:
-  SimStateStoreContext(SimDisk& disk, SimRocksEnv& env, std::string state_dir)
-      : fs_(disk), env_(env), state_dir_(std::move(state_dir)) {}
-
-  const std::string& application_id() const override { return application_id_; }
-  TaskId task_id() const override { return TaskId{0, 0}; }
-  const RecordContext* record_context() const override {
-    return record_context_ ? &*record_context_ : nullptr;
-  }
-  void set_record_context(std::optional<RecordContext> context) override {
-    record_context_ = std::move(context);
-  }
-  bool consistency_enabled() const override { return false; }
-  Status log_change(const std::string& /*store_name*/, const Bytes& /*key*/,
-                    const ValueBytes& /*value*/, int64_t /*timestamp*/,
-                    const Position& /*position*/) override {
-    // A bytes store never logs; a call here would be a layering bug the test should see.
-    return base::unexpected(StreamsError{StreamsError::Kind::UnsupportedOperation,
-                                         "SimStateStoreContext does not log changes"});
-  }
-  void register_store(StateStore& /*store*/, RestoreCallback /*restore*/,
-                      CommitCallback commit) override {
-    commit_ = std::move(commit);
-  }
-  ThreadCache* cache() override { return nullptr; }
-  const std::string& state_dir() const override { return state_dir_; }
-  FileSystem& file_system() override { return fs_; }
-  rocksdb::Env* rocksdb_env() override { return env_.env(); }
-
-  void at(const std::string& topic, int32_t partition, int64_t offset) {
-    set_record_context(RecordContext{topic, partition, offset, 0, {}});
-  }
-  // What a commit does for this store: flush, then the commit callback writes <store>.position.
-  Status commit() { return commit_(); }
-
- private:
-  std::string application_id_ = "app";
-  SimFileSystem fs_;
-  SimRocksEnv& env_;
-  std::string state_dir_;
-  std::optional<RecordContext> record_context_;
-  CommitCallback commit_;
-};
-
 // RocksDBStore on the simulated disk: a committed write and its position survive a crash; a
 // write after the commit is lost with its position.
 TEST_F(SimRocksEnvTest, RocksDBStoreKeepsCommittedStateAcrossCrash) {
-  SimStateStoreContext context(disk_, env_, "/state/app/0_0");
+  SimFileSystem context_fs(disk_);
+  TestStateStoreContext context(context_fs, "/state/app/0_0", env_.env());
   auto store = std::make_unique<RocksDBStore>("s");
   ASSERT_TRUE(store->init(context, *store).has_value());
   context.at("input", 0, 5);
@@ -271,7 +225,8 @@ TEST_F(SimRocksEnvTest, RocksDBStoreKeepsCommittedStateAcrossCrash) {
   store->close();  // no flush: the crash
   disk_.crash();
 
-  SimStateStoreContext reopened(disk_, env_, "/state/app/0_0");
+  SimFileSystem reopened_fs(disk_);
+  TestStateStoreContext reopened(reopened_fs, "/state/app/0_0", env_.env());
   store = std::make_unique<RocksDBStore>("s");
   auto init = store->init(reopened, *store);
   ASSERT_TRUE(init.has_value()) << init.error().to_string();
@@ -289,7 +244,8 @@ TEST_F(SimRocksEnvTest, RocksDBStoreKeepsCommittedStateAcrossCrash) {
 // RocksDBStore on a wiped disk starts empty with an empty position.
 TEST_F(SimRocksEnvTest, RocksDBStoreOnWipedDiskStartsEmpty) {
   {
-    SimStateStoreContext context(disk_, env_, "/state/app/0_0");
+    SimFileSystem context_fs(disk_);
+    TestStateStoreContext context(context_fs, "/state/app/0_0", env_.env());
     RocksDBStore store("s");
     ASSERT_TRUE(store.init(context, store).has_value());
     context.at("input", 0, 1);
@@ -299,7 +255,8 @@ TEST_F(SimRocksEnvTest, RocksDBStoreOnWipedDiskStartsEmpty) {
     store.close();
   }
   disk_.wipe();
-  SimStateStoreContext context(disk_, env_, "/state/app/0_0");
+  SimFileSystem context_fs(disk_);
+  TestStateStoreContext context(context_fs, "/state/app/0_0", env_.env());
   RocksDBStore store("s");
   ASSERT_TRUE(store.init(context, store).has_value());
   auto k = store.get(Bytes::wrap("k"));

@@ -2,6 +2,7 @@
 // KeyQueryMetadata over the simulated network into a History, on a Count topology.
 #include <gtest/gtest.h>
 
+#include "cluster/cluster_test_utils.h"
 #include "history/history.h"
 #include "workload/producer_workload.h"
 #include "workload/query_client_workload.h"
@@ -9,18 +10,7 @@
 namespace iq::sim {
 namespace {
 
-ClusterConfig count_config(uint64_t seed, int32_t instances, int32_t partitions) {
-  ClusterConfig c;
-  c.seed = seed;
-  c.instances = instances;
-  c.streams.application_id = "app";
-  c.streams.commit_interval_ms = 100;
-  c.topology.kind = TopologyKind::Count;
-  c.topology.source_topic = "words";
-  c.topology.source_partitions = partitions;
-  c.topology.store_name = "counts";
-  return c;
-}
+using namespace testing_utils;  // NOLINT: shared test helpers
 
 QueryClientConfig client_config(int32_t clients, int64_t start_ms, int64_t stop_ms) {
   QueryClientConfig q;
