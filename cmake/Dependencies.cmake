@@ -7,3 +7,4 @@ find_package(fmt REQUIRED)                   # libfmt-dev
 find_package(benchmark REQUIRED)             # libbenchmark-dev
 find_package(Boost 1.81 REQUIRED)            # libboost1.81-dev (header-only Asio)
 find_package(Threads REQUIRED)
+find_package(tomlplusplus REQUIRED)          # libtomlplusplus-dev 3.3 (scenario files)

@@ -26,6 +26,7 @@ struct StreamsConfig {
   int64_t state_cleanup_delay_ms = 600'000;
   bool consistency_offset_vector_enabled = false;  // __iq.consistency.offset.vector.enabled__
   AssignmentConfigs assignment;                    // num.standby.replicas, warmups, lag, probing
+  bool operator==(const StreamsConfig&) const = default;
 };
 
 struct ThreadIo {

@@ -31,6 +31,7 @@ struct TopologyConfig {
 
   // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
   bool timestamped() const { return kind != TopologyKind::PapiWriter; }
+  bool operator==(const TopologyConfig&) const = default;
 };
 
 // One task's instance of a topology: its store stack and its processor.

@@ -52,6 +52,7 @@ struct GroupCoordinatorConfig {
   int64_t new_member_join_timeout_ms = 300'000;
   int32_t max_groups = 1'000;             // bound: assert
   int64_t max_pending_outputs = 100'000;  // bound on undrained responses and events: assert
+  bool operator==(const GroupCoordinatorConfig&) const = default;
 };
 
 // Kafka's OffsetAndMetadata. Streams puts the partition time, encoded, into `metadata`.

@@ -33,6 +33,7 @@ struct SimBrokerConfig {
   int64_t max_total_records = 10'000'000;  // bound on retained records: assert
   int32_t max_partitions_per_topic = 1'024;
   GroupCoordinatorConfig coordinator;
+  bool operator==(const SimBrokerConfig&) const = default;
 };
 
 class SimBroker {

@@ -52,7 +52,7 @@ Instance& Cluster::add_instance() {
 
 void Cluster::start_all() {
   for (auto& i : instances_) {
-    if (!i->running() && !i->retired()) i->start();
+    if (!i->retired() && (!i->running() || i->not_started())) i->start();
   }
 }
 
@@ -84,15 +84,18 @@ int32_t Cluster::produce(int32_t key, int64_t value) {
   return p;
 }
 
-int64_t Cluster::produce_to(int32_t partition, int32_t key, int64_t value, int64_t timestamp_ms) {
+int64_t Cluster::produce_to(int32_t partition, int32_t key, std::optional<int64_t> value,
+                            int64_t timestamp_ms) {
   IQ_ASSERT(partition >= 0 && partition < config_.topology.source_partitions, "partition {}",
             partition);
-  auto offset = broker_->broker().produce(
-      {config_.topology.source_topic, partition}, Serde<int32_t>::serialize(key),
-      Serde<int64_t>::serialize(value), timestamp_ms, {}, now_ms());
+  std::optional<Bytes> bytes;
+  if (value) bytes = Serde<int64_t>::serialize(*value);
+  auto offset = broker_->broker().produce({config_.topology.source_topic, partition},
+                                          Serde<int32_t>::serialize(key), std::move(bytes),
+                                          timestamp_ms, {}, now_ms());
   IQ_ASSERT(offset.has_value(), "produce key {} to {}: {}", key, partition,
             errors_name(offset.error()));
-  produced_[key].push_back(value);
+  if (value) produced_[key].push_back(*value);
   return *offset;
 }
 

@@ -15,7 +15,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/prng.h"
@@ -39,6 +41,7 @@ struct ClusterConfig {
   int32_t session_timeout_ms = 45'000;
   int32_t rebalance_timeout_ms = 300'000;
   int64_t heartbeat_interval_ms = 3'000;
+  bool operator==(const ClusterConfig&) const = default;
 };
 
 class Cluster {
@@ -53,7 +56,8 @@ class Cluster {
   int32_t instance_count() const { return static_cast<int32_t>(instances_.size()); }
   // A new, not yet started instance numbered instance_count() + 1.
   Instance& add_instance();
-  void start_all();  // every instance that is neither running nor removed
+  // Every instance that is not removed and not yet started (down, or only created).
+  void start_all();
   // Cuts instance n's node from every node (broker, other instances, clients registered so far)
   // and heals it again; see Instance for what a cut-off instance does.
   void isolate(int32_t n);
@@ -66,9 +70,11 @@ class Cluster {
   // Appends (key, value) to the source topic with the default partitioner, stamped now; returns
   // the partition. The write goes straight to the broker (a producer with zero latency).
   int32_t produce(int32_t key, int64_t value);
-  // Appends to an explicit partition with an explicit timestamp (scripted tests, Kafka's own
-  // tests); recorded in produced() like any other write. Returns the offset.
-  int64_t produce_to(int32_t partition, int32_t key, int64_t value, int64_t timestamp_ms);
+  // Appends to an explicit partition with an explicit timestamp (kNoTimestamp: now) for scripted
+  // tests and Kafka's own tests; a null value is a tombstone. Values are recorded in produced()
+  // like any other write (tombstones are not values and are not). Returns the offset.
+  int64_t produce_to(int32_t partition, int32_t key, std::optional<int64_t> value,
+                     int64_t timestamp_ms);
   // Every value produced so far for each key, in order, for checks.
   const std::map<int32_t, std::vector<int64_t>>& produced() const { return produced_; }
 
@@ -77,6 +83,9 @@ class Cluster {
   const base::Digest& digest() const { return loop_.digest(); }
   // "seed=<n>" for failure messages.
   std::string seed_text() const { return "seed=" + std::to_string(config_.seed); }
+  // A child of the world's Prng (Prng(seed).split(name)); components outside the cluster (the
+  // workloads, the scenario driver) draw from their own named children of the same root.
+  base::Prng split(std::string_view name) const { return prng_.split(name); }
 
   EventLoop& loop() { return loop_; }
   SimNetwork& network() { return *network_; }

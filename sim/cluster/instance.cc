@@ -41,10 +41,29 @@ Instance::~Instance() {
   process_.reset();  // KafkaStreams before the disk its databases live on
 }
 
-void Instance::start() {
-  IQ_ASSERT(!running(), "{} started twice", config_.name);
+void Instance::create() {
+  IQ_ASSERT(!running(), "{} created while running", config_.name);
   IQ_ASSERT(!retired_, "{} was removed", config_.name);
+  build_process();
+}
+
+void Instance::start() {
+  IQ_ASSERT(!retired_, "{} was removed", config_.name);
+  if (running()) {
+    // Only a created process may be started in place.
+    IQ_ASSERT(not_started() && !paused(), "{} started twice", config_.name);
+  } else {
+    build_process();
+  }
   ++starts_;
+  process_->streams->start();
+  IQ_ASSERT(!run_event_.valid(), "{} has a loop before start", config_.name);
+  run_loop();
+}
+
+// A new process on the current disk with its clients and a KafkaStreams in CREATED.
+void Instance::build_process() {
+  closed_process_.reset();  // the closed client goes before a new one opens the same stores
   cut_since_ms_.reset();
   blocked_ = false;
   process_ = std::make_unique<Process>(disk_);
@@ -74,8 +93,6 @@ void Instance::start() {
   }
   p.streams = std::make_unique<KafkaStreams>(config_.streams, config_.topology, std::move(io),
                                              process_id_.to_string());
-  p.streams->start();
-  run_loop();
 }
 
 Status Instance::close() {
@@ -85,8 +102,12 @@ Status Instance::close() {
   if (!s) errors_.push_back("close: " + s.error().to_string());
   service_.loop().cancel(run_event_);
   run_event_ = {};
-  process_.reset();
+  closed_process_ = std::move(process_);
   return s;
+}
+
+KafkaStreams* Instance::closed_streams() {
+  return closed_process_ != nullptr ? closed_process_->streams.get() : nullptr;
 }
 
 void Instance::crash() {
@@ -102,6 +123,7 @@ void Instance::crash() {
 void Instance::restart(bool wipe) {
   IQ_ASSERT(!running(), "{} restarted while running", config_.name);
   if (wipe) {
+    closed_process_.reset();  // a wiped disk has no open handle left
     disk_.wipe();
     process_id_ = draw_process_id(prng_);
   }
@@ -118,7 +140,11 @@ void Instance::pause() {
 void Instance::resume() {
   IQ_ASSERT(running() && paused(), "{} resumed while not paused", config_.name);
   process_->gate.resume();
-  run_loop();
+  if (!not_started()) run_loop();  // a created process gets its loop from start()
+}
+
+bool Instance::not_started() const {
+  return running() && process_->streams->state() == ClientState::CREATED;
 }
 
 bool Instance::paused() const {
@@ -132,6 +158,7 @@ void Instance::deliver(std::function<void()> f) {
 
 void Instance::retire() {
   IQ_ASSERT(!running(), "{} retired while running", config_.name);
+  closed_process_.reset();
   retired_ = true;
 }
 

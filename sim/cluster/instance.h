@@ -8,9 +8,14 @@
 // poll_interval_ms that calls KafkaStreams::run_once(now).
 //
 // Lifecycle:
-// - start(): a new process on the current disk.
-// - close(): KafkaStreams::close() (commit, checkpoint, close tasks), then the process goes away.
-//   No LeaveGroup is sent (Streams' default), so the group notices after the session timeout.
+// - create(): a new process whose KafkaStreams is constructed but not started (Kafka's CREATED
+//   state, as Kafka's tests that query before start()); no loop pass runs. start() starts it.
+// - start(): a new process on the current disk (or starts the one create() built).
+// - close(): KafkaStreams::close() (commit, checkpoint, close tasks). No LeaveGroup is sent
+//   (Streams' default), so the group notices after the session timeout. The closed KafkaStreams
+//   object lingers, in NOT_RUNNING, until the next start, crash or retire: an application that
+//   closed its client can still call query() on it (StreamsStoppedException, as Kafka's
+//   IQv2IntegrationTest checks); see closed_streams(). Its loop is gone and it sends nothing.
 // - crash(): the process goes away without close(): KafkaStreams and the clients are destroyed,
 //   which closes every RocksDB database without a flush (RocksDBStore's destructor, as a killed
 //   process), then SimDisk::crash() drops everything not synced. Nothing is sent to the broker;
@@ -70,6 +75,7 @@ class Instance {
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
+  void create();
   void start();
   [[nodiscard]] Status close();
   void crash();
@@ -83,7 +89,12 @@ class Instance {
   // The machine is gone for good: the process must be down; start() is refused afterwards.
   void retire();
 
+  // A process exists (created, started, possibly paused).
   bool running() const { return process_ != nullptr; }
+  // The KafkaStreams a close() left behind (NOT_RUNNING), until the next start; else nullptr.
+  KafkaStreams* closed_streams();
+  // A process exists but KafkaStreams::start() was not called yet (create() without start()).
+  bool not_started() const;
   bool paused() const;
   bool retired() const { return retired_; }
   // True while the link to the broker is cut (and seen so by the last loop pass), for at most
@@ -108,6 +119,7 @@ class Instance {
   // close their databases), then the clients, then the Env the databases were opened on.
   struct Process;
 
+  void build_process();
   void run_loop();
   void check_callback_errors();
   // Updates cut_since_ms_ and returns whether this pass is blocked on the broker.
@@ -119,6 +131,7 @@ class Instance {
   ProcessId process_id_;
   SimDisk disk_;
   std::unique_ptr<Process> process_;
+  std::unique_ptr<Process> closed_process_;  // what close() left behind, see closed_streams()
   EventId run_event_;
   std::vector<std::string> errors_;
   uint64_t starts_ = 0;

@@ -67,6 +67,7 @@ struct SimConsumerConfig {
   int32_t max_records_per_fetch = 500;  // per partition (max.partition.fetch.bytes, in records)
   // request.timeout.ms: a fetch unanswered this long is taken as lost and may be sent again.
   int64_t request_timeout_ms = 30'000;
+  bool operator==(const SimConsumerConfig&) const = default;
 };
 
 class SimConsumer final : public Consumer {

@@ -22,6 +22,8 @@
 
 #include "iq/failure_reason.h"
 #include "iq/position.h"
+#include "iq/query.h"
+#include "iq/result_order.h"
 #include "iq/streams_error.h"
 #include "processor/task.h"
 #include "processor/thread_state.h"
@@ -64,7 +66,13 @@ const char* to_string(BoundMode m);
 
 struct QueryRequestRecord {
   std::string store;
-  std::string query;                            // Query::describe()
+  std::string query;  // Query::describe()
+  // The query as data, for the checks: its kind (KeyQuery, TimestampedRangeQuery, ...), the key
+  // of a key query, the bounds (absent: open) and order of a range query.
+  QueryKind kind = QueryKind::KeyQuery;
+  std::optional<int32_t> lower;
+  std::optional<int32_t> upper;
+  ResultOrder order = ResultOrder::ANY;
   std::optional<int32_t> key;                   // the key the client routed by
   std::optional<std::set<int32_t>> partitions;  // empty: all partitions
   BoundMode bound_mode = BoundMode::kUnbounded;
@@ -96,6 +104,9 @@ const char* to_string(OutcomeKind k);
 
 struct QueryRecord {
   uint64_t id = 0;  // unique per History, in invoke order
+  // Who asked: a query client (client >= 0), a scripted step or a liveness probe (client -1).
+  enum class Source { kClient, kScripted, kLiveness };
+  Source source = Source::kClient;
   int32_t client = -1;
   uint64_t query = 0;   // the client's logical query; retries share it
   int32_t attempt = 1;  // 1 for the first try

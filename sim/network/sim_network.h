@@ -40,6 +40,7 @@ struct LinkConfig {
   int64_t delay_ms_min = 1;
   int64_t delay_ms_max = 1;
   base::Ratio loss{0, 1};
+  bool operator==(const LinkConfig&) const = default;
 };
 
 struct NetworkLimits {

@@ -34,6 +34,7 @@ struct ProducerConfig {
   KeyDistribution distribution = KeyDistribution::kUniform;
   int64_t value = 1;
   uint64_t records_max = 1'000'000;
+  bool operator==(const ProducerConfig&) const = default;
 };
 
 class ProducerWorkload {

@@ -4,13 +4,13 @@
 
 #include "history/placement.h"
 #include "iq/key_query.h"
-#include "iq/key_value_iterator.h"
 #include "iq/range_query.h"
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
 #include "processor/default_partitioner.h"
 #include "state/serdes.h"
+#include "workload/query_conversion.h"
 
 namespace iq::sim {
 
@@ -51,41 +51,6 @@ struct QueryClientWorkload::Pending {
 
 namespace {
 
-// Every key-value result shape: plain or timestamped, point or range.
-PartitionOutcome convert(int32_t partition, const QueryResult& r) {
-  PartitionOutcome o;
-  o.partition = partition;
-  o.success = r.is_success();
-  o.position = r.position();
-  if (!o.success) {
-    o.failure_reason = r.failure_reason();
-    o.failure_message = r.failure_message().value_or("");
-    return o;
-  }
-  const std::any& raw = r.raw_result();
-  if (const auto* it = std::any_cast<KeyValueIterator<int32_t, int64_t>>(&raw)) {
-    KeyValueList entries;
-    for (const auto& e : it->entries) entries.emplace_back(e.key, e.value);
-    o.value = std::move(entries);
-  } else if (const auto* tit =
-                 std::any_cast<KeyValueIterator<int32_t, ValueAndTimestamp<int64_t>>>(&raw)) {
-    KeyValueList entries;
-    for (const auto& e : tit->entries) {
-      entries.emplace_back(e.key, e.value.value);
-      o.timestamps.push_back(e.value.timestamp);
-    }
-    o.value = std::move(entries);
-  } else if (const auto* v = std::any_cast<std::optional<int64_t>>(&raw)) {
-    o.value = *v;
-  } else if (const auto* tv = std::any_cast<std::optional<ValueAndTimestamp<int64_t>>>(&raw)) {
-    o.value = *tv ? std::optional<int64_t>((*tv)->value) : std::nullopt;
-    if (*tv) o.timestamps.push_back((*tv)->timestamp);
-  }
-  IQ_ASSERT(!std::holds_alternative<std::monostate>(o.value),
-            "partition {}: a success of an unexpected result type", partition);
-  return o;
-}
-
 // One of the four key-value query types.
 StateQueryRequest make_request(const std::string& store, bool range, bool timestamped, int32_t key,
                                int32_t width) {
@@ -116,15 +81,23 @@ bool has_reason(const QueryRecord& r, FailureReason reason) {
 QueryClientWorkload::QueryClientWorkload(Cluster& cluster, History& history,
                                          QueryClientConfig config, base::Prng prng,
                                          const ProducerWorkload* producer)
+    : QueryClientWorkload(cluster, history, std::move(config), prng,
+                          producer == nullptr ? ProducedBound() : ProducedBound([producer] {
+                            return producer->acknowledged();
+                          })) {}
+
+QueryClientWorkload::QueryClientWorkload(Cluster& cluster, History& history,
+                                         QueryClientConfig config, base::Prng prng,
+                                         ProducedBound produced)
     : cluster_(cluster),
       history_(history),
       config_(std::move(config)),
       prng_(prng),
-      producer_(producer) {
+      produced_(std::move(produced)) {
   IQ_ASSERT(config_.clients >= 1 && config_.clients <= 1'000, "clients={}", config_.clients);
   IQ_ASSERT(!config_.bound_modes.empty());
   IQ_ASSERT(
-      producer_ != nullptr || std::find(config_.bound_modes.begin(), config_.bound_modes.end(),
+      produced_ != nullptr || std::find(config_.bound_modes.begin(), config_.bound_modes.end(),
                                         BoundMode::kProduced) == config_.bound_modes.end(),
       "a produced bound needs a producer");
   IQ_ASSERT(config_.retry.attempts_max >= 1 && config_.retry.attempts_max <= 30, "attempts_max={}",
@@ -190,10 +163,15 @@ void QueryClientWorkload::attempt(int32_t client) {
   r.request.bound_mode = s.bound_mode;
   r.request.require_active = s.require_active;
   if (s.bound_mode == BoundMode::kSession) r.request.bound = c.session;
-  if (s.bound_mode == BoundMode::kProduced) r.request.bound = producer_->acknowledged();
+  if (s.bound_mode == BoundMode::kProduced) r.request.bound = produced_();
 
   auto request = make_request(config_.store, s.range, s.timestamped, s.key, config_.range_width);
   r.request.query = request.query().describe();
+  r.request.kind = request.query().kind();
+  if (s.range) {
+    r.request.lower = s.key;
+    r.request.upper = s.key + config_.range_width - 1;
+  }
   const int32_t key_partition = partition_for_key(Serde<int32_t>::serialize(s.key).view(),
                                                   cluster_.config().topology.source_partitions);
   r.request.partitions = std::set<int32_t>{key_partition};
@@ -287,15 +265,11 @@ void QueryClientWorkload::serve(uint64_t id, const std::string& target, const st
   p.served = true;
   auto result = instance->streams().query(*p.request);
   p.placement_at_answer = take_placement(cluster_, config_.store, {p.partition});
-  if (!result) {
-    p.outcome = OutcomeKind::kStreamsError;
-    p.error = result.error();
-  } else {
-    p.outcome = OutcomeKind::kAnswered;
-    for (const auto& [partition, qr] : result->partition_results()) {
-      p.partitions.push_back(convert(partition, qr));
-    }
-  }
+  QueryRecord answer;
+  record_outcome(answer, result);
+  p.outcome = answer.outcome;
+  p.error = std::move(answer.error);
+  p.partitions = std::move(answer.partitions);
   std::weak_ptr<Alive> weak = alive_;
   cluster_.network().send(target, from, "reply", [this, weak, id] {
     if (!weak.expired()) complete(id);

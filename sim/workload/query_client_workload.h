@@ -22,6 +22,7 @@
 // handlers hold a weak liveness token and do nothing once it is gone.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,7 @@ struct RetryPolicy {
   bool on_streams_error = true;
   bool on_timeout = true;
   bool on_not_routed = true;
+  bool operator==(const RetryPolicy&) const = default;
 };
 
 struct QueryClientConfig {
@@ -65,14 +67,22 @@ struct QueryClientConfig {
   base::Ratio standby_odds{1, 3};  // send to a standby host when the metadata lists one
   int64_t timeout_ms = 1'000;
   RetryPolicy retry;
+  bool operator==(const QueryClientConfig&) const = default;
 };
 
 class QueryClientWorkload {
  public:
+  // The "produced" bound of an attempt, read when the attempt starts.
+  using ProducedBound = std::function<Position()>;
+
   // `producer` may be null only if bound_modes has no kProduced. `prng` is the workload's own
   // child stream (world.split("query-clients")); client i splits "client-i" from it.
   QueryClientWorkload(Cluster& cluster, History& history, QueryClientConfig config, base::Prng prng,
                       const ProducerWorkload* producer);
+  // The same with the produced bound from elsewhere (the scenario driver without a producer in
+  // the test uses the broker's end offsets); empty only if bound_modes has no kProduced.
+  QueryClientWorkload(Cluster& cluster, History& history, QueryClientConfig config, base::Prng prng,
+                      ProducedBound produced);
   ~QueryClientWorkload();
   QueryClientWorkload(const QueryClientWorkload&) = delete;
   QueryClientWorkload& operator=(const QueryClientWorkload&) = delete;
@@ -107,7 +117,7 @@ class QueryClientWorkload {
   History& history_;
   QueryClientConfig config_;
   base::Prng prng_;
-  const ProducerWorkload* producer_;
+  ProducedBound produced_;
   std::vector<std::unique_ptr<Client>> clients_;
   std::map<uint64_t, std::unique_ptr<Pending>> pending_;  // by record id
   uint64_t queries_started_ = 0;

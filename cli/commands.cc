@@ -1,0 +1,444 @@
+#include "commands.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+#include "runner.h"
+#include "scenario/scenario_driver.h"
+#include "scenario/scenario_parser.h"
+#include "scenario/scenario_writer.h"
+#include "shrink.h"
+#include "summary.h"
+#include "sweep.h"
+
+namespace iq::cli {
+
+namespace {
+
+// Violations printed by `run` (replay prints every one in full).
+constexpr size_t kViolationsPrintedMax = 20;
+// Summary JSON files `merge` reads are at most this large.
+constexpr std::uintmax_t kSummaryBytesMax = 256ull << 20;
+
+void error(const std::string& message) {
+  std::fprintf(stderr, "iqsim: %s\n", message.c_str());
+}
+
+base::Expected<sim::Scenario, std::string> load(const std::string& file,
+                                                std::optional<uint64_t> seed) {
+  auto scenario = sim::parse_scenario_file(file, seed);
+  if (!scenario) return base::unexpected(scenario.error().to_string());
+  return std::move(scenario).value();
+}
+
+// Writes the whole file or reports why not; an existing file is replaced only once the new text
+// is complete (written beside it, then renamed), so a failed write never loses the old one.
+bool write_text(const std::string& path, const std::string& text) {
+  std::filesystem::path target(path);
+  std::filesystem::path temporary = target;
+  temporary += ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      error("cannot write " + temporary.string());
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, target, ec);
+  if (ec) {
+    error("cannot write " + path + ": " + ec.message());
+    return false;
+  }
+  return true;
+}
+
+std::string counts_text(const std::map<std::string, uint64_t>& counts) {
+  if (counts.empty()) return "none";
+  std::string out;
+  for (const auto& [property, n] : counts) {
+    out += (out.empty() ? "" : ", ") + property + " " + std::to_string(n);
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+void print_report_header(const std::string& command, const properties::RunReport& r) {
+  std::printf("iqsim %s %s ('%s'), seed %llu\n", command.c_str(), r.scenario.c_str(),
+              r.title.c_str(), static_cast<unsigned long long>(r.seed));
+  std::printf("  properties checked: %s\n", join(r.properties_checked).c_str());
+  std::printf("  queries judged: %llu of %llu; virtual time %lld ms; %llu events; digest %s\n",
+              static_cast<unsigned long long>(r.queries_judged),
+              static_cast<unsigned long long>(r.queries_total),
+              static_cast<long long>(r.virtual_ms), static_cast<unsigned long long>(r.events),
+              r.digest.c_str());
+}
+
+void print_verdict(const properties::RunReport& r) {
+  std::map<std::string, uint64_t> unexpected;
+  for (const properties::Violation& v : r.violations) ++unexpected[v.property];
+  std::map<std::string, uint64_t> findings;
+  for (const properties::Violation& v : r.expected_violations) ++findings[v.property];
+  if (!findings.empty()) {
+    std::printf("  expected violations (findings): %s\n", counts_text(findings).c_str());
+  }
+  for (const std::string& p : r.unexpectedly_held) {
+    std::printf("  %s: declared as an expected failure, but it held (the finding went away)\n",
+                p.c_str());
+  }
+  if (r.passed()) {
+    std::printf("PASSED\n");
+  } else {
+    std::printf("FAILED: %zu violation%s (%s)\n", r.violations.size(),
+                r.violations.size() == 1 ? "" : "s", counts_text(unexpected).c_str());
+    std::printf("reproduce: %s\n", r.reproduce_command().c_str());
+  }
+}
+
+// `run`: each violation on one line; `replay`: each in full.
+void print_violations(const properties::RunReport& r, bool full) {
+  for (size_t i = 0; i < r.violations.size(); ++i) {
+    const properties::Violation& v = r.violations[i];
+    if (full) {
+      std::printf("%s\n", v.to_string().c_str());
+      continue;
+    }
+    if (i == kViolationsPrintedMax) {
+      std::printf("  ... %zu more (iqsim replay prints them all)\n", r.violations.size() - i);
+      break;
+    }
+    std::printf("  [%s] record #%llu at %lld ms: %s\n", v.property.c_str(),
+                static_cast<unsigned long long>(v.record_id), static_cast<long long>(v.at_ms),
+                v.summary.c_str());
+  }
+  if (!full) return;
+  for (const properties::Violation& v : r.expected_violations) {
+    std::printf("(expected) %s\n", v.to_string().c_str());
+  }
+}
+
+bool write_summaries(const SweepSummary& summary, const std::string& json_out,
+                     const std::string& junit_out) {
+  bool ok = true;
+  if (!json_out.empty()) ok = write_text(json_out, to_json(summary).dump(2) + "\n") && ok;
+  if (!junit_out.empty()) ok = write_text(junit_out, to_junit(summary)) && ok;
+  return ok;
+}
+
+std::string stem_of(const std::string& file) {
+  return std::filesystem::path(file).stem().string();
+}
+
+// ---- fuzz ----
+
+void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double seconds) {
+  std::printf("iqsim fuzz %s ('%s'): seeds %llu..%llu, shard %s, %d jobs\n", s.scenario.c_str(),
+              s.title.c_str(), static_cast<unsigned long long>(s.first_seed),
+              static_cast<unsigned long long>(s.first_seed + s.seed_count - 1),
+              shard.to_string().c_str(), jobs);
+  std::printf(
+      "  runs: %llu, passed %llu, failed %llu%s\n", static_cast<unsigned long long>(s.runs()),
+      static_cast<unsigned long long>(s.passed()), static_cast<unsigned long long>(s.failed()),
+      s.stopped_early ? " (stopped at the first failure)" : "");
+  std::printf("  properties checked: %s\n", join(s.properties_checked()).c_str());
+  std::printf("  queries judged: %llu of %llu\n",
+              static_cast<unsigned long long>(s.queries_judged()),
+              static_cast<unsigned long long>(s.queries_total()));
+  std::printf("  violations by property: %s\n", counts_text(s.violations_by_property()).c_str());
+  std::printf("  expected violations (findings): %s\n",
+              counts_text(s.expected_violations_by_property()).c_str());
+  auto held = s.unexpectedly_held_by_property();
+  if (!held.empty()) {
+    std::printf("  declared failures that held (seeds): %s\n", counts_text(held).c_str());
+  }
+  double wall = std::max(seconds, 1e-9);
+  std::printf("  speed: %.2f seeds/s, %.0f queries judged/s (%.1f s wall)\n",
+              static_cast<double>(s.runs()) / wall, static_cast<double>(s.queries_judged()) / wall,
+              seconds);
+  if (s.failed() == 0) return;
+  std::printf("failures:\n");
+  for (const SeedResult& r : s.results) {
+    if (r.passed) continue;
+    std::string why = !r.violations.empty()
+                          ? r.violations.front().property + ": " + r.violations.front().summary
+                          : r.unexpectedly_held.front() + " held though declared as failing";
+    std::printf("  %s    # %s\n", r.reproduce.c_str(), why.c_str());
+  }
+}
+
+// One seed of a sweep: parse with the seed (its choices), run, keep the failing scenario.
+base::Expected<SeedResult, std::string> run_seed(const FuzzArgs& args, uint64_t seed) {
+  auto scenario = load(args.file, seed);
+  if (!scenario) return base::unexpected(scenario.error());
+  properties::RunReport report = properties::run_scenario(*scenario, {});
+  SeedResult result = seed_result(report);
+  if (!result.passed && !args.failures_dir.empty()) {
+    std::filesystem::path out = std::filesystem::path(args.failures_dir) /
+                                (stem_of(args.file) + "-seed" + std::to_string(seed) + ".toml");
+    if (!write_text(out.string(), sim::to_toml(*scenario))) {
+      return base::unexpected("cannot write " + out.string());
+    }
+  }
+  return result;
+}
+
+// ---- shrink ----
+
+// The written file says where it came from; `iqsim run` parses it with its own seed key.
+sim::Scenario annotated(sim::Scenario minimal, const ShrinkArgs& args,
+                        const std::string& property) {
+  minimal.description = fmt::format(
+      "Shrunk by `iqsim shrink {} --seed {}` to a smaller scenario that still violates {}.{}{}",
+      args.file, args.seed, property,
+      minimal.description.empty() ? "" : "\nOriginal: ", minimal.description);
+  return minimal;
+}
+
+bool violates(const properties::RunReport& r, const std::string& property) {
+  auto is = [&](const properties::Violation& v) { return v.property == property; };
+  return std::any_of(r.violations.begin(), r.violations.end(), is) ||
+         std::any_of(r.expected_violations.begin(), r.expected_violations.end(), is);
+}
+
+std::string shape_of(const sim::Scenario& s) {
+  size_t workloads = 0, steps = 0;
+  for (const sim::TestSpec& t : s.tests) {
+    workloads += t.workloads.size();
+    steps += t.steps.size();
+  }
+  return fmt::format("{} instances, {} tests, {} workloads, {} steps, {} partitions, {} keys",
+                     s.cluster.instances, s.tests.size(), workloads, steps,
+                     s.cluster.topology.source_partitions, s.keys);
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  auto scenario = load(args.file, args.seed);
+  if (!scenario) {
+    error(scenario.error());
+    return kExitBadInput;
+  }
+  properties::RunReport report =
+      properties::run_scenario(*scenario, {.check_determinism = args.check_determinism});
+  print_report_header("run", report);
+  print_violations(report, /*full=*/false);
+  print_verdict(report);
+  SweepSummary summary;
+  summary.command = "run";
+  summary.scenario = args.file;
+  summary.title = scenario->title;
+  summary.first_seed = scenario->seed;
+  summary.seed_count = 1;
+  summary.shards = {"0/1"};
+  summary.results.push_back(seed_result(report));
+  if (!write_summaries(summary, args.json_out, args.junit_out)) return kExitBadInput;
+  return report.passed() ? kExitPassed : kExitFailed;
+}
+
+int replay_command(const std::string& file, uint64_t seed) {
+  auto scenario = load(file, seed);
+  if (!scenario) {
+    error(scenario.error());
+    return kExitBadInput;
+  }
+  properties::RunReport report = properties::run_scenario(*scenario, {});
+  print_report_header("replay", report);
+  print_violations(report, /*full=*/true);
+  print_verdict(report);
+  return report.passed() ? kExitPassed : kExitFailed;
+}
+
+int fuzz_command(const FuzzArgs& args) {
+  auto shard = parse_shard(args.shard);
+  if (!shard) {
+    error(shard.error());
+    return kExitBadInput;
+  }
+  if (args.seeds > std::numeric_limits<uint64_t>::max() - args.first_seed) {
+    error("--first-seed " + std::to_string(args.first_seed) + " with --seeds " +
+          std::to_string(args.seeds) + ": the seeds would pass 2^64 - 1");
+    return kExitBadInput;
+  }
+  std::vector<uint64_t> seeds = shard_seeds(args.first_seed, args.seeds, *shard);
+  // Fail fast on a bad file: every seed parses if one does (the parser validates every
+  // alternative of every choice).
+  auto first = load(args.file, seeds.empty() ? args.first_seed : seeds.front());
+  if (!first) {
+    error(first.error());
+    return kExitBadInput;
+  }
+  if (!args.failures_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(args.failures_dir, ec);
+    if (ec) {
+      error("cannot create --failures-dir " + args.failures_dir + ": " + ec.message());
+      return kExitBadInput;
+    }
+  }
+  Progress progress(stderr, isatty(fileno(stderr)) != 0, seeds.size());
+  SweepOutcome outcome = run_sweep(
+      seeds, {.jobs = args.jobs, .stop_on_failure = args.stop_on_failure},
+      [&](uint64_t seed) { return run_seed(args, seed); }, &progress);
+
+  SweepSummary summary;
+  summary.command = "fuzz";
+  summary.scenario = args.file;
+  summary.title = first->title;
+  summary.first_seed = args.first_seed;
+  summary.seed_count = args.seeds;
+  summary.shards = {shard->to_string()};
+  summary.stopped_early = outcome.stopped_early;
+  summary.results = std::move(outcome.results);
+  summary.timing = Timing{outcome.wall_seconds, args.jobs};
+  print_sweep(summary, *shard, args.jobs, outcome.wall_seconds);
+  bool written = write_summaries(summary, args.json_out, args.junit_out);
+  if (!outcome.error.empty()) {
+    error(outcome.error);
+    return kExitBadInput;
+  }
+  if (!written) return kExitBadInput;
+  return summary.failed() == 0 ? kExitPassed : kExitFailed;
+}
+
+int shrink_command(const ShrinkArgs& args) {
+  auto scenario = load(args.file, args.seed);
+  if (!scenario) {
+    error(scenario.error());
+    return kExitBadInput;
+  }
+  std::vector<std::string> names = properties::all_property_names();
+  if (!args.property.empty() &&
+      std::find(names.begin(), names.end(), args.property) == names.end()) {
+    error("--property '" + args.property + "': not a property (iqsim list-properties)");
+    return kExitBadInput;
+  }
+  properties::ShrinkResult result =
+      properties::shrink_scenario(*scenario, args.property, args.runs_max);
+  for (const std::string& line : result.log) std::printf("  %s\n", line.c_str());
+  if (!result.reproduced) {
+    std::printf("seed %llu of %s does not violate %s: nothing to shrink\n",
+                static_cast<unsigned long long>(args.seed), args.file.c_str(),
+                args.property.empty() ? "any property" : args.property.c_str());
+    return result.report.passed() ? kExitPassed : kExitFailed;
+  }
+  std::string out = args.out.empty()
+                        ? stem_of(args.file) + "-seed" + std::to_string(args.seed) + "-min.toml"
+                        : args.out;
+  if (!write_text(out, sim::to_toml(annotated(result.minimal, args, result.property)))) {
+    return kExitBadInput;
+  }
+  std::printf("shrunk in %d runs: %s -> %s\n", result.runs, shape_of(*scenario).c_str(),
+              shape_of(result.minimal).c_str());
+  // The written file is the contract: read it back and run it as `iqsim run` would.
+  auto written = load(out, std::nullopt);
+  if (!written) {
+    error("the written scenario does not parse back: " + written.error());
+    return kExitFailed;
+  }
+  bool reproduces = violates(properties::run_scenario(*written, {}), result.property);
+  std::printf("wrote %s; %s\nreproduce: iqsim run %s\n", out.c_str(),
+              reproduces
+                  ? ("it violates " + result.property).c_str()
+                  : ("WARNING: run from the file it no longer violates " + result.property).c_str(),
+              out.c_str());
+  return kExitFailed;
+}
+
+int check_determinism_command(const std::string& file, std::optional<uint64_t> seed, int32_t runs) {
+  auto scenario = load(file, seed);
+  if (!scenario) {
+    error(scenario.error());
+    return kExitBadInput;
+  }
+  sim::RunTrace first = sim::drive_scenario(*scenario);
+  std::printf("run 1: digest %s, %llu events, %lld virtual ms\n", first.digest.c_str(),
+              static_cast<unsigned long long>(first.events), static_cast<long long>(first.end_ms));
+  std::vector<properties::Violation> violations;
+  for (int32_t k = 2; k <= runs; ++k) {
+    sim::RunTrace again = sim::drive_scenario(*scenario);
+    std::printf("run %d: digest %s, %llu events, %lld virtual ms\n", k, again.digest.c_str(),
+                static_cast<unsigned long long>(again.events),
+                static_cast<long long>(again.end_ms));
+    for (properties::Violation& v : properties::check_deterministic(first, again)) {
+      violations.push_back(std::move(v));
+    }
+  }
+  for (const properties::Violation& v : violations) std::printf("%s\n", v.to_string().c_str());
+  std::printf("%s: %d runs of %s with seed %llu\n",
+              violations.empty() ? "DETERMINISTIC" : "NOT DETERMINISTIC", runs, file.c_str(),
+              static_cast<unsigned long long>(scenario->seed));
+  return violations.empty() ? kExitPassed : kExitFailed;
+}
+
+int merge_command(const std::string& out, const std::vector<std::string>& inputs) {
+  std::vector<SweepSummary> summaries;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    std::uintmax_t size = std::filesystem::file_size(input, ec);
+    if (ec || size > kSummaryBytesMax) {
+      error("cannot read " + input + (ec ? ": " + ec.message() : ": larger than 256 MiB"));
+      return kExitBadInput;
+    }
+    std::ifstream in(input, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      error("cannot read " + input);
+      return kExitBadInput;
+    }
+    nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) {
+      error(input + ": not valid JSON");
+      return kExitBadInput;
+    }
+    auto summary = summary_from_json(json, input);
+    if (!summary) {
+      error(summary.error());
+      return kExitBadInput;
+    }
+    summaries.push_back(std::move(summary).value());
+  }
+  auto merged = merge_summaries(summaries, inputs);
+  if (!merged) {
+    error(merged.error());
+    return kExitBadInput;
+  }
+  if (!write_text(out, to_json(*merged).dump(2) + "\n")) return kExitBadInput;
+  std::printf("merged %zu summaries (shards %s) of %s: %llu runs, %llu passed, %llu failed\n",
+              inputs.size(), join(merged->shards).c_str(), merged->scenario.c_str(),
+              static_cast<unsigned long long>(merged->runs()),
+              static_cast<unsigned long long>(merged->passed()),
+              static_cast<unsigned long long>(merged->failed()));
+  return merged->failed() == 0 ? kExitPassed : kExitFailed;
+}
+
+int list_properties_command() {
+  for (const std::string& name : properties::all_property_names()) {
+    const properties::CheckInfo* check = properties::find_check(name);
+    const char* statement = check != nullptr ? check->statement : nullptr;
+    if (name == "Deterministic") {
+      statement = "the same seed and scenario give the same trace digest, run after run";
+    }
+    std::printf("%-24s %s\n", name.c_str(), statement != nullptr ? statement : "");
+  }
+  return kExitPassed;
+}
+
+}  // namespace iq::cli

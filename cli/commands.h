@@ -1,0 +1,59 @@
+#pragma once
+// The iqsim subcommands, one function each, called by iqsim_main.cc once CLI11 has parsed the
+// flags. Each returns the process exit code (kExitPassed, kExitFailed, kExitBadInput) and prints
+// what the user needs: results on stdout, progress and errors on stderr.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace iq::cli {
+
+// Every property held (and every declared finding failed as declared).
+inline constexpr int kExitPassed = 0;
+// A property failed: a violation, or a declared finding that held.
+inline constexpr int kExitFailed = 1;
+// Bad input: an unparsable scenario, a bad flag, an unreadable or unwritable file.
+inline constexpr int kExitBadInput = 2;
+
+struct RunArgs {
+  std::string file;
+  std::optional<uint64_t> seed;
+  std::string json_out;
+  std::string junit_out;
+  bool check_determinism = false;
+};
+int run_command(const RunArgs& args);
+
+struct FuzzArgs {
+  std::string file;
+  uint64_t seeds = 0;
+  uint64_t first_seed = 1;
+  int32_t jobs = 1;
+  std::string shard = "0/1";
+  std::string json_out;
+  std::string junit_out;
+  bool stop_on_failure = false;
+  std::string failures_dir;
+};
+int fuzz_command(const FuzzArgs& args);
+
+int replay_command(const std::string& file, uint64_t seed);
+
+struct ShrinkArgs {
+  std::string file;
+  uint64_t seed = 0;
+  std::string property;  // empty: the first violated one
+  std::string out;       // empty: <stem>-seed<S>-min.toml in the current directory
+  int32_t runs_max = 200;
+};
+int shrink_command(const ShrinkArgs& args);
+
+int check_determinism_command(const std::string& file, std::optional<uint64_t> seed, int32_t runs);
+
+int merge_command(const std::string& out, const std::vector<std::string>& inputs);
+
+int list_properties_command();
+
+}  // namespace iq::cli

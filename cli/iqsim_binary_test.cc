@@ -1,0 +1,342 @@
+// The built iqsim binary, run as a user runs it: exit codes, messages naming file and line, the
+// merge refusals, and a small sweep whose shards merge to the unsharded sweep and whose results do
+// not depend on --jobs. IQSIM_BINARY (the binary's path) comes from CMake.
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "summary.h"
+
+extern char** environ;
+
+namespace iq::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+class IqsimBinaryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) /
+           (std::string("iqsim_cli_") + info->name() + "_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path path(const std::string& name) const { return dir_ / name; }
+
+  // Runs iqsim with `args`, stdout and stderr captured in files of the test's directory.
+  Outcome iqsim(const std::vector<std::string>& args) {
+    fs::path out = path("stdout.txt"), err = path("stderr.txt");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> words{IQSIM_BINARY};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, IQSIM_BINARY, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    Outcome outcome;
+    if (rc != 0) {
+      ADD_FAILURE() << "posix_spawn " << IQSIM_BINARY << ": " << rc;
+      return outcome;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    outcome.out = read_file(out);
+    outcome.err = read_file(err);
+    return outcome;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(IqsimBinaryTest, HelpDocumentsTheExitCodes) {
+  Outcome o = iqsim({"--help"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("Exit codes:"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("2  bad input"), std::string::npos) << o.out;
+  for (const char* command :
+       {"run", "fuzz", "replay", "shrink", "check-determinism", "merge", "list-properties"}) {
+    EXPECT_NE(o.out.find(command), std::string::npos) << command;
+  }
+}
+
+TEST_F(IqsimBinaryTest, ListPropertiesNamesEveryProperty) {
+  Outcome o = iqsim({"list-properties"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  for (const char* name :
+       {"ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored", "SessionMonotonic",
+        "FailureReasonCorrect", "EventuallyAvailable", "LagReported", "Deterministic"}) {
+    EXPECT_NE(o.out.find(name), std::string::npos) << name << "\n" << o.out;
+  }
+}
+
+// A bad scenario file is bad input: exit 2 and the parser's file:line:col message.
+TEST_F(IqsimBinaryTest, BadScenarioFileExitsTwoNamingFileAndLine) {
+  fs::path file = path("bad.toml");
+  write_file(file,
+             "title = 'bad'\n"
+             "[configuration]\n"
+             "instances = 1\n"
+             "no_such_key = 3\n");
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"run", file.string()},
+        std::vector<std::string>{"fuzz", file.string(), "--seeds", "3"},
+        std::vector<std::string>{"replay", file.string(), "--seed", "1"},
+        std::vector<std::string>{"shrink", file.string(), "--seed", "1"},
+        std::vector<std::string>{"check-determinism", file.string()}}) {
+    Outcome o = iqsim(args);
+    EXPECT_EQ(o.exit_code, 2) << args[0] << ": " << o.out << o.err;
+    EXPECT_NE(o.err.find(file.string() + ":4:"), std::string::npos) << args[0] << ": " << o.err;
+    EXPECT_NE(o.err.find("no_such_key"), std::string::npos) << args[0] << ": " << o.err;
+  }
+}
+
+TEST_F(IqsimBinaryTest, UnreadableFileAndBadFlagsExitTwo) {
+  Outcome missing = iqsim({"run", path("missing.toml").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("missing.toml"), std::string::npos) << missing.err;
+
+  fs::path file = path("any.toml");
+  write_file(file, "title = 'x'\n");
+  std::vector<std::vector<std::string>> bad_flags = {
+      {"fuzz", file.string(), "--seeds", "0"},
+      {"fuzz", file.string(), "--seeds", "4", "--shard", "2/2"},
+      {"fuzz", file.string(), "--seeds", "4", "--jobs", "0"},
+      {"fuzz", file.string(), "--seeds", "4", "--first-seed", "18446744073709551614"},
+      {"fuzz", file.string()},
+      {"run", file.string(), "--no-such-flag"},
+      {"replay", file.string()},
+      {"no-such-command"},
+      {},
+  };
+  for (const auto& args : bad_flags) {
+    Outcome o = iqsim(args);
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    EXPECT_EQ(o.exit_code, 2) << shown << "\n" << o.out << o.err;
+  }
+  Outcome shard = iqsim({"fuzz", file.string(), "--seeds", "4", "--shard", "2/2"});
+  EXPECT_NE(shard.err.find("--shard '2/2'"), std::string::npos) << shard.err;
+}
+
+SweepSummary summary_of(const std::string& scenario, std::vector<uint64_t> seeds, bool fail) {
+  SweepSummary s;
+  s.command = "fuzz";
+  s.scenario = scenario;
+  s.title = "t";
+  s.first_seed = 1;
+  s.seed_count = 4;
+  s.shards = {"0/1"};
+  for (uint64_t seed : seeds) {
+    SeedResult r;
+    r.seed = seed;
+    r.passed = !fail;
+    r.reproduce = "iqsim replay " + scenario + " --seed " + std::to_string(seed);
+    if (fail) r.violations_by_property["BoundHonored"] = 1;
+    s.results.push_back(r);
+  }
+  return s;
+}
+
+TEST_F(IqsimBinaryTest, MergeWritesTheUnionAndRefusesBadInputs) {
+  write_file(path("a.json"), to_json(summary_of("s.toml", {1, 3}, false)).dump());
+  write_file(path("b.json"), to_json(summary_of("s.toml", {2, 4}, false)).dump());
+  write_file(path("c.json"), to_json(summary_of("s.toml", {3}, true)).dump());
+  write_file(path("d.json"), to_json(summary_of("other.toml", {5}, false)).dump());
+  write_file(path("e.json"), "{ not json");
+
+  Outcome ok =
+      iqsim({"merge", path("ab.json").string(), path("a.json").string(), path("b.json").string()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  nlohmann::json merged = nlohmann::json::parse(read_file(path("ab.json")));
+  EXPECT_EQ(merged["totals"]["runs"], 4u);
+  EXPECT_EQ(merged["results"][1]["seed"], 2u);
+
+  Outcome overlap =
+      iqsim({"merge", path("x.json").string(), path("a.json").string(), path("c.json").string()});
+  EXPECT_EQ(overlap.exit_code, 2);
+  EXPECT_NE(overlap.err.find("seed 3 is in both"), std::string::npos) << overlap.err;
+  EXPECT_FALSE(fs::exists(path("x.json")));
+
+  Outcome other =
+      iqsim({"merge", path("x.json").string(), path("a.json").string(), path("d.json").string()});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("refusing to merge different scenarios"), std::string::npos)
+      << other.err;
+
+  Outcome garbage = iqsim({"merge", path("x.json").string(), path("e.json").string()});
+  EXPECT_EQ(garbage.exit_code, 2);
+  EXPECT_NE(garbage.err.find("e.json: not valid JSON"), std::string::npos) << garbage.err;
+
+  Outcome failing =
+      iqsim({"merge", path("bc.json").string(), path("b.json").string(), path("c.json").string()});
+  EXPECT_EQ(failing.exit_code, 1) << failing.err;
+}
+
+// A small world whose seeds differ (store, standbys, rates are drawn), quick to run.
+constexpr const char* kSmallTemplate = R"(
+title = 'cli sweep'
+[configuration]
+instances = 2
+store_backend = { one_of = ['rocksdb', 'in_memory'] }
+[streams_config]
+"commit.interval.ms" = 100
+"num.standby.replicas" = { range = [0, 1] }
+"__iq.consistency.offset.vector.enabled__" = true
+[topology]
+name = 'Count'
+source_topic = 'words'
+source_partitions = 2
+store = 'counts'
+keys = 8
+caching = false
+[[test]]
+title = 'Short'
+duration_ms = 2_000
+    [[test.workload]]
+    name = 'Producer'
+    records_per_second = { range = [20, 80] }
+    [[test.workload]]
+    name = 'QueryClients'
+    clients = 2
+    interval_ms = 100
+[liveness]
+timeout_ms = 30_000
+)";
+
+nlohmann::json read_json(const fs::path& path) {
+  return nlohmann::json::parse(read_file(path));
+}
+
+// The sweep's shards, merged, equal the sweep run whole; and --jobs changes nothing but timing.
+TEST_F(IqsimBinaryTest, ShardedSweepMergesToTheWholeSweep) {
+  fs::path file = path("small.toml");
+  write_file(file, kSmallTemplate);
+  std::string f = file.string();
+  Outcome whole = iqsim({"fuzz", f, "--seeds", "6", "--first-seed", "3", "--jobs", "2", "--json",
+                         path("whole.json").string(), "--junit", path("whole.xml").string()});
+  ASSERT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+  EXPECT_NE(whole.out.find("runs: 6, passed 6, failed 0"), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find("queries judged/s"), std::string::npos) << whole.out;
+  Outcome one =
+      iqsim({"fuzz", f, "--seeds", "6", "--first-seed", "3", "--json", path("one.json").string()});
+  ASSERT_EQ(one.exit_code, 0) << one.out << one.err;
+  for (int shard = 0; shard < 3; ++shard) {
+    std::string name = "shard" + std::to_string(shard) + ".json";
+    Outcome o = iqsim({"fuzz", f, "--seeds", "6", "--first-seed", "3", "--shard",
+                       std::to_string(shard) + "/3", "--json", path(name).string()});
+    ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  }
+  Outcome merge = iqsim({"merge", path("merged.json").string(), path("shard2.json").string(),
+                         path("shard0.json").string(), path("shard1.json").string()});
+  ASSERT_EQ(merge.exit_code, 0) << merge.out << merge.err;
+
+  nlohmann::json w = read_json(path("whole.json"));
+  nlohmann::json m = read_json(path("merged.json"));
+  nlohmann::json j1 = read_json(path("one.json"));
+  EXPECT_EQ(m["totals"], w["totals"]);
+  EXPECT_EQ(m["results"], w["results"]);
+  EXPECT_EQ(j1["results"], w["results"]) << "--jobs 1 and --jobs 2 disagree";
+  EXPECT_EQ(w["totals"]["runs"], 6u);
+  EXPECT_GT(w["totals"]["queries_judged"].get<uint64_t>(), 0u);
+  std::set<std::string> digests;
+  for (const auto& r : w["results"]) digests.insert(r["digest"].get<std::string>());
+  EXPECT_EQ(digests.size(), 6u) << "every seed should be a different world";
+  EXPECT_NE(read_file(path("whole.xml")).find("tests=\"6\" failures=\"0\""), std::string::npos);
+}
+
+// One seed's scripted expectation is wrong: exit 1, a reproduce line, the failing scenario
+// written to --failures-dir, and replay printing the violation in full.
+TEST_F(IqsimBinaryTest, FailingSeedsAreReportedReproducibleAndKept) {
+  fs::path file = path("wrong.toml");
+  write_file(file, R"(
+title = 'wrong expectation'
+[configuration]
+instances = 1
+store_backend = 'in_memory'
+[topology]
+name = 'SourceTable'
+source_topic = 'input-topic'
+source_partitions = 1
+store = 'kv-store'
+keys = 4
+[[test]]
+title = 'Scripted'
+    [[test.step]]
+    produce = { records = [ { partition = 0, key = 1, value = 10, timestamp_ms = 0 } ] }
+    [[test.step]]
+    run_until = 'quiescent'
+    [[test.step]]
+    query = { store = 'kv-store', type = 'KeyQuery', key = 1, partitions = [0] }
+    expect = [ { partition = 0, value = 99 } ]
+)");
+  std::string f = file.string();
+  Outcome fuzz =
+      iqsim({"fuzz", f, "--seeds", "3", "--jobs", "2", "--stop-on-failure", "--failures-dir",
+             path("failures").string(), "--json", path("out.json").string()});
+  EXPECT_EQ(fuzz.exit_code, 1) << fuzz.out << fuzz.err;
+  EXPECT_NE(fuzz.out.find("iqsim replay " + f + " --seed 1"), std::string::npos) << fuzz.out;
+  EXPECT_NE(fuzz.out.find("(stopped at the first failure)"), std::string::npos) << fuzz.out;
+  EXPECT_TRUE(fs::exists(path("failures") / "wrong-seed1.toml"));
+  nlohmann::json j = read_json(path("out.json"));
+  EXPECT_EQ(j["totals"]["runs"], 1u);
+  EXPECT_EQ(j["totals"]["violations_by_property"]["ScriptedExpectations"], 1u);
+  EXPECT_EQ(j["results"][0]["violations"][0]["property"], "ScriptedExpectations");
+
+  Outcome replay = iqsim({"replay", f, "--seed", "1"});
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;
+  EXPECT_NE(replay.out.find("expected:  value=99"), std::string::npos) << replay.out;
+
+  Outcome kept = iqsim({"run", (path("failures") / "wrong-seed1.toml").string()});
+  EXPECT_EQ(kept.exit_code, 1) << kept.out << kept.err;
+  EXPECT_NE(kept.out.find("seed 1\n"), std::string::npos) << kept.out;
+
+  std::string minimal = path("min.toml").string();
+  Outcome shrink = iqsim({"shrink", f, "--seed", "1", "--out", minimal, "--runs-max", "20"});
+  EXPECT_EQ(shrink.exit_code, 1) << shrink.out << shrink.err;
+  EXPECT_NE(shrink.out.find("reproduce: iqsim run " + minimal), std::string::npos) << shrink.out;
+  EXPECT_NE(shrink.out.find("it violates ScriptedExpectations"), std::string::npos) << shrink.out;
+  Outcome rerun = iqsim({"run", minimal});
+  EXPECT_EQ(rerun.exit_code, 1) << rerun.out << rerun.err;
+  EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
+}
+
+}  // namespace
+}  // namespace iq::cli

@@ -1,0 +1,110 @@
+#pragma once
+// The machine-readable outcome of `iqsim run` and `iqsim fuzz`: a SweepSummary (one entry per
+// seed run), written as JSON (for `iqsim merge` and dashboards) and as JUnit XML (for CI).
+//
+//   SweepSummary summary = make_summary("fuzz", file, title, first_seed, seeds, {shard});
+//   summary.results.push_back(seed_result(report));
+//   write_text(out, to_json(summary).dump(2));
+//   auto merged = merge_summaries({a, b});  // shards of one sweep -> the whole sweep
+//
+// Per-seed results keep only what a reader needs to find a failure (property, record id, virtual
+// time, one-line summary; `iqsim replay` prints the rest); everything else in the JSON is totals
+// derived from them, so merging shards is summing results, never averaging. Wall-clock figures
+// live apart, under "timing", and are the only part of a summary that differs between two runs of
+// the same sweep.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/expected.h"
+#include "runner.h"
+
+namespace iq::cli {
+
+inline constexpr const char* kToolName = "iqsim";
+inline constexpr const char* kToolVersion = "0.1.0";
+// Violations listed per seed and kind; the counts by property are always complete.
+inline constexpr size_t kViolationsListedMax = 20;
+
+struct ViolationSummary {
+  std::string property;
+  uint64_t record_id = 0;
+  int64_t at_ms = 0;
+  std::string summary;
+  bool operator==(const ViolationSummary&) const = default;
+};
+
+struct SeedResult {
+  uint64_t seed = 0;
+  bool passed = false;
+  std::vector<ViolationSummary> violations;           // first kViolationsListedMax
+  std::vector<ViolationSummary> expected_violations;  // findings, first kViolationsListedMax
+  std::vector<std::string> unexpectedly_held;
+  std::map<std::string, uint64_t> violations_by_property;           // unexpected only
+  std::map<std::string, uint64_t> expected_violations_by_property;  // findings only
+  std::vector<std::string> properties_checked;
+  uint64_t queries_judged = 0;
+  uint64_t queries_total = 0;
+  int64_t virtual_ms = 0;
+  uint64_t events = 0;
+  std::string digest;
+  std::string reproduce;  // "iqsim replay FILE --seed S"
+  bool operator==(const SeedResult&) const = default;
+};
+
+// Wall-clock figures of one invocation, for people; never compared.
+struct Timing {
+  double wall_seconds = 0;
+  int32_t jobs = 1;
+};
+
+struct SweepSummary {
+  std::string tool_version = kToolVersion;
+  std::string command;   // "run", "fuzz", or "merge"
+  std::string scenario;  // the file as given on the command line
+  std::string title;
+  uint64_t first_seed = 0;  // the sweep's seeds: [first_seed, first_seed + seed_count)
+  uint64_t seed_count = 0;
+  std::vector<std::string> shards;  // "I/N" of every shard included, sorted
+  bool stopped_early = false;       // --stop-on-failure cut the sweep short
+  std::vector<SeedResult> results;  // ascending seed
+  std::optional<Timing> timing;     // absent in merged summaries
+
+  // Totals, derived from results.
+  uint64_t runs() const { return results.size(); }
+  uint64_t passed() const;
+  uint64_t failed() const { return runs() - passed(); }
+  uint64_t queries_judged() const;
+  uint64_t queries_total() const;
+  std::vector<std::string> properties_checked() const;  // the union, sorted
+  std::map<std::string, uint64_t> violations_by_property() const;
+  std::map<std::string, uint64_t> expected_violations_by_property() const;
+  std::map<std::string, uint64_t> unexpectedly_held_by_property() const;
+};
+
+SeedResult seed_result(const properties::RunReport& report);
+
+nlohmann::json to_json(const SweepSummary& summary);
+// Reads what to_json wrote; `source` names the input in error messages.
+base::Expected<SweepSummary, std::string> summary_from_json(const nlohmann::json& json,
+                                                            const std::string& source);
+
+// Shards of one sweep into one summary: results united (sorted by seed), totals summed. Refuses
+// summaries of different scenario files or titles, and any seed present in two of them.
+// `sources` name the inputs in error messages (same order as `summaries`).
+base::Expected<SweepSummary, std::string> merge_summaries(
+    const std::vector<SweepSummary>& summaries, const std::vector<std::string>& sources);
+
+// JUnit XML: one <testsuite> for the invocation, one <testcase> per seed, a <failure> with the
+// violations and the reproduce command for each failing seed.
+std::string to_junit(const SweepSummary& summary);
+// Escapes text for XML 1.0 character data and attribute values; characters XML 1.0 cannot carry
+// at all (control characters other than tab, newline, carriage return) become U+FFFD.
+std::string xml_escape(std::string_view text);
+
+}  // namespace iq::cli

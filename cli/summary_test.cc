@@ -1,0 +1,149 @@
+// Sweep summaries: JSON round trip, shard merging and its refusals, JUnit XML and its escaping.
+
+#include "summary.h"
+
+#include <gtest/gtest.h>
+
+#include "sweep.h"
+
+namespace iq::cli {
+namespace {
+
+// A deterministic stand-in for one seed's run: odd multiples of 7 fail ResultMatchesModel twice,
+// multiples of 5 show a declared finding, everything else passes.
+SeedResult fake_result(uint64_t seed) {
+  SeedResult r;
+  r.seed = seed;
+  r.properties_checked = {"BoundHonored", "ResultMatchesModel"};
+  r.queries_judged = 10 + seed % 3;
+  r.queries_total = 12 + seed % 3;
+  r.virtual_ms = static_cast<int64_t>(1000 * seed);
+  r.events = 100 + seed;
+  r.digest = "d" + std::to_string(seed);
+  r.reproduce = "iqsim replay s.toml --seed " + std::to_string(seed);
+  if (seed % 7 == 0 && seed % 2 == 1) {
+    r.violations = {{"ResultMatchesModel", 3, 250, "value 2, model says 1"},
+                    {"ResultMatchesModel", 9, 400, "value 5, model says 4"}};
+    r.violations_by_property["ResultMatchesModel"] = 2;
+  }
+  if (seed % 5 == 0) {
+    r.expected_violations = {{"LagReported", 0, 10, "lag 3, actual 2"}};
+    r.expected_violations_by_property["LagReported"] = 1;
+  }
+  r.passed = r.violations.empty();
+  return r;
+}
+
+SweepSummary sweep(uint64_t first, uint64_t count, const Shard& shard) {
+  SweepSummary s;
+  s.command = "fuzz";
+  s.scenario = "scenarios/templates/t.toml";
+  s.title = "t";
+  s.first_seed = first;
+  s.seed_count = count;
+  s.shards = {shard.to_string()};
+  for (uint64_t seed : shard_seeds(first, count, shard)) s.results.push_back(fake_result(seed));
+  return s;
+}
+
+TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
+  SweepSummary s = sweep(1, 40, {0, 1});
+  s.timing = Timing{2.5, 2};
+  auto back = summary_from_json(to_json(s), "s.json");
+  ASSERT_TRUE(back.has_value()) << back.error();
+  EXPECT_EQ(back->results, s.results);
+  EXPECT_EQ(back->scenario, s.scenario);
+  EXPECT_EQ(back->shards, s.shards);
+  EXPECT_EQ(to_json(*back)["totals"], to_json(s)["totals"]);
+  nlohmann::json j = to_json(s);
+  EXPECT_EQ(j["totals"]["runs"], 40u);
+  EXPECT_EQ(j["totals"]["failed"], 3u);  // seeds 7, 21, 35
+  EXPECT_EQ(j["totals"]["violations_by_property"]["ResultMatchesModel"], 6u);
+  EXPECT_EQ(j["totals"]["expected_violations_by_property"]["LagReported"], 8u);
+  EXPECT_EQ(j["failures"].size(), 3u);
+  EXPECT_EQ(j["failures"][0]["reproduce"], "iqsim replay s.toml --seed 7");
+  EXPECT_DOUBLE_EQ(j["timing"]["seeds_per_second"].get<double>(), 16.0);
+}
+
+// The merge of a sweep's shards has the same totals and results as the sweep run whole.
+TEST(SummaryTest, MergeOfShardsEqualsUnshardedSweep) {
+  for (int32_t n : {2, 3, 7}) {
+    std::vector<SweepSummary> shards;
+    std::vector<std::string> sources;
+    for (int32_t i = n - 1; i >= 0; --i) {  // any order
+      shards.push_back(sweep(5, 50, {i, n}));
+      sources.push_back("shard" + std::to_string(i) + ".json");
+    }
+    auto merged = merge_summaries(shards, sources);
+    ASSERT_TRUE(merged.has_value()) << merged.error();
+    SweepSummary whole = sweep(5, 50, {0, 1});
+    EXPECT_EQ(to_json(*merged)["totals"], to_json(whole)["totals"]) << "shards " << n;
+    EXPECT_EQ(merged->results, whole.results) << "shards " << n;
+    EXPECT_EQ(merged->first_seed, 5u);
+    EXPECT_EQ(merged->seed_count, 50u);
+    EXPECT_EQ(merged->shards.size(), static_cast<size_t>(n));
+  }
+}
+
+TEST(SummaryTest, MergeRefusesOverlappingSeeds) {
+  auto merged = merge_summaries({sweep(1, 10, {0, 2}), sweep(1, 10, {0, 1})}, {"a.json", "b.json"});
+  ASSERT_FALSE(merged.has_value());
+  EXPECT_NE(merged.error().find("seed 1 is in both a.json and b.json"), std::string::npos)
+      << merged.error();
+}
+
+TEST(SummaryTest, MergeRefusesDifferentScenarios) {
+  SweepSummary other = sweep(1, 10, {1, 2});
+  other.scenario = "scenarios/fast/other.toml";
+  auto merged = merge_summaries({sweep(1, 10, {0, 2}), other}, {"a.json", "b.json"});
+  ASSERT_FALSE(merged.has_value());
+  EXPECT_NE(merged.error().find("b.json is a summary of 'scenarios/fast/other.toml'"),
+            std::string::npos)
+      << merged.error();
+  // The same file spelled differently is the same scenario.
+  SweepSummary same = sweep(1, 10, {1, 2});
+  same.scenario = "scenarios/./templates/t.toml";
+  EXPECT_TRUE(merge_summaries({sweep(1, 10, {0, 2}), same}, {"a", "b"}).has_value());
+}
+
+TEST(SummaryTest, FromJsonNamesTheFileOnBadInput) {
+  auto bad = summary_from_json(nlohmann::json{{"tool", 1}}, "x.json");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().rfind("x.json: not an iqsim summary", 0), 0u) << bad.error();
+}
+
+TEST(SummaryTest, XmlEscapeCoversMarkupQuotesAndControlCharacters) {
+  EXPECT_EQ(xml_escape("a<b>&\"c\"'d'"), "a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;");
+  EXPECT_EQ(xml_escape("tab\tnl\ncr\r"), "tab\tnl\ncr\r");
+  EXPECT_EQ(xml_escape(std::string("x\x01y\x1fz", 5)), "x\xEF\xBF\xBDy\xEF\xBF\xBDz");
+  EXPECT_EQ(xml_escape("caf\xC3\xA9"), "caf\xC3\xA9");  // UTF-8 passes through
+  EXPECT_EQ(xml_escape("&amp;"), "&amp;amp;");
+}
+
+TEST(SummaryTest, JunitHasOneTestcasePerSeedAndEscapedFailures) {
+  SweepSummary s = sweep(7, 2, {0, 1});  // seed 7 fails, seed 8 passes
+  s.results[0].violations[0].summary = "value <2> & \"x\"";
+  s.title = "a <title>";
+  std::string xml = to_junit(s);
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite ", 0), 0u) << xml;
+  EXPECT_NE(xml.find("tests=\"2\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"a &lt;title&gt;\" name=\"seed 8\"/>"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("message=\"ResultMatchesModel: value &lt;2&gt; &amp; &quot;x&quot;\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("reproduce: iqsim replay s.toml --seed 7"), std::string::npos) << xml;
+  // Nothing unescaped slipped into the document.
+  EXPECT_EQ(xml.find("<2>"), std::string::npos) << xml;
+  size_t testcases = 0;
+  for (size_t at = xml.find("<testcase"); at != std::string::npos;
+       at = xml.find("<testcase", at + 1)) {
+    ++testcases;
+  }
+  EXPECT_EQ(testcases, 2u);
+  EXPECT_EQ(xml.substr(xml.size() - 13), "</testsuite>\n");
+}
+
+}  // namespace
+}  // namespace iq::cli

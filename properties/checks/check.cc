@@ -1,0 +1,247 @@
+#include "checks/check.h"
+
+#include <algorithm>
+
+#include "base/assert.h"
+#include "model/key_bytes.h"
+
+namespace iq::properties {
+namespace {
+
+model::Aggregation aggregation_of(TopologyKind kind) {
+  switch (kind) {
+    case TopologyKind::SourceTable:
+    case TopologyKind::PapiWriter:
+      return model::Aggregation::kLatest;
+    case TopologyKind::Count:
+      return model::Aggregation::kCount;
+    case TopologyKind::Sum:
+      return model::Aggregation::kSum;
+  }
+  IQ_ASSERT(false, "unknown topology kind {}", static_cast<int>(kind));
+  return model::Aggregation::kLatest;
+}
+
+// What each topology does with a null value (impl/topology/topologies.h): a KTable source puts
+// null (a tombstone), the PAPI writer calls delete(), the aggregations drop the record.
+model::WriteKind write_kind_of(TopologyKind kind, const sim::SourceLogRecord& record) {
+  if (record.value) return model::WriteKind::kPut;
+  switch (kind) {
+    case TopologyKind::SourceTable:
+      return model::WriteKind::kTombstone;
+    case TopologyKind::PapiWriter:
+      return model::WriteKind::kDelete;
+    case TopologyKind::Count:
+    case TopologyKind::Sum:
+      return model::WriteKind::kPut;  // a null-valued put, which writes_store() drops
+  }
+  return model::WriteKind::kPut;
+}
+
+// The DSL builds every store with the timestamped builder: over a timestamped supplier the
+// timestamps are real, over in-memory and LRU suppliers the marker keeps them real, over a plain
+// RocksDB supplier the adapter synthesizes -1 (iqv2-semantics.md 0, 2.2). The PAPI writer uses
+// the plain builder, whose values carry no timestamp.
+model::TimestampMode timestamp_mode_of(const TopologyConfig& topology) {
+  if (!topology.timestamped()) return model::TimestampMode::kNone;
+  if (topology.supplier == KeyValueSupplier::kRocksDb) return model::TimestampMode::kMinusOne;
+  return model::TimestampMode::kReal;
+}
+
+// Only InMemoryKeyValueStore.delete() leaves the position alone (iqv2-semantics.md 4.2). With a
+// caching layer above it, a delete becomes a cached tombstone that reaches the store as
+// put(key, null) on flush, which does advance it; only the PAPI writer ever calls delete().
+bool deletes_advance_of(const TopologyConfig& topology) {
+  return !(topology.kind == TopologyKind::PapiWriter &&
+           topology.supplier == KeyValueSupplier::kInMemory && !topology.caching);
+}
+
+void push_distinct(std::vector<int64_t>& offsets, int64_t offset) {
+  IQ_ASSERT(offsets.empty() || offsets.back() <= offset, "offset {} after {}", offset,
+            offsets.back());
+  if (offsets.empty() || offsets.back() != offset) offsets.push_back(offset);
+}
+
+const std::vector<int64_t> kNoOffsets;
+
+}  // namespace
+
+std::string Violation::to_string() const {
+  std::string out = "[" + property + "]";
+  if (record_id != 0) out += " record #" + std::to_string(record_id);
+  out += " at " + std::to_string(at_ms) + " ms: " + summary + "\n";
+  if (!query.empty()) out += "  query:     " + query + "\n";
+  if (!expected.empty()) out += "  expected:  " + expected + "\n";
+  if (!returned.empty()) out += "  returned:  " + returned + "\n";
+  if (!replica.empty()) out += "  replica:   " + replica + "\n";
+  if (!placement.empty()) out += "  placement: " + placement + "\n";
+  if (!events_before.empty()) {
+    out += "  faults before:\n";
+    for (const auto& e : events_before) out += "    " + e + "\n";
+  }
+  return out;
+}
+
+JudgeContext::JudgeContext(const sim::RunTrace& trace)
+    : trace_(trace),
+      timestamp_mode_(timestamp_mode_of(trace.topology)),
+      deletes_advance_(deletes_advance_of(trace.topology)) {
+  const model::Aggregation aggregation = aggregation_of(trace.topology.kind);
+  // Sized to the log: a trace holds every source record, and the model keeps every version.
+  store_ = std::make_unique<model::ReferenceStore>(
+      aggregation, std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size())));
+  for (const sim::SourceLogRecord& r : trace.source_log) {
+    const model::SourceRecord record{r.offset, model::serialize_int32_key(r.key), r.value,
+                                     r.timestamp_ms, write_kind_of(trace.topology.kind, r)};
+    store_->apply(r.partition, record);
+    PartitionIndex& index = index_[r.partition];
+    if (!model::writes_store(aggregation, record)) continue;
+    push_distinct(index.key_writes[r.key], r.offset);
+    if (record.kind == model::WriteKind::kDelete && !deletes_advance_) {
+      push_distinct(index.silent, r.offset);
+    } else {
+      push_distinct(index.advancing, r.offset);
+    }
+  }
+  faults_by_time_.reserve(trace.faults.size());
+  for (size_t i = 0; i < trace.faults.size(); ++i) faults_by_time_.push_back(i);
+  std::stable_sort(faults_by_time_.begin(), faults_by_time_.end(), [&](size_t a, size_t b) {
+    return trace.faults[a].at_ms < trace.faults[b].at_ms;
+  });
+}
+
+JudgeContext::~JudgeContext() = default;
+
+int32_t JudgeContext::phase_index(int64_t at_ms) const {
+  for (size_t i = 0; i < trace_.phases.size(); ++i) {
+    const auto& phase = trace_.phases[i];
+    if (phase.start_ms <= at_ms && at_ms < phase.end_ms) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+bool JudgeContext::phase_includes(int64_t at_ms, std::string_view property) const {
+  const int32_t i = phase_index(at_ms);
+  if (i < 0) return true;
+  const auto& checks = trace_.phases[static_cast<size_t>(i)].checks;
+  return checks.empty() || std::find(checks.begin(), checks.end(), property) != checks.end();
+}
+
+bool JudgeContext::judged_by(const sim::QueryRecord& record, std::string_view property) const {
+  if (record.source == sim::QueryRecord::Source::kLiveness) return true;
+  return phase_includes(record.invoke_ms, property);
+}
+
+bool JudgeContext::judged_at(int64_t at_ms, std::string_view property) const {
+  return phase_includes(at_ms, property);
+}
+
+std::vector<std::string> JudgeContext::events_before(int64_t at_ms, size_t n) const {
+  const auto end =
+      std::upper_bound(faults_by_time_.begin(), faults_by_time_.end(), at_ms,
+                       [&](int64_t t, size_t i) { return t < trace_.faults[i].at_ms; });
+  const auto count = std::min<size_t>(n, static_cast<size_t>(end - faults_by_time_.begin()));
+  std::vector<std::string> out;
+  out.reserve(count);
+  for (auto it = end - static_cast<std::ptrdiff_t>(count); it != end; ++it) {
+    out.push_back(trace_.faults[*it].to_string());
+  }
+  return out;
+}
+
+const std::vector<int64_t>& JudgeContext::key_write_offsets(int32_t partition, int32_t key) const {
+  const auto p = index_.find(partition);
+  if (p == index_.end()) return kNoOffsets;
+  const auto k = p->second.key_writes.find(key);
+  return k == p->second.key_writes.end() ? kNoOffsets : k->second;
+}
+
+std::vector<int32_t> JudgeContext::keys_written(int32_t partition) const {
+  std::vector<int32_t> keys;
+  const auto p = index_.find(partition);
+  if (p == index_.end()) return keys;
+  keys.reserve(p->second.key_writes.size());
+  for (const auto& [key, offsets] : p->second.key_writes) keys.push_back(key);
+  return keys;
+}
+
+std::optional<int64_t> JudgeContext::next_advancing_write(int32_t partition, int64_t offset) const {
+  const auto p = index_.find(partition);
+  if (p == index_.end()) return std::nullopt;
+  const auto& v = p->second.advancing;
+  const auto it = std::upper_bound(v.begin(), v.end(), offset);
+  if (it == v.end()) return std::nullopt;
+  return *it;
+}
+
+std::vector<int64_t> JudgeContext::silent_writes_between(int32_t partition, int64_t after,
+                                                         int64_t before) const {
+  std::vector<int64_t> out;
+  const auto p = index_.find(partition);
+  if (p == index_.end()) return out;
+  const auto& v = p->second.silent;
+  for (auto it = std::upper_bound(v.begin(), v.end(), after); it != v.end() && *it < before; ++it) {
+    out.push_back(*it);
+  }
+  return out;
+}
+
+void JudgeContext::add_tally(std::string_view property, const CheckTally& tally) const {
+  auto it = tallies_.find(property);
+  if (it == tallies_.end()) it = tallies_.emplace(std::string(property), CheckTally{}).first;
+  it->second.judged += tally.judged;
+  for (const auto& [why, count] : tally.not_judged) it->second.not_judged[why] += count;
+}
+
+const std::vector<CheckInfo>& all_checks() {
+  static const std::vector<CheckInfo> checks = {
+      {"ResultMatchesModel",
+       "a successful partition result equals the model's answer at the position that result "
+       "reports",
+       &check_result_matches_model},
+      {"SamePositionSameAnswer",
+       "two results for the same store partition and query that report the same position are "
+       "equal, whichever replica or incarnation served them",
+       &check_same_position_same_answer},
+      {"BoundHonored",
+       "success under PositionBound.at(B) means the reported position dominates B on the served "
+       "partition; NOT_UP_TO_BOUND means the serving replica really was behind",
+       &check_bound_honored},
+      {"SessionMonotonic",
+       "a client that feeds its merged position back as its bound never sees any component go "
+       "backwards",
+       &check_session_monotonic},
+      {"FailureReasonCorrect",
+       "each failure reason is the one Kafka's rules give for the placement at query time and a "
+       "success is not returned where a failure was due",
+       &check_failure_reason_correct},
+      {"EventuallyAvailable",
+       "after faults stop and the cluster heals, every partition answers a bounded query within a "
+       "stated virtual time",
+       &check_eventually_available},
+      {"LagReported",
+       "reported lags (allLocalStorePartitionLags) equal end offset minus the replica's actual "
+       "offset",
+       &check_lag_reported},
+      {"ScriptedExpectations",
+       "every scripted query's outcome is exactly what its scenario step expects",
+       &check_scripted_expectations},
+  };
+  return checks;
+}
+
+const CheckInfo* find_check(std::string_view name) {
+  for (const CheckInfo& check : all_checks()) {
+    if (name == check.name) return &check;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> all_property_names() {
+  std::vector<std::string> names;
+  for (const CheckInfo& check : all_checks()) names.emplace_back(check.name);
+  names.emplace_back("Deterministic");
+  return names;
+}
+
+}  // namespace iq::properties

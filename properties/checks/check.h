@@ -1,0 +1,143 @@
+#pragma once
+// The consistency properties of DESIGN.md section 5 as named checks over a recorded RunTrace.
+//
+// A check is a pure function: (trace, judge context) -> violations. It never runs the simulator.
+// Each violation carries enough to understand it without the trace at hand: the query, the
+// expected and returned outcome, the replica that answered and its placement, and the faults
+// that led there.
+//
+//   JudgeContext context(trace);                 // builds the reference model once
+//   for (const CheckInfo& check : all_checks()) {
+//     for (Violation& v : check.run(context)) ...
+//   }
+//   context.tallies();                           // per check: judged, and not judged with why
+//
+// Each check lives in its own file (checks/<snake_name>.cc) whose header comment is its
+// one-line statement; properties/checks/README.md says what each one can and cannot see.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "history/run_trace.h"
+#include "model/expected_answer.h"
+#include "model/reference_store.h"
+
+namespace iq::properties {
+
+struct Violation {
+  std::string property;    // the check's name
+  uint64_t record_id = 0;  // the query record, 0 when the violation is not about one query
+  int64_t at_ms = 0;
+  std::string summary;  // one line
+  std::string query;    // QueryRecord::request.to_string(), or empty
+  std::string expected;
+  std::string returned;
+  std::string replica;                     // "instance-2 (standby, RUNNING, position ...)"
+  std::string placement;                   // PlacementSnapshot::to_string() at the query's instant
+  std::vector<std::string> events_before;  // the last faults before at_ms, oldest first
+
+  std::string to_string() const;  // multi-line, readable
+};
+
+// What a check looked at: `judged` items (query results, lag samples, expectations) were
+// compared; the others were passed over for the reason given (a count per reason). A check that
+// cannot decide never counts a pass.
+struct CheckTally {
+  uint64_t judged = 0;
+  std::map<std::string, uint64_t> not_judged;  // reason -> count
+};
+
+// What every check shares: the trace and the reference model built from its source log.
+class JudgeContext {
+ public:
+  explicit JudgeContext(const sim::RunTrace& trace);
+  ~JudgeContext();
+  JudgeContext(const JudgeContext&) = delete;
+  JudgeContext& operator=(const JudgeContext&) = delete;
+
+  const sim::RunTrace& trace() const { return trace_; }
+  const model::ReferenceStore& store() const { return *store_; }
+  model::TimestampMode timestamp_mode() const { return timestamp_mode_; }
+  // Whether the store's delete() advances its position (false for in-memory stores).
+  bool deletes_advance() const { return deletes_advance_; }
+  // Whether a record id belongs to a phase whose checks include `property` (a [[test]] may list
+  // the checks that judge it; the liveness phase and untagged records are judged by all).
+  bool judged_by(const sim::QueryRecord& record, std::string_view property) const;
+  // The same for something that happened at a virtual time (a lag sample): the phase whose
+  // [start_ms, end_ms) holds at_ms decides; outside every phase, all properties judge.
+  bool judged_at(int64_t at_ms, std::string_view property) const;
+  // The index in trace().phases of the phase whose [start_ms, end_ms) holds at_ms, or -1.
+  int32_t phase_index(int64_t at_ms) const;
+  // The last `n` faults at or before at_ms, rendered one per line, oldest first.
+  std::vector<std::string> events_before(int64_t at_ms, size_t n = 8) const;
+
+  // Offsets of the source records that wrote the store for `key` in `partition` (ascending,
+  // distinct): where the answer to a query touching that key can change. Empty if none.
+  const std::vector<int64_t>& key_write_offsets(int32_t partition, int32_t key) const;
+  // Every key written in `partition`, ascending as integers.
+  std::vector<int32_t> keys_written(int32_t partition) const;
+  // The first offset > offset that advances the store's position (a write, or a delete when
+  // deletes advance), or nullopt.
+  std::optional<int64_t> next_advancing_write(int32_t partition, int64_t offset) const;
+  // The store-writing offsets in (after, before) that do NOT advance the position (in-memory
+  // deletes): states the store reaches while still reporting the position `after`.
+  std::vector<int64_t> silent_writes_between(int32_t partition, int64_t after,
+                                             int64_t before) const;
+
+  // Checks count what they judged here (mutable: the context is shared read-only otherwise).
+  void add_tally(std::string_view property, const CheckTally& tally) const;
+  const std::map<std::string, CheckTally, std::less<>>& tallies() const { return tallies_; }
+
+ private:
+  // Where the store's answers can change, per partition (built from the source log).
+  struct PartitionIndex {
+    std::map<int32_t, std::vector<int64_t>> key_writes;  // key -> offsets that wrote it
+    std::vector<int64_t> advancing;                      // offsets that advance the position
+    std::vector<int64_t> silent;                         // writes that do not (in-memory deletes)
+  };
+  bool phase_includes(int64_t at_ms, std::string_view property) const;
+
+  const sim::RunTrace& trace_;
+  std::unique_ptr<model::ReferenceStore> store_;
+  model::TimestampMode timestamp_mode_;
+  bool deletes_advance_;
+  std::map<int32_t, PartitionIndex> index_;  // by partition
+  std::vector<size_t> faults_by_time_;       // indices into trace_.faults, stable-sorted by time
+  mutable std::map<std::string, CheckTally, std::less<>> tallies_;
+};
+
+using CheckFn = std::vector<Violation> (*)(const JudgeContext&);
+
+struct CheckInfo {
+  const char* name;       // "ResultMatchesModel"
+  const char* statement;  // DESIGN.md's one line
+  CheckFn run;
+};
+
+// Every trace-level check, in a fixed order. Deterministic is not among them: it compares two
+// runs and lives in check_deterministic() below.
+const std::vector<CheckInfo>& all_checks();
+const CheckInfo* find_check(std::string_view name);
+// Every property name a scenario may list, including "Deterministic" and "ScriptedExpectations".
+std::vector<std::string> all_property_names();
+
+// Deterministic: the same seed and scenario give the same trace digest, run after run.
+std::vector<Violation> check_deterministic(const sim::RunTrace& first, const sim::RunTrace& second);
+
+// The trace-level checks one by one (what all_checks() lists), for tests and for callers that
+// run a single property.
+std::vector<Violation> check_result_matches_model(const JudgeContext& context);
+std::vector<Violation> check_same_position_same_answer(const JudgeContext& context);
+std::vector<Violation> check_bound_honored(const JudgeContext& context);
+std::vector<Violation> check_session_monotonic(const JudgeContext& context);
+std::vector<Violation> check_failure_reason_correct(const JudgeContext& context);
+std::vector<Violation> check_eventually_available(const JudgeContext& context);
+std::vector<Violation> check_lag_reported(const JudgeContext& context);
+std::vector<Violation> check_scripted_expectations(const JudgeContext& context);
+
+}  // namespace iq::properties

@@ -1,0 +1,199 @@
+// The shared machinery of the checks: JudgeContext (model, timestamp mode, delete rule, phases,
+// faults), the registry, the renderings, and every check together on a large consistent trace.
+
+#include "checks/check.h"
+
+#include <gtest/gtest.h>
+
+#include "checks/check_util.h"
+#include "checks/test_trace.h"
+
+namespace iq::properties {
+namespace {
+
+using testing::active;
+using testing::kSeed;
+using testing::pos;
+using testing::TraceBuilder;
+
+std::string all_text(const std::vector<Violation>& vs) {
+  std::string out;
+  for (const auto& v : vs) out += v.to_string();
+  return out;
+}
+
+// The model replays the source log with the topology's aggregation and null-value rule.
+TEST(JudgeContextTest, BuildsTheModelWithTheTopologysAggregation) {
+  TraceBuilder count(TopologyKind::Count);
+  count.produce(0, 1, 5);
+  count.produce(0, 1, std::nullopt);  // dropped by the aggregation: no write
+  count.produce(0, 1, 7);
+  JudgeContext c(count.trace());
+  const auto key = model::serialize_int32_key(1);
+  ASSERT_TRUE(c.store().get(0, key, 2).has_value()) << "seed " << kSeed;
+  EXPECT_EQ(c.store().get(0, key, 2)->value, 2) << "seed " << kSeed;
+  EXPECT_EQ(c.key_write_offsets(0, 1), (std::vector<int64_t>{0, 2})) << "seed " << kSeed;
+  EXPECT_EQ(c.next_advancing_write(0, 0), std::optional<int64_t>(2)) << "seed " << kSeed;
+
+  TraceBuilder sum(TopologyKind::Sum);
+  sum.produce(0, 1, 5);
+  sum.produce(0, 1, 7);
+  JudgeContext s(sum.trace());
+  EXPECT_EQ(s.store().get(0, key, 1)->value, 12) << "seed " << kSeed;
+
+  TraceBuilder table(TopologyKind::SourceTable);
+  table.produce(0, 1, 5);
+  table.produce(0, 1, std::nullopt);  // a tombstone
+  JudgeContext t(table.trace());
+  EXPECT_FALSE(t.store().get(0, key, 1).has_value()) << "seed " << kSeed;
+  EXPECT_TRUE(t.store().get(0, key, 0).has_value()) << "seed " << kSeed;
+}
+
+// Timestamp modes and the delete rule follow the topology's builder and supplier.
+TEST(JudgeContextTest, TimestampModeAndDeleteRuleFollowTheStoreStack) {
+  struct Case {
+    TopologyKind kind;
+    KeyValueSupplier supplier;
+    bool caching;
+    model::TimestampMode mode;
+    bool deletes_advance;
+  };
+  const Case cases[] = {
+      {TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, false,
+       model::TimestampMode::kReal, true},
+      {TopologyKind::SourceTable, KeyValueSupplier::kRocksDb, true, model::TimestampMode::kMinusOne,
+       true},
+      {TopologyKind::Count, KeyValueSupplier::kInMemory, false, model::TimestampMode::kReal, true},
+      {TopologyKind::PapiWriter, KeyValueSupplier::kRocksDb, false, model::TimestampMode::kNone,
+       true},
+      {TopologyKind::PapiWriter, KeyValueSupplier::kInMemory, false, model::TimestampMode::kNone,
+       false},
+      {TopologyKind::PapiWriter, KeyValueSupplier::kInMemory, true, model::TimestampMode::kNone,
+       true},
+  };
+  for (const Case& c : cases) {
+    TraceBuilder b(c.kind, c.supplier, c.caching);
+    JudgeContext context(b.trace());
+    EXPECT_EQ(context.timestamp_mode(), c.mode)
+        << "seed " << kSeed << " " << to_string(c.kind) << " " << to_string(c.supplier);
+    EXPECT_EQ(context.deletes_advance(), c.deletes_advance)
+        << "seed " << kSeed << " " << to_string(c.kind) << " " << to_string(c.supplier);
+  }
+}
+
+// A phase that lists checks limits who judges its records; liveness probes and records outside
+// every phase are judged by all.
+TEST(JudgeContextTest, PhasesDecideWhichChecksJudgeARecord) {
+  TraceBuilder b;
+  b.phase("only bounds", 0, 100, {"BoundHonored"});
+  b.phase("all", 100, 200, {});
+  JudgeContext c(b.trace());
+  sim::QueryRecord r;
+  r.invoke_ms = 50;
+  EXPECT_TRUE(c.judged_by(r, "BoundHonored")) << "seed " << kSeed;
+  EXPECT_FALSE(c.judged_by(r, "ResultMatchesModel")) << "seed " << kSeed;
+  r.source = sim::QueryRecord::Source::kLiveness;
+  EXPECT_TRUE(c.judged_by(r, "ResultMatchesModel")) << "seed " << kSeed;
+  r.source = sim::QueryRecord::Source::kClient;
+  r.invoke_ms = 150;
+  EXPECT_TRUE(c.judged_by(r, "ResultMatchesModel")) << "seed " << kSeed;
+  r.invoke_ms = 250;
+  EXPECT_TRUE(c.judged_by(r, "ResultMatchesModel")) << "seed " << kSeed;
+  EXPECT_FALSE(c.judged_at(99, "LagReported")) << "seed " << kSeed;
+  EXPECT_EQ(c.phase_index(100), 1) << "seed " << kSeed;
+  EXPECT_EQ(c.phase_index(200), -1) << "seed " << kSeed;
+}
+
+// events_before lists the last faults up to and including the instant, oldest first.
+TEST(JudgeContextTest, EventsBeforeAreTheLastFaultsInTimeOrder) {
+  TraceBuilder b;
+  b.fault(300, "restart", "instance-2");
+  b.fault(100, "crash", "instance-2");
+  b.fault(200, "pause", "instance-1");
+  b.fault(400, "resume", "instance-1");
+  JudgeContext c(b.trace());
+  EXPECT_EQ(c.events_before(300, 2), (std::vector<std::string>{"@200 pause instance-1 (test)",
+                                                               "@300 restart instance-2 (test)"}))
+      << "seed " << kSeed;
+  EXPECT_TRUE(c.events_before(99).empty()) << "seed " << kSeed;
+  EXPECT_EQ(c.events_before(10'000).size(), 4u) << "seed " << kSeed;
+}
+
+TEST(RegistryTest, NamesEveryPropertyOnce) {
+  const auto names = all_property_names();
+  const std::vector<std::string> want = {
+      "ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored",
+      "SessionMonotonic",   "FailureReasonCorrect",   "EventuallyAvailable",
+      "LagReported",        "ScriptedExpectations",   "Deterministic"};
+  EXPECT_EQ(names, want) << "seed " << kSeed;
+  ASSERT_NE(find_check("BoundHonored"), nullptr) << "seed " << kSeed;
+  EXPECT_EQ(find_check("BoundHonored")->run, &check_bound_honored) << "seed " << kSeed;
+  EXPECT_EQ(find_check("Deterministic"), nullptr) << "seed " << kSeed;
+  EXPECT_EQ(find_check("NoSuchCheck"), nullptr) << "seed " << kSeed;
+  for (const CheckInfo& c : all_checks()) EXPECT_NE(std::string(c.statement), "") << c.name;
+}
+
+TEST(RenderingTest, ViolationAndFaultPrintEveryField) {
+  Violation v;
+  v.property = "BoundHonored";
+  v.record_id = 7;
+  v.at_ms = 1200;
+  v.summary = "a summary";
+  v.query = "store=kv-store";
+  v.expected = "E";
+  v.returned = "R";
+  v.replica = "{p=0 instance-1}";
+  v.placement = "@1200[]";
+  v.events_before = {"@100 crash instance-1 (random-faults)"};
+  EXPECT_EQ(v.to_string(),
+            "[BoundHonored] record #7 at 1200 ms: a summary\n"
+            "  query:     store=kv-store\n"
+            "  expected:  E\n"
+            "  returned:  R\n"
+            "  replica:   {p=0 instance-1}\n"
+            "  placement: @1200[]\n"
+            "  faults before:\n"
+            "    @100 crash instance-1 (random-faults)\n")
+      << "seed " << kSeed;
+  sim::FaultRecord f{5, "heal", "", ""};
+  EXPECT_EQ(f.to_string(), "@5 heal") << "seed " << kSeed;
+}
+
+// Kafka's isPermitted, case by case from iqv2-semantics.md 1.5.
+TEST(PermittedTest, FollowsKafkasTable) {
+  const Position empty = Position::empty_position();
+  EXPECT_TRUE(detail::permitted(pos(0, 3), empty, 0)) << "seed " << kSeed;
+  EXPECT_TRUE(detail::permitted(pos(0, 5, "A"), pos(0, 5, "A"), 0)) << "seed " << kSeed;
+  EXPECT_FALSE(detail::permitted(pos(0, 4, "A"), pos(0, 5, "A"), 0)) << "seed " << kSeed;
+  EXPECT_FALSE(detail::permitted(empty, pos(0, 5, "A"), 0)) << "seed " << kSeed;
+  EXPECT_FALSE(detail::permitted(pos(0, 99, "B"), pos(0, 5, "A"), 0)) << "seed " << kSeed;
+  EXPECT_TRUE(detail::permitted(empty, pos(1, 5, "A"), 0)) << "seed " << kSeed;
+  Position two = pos(0, 5, "A");
+  two.with_component("B", 0, 3);
+  EXPECT_FALSE(detail::permitted(pos(0, 9, "A"), two, 0)) << "seed " << kSeed;
+  Position topic_only = Position::from_map({{"A", {}}});
+  EXPECT_TRUE(detail::permitted(empty, topic_only, 0)) << "seed " << kSeed;
+}
+
+// Every check on a large consistent trace: nothing to report, and each judged what it should.
+TEST(AllChecksTest, AConsistentSyntheticTraceHasNoViolations) {
+  const uint64_t seed = 11;
+  const sim::RunTrace trace = testing::synthetic_trace(seed, 4'000);
+  JudgeContext context(trace);
+  for (const CheckInfo& check : all_checks()) {
+    const auto violations = check.run(context);
+    EXPECT_TRUE(violations.empty()) << "seed " << seed << " " << check.name << "\n"
+                                    << all_text(violations);
+  }
+  const auto& t = context.tallies();
+  EXPECT_EQ(t.at("ResultMatchesModel").judged, 4'000u) << "seed " << seed;
+  EXPECT_EQ(t.at("FailureReasonCorrect").judged, 4'000u) << "seed " << seed;
+  EXPECT_EQ(t.at("LagReported").judged, 250u) << "seed " << seed;
+  EXPECT_GT(t.at("BoundHonored").judged, 1'000u) << "seed " << seed;
+  EXPECT_GT(t.at("SessionMonotonic").judged, 1'000u) << "seed " << seed;
+  EXPECT_TRUE(check_deterministic(trace, testing::synthetic_trace(seed, 4'000)).empty())
+      << "seed " << seed;
+}
+
+}  // namespace
+}  // namespace iq::properties

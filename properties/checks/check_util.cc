@@ -1,0 +1,304 @@
+#include "checks/check_util.h"
+
+#include <algorithm>
+#include <limits>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "base/assert.h"
+#include "model/key_bytes.h"
+
+namespace iq::properties::detail {
+namespace {
+
+// At most this many later states are tried per result when looking for an under-claim; a result
+// that matches none of them within the bound is reported as a mismatch, with the bound named.
+constexpr size_t kUnderClaimCandidatesMax = 4'096;
+
+model::Order to_model_order(ResultOrder order) {
+  switch (order) {
+    case ResultOrder::ANY:
+      return model::Order::kAny;
+    case ResultOrder::ASCENDING:
+      return model::Order::kAscending;
+    case ResultOrder::DESCENDING:
+      return model::Order::kDescending;
+  }
+  return model::Order::kAny;
+}
+
+std::optional<model::KeyBytes> bound_bytes(const std::optional<int32_t>& key) {
+  if (!key) return std::nullopt;
+  return model::serialize_int32_key(*key);
+}
+
+// Whether a returned timestamp is one Kafka gives for a value whose record timestamp is `real`.
+bool timestamp_ok(const JudgeContext& context, QueryKind kind, int64_t got, int64_t real) {
+  switch (context.timestamp_mode()) {
+    case model::TimestampMode::kReal:
+      return got == real;
+    case model::TimestampMode::kMinusOne:
+      // The adapter's -1; a cached TimestampedKeyQuery that hit the cache returns the real one.
+      return got == -1 || (kind == QueryKind::TimestampedKeyQuery &&
+                           context.trace().topology.caching && got == real);
+    case model::TimestampMode::kNone:
+      return false;  // a plain store answers no timestamped query (UNKNOWN_QUERY_TYPE)
+  }
+  return false;
+}
+
+std::string timestamp_text(const JudgeContext& context, QueryKind kind, int64_t real) {
+  switch (context.timestamp_mode()) {
+    case model::TimestampMode::kReal:
+      return std::to_string(real);
+    case model::TimestampMode::kMinusOne:
+      if (kind == QueryKind::TimestampedKeyQuery && context.trace().topology.caching) {
+        return "-1|" + std::to_string(real);
+      }
+      return "-1";
+    case model::TimestampMode::kNone:
+      return "none";
+  }
+  return "?";
+}
+
+std::optional<std::string> key_differs(const JudgeContext& context,
+                                       const sim::QueryRequestRecord& request,
+                                       const sim::PartitionOutcome& outcome, int64_t offset) {
+  const bool timestamped = is_timestamped_kind(request.kind);
+  const std::optional<model::ExpectedValue> want = model::expected_key_query(
+      context.store(), outcome.partition, model::serialize_int32_key(*request.key), offset,
+      model::TimestampMode::kReal);
+  const auto* got = std::get_if<std::optional<int64_t>>(&outcome.value);
+  bool same = got != nullptr;
+  if (same && !want) same = !got->has_value() && outcome.timestamps.empty();
+  if (same && want) {
+    same = got->has_value() && **got == want->value;
+    if (timestamped) {
+      same = same && outcome.timestamps.size() == 1 &&
+             timestamp_ok(context, request.kind, outcome.timestamps[0], *want->timestamp_ms);
+    } else {
+      same = same && outcome.timestamps.empty();
+    }
+  }
+  if (same) return std::nullopt;
+  if (!want) return std::string("null");
+  std::string text = "value=" + std::to_string(want->value);
+  if (timestamped) text += " ts=" + timestamp_text(context, request.kind, *want->timestamp_ms);
+  return text;
+}
+
+std::optional<std::string> range_differs(const JudgeContext& context,
+                                         const sim::QueryRequestRecord& request,
+                                         const sim::PartitionOutcome& outcome, int64_t offset) {
+  const bool timestamped = is_timestamped_kind(request.kind);
+  const auto want = model::expected_range_query(
+      context.store(), outcome.partition, bound_bytes(request.lower), bound_bytes(request.upper),
+      to_model_order(request.order), offset, model::TimestampMode::kReal);
+  const auto* got = std::get_if<sim::KeyValueList>(&outcome.value);
+  bool same = got != nullptr && got->size() == want.size() &&
+              outcome.timestamps.size() == (timestamped ? want.size() : 0);
+  for (size_t i = 0; same && i < want.size(); ++i) {
+    const auto& [key, value] = (*got)[i];
+    same = key == model::deserialize_int32_key(want[i].first) && value == want[i].second.value;
+    if (same && timestamped) {
+      same =
+          timestamp_ok(context, request.kind, outcome.timestamps[i], *want[i].second.timestamp_ms);
+    }
+  }
+  if (same) return std::nullopt;
+  std::string text = "[";
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += fmt::format("{}={}", model::deserialize_int32_key(want[i].first), want[i].second.value);
+    if (timestamped) {
+      text += "@" + timestamp_text(context, request.kind, *want[i].second.timestamp_ms);
+    }
+  }
+  return text + "]";
+}
+
+// The keys whose writes can change the answer to `request` on `partition`.
+std::vector<int32_t> keys_involved(const JudgeContext& context,
+                                   const sim::QueryRequestRecord& request, int32_t partition) {
+  if (is_key_kind(request.kind)) return {*request.key};
+  const auto lower = bound_bytes(request.lower);
+  const auto upper = bound_bytes(request.upper);
+  std::vector<int32_t> keys;
+  for (int32_t key : context.keys_written(partition)) {
+    const model::KeyBytes bytes = model::serialize_int32_key(key);
+    if (lower && model::compare_key_bytes(bytes, *lower) < 0) continue;
+    if (upper && model::compare_key_bytes(bytes, *upper) > 0) continue;
+    keys.push_back(key);
+  }
+  return keys;
+}
+
+}  // namespace
+
+bool permitted(const Position& store, const Position& bound, int32_t partition) {
+  for (const auto& [topic, offsets] : bound.map()) {
+    const auto wanted = offsets.find(partition);
+    if (wanted == offsets.end()) continue;  // this topic does not constrain this partition
+    const int64_t* have = store.offset(topic, partition);
+    if (have == nullptr || *have < wanted->second) return false;
+  }
+  return true;
+}
+
+const char* to_string(QueryKind kind) {
+  switch (kind) {
+    case QueryKind::KeyQuery:
+      return "KeyQuery";
+    case QueryKind::RangeQuery:
+      return "RangeQuery";
+    case QueryKind::TimestampedKeyQuery:
+      return "TimestampedKeyQuery";
+    case QueryKind::TimestampedRangeQuery:
+      return "TimestampedRangeQuery";
+    case QueryKind::WindowKeyQuery:
+      return "WindowKeyQuery";
+    case QueryKind::WindowRangeQuery:
+      return "WindowRangeQuery";
+    case QueryKind::VersionedKeyQuery:
+      return "VersionedKeyQuery";
+    case QueryKind::MultiVersionedKeyQuery:
+      return "MultiVersionedKeyQuery";
+    case QueryKind::Custom:
+      return "Custom";
+  }
+  return "?";
+}
+
+bool is_key_kind(QueryKind kind) {
+  return kind == QueryKind::KeyQuery || kind == QueryKind::TimestampedKeyQuery;
+}
+
+bool is_range_kind(QueryKind kind) {
+  return kind == QueryKind::RangeQuery || kind == QueryKind::TimestampedRangeQuery;
+}
+
+bool is_timestamped_kind(QueryKind kind) {
+  return kind == QueryKind::TimestampedKeyQuery || kind == QueryKind::TimestampedRangeQuery;
+}
+
+const sim::ReplicaSnapshot* find_replica(const sim::PlacementSnapshot& snapshot,
+                                         const std::string& instance, int32_t partition) {
+  for (const auto& r : snapshot.replicas) {
+    if (r.partition == partition && r.instance == instance) return &r;
+  }
+  return nullptr;
+}
+
+const sim::PlacementSnapshot& explaining_placement(const sim::QueryRecord& record) {
+  return record.placement_at_answer ? *record.placement_at_answer : record.placement_at_invoke;
+}
+
+Violation record_violation(const JudgeContext& context, std::string_view property,
+                           const sim::QueryRecord& record, const sim::PartitionOutcome* outcome,
+                           std::string summary, std::string expected, std::string returned) {
+  Violation v;
+  v.property = std::string(property);
+  v.record_id = record.id;
+  v.at_ms = record.complete_ms;
+  v.summary = std::move(summary);
+  v.query = record.request.to_string();
+  v.expected = std::move(expected);
+  v.returned = std::move(returned);
+  const sim::PlacementSnapshot& placement = explaining_placement(record);
+  std::optional<int32_t> partition;
+  if (outcome != nullptr) {
+    partition = outcome->partition;
+  } else if (record.request.partitions && record.request.partitions->size() == 1) {
+    partition = *record.request.partitions->begin();
+  }
+  if (partition) {
+    if (const auto* r = find_replica(placement, record.target_instance, *partition)) {
+      v.replica = r->to_string();
+    }
+  }
+  v.placement = placement.to_string();
+  v.events_before = context.events_before(v.at_ms);
+  return v;
+}
+
+std::string outcome_string(const sim::PartitionOutcome& outcome) {
+  return outcome.to_string();
+}
+
+std::optional<std::string> not_answerable(const JudgeContext& context,
+                                          const sim::QueryRequestRecord& request) {
+  if (request.store != context.trace().topology.store_name) return "not the topology's store";
+  if (!is_key_kind(request.kind) && !is_range_kind(request.kind)) {
+    return std::string("a query kind the model does not cover: ") + to_string(request.kind);
+  }
+  if (is_key_kind(request.kind) && !request.key) return "a key query without a recorded key";
+  return std::nullopt;
+}
+
+std::optional<std::string> differs_from_model(const JudgeContext& context,
+                                              const sim::QueryRequestRecord& request,
+                                              const sim::PartitionOutcome& outcome,
+                                              int64_t offset) {
+  IQ_ASSERT(!not_answerable(context, request), "{}", request.to_string());
+  IQ_ASSERT(offset >= -1, "offset={}", offset);
+  if (is_key_kind(request.kind)) return key_differs(context, request, outcome, offset);
+  return range_differs(context, request, outcome, offset);
+}
+
+FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord& request,
+                     const sim::PartitionOutcome& outcome, int64_t reported) {
+  FitResult result;
+  const auto diff = differs_from_model(context, request, outcome, reported);
+  if (!diff) {
+    result.fit = Fit::kMatches;
+    result.matched_at = reported;
+    return result;
+  }
+  result.expected = *diff;
+  const int32_t partition = outcome.partition;
+  // An in-memory store's delete() changes the data but not the position (iqv2-semantics.md 6.3
+  // #6): the reported position stands for every state up to the next write that advances it.
+  if (!context.deletes_advance()) {
+    const int64_t next = context.next_advancing_write(partition, reported)
+                             .value_or(std::numeric_limits<int64_t>::max());
+    for (int64_t o : context.silent_writes_between(partition, reported, next)) {
+      if (!differs_from_model(context, request, outcome, o)) {
+        result.fit = Fit::kMatches;
+        result.matched_at = o;
+        return result;
+      }
+    }
+  }
+  // An under-claim: the answer is a state the store reached after the reported offset.
+  std::vector<int64_t> candidates;
+  for (int32_t key : keys_involved(context, request, partition)) {
+    const auto& offsets = context.key_write_offsets(partition, key);
+    candidates.insert(candidates.end(), std::upper_bound(offsets.begin(), offsets.end(), reported),
+                      offsets.end());
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  if (candidates.size() > kUnderClaimCandidatesMax) {
+    candidates.resize(kUnderClaimCandidatesMax);
+    result.search_capped = true;
+  }
+  for (int64_t o : candidates) {
+    if (!differs_from_model(context, request, outcome, o)) {
+      result.fit = Fit::kUnderClaim;
+      result.matched_at = o;
+      result.search_capped = false;
+      return result;
+    }
+  }
+  result.fit = Fit::kMismatch;
+  return result;
+}
+
+int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition) {
+  const int64_t* offset = position.offset(context.trace().topology.source_topic, partition);
+  return offset == nullptr ? -1 : *offset;
+}
+
+}  // namespace iq::properties::detail

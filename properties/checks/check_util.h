@@ -1,0 +1,101 @@
+#pragma once
+// Helpers the checks share: Kafka's bound rule written out independently, placement look-ups,
+// the model's answer at an offset compared with a recorded result, violation and tally filling.
+// Internal to properties/checks; nothing outside this folder includes it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checks/check.h"
+#include "history/query_record.h"
+#include "iq/position.h"
+#include "iq/query.h"
+
+namespace iq::properties::detail {
+
+// StoreQueryUtils.isPermitted for a store on task partition `partition`, written from
+// iqv2-semantics.md 1.5 and not from impl: for every topic of the bound that has an entry for
+// this partition number, the store must have an entry for it that is at least as large. Bound
+// entries of other partitions are ignored; an empty bound (or {t:{}}) permits everything.
+bool permitted(const Position& store, const Position& bound, int32_t partition);
+
+const char* to_string(QueryKind kind);
+bool is_key_kind(QueryKind kind);    // KeyQuery, TimestampedKeyQuery
+bool is_range_kind(QueryKind kind);  // RangeQuery, TimestampedRangeQuery
+bool is_timestamped_kind(QueryKind kind);
+
+// The replica of `partition` on `instance` in a snapshot, or nullptr.
+const sim::ReplicaSnapshot* find_replica(const sim::PlacementSnapshot& snapshot,
+                                         const std::string& instance, int32_t partition);
+// The snapshot that explains an answer: placement_at_answer, else placement_at_invoke.
+const sim::PlacementSnapshot& explaining_placement(const sim::QueryRecord& record);
+
+// A violation about one query record (and one partition of it, if `outcome` is given): fills the
+// record id, the completion time, the query, the answering replica, the placement and the faults
+// before it.
+Violation record_violation(const JudgeContext& context, std::string_view property,
+                           const sim::QueryRecord& record, const sim::PartitionOutcome* outcome,
+                           std::string summary, std::string expected, std::string returned);
+
+// What one partition result returned, in one line: "ok value=5 ts=[100] pos=..." or the failure.
+std::string outcome_string(const sim::PartitionOutcome& outcome);
+
+// Counts into a CheckTally and hands it to the context when it goes out of scope.
+class Tally {
+ public:
+  Tally(const JudgeContext& context, std::string_view property)
+      : context_(context), property_(property) {}
+  ~Tally() { context_.add_tally(property_, tally_); }
+  Tally(const Tally&) = delete;
+  Tally& operator=(const Tally&) = delete;
+  void judged() { ++tally_.judged; }
+  void not_judged(const std::string& why) { ++tally_.not_judged[why]; }
+
+ private:
+  const JudgeContext& context_;
+  std::string property_;
+  CheckTally tally_;
+};
+
+// The model's answer to a recorded query at one offset, compared with a result.
+//
+// The timestamp rules (iqv2-semantics.md 2.2, 2.4): a timestamped store returns the record's
+// timestamp; Kafka's adapter over a plain RocksDB store (the DSL builder over
+// Stores.persistentKeyValueStore) synthesizes -1, except that a cached TimestampedKeyQuery that
+// hits the cache returns the real timestamp. The record does not say whether the cache was hit,
+// so there both -1 and the real timestamp are accepted. Plain KeyQuery and RangeQuery carry no
+// timestamps at all.
+//
+// nullopt: the result equals the model's answer at `offset`. Otherwise the model's answer,
+// rendered for a violation.
+std::optional<std::string> differs_from_model(const JudgeContext& context,
+                                              const sim::QueryRequestRecord& request,
+                                              const sim::PartitionOutcome& outcome, int64_t offset);
+// Whether the recorded request is one the model can answer (a key-value query of a kind it
+// knows, with its key recorded, on the topology's store); if not, why not.
+std::optional<std::string> not_answerable(const JudgeContext& context,
+                                          const sim::QueryRequestRecord& request);
+
+// How a successful result relates to the model, given the offset its position reports.
+enum class Fit {
+  kMatches,     // equal to the model at the reported offset (or, for a store whose deletes do
+                // not advance its position, at a silent delete after it)
+  kUnderClaim,  // equal to the model at a LATER offset: the data is newer than the position says
+  kMismatch,    // equal to no state at or after the reported offset (searched up to a cap)
+};
+struct FitResult {
+  Fit fit = Fit::kMismatch;
+  std::string expected;        // the model's answer at the reported offset, for a violation
+  int64_t matched_at = -1;     // kMatches / kUnderClaim: the offset the answer matched
+  bool search_capped = false;  // the under-claim search stopped at its bound
+};
+FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord& request,
+                     const sim::PartitionOutcome& outcome, int64_t reported_offset);
+
+// position[source_topic][partition], -1 if absent.
+int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);
+
+}  // namespace iq::properties::detail

@@ -1,0 +1,108 @@
+// EventuallyAvailable: after faults stop and the cluster heals, every partition answers a bounded
+// query within a stated virtual time.
+//
+// From trace.liveness: every partition of the topology's source topic has a first successful
+// probe (bounded by everything produced when the phase began) at or before
+// faults_stopped_ms + timeout_ms. Besides, every recorded liveness failure (a phase that did not
+// reach what it waited for, e.g. run_until quiescent timing out) and a run that hit its virtual
+// time limit are violations: in both the cluster did not get where it should have.
+//
+// Each violation about a partition shows the last liveness probe of that partition (its query,
+// outcome and placement), which is usually the quickest way to see why it never answered.
+
+#include "checks/check.h"
+#include "checks/check_util.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr const char* kName = "EventuallyAvailable";
+
+const sim::QueryRecord* last_probe(const JudgeContext& context, int32_t partition) {
+  const auto& records = context.trace().history.records();
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    if (it->source != sim::QueryRecord::Source::kLiveness) continue;
+    if (it->request.partitions && it->request.partitions->count(partition) != 0) return &*it;
+  }
+  return nullptr;
+}
+
+std::string outcome_text(const sim::QueryRecord& record) {
+  std::string out = sim::to_string(record.outcome);
+  if (record.error) out += " " + record.error->to_string();
+  if (!record.not_routed_reason.empty()) out += " '" + record.not_routed_reason + "'";
+  for (const auto& p : record.partitions) out += " " + p.to_string();
+  return out;
+}
+
+Violation partition_violation(const JudgeContext& context, int32_t partition, int64_t at_ms,
+                              std::string summary, std::string expected) {
+  if (const sim::QueryRecord* probe = last_probe(context, partition)) {
+    Violation v = detail::record_violation(context, kName, *probe, nullptr, std::move(summary),
+                                           std::move(expected), outcome_text(*probe));
+    v.record_id = 0;  // about the partition, not about that probe
+    v.at_ms = at_ms;
+    v.events_before = context.events_before(at_ms);
+    v.query = "last probe #" + std::to_string(probe->id) + ": " + v.query;
+    return v;
+  }
+  Violation v;
+  v.property = kName;
+  v.at_ms = at_ms;
+  v.summary = std::move(summary);
+  v.expected = std::move(expected);
+  v.returned = "no liveness probe of this partition was recorded";
+  v.events_before = context.events_before(at_ms);
+  return v;
+}
+
+}  // namespace
+
+std::vector<Violation> check_eventually_available(const JudgeContext& context) {
+  std::vector<Violation> out;
+  detail::Tally tally(context, kName);
+  const sim::RunTrace& trace = context.trace();
+  for (const sim::LivenessFailure& failure : trace.liveness_failures) {
+    Violation v;
+    v.property = kName;
+    v.at_ms = failure.at_ms;
+    v.summary = "liveness failure: " + failure.what;
+    v.events_before = context.events_before(failure.at_ms);
+    out.push_back(std::move(v));
+  }
+  if (trace.time_limit_reached) {
+    Violation v;
+    v.property = kName;
+    v.at_ms = trace.end_ms;
+    v.summary = "the run reached its virtual time limit at " + std::to_string(trace.end_ms) + " ms";
+    v.events_before = context.events_before(trace.end_ms);
+    out.push_back(std::move(v));
+  }
+  if (!trace.liveness) {
+    tally.not_judged("no liveness phase");
+    return out;
+  }
+  const sim::LivenessRecord& liveness = *trace.liveness;
+  const int64_t deadline_ms = liveness.faults_stopped_ms + liveness.timeout_ms;
+  const std::string expected =
+      "a successful bounded probe by " + std::to_string(deadline_ms) + " ms (faults stopped at " +
+      std::to_string(liveness.faults_stopped_ms) + " ms, timeout " +
+      std::to_string(liveness.timeout_ms) + " ms; bound " + liveness.bound.to_string() + ")";
+  for (int32_t p = 0; p < trace.topology.source_partitions; ++p) {
+    tally.judged();
+    const auto it = liveness.first_success_ms.find(p);
+    if (it == liveness.first_success_ms.end() || !it->second) {
+      out.push_back(partition_violation(
+          context, p, deadline_ms,
+          "partition " + std::to_string(p) + " never answered a bounded query", expected));
+    } else if (*it->second > deadline_ms) {
+      out.push_back(partition_violation(context, p, *it->second,
+                                        "partition " + std::to_string(p) + " first answered at " +
+                                            std::to_string(*it->second) + " ms, after the deadline",
+                                        expected));
+    }
+  }
+  return out;
+}
+
+}  // namespace iq::properties

@@ -1,0 +1,363 @@
+// FailureReasonCorrect: each failure reason is the one Kafka's rules give for the placement at
+// query time (NOT_ACTIVE, NOT_PRESENT, NOT_UP_TO_BOUND, UNKNOWN_QUERY_TYPE, ...) and a success is
+// not returned where a failure was due.
+//
+// An oracle, written from iqv2-semantics.md 3.4-3.7 and 2.9-2.10 rather than from impl/, derives
+// what KafkaStreams#query on the answering instance must return from that instance's replicas in
+// placement_at_answer (taken in the same event as the query, so nothing moved in between):
+//   1. a store the topology does not have     -> UnknownStateStoreException (before any state);
+//      client CREATED                          -> StreamsNotStartedException;
+//      PENDING_SHUTDOWN, PENDING_ERROR, NOT_RUNNING, ERROR -> StreamsStoppedException;
+//   2. per partition (the named ones, or every partition for an all-partitions request):
+//      no task with the store registered       -> NOT_PRESENT if named, no entry otherwise
+//                                                 (out-of-range partitions too: DOES_NOT_EXIST is
+//                                                 never produced, 6.3 #4);
+//      requireActive and (the owning THREAD is not RUNNING or the task is a standby)
+//                                              -> NOT_ACTIVE (a restoring active on a RUNNING
+//                                                 thread passes: Kafka's quirk, 3.6);
+//      otherwise the store runs the query with the bound, or unbounded under requireActive
+//      (quirk 6.3 #3):
+//        a Timestamped* query on a plain (PAPI) store, or a custom query class
+//                                              -> UNKNOWN_QUERY_TYPE, before the bound check;
+//        the position checked does not dominate the bound -> NOT_UP_TO_BOUND;
+//        a window/versioned query on a key-value store -> UNKNOWN_QUERY_TYPE, after the bound
+//                                                 check (6.3 #11);
+//        a range whose serialized lower bound exceeds its upper, on the DSL adapter over a plain
+//        RocksDB store                         -> ClassCastException escapes the call (2.3);
+//        else success (or STORE_EXCEPTION, which comes from store I/O the snapshot cannot show).
+// The position checked: a cached store's KeyQuery (and a DSL store's TimestampedKeyQuery, which
+// the metered layer turns into a KeyQuery) checks the cache position merged with the inner one,
+// which is exactly the snapshot's store_position; every other query on a cached store checks the
+// inner position alone, which the snapshot does not show. There the oracle knows only that the
+// inner position is at most the merged one: not dominating the merged one means NOT_UP_TO_BOUND,
+// dominating it allows either outcome.
+//
+// Not judged (counted): records that never reached a live instance, records without
+// placement_at_answer, and exceptions thrown from inside a store (InvalidStateStoreException on a
+// closed store, RocksDB errors) where the oracle expects the store to run: the snapshot cannot
+// see those causes.
+
+#include <initializer_list>
+#include <map>
+#include <set>
+
+#include "checks/check.h"
+#include "checks/check_util.h"
+#include "model/key_bytes.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr const char* kName = "FailureReasonCorrect";
+// One partition's outcome as the oracle names it, in the order a set of them is printed.
+enum class Outcome : uint32_t {
+  kSuccess,
+  kStoreException,
+  kUnknownQueryType,
+  kNotActive,
+  kNotUpToBound,
+  kNotPresent,
+  kDoesNotExist,
+  kNoEntry,    // no result for the partition at all
+  kClassCast,  // the call throws ClassCastException instead of answering
+  kNoReason,   // a failure without a reason: never Kafka's
+  kCount,
+};
+
+const char* name(Outcome o) {
+  switch (o) {
+    case Outcome::kSuccess:
+      return "success";
+    case Outcome::kStoreException:
+      return "STORE_EXCEPTION";
+    case Outcome::kUnknownQueryType:
+      return "UNKNOWN_QUERY_TYPE";
+    case Outcome::kNotActive:
+      return "NOT_ACTIVE";
+    case Outcome::kNotUpToBound:
+      return "NOT_UP_TO_BOUND";
+    case Outcome::kNotPresent:
+      return "NOT_PRESENT";
+    case Outcome::kDoesNotExist:
+      return "DOES_NOT_EXIST";
+    case Outcome::kNoEntry:
+      return "no entry";
+    case Outcome::kClassCast:
+      return "ClassCastException";
+    case Outcome::kNoReason:
+      return "a failure without a reason";
+    case Outcome::kCount:
+      break;
+  }
+  return "?";
+}
+
+Outcome outcome_of(const sim::PartitionOutcome& o) {
+  if (o.success) return Outcome::kSuccess;
+  if (!o.failure_reason) return Outcome::kNoReason;
+  switch (*o.failure_reason) {
+    case FailureReason::UNKNOWN_QUERY_TYPE:
+      return Outcome::kUnknownQueryType;
+    case FailureReason::NOT_ACTIVE:
+      return Outcome::kNotActive;
+    case FailureReason::NOT_UP_TO_BOUND:
+      return Outcome::kNotUpToBound;
+    case FailureReason::NOT_PRESENT:
+      return Outcome::kNotPresent;
+    case FailureReason::DOES_NOT_EXIST:
+      return Outcome::kDoesNotExist;
+    case FailureReason::STORE_EXCEPTION:
+      return Outcome::kStoreException;
+  }
+  return Outcome::kNoReason;
+}
+
+// A set of outcomes as a bit set: the oracle runs once per partition result, so no allocation.
+class Allowed {
+ public:
+  Allowed() = default;
+  Allowed(std::initializer_list<Outcome> outcomes) {
+    for (Outcome o : outcomes) add(o);
+  }
+  void add(Outcome o) { bits_ |= bit(o); }
+  bool has(Outcome o) const { return (bits_ & bit(o)) != 0; }
+  bool only(Outcome o) const { return bits_ == bit(o); }
+  std::string to_string() const {
+    std::string out;
+    for (uint32_t i = 0; i < static_cast<uint32_t>(Outcome::kCount); ++i) {
+      if (!has(static_cast<Outcome>(i))) continue;
+      out += (out.empty() ? "" : " or ") + std::string(name(static_cast<Outcome>(i)));
+    }
+    return out;
+  }
+
+ private:
+  static uint32_t bit(Outcome o) { return 1u << static_cast<uint32_t>(o); }
+  uint32_t bits_ = 0;
+};
+
+bool is_stopped(ClientState s) {
+  return s == ClientState::PENDING_SHUTDOWN || s == ClientState::PENDING_ERROR ||
+         s == ClientState::NOT_RUNNING || s == ClientState::ERROR;
+}
+
+// The error KafkaStreams#query throws before looking at any task, if any.
+std::optional<StreamsError::Kind> expected_error(const JudgeContext& context,
+                                                 const sim::QueryRecord& record,
+                                                 ClientState client_state) {
+  if (record.request.store != context.trace().topology.store_name) {
+    return StreamsError::Kind::UnknownStateStore;
+  }
+  if (client_state == ClientState::CREATED) return StreamsError::Kind::StreamsNotStarted;
+  if (is_stopped(client_state)) return StreamsError::Kind::StreamsStopped;
+  return std::nullopt;
+}
+
+bool inverted_range(const sim::QueryRequestRecord& request) {
+  return request.lower && request.upper &&
+         model::compare_key_bytes(model::serialize_int32_key(*request.lower),
+                                  model::serialize_int32_key(*request.upper)) > 0;
+}
+
+// What the store stack answers once the query reaches it, given whether the checked position
+// dominates the bound.
+Allowed store_outcomes(const JudgeContext& context, const sim::QueryRequestRecord& request) {
+  const TopologyConfig& topology = context.trace().topology;
+  switch (request.kind) {
+    case QueryKind::WindowKeyQuery:
+    case QueryKind::WindowRangeQuery:
+    case QueryKind::VersionedKeyQuery:
+    case QueryKind::MultiVersionedKeyQuery:
+      return {Outcome::kUnknownQueryType};
+    default:
+      break;
+  }
+  const bool adapter = topology.timestamped() && topology.supplier == KeyValueSupplier::kRocksDb;
+  if (detail::is_range_kind(request.kind) && adapter && inverted_range(request)) {
+    return {Outcome::kClassCast};
+  }
+  // STORE_EXCEPTION comes from the store's own I/O, which no snapshot shows.
+  return {Outcome::kSuccess, Outcome::kStoreException};
+}
+
+// The outcomes Kafka allows for one partition on the answering instance.
+Allowed partition_oracle(const JudgeContext& context, const sim::QueryRecord& record,
+                         const sim::ReplicaSnapshot& replica, bool named) {
+  const sim::QueryRequestRecord& request = record.request;
+  const TopologyConfig& topology = context.trace().topology;
+  if (replica.role == sim::ReplicaRole::kNone || !replica.store_position) {
+    return {named ? Outcome::kNotPresent : Outcome::kNoEntry};
+  }
+  if (request.require_active &&
+      (replica.thread_state != ThreadState::RUNNING || replica.role != sim::ReplicaRole::kActive)) {
+    return {Outcome::kNotActive};
+  }
+  const bool plain = !topology.timestamped();
+  if ((detail::is_timestamped_kind(request.kind) && plain) || request.kind == QueryKind::Custom) {
+    return {Outcome::kUnknownQueryType};  // not in the position owner's handler map: no bound check
+  }
+  const Position bound = request.require_active ? Position::empty_position() : request.bound;
+  const bool dominates = detail::permitted(*replica.store_position, bound, replica.partition);
+  const bool cache_checks = request.kind == QueryKind::KeyQuery ||
+                            (request.kind == QueryKind::TimestampedKeyQuery && !plain);
+  const bool exact = !topology.caching || cache_checks;
+  if (!dominates) return {Outcome::kNotUpToBound};
+  Allowed allowed = store_outcomes(context, request);
+  if (!exact) allowed.add(Outcome::kNotUpToBound);  // the inner position may still be behind
+  return allowed;
+}
+
+struct Verdict {
+  std::vector<std::pair<int32_t, Allowed>> partitions;  // the ones the oracle could judge
+  bool class_cast_certain = false;                      // some partition's store must throw
+  bool class_cast_possible = false;
+  bool store_runs = false;  // some partition reaches the store (so a store exception may escape)
+};
+
+// The oracle for one partition of the request, added to the verdict.
+void judge_partition(const JudgeContext& context, const sim::QueryRecord& record, int32_t p,
+                     bool named, Verdict& verdict) {
+  Allowed allowed;
+  if (p < 0 || p >= context.trace().topology.source_partitions) {
+    allowed = {named ? Outcome::kNotPresent : Outcome::kNoEntry};
+  } else if (const auto* replica =
+                 detail::find_replica(*record.placement_at_answer, record.target_instance, p)) {
+    allowed = partition_oracle(context, record, *replica, named);
+  } else {
+    return;  // the snapshot does not cover this partition: nothing to judge it by
+  }
+  if (allowed.has(Outcome::kClassCast)) {
+    verdict.class_cast_possible = true;
+    verdict.class_cast_certain = verdict.class_cast_certain || allowed.only(Outcome::kClassCast);
+  }
+  verdict.store_runs =
+      verdict.store_runs || allowed.has(Outcome::kSuccess) || allowed.has(Outcome::kClassCast);
+  verdict.partitions.emplace_back(p, allowed);
+}
+
+Verdict oracle(const JudgeContext& context, const sim::QueryRecord& record) {
+  Verdict verdict;
+  if (record.request.partitions) {
+    for (int32_t p : *record.request.partitions) judge_partition(context, record, p, true, verdict);
+  } else {
+    for (int32_t p = 0; p < context.trace().topology.source_partitions; ++p) {
+      judge_partition(context, record, p, false, verdict);
+    }
+  }
+  return verdict;
+}
+
+void judge_answer(const JudgeContext& context, const sim::QueryRecord& record,
+                  const Verdict& verdict, std::vector<Violation>& out) {
+  if (verdict.class_cast_certain) {
+    out.push_back(detail::record_violation(
+        context, kName, record, nullptr,
+        "answered although the adapter's range iterator cast must throw",
+        std::string(name(Outcome::kClassCast)) + " (iqv2-semantics.md 2.3)", "answered"));
+    return;
+  }
+  std::map<int32_t, const sim::PartitionOutcome*> got;
+  for (const auto& o : record.partitions) got[o.partition] = &o;
+  for (const auto& [p, allowed] : verdict.partitions) {
+    const auto it = got.find(p);
+    const Outcome actual = it == got.end() ? Outcome::kNoEntry : outcome_of(*it->second);
+    if (allowed.has(actual)) continue;
+    out.push_back(detail::record_violation(
+        context, kName, record, it == got.end() ? nullptr : it->second,
+        "partition " + std::to_string(p) + ": " + name(actual) + " where Kafka's rules give " +
+            allowed.to_string(),
+        allowed.to_string(),
+        it == got.end() ? name(Outcome::kNoEntry) : detail::outcome_string(*it->second)));
+  }
+  // Entries for partitions the request did not ask for are never Kafka's.
+  for (const auto& [p, outcome] : got) {
+    const bool asked = record.request.partitions
+                           ? record.request.partitions->count(p) != 0
+                           : p >= 0 && p < context.trace().topology.source_partitions;
+    if (asked) continue;
+    out.push_back(detail::record_violation(
+        context, kName, record, outcome,
+        "an entry for partition " + std::to_string(p) + ", which the request did not ask for",
+        name(Outcome::kNoEntry), detail::outcome_string(*outcome)));
+  }
+}
+
+// Returns false when the error cannot be judged from the snapshot.
+bool judge_error(const JudgeContext& context, const sim::QueryRecord& record,
+                 const Verdict& verdict, std::vector<Violation>& out) {
+  const StreamsError& error = *record.error;
+  if (error.kind == StreamsError::Kind::ClassCast && verdict.class_cast_possible) return true;
+  const bool state_error = error.kind == StreamsError::Kind::UnknownStateStore ||
+                           error.kind == StreamsError::Kind::StreamsNotStarted ||
+                           error.kind == StreamsError::Kind::StreamsStopped ||
+                           error.kind == StreamsError::Kind::ClassCast;
+  if (!state_error && verdict.store_runs) return false;
+  std::string expected;
+  for (const auto& [p, allowed] : verdict.partitions) {
+    expected += (expected.empty() ? "" : "; ") + std::to_string(p) + ": " + allowed.to_string();
+  }
+  out.push_back(detail::record_violation(
+      context, kName, record, nullptr,
+      std::string(StreamsError::kind_name(error.kind)) + " where Kafka's rules give an answer",
+      expected.empty() ? "an answer" : expected, error.to_string()));
+  return true;
+}
+
+void judge_record(const JudgeContext& context, const sim::QueryRecord& record, detail::Tally& tally,
+                  std::vector<Violation>& out) {
+  const sim::ReplicaSnapshot* any = nullptr;
+  for (const auto& r : record.placement_at_answer->replicas) {
+    if (r.instance == record.target_instance) any = &r;
+  }
+  if (any == nullptr || !any->running || !any->client_state) {
+    tally.not_judged("the answering instance is not in placement_at_answer");
+    return;
+  }
+  if (auto error = expected_error(context, record, *any->client_state)) {
+    tally.judged();
+    if (record.outcome == sim::OutcomeKind::kStreamsError && record.error->kind == *error) return;
+    out.push_back(detail::record_violation(
+        context, kName, record, nullptr,
+        std::string("expected ") + StreamsError::kind_name(*error) + " (client " +
+            iq::to_string(*any->client_state) + ")",
+        StreamsError::kind_name(*error),
+        record.outcome == sim::OutcomeKind::kStreamsError ? record.error->to_string()
+                                                          : "answered"));
+    return;
+  }
+  const Verdict verdict = oracle(context, record);
+  if (record.outcome == sim::OutcomeKind::kStreamsError) {
+    if (judge_error(context, record, verdict, out)) {
+      tally.judged();
+    } else {
+      tally.not_judged("an exception from inside a store, which the snapshot cannot foresee");
+    }
+    return;
+  }
+  tally.judged();
+  judge_answer(context, record, verdict, out);
+}
+
+}  // namespace
+
+std::vector<Violation> check_failure_reason_correct(const JudgeContext& context) {
+  std::vector<Violation> out;
+  detail::Tally tally(context, kName);
+  for (const sim::QueryRecord& record : context.trace().history.records()) {
+    const bool reached = record.outcome == sim::OutcomeKind::kAnswered ||
+                         record.outcome == sim::OutcomeKind::kStreamsError;
+    if (!reached || !context.judged_by(record, kName)) continue;
+    if (!record.placement_at_answer) {
+      tally.not_judged("no placement at the answer");
+      continue;
+    }
+    if (record.outcome == sim::OutcomeKind::kStreamsError && !record.error) {
+      tally.not_judged("a streams error without the error recorded");
+      continue;
+    }
+    judge_record(context, record, tally, out);
+  }
+  return out;
+}
+
+}  // namespace iq::properties

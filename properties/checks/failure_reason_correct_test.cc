@@ -1,0 +1,245 @@
+// FailureReasonCorrect on hand-made traces: the oracle's outcome from the placement at the answer
+// against the returned one, for every rule of KafkaStreams#query and its quirks (NOT_ACTIVE from
+// the thread's state, a restoring active on a RUNNING thread passing requireActive, requireActive
+// discarding the bound, NOT_PRESENT instead of DOES_NOT_EXIST, the adapter's ClassCastException).
+
+#include <gtest/gtest.h>
+
+#include "checks/check.h"
+#include "checks/test_trace.h"
+
+namespace iq::properties {
+namespace {
+
+using testing::active;
+using testing::kSeed;
+using testing::no_task;
+using testing::pos;
+using testing::standby;
+using testing::TraceBuilder;
+
+std::string text(const std::vector<Violation>& vs) {
+  std::string out;
+  for (const auto& v : vs) out += v.to_string();
+  return out;
+}
+
+std::vector<Violation> judge(const sim::RunTrace& trace) {
+  JudgeContext context(trace);
+  return check_failure_reason_correct(context);
+}
+
+TraceBuilder table(TopologyKind kind = TopologyKind::SourceTable,
+                   KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped,
+                   bool caching = false, int32_t partitions = 2) {
+  TraceBuilder b(kind, supplier, caching, partitions);
+  for (int32_t i = 0; i < 4; ++i) b.produce(0, i, i);
+  return b;
+}
+
+TEST(FailureReasonCorrectTest, KafkasReasonsPass) {
+  TraceBuilder b = table();
+  // A standby under requireActive.
+  b.add(b.key_query(0, 1)
+            .require_active()
+            .fail(FailureReason::NOT_ACTIVE)
+            .replica(standby(0, pos(0, 3))));
+  // An active whose THREAD is not RUNNING under requireActive.
+  b.add(b.key_query(0, 1)
+            .require_active()
+            .fail(FailureReason::NOT_ACTIVE)
+            .replica(active(0, pos(0, 3), "instance-1", TaskState::RUNNING,
+                            ThreadState::PARTITIONS_ASSIGNED)));
+  // No task of the partition here.
+  b.add(b.key_query(0, 1).fail(FailureReason::NOT_PRESENT).replica(no_task(0)));
+  // Behind the bound.
+  b.add(b.key_query(0, 1)
+            .bound(pos(0, 3))
+            .fail(FailureReason::NOT_UP_TO_BOUND, pos(0, 1))
+            .replica(standby(0, pos(0, 1))));
+  // Up to the bound, served by a standby.
+  b.add(b.key_query(0, 1).bound(pos(0, 3)).ok(1, pos(0, 3)).replica(standby(0, pos(0, 3))));
+  // An out-of-range partition is NOT_PRESENT (DOES_NOT_EXIST is never produced).
+  b.add(b.key_query(7, 1).fail(FailureReason::NOT_PRESENT).replica(no_task(0)));
+  JudgeContext context(b.trace());
+  const auto vs = check_failure_reason_correct(context);
+  EXPECT_TRUE(vs.empty()) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(context.tallies().at("FailureReasonCorrect").judged, 6u) << "seed " << kSeed;
+}
+
+// Kafka's quirks: a restoring active on a RUNNING thread passes requireActive, and requireActive
+// queries the store unbounded whatever the request's bound.
+TEST(FailureReasonCorrectTest, RequireActiveQuirksPass) {
+  TraceBuilder b = table();
+  b.add(
+      b.key_query(0, 1)
+          .require_active()
+          .ok(1, pos(0, 1))
+          .replica(active(0, pos(0, 1), "instance-1", TaskState::RESTORING, ThreadState::RUNNING)));
+  b.add(b.key_query(0, 1)
+            .require_active()
+            .bound(pos(0, 3))
+            .ok(1, pos(0, 1))
+            .replica(active(0, pos(0, 1))));
+  const auto vs = judge(b.trace());
+  EXPECT_TRUE(vs.empty()) << "seed " << kSeed << "\n" << text(vs);
+}
+
+TEST(FailureReasonCorrectTest, WrongReasonsFail) {
+  TraceBuilder b = table();
+  // NOT_ACTIVE for a running active on a RUNNING thread.
+  b.add(b.key_query(0, 1)
+            .require_active()
+            .fail(FailureReason::NOT_ACTIVE)
+            .replica(active(0, pos(0, 3))));
+  // A success where the instance has no task of the partition.
+  b.add(b.key_query(0, 1).ok(1, pos(0, 3)).replica(no_task(0)));
+  // NOT_UP_TO_BOUND under requireActive: Kafka would have queried unbounded.
+  b.add(b.key_query(0, 1)
+            .require_active()
+            .bound(pos(0, 3))
+            .fail(FailureReason::NOT_UP_TO_BOUND, pos(0, 1))
+            .replica(active(0, pos(0, 1))));
+  // A success from a standby behind the bound.
+  b.add(b.key_query(0, 1).bound(pos(0, 3)).ok(1, pos(0, 1)).replica(standby(0, pos(0, 1))));
+  // DOES_NOT_EXIST is never Kafka's answer.
+  b.add(b.key_query(7, 1).fail(FailureReason::DOES_NOT_EXIST).replica(no_task(0)));
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 5u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected, "success or STORE_EXCEPTION") << "seed " << kSeed;
+  EXPECT_EQ(vs[1].expected, "NOT_PRESENT") << "seed " << kSeed;
+  EXPECT_EQ(vs[3].expected, "NOT_UP_TO_BOUND") << "seed " << kSeed;
+  EXPECT_EQ(vs[4].expected, "NOT_PRESENT") << "seed " << kSeed;
+}
+
+TEST(FailureReasonCorrectTest, ClientStateErrors) {
+  TraceBuilder b = table();
+  b.add(b.key_query(0, 1)
+            .error(StreamsError::Kind::StreamsNotStarted)
+            .replica(no_task(0))
+            .client_state(ClientState::CREATED));
+  b.add(b.key_query(0, 1)
+            .error(StreamsError::Kind::StreamsStopped)
+            .replica(no_task(0))
+            .client_state(ClientState::PENDING_SHUTDOWN));
+  b.add(b.key_query(0, 1)
+            .store("nope")
+            .error(StreamsError::Kind::UnknownStateStore)
+            .replica(active(0, pos(0, 3))));
+  EXPECT_TRUE(judge(b.trace()).empty()) << "seed " << kSeed;
+
+  TraceBuilder w = table();
+  w.add(w.key_query(0, 1)
+            .fail(FailureReason::NOT_PRESENT)
+            .replica(no_task(0))
+            .client_state(ClientState::NOT_RUNNING));  // must throw StreamsStoppedException
+  w.add(w.key_query(0, 1).error(StreamsError::Kind::StreamsStopped).replica(active(0, pos(0, 3))));
+  const auto vs = judge(w.trace());
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected, "StreamsStoppedException") << "seed " << kSeed;
+}
+
+TEST(FailureReasonCorrectTest, UnknownQueryTypeOnAPlainStoreComesBeforeTheBound) {
+  TraceBuilder b = table(TopologyKind::PapiWriter, KeyValueSupplier::kRocksDb);
+  b.add(b.key_query(0, 1, QueryKind::TimestampedKeyQuery)
+            .bound(pos(0, 3))
+            .fail(FailureReason::UNKNOWN_QUERY_TYPE, pos(0, 1))
+            .replica(active(0, pos(0, 1))));
+  b.add(b.key_query(0, 1, QueryKind::TimestampedKeyQuery)
+            .fail(FailureReason::NOT_UP_TO_BOUND, pos(0, 1))
+            .bound(pos(0, 3))
+            .replica(active(0, pos(0, 1))));
+  b.add(b.key_query(0, 1, QueryKind::TimestampedKeyQuery)
+            .ok(1, pos(0, 3))
+            .replica(active(0, pos(0, 3))));
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 2u) << "seed " << kSeed;
+  EXPECT_EQ(vs[1].expected, "UNKNOWN_QUERY_TYPE") << "seed " << kSeed;
+}
+
+// A range whose serialized lower bound is above its upper, on the DSL adapter over a plain
+// RocksDB store: the adapter's cast throws out of KafkaStreams#query (iqv2-semantics.md 2.3).
+TEST(FailureReasonCorrectTest, AdapterClassCastOnAnInvertedRange) {
+  TraceBuilder b = table(TopologyKind::SourceTable, KeyValueSupplier::kRocksDb);
+  b.add(b.range_query(0, 3, 1).error(StreamsError::Kind::ClassCast).replica(active(0, pos(0, 3))));
+  // -1 serializes as 0xffffffff, above every non-negative key.
+  b.add(b.range_query(0, -1, 1).error(StreamsError::Kind::ClassCast).replica(active(0, pos(0, 3))));
+  EXPECT_TRUE(judge(b.trace()).empty()) << "seed " << kSeed;
+
+  TraceBuilder w = table(TopologyKind::SourceTable, KeyValueSupplier::kRocksDb);
+  w.add(w.range_query(0, 3, 1).ok_entries({}, pos(0, 3)).replica(active(0, pos(0, 3))));
+  w.add(w.range_query(0, 1, 3).error(StreamsError::Kind::ClassCast).replica(active(0, pos(0, 3))));
+  const auto vs = judge(w.trace());
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected, "ClassCastException (iqv2-semantics.md 2.3)") << "seed " << kSeed;
+
+  // Over a timestamped supplier there is no adapter: an inverted range is an empty success.
+  TraceBuilder t = table();
+  t.add(t.range_query(0, 3, 1).ok_entries({}, pos(0, 3)).replica(active(0, pos(0, 3))));
+  EXPECT_TRUE(judge(t.trace()).empty()) << "seed " << kSeed;
+}
+
+// A cached store's range checks the inner position, which the snapshot (merged) does not show.
+TEST(FailureReasonCorrectTest, CachedRangeAllowsEitherWhenTheMergedPositionIsUpToTheBound) {
+  TraceBuilder b = table(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, true);
+  b.add(b.range_query(0, 0, 3)
+            .bound(pos(0, 3))
+            .fail(FailureReason::NOT_UP_TO_BOUND, pos(0, 1))
+            .replica(active(0, pos(0, 3))));
+  b.add(b.range_query(0, 0, 3)
+            .bound(pos(0, 3))
+            .ok_entries({}, pos(0, 3))
+            .replica(active(0, pos(0, 3))));
+  EXPECT_TRUE(judge(b.trace()).empty()) << "seed " << kSeed;
+  // But a cached KeyQuery checks exactly the merged position.
+  b.add(b.key_query(0, 1)
+            .bound(pos(0, 3))
+            .fail(FailureReason::NOT_UP_TO_BOUND)
+            .replica(active(0, pos(0, 3))));
+  EXPECT_EQ(judge(b.trace()).size(), 1u) << "seed " << kSeed;
+}
+
+// Without withPartitions a query covers every local partition: entries exactly where the instance
+// holds the store, NOT_ACTIVE for its standbys under requireActive.
+TEST(FailureReasonCorrectTest, AllPartitionsRequests) {
+  TraceBuilder b = table();
+  b.add(b.key_query(0, 1)
+            .all_partitions()
+            .require_active()
+            .ok(1, pos(0, 3))
+            .fail(FailureReason::NOT_ACTIVE, std::nullopt, 1)
+            .replica(active(0, pos(0, 3)))
+            .replica(standby(1, pos(1, 0))));
+  EXPECT_TRUE(judge(b.trace()).empty()) << "seed " << kSeed;
+
+  TraceBuilder w = table();
+  w.add(w.key_query(0, 1)
+            .all_partitions()
+            .ok(1, pos(0, 3))
+            .fail(FailureReason::NOT_PRESENT, std::nullopt, 1)  // no entry is due for p1
+            .replica(active(0, pos(0, 3)))
+            .replica(no_task(1)));
+  const auto vs = judge(w.trace());
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected, "no entry") << "seed " << kSeed;
+}
+
+TEST(FailureReasonCorrectTest, UnforeseeableStoreExceptionsAndUnreachedQueriesAreNotJudged) {
+  TraceBuilder b = table(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, true);
+  b.add(
+      b.key_query(0, 1).error(StreamsError::Kind::InvalidStateStore).replica(active(0, pos(0, 3))));
+  b.add(b.key_query(0, 1).timed_out());
+  JudgeContext context(b.trace());
+  EXPECT_TRUE(check_failure_reason_correct(context).empty()) << "seed " << kSeed;
+  EXPECT_EQ(context.tallies().at("FailureReasonCorrect").judged, 0u) << "seed " << kSeed;
+  // A store exception where no store ran (NOT_ACTIVE was due) is wrong.
+  b.add(b.key_query(0, 1)
+            .require_active()
+            .error(StreamsError::Kind::InvalidStateStore)
+            .replica(standby(0, pos(0, 3))));
+  EXPECT_EQ(judge(b.trace()).size(), 1u) << "seed " << kSeed;
+}
+
+}  // namespace
+}  // namespace iq::properties

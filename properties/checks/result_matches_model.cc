@@ -1,0 +1,111 @@
+// ResultMatchesModel: a successful partition result equals the model's answer at the position
+// that result reports.
+//
+// The offset compared at is position[source_topic][partition] (-1 when absent: nothing applied).
+// Before the answer, the position itself must be plausible: a store reports the offset of its
+// last write, so the reported position must be exactly the model's expected_position() at that
+// offset (for a store whose delete() does not advance its position, the last non-delete write),
+// and no offset beyond the source log.
+//
+// What is not judged, and why (counted in the tally, never as a pass):
+// - With the consistency switch off (the default), a standby's position never moves and a
+//   restored store's position is its .position file or empty until it processes new input
+//   (streams-cluster-model.md 3.6). A result whose position has no component for the partition
+//   then gives nothing to compare at. A result that equals the model at a LATER offset than it
+//   reports (an under-claim: data newer than its position) is that same documented behaviour,
+//   not a wrong answer. With the switch on, both are judged: the headers rebuild the position.
+// - Queries the model does not cover (other stores, window/versioned kinds).
+
+#include "checks/check.h"
+#include "checks/check_util.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr const char* kName = "ResultMatchesModel";
+
+// Whether a reported position is one the store can report: nullopt if so, else what it should be.
+std::optional<std::string> implausible(const JudgeContext& context, const Position& position,
+                                       int32_t partition, int64_t offset) {
+  const std::string& topic = context.trace().topology.source_topic;
+  if (offset < -1) return std::string("a position with non-negative offsets");
+  const int64_t end = context.store().end_offset(partition);
+  if (offset > end) {
+    return "an offset within the source log (end offset " + std::to_string(end) + ")";
+  }
+  const model::ModelPosition want = model::expected_position(context.store(), topic, partition,
+                                                             offset, context.deletes_advance());
+  // ModelPosition and Position hold the same nested std::map shape, so they compare directly.
+  if (want.offsets == position.map()) return std::nullopt;
+  return want.to_string() + " (the last write at or before offset " + std::to_string(offset) + ")";
+}
+
+void judge_partition(const JudgeContext& context, const sim::QueryRecord& record,
+                     const sim::PartitionOutcome& outcome, detail::Tally& tally,
+                     std::vector<Violation>& out) {
+  if (!outcome.position) {
+    tally.judged();
+    out.push_back(detail::record_violation(
+        context, kName, record, &outcome, "a success without a position",
+        "a copy of the store's position (Kafka attaches one to every store result)",
+        detail::outcome_string(outcome)));
+    return;
+  }
+  const int64_t offset = detail::reported_offset(context, *outcome.position, outcome.partition);
+  const bool switch_off = !context.trace().consistency_offset_vector_enabled;
+  // A non-empty position without this partition's component is wrong whatever the switch, so
+  // only a wholly empty one is passed over.
+  if (offset == -1 && switch_off && outcome.position->is_empty()) {
+    tally.not_judged("empty position with the consistency switch off");
+    return;
+  }
+  if (auto want = implausible(context, *outcome.position, outcome.partition, offset)) {
+    tally.judged();
+    out.push_back(detail::record_violation(
+        context, kName, record, &outcome,
+        "the reported position is not one the store can report at offset " + std::to_string(offset),
+        *want, outcome.position->to_string()));
+    return;
+  }
+  const detail::FitResult fit = detail::fit_answer(context, record.request, outcome, offset);
+  if (fit.fit == detail::Fit::kUnderClaim && switch_off) {
+    tally.not_judged("under-claim with the consistency switch off");
+    return;
+  }
+  tally.judged();
+  if (fit.fit == detail::Fit::kMatches) return;
+  std::string summary = fit.fit == detail::Fit::kUnderClaim
+                            ? "the answer is not the model's at the reported offset " +
+                                  std::to_string(offset) + " but at the later offset " +
+                                  std::to_string(fit.matched_at) +
+                                  " (an under-claim, with the switch on)"
+                            : "the answer is not the model's at the reported offset " +
+                                  std::to_string(offset) + " nor at any later one";
+  if (fit.search_capped) summary += " (later offsets searched up to a bound)";
+  out.push_back(detail::record_violation(context, kName, record, &outcome, std::move(summary),
+                                         fit.expected, detail::outcome_string(outcome)));
+}
+
+}  // namespace
+
+std::vector<Violation> check_result_matches_model(const JudgeContext& context) {
+  std::vector<Violation> out;
+  detail::Tally tally(context, kName);
+  for (const sim::QueryRecord& record : context.trace().history.records()) {
+    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
+      continue;
+    }
+    const auto why = detail::not_answerable(context, record.request);
+    for (const sim::PartitionOutcome& outcome : record.partitions) {
+      if (!outcome.success) continue;
+      if (why) {
+        tally.not_judged(*why);
+        continue;
+      }
+      judge_partition(context, record, outcome, tally, out);
+    }
+  }
+  return out;
+}
+
+}  // namespace iq::properties

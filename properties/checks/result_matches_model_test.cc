@@ -1,0 +1,211 @@
+// ResultMatchesModel on hand-made traces: answers at the reported position pass, wrong values,
+// implausible positions and (with the switch on) under-claims fail, and Kafka's quirks (the -1
+// timestamp of the plain-RocksDB adapter, in-memory deletes that do not advance the position,
+// stale positions with the switch off) are neither passed nor failed wrongly.
+
+#include <gtest/gtest.h>
+
+#include "checks/check.h"
+#include "checks/test_trace.h"
+
+namespace iq::properties {
+namespace {
+
+using testing::active;
+using testing::kSeed;
+using testing::pos;
+using testing::standby;
+using testing::TraceBuilder;
+
+std::vector<Violation> judge(const sim::RunTrace& trace) {
+  JudgeContext context(trace);
+  return check_result_matches_model(context);
+}
+
+std::string text(const std::vector<Violation>& vs) {
+  std::string out;
+  for (const auto& v : vs) out += v.to_string();
+  return out;
+}
+
+// key 1: 10 @0, key 2: 20 @1, key 1: 11 @2 (timestamps 100, 200, 300).
+TraceBuilder table(KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped,
+                   bool caching = false) {
+  TraceBuilder b(TopologyKind::SourceTable, supplier, caching);
+  b.produce(0, 1, 10);
+  b.produce(0, 2, 20);
+  b.produce(0, 1, 11);
+  return b;
+}
+
+TEST(ResultMatchesModelTest, AnswersAtTheReportedPositionPass) {
+  TraceBuilder b = table();
+  b.add(b.key_query(0, 1).ok(10, pos(0, 0)));
+  b.add(b.key_query(0, 1).ok(11, pos(0, 2)));
+  b.add(b.key_query(0, 2).ok(std::nullopt, pos(0, 0)));  // not yet written at offset 0
+  b.add(b.key_query(0, 1, QueryKind::TimestampedKeyQuery).ok(11, pos(0, 2), {300}));
+  b.add(b.range_query(0, 1, 2).ok_entries({{1, 10}, {2, 20}}, pos(0, 1)));
+  b.add(b.range_query(0, std::nullopt, std::nullopt, QueryKind::TimestampedRangeQuery)
+            .order(ResultOrder::DESCENDING)
+            .ok_entries({{2, 20}, {1, 11}}, pos(0, 2), {200, 300}));
+  JudgeContext context(b.trace());
+  const auto vs = check_result_matches_model(context);
+  EXPECT_TRUE(vs.empty()) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(context.tallies().at("ResultMatchesModel").judged, 6u) << "seed " << kSeed;
+}
+
+TEST(ResultMatchesModelTest, AWrongValueFails) {
+  TraceBuilder b = table();
+  b.add(b.key_query(0, 1).ok(99, pos(0, 2)).replica(active(0, pos(0, 2))));
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected, "value=11") << "seed " << kSeed;
+  EXPECT_EQ(vs[0].record_id, 1u) << "seed " << kSeed;
+  EXPECT_NE(vs[0].replica, "") << "seed " << kSeed;
+}
+
+TEST(ResultMatchesModelTest, AnOldValueUnderANewerPositionFails) {
+  // An over-claim: the position says offset 2 but the value is from before it.
+  TraceBuilder b = table();
+  b.consistency(false);  // fails even with the switch off: only under-claims are passed over
+  b.add(b.key_query(0, 1).ok(10, pos(0, 2)));
+  b.add(b.range_query(0, 1, 2)
+            .order(ResultOrder::DESCENDING)
+            .ok_entries({{1, 11}, {2, 20}}, pos(0, 2)));
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[1].expected, "[2=20, 1=11]") << "seed " << kSeed;  // descending order matters
+}
+
+TEST(ResultMatchesModelTest, UnderClaimsFailWithTheSwitchOnAndAreNotJudgedWithItOff) {
+  for (const bool on : {true, false}) {
+    TraceBuilder b = table();
+    b.consistency(on);
+    // A restored replica: data of offset 2, position still at offset 0 (its .position file).
+    b.add(b.key_query(0, 1).ok(11, pos(0, 0)).replica(standby(0, pos(0, 0))));
+    JudgeContext context(b.trace());
+    const auto vs = check_result_matches_model(context);
+    EXPECT_EQ(vs.size(), on ? 1u : 0u) << "seed " << kSeed << " switch " << on << "\n" << text(vs);
+    const auto& tally = context.tallies().at("ResultMatchesModel");
+    EXPECT_EQ(tally.judged, on ? 1u : 0u) << "seed " << kSeed;
+    if (!on) {
+      EXPECT_EQ(tally.not_judged.at("under-claim with the consistency switch off"), 1u)
+          << "seed " << kSeed;
+    }
+  }
+}
+
+TEST(ResultMatchesModelTest, EmptyPositionWithTheSwitchOffIsNotJudged) {
+  TraceBuilder b = table();
+  b.consistency(false);
+  // A standby that never advanced (switch off) answers with its data and an empty position.
+  b.add(b.key_query(0, 1).ok(11, Position::empty_position()).replica(standby(0, std::nullopt)));
+  JudgeContext context(b.trace());
+  EXPECT_TRUE(check_result_matches_model(context).empty()) << "seed " << kSeed;
+  EXPECT_EQ(context.tallies().at("ResultMatchesModel").judged, 0u) << "seed " << kSeed;
+
+  // With the switch on, an empty position means "nothing applied": the value must be absent.
+  b.consistency(true);
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].expected, "null") << "seed " << kSeed;
+}
+
+TEST(ResultMatchesModelTest, ImplausiblePositionsFail) {
+  TraceBuilder b(TopologyKind::Count);
+  b.produce(0, 1, 5);             // offset 0 writes
+  b.produce(0, 1, std::nullopt);  // offset 1 is dropped by count(): never a store position
+  b.add(b.key_query(0, 1).ok(1, pos(0, 1)));
+  b.add(b.key_query(0, 1).ok(1, pos(0, 7)));  // beyond the log
+  Position two_partitions = pos(0, 0);
+  two_partitions.with_component(testing::kTopic, 1, 3);
+  b.add(b.key_query(0, 1).ok(1, two_partitions));
+  b.add(b.key_query(0, 1).ok(1, std::nullopt));  // Kafka attaches a position to every success
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 4u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_NE(vs[0].summary.find("not one the store can report"), std::string::npos);
+  EXPECT_EQ(vs[0].expected.rfind("Position{position={input-topic={0=0}}}", 0), 0u)
+      << "seed " << kSeed << " " << vs[0].expected;
+  EXPECT_NE(vs[1].expected.find("end offset 1"), std::string::npos) << vs[1].expected;
+  EXPECT_EQ(vs[3].summary, "a success without a position") << "seed " << kSeed;
+}
+
+// DSL over a plain RocksDB supplier: the adapter gives -1; a cached TimestampedKeyQuery may hit
+// the cache and give the real timestamp; ranges bypass the cache and always give -1.
+TEST(ResultMatchesModelTest, MinusOneTimestampQuirkOfThePlainRocksDbAdapter) {
+  for (const bool caching : {false, true}) {
+    TraceBuilder b = table(KeyValueSupplier::kRocksDb, caching);
+    b.add(b.key_query(0, 1, QueryKind::TimestampedKeyQuery).ok(11, pos(0, 2), {-1}));  // pass
+    b.add(b.key_query(0, 1, QueryKind::TimestampedKeyQuery).ok(11, pos(0, 2), {300}));
+    b.add(b.range_query(0, 1, 2, QueryKind::TimestampedRangeQuery)
+              .ok_entries({{1, 11}, {2, 20}}, pos(0, 2), {-1, -1}));  // pass
+    b.add(b.range_query(0, 1, 2, QueryKind::TimestampedRangeQuery)
+              .ok_entries({{1, 11}, {2, 20}}, pos(0, 2), {300, 200}));  // fails
+    const auto vs = judge(b.trace());
+    // Without a cache the real timestamp is wrong on the key query as well.
+    ASSERT_EQ(vs.size(), caching ? 1u : 2u) << "seed " << kSeed << " caching " << caching << "\n"
+                                            << text(vs);
+    EXPECT_EQ(vs.back().record_id, 4u) << "seed " << kSeed;
+    EXPECT_EQ(vs.back().expected, "[1=11@-1, 2=20@-1]") << "seed " << kSeed;
+    if (!caching) {
+      EXPECT_EQ(vs[0].expected, "value=11 ts=-1") << "seed " << kSeed;
+    }
+  }
+}
+
+TEST(ResultMatchesModelTest, TimestampsMustMatchOnTimestampedStoresAndBeAbsentOnPlainQueries) {
+  TraceBuilder b = table();
+  b.add(b.key_query(0, 1, QueryKind::TimestampedKeyQuery).ok(11, pos(0, 2), {-1}));
+  b.add(b.key_query(0, 1).ok(11, pos(0, 2), {300}));  // a plain KeyQuery has no timestamp
+  const auto vs = judge(b.trace());
+  EXPECT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+}
+
+// The PAPI writer over an in-memory store without cache: delete() removes the key but leaves
+// the position at the last put (iqv2-semantics.md 6.3 #6).
+TEST(ResultMatchesModelTest, InMemoryDeleteThatDoesNotAdvanceThePosition) {
+  TraceBuilder b(TopologyKind::PapiWriter, KeyValueSupplier::kInMemory, false);
+  b.produce(0, 1, 5);             // offset 0
+  b.produce(0, 1, std::nullopt);  // offset 1: delete(1), position stays {0: 0}
+  b.add(b.key_query(0, 1).ok(std::nullopt, pos(0, 0)));  // deleted: passes
+  b.add(b.key_query(0, 1).ok(5, pos(0, 0)));             // before the delete: passes
+  b.add(b.key_query(0, 1).ok(std::nullopt, pos(0, 1)));  // {0: 1} is never reported: fails
+  auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 3u) << "seed " << kSeed;
+
+  // Over RocksDB the delete advances the position, so a null at {0: 0} is an under-claim.
+  TraceBuilder r(TopologyKind::PapiWriter, KeyValueSupplier::kRocksDb, false);
+  r.produce(0, 1, 5);
+  r.produce(0, 1, std::nullopt);
+  r.add(r.key_query(0, 1).ok(std::nullopt, pos(0, 0)));
+  r.add(r.key_query(0, 1).ok(std::nullopt, pos(0, 1)));
+  vs = judge(r.trace());
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 1u) << "seed " << kSeed;
+}
+
+TEST(ResultMatchesModelTest, OnlyRecordsOfPhasesThatListItAreJudged) {
+  TraceBuilder b = table();
+  b.phase("bounds only", 0, 10, {"BoundHonored"});
+  b.add(b.key_query(0, 1).ok(99, pos(0, 2)));  // invoked at 1 ms: not judged
+  b.add(b.key_query(0, 1).at(20, 21).ok(99, pos(0, 2)));
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].record_id, 2u) << "seed " << kSeed;
+}
+
+TEST(ResultMatchesModelTest, FailuresAndUnmodelledQueriesAreNotJudged) {
+  TraceBuilder b = table();
+  b.add(b.key_query(0, 1).fail(FailureReason::NOT_UP_TO_BOUND, pos(0, 0)));
+  b.add(b.key_query(0, 1).store("other-store").ok(99, pos(0, 2)));
+  b.add(b.key_query(0, 1, QueryKind::WindowKeyQuery).ok(99, pos(0, 2)));
+  JudgeContext context(b.trace());
+  EXPECT_TRUE(check_result_matches_model(context).empty()) << "seed " << kSeed;
+  const auto& tally = context.tallies().at("ResultMatchesModel");
+  EXPECT_EQ(tally.judged, 0u) << "seed " << kSeed;
+  EXPECT_EQ(tally.not_judged.size(), 2u) << "seed " << kSeed;
+}
+
+}  // namespace
+}  // namespace iq::properties

@@ -1,0 +1,159 @@
+// SamePositionSameAnswer: two results for the same store partition and query that report the same
+// position are equal, whichever replica or incarnation served them.
+//
+// "The same query" is the same kind, key, range bounds and order. Only successes with a non-empty
+// position take part: an empty position claims nothing. Each result is compared with the first
+// one recorded (in completion order) under the same key; values must be equal, and timestamps
+// too, except that Kafka's adapter over a plain RocksDB store gives -1 on a cache miss and the
+// real timestamp on a hit (iqv2-semantics.md 2.2), so -1 against a real timestamp is no
+// difference there.
+//
+// With the consistency switch off, a restored store or a standby reports a stale position while
+// holding newer data (streams-cluster-model.md 3.6), so two replicas can differ under one
+// position by Kafka's design. A difference is then passed over (and counted) when the model shows
+// one of the two answers to be such an under-claim; any other difference is a violation. This
+// check does not otherwise consult the model: it would catch two replicas agreeing with each
+// other less than with a wrong model.
+
+#include <functional>
+#include <unordered_map>
+
+#include "checks/check.h"
+#include "checks/check_util.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr const char* kName = "SamePositionSameAnswer";
+
+// (store, partition, kind, key, lower, upper, order, position): the identity of an answer. It
+// points into the trace's records, which outlive the check, so grouping copies nothing.
+struct AnswerKey {
+  const std::string* store;
+  int32_t partition;
+  QueryKind kind;
+  std::optional<int32_t> key;
+  std::optional<int32_t> lower;
+  std::optional<int32_t> upper;
+  ResultOrder order;
+  const Position* position;
+};
+
+bool operator==(const AnswerKey& a, const AnswerKey& b) {
+  return a.partition == b.partition && a.kind == b.kind && a.key == b.key && a.lower == b.lower &&
+         a.upper == b.upper && a.order == b.order && *a.store == *b.store &&
+         a.position->map() == b.position->map();
+}
+
+// Only for look-ups: nothing iterates the table, so its order never reaches a report.
+struct AnswerKeyHash {
+  size_t operator()(const AnswerKey& k) const {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    const auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + (h >> 29); };
+    mix(static_cast<uint64_t>(k.partition));
+    mix(static_cast<uint64_t>(k.kind));
+    mix(k.key ? static_cast<uint64_t>(*k.key) + 1 : 0);
+    mix(k.lower ? static_cast<uint64_t>(*k.lower) + 1 : 0);
+    mix(k.upper ? static_cast<uint64_t>(*k.upper) + 1 : 0);
+    mix(static_cast<uint64_t>(k.order));
+    for (const auto& [topic, offsets] : k.position->map()) {
+      mix(std::hash<std::string>{}(topic));
+      for (const auto& [partition, offset] : offsets) {
+        mix(static_cast<uint64_t>(partition));
+        mix(static_cast<uint64_t>(offset));
+      }
+    }
+    return static_cast<size_t>(h);
+  }
+};
+
+struct FirstAnswer {
+  const sim::QueryRecord* record;
+  const sim::PartitionOutcome* outcome;
+};
+
+bool timestamps_equal(const JudgeContext& context, const std::vector<int64_t>& a,
+                      const std::vector<int64_t>& b) {
+  if (a.size() != b.size()) return false;
+  const bool minus_one = context.timestamp_mode() == model::TimestampMode::kMinusOne;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i]) continue;
+    if (minus_one && (a[i] == -1 || b[i] == -1)) continue;
+    return false;
+  }
+  return true;
+}
+
+// Whether the model shows `outcome` to be an under-claim (data newer than its position).
+bool under_claim(const JudgeContext& context, const sim::QueryRecord& record,
+                 const sim::PartitionOutcome& outcome) {
+  if (detail::not_answerable(context, record.request)) return false;
+  const int64_t offset = detail::reported_offset(context, *outcome.position, outcome.partition);
+  if (offset < -1) return false;
+  return detail::fit_answer(context, record.request, outcome, offset).fit ==
+         detail::Fit::kUnderClaim;
+}
+
+}  // namespace
+
+std::vector<Violation> check_same_position_same_answer(const JudgeContext& context) {
+  std::vector<Violation> out;
+  detail::Tally tally(context, kName);
+  const bool switch_off = !context.trace().consistency_offset_vector_enabled;
+  std::unordered_map<AnswerKey, FirstAnswer, AnswerKeyHash> first;
+  first.reserve(context.trace().history.size());
+  for (const sim::QueryRecord& record : context.trace().history.records()) {
+    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
+      continue;
+    }
+    const sim::QueryRequestRecord& q = record.request;
+    for (const sim::PartitionOutcome& outcome : record.partitions) {
+      if (!outcome.success) continue;
+      if (!outcome.position || outcome.position->is_empty()) {
+        tally.not_judged("no position to group by");
+        continue;
+      }
+      const bool range = detail::is_range_kind(q.kind);
+      const AnswerKey key{&q.store,
+                          outcome.partition,
+                          q.kind,
+                          range ? std::nullopt : q.key,
+                          range ? q.lower : std::nullopt,
+                          range ? q.upper : std::nullopt,
+                          range ? q.order : ResultOrder::ANY,
+                          &*outcome.position};
+      const auto [it, inserted] = first.emplace(key, FirstAnswer{&record, &outcome});
+      if (inserted) {
+        tally.not_judged("first answer at its position");
+        continue;
+      }
+      const FirstAnswer& earlier = it->second;
+      if (outcome.value == earlier.outcome->value &&
+          timestamps_equal(context, outcome.timestamps, earlier.outcome->timestamps)) {
+        tally.judged();
+        continue;
+      }
+      if (switch_off && (under_claim(context, record, outcome) ||
+                         under_claim(context, *earlier.record, *earlier.outcome))) {
+        tally.not_judged("under-claim with the consistency switch off");
+        continue;
+      }
+      tally.judged();
+      const auto* answered_by =
+          detail::find_replica(detail::explaining_placement(*earlier.record),
+                               earlier.record->target_instance, earlier.outcome->partition);
+      out.push_back(detail::record_violation(
+          context, kName, record, &outcome,
+          "a different answer than record #" + std::to_string(earlier.record->id) + " (" +
+              earlier.record->target_instance + ") at the same position " +
+              outcome.position->to_string(),
+          detail::outcome_string(*earlier.outcome) + " from record #" +
+              std::to_string(earlier.record->id) + " served by " +
+              (answered_by ? answered_by->to_string() : earlier.record->target_instance),
+          detail::outcome_string(outcome)));
+    }
+  }
+  return out;
+}
+
+}  // namespace iq::properties

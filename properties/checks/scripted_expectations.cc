@@ -1,0 +1,183 @@
+// ScriptedExpectations: every scripted query's outcome is exactly what its scenario step expects.
+//
+// Each ScriptedExpectation names its query record. Compared, where the step gives them: the
+// StreamsError thrown instead of an answer (by kind name, "UnknownStateStoreException" or
+// "UnknownStateStore"), the set of partitions answered, and per partition success, the value
+// (KeyQuery; null = absent), the entries in order (RangeQuery), the timestamps, the position, the
+// failure reason and a fragment of the failure message. One violation per partition (or per
+// record for the record-level fields) lists every field that differs, with the step's file:line.
+//
+// An `expect` is an assertion the scenario file makes, so it is judged whether or not its
+// [[test]] lists this property among its checks (the runner asks for this check whenever the
+// trace has expectations).
+
+#include <map>
+
+#include "checks/check.h"
+#include "checks/check_util.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr const char* kName = "ScriptedExpectations";
+
+std::string value_text(const std::optional<int64_t>& v) {
+  return v ? std::to_string(*v) : std::string("null");
+}
+
+std::string entries_text(const sim::KeyValueList& entries) {
+  std::string out = "[";
+  for (size_t i = 0; i < entries.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(entries[i].first) + "=" +
+           std::to_string(entries[i].second);
+  }
+  return out + "]";
+}
+
+std::string timestamps_text(const std::vector<int64_t>& ts) {
+  std::string out = "[";
+  for (size_t i = 0; i < ts.size(); ++i) out += (i ? "," : "") + std::to_string(ts[i]);
+  return out + "]";
+}
+
+std::string partitions_text(const std::set<int32_t>& ps) {
+  std::string out = "{";
+  for (int32_t p : ps) out += (out.size() > 1 ? "," : "") + std::to_string(p);
+  return out + "}";
+}
+
+bool error_name_matches(const std::string& expected, StreamsError::Kind kind) {
+  const std::string name = StreamsError::kind_name(kind);
+  const std::string suffix = "Exception";
+  const std::string short_name =
+      name.size() > suffix.size() &&
+              name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0
+          ? name.substr(0, name.size() - suffix.size())
+          : name;
+  return expected == name || expected == short_name;
+}
+
+// Every field of one expected partition that the outcome does not meet, as "field=expected".
+std::vector<std::string> partition_mismatches(const sim::ScriptedExpectation::Partition& want,
+                                              const sim::PartitionOutcome& got) {
+  std::vector<std::string> bad;
+  if (want.success && *want.success != got.success) {
+    bad.push_back(std::string("success=") + (*want.success ? "true" : "false"));
+  }
+  if (want.value) {
+    const auto* v = std::get_if<std::optional<int64_t>>(&got.value);
+    if (!got.success || v == nullptr || *v != *want.value) {
+      bad.push_back("value=" + value_text(*want.value));
+    }
+  }
+  if (want.entries) {
+    const auto* e = std::get_if<sim::KeyValueList>(&got.value);
+    if (!got.success || e == nullptr || *e != *want.entries) {
+      bad.push_back("entries=" + entries_text(*want.entries));
+    }
+  }
+  if (want.timestamps && got.timestamps != *want.timestamps) {
+    bad.push_back("timestamps=" + timestamps_text(*want.timestamps));
+  }
+  if (want.position && got.position != want.position) {
+    bad.push_back("position=" + want.position->to_string());
+  }
+  if (want.failure_reason && (got.success || got.failure_reason != want.failure_reason)) {
+    bad.push_back(std::string("failure_reason=") + iq::to_string(*want.failure_reason));
+  }
+  if (want.message_contains &&
+      (got.success || got.failure_message.find(*want.message_contains) == std::string::npos)) {
+    bad.push_back("message containing '" + *want.message_contains + "'");
+  }
+  return bad;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+std::string record_outcome_text(const sim::QueryRecord& record) {
+  std::string out = sim::to_string(record.outcome);
+  if (record.error) out += " " + record.error->to_string();
+  if (!record.not_routed_reason.empty()) out += " '" + record.not_routed_reason + "'";
+  return out;
+}
+
+void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
+           const sim::QueryRecord& record, std::vector<Violation>& out) {
+  const std::string at = " (" + want.where + ")";
+  if (want.error) {
+    if (record.outcome == sim::OutcomeKind::kStreamsError && record.error &&
+        error_name_matches(*want.error, record.error->kind)) {
+      return;
+    }
+    out.push_back(detail::record_violation(context, kName, record, nullptr,
+                                           "expected " + *want.error + at, *want.error,
+                                           record_outcome_text(record)));
+    return;
+  }
+  if (record.outcome != sim::OutcomeKind::kAnswered) {
+    out.push_back(detail::record_violation(context, kName, record, nullptr,
+                                           "expected an answer" + at, "answered",
+                                           record_outcome_text(record)));
+    return;
+  }
+  std::map<int32_t, const sim::PartitionOutcome*> got;
+  std::set<int32_t> answered;
+  for (const auto& o : record.partitions) {
+    got[o.partition] = &o;
+    answered.insert(o.partition);
+  }
+  if (want.answered_partitions && answered != *want.answered_partitions) {
+    out.push_back(detail::record_violation(
+        context, kName, record, nullptr, "answered partitions differ" + at,
+        partitions_text(*want.answered_partitions), partitions_text(answered)));
+  }
+  for (const auto& p : want.partitions) {
+    const auto it = got.find(p.partition);
+    if (it == got.end()) {
+      out.push_back(detail::record_violation(
+          context, kName, record, nullptr,
+          "no result for partition " + std::to_string(p.partition) + at,
+          "a result for partition " + std::to_string(p.partition), partitions_text(answered)));
+      continue;
+    }
+    const auto bad = partition_mismatches(p, *it->second);
+    if (bad.empty()) continue;
+    out.push_back(detail::record_violation(
+        context, kName, record, it->second,
+        "partition " + std::to_string(p.partition) + " differs from the step" + at, join(bad),
+        detail::outcome_string(*it->second)));
+  }
+}
+
+}  // namespace
+
+std::vector<Violation> check_scripted_expectations(const JudgeContext& context) {
+  std::vector<Violation> out;
+  detail::Tally tally(context, kName);
+  if (context.trace().expectations.empty()) return out;
+  const auto& records = context.trace().history.records();
+  std::map<uint64_t, const sim::QueryRecord*> by_id;
+  for (const auto& r : records) by_id[r.id] = &r;
+  for (const sim::ScriptedExpectation& want : context.trace().expectations) {
+    const auto it = by_id.find(want.record_id);
+    if (it == by_id.end()) {
+      tally.judged();
+      Violation v;
+      v.property = kName;
+      v.record_id = want.record_id;
+      v.summary =
+          "no query record #" + std::to_string(want.record_id) + " for the step at " + want.where;
+      out.push_back(std::move(v));
+      continue;
+    }
+    tally.judged();
+    judge(context, want, *it->second, out);
+  }
+  return out;
+}
+
+}  // namespace iq::properties

@@ -1,0 +1,87 @@
+// SessionMonotonic: a client that feeds its merged position back as its bound never sees any
+// component go backwards.
+//
+// Per query client (records with source kClient; a client is identified by its number within the
+// [[test]] phase it ran in, since every test starts its own clients), in completion order: the
+// client's merged position is the merge of the positions of all its earlier successful partition
+// results, whatever their bound mode (that is what the workload feeds back). Each successful
+// result of a session-bound query must then, for the partition it served, hold every component of
+// the merged position for that partition at least as high; components of other partitions are
+// not the served store's to report. A result with no position at all, or lacking a component the
+// client already saw for that partition, went backwards.
+//
+// Queries with requireActive are not judged: Kafka discards their bound (iqv2-semantics.md 3.4
+// step 5.4, 6.3 #3), so the client is not feeding its position back there, and FailureReason-
+// Correct pins the quirk itself. Their positions still join the merged position, as the
+// workload's do.
+
+#include <map>
+#include <utility>
+
+#include "checks/check.h"
+#include "checks/check_util.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr const char* kName = "SessionMonotonic";
+
+// The first component of `seen` on `partition` that `position` holds lower or not at all.
+std::optional<std::string> went_backwards(const Position& seen, const Position& position,
+                                          int32_t partition) {
+  for (const auto& [topic, offsets] : seen.map()) {
+    const auto before = offsets.find(partition);
+    if (before == offsets.end()) continue;
+    const int64_t* now = position.offset(topic, partition);
+    if (now == nullptr) {
+      return topic + "[" + std::to_string(partition) + "]: " + std::to_string(before->second) +
+             " -> absent";
+    }
+    if (*now < before->second) {
+      return topic + "[" + std::to_string(partition) + "]: " + std::to_string(before->second) +
+             " -> " + std::to_string(*now);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Violation> check_session_monotonic(const JudgeContext& context) {
+  std::vector<Violation> out;
+  detail::Tally tally(context, kName);
+  // (phase, client) -> merged position of the client's successes so far.
+  std::map<std::pair<int32_t, int32_t>, Position> merged;
+  for (const sim::QueryRecord& record : context.trace().history.records()) {
+    if (record.source != sim::QueryRecord::Source::kClient || record.client < 0 ||
+        record.outcome != sim::OutcomeKind::kAnswered) {
+      continue;
+    }
+    const auto who = std::make_pair(context.phase_index(record.invoke_ms), record.client);
+    Position& seen = merged.try_emplace(who, Position::empty_position()).first->second;
+    const bool judged =
+        record.request.bound_mode == sim::BoundMode::kSession && context.judged_by(record, kName);
+    for (const sim::PartitionOutcome& outcome : record.partitions) {
+      if (!outcome.success) continue;
+      if (judged && record.request.require_active) {
+        tally.not_judged("session query with requireActive, which discards the bound");
+      } else if (judged) {
+        tally.judged();
+        const Position none = Position::empty_position();
+        if (auto back = went_backwards(seen, outcome.position ? *outcome.position : none,
+                                       outcome.partition)) {
+          out.push_back(detail::record_violation(
+              context, kName, record, &outcome,
+              "client " + std::to_string(record.client) + " saw a component go backwards: " + *back,
+              "every component of " + seen.to_string() + " on partition " +
+                  std::to_string(outcome.partition) + " at least as high",
+              outcome.position ? outcome.position->to_string() : std::string("no position")));
+        }
+      }
+      if (outcome.position) seen.merge(*outcome.position);
+    }
+  }
+  return out;
+}
+
+}  // namespace iq::properties

@@ -1,0 +1,388 @@
+#pragma once
+// Test-only: small hand-made RunTraces for the checks' tests, and one large synthetic trace for
+// check_bench. Nothing here runs the simulator; every record is written by hand (or by the
+// generator below), so a test states exactly the situation it judges.
+//
+//   TraceBuilder b(TopologyKind::SourceTable);
+//   b.produce(0, /*key=*/1, 10);                                  // offset 0 of partition 0
+//   b.add(b.key_query(0, 1).ok(10, pos(0, 0)).replica(active(0, pos(0, 0))));
+//   JudgeContext context(b.trace());
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/assert.h"
+#include "base/prng.h"
+#include "history/run_trace.h"
+
+namespace iq::properties::testing {
+
+// Every hand-made trace carries this seed, and every failure message prints it.
+constexpr uint64_t kSeed = 20'240'101;
+inline const std::string kTopic = "input-topic";
+inline const std::string kStore = "kv-store";
+
+// {input-topic: {partition: offset}}
+inline Position pos(int32_t partition, int64_t offset, const std::string& topic = kTopic) {
+  return Position::empty_position().with_component(topic, partition, offset);
+}
+
+inline sim::ReplicaSnapshot replica(int32_t partition, sim::ReplicaRole role,
+                                    std::optional<Position> position,
+                                    const std::string& instance = "instance-1",
+                                    TaskState task = TaskState::RUNNING,
+                                    ThreadState thread = ThreadState::RUNNING) {
+  sim::ReplicaSnapshot r;
+  r.partition = partition;
+  r.instance = instance;
+  r.running = true;
+  r.client_state = ClientState::RUNNING;
+  r.role = role;
+  if (role != sim::ReplicaRole::kNone) {
+    r.task_state = task;
+    r.thread_state = thread;
+    r.store_position = std::move(position);
+  }
+  return r;
+}
+
+inline sim::ReplicaSnapshot active(int32_t partition, std::optional<Position> position,
+                                   const std::string& instance = "instance-1",
+                                   TaskState task = TaskState::RUNNING,
+                                   ThreadState thread = ThreadState::RUNNING) {
+  return replica(partition, sim::ReplicaRole::kActive, std::move(position), instance, task, thread);
+}
+
+inline sim::ReplicaSnapshot standby(int32_t partition, std::optional<Position> position,
+                                    const std::string& instance = "instance-1") {
+  return replica(partition, sim::ReplicaRole::kStandby, std::move(position), instance);
+}
+
+// An instance that is up but holds no task of the partition.
+inline sim::ReplicaSnapshot no_task(int32_t partition, const std::string& instance = "instance-1") {
+  return replica(partition, sim::ReplicaRole::kNone, std::nullopt, instance);
+}
+
+// One query record under construction; every setter returns *this.
+struct Q {
+  sim::QueryRecord r;
+
+  Q& kind(QueryKind k) {
+    r.request.kind = k;
+    return *this;
+  }
+  Q& bound(const Position& b, sim::BoundMode mode = sim::BoundMode::kProduced) {
+    r.request.bound = b;
+    r.request.bound_mode = mode;
+    return *this;
+  }
+  Q& require_active() {
+    r.request.require_active = true;
+    return *this;
+  }
+  Q& order(ResultOrder o) {
+    r.request.order = o;
+    return *this;
+  }
+  Q& all_partitions() {
+    r.request.partitions.reset();
+    return *this;
+  }
+  Q& partitions(std::set<int32_t> ps) {
+    r.request.partitions = std::move(ps);
+    return *this;
+  }
+  Q& store(std::string name) {
+    r.request.store = std::move(name);
+    return *this;
+  }
+  Q& client(int32_t c, sim::BoundMode mode) {
+    r.source = sim::QueryRecord::Source::kClient;
+    r.client = c;
+    r.request.bound_mode = mode;
+    return *this;
+  }
+  Q& source(sim::QueryRecord::Source s) {
+    r.source = s;
+    return *this;
+  }
+  Q& at(int64_t invoke_ms, int64_t complete_ms) {
+    r.invoke_ms = invoke_ms;
+    r.complete_ms = complete_ms;
+    return *this;
+  }
+  Q& target(std::string instance) {
+    r.target_instance = std::move(instance);
+    return *this;
+  }
+  // Adds a replica to both snapshots (the invoke one and the answer one).
+  Q& replica(sim::ReplicaSnapshot rs) {
+    if (!r.placement_at_answer) r.placement_at_answer = sim::PlacementSnapshot{};
+    r.placement_at_answer->at_ms = r.complete_ms;
+    r.placement_at_answer->replicas.push_back(rs);
+    r.placement_at_invoke.at_ms = r.invoke_ms;
+    r.placement_at_invoke.replicas.push_back(std::move(rs));
+    return *this;
+  }
+  Q& client_state(ClientState s) {
+    for (auto& rs : r.placement_at_answer->replicas) rs.client_state = s;
+    return *this;
+  }
+  // A successful KeyQuery-shaped result on the first requested partition.
+  Q& ok(std::optional<int64_t> value, std::optional<Position> position,
+        std::vector<int64_t> timestamps = {}) {
+    sim::PartitionOutcome& o = slot(first_partition());
+    o.success = true;
+    o.value.emplace<std::optional<int64_t>>(value);
+    o.timestamps = std::move(timestamps);
+    o.position = std::move(position);
+    return *this;
+  }
+  Q& ok_entries(sim::KeyValueList entries, std::optional<Position> position,
+                std::vector<int64_t> timestamps = {}) {
+    sim::PartitionOutcome& o = slot(first_partition());
+    o.success = true;
+    o.value.emplace<sim::KeyValueList>(std::move(entries));
+    o.timestamps = std::move(timestamps);
+    o.position = std::move(position);
+    return *this;
+  }
+  Q& fail(FailureReason reason, std::optional<Position> position = std::nullopt,
+          int32_t partition = -1, std::string message = "") {
+    sim::PartitionOutcome& o = slot(partition >= 0 ? partition : first_partition());
+    o.success = false;
+    o.failure_reason = reason;
+    o.failure_message = std::move(message);
+    o.position = std::move(position);
+    return *this;
+  }
+  Q& error(StreamsError::Kind kind, std::string message = "") {
+    r.outcome = sim::OutcomeKind::kStreamsError;
+    r.error = StreamsError{kind, std::move(message)};
+    return *this;
+  }
+  Q& timed_out() {
+    r.outcome = sim::OutcomeKind::kTimedOut;
+    r.placement_at_answer.reset();
+    return *this;
+  }
+
+ private:
+  // A new partition outcome, built in place (records keep their outcomes ordered by partition).
+  // In place rather than moved in: g++ 12 warns (maybe-uninitialized) on moving the variant.
+  sim::PartitionOutcome& slot(int32_t partition) {
+    IQ_ASSERT(r.partitions.empty() || r.partitions.back().partition < partition,
+              "add outcomes in partition order");
+    r.outcome = sim::OutcomeKind::kAnswered;
+    sim::PartitionOutcome& o = r.partitions.emplace_back();
+    o.partition = partition;
+    return o;
+  }
+  int32_t first_partition() const {
+    return r.request.partitions && !r.request.partitions->empty() ? *r.request.partitions->begin()
+                                                                  : 0;
+  }
+};
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(TopologyKind kind = TopologyKind::SourceTable,
+                        KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped,
+                        bool caching = false, int32_t partitions = 1) {
+    trace_.scenario = "hand-made";
+    trace_.seed = kSeed;
+    trace_.topology.kind = kind;
+    trace_.topology.supplier = supplier;
+    trace_.topology.caching = caching;
+    trace_.topology.source_partitions = partitions;
+    trace_.topology.source_topic = kTopic;
+    trace_.topology.store_name = kStore;
+    trace_.keys = 16;
+    trace_.consistency_offset_vector_enabled = true;
+  }
+
+  TraceBuilder& consistency(bool on) {
+    trace_.consistency_offset_vector_enabled = on;
+    return *this;
+  }
+
+  // Appends a record at the next offset of `partition` (timestamp = 100 * (offset + 1) unless
+  // given) and returns its offset. Records must be produced partition by partition (the source
+  // log is partition-major).
+  int64_t produce(int32_t partition, int32_t key, std::optional<int64_t> value,
+                  std::optional<int64_t> timestamp_ms = std::nullopt) {
+    int64_t offset = 0;
+    for (const auto& r : trace_.source_log) {
+      if (r.partition == partition) offset = r.offset + 1;
+    }
+    trace_.source_log.push_back(
+        {partition, offset, key, value, timestamp_ms.value_or(100 * (offset + 1))});
+    return offset;
+  }
+
+  // A KeyQuery (or another key kind) of `key` on `partition`, sent to instance-1, invoked and
+  // completed at the next free millisecond.
+  Q key_query(int32_t partition, int32_t key, QueryKind kind = QueryKind::KeyQuery) {
+    Q q = base_query(partition, kind);
+    q.r.request.key = key;
+    return q;
+  }
+  Q range_query(int32_t partition, std::optional<int32_t> lower, std::optional<int32_t> upper,
+                QueryKind kind = QueryKind::RangeQuery) {
+    Q q = base_query(partition, kind);
+    q.r.request.lower = lower;
+    q.r.request.upper = upper;
+    return q;
+  }
+
+  // Appends the record to the history (ids in invoke order = append order here).
+  const sim::QueryRecord& add(Q q) {
+    q.r.id = trace_.history.next_id();
+    if (q.r.placement_at_answer) q.r.placement_at_answer->at_ms = q.r.complete_ms;
+    trace_.history.append(std::move(q.r));
+    return trace_.history.records().back();
+  }
+
+  void fault(int64_t at_ms, std::string action, std::string instance) {
+    trace_.faults.push_back({at_ms, std::move(action), std::move(instance), "test"});
+  }
+  void phase(std::string title, int64_t start_ms, int64_t end_ms, std::vector<std::string> checks) {
+    trace_.phases.push_back({std::move(title), start_ms, end_ms, std::move(checks)});
+  }
+
+  sim::RunTrace& trace() { return trace_; }
+
+ private:
+  Q base_query(int32_t partition, QueryKind kind) {
+    Q q;
+    q.r.source = sim::QueryRecord::Source::kScripted;
+    q.r.request.store = kStore;
+    q.r.request.query = "query";
+    q.r.request.kind = kind;
+    q.r.request.partitions = std::set<int32_t>{partition};
+    q.r.home_instance = "instance-1";
+    q.r.target_instance = "instance-1";
+    q.r.invoke_ms = ++now_ms_;
+    q.r.complete_ms = now_ms_;
+    q.r.placement_at_invoke.at_ms = now_ms_;
+    return q;
+  }
+
+  sim::RunTrace trace_;
+  int64_t now_ms_ = 0;
+};
+
+// A large consistent trace, the happy path every check walks: a Count topology over
+// `partitions` partitions of `keys` keys (key k on partition k % partitions), with the switch on.
+// Each step produces one record and then runs one query against the state right after it: a
+// KeyQuery, TimestampedKeyQuery, RangeQuery or TimestampedRangeQuery, unbounded or
+// bounded by the session's merged position, answered by the active with the exact position; plus
+// a lag sample every 16 steps. Ranges span 4 * partitions keys, so several of one partition. Every
+// check finds nothing wrong in it (checks_test proves it), so a benchmark over it measures judging,
+// not violation rendering.
+inline sim::RunTrace synthetic_trace(uint64_t seed, int64_t queries, int32_t partitions = 4,
+                                     int32_t keys = 64) {
+  // Wide enough to hold several keys of one partition (key k lives on partition k % partitions).
+  const int32_t kRangeWidth = 4 * partitions;
+  base::Prng prng(seed);
+  sim::RunTrace trace;
+  trace.scenario = "synthetic";
+  trace.seed = seed;
+  trace.topology.kind = TopologyKind::Count;
+  trace.topology.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  trace.topology.caching = false;
+  trace.topology.source_partitions = partitions;
+  trace.topology.source_topic = kTopic;
+  trace.topology.store_name = kStore;
+  trace.keys = keys;
+  trace.consistency_offset_vector_enabled = true;
+  trace.history = sim::History(static_cast<size_t>(queries) + 1);
+
+  struct Partition {
+    std::map<int32_t, std::pair<int64_t, int64_t>> state;  // key -> (count, max timestamp)
+    int64_t next_offset = 0;
+    std::vector<sim::SourceLogRecord> log;
+  };
+  std::vector<Partition> parts(static_cast<size_t>(partitions));
+  Position session = Position::empty_position();
+  for (int64_t i = 0; i < queries; ++i) {
+    const int32_t key = static_cast<int32_t>(prng.below(static_cast<uint64_t>(keys)));
+    const int32_t p = key % partitions;
+    Partition& part = parts[static_cast<size_t>(p)];
+    const int64_t offset = part.next_offset++;
+    const int64_t ts = 1'000 + i;
+    part.log.push_back({p, offset, key, 1, ts});
+    auto& [count, max_ts] = part.state[key];
+    ++count;
+    max_ts = std::max(max_ts, ts);
+    const Position position = pos(p, offset);
+
+    sim::QueryRecord r;
+    r.id = trace.history.next_id();
+    r.source = sim::QueryRecord::Source::kClient;
+    r.client = 0;
+    r.query = static_cast<uint64_t>(i + 1);
+    r.invoke_ms = i;
+    r.complete_ms = i;
+    r.request.store = kStore;
+    r.request.partitions = std::set<int32_t>{p};
+    const int32_t shape = static_cast<int32_t>(prng.below(4));
+    r.request.kind = shape == 0   ? QueryKind::KeyQuery
+                     : shape == 1 ? QueryKind::TimestampedKeyQuery
+                     : shape == 2 ? QueryKind::RangeQuery
+                                  : QueryKind::TimestampedRangeQuery;
+    r.request.query = "q";
+    r.request.key = key;
+    if (prng.below(2) == 0) {
+      r.request.bound_mode = sim::BoundMode::kSession;
+      r.request.bound = session;
+    }
+    r.home_instance = r.target_instance = "instance-1";
+    sim::PartitionOutcome o;
+    o.partition = p;
+    o.success = true;
+    o.position = position;
+    const bool timestamped = shape == 1 || shape == 3;
+    if (shape <= 1) {
+      o.value = std::optional<int64_t>(count);
+      if (timestamped) o.timestamps.push_back(max_ts);
+    } else {
+      r.request.lower = key;
+      r.request.upper = key + kRangeWidth - 1;
+      sim::KeyValueList entries;
+      for (auto it = part.state.lower_bound(key);
+           it != part.state.end() && it->first <= key + kRangeWidth - 1; ++it) {
+        entries.emplace_back(it->first, it->second.first);
+        if (timestamped) o.timestamps.push_back(it->second.second);
+      }
+      o.value = std::move(entries);
+    }
+    r.partitions.push_back(std::move(o));
+    r.outcome = sim::OutcomeKind::kAnswered;
+    sim::ReplicaSnapshot rs = active(p, position);
+    rs.changelog_offset = offset;
+    rs.changelog_end_offset = offset + 1;
+    rs.lag = 0;
+    r.placement_at_invoke.at_ms = i;
+    r.placement_at_invoke.replicas.push_back(rs);
+    r.placement_at_answer = r.placement_at_invoke;
+    session.merge(position);
+    if (i % 16 == 0) {
+      trace.lags.push_back({i, "instance-1", kStore, p, LagInfo{offset + 1, offset + 1}, rs});
+    }
+    trace.history.append(std::move(r));
+  }
+  for (auto& part : parts) {
+    trace.source_log.insert(trace.source_log.end(), part.log.begin(), part.log.end());
+  }
+  trace.end_ms = queries;
+  return trace;
+}
+
+}  // namespace iq::properties::testing

@@ -1,0 +1,161 @@
+#include "runner.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "base/assert.h"
+#include "scenario/scenario_driver.h"
+
+namespace iq::properties {
+
+namespace {
+
+constexpr const char* kDeterministic = "Deterministic";
+constexpr const char* kScriptedExpectations = "ScriptedExpectations";
+
+// What the checks found, before it is split into expected and unexpected violations.
+struct Judged {
+  std::vector<std::string> properties;  // in all_checks() order, then Deterministic
+  std::vector<Violation> violations;
+  uint64_t queries_judged = 0;
+};
+
+bool lists(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The properties the scenario's phases ask for: a test with no `check` list asks for every one;
+// the liveness phase asks for its own list. A scripted `expect` is an assertion the file makes,
+// so ScriptedExpectations judges it whether or not the test lists that property.
+std::set<std::string> requested_properties(const sim::Scenario& scenario,
+                                           const sim::RunTrace& trace) {
+  std::set<std::string> requested;
+  bool every = false;
+  for (const sim::TestSpec& test : scenario.tests) {
+    if (test.checks.empty()) every = true;
+    requested.insert(test.checks.begin(), test.checks.end());
+  }
+  if (scenario.liveness.enabled) {
+    requested.insert(scenario.liveness.checks.begin(), scenario.liveness.checks.end());
+  }
+  if (!trace.expectations.empty()) requested.insert(kScriptedExpectations);
+  if (every) {
+    for (const CheckInfo& check : all_checks()) requested.insert(check.name);
+  }
+  return requested;
+}
+
+bool wants_determinism(const sim::Scenario& scenario, const RunOptions& options) {
+  if (options.check_determinism) return true;
+  // A finding that claims nondeterminism can only be confirmed by running twice.
+  if (lists(scenario.expected_failures, kDeterministic)) return true;
+  return std::any_of(scenario.tests.begin(), scenario.tests.end(),
+                     [](const sim::TestSpec& t) { return lists(t.checks, kDeterministic); });
+}
+
+Judged judge_trace(const sim::Scenario& scenario, const sim::RunTrace& trace) {
+  std::set<std::string> requested = requested_properties(scenario, trace);
+  for (const std::string& name : requested) {
+    // The parser rejects unknown names with file:line; a hand-built Scenario must be as careful.
+    IQ_ASSERT(name == kDeterministic || find_check(name) != nullptr, "unknown property '{}'", name);
+  }
+  JudgeContext context(trace);
+  Judged judged;
+  std::vector<const CheckInfo*> run;
+  for (const CheckInfo& check : all_checks()) {
+    if (requested.count(check.name) == 0) continue;
+    run.push_back(&check);
+    judged.properties.emplace_back(check.name);
+    std::vector<Violation> found = check.run(context);
+    for (Violation& v : found) judged.violations.push_back(std::move(v));
+  }
+  for (const sim::QueryRecord& record : trace.history.records()) {
+    bool looked_at = std::any_of(run.begin(), run.end(), [&](const CheckInfo* check) {
+      return context.judged_by(record, check->name);
+    });
+    if (looked_at) ++judged.queries_judged;
+  }
+  return judged;
+}
+
+// Splits violations into the unexpected ones and the findings the scenario declares.
+void classify(const sim::Scenario& scenario, Judged judged, RunReport& report) {
+  report.properties_checked = std::move(judged.properties);
+  report.queries_judged = judged.queries_judged;
+  std::set<std::string> failed;
+  for (Violation& v : judged.violations) {
+    ++report.violations_by_property[v.property];
+    failed.insert(v.property);
+    if (lists(scenario.expected_failures, v.property)) {
+      report.expected_violations.push_back(std::move(v));
+    } else {
+      report.violations.push_back(std::move(v));
+    }
+  }
+  for (const std::string& declared : scenario.expected_failures) {
+    if (failed.count(declared) == 0) report.unexpectedly_held.push_back(declared);
+  }
+}
+
+RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trace) {
+  RunReport report;
+  report.scenario = scenario.file;
+  report.title = scenario.title;
+  report.seed = scenario.seed;
+  report.queries_total = trace.history.size();
+  report.virtual_ms = trace.end_ms;
+  report.events = trace.events;
+  report.digest = trace.digest;
+  return report;
+}
+
+// Shell-quotes a path only when it needs it, so the common case stays copy-pasteable as is.
+std::string shell_word(const std::string& word) {
+  bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
+           c == '.' || c == '_' || c == '-' || c == '+' || c == ':' || c == '=';
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+}  // namespace
+
+std::string RunReport::reproduce_command() const {
+  return "iqsim replay " + shell_word(scenario) + " --seed " + std::to_string(seed);
+}
+
+RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options) {
+  sim::RunTrace trace = sim::drive_scenario(scenario);
+  IQ_ASSERT(trace.seed == scenario.seed, "trace seed {} != scenario seed {}", trace.seed,
+            scenario.seed);
+  RunReport report = report_header(scenario, trace);
+  Judged judged = judge_trace(scenario, trace);
+  if (wants_determinism(scenario, options)) {
+    // The second run must see exactly the same scenario: the driver reads nothing else.
+    sim::RunTrace second = sim::drive_scenario(scenario);
+    judged.properties.emplace_back(kDeterministic);
+    for (Violation& v : check_deterministic(trace, second))
+      judged.violations.push_back(std::move(v));
+  }
+  classify(scenario, std::move(judged), report);
+  if (options.keep_trace) report.trace = std::make_shared<const sim::RunTrace>(std::move(trace));
+  return report;
+}
+
+RunReport judge(const sim::Scenario& scenario, const sim::RunTrace& trace) {
+  RunReport report = report_header(scenario, trace);
+  classify(scenario, judge_trace(scenario, trace), report);
+  return report;
+}
+
+}  // namespace iq::properties

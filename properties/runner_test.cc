@@ -1,0 +1,200 @@
+// run_scenario() and judge(): a small scripted scenario through the simulator and every check;
+// declared findings, a wrong expectation, a doctored trace, the determinism rerun and the checks a
+// test selects.
+
+#include "runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "scenario/scenario_parser.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr uint64_t kSeed = 7;
+
+// One instance, three records on two partitions, then a KeyQuery on partition 0 whose expected
+// answer is `value`, at position {input-topic: {0: 1}}. `extra` goes at the top of the file,
+// `test_extra` into the [[test]] table.
+std::string scripted(int64_t value, const std::string& extra = "",
+                     const std::string& test_extra = "") {
+  return extra + R"(
+title = 'runner test'
+seed = 7
+
+[configuration]
+instances = 1
+store_backend = 'in_memory'
+
+[streams_config]
+"commit.interval.ms" = 100
+
+[topology]
+name = 'SourceTable'
+source_topic = 'input-topic'
+source_partitions = 2
+store = 'kv-store'
+keys = 8
+caching = false
+logging = true
+
+[[test]]
+title = 'Scripted'
+)" + test_extra +
+         R"(
+    [[test.step]]
+    produce = { records = [
+      { partition = 0, key = 1, value = 10, timestamp_ms = 0 },
+      { partition = 0, key = 1, value = 11, timestamp_ms = 1 },
+      { partition = 1, key = 2, value = 20, timestamp_ms = 2 },
+    ] }
+
+    [[test.step]]
+    run_until = 'quiescent'
+
+    [[test.step]]
+    query = { store = 'kv-store', type = 'KeyQuery', key = 1, partitions = [0] }
+    expect = [ { partition = 0, value = )" +
+         std::to_string(value) + R"(, position = { input-topic = { 0 = 1 } } } ]
+)";
+}
+
+sim::Scenario parse(const std::string& text) {
+  auto scenario = sim::parse_scenario_text(text, "runner_test.toml", std::nullopt);
+  if (!scenario) ADD_FAILURE() << scenario.error().to_string();
+  return scenario ? std::move(scenario).value() : sim::Scenario{};
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+size_t count_of(const std::vector<Violation>& violations, const std::string& property) {
+  return static_cast<size_t>(
+      std::count_if(violations.begin(), violations.end(),
+                    [&](const Violation& v) { return v.property == property; }));
+}
+
+std::string shown(const RunReport& r) {
+  std::string out = "seed " + std::to_string(r.seed) + "\n";
+  for (const Violation& v : r.violations) out += v.to_string();
+  for (const std::string& p : r.unexpectedly_held) out += "held: " + p + "\n";
+  return out;
+}
+
+TEST(RunnerTest, ScriptedScenarioPassesEveryProperty) {
+  sim::Scenario scenario = parse(scripted(11));
+  RunReport report = run_scenario(scenario, {});
+  EXPECT_TRUE(report.passed()) << shown(report);
+  EXPECT_EQ(report.seed, kSeed);
+  EXPECT_EQ(report.title, "runner test");
+  for (const CheckInfo& check : all_checks()) {
+    EXPECT_TRUE(has(report.properties_checked, check.name)) << check.name;
+  }
+  EXPECT_FALSE(has(report.properties_checked, "Deterministic"));
+  EXPECT_GE(report.queries_judged, 1u);
+  EXPECT_LE(report.queries_judged, report.queries_total);
+  EXPECT_GT(report.virtual_ms, 0);
+  EXPECT_GT(report.events, 0u);
+  EXPECT_FALSE(report.digest.empty());
+  EXPECT_EQ(report.trace, nullptr);
+  EXPECT_EQ(report.reproduce_command(), "iqsim replay runner_test.toml --seed 7");
+}
+
+TEST(RunnerTest, DeclaredFailureThatHoldsIsUnexpectedlyHeld) {
+  sim::Scenario scenario = parse(scripted(11, "expected_failures = ['ResultMatchesModel']\n"));
+  RunReport report = run_scenario(scenario, {});
+  EXPECT_TRUE(report.violations.empty()) << shown(report);
+  EXPECT_EQ(report.unexpectedly_held, std::vector<std::string>{"ResultMatchesModel"});
+  EXPECT_FALSE(report.passed());
+}
+
+TEST(RunnerTest, WrongExpectationIsAViolationUnlessDeclared) {
+  RunReport report = run_scenario(parse(scripted(99)), {});
+  EXPECT_FALSE(report.passed());
+  EXPECT_GE(count_of(report.violations, "ScriptedExpectations"), 1u) << shown(report);
+  EXPECT_EQ(report.violations_by_property["ScriptedExpectations"],
+            count_of(report.violations, "ScriptedExpectations"));
+  EXPECT_TRUE(report.expected_violations.empty());
+
+  RunReport declared =
+      run_scenario(parse(scripted(99, "expected_failures = ['ScriptedExpectations']\n")), {});
+  EXPECT_TRUE(declared.passed()) << shown(declared);
+  EXPECT_GE(count_of(declared.expected_violations, "ScriptedExpectations"), 1u);
+  EXPECT_TRUE(declared.unexpectedly_held.empty());
+  EXPECT_EQ(declared.violations_by_property["ScriptedExpectations"],
+            declared.expected_violations.size());
+}
+
+// judge() on a trace whose one scripted answer was changed after the fact reports that record.
+TEST(RunnerTest, JudgeReportsADoctoredTrace) {
+  sim::Scenario scenario = parse(scripted(11));
+  RunReport report = run_scenario(scenario, {.keep_trace = true});
+  ASSERT_NE(report.trace, nullptr);
+  EXPECT_TRUE(judge(scenario, *report.trace).passed());
+
+  sim::RunTrace doctored = *report.trace;
+  uint64_t doctored_id = 0;
+  for (const sim::QueryRecord& record : doctored.history.records()) {
+    if (record.source != sim::QueryRecord::Source::kScripted) continue;
+    const sim::PartitionOutcome* outcome = record.only_partition();
+    ASSERT_NE(outcome, nullptr) << record.to_string();
+    ASSERT_TRUE(outcome->success) << record.to_string();
+    doctored_id = record.id;
+  }
+  ASSERT_NE(doctored_id, 0u);
+  // History hands out records read-only; rebuild it with the one answer changed, handing out
+  // every id the records carry first (append() accepts only ids handed out).
+  sim::History rebuilt(doctored.history.records_max());
+  uint64_t id_max = 0;
+  for (const sim::QueryRecord& record : doctored.history.records()) {
+    id_max = std::max(id_max, record.id);
+  }
+  while (rebuilt.next_id() < id_max) {
+  }
+  for (sim::QueryRecord record : doctored.history.records()) {
+    if (record.id == doctored_id) record.partitions.front().value = std::optional<int64_t>(12345);
+    rebuilt.append(std::move(record));
+  }
+  doctored.history = std::move(rebuilt);
+
+  RunReport judged = judge(scenario, doctored);
+  EXPECT_FALSE(judged.passed());
+  bool found =
+      std::any_of(judged.violations.begin(), judged.violations.end(), [&](const Violation& v) {
+        return v.property == "ResultMatchesModel" && v.record_id == doctored_id;
+      });
+  EXPECT_TRUE(found) << shown(judged);
+  EXPECT_EQ(judged.digest, report.digest);
+}
+
+TEST(RunnerTest, DeterminismRerunIsAProperty) {
+  RunReport report = run_scenario(parse(scripted(11)), {.check_determinism = true});
+  EXPECT_TRUE(report.passed()) << shown(report);
+  ASSERT_FALSE(report.properties_checked.empty());
+  EXPECT_EQ(report.properties_checked.back(), "Deterministic");
+}
+
+// A test that lists its checks gets those; its scripted expectations are judged regardless.
+TEST(RunnerTest, ChecksListedByTheTestSelectTheProperties) {
+  sim::Scenario scenario =
+      parse(scripted(99, "", "checks = ['BoundHonored']\n") + "\n[liveness]\nenabled = false\n");
+  RunReport report = run_scenario(scenario, {});
+  EXPECT_EQ(report.properties_checked,
+            (std::vector<std::string>{"BoundHonored", "ScriptedExpectations"}));
+  EXPECT_GE(count_of(report.violations, "ScriptedExpectations"), 1u) << shown(report);
+}
+
+TEST(RunnerTest, ReproduceCommandQuotesOnlyWhenNeeded) {
+  RunReport report;
+  report.seed = 3;
+  report.scenario = "scenarios/fast/x.toml";
+  EXPECT_EQ(report.reproduce_command(), "iqsim replay scenarios/fast/x.toml --seed 3");
+  report.scenario = "my dir/it's.toml";
+  EXPECT_EQ(report.reproduce_command(), "iqsim replay 'my dir/it'\\''s.toml' --seed 3");
+}
+
+}  // namespace
+}  // namespace iq::properties

@@ -1,0 +1,13 @@
+#include "history/run_trace.h"
+
+namespace iq::sim {
+
+// "@12000 crash instance-2 (scripted step 4)": one line, stable, as a violation lists it.
+std::string FaultRecord::to_string() const {
+  std::string out = "@" + std::to_string(at_ms) + " " + action;
+  if (!instance.empty()) out += " " + instance;
+  if (!detail.empty()) out += " (" + detail + ")";
+  return out;
+}
+
+}  // namespace iq::sim

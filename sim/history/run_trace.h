@@ -1,0 +1,120 @@
+#pragma once
+// RunTrace: everything one run of a scenario recorded, as plain data, for properties/ to judge and
+// reports/ to draw. sim/ records; it never judges. The scenario driver fills it:
+//
+// - the source log: every record of the source topic as the broker holds it at the end, in offset
+//   order per partition: the ground truth the reference model replays;
+// - the query history (timed workloads, scripted queries and liveness probes alike);
+// - the faults applied, in order, with their virtual time;
+// - lag samples: what allLocalStorePartitionLags reported next to what the observer saw;
+// - the scripted expectations, by query record id;
+// - the liveness phase: when faults stopped and when each partition first answered;
+// - the run's end: virtual time, trace digest, events, instance errors, time limit reached.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "history/history.h"
+#include "history/query_record.h"
+#include "iq/streams_metadata.h"
+#include "topology/topologies.h"
+
+namespace iq::sim {
+
+struct SourceLogRecord {
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int32_t key = 0;
+  std::optional<int64_t> value;  // absent: a tombstone
+  int64_t timestamp_ms = 0;
+  bool operator==(const SourceLogRecord&) const = default;
+};
+
+struct FaultRecord {
+  int64_t at_ms = 0;
+  std::string action;    // to_string(FaultAction): "crash", "restart", "pause", ...
+  std::string instance;  // "instance-2"
+  std::string detail;    // e.g. "scripted step 4", "random-faults", "liveness: heal"
+  std::string to_string() const;
+};
+
+// One sample of KafkaStreams::all_local_store_partition_lags() on one instance, beside what an
+// omniscient observer read at the same instant (the replica's changelog offset straight from its
+// state manager, the changelog's end offset straight from the broker).
+struct LagRecord {
+  int64_t at_ms = 0;
+  std::string instance;
+  std::string store;
+  int32_t partition = 0;
+  LagInfo reported;
+  ReplicaSnapshot actual;
+};
+
+// Why a phase of the run ended without doing what it was meant to.
+struct LivenessFailure {
+  int64_t at_ms = 0;
+  std::string what;  // "run_until quiescent: not quiescent after 60000 ms (partition 2: ...)"
+};
+
+struct LivenessRecord {
+  int64_t faults_stopped_ms = 0;  // when the liveness phase began (everything healed/restarted)
+  int64_t timeout_ms = 0;
+  Position bound = Position::empty_position();  // everything produced when the phase began
+  // Per partition, the completion time of the first successful probe; absent: never answered.
+  std::map<int32_t, std::optional<int64_t>> first_success_ms;
+};
+
+// A scripted query's expectations, judged by the ScriptedExpectations property.
+struct ScriptedExpectation {
+  uint64_t record_id = 0;
+  std::string where;  // "scenarios/kafka/x.toml:42"
+  // The QueryStep's expectations, rendered as plain data.
+  struct Partition {
+    int32_t partition = 0;
+    std::optional<bool> success;
+    std::optional<std::optional<int64_t>> value;
+    std::optional<KeyValueList> entries;
+    std::optional<std::vector<int64_t>> timestamps;
+    std::optional<Position> position;
+    std::optional<FailureReason> failure_reason;
+    std::optional<std::string> message_contains;
+  };
+  std::vector<Partition> partitions;
+  std::optional<std::string> error;  // a StreamsError kind name expected instead of an answer
+  std::optional<std::set<int32_t>> answered_partitions;
+};
+
+struct RunTrace {
+  std::string scenario;  // file or title
+  uint64_t seed = 0;
+  TopologyConfig topology;
+  int32_t keys = 0;
+  bool consistency_offset_vector_enabled = false;
+
+  std::vector<SourceLogRecord> source_log;  // partition-major, offsets ascending
+  History history{200'000};
+  std::vector<FaultRecord> faults;
+  std::vector<LagRecord> lags;
+  std::vector<ScriptedExpectation> expectations;
+  std::optional<LivenessRecord> liveness;
+  std::vector<LivenessFailure> liveness_failures;
+  // Tests' titles with their [start, end) virtual times.
+  struct Phase {
+    std::string title;
+    int64_t start_ms = 0;
+    int64_t end_ms = 0;
+    std::vector<std::string> checks;  // empty: every property
+  };
+  std::vector<Phase> phases;
+
+  std::vector<std::string> instance_errors;  // "instance-2: <error>", in order
+  int64_t end_ms = 0;
+  uint64_t events = 0;
+  std::string digest;  // hex of the event loop's running digest at the end
+  bool time_limit_reached = false;
+};
+
+}  // namespace iq::sim

@@ -1,0 +1,189 @@
+#include "scenario/fault_injector.h"
+
+namespace iq::sim {
+
+std::optional<FaultAction> undo_of(FaultAction action, bool wipe) {
+  switch (action) {
+    case FaultAction::kCrash:
+      return wipe ? FaultAction::kRestartWiped : FaultAction::kRestart;
+    case FaultAction::kPause:
+      return FaultAction::kResume;
+    case FaultAction::kIsolate:
+      return FaultAction::kHeal;
+    case FaultAction::kClose:
+      return FaultAction::kStart;
+    default:
+      return std::nullopt;
+  }
+}
+
+FaultInjector::FaultInjector(Cluster& cluster, std::vector<FaultRecord>& faults)
+    : cluster_(cluster), faults_(faults) {}
+
+FaultInjector::~FaultInjector() {
+  cancel_pending();
+}
+
+bool FaultInjector::apply(FaultAction action, int32_t n, bool wipe, const std::string& detail,
+                          std::optional<int64_t> undo_after_ms) {
+  FaultRecord record;
+  record.at_ms = cluster_.now_ms();
+  record.action =
+      to_string(action == FaultAction::kRestart && wipe ? FaultAction::kRestartWiped : action);
+  record.detail = detail;
+  if (auto why = why_not(action, n)) {
+    record.instance = "instance-" + std::to_string(n);
+    record.detail += (record.detail.empty() ? "" : "; ") + ("skipped: " + *why);
+    faults_.push_back(std::move(record));
+    return false;
+  }
+  record.instance = execute(action, n, wipe);
+  faults_.push_back(std::move(record));
+  if (undo_after_ms) {
+    IQ_ASSERT(*undo_after_ms >= 0, "undo_after_ms={}", *undo_after_ms);
+    if (auto undo = undo_of(action, wipe)) {
+      schedule(cluster_.now_ms() + *undo_after_ms, *undo, n, /*wipe=*/false, detail + ": undo");
+    }
+  }
+  return true;
+}
+
+void FaultInjector::schedule(int64_t at_ms, FaultAction action, int32_t n, bool wipe,
+                             std::string detail, std::optional<int64_t> undo_after_ms) {
+  IQ_ASSERT(at_ms >= cluster_.now_ms(), "fault at {} before now {}", at_ms, cluster_.now_ms());
+  IQ_ASSERT(pending_.size() < kPendingMax, "more than {} pending faults", kPendingMax);
+  const uint64_t key = next_pending_++;
+  pending_[key] = cluster_.loop().schedule_at(
+      base::Instant::from_ms(at_ms), std::string("fault:") + to_string(action),
+      [this, key, action, n, wipe, detail = std::move(detail), undo_after_ms] {
+        pending_.erase(key);
+        (void)apply(action, n, wipe, detail, undo_after_ms);
+      });
+}
+
+void FaultInjector::cancel_pending() {
+  for (const auto& [key, id] : pending_) (void)cluster_.loop().cancel(id);
+  pending_.clear();
+}
+
+void FaultInjector::heal_all(const std::string& detail) {
+  for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
+    const Instance& i = cluster_.instance(n);
+    if (i.retired()) continue;
+    if (isolated(n)) (void)apply(FaultAction::kHeal, n, false, detail);
+    if (i.paused()) (void)apply(FaultAction::kResume, n, false, detail);
+    if (!i.running()) {
+      (void)apply(FaultAction::kRestart, n, false, detail);
+    } else if (i.not_started()) {
+      (void)apply(FaultAction::kStart, n, false, detail);
+    }
+  }
+}
+
+bool FaultInjector::down(int32_t n) const {
+  const Instance& i = cluster_.instance(n);
+  if (i.retired()) return false;
+  return !i.running() || i.not_started() || i.paused() || isolated(n);
+}
+
+int32_t FaultInjector::down_count() const {
+  int32_t count = 0;
+  for (int32_t n = 1; n <= cluster_.instance_count(); ++n) count += down(n) ? 1 : 0;
+  return count;
+}
+
+std::vector<int32_t> FaultInjector::up_instances() const {
+  std::vector<int32_t> out;
+  for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
+    if (!cluster_.instance(n).retired() && !down(n)) out.push_back(n);
+  }
+  return out;
+}
+
+std::optional<std::string> FaultInjector::why_not(FaultAction action, int32_t n) const {
+  if (action == FaultAction::kAddInstance) return std::nullopt;
+  if (n < 1 || n > cluster_.instance_count()) {
+    return "the cluster has " + std::to_string(cluster_.instance_count()) + " instances";
+  }
+  const Instance& i = cluster_.instance(n);
+  if (i.retired()) return i.name() + " was removed";
+  const bool running = i.running();
+  switch (action) {
+    case FaultAction::kCrash:
+      return running ? std::nullopt : std::optional<std::string>(i.name() + " is down");
+    case FaultAction::kRestart:
+    case FaultAction::kRestartWiped:
+      return running ? std::optional<std::string>(i.name() + " is running") : std::nullopt;
+    case FaultAction::kClose:
+      if (!running) return i.name() + " is down";
+      if (i.paused()) return i.name() + " is paused";
+      return std::nullopt;
+    case FaultAction::kStart:
+      if (running && !i.not_started()) return i.name() + " is started";
+      if (i.paused()) return i.name() + " is paused";
+      return std::nullopt;
+    case FaultAction::kPause:
+      if (!running) return i.name() + " is down";
+      if (i.paused()) return i.name() + " is paused";
+      return std::nullopt;
+    case FaultAction::kResume:
+      return i.paused() ? std::nullopt : std::optional<std::string>(i.name() + " is not paused");
+    case FaultAction::kIsolate:
+      return isolated(n) ? std::optional<std::string>(i.name() + " is isolated") : std::nullopt;
+    case FaultAction::kHeal:
+      return isolated(n) ? std::nullopt : std::optional<std::string>(i.name() + " is not isolated");
+    case FaultAction::kRemoveInstance:
+    case FaultAction::kAddInstance:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string FaultInjector::execute(FaultAction action, int32_t n, bool wipe) {
+  if (action == FaultAction::kAddInstance) {
+    Instance& added = cluster_.add_instance();
+    added.start();
+    return added.name();
+  }
+  Instance& i = cluster_.instance(n);
+  switch (action) {
+    case FaultAction::kCrash:
+      i.crash();
+      break;
+    case FaultAction::kRestart:
+      i.restart(wipe);
+      break;
+    case FaultAction::kRestartWiped:
+      i.restart(/*wipe=*/true);
+      break;
+    case FaultAction::kClose:
+      (void)i.close();  // a failed close is in i.errors()
+      break;
+    case FaultAction::kStart:
+      i.start();
+      break;
+    case FaultAction::kPause:
+      i.pause();
+      break;
+    case FaultAction::kResume:
+      i.resume();
+      break;
+    case FaultAction::kIsolate:
+      cluster_.isolate(n);
+      isolated_.insert(n);
+      break;
+    case FaultAction::kHeal:
+      cluster_.heal(n);
+      isolated_.erase(n);
+      break;
+    case FaultAction::kRemoveInstance:
+      cluster_.remove_instance(n);
+      isolated_.erase(n);  // cut for good, but no longer counted as down
+      break;
+    case FaultAction::kAddInstance:
+      break;
+  }
+  return i.name();
+}
+
+}  // namespace iq::sim

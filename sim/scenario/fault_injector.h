@@ -1,0 +1,77 @@
+#pragma once
+// FaultInjector: applies FaultActions to a Cluster now or at a virtual time, and records every
+// one of them in the run trace's fault list, applied or not.
+//
+// An action that does not apply to the instance's current state (crash an instance that is down,
+// resume one that is not paused, an instance number that does not exist, ...) changes nothing
+// and is recorded with "skipped: <why>" at the end of its detail, so a scenario writer sees it
+// and a check can tell it apart. An undo (restart after crash, resume after pause, heal after
+// isolate, start after close) is scheduled only when its action applied.
+//
+// "Down" (what RandomFaults' max_down bounds) means: not removed, and not running, only created,
+// paused or isolated. Isolation is tracked here (every isolate and heal goes through this class).
+//
+// The injector must be destroyed before the Cluster: it cancels its pending events.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "history/run_trace.h"
+#include "scenario/scenario.h"
+
+namespace iq::sim {
+
+class FaultInjector {
+ public:
+  // Pending scheduled faults are bounded (a scenario cannot schedule more than this at once).
+  static constexpr size_t kPendingMax = 100'000;
+
+  FaultInjector(Cluster& cluster, std::vector<FaultRecord>& faults);
+  ~FaultInjector();
+  FaultInjector(const FaultInjector&) = delete;
+  FaultInjector& operator=(const FaultInjector&) = delete;
+
+  // Applies `action` to instance n (1-based; ignored by kAddInstance) now and records it. `wipe`
+  // makes a kRestart use a wiped disk. If it applied and `undo_after_ms` is set, the undo is
+  // scheduled that long after. Returns whether it applied.
+  bool apply(FaultAction action, int32_t n, bool wipe, const std::string& detail,
+             std::optional<int64_t> undo_after_ms = std::nullopt);
+  // The same at virtual time at_ms (>= now).
+  void schedule(int64_t at_ms, FaultAction action, int32_t n, bool wipe, std::string detail,
+                std::optional<int64_t> undo_after_ms = std::nullopt);
+  // Cancels every scheduled fault and undo (faults stop before the liveness phase).
+  void cancel_pending();
+  // Heals isolated, resumes paused and (re)starts down or only-created instances that are not
+  // removed, keeping their disks; each recorded with `detail`.
+  void heal_all(const std::string& detail);
+
+  bool isolated(int32_t n) const { return isolated_.contains(n); }
+  bool down(int32_t n) const;
+  int32_t down_count() const;
+  // Instances that are up (not removed, started, not paused, not isolated), ascending.
+  std::vector<int32_t> up_instances() const;
+  size_t pending() const { return pending_.size(); }
+
+ private:
+  // Why `action` cannot apply to instance n now, or nullopt if it can.
+  std::optional<std::string> why_not(FaultAction action, int32_t n) const;
+  // Applies an action that why_not() allowed; returns the instance's name.
+  std::string execute(FaultAction action, int32_t n, bool wipe);
+
+  Cluster& cluster_;
+  std::vector<FaultRecord>& faults_;
+  std::set<int32_t> isolated_;
+  std::map<uint64_t, EventId> pending_;  // by a local sequence number
+  uint64_t next_pending_ = 0;
+};
+
+// The action that undoes `action` (kRestart or kRestartWiped for kCrash, kResume for kPause, kHeal
+// for kIsolate, kStart for kClose), or nullopt if it has none.
+std::optional<FaultAction> undo_of(FaultAction action, bool wipe);
+
+}  // namespace iq::sim

@@ -1,0 +1,66 @@
+#include "scenario/random_faults.h"
+
+#include <algorithm>
+
+namespace iq::sim {
+
+RandomFaults::RandomFaults(Cluster& cluster, FaultInjector& injector, RandomFaultsWorkloadSpec spec,
+                           base::Prng prng)
+    : cluster_(cluster), injector_(injector), spec_(spec), prng_(prng) {
+  IQ_ASSERT(spec_.interval_ms >= 1, "interval_ms={}", spec_.interval_ms);
+  IQ_ASSERT(spec_.undo_ms_min >= 0 && spec_.undo_ms_min <= spec_.undo_ms_max, "undo [{}, {}]",
+            spec_.undo_ms_min, spec_.undo_ms_max);
+  IQ_ASSERT(spec_.max_down >= 0, "max_down={}", spec_.max_down);
+}
+
+RandomFaults::~RandomFaults() {
+  stop();
+}
+
+void RandomFaults::start() {
+  if (spec_.stop_ms <= spec_.start_ms) return;
+  schedule_tick(std::max(spec_.start_ms, cluster_.now_ms()));
+}
+
+void RandomFaults::stop() {
+  if (tick_event_.valid()) (void)cluster_.loop().cancel(tick_event_);
+  tick_event_ = {};
+}
+
+void RandomFaults::schedule_tick(int64_t at_ms) {
+  tick_event_ = cluster_.loop().schedule_at(base::Instant::from_ms(at_ms), "random-faults:tick",
+                                            [this] { tick(); });
+}
+
+std::optional<FaultAction> RandomFaults::draw_kind() {
+  const std::pair<FaultAction, base::Ratio> kinds[] = {
+      {FaultAction::kCrash, spec_.crash_odds},
+      {FaultAction::kPause, spec_.pause_odds},
+      {FaultAction::kIsolate, spec_.isolate_odds},
+      {FaultAction::kClose, spec_.close_odds},
+  };
+  for (const auto& [kind, odds] : kinds) {
+    if (prng_.chance(odds)) return kind;
+  }
+  return std::nullopt;
+}
+
+void RandomFaults::tick() {
+  tick_event_ = {};
+  ++ticks_;
+  const auto kind = draw_kind();
+  std::vector<int32_t> up = injector_.up_instances();
+  if (kind && !up.empty()) {
+    const int32_t victim = prng_.pick(up);
+    const bool wipe = *kind == FaultAction::kCrash && prng_.chance(spec_.wipe_odds);
+    const int64_t undo_ms = prng_.range_inclusive(spec_.undo_ms_min, spec_.undo_ms_max);
+    if (injector_.down_count() < spec_.max_down &&
+        injector_.apply(*kind, victim, wipe, "random-faults", undo_ms)) {
+      ++faults_applied_;
+    }
+  }
+  const int64_t next_ms = cluster_.now_ms() + spec_.interval_ms;
+  if (next_ms < spec_.stop_ms) schedule_tick(next_ms);
+}
+
+}  // namespace iq::sim

@@ -1,0 +1,56 @@
+#pragma once
+// RandomFaults: attrition in FoundationDB's sense, from one RandomFaultsWorkloadSpec.
+//
+// From start_ms to stop_ms (absolute; exclusive), every interval_ms, one tick draws from the
+// workload's own Prng, in this order:
+//   1. the kind: crash, pause, isolate, close, each tried in that order with its odds; the first
+//      that hits is the tick's fault, none hitting means no fault this tick (and no more draws);
+//   2. the victim: one of the instances that are up now (FaultInjector::up_instances); none up
+//      means no fault (and no more draws);
+//   3. for a crash, whether its restart wipes the disk (wipe_odds);
+//   4. the undo delay, uniform in [undo_ms_min, undo_ms_max].
+// The fault is applied only if an instance is up and fewer than max_down instances are down
+// (crashed, closed, only created, paused or isolated); the undo (restart, resume, heal, start) is
+// scheduled through the injector. Instances are never removed. Every fault applied is recorded by
+// the injector with detail "random-faults".
+
+#include <cstdint>
+
+#include "base/prng.h"
+#include "cluster/cluster.h"
+#include "scenario/fault_injector.h"
+#include "scenario/scenario.h"
+
+namespace iq::sim {
+
+class RandomFaults {
+ public:
+  // `spec` has absolute times. `prng` is the workload's own child (split("random-faults-<test>")).
+  RandomFaults(Cluster& cluster, FaultInjector& injector, RandomFaultsWorkloadSpec spec,
+               base::Prng prng);
+  ~RandomFaults();
+  RandomFaults(const RandomFaults&) = delete;
+  RandomFaults& operator=(const RandomFaults&) = delete;
+
+  // Schedules the first tick at start_ms (or now, if later).
+  void start();
+  // No further ticks (undos already scheduled stay with the injector).
+  void stop();
+  uint64_t ticks() const { return ticks_; }
+  uint64_t faults_applied() const { return faults_applied_; }
+
+ private:
+  void tick();
+  void schedule_tick(int64_t at_ms);
+  std::optional<FaultAction> draw_kind();
+
+  Cluster& cluster_;
+  FaultInjector& injector_;
+  RandomFaultsWorkloadSpec spec_;
+  base::Prng prng_;
+  EventId tick_event_{};
+  uint64_t ticks_ = 0;
+  uint64_t faults_applied_ = 0;
+};
+
+}  // namespace iq::sim

@@ -1,0 +1,613 @@
+#include "scenario/scenario_driver.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "history/placement.h"
+#include "iq/key_query.h"
+#include "iq/multi_versioned_key_query.h"
+#include "iq/range_query.h"
+#include "iq/state_query_request.h"
+#include "iq/timestamped_key_query.h"
+#include "iq/timestamped_range_query.h"
+#include "iq/versioned_key_query.h"
+#include "iq/window_key_query.h"
+#include "iq/window_range_query.h"
+#include "processor/default_partitioner.h"
+#include "scenario/fault_injector.h"
+#include "scenario/quiescence.h"
+#include "scenario/random_faults.h"
+#include "state/serdes.h"
+#include "workload/producer_workload.h"
+#include "workload/query_client_workload.h"
+#include "workload/query_conversion.h"
+
+namespace iq::sim {
+namespace {
+
+// How often run_until quiescent looks at the cluster.
+constexpr int64_t kQuiescenceCheckMs = 10;
+// Records read per fetch when the source log is read back at the end.
+constexpr int32_t kSourceFetchRecords = 10'000;
+// Lag samples kept (a bound on the trace, not a knob: 1 s probes over the longest runs stay far
+// below it).
+constexpr size_t kLagRecordsMax = 2'000'000;
+
+// A query class no store knows (Kafka's IQv2StoreIntegrationTest$UnknownQuery): the type
+// `Custom` of a scripted query.
+class UnknownQuery final : public Query {
+ public:
+  QueryKind kind() const override { return QueryKind::Custom; }
+  bool is_raw() const override { return false; }
+  std::string to_string() const override {
+    return java_object_string(
+        "org.apache.kafka.streams.integration.IQv2StoreIntegrationTest$UnknownQuery", "");
+  }
+  std::string describe() const override { return "UnknownQuery"; }
+};
+
+bool is_range(QueryKind kind) {
+  return kind == QueryKind::RangeQuery || kind == QueryKind::TimestampedRangeQuery;
+}
+
+template <typename Q>
+Q ordered(Q q, ResultOrder order) {
+  if (order == ResultOrder::ASCENDING) return q.with_ascending_keys();
+  if (order == ResultOrder::DESCENDING) return q.with_descending_keys();
+  return q;
+}
+
+// The query object of a scripted step over <int32_t, int64_t>. Kinds a key-value store does not
+// execute are built too, so the store answers them (UNKNOWN_QUERY_TYPE) as Kafka's would; the
+// window queries read lower/upper as window-start times.
+StateQueryRequest make_request(const QueryStep& step) {
+  using K = int32_t;
+  using V = int64_t;
+  const std::string& store = step.store;
+  const K key = step.key.value_or(0);
+  switch (step.type) {
+    case QueryKind::KeyQuery:
+      return StateQueryRequest::in_store_with_query(store, KeyQuery<K, V>::with_key(key));
+    case QueryKind::TimestampedKeyQuery:
+      return StateQueryRequest::in_store_with_query(store,
+                                                    TimestampedKeyQuery<K, V>::with_key(key));
+    case QueryKind::RangeQuery:
+      return StateQueryRequest::in_store_with_query(
+          store, ordered(RangeQuery<K, V>::with_range(step.lower, step.upper), step.order));
+    case QueryKind::TimestampedRangeQuery:
+      return StateQueryRequest::in_store_with_query(
+          store,
+          ordered(TimestampedRangeQuery<K, V>::with_range(step.lower, step.upper), step.order));
+    case QueryKind::WindowKeyQuery:
+      return StateQueryRequest::in_store_with_query(
+          store, WindowKeyQuery<K, V>::with_key_and_window_start_range(key, step.lower.value_or(0),
+                                                                       step.upper.value_or(0)));
+    case QueryKind::WindowRangeQuery:
+      if (step.key) {
+        return StateQueryRequest::in_store_with_query(store, WindowRangeQuery<K, V>::with_key(key));
+      }
+      return StateQueryRequest::in_store_with_query(
+          store, WindowRangeQuery<K, V>::with_window_start_range(step.lower.value_or(0),
+                                                                 step.upper.value_or(0)));
+    case QueryKind::VersionedKeyQuery:
+      return StateQueryRequest::in_store_with_query(store, VersionedKeyQuery<K, V>::with_key(key));
+    case QueryKind::MultiVersionedKeyQuery:
+      return StateQueryRequest::in_store_with_query(store,
+                                                    MultiVersionedKeyQuery<K, V>::with_key(key));
+    case QueryKind::Custom:
+      return StateQueryRequest::in_store_with_query(store, UnknownQuery());
+  }
+  IQ_ASSERT(false, "query kind {}", static_cast<int>(step.type));
+  return StateQueryRequest::in_store_with_query(store, UnknownQuery());
+}
+
+ScriptedExpectation expectation_of(const QueryStep& step, uint64_t record_id) {
+  ScriptedExpectation e;
+  e.record_id = record_id;
+  if (!step.where.file.empty()) e.where = step.where.to_string();
+  for (const ExpectedPartition& x : step.expect) {
+    ScriptedExpectation::Partition p;
+    p.partition = x.partition;
+    p.success = x.success;
+    p.value = x.value;
+    p.entries = x.entries;
+    p.timestamps = x.timestamps;
+    p.position = x.position;
+    p.failure_reason = x.failure_reason;
+    p.message_contains = x.message_contains;
+    e.partitions.push_back(std::move(p));
+  }
+  e.error = step.expect_error;
+  e.answered_partitions = step.expect_partitions;
+  return e;
+}
+
+// A timed workload's relative [start, stop) as absolute times; a stop of 0 is the phase's end.
+std::pair<int64_t, int64_t> absolute(int64_t phase_start_ms, int64_t duration_ms, int64_t start_ms,
+                                     int64_t stop_ms) {
+  return {phase_start_ms + start_ms, phase_start_ms + (stop_ms <= 0 ? duration_ms : stop_ms)};
+}
+
+// "producer-<test>" for a test's first workload of a kind, "producer-<test>-<k>" for the k-th
+// further one.
+std::string prng_name(const std::string& kind, size_t test, int32_t k) {
+  std::string name = kind + "-" + std::to_string(test);
+  if (k > 0) name += "-" + std::to_string(k);
+  return name;
+}
+
+class ScenarioDriver {
+ public:
+  explicit ScenarioDriver(const Scenario& scenario);
+  RunTrace run();
+
+ private:
+  void run_test(size_t index, const TestSpec& test);
+  void start_workloads(size_t index, const TestSpec& test, int64_t phase_start_ms);
+  void run_step(size_t test, size_t index, const Step& step);
+  void produce(const ProduceStep& step);
+  void run_until_quiescent(const RunUntilStep& step);
+  void scripted_query(const QueryStep& step);
+  void liveness();
+  bool probe_partition(int32_t partition, const Position& bound, base::Prng& prng);
+  void finish();
+
+  // Runs the world to `ms` (capped by virtual_time_ms_max). False once the run must stop: the
+  // time limit was reached before `ms`, or the event budget ran out.
+  bool advance_to(int64_t ms);
+  void schedule_lag_probe();
+  void probe_lags();
+  // Per non-empty source partition, its end offset - 1: everything produced so far.
+  Position produced_bound() const;
+  std::set<int32_t> all_partitions() const;
+  void read_source_log();
+
+  const Scenario& scenario_;
+  RunTrace trace_;
+  // Destroyed last: everything below holds events in its loop.
+  std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<FaultInjector> injector_;
+  std::vector<std::unique_ptr<ProducerWorkload>> producers_;
+  std::vector<std::unique_ptr<QueryClientWorkload>> query_clients_;
+  std::vector<std::unique_ptr<RandomFaults>> random_faults_;
+  EventId lag_probe_{};
+  bool stopped_ = false;
+};
+
+ScenarioDriver::ScenarioDriver(const Scenario& scenario) : scenario_(scenario) {
+  ClusterConfig config = scenario.cluster;
+  config.seed = scenario.seed;
+  trace_.scenario = scenario.file.empty() ? scenario.title : scenario.file;
+  trace_.seed = scenario.seed;
+  trace_.topology = config.topology;
+  trace_.keys = scenario.keys;
+  trace_.consistency_offset_vector_enabled = config.streams.consistency_offset_vector_enabled;
+  trace_.history = History(scenario.knobs.history_records_max);
+  cluster_ = std::make_unique<Cluster>(std::move(config));
+  injector_ = std::make_unique<FaultInjector>(*cluster_, trace_.faults);
+}
+
+RunTrace ScenarioDriver::run() {
+  IQ_ASSERT(scenario_.virtual_time_ms_max >= 0, "virtual_time_ms_max={}",
+            scenario_.virtual_time_ms_max);
+  if (scenario_.start_instances) {
+    cluster_->start_all();
+  } else {
+    for (int32_t n = 1; n <= cluster_->instance_count(); ++n) cluster_->instance(n).create();
+  }
+  schedule_lag_probe();
+  for (size_t i = 0; i < scenario_.tests.size() && !stopped_; ++i) run_test(i, scenario_.tests[i]);
+  if (scenario_.liveness.enabled && !stopped_) liveness();
+  finish();
+  return std::move(trace_);
+}
+
+void ScenarioDriver::run_test(size_t index, const TestSpec& test) {
+  RunTrace::Phase phase;
+  phase.title = test.title;
+  phase.start_ms = cluster_->now_ms();
+  phase.checks = test.checks;
+  start_workloads(index, test, phase.start_ms);
+  bool go = test.duration_ms <= 0 || advance_to(phase.start_ms + test.duration_ms);
+  for (size_t s = 0; s < test.steps.size() && go; ++s) {
+    run_step(index, s, test.steps[s]);
+    go = !stopped_;
+  }
+  phase.end_ms = cluster_->now_ms();
+  trace_.phases.push_back(std::move(phase));
+}
+
+void ScenarioDriver::start_workloads(size_t index, const TestSpec& test, int64_t phase_start_ms) {
+  const ProducerWorkload* test_producer = nullptr;
+  int32_t producers = 0;
+  int32_t clients = 0;
+  int32_t random = 0;
+  for (size_t w = 0; w < test.workloads.size(); ++w) {
+    const WorkloadSpec& spec = test.workloads[w];
+    if (const auto* p = std::get_if<ProducerWorkloadSpec>(&spec)) {
+      ProducerConfig c = p->config;
+      std::tie(c.start_ms, c.stop_ms) =
+          absolute(phase_start_ms, test.duration_ms, c.start_ms, c.stop_ms);
+      c.stop_ms = std::max(c.stop_ms, c.start_ms);
+      producers_.push_back(std::make_unique<ProducerWorkload>(
+          *cluster_, c, cluster_->split(prng_name("producer", index, producers++))));
+      producers_.back()->start();
+      if (test_producer == nullptr) test_producer = producers_.back().get();
+    }
+  }
+  for (size_t w = 0; w < test.workloads.size(); ++w) {
+    const WorkloadSpec& spec = test.workloads[w];
+    const std::string detail = "test " + std::to_string(index) + " workload " + std::to_string(w);
+    if (const auto* q = std::get_if<QueryClientsWorkloadSpec>(&spec)) {
+      QueryClientConfig c = q->config;
+      std::tie(c.start_ms, c.stop_ms) =
+          absolute(phase_start_ms, test.duration_ms, c.start_ms, c.stop_ms);
+      QueryClientWorkload::ProducedBound bound = [this] { return produced_bound(); };
+      if (test_producer != nullptr) {
+        bound = [test_producer] { return test_producer->acknowledged(); };
+      }
+      query_clients_.push_back(std::make_unique<QueryClientWorkload>(
+          *cluster_, trace_.history, c,
+          cluster_->split(prng_name("query-clients", index, clients++)), std::move(bound)));
+      query_clients_.back()->start();
+    } else if (const auto* f = std::get_if<FaultWorkloadSpec>(&spec)) {
+      injector_->schedule(std::max(phase_start_ms + f->at_ms, cluster_->now_ms()), f->action,
+                          f->instance, f->wipe, detail, f->undo_after_ms);
+    } else if (const auto* r = std::get_if<RandomFaultsWorkloadSpec>(&spec)) {
+      RandomFaultsWorkloadSpec c = *r;
+      std::tie(c.start_ms, c.stop_ms) =
+          absolute(phase_start_ms, test.duration_ms, c.start_ms, c.stop_ms);
+      random_faults_.push_back(std::make_unique<RandomFaults>(
+          *cluster_, *injector_, c, cluster_->split(prng_name("random-faults", index, random++))));
+      random_faults_.back()->start();
+    }
+  }
+}
+
+void ScenarioDriver::run_step(size_t test, size_t index, const Step& step) {
+  if (const auto* p = std::get_if<ProduceStep>(&step)) {
+    produce(*p);
+  } else if (const auto* u = std::get_if<RunUntilStep>(&step)) {
+    if (u->quiescent) {
+      run_until_quiescent(*u);
+    } else {
+      (void)advance_to(cluster_->now_ms() + u->for_ms);
+    }
+  } else if (const auto* f = std::get_if<FaultStep>(&step)) {
+    (void)injector_->apply(f->action, f->instance, f->action == FaultAction::kRestartWiped,
+                           "test " + std::to_string(test) + " step " + std::to_string(index));
+  } else if (const auto* q = std::get_if<QueryStep>(&step)) {
+    scripted_query(*q);
+  }
+}
+
+void ScenarioDriver::produce(const ProduceStep& step) {
+  const int32_t partitions = cluster_->config().topology.source_partitions;
+  for (const ProduceRecordSpec& r : step.records) {
+    const int32_t partition =
+        r.partition ? *r.partition
+                    : partition_for_key(Serde<int32_t>::serialize(r.key).view(), partitions);
+    (void)cluster_->produce_to(partition, r.key, r.value, r.timestamp_ms.value_or(kNoTimestamp));
+  }
+}
+
+// Quiescence is defined in quiescence.h; it is looked at now and then every 10 ms of virtual
+// time until ms_max has passed.
+void ScenarioDriver::run_until_quiescent(const RunUntilStep& step) {
+  const int64_t start_ms = cluster_->now_ms();
+  const int64_t deadline_ms = start_ms + step.ms_max;
+  std::optional<std::string> gap = quiescence_gap(*cluster_);
+  while (gap && cluster_->now_ms() < deadline_ms) {
+    if (!advance_to(std::min(cluster_->now_ms() + kQuiescenceCheckMs, deadline_ms))) return;
+    gap = quiescence_gap(*cluster_);
+  }
+  if (!gap) return;
+  trace_.liveness_failures.push_back(
+      {cluster_->now_ms(), "run_until quiescent: not quiescent after " +
+                               std::to_string(step.ms_max) + " ms (" + *gap + ")"});
+}
+
+void ScenarioDriver::scripted_query(const QueryStep& step) {
+  StateQueryRequest request = make_request(step);
+  QueryRecord r;
+  r.id = trace_.history.next_id();
+  r.source = QueryRecord::Source::kScripted;
+  r.invoke_ms = cluster_->now_ms();
+  r.complete_ms = r.invoke_ms;
+  r.request.store = step.store;
+  r.request.query = request.query().describe();
+  r.request.kind = step.type;
+  if (is_range(step.type)) {
+    r.request.lower = step.lower;
+    r.request.upper = step.upper;
+    r.request.order = step.order;
+  } else {
+    r.request.key = step.key;
+  }
+  r.request.partitions = step.partitions;
+  if (step.bound_produced) {
+    r.request.bound_mode = BoundMode::kProduced;
+    r.request.bound = produced_bound();
+  } else if (step.bound) {
+    r.request.bound_mode = BoundMode::kProduced;
+    r.request.bound = *step.bound;
+  }
+  r.request.require_active = step.require_active;
+
+  request =
+      step.partitions ? request.with_partitions(*step.partitions) : request.with_all_partitions();
+  if (r.request.bound_mode != BoundMode::kUnbounded) {
+    request = request.with_position_bound(PositionBound::at(r.request.bound));
+  }
+  if (step.require_active) request = request.require_active();
+
+  const std::set<int32_t> partitions = step.partitions.value_or(all_partitions());
+  r.placement_at_invoke = take_placement(*cluster_, step.store, partitions);
+  const std::string name = "instance-" + std::to_string(step.instance);
+  if (step.instance < 1 || step.instance > cluster_->instance_count()) {
+    r.not_routed_reason = "no " + name;
+  } else if (Instance& instance = cluster_->instance(step.instance);
+             !instance.running() && instance.closed_streams() != nullptr) {
+    // An application may call query() on the KafkaStreams it closed (Kafka's own test does).
+    r.home_instance = name;
+    r.target_instance = name;
+    auto answer = instance.closed_streams()->query(request);
+    r.placement_at_answer = take_placement(*cluster_, step.store, partitions);
+    record_outcome(r, answer);
+  } else if (!instance.running()) {
+    r.not_routed_reason = name + " is down";
+  } else if (instance.paused()) {
+    r.not_routed_reason = name + " is paused";
+  } else {
+    r.home_instance = name;
+    r.target_instance = name;
+    auto answer = instance.streams().query(request);
+    r.placement_at_answer = take_placement(*cluster_, step.store, partitions);
+    record_outcome(r, answer);
+  }
+  if (!r.not_routed_reason.empty()) r.outcome = OutcomeKind::kNotRouted;
+  trace_.expectations.push_back(expectation_of(step, r.id));
+  trace_.history.append(std::move(r));
+}
+
+void ScenarioDriver::liveness() {
+  const LivenessSpec& spec = scenario_.liveness;
+  IQ_ASSERT(spec.timeout_ms >= 0 && spec.probe_interval_ms >= 1, "timeout {} probe interval {}",
+            spec.timeout_ms, spec.probe_interval_ms);
+  for (auto& r : random_faults_) r->stop();
+  injector_->cancel_pending();
+  LivenessRecord record;
+  record.faults_stopped_ms = cluster_->now_ms();
+  record.timeout_ms = spec.timeout_ms;
+  injector_->heal_all("liveness");
+  record.bound = produced_bound();
+  for (int32_t p : all_partitions()) record.first_success_ms[p] = std::nullopt;
+  trace_.liveness = record;
+  base::Prng prng = cluster_->split("liveness");
+  const int64_t deadline_ms = record.faults_stopped_ms + spec.timeout_ms;
+  while (true) {
+    bool all = true;
+    for (auto& [p, first] : trace_.liveness->first_success_ms) {
+      if (!first && probe_partition(p, record.bound, prng)) first = cluster_->now_ms();
+      all = all && first.has_value();
+    }
+    if (all || cluster_->now_ms() >= deadline_ms) return;
+    if (!advance_to(std::min(cluster_->now_ms() + spec.probe_interval_ms, deadline_ms))) return;
+  }
+}
+
+// One liveness probe of one partition; true if it answered successfully.
+bool ScenarioDriver::probe_partition(int32_t partition, const Position& bound, base::Prng& prng) {
+  const TopologyConfig& t = cluster_->config().topology;
+  std::optional<int32_t> key;
+  for (int32_t k = 0; k < scenario_.keys && !key; ++k) {
+    if (partition_for_key(Serde<int32_t>::serialize(k).view(), t.source_partitions) == partition)
+      key = k;
+  }
+  StateQueryRequest request =
+      key ? StateQueryRequest::in_store_with_query(t.store_name,
+                                                   KeyQuery<int32_t, int64_t>::with_key(*key))
+          : StateQueryRequest::in_store_with_query(t.store_name,
+                                                   RangeQuery<int32_t, int64_t>::with_no_bounds());
+  request = request.with_partitions({partition}).with_position_bound(PositionBound::at(bound));
+  QueryRecord r;
+  r.id = trace_.history.next_id();
+  r.source = QueryRecord::Source::kLiveness;
+  r.invoke_ms = cluster_->now_ms();
+  r.complete_ms = r.invoke_ms;
+  r.request.store = t.store_name;
+  r.request.query = request.query().describe();
+  r.request.kind = request.query().kind();
+  r.request.key = key;
+  r.request.partitions = std::set<int32_t>{partition};
+  r.request.bound_mode = BoundMode::kProduced;
+  r.request.bound = bound;
+  r.placement_at_invoke = take_placement(*cluster_, t.store_name, {partition});
+
+  std::vector<int32_t> live;
+  for (int32_t n = 1; n <= cluster_->instance_count(); ++n) {
+    const Instance& i = cluster_->instance(n);
+    if (i.running() && !i.not_started() && !i.paused()) live.push_back(n);
+  }
+  Instance* target = nullptr;
+  if (live.empty()) {
+    r.not_routed_reason = "no live instance";
+  } else {
+    Instance& home = cluster_->instance(prng.pick(live));
+    r.home_instance = home.name();
+    HostInfo host = HostInfo::unavailable();
+    if (key) {
+      auto meta = home.streams().query_metadata_for_key(t.store_name, *key);
+      if (!meta) r.not_routed_reason = "query_metadata_for_key: " + meta.error().to_string();
+      if (meta) host = meta->active_host;
+    } else {
+      auto all = home.streams().streams_metadata_for_store(t.store_name);
+      if (!all) r.not_routed_reason = "streams_metadata_for_store: " + all.error().to_string();
+      for (const StreamsMetadata& m : all ? *all : std::vector<StreamsMetadata>{}) {
+        if (m.topic_partitions.contains({t.source_topic, partition})) host = m.host_info;
+      }
+    }
+    for (int32_t n : live) {
+      if (cluster_->instance(n).host() == host) target = &cluster_->instance(n);
+    }
+    if (r.not_routed_reason.empty() && target == nullptr) {
+      r.not_routed_reason = "no live active host (" + host.to_string() + ")";
+    }
+  }
+  bool success = false;
+  if (target != nullptr) {
+    r.target_instance = target->name();
+    auto answer = target->streams().query(request);
+    r.placement_at_answer = take_placement(*cluster_, t.store_name, {partition});
+    record_outcome(r, answer);
+    const PartitionOutcome* only = r.only_partition();
+    success = r.outcome == OutcomeKind::kAnswered && only != nullptr &&
+              only->partition == partition && only->success;
+  } else {
+    r.outcome = OutcomeKind::kNotRouted;
+  }
+  trace_.history.append(std::move(r));
+  return success;
+}
+
+bool ScenarioDriver::advance_to(int64_t ms) {
+  if (stopped_) return false;
+  const int64_t limit_ms = scenario_.virtual_time_ms_max;
+  const int64_t target_ms = std::min(ms, limit_ms);
+  if (target_ms > cluster_->now_ms()) {
+    const RunResult r = cluster_->run_until(target_ms);
+    if (r.stop == RunStop::kEventBudgetExhausted) {
+      trace_.liveness_failures.push_back(
+          {cluster_->now_ms(), "event budget exhausted running to " + std::to_string(target_ms) +
+                                   " ms (" + std::to_string(r.events) + " events): a livelock?"});
+      stopped_ = true;
+      return false;
+    }
+  }
+  if (ms > limit_ms) {
+    trace_.time_limit_reached = true;
+    stopped_ = true;
+    return false;
+  }
+  return true;
+}
+
+void ScenarioDriver::schedule_lag_probe() {
+  const int64_t interval_ms = scenario_.knobs.lag_probe_interval_ms;
+  if (interval_ms <= 0) return;
+  lag_probe_ = cluster_->loop().schedule_after(base::Duration::millis(interval_ms),
+                                               "driver:lag-probe", [this] {
+                                                 lag_probe_ = {};
+                                                 probe_lags();
+                                                 schedule_lag_probe();
+                                               });
+}
+
+void ScenarioDriver::probe_lags() {
+  // One observer snapshot per (store, partition) per probe, shared by the instances.
+  std::map<std::pair<std::string, int32_t>, PlacementSnapshot> snapshots;
+  for (int32_t n = 1; n <= cluster_->instance_count(); ++n) {
+    Instance& instance = cluster_->instance(n);
+    if (!instance.running() || instance.paused()) continue;
+    auto lags = instance.streams().all_local_store_partition_lags();
+    if (!lags) continue;  // not started, or the admin cannot reach the broker
+    for (const auto& [store, partitions] : *lags) {
+      for (const auto& [partition, lag] : partitions) {
+        auto key = std::make_pair(store, partition);
+        auto it = snapshots.find(key);
+        if (it == snapshots.end()) {
+          it = snapshots.emplace(key, take_placement(*cluster_, store, {partition})).first;
+        }
+        IQ_ASSERT(trace_.lags.size() < kLagRecordsMax, "more than {} lag records", kLagRecordsMax);
+        LagRecord record;
+        record.at_ms = cluster_->now_ms();
+        record.instance = instance.name();
+        record.store = store;
+        record.partition = partition;
+        record.reported = lag;
+        for (const ReplicaSnapshot& replica : it->second.replicas) {
+          if (replica.instance == instance.name()) record.actual = replica;
+        }
+        trace_.lags.push_back(std::move(record));
+      }
+    }
+  }
+}
+
+Position ScenarioDriver::produced_bound() const {
+  const TopologyConfig& t = cluster_->config().topology;
+  Position bound = Position::empty_position();
+  for (int32_t p = 0; p < t.source_partitions; ++p) {
+    auto end = cluster_->broker().broker().end_offset({t.source_topic, p});
+    IQ_ASSERT(end.has_value(), "end offset of {}-{}", t.source_topic, p);
+    if (*end > 0) bound.with_component(t.source_topic, p, *end - 1);
+  }
+  return bound;
+}
+
+std::set<int32_t> ScenarioDriver::all_partitions() const {
+  std::set<int32_t> out;
+  for (int32_t p = 0; p < cluster_->config().topology.source_partitions; ++p) out.insert(p);
+  return out;
+}
+
+void ScenarioDriver::finish() {
+  if (lag_probe_.valid()) (void)cluster_->loop().cancel(lag_probe_);
+  lag_probe_ = {};
+  read_source_log();
+  for (int32_t n = 1; n <= cluster_->instance_count(); ++n) {
+    const Instance& i = cluster_->instance(n);
+    for (const std::string& e : i.errors()) trace_.instance_errors.push_back(i.name() + ": " + e);
+  }
+  trace_.end_ms = cluster_->now_ms();
+  trace_.events = cluster_->loop().events_dispatched();
+  trace_.digest = cluster_->digest().hex();
+  // The workloads go before the trace they write into is handed out.
+  random_faults_.clear();
+  query_clients_.clear();
+  producers_.clear();
+  injector_.reset();
+}
+
+void ScenarioDriver::read_source_log() {
+  const TopologyConfig& t = cluster_->config().topology;
+  const SimBroker& broker = cluster_->broker().broker();
+  for (int32_t p = 0; p < t.source_partitions; ++p) {
+    const TopicPartition tp{t.source_topic, p};
+    auto begin = broker.beginning_offset(tp);
+    auto end = broker.end_offset(tp);
+    IQ_ASSERT(begin.has_value() && end.has_value(), "offsets of {}-{}", t.source_topic, p);
+    int64_t next = *begin;
+    while (next < *end) {
+      auto records = broker.fetch(tp, next, kSourceFetchRecords);
+      IQ_ASSERT(records.has_value() && !records->empty(), "fetch {}-{} at {}", t.source_topic, p,
+                next);
+      for (const ConsumerRecord& c : *records) {
+        IQ_ASSERT(c.offset == next && c.key.has_value(), "{}-{} offset {} (expected {})",
+                  t.source_topic, p, c.offset, next);
+        SourceLogRecord s;
+        s.partition = p;
+        s.offset = c.offset;
+        s.key = Serde<int32_t>::deserialize(*c.key);
+        if (c.value) s.value = Serde<int64_t>::deserialize(*c.value);
+        s.timestamp_ms = c.timestamp;
+        trace_.source_log.push_back(std::move(s));
+        ++next;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+RunTrace drive_scenario(const Scenario& scenario) {
+  ScenarioDriver driver(scenario);
+  return driver.run();
+}
+
+}  // namespace iq::sim

@@ -1,0 +1,730 @@
+#include "scenario/scenario_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/prng.h"
+#include "scenario/scenario_writer.h"
+
+namespace iq::sim {
+namespace {
+
+// The line (1-based) of the n-th occurrence (0-based) of `needle` in `text`.
+int32_t line_of(const std::string& text, const std::string& needle, int occurrence = 0) {
+  size_t at = 0;
+  for (int i = 0; i <= occurrence; ++i) {
+    at = text.find(needle, i == 0 ? 0 : at + 1);
+    if (at == std::string::npos) return -1;
+  }
+  return 1 +
+         static_cast<int32_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+}
+
+Scenario parse_ok(const std::string& text, std::optional<uint64_t> seed) {
+  auto parsed = parse_scenario_text(text, "t.toml", seed);
+  if (!parsed) {
+    ADD_FAILURE() << "seed=" << (seed ? std::to_string(*seed) : "file") << ": "
+                  << parsed.error().to_string();
+    return Scenario{};
+  }
+  return *parsed;
+}
+
+const std::string kFullFile = R"(# A full scenario: every section, most keys.
+title = 'Full'
+description = 'every section'
+tags = ['fast', 'crash-restart']
+seed = 99
+expected_failures = ['BoundHonored']
+
+[configuration]
+instances = 3
+start = true
+store_backend = 'in_memory'
+virtual_time_ms_max = 300_000
+link_delay_ms_min = 2
+link_delay_ms_max = 5
+link_loss_one_in = 1000
+poll_interval_ms = 20
+
+[streams_config]
+"application.id" = 'app'
+"num.stream.threads" = 2
+"num.standby.replicas" = 1
+"commit.interval.ms" = 100
+"statestore.cache.max.bytes" = 0
+"acceptable.recovery.lag" = 1_000
+"max.warmup.replicas" = 3
+"probing.rebalance.interval.ms" = 60_000
+"session.timeout.ms" = 10_000
+"heartbeat.interval.ms" = 1_000
+"max.poll.interval.ms" = 20_000
+"request.timeout.ms" = 5_000
+"__iq.consistency.offset.vector.enabled__" = true
+"state.cleanup.delay.ms" = 1_000
+
+[broker]
+"group.initial.rebalance.delay.ms" = 0
+"group.min.session.timeout.ms" = 1_000
+"group.max.session.timeout.ms" = 100_000
+"group.max.size" = 10
+
+[topology]
+name = 'Count'
+source_topic = 'words'
+source_partitions = 4
+store = 'counts'
+keys = 64
+caching = false
+logging = true
+
+[knobs]
+lag_probe_interval_ms = 500
+history_records_max = 5_000
+consumer_fetch_interval_ms = 5
+consumer_fetch_records_max = 100
+broker_records_max = 1_000_000
+broker_partitions_per_topic_max = 16
+coordinator_new_member_join_timeout_ms = 60_000
+coordinator_groups_max = 4
+coordinator_pending_outputs_max = 1_000
+
+[[test]]
+title = 'Timed'
+duration_ms = 60_000
+checks = ['ResultMatchesModel']
+
+    [[test.workload]]
+    name = 'Producer'
+    records_per_second = 400
+    key_distribution = 'skewed'
+    stop_ms = 45_000
+
+    [[test.workload]]
+    name = 'QueryClients'
+    clients = 4
+    interval_ms = 20
+    range_one_in = 3
+    timestamped_one_in = 0
+    position_bound = ['session', 'produced']
+    require_active_one_in = 1
+    retry_on = ['NOT_UP_TO_BOUND', 'TIMEOUT']
+
+    [[test.workload]]
+    name = 'CrashRestart'
+    instance = 'instance-1'
+    at_ms = 20_000
+    restart_after_ms = 5_000
+    state_directory = 'wipe'
+
+    [[test.workload]]
+    name = 'RandomFaults'
+    start_ms = 1_000
+    stop_ms = 30_000
+    crash_one_in = 2
+    max_down = 2
+
+    [[test.check]]
+    name = 'BoundHonored'
+
+[[test]]
+title = 'Scripted'
+
+    [[test.step]]
+    produce = { topic = 'words', records = [
+      { partition = 0, key = 1, value = 7, timestamp_ms = 0 },
+      { key = 2 },
+    ] }
+
+    [[test.step]]
+    run_until = 'quiescent'
+    ms_max = 30_000
+
+    [[test.step]]
+    crash = 'instance-2'
+
+    [[test.step]]
+    run_for_ms = 1_000
+
+    [[test.step]]
+    query = { type = 'KeyQuery', key = 1, partitions = [0], bound = { words = { 0 = 0 } } }
+    expect = { partition = 0, value = 1, position = { words = { 0 = 0 } } }
+
+    [[test.step]]
+    query = { type = 'RangeQuery', lower = 0, upper = 5, order = 'ASCENDING', bound = 'produced', require_active = true, instance = 3 }
+    expect = [
+      { partition = 0, entries = [[1, 1]], timestamps = [0] },
+      { partition = 1, success = false, failure_reason = 'NOT_ACTIVE', message_contains = 'not active' },
+    ]
+    expect_partitions = [0, 1, 2, 3]
+
+    [[test.step]]
+    fault = { action = 'restart', instance = 2 }
+
+    [[test.step]]
+    query = { key = 3, store = 'missing' }
+    expect_error = 'UnknownStateStoreException'
+
+    [[test.step]]
+    add_instance = true
+
+[liveness]
+enabled = true
+timeout_ms = 30_000
+probe_interval_ms = 250
+checks = ['EventuallyAvailable', 'LagReported']
+)";
+
+// The full file, as the Scenario it must parse to (with the file's own seed).
+Scenario full_file_scenario(const std::string& text) {
+  Scenario s;
+  s.title = "Full";
+  s.description = "every section";
+  s.tags = {"fast", "crash-restart"};
+  s.expected_failures = {"BoundHonored"};
+  s.file = "t.toml";
+  s.seed = 99;
+  ClusterConfig& c = s.cluster;
+  c.seed = 99;
+  c.instances = 3;
+  c.topology.supplier = KeyValueSupplier::kInMemory;
+  s.virtual_time_ms_max = 300'000;
+  c.link = LinkConfig{2, 5, base::Ratio{1, 1000}};
+  c.poll_interval_ms = 20;
+  c.streams.application_id = "app";
+  c.streams.num_stream_threads = 2;
+  c.streams.assignment.num_standby_replicas = 1;
+  c.streams.commit_interval_ms = 100;
+  c.streams.statestore_cache_max_bytes = 0;
+  c.streams.assignment.acceptable_recovery_lag = 1'000;
+  c.streams.assignment.max_warmup_replicas = 3;
+  c.streams.assignment.probing_rebalance_interval_ms = 60'000;
+  c.session_timeout_ms = 10'000;
+  c.heartbeat_interval_ms = 1'000;
+  c.rebalance_timeout_ms = 20'000;
+  c.consumer.request_timeout_ms = 5'000;
+  c.streams.consistency_offset_vector_enabled = true;
+  c.streams.state_cleanup_delay_ms = 1'000;
+  c.broker.coordinator.group_initial_rebalance_delay_ms = 0;
+  c.broker.coordinator.group_min_session_timeout_ms = 1'000;
+  c.broker.coordinator.group_max_session_timeout_ms = 100'000;
+  c.broker.coordinator.group_max_size = 10;
+  c.topology.kind = TopologyKind::Count;
+  c.topology.source_topic = "words";
+  c.topology.source_partitions = 4;
+  c.topology.store_name = "counts";
+  s.keys = 64;
+  c.topology.caching = false;
+  c.topology.logging = true;
+  s.knobs.lag_probe_interval_ms = 500;
+  s.knobs.history_records_max = 5'000;
+  c.consumer.fetch_interval_ms = 5;
+  c.consumer.max_records_per_fetch = 100;
+  c.broker.max_total_records = 1'000'000;
+  c.broker.max_partitions_per_topic = 16;
+  c.broker.coordinator.new_member_join_timeout_ms = 60'000;
+  c.broker.coordinator.max_groups = 4;
+  c.broker.coordinator.max_pending_outputs = 1'000;
+
+  TestSpec timed;
+  timed.title = "Timed";
+  timed.duration_ms = 60'000;
+  timed.checks = {"ResultMatchesModel", "BoundHonored"};
+  ProducerConfig producer;
+  producer.stop_ms = 45'000;
+  producer.records_per_second = 400;
+  producer.keys = 64;
+  producer.distribution = KeyDistribution::kSkewed;
+  timed.workloads.push_back(ProducerWorkloadSpec{producer});
+  QueryClientConfig clients;
+  clients.clients = 4;
+  clients.stop_ms = 60'000;
+  clients.interval_ms = 20;
+  clients.store = "counts";
+  clients.keys = 64;
+  clients.range_odds = {1, 3};
+  clients.timestamped_odds = {0, 1};
+  clients.bound_modes = {BoundMode::kSession, BoundMode::kProduced};
+  clients.require_active_odds = {1, 1};
+  clients.retry.on_not_active = false;
+  clients.retry.on_not_present = false;
+  clients.retry.on_streams_error = false;
+  clients.retry.on_not_routed = false;
+  timed.workloads.push_back(QueryClientsWorkloadSpec{clients});
+  timed.workloads.push_back(FaultWorkloadSpec{FaultAction::kCrash, 1, 20'000, 5'000, true});
+  RandomFaultsWorkloadSpec random;
+  random.start_ms = 1'000;
+  random.stop_ms = 30'000;
+  random.crash_odds = {1, 2};
+  random.max_down = 2;
+  timed.workloads.push_back(random);
+  s.tests.push_back(timed);
+
+  TestSpec scripted;
+  scripted.title = "Scripted";
+  scripted.steps.push_back(
+      ProduceStep{{{0, 1, 7, 0}, {std::nullopt, 2, std::nullopt, std::nullopt}}});
+  scripted.steps.push_back(RunUntilStep{true, 0, 30'000});
+  scripted.steps.push_back(FaultStep{FaultAction::kCrash, 2});
+  scripted.steps.push_back(RunUntilStep{false, 1'000, 60'000});
+  QueryStep key_query;
+  key_query.store = "counts";
+  key_query.key = 1;
+  key_query.partitions = std::set<int32_t>{0};
+  key_query.bound = Position::from_map({{"words", {{0, 0}}}});
+  ExpectedPartition p0;
+  p0.value.emplace(1);
+  p0.position = Position::from_map({{"words", {{0, 0}}}});
+  key_query.expect = {p0};
+  key_query.where = SourceLocation{"t.toml", line_of(text, "[[test.step]]", 4)};
+  scripted.steps.push_back(key_query);
+  QueryStep range_query;
+  range_query.store = "counts";
+  range_query.type = QueryKind::RangeQuery;
+  range_query.lower = 0;
+  range_query.upper = 5;
+  range_query.order = ResultOrder::ASCENDING;
+  range_query.bound_produced = true;
+  range_query.require_active = true;
+  range_query.instance = 3;
+  ExpectedPartition r0;
+  r0.entries = KeyValueList{{1, 1}};
+  r0.timestamps = std::vector<int64_t>{0};
+  ExpectedPartition r1;
+  r1.partition = 1;
+  r1.success = false;
+  r1.failure_reason = FailureReason::NOT_ACTIVE;
+  r1.message_contains = "not active";
+  range_query.expect = {r0, r1};
+  range_query.expect_partitions = std::set<int32_t>{0, 1, 2, 3};
+  range_query.where = SourceLocation{"t.toml", line_of(text, "[[test.step]]", 5)};
+  scripted.steps.push_back(range_query);
+  scripted.steps.push_back(FaultStep{FaultAction::kRestart, 2});
+  QueryStep missing_store;
+  missing_store.store = "missing";
+  missing_store.key = 3;
+  missing_store.expect_error = "UnknownStateStoreException";
+  missing_store.where = SourceLocation{"t.toml", line_of(text, "[[test.step]]", 7)};
+  scripted.steps.push_back(missing_store);
+  scripted.steps.push_back(FaultStep{FaultAction::kAddInstance, 0});
+  s.tests.push_back(scripted);
+
+  s.liveness.timeout_ms = 30'000;
+  s.liveness.probe_interval_ms = 250;
+  s.liveness.checks = {"EventuallyAvailable", "LagReported"};
+  return s;
+}
+
+// Every key of every section lands in the right field; defaults fill the rest.
+TEST(ScenarioParserTest, FullFileParsesToTheExpectedScenario) {
+  const std::string text = kFullFile;
+  const Scenario parsed = parse_ok(text, std::nullopt);
+  const Scenario expected = full_file_scenario(text);
+  EXPECT_TRUE(parsed == expected) << "parsed:\n"
+                                  << to_toml(parsed) << "\nexpected:\n"
+                                  << to_toml(expected);
+  // Spot checks that say which part differs when the whole does.
+  EXPECT_TRUE(parsed.cluster == expected.cluster);
+  ASSERT_EQ(parsed.tests.size(), 2u);
+  EXPECT_TRUE(parsed.tests[0] == expected.tests[0]);
+  EXPECT_TRUE(parsed.tests[1] == expected.tests[1]);
+  const auto& where = std::get<QueryStep>(parsed.tests[1].steps[4]).where;
+  EXPECT_EQ(where.to_string(), "t.toml:" + std::to_string(line_of(text, "[[test.step]]", 4)));
+}
+
+// [topology] and one [[test]] with a Producer are a whole scenario: everything else defaults.
+TEST(ScenarioParserTest, MinimalFileGetsUsefulDefaults) {
+  const Scenario s = parse_ok(R"(
+[topology]
+name = 'Count'
+
+[[test]]
+  [[test.workload]]
+  name = 'Producer'
+  [[test.workload]]
+  name = 'QueryClients'
+)",
+                              std::nullopt);
+  EXPECT_EQ(s.seed, 1u);
+  EXPECT_EQ(s.cluster.seed, 1u);
+  EXPECT_EQ(s.cluster.instances, 1);
+  EXPECT_TRUE(s.start_instances);
+  EXPECT_EQ(s.cluster.topology.kind, TopologyKind::Count);
+  EXPECT_EQ(s.cluster.topology.supplier, KeyValueSupplier::kRocksDbTimestamped);
+  EXPECT_EQ(s.cluster.topology.source_topic, "input-topic");
+  EXPECT_EQ(s.keys, 16);
+  ASSERT_EQ(s.tests.size(), 1u);
+  EXPECT_EQ(s.tests[0].duration_ms, 10'000);
+  EXPECT_TRUE(s.tests[0].checks.empty());
+  ASSERT_EQ(s.tests[0].workloads.size(), 2u);
+  const auto& producer = std::get<ProducerWorkloadSpec>(s.tests[0].workloads[0]).config;
+  EXPECT_EQ(producer.start_ms, 0);
+  EXPECT_EQ(producer.stop_ms, 10'000);  // the test's timed phase
+  EXPECT_EQ(producer.keys, 16);
+  const auto& clients = std::get<QueryClientsWorkloadSpec>(s.tests[0].workloads[1]).config;
+  EXPECT_EQ(clients.store, "kv-store");
+  EXPECT_EQ(clients.stop_ms, 10'000);
+  EXPECT_EQ(clients.bound_modes.size(), 3u);
+  EXPECT_TRUE(s.liveness.enabled);
+  EXPECT_EQ(s.liveness.checks, std::vector<std::string>{"EventuallyAvailable"});
+}
+
+TEST(ScenarioParserTest, SeedComesFromTheCallerElseTheFileElseOne) {
+  const std::string text = "seed = 42\n[[test]]\nduration_ms = 1\n";
+  EXPECT_EQ(parse_ok(text, std::nullopt).seed, 42u);
+  EXPECT_EQ(parse_ok(text, 7).seed, 7u);
+  EXPECT_EQ(parse_ok(text, 7).cluster.seed, 7u);
+  EXPECT_EQ(parse_ok("[[test]]\nduration_ms = 1\n", std::nullopt).seed, 1u);
+  // A seed above 2^63 - 1 is written as a string.
+  EXPECT_EQ(
+      parse_ok("seed = '18446744073709551615'\n[[test]]\nduration_ms = 1\n", std::nullopt).seed,
+      18446744073709551615ull);
+}
+
+struct BadInput {
+  const char* what;
+  std::string text;
+  std::string where;    // "bad.toml:L:C: key 'path'" (or "bad.toml:L:C:" for syntax errors)
+  std::string message;  // a part of the message
+};
+
+const std::string kTest = "\n[[test]]\nduration_ms = 1_000\n";  // lines 2-3 of what follows
+
+std::vector<BadInput> bad_inputs() {
+  return {
+      {"TOML syntax error", "title = 'unterminated\n", "bad.toml:1:", ""},
+      {"duplicate key (TOML)", "title = 'a'\ntitle = 'b'\n", "bad.toml:2:", ""},
+      {"unknown top-level key", "titel = 'x'" + kTest, "bad.toml:1:1: key 'titel'",
+       "unknown key (known here: title, "},
+      {"unknown key in a section", "[configuration]\ninstance = 2" + kTest,
+       "bad.toml:2:1: key 'configuration.instance'", "unknown key"},
+      {"unknown key in a workload",
+       "[[test]]\n[[test.workload]]\nname = 'QueryClients'\nclientz = 3\n",
+       "bad.toml:4:1: key 'test.0.workload.0.clientz'", "unknown key"},
+      {"unknown key inside an inline table",
+       "[[test]]\n[[test.step]]\nquery = { store = 'kv-store', kee = 1 }\n",
+       "bad.toml:3:31: key 'test.0.step.0.query.kee'", "unknown key"},
+      {"unknown key inside an inline table of an array",
+       "[[test]]\n[[test.step]]\nproduce = { records = [ { key = 1, vlaue = 2 } ] }\n",
+       "bad.toml:3:36: key 'test.0.step.0.produce.records.0.vlaue'", "unknown key"},
+      {"wrong type", "[configuration]\ninstances = 'three'" + kTest,
+       "bad.toml:2:13: key 'configuration.instances'", "expected an integer, got a string"},
+      {"float for an integer", "[configuration]\npoll_interval_ms = 1.5" + kTest,
+       "bad.toml:2:20: key 'configuration.poll_interval_ms'", "expected an integer, got a float"},
+      {"instances < 1", "[configuration]\ninstances = 0" + kTest,
+       "bad.toml:2:13: key 'configuration.instances'", "must be >= 1 (got 0)"},
+      {"negative time", "[[test]]\nduration_ms = -5\n", "bad.toml:2:15: key 'test.0.duration_ms'",
+       "must be >= 0 (got -5)"},
+      {"clients < 1", "[[test]]\n[[test.workload]]\nname = 'QueryClients'\nclients = 0\n",
+       "bad.toml:4:11: key 'test.0.workload.0.clients'", "must be >= 1 (got 0)"},
+      {"unknown property name", "[[test]]\nduration_ms = 1\nchecks = ['BoundHonoured']\n",
+       "bad.toml:3:11: key 'test.0.checks.0'", "unknown property name 'BoundHonoured'"},
+      {"unknown expected failure", "expected_failures = ['Nope']" + kTest,
+       "bad.toml:1:22: key 'expected_failures.0'", "unknown property name 'Nope'"},
+      {"unknown enum name", "[configuration]\nstore_backend = 'leveldb'" + kTest,
+       "bad.toml:2:17: key 'configuration.store_backend'",
+       "unknown store backend 'leveldb' (expected 'rocksdb' | 'rocksdb_plain' | 'in_memory' | "
+       "'lru')"},
+      {"unknown workload", "[[test]]\n[[test.workload]]\nname = 'Producers'\n",
+       "bad.toml:3:8: key 'test.0.workload.0.name'", "unknown workload 'Producers'"},
+      {"instance out of range",
+       "[configuration]\ninstances = 2\n[[test]]\n[[test.workload]]\nname = 'CrashRestart'\n"
+       "instance = 'instance-3'\n",
+       "bad.toml:6:12: key 'test.0.workload.0.instance'",
+       "instance 3 does not exist: instances is 2"},
+      {"instance out of range in a step", "[[test]]\n[[test.step]]\npause = 2\n",
+       "bad.toml:3:9: key 'test.0.step.0.pause'", "instance 2 does not exist: instances is 1"},
+      {"range with lo > hi",
+       "[[test]]\n[[test.workload]]\nname = 'QueryClients'\n"
+       "clients = { range = [5, 2] }\n",
+       "bad.toml:4:22: key 'test.0.workload.0.clients.range'", "lo <= hi (got [5, 2])"},
+      {"bad one_of alternative", "[configuration]\ninstances = { one_of = [2, 0] }" + kTest,
+       "bad.toml:2:28: key 'configuration.instances.one_of.1'", "must be >= 1 (got 0)"},
+      {"bad one_of enum alternative",
+       "[configuration]\nstore_backend = { one_of = ['rocksdb', 'lmdb'] }" + kTest,
+       "bad.toml:2:40: key 'configuration.store_backend.one_of.1'", "unknown store backend 'lmdb'"},
+      {"unknown key inside a choice",
+       "[configuration]\ninstances = { one_of = [1], x = 2 }" + kTest,
+       "bad.toml:2:29: key 'configuration.instances.x'", "exactly one key"},
+      {"nested choice", "[configuration]\ninstances = { one_of = [{ one_of = [1] }] }" + kTest,
+       "bad.toml:2:25: key 'configuration.instances.one_of.0'", "do not nest"},
+      {"partition out of range",
+       "[topology]\nsource_partitions = 2\n[[test]]\n[[test.step]]\n"
+       "produce = { records = [ { partition = 2, key = 1 } ] }\n",
+       "bad.toml:5:39: key 'test.0.step.0.produce.records.0.partition'",
+       "partition 2 does not exist: source_partitions is 2"},
+      {"duplicate check",
+       "[[test]]\nduration_ms = 1\nchecks = ['BoundHonored']\n"
+       "[[test.check]]\nname = 'BoundHonored'\n",
+       "bad.toml:5:8: key 'test.0.check.0.name'", "'BoundHonored' is listed twice"},
+      {"duplicate partition",
+       "[topology]\nsource_partitions = 4\n[[test]]\n[[test.step]]\n"
+       "query = { key = 1, partitions = [1, 2, 1] }\n",
+       "bad.toml:5:40: key 'test.0.step.0.query.partitions.2'", "1 is listed twice"},
+      {"stop before start",
+       "[[test]]\nduration_ms = 10_000\n[[test.workload]]\nname = 'Producer'\nstart_ms = 5_000\n"
+       "stop_ms = 1_000\n",
+       "bad.toml:6:11: key 'test.0.workload.0.stop_ms'", "must be >= start_ms (5000), got 1000"},
+      {"stop after the test",
+       "[[test]]\nduration_ms = 10_000\n[[test.workload]]\n"
+       "name = 'Producer'\nstop_ms = 20_000\n",
+       "bad.toml:5:11: key 'test.0.workload.0.stop_ms'", "must be <= duration_ms (10000)"},
+      {"Kafka's AssignmentConfigs rule", "[streams_config]\n\"max.warmup.replicas\" = 0" + kTest,
+       "bad.toml:2:25: key 'streams_config.\"max.warmup.replicas\"'",
+       "Invalid value 0 for configuration max.warmup.replicas: Value must be at least 1"},
+      {"heartbeat not below the session timeout",
+       "[streams_config]\n\"session.timeout.ms\" = 6_000\n\"heartbeat.interval.ms\" = 6_000" +
+           kTest,
+       "bad.toml:3:27: key 'streams_config.\"heartbeat.interval.ms\"'",
+       "must be < session.timeout.ms (6000), got 6000"},
+      {"missing required key", "[[test]]\n[[test.workload]]\nname = 'Fault'\ninstance = 1\n",
+       "bad.toml:2:1: key 'test.0.workload.0.action'", "missing"},
+      {"unknown exception name",
+       "[[test]]\n[[test.step]]\nquery = { key = 1 }\nexpect_error = 'NoSuchStoreException'\n",
+       "bad.toml:4:16: key 'test.0.step.0.expect_error'",
+       "unknown exception 'NoSuchStoreException'"},
+      {"expect without a query",
+       "[[test]]\n[[test.step]]\nrun_until = 'quiescent'\n"
+       "expect = { partition = 0 }\n",
+       "bad.toml:4:10: key 'test.0.step.0.expect'", "goes with a query step"},
+      {"a step doing two things", "[[test]]\n[[test.step]]\nrun_for_ms = 5\ncrash = 1\n",
+       "bad.toml:4:9: key 'test.0.step.0.crash'", "a step does one thing"},
+      {"a step doing nothing", "[[test]]\n[[test.step]]\n", "bad.toml:2:1: key 'test.0.step.0'",
+       "a step needs one of"},
+      {"undo of an action with nothing to undo",
+       "[configuration]\ninstances = 2\n[[test]]\n[[test.workload]]\nname = 'Fault'\n"
+       "action = 'remove_instance'\ninstance = 2\nundo_after_ms = 5\n",
+       "bad.toml:8:17: key 'test.0.workload.0.undo_after_ms'", "nothing to undo"},
+      {"wipe without a restart",
+       "[[test]]\n[[test.workload]]\nname = 'CrashRestart'\ninstance = 1\n"
+       "state_directory = 'wipe'\n",
+       "bad.toml:5:19: key 'test.0.workload.0.state_directory'", "needs restart_after_ms"},
+      {"value in a range query's expectation",
+       "[[test]]\n[[test.step]]\nquery = { type = 'RangeQuery' }\n"
+       "expect = { partition = 0, value = 3 }\n",
+       "bad.toml:4:35: key 'test.0.step.0.expect.value'", "only a key query answers a value"},
+      {"value_absent = false",
+       "[[test]]\n[[test.step]]\nquery = { key = 1 }\nexpect = { partition = 0, value_absent = "
+       "false }\n",
+       "bad.toml:4:42: key 'test.0.step.0.expect.value_absent'",
+       "value_absent = true, or leave it out"},
+      {"key query without a key", "[[test]]\n[[test.step]]\nquery = { type = 'KeyQuery' }\n",
+       "bad.toml:3:9: key 'test.0.step.0.query.key'", "missing"},
+      {"produce to another topic",
+       "[[test]]\n[[test.step]]\nproduce = { topic = 'other', records = [ { key = 1 } ] }\n",
+       "bad.toml:3:21: key 'test.0.step.0.produce.topic'", "records go to the source topic"},
+      {"no test", "title = 'x'\n", "bad.toml:1:1: key 'test'", "at least one [[test]]"},
+      {"a section that is not a table", "configuration = 3" + kTest,
+       "bad.toml:1:17: key 'configuration'", "expected a table, got an integer"},
+      {"test as a single table", "[test]\nduration_ms = 1\n", "bad.toml:1:1: key 'test'",
+       "expected an array of tables ([[test]])"},
+      {"a position with a bad partition",
+       "[[test]]\n[[test.step]]\nquery = { key = 1, bound = { t = { x = 1 } } }\n",
+       "bad.toml:3:36: key 'test.0.step.0.query.bound.t.x'", "a partition is a number >= 0"},
+      {"an expectation outside the query's partitions",
+       "[topology]\nsource_partitions = 2\n[[test]]\n[[test.step]]\n"
+       "query = { key = 1, partitions = [0] }\nexpect = { partition = 1 }\n",
+       "bad.toml:6:24: key 'test.0.step.0.expect.partition'", "not among the query's partitions"},
+  };
+}
+
+// Each kind of bad input is an error value naming the file, the line and column, and the key.
+TEST(ScenarioParserTest, BadInputIsAnErrorNamingFileLineAndKey) {
+  for (const BadInput& bad : bad_inputs()) {
+    auto parsed = parse_scenario_text(bad.text, "bad.toml", 1);
+    ASSERT_FALSE(parsed.has_value()) << bad.what << ": parsed without an error (seed=1)";
+    const std::string text = parsed.error().to_string();
+    EXPECT_EQ(text.rfind(bad.where, 0), 0u) << bad.what << ": got " << text;
+    EXPECT_NE(text.find(bad.message), std::string::npos) << bad.what << ": got " << text;
+    EXPECT_EQ(parsed.error().file, "bad.toml") << bad.what;
+  }
+}
+
+// The same bad inputs fail the same way whatever the seed.
+TEST(ScenarioParserTest, ErrorsDoNotDependOnTheSeed) {
+  for (const BadInput& bad : bad_inputs()) {
+    const auto first = parse_scenario_text(bad.text, "bad.toml", 1);
+    for (uint64_t seed = 2; seed <= 5; ++seed) {
+      const auto again = parse_scenario_text(bad.text, "bad.toml", seed);
+      ASSERT_FALSE(again.has_value()) << bad.what << " seed=" << seed;
+      EXPECT_EQ(again.error().to_string(), first.error().to_string())
+          << bad.what << " seed=" << seed;
+    }
+  }
+}
+
+TEST(ScenarioParserTest, UnreadableFileIsAnErrorAtLineZero) {
+  auto parsed = parse_scenario_file("/nonexistent/dir/x.toml", std::nullopt);
+  ASSERT_FALSE(parsed.has_value());
+  EXPECT_EQ(parsed.error().line, 0);
+  EXPECT_EQ(parsed.error().to_string(), "/nonexistent/dir/x.toml: cannot open the file");
+  auto directory = parse_scenario_file(::testing::TempDir(), std::nullopt);
+  ASSERT_FALSE(directory.has_value());
+  EXPECT_EQ(directory.error().line, 0) << directory.error().to_string();
+}
+
+TEST(ScenarioParserTest, FileIsReadAndNamedInLocations) {
+  const std::string path = ::testing::TempDir() + "scenario_parser_test.toml";
+  {
+    std::ofstream out(path);
+    out << "[[test]]\n[[test.step]]\nquery = { key = 1 }\n";
+  }
+  const auto parsed = parse_scenario_file(path, 3);
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().to_string();
+  EXPECT_EQ(parsed->file, path);
+  EXPECT_EQ(std::get<QueryStep>(parsed->tests[0].steps[0]).where.to_string(), path + ":2");
+}
+
+// A file whose choices cover every kind of slot.
+const std::string kChoicesFile = R"(
+[configuration]
+instances = { range = [1, 5] }
+store_backend = { one_of = ['rocksdb', 'in_memory', 'lru'] }
+
+[streams_config]
+"num.standby.replicas" = { one_of = [0, 1, 2] }
+"commit.interval.ms" = { range = [10, 30_000] }
+"__iq.consistency.offset.vector.enabled__" = { one_of = [true, false] }
+
+[topology]
+name = { one_of = ['Count', 'Sum', 'SourceTable'] }
+source_partitions = { range = [1, 8] }
+
+[[test]]
+duration_ms = { range = [5_000, 20_000] }
+
+  [[test.workload]]
+  name = 'Producer'
+  records_per_second = { range = [10, 1_000] }
+  key_distribution = { one_of = ['uniform', 'skewed'] }
+  stop_ms = { range = [1_000, 5_000] }
+
+  [[test.workload]]
+  name = 'QueryClients'
+  clients = { range = [1, 8] }
+  position_bound = { one_of = ['unbounded', 'session', ['session', 'produced']] }
+  range_one_in = { one_of = [0, 1, 4] }
+
+  [[test.workload]]
+  name = 'CrashRestart'
+  instance = 1
+  at_ms = { range = [0, 5_000] }
+  restart_after_ms = { range = [100, 10_000] }
+  state_directory = { one_of = ['keep', 'wipe'] }
+
+[[test]]
+  [[test.step]]
+  produce = { records = [ { partition = 0, key = { range = [0, 100] }, value = { range = [-5, 5] } } ] }
+
+  [[test.step]]
+  run_until = 'quiescent'
+
+  [[test.step]]
+  query = { type = { one_of = ['KeyQuery', 'TimestampedKeyQuery'] }, key = 3, bound = { one_of = ['produced', 'unbounded', { input-topic = { 0 = 0 } }] } }
+)";
+
+TEST(ScenarioParserTest, SameSeedSameChoices) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Scenario a = parse_ok(kChoicesFile, seed);
+    const Scenario b = parse_ok(kChoicesFile, seed);
+    EXPECT_TRUE(a == b) << "seed=" << seed;
+  }
+}
+
+TEST(ScenarioParserTest, SeedsDrawDifferentChoicesWithinTheAlternatives) {
+  std::set<int32_t> instances;
+  std::set<KeyValueSupplier> backends;
+  std::set<std::string> scenarios;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const Scenario s = parse_ok(kChoicesFile, seed);
+    instances.insert(s.cluster.instances);
+    backends.insert(s.cluster.topology.supplier);
+    EXPECT_GE(s.cluster.instances, 1) << "seed=" << seed;
+    EXPECT_LE(s.cluster.instances, 5) << "seed=" << seed;
+    EXPECT_NE(s.cluster.topology.supplier, KeyValueSupplier::kRocksDb) << "seed=" << seed;
+    const int64_t commit = s.cluster.streams.commit_interval_ms;
+    EXPECT_TRUE(commit >= 10 && commit <= 30'000) << "seed=" << seed << " commit=" << commit;
+    const auto& fault = std::get<FaultWorkloadSpec>(s.tests[0].workloads[2]);
+    EXPECT_LE(fault.at_ms, s.tests[0].duration_ms) << "seed=" << seed;
+    scenarios.insert(to_toml(s));
+  }
+  EXPECT_EQ(instances.size(), 5u);  // 50 draws from 5 values
+  EXPECT_EQ(backends.size(), 3u);
+  EXPECT_EQ(scenarios.size(), 50u);  // dozens of independent draws: no two seeds alike
+}
+
+// A choice depends on the seed and its own key path only: adding a choice elsewhere, before it in
+// the file, changes nothing about it.
+TEST(ScenarioParserTest, ChoicesAreIndependentOfEachOther) {
+  const std::string alone =
+      "[configuration]\ninstances = { range = [1, 9] }\n[[test]]\nduration_ms = { range = [1, "
+      "1000] }\n";
+  const std::string with_more =
+      "title = { one_of = ['a', 'b'] }\n[configuration]\nstore_backend = { one_of = ['lru', "
+      "'rocksdb'] }\ninstances = { range = [1, 9] }\n[[test]]\nduration_ms = { range = [1, 1000] "
+      "}\n";
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Scenario a = parse_ok(alone, seed);
+    const Scenario b = parse_ok(with_more, seed);
+    EXPECT_EQ(a.cluster.instances, b.cluster.instances) << "seed=" << seed;
+    EXPECT_EQ(a.tests[0].duration_ms, b.tests[0].duration_ms) << "seed=" << seed;
+  }
+}
+
+// Random edits of a valid file (a character deleted, replaced or inserted, a line repeated) either
+// parse or give an error naming this file; none crashes the parser, and whatever parses writes
+// back to an equal scenario.
+TEST(ScenarioParserTest, MutatedFilesFailCleanlyOrRoundTrip) {
+  constexpr uint64_t kSeed = 20'260'101;
+  base::Prng prng(kSeed);
+  constexpr std::string_view kAlphabet = "0123456789-_'\"=[]{}.,#\n abcxyz";
+  int parsed_count = 0;
+  for (int round = 0; round < 1'500; ++round) {
+    std::string text = kFullFile;
+    const int edits = 1 + static_cast<int>(prng.below(3));
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = prng.below(text.size());
+      switch (prng.below(4)) {
+        case 0:
+          text.erase(at, 1);
+          break;
+        case 1:
+          text[at] = kAlphabet[prng.below(kAlphabet.size())];
+          break;
+        case 2:
+          text.insert(at, 1, kAlphabet[prng.below(kAlphabet.size())]);
+          break;
+        default: {
+          const size_t begin =
+              text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+          const size_t end = text.find('\n', at);
+          text.insert(begin, text.substr(begin, end - begin + 1));
+        }
+      }
+    }
+    auto result = parse_scenario_text(text, "mutant.toml", std::nullopt);
+    if (!result) {
+      EXPECT_EQ(result.error().file, "mutant.toml") << "seed=" << kSeed << " round=" << round;
+      EXPECT_FALSE(result.error().message.empty()) << "seed=" << kSeed << " round=" << round;
+      continue;
+    }
+    ++parsed_count;
+    auto back = parse_scenario_text(to_toml(*result), "back.toml", std::nullopt);
+    ASSERT_TRUE(back.has_value()) << "seed=" << kSeed << " round=" << round << ": "
+                                  << back.error().to_string() << "\n"
+                                  << text;
+    EXPECT_TRUE(without_locations(*back) == without_locations(*result))
+        << "seed=" << kSeed << " round=" << round << "\n"
+        << text;
+  }
+  // Both outcomes happen: the test exercises the error paths and the round trip.
+  EXPECT_GT(parsed_count, 50) << "seed=" << kSeed;
+  EXPECT_LT(parsed_count, 1'450) << "seed=" << kSeed;
+}
+
+}  // namespace
+}  // namespace iq::sim

@@ -1,0 +1,28 @@
+#pragma once
+// Turning what KafkaStreams::query returned into plain history data, shared by every caller that
+// queries (query clients, scripted steps and liveness probes of the scenario driver), so that a
+// result prints and compares the same whoever asked.
+//
+// - convert_partition_result: one partition's QueryResult as a PartitionOutcome (success with the
+//   value or entries of any of the four key-value result shapes, plain or timestamped; or the
+//   failure reason and message; the position either way).
+// - record_outcome: the whole answer into a QueryRecord: kStreamsError with the error, or
+//   kAnswered with every partition's outcome, ordered by partition.
+
+#include <cstdint>
+
+#include "base/expected.h"
+#include "history/query_record.h"
+#include "iq/query_result.h"
+#include "iq/state_query_result.h"
+#include "iq/streams_error.h"
+
+namespace iq::sim {
+
+// Asserts that a success carries one of the key-value result types over <int32_t, int64_t>.
+PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& result);
+
+void record_outcome(QueryRecord& record,
+                    const base::Expected<StateQueryResult, StreamsError>& answer);
+
+}  // namespace iq::sim
