@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "child_process.h"
+#include "html_report.h"
 #include "runner.h"
 #include "scenario/scenario_driver.h"
 #include "scenario/scenario_parser.h"
@@ -145,6 +147,28 @@ std::string stem_of(const std::string& file) {
   return std::filesystem::path(file).stem().string();
 }
 
+// Failing seeds of a sweep that get a run page of their own (each is run once more, with its
+// trace kept); the sweep page lists the rest with their reproduce commands.
+constexpr size_t kSweepRunPagesMax = 20;
+
+bool make_report_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) error("cannot create --report " + dir + ": " + ec.message());
+  return !ec;
+}
+
+// Writes DIR/<stem>-seed<S>.html for a run judged with its trace kept; prints its path.
+bool write_run_report(const std::string& dir, const properties::RunReport& report,
+                      const sim::Scenario& scenario) {
+  if (!make_report_dir(dir)) return false;
+  std::filesystem::path out = std::filesystem::path(dir) / (stem_of(scenario.file) + "-seed" +
+                                                            std::to_string(report.seed) + ".html");
+  if (!write_text(out.string(), reports::render_run_report(report, &scenario))) return false;
+  std::printf("report: %s\n", out.string().c_str());
+  return true;
+}
+
 // ---- fuzz ----
 
 void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double seconds) {
@@ -182,20 +206,126 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
   }
 }
 
+// Writes a failing seed's concrete scenario into failures_dir (if one is given); the error says
+// why it could not.
+std::optional<std::string> keep_failure(const std::string& file, uint64_t seed,
+                                        const std::string& failures_dir) {
+  if (failures_dir.empty()) return std::nullopt;
+  auto scenario = load(file, seed);
+  if (!scenario) return scenario.error();
+  std::filesystem::path out = std::filesystem::path(failures_dir) /
+                              (stem_of(file) + "-seed" + std::to_string(seed) + ".toml");
+  if (!write_text(out.string(), sim::to_toml(*scenario))) return "cannot write " + out.string();
+  return std::nullopt;
+}
+
 // One seed of a sweep: parse with the seed (its choices), run, keep the failing scenario.
-base::Expected<SeedResult, std::string> run_seed(const FuzzArgs& args, uint64_t seed) {
-  auto scenario = load(args.file, seed);
+base::Expected<SeedResult, std::string> run_seed(const std::string& file, uint64_t seed,
+                                                 const std::string& failures_dir) {
+  auto scenario = load(file, seed);
   if (!scenario) return base::unexpected(scenario.error());
   properties::RunReport report = properties::run_scenario(*scenario, {});
   SeedResult result = seed_result(report);
-  if (!result.passed && !args.failures_dir.empty()) {
-    std::filesystem::path out = std::filesystem::path(args.failures_dir) /
-                                (stem_of(args.file) + "-seed" + std::to_string(seed) + ".toml");
-    if (!write_text(out.string(), sim::to_toml(*scenario))) {
-      return base::unexpected("cannot write " + out.string());
-    }
+  if (!result.passed) {
+    if (auto failed = keep_failure(file, seed, failures_dir)) return base::unexpected(*failed);
   }
   return result;
+}
+
+// The name under which a run that never finished is reported: not a consistency property (no
+// scenario can declare it), the run itself failing.
+constexpr const char* kRunCompletes = "RunCompletes";
+
+// One seed in a child process (`iqsim run-seed`). A child that dies (an assertion, a sanitizer
+// report, a signal) fails the seed with the tail of what it printed; exit 2 is bad input.
+base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& self,
+                                                          const FuzzArgs& args, uint64_t seed) {
+  std::vector<std::string> argv{self, "run-seed", args.file, "--seed", std::to_string(seed)};
+  if (!args.failures_dir.empty()) {
+    argv.push_back("--failures-dir");
+    argv.push_back(args.failures_dir);
+  }
+  auto child = run_child(argv);
+  if (!child) return base::unexpected(child.error());
+  if (child->exited && child->exit_code == kExitBadInput) {
+    return base::unexpected("seed " + std::to_string(seed) + ": " + child->err_tail);
+  }
+  if (child->exited && child->exit_code == kExitPassed) {
+    auto json = nlohmann::json::parse(child->out, nullptr, /*allow_exceptions=*/false);
+    auto summary = summary_from_json(json, "iqsim run-seed");
+    if (summary && summary->results.size() == 1) return summary->results.front();
+    return base::unexpected(
+        "seed " + std::to_string(seed) +
+        ": unreadable result from iqsim run-seed: " + (summary ? "not one run" : summary.error()));
+  }
+  // The run never finished.
+  std::string last = child->err_tail;
+  while (!last.empty() && (last.back() == '\n' || last.back() == '\r')) last.pop_back();
+  if (auto nl = last.rfind('\n'); nl != std::string::npos) last = last.substr(nl + 1);
+  SeedResult result;
+  result.seed = seed;
+  result.passed = false;
+  result.violations.push_back(ViolationSummary{
+      kRunCompletes, 0, 0, "the run did not finish (" + child->describe() + "): " + last});
+  result.violations_by_property[kRunCompletes] = 1;
+  result.reproduce = "iqsim replay " + args.file + " --seed " + std::to_string(seed);
+  if (auto failed = keep_failure(args.file, seed, args.failures_dir)) {
+    return base::unexpected(*failed);
+  }
+  return result;
+}
+
+// The sweep page, and a run page for each of the first failing seeds: each is run again with
+// its trace kept (the sweep itself keeps no traces, so memory does not grow with the sweep).
+bool write_sweep_report(const FuzzArgs& args, const SweepSummary& summary) {
+  if (!make_report_dir(args.report_dir)) return false;
+  reports::SweepInput input;
+  input.command = "fuzz";
+  input.scenario = summary.scenario;
+  input.title = summary.title;
+  input.first_seed = summary.first_seed;
+  input.seed_count = summary.seed_count;
+  input.shard = summary.shards.empty() ? "0/1" : summary.shards.front();
+  size_t pages = 0;
+  for (const SeedResult& r : summary.results) {
+    reports::SweepRun run;
+    run.seed = r.seed;
+    run.passed = r.passed;
+    run.unexpectedly_held = r.unexpectedly_held;
+    run.properties_checked = r.properties_checked;
+    run.queries_judged = r.queries_judged;
+    run.reproduce = r.reproduce;
+    for (const auto& [property, n] : r.violations_by_property) run.violations_total += n;
+    for (const ViolationSummary& v : r.violations) {
+      properties::Violation violation;
+      violation.property = v.property;
+      violation.record_id = v.record_id;
+      violation.at_ms = v.at_ms;
+      violation.summary = v.summary;
+      run.violations.push_back(std::move(violation));
+    }
+    // A seed whose run never finished (it died in its child process) is not run again here:
+    // it would take this process down with it.
+    bool died = r.violations_by_property.count(kRunCompletes) > 0;
+    if (!r.passed && !died && pages < kSweepRunPagesMax) {
+      auto scenario = load(args.file, r.seed);
+      if (!scenario) {
+        error(scenario.error());
+        return false;
+      }
+      properties::RunReport again = properties::run_scenario(*scenario, {.keep_trace = true});
+      std::string name = stem_of(args.file) + "-seed" + std::to_string(r.seed) + ".html";
+      std::filesystem::path out = std::filesystem::path(args.report_dir) / name;
+      if (!write_text(out.string(), reports::render_run_report(again, &*scenario))) return false;
+      run.page = name;
+      ++pages;
+    }
+    input.runs.push_back(std::move(run));
+  }
+  std::filesystem::path index = std::filesystem::path(args.report_dir) / "index.html";
+  if (!write_text(index.string(), reports::render_sweep_report(input))) return false;
+  std::printf("report: %s\n", index.string().c_str());
+  return true;
 }
 
 // ---- shrink ----
@@ -235,8 +365,9 @@ int run_command(const RunArgs& args) {
     error(scenario.error());
     return kExitBadInput;
   }
-  properties::RunReport report =
-      properties::run_scenario(*scenario, {.check_determinism = args.check_determinism});
+  properties::RunReport report = properties::run_scenario(
+      *scenario,
+      {.check_determinism = args.check_determinism, .keep_trace = !args.report_dir.empty()});
   print_report_header("run", report);
   print_violations(report, /*full=*/false);
   print_verdict(report);
@@ -249,19 +380,24 @@ int run_command(const RunArgs& args) {
   summary.shards = {"0/1"};
   summary.results.push_back(seed_result(report));
   if (!write_summaries(summary, args.json_out, args.junit_out)) return kExitBadInput;
+  if (!args.report_dir.empty() && !write_run_report(args.report_dir, report, *scenario)) {
+    return kExitBadInput;
+  }
   return report.passed() ? kExitPassed : kExitFailed;
 }
 
-int replay_command(const std::string& file, uint64_t seed) {
+int replay_command(const std::string& file, uint64_t seed, const std::string& report_dir) {
   auto scenario = load(file, seed);
   if (!scenario) {
     error(scenario.error());
     return kExitBadInput;
   }
-  properties::RunReport report = properties::run_scenario(*scenario, {});
+  properties::RunReport report =
+      properties::run_scenario(*scenario, {.keep_trace = !report_dir.empty()});
   print_report_header("replay", report);
   print_violations(report, /*full=*/true);
   print_verdict(report);
+  if (!report_dir.empty() && !write_run_report(report_dir, report, *scenario)) return kExitBadInput;
   return report.passed() ? kExitPassed : kExitFailed;
 }
 
@@ -292,10 +428,19 @@ int fuzz_command(const FuzzArgs& args) {
       return kExitBadInput;
     }
   }
+  auto self = self_executable();
+  if (!self) {
+    error(self.error());
+    return kExitBadInput;
+  }
   Progress progress(stderr, isatty(fileno(stderr)) != 0, seeds.size());
   SweepOutcome outcome = run_sweep(
       seeds, {.jobs = args.jobs, .stop_on_failure = args.stop_on_failure},
-      [&](uint64_t seed) { return run_seed(args, seed); }, &progress);
+      [&](uint64_t seed) -> base::Expected<SeedResult, std::string> {
+        if (args.in_process) return run_seed(args.file, seed, args.failures_dir);
+        return run_seed_in_child(*self, args, seed);
+      },
+      &progress);
 
   SweepSummary summary;
   summary.command = "fuzz";
@@ -309,12 +454,32 @@ int fuzz_command(const FuzzArgs& args) {
   summary.timing = Timing{outcome.wall_seconds, args.jobs};
   print_sweep(summary, *shard, args.jobs, outcome.wall_seconds);
   bool written = write_summaries(summary, args.json_out, args.junit_out);
+  if (!args.report_dir.empty() && outcome.error.empty()) {
+    written = write_sweep_report(args, summary) && written;
+  }
   if (!outcome.error.empty()) {
     error(outcome.error);
     return kExitBadInput;
   }
   if (!written) return kExitBadInput;
   return summary.failed() == 0 ? kExitPassed : kExitFailed;
+}
+
+int run_seed_command(const std::string& file, uint64_t seed, const std::string& failures_dir) {
+  auto result = run_seed(file, seed, failures_dir);
+  if (!result) {
+    error(result.error());
+    return kExitBadInput;
+  }
+  SweepSummary summary;
+  summary.command = "run-seed";
+  summary.scenario = file;
+  summary.first_seed = seed;
+  summary.seed_count = 1;
+  summary.shards = {"0/1"};
+  summary.results.push_back(std::move(*result));
+  std::printf("%s\n", to_json(summary).dump().c_str());
+  return kExitPassed;  // the verdict travels in the JSON; a non-zero exit means the run broke
 }
 
 int shrink_command(const ShrinkArgs& args) {
@@ -352,12 +517,17 @@ int shrink_command(const ShrinkArgs& args) {
     error("the written scenario does not parse back: " + written.error());
     return kExitFailed;
   }
-  bool reproduces = violates(properties::run_scenario(*written, {}), result.property);
+  properties::RunReport confirmed =
+      properties::run_scenario(*written, {.keep_trace = !args.report_dir.empty()});
+  bool reproduces = violates(confirmed, result.property);
   std::printf("wrote %s; %s\nreproduce: iqsim run %s\n", out.c_str(),
               reproduces
                   ? ("it violates " + result.property).c_str()
                   : ("WARNING: run from the file it no longer violates " + result.property).c_str(),
               out.c_str());
+  if (!args.report_dir.empty() && !write_run_report(args.report_dir, confirmed, *written)) {
+    return kExitBadInput;
+  }
   return kExitFailed;
 }
 

@@ -23,6 +23,7 @@ struct RunArgs {
   std::string json_out;
   std::string junit_out;
   bool check_determinism = false;
+  std::string report_dir;  // --report DIR: write an HTML report there
 };
 int run_command(const RunArgs& args);
 
@@ -36,10 +37,18 @@ struct FuzzArgs {
   std::string junit_out;
   bool stop_on_failure = false;
   std::string failures_dir;
+  std::string report_dir;  // --report DIR: index.html plus one page per failing seed
+  // Run every seed in this process (threads) rather than in a child process per seed. Faster
+  // by the cost of a process start, but a seed that aborts ends the whole sweep.
+  bool in_process = false;
 };
 int fuzz_command(const FuzzArgs& args);
 
-int replay_command(const std::string& file, uint64_t seed);
+// The hidden `iqsim run-seed FILE --seed S [--failures-dir D]`: one seed of a sweep, run in the
+// child process fuzz spawns; prints a one-run JSON summary on stdout.
+int run_seed_command(const std::string& file, uint64_t seed, const std::string& failures_dir);
+
+int replay_command(const std::string& file, uint64_t seed, const std::string& report_dir = "");
 
 struct ShrinkArgs {
   std::string file;
@@ -47,6 +56,7 @@ struct ShrinkArgs {
   std::string property;  // empty: the first violated one
   std::string out;       // empty: <stem>-seed<S>-min.toml in the current directory
   int32_t runs_max = 200;
+  std::string report_dir;  // --report DIR: the report of the minimal scenario's run
 };
 int shrink_command(const ShrinkArgs& args);
 

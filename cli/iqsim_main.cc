@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   add_seed(run_app, run.seed, "Seed for the file's choices and the world (default: the file's)");
   run_app->add_option("--json", run.json_out, "Write a JSON summary here");
   run_app->add_option("--junit", run.junit_out, "Write a JUnit XML report here");
+  run_app->add_option("--report", run.report_dir, "Write an HTML report into this directory");
   run_app->add_flag("--check-determinism", run.check_determinism,
                     "Run twice and compare trace digests");
 
@@ -65,6 +66,20 @@ int main(int argc, char** argv) {
                      "Stop at the first failing seed (in seed order)");
   fuzz_app->add_option("--failures-dir", fuzz.failures_dir,
                        "Write each failing seed's concrete scenario here as NAME-seedS.toml");
+  fuzz_app->add_option("--report", fuzz.report_dir,
+                       "Write an HTML sweep report (index.html) and failing seeds' pages here");
+  fuzz_app->add_flag("--in-process", fuzz.in_process,
+                     "Run seeds on threads of this process instead of one child process each "
+                     "(faster; a seed that aborts then ends the sweep)");
+
+  // One seed in a child process of `fuzz` (not for people: no help entry).
+  std::string run_seed_file, run_seed_failures;
+  uint64_t run_seed_seed = 0;
+  CLI::App* run_seed_app = app.add_subcommand("run-seed", "");
+  run_seed_app->group("");
+  run_seed_app->add_option("file", run_seed_file)->required();
+  run_seed_app->add_option("--seed", run_seed_seed)->required();
+  run_seed_app->add_option("--failures-dir", run_seed_failures);
 
   std::string replay_file;
   uint64_t replay_seed = 0;
@@ -72,6 +87,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("replay", "Run one seed again and print every violation in full");
   replay_app->add_option("file", replay_file, "Scenario file (TOML)")->required();
   replay_app->add_option("--seed", replay_seed, "The seed")->required();
+  std::string replay_report;
+  replay_app->add_option("--report", replay_report, "Write an HTML report into this directory");
 
   ShrinkArgs shrink;
   CLI::App* shrink_app = app.add_subcommand(
@@ -84,6 +101,8 @@ int main(int argc, char** argv) {
                          "Where to write the minimal scenario (default NAME-seedS-min.toml)");
   shrink_app->add_option("--runs-max", shrink.runs_max, "Simulator runs at most (default 200)")
       ->check(CLI::Range(1, kRunsMax));
+  shrink_app->add_option("--report", shrink.report_dir,
+                         "Write an HTML report of the minimal scenario's run into this directory");
 
   std::string determinism_file;
   std::optional<uint64_t> determinism_seed;
@@ -114,7 +133,10 @@ int main(int argc, char** argv) {
 
   if (run_app->parsed()) return run_command(run);
   if (fuzz_app->parsed()) return fuzz_command(fuzz);
-  if (replay_app->parsed()) return replay_command(replay_file, replay_seed);
+  if (run_seed_app->parsed()) {
+    return run_seed_command(run_seed_file, run_seed_seed, run_seed_failures);
+  }
+  if (replay_app->parsed()) return replay_command(replay_file, replay_seed, replay_report);
   if (shrink_app->parsed()) return shrink_command(shrink);
   if (determinism_app->parsed()) {
     return check_determinism_command(determinism_file, determinism_seed, determinism_runs);

@@ -8,3 +8,6 @@ find_package(benchmark REQUIRED)             # libbenchmark-dev
 find_package(Boost 1.81 REQUIRED)            # libboost1.81-dev (header-only Asio)
 find_package(Threads REQUIRED)
 find_package(tomlplusplus REQUIRED)          # libtomlplusplus-dev 3.3 (scenario files)
+find_package(PkgConfig REQUIRED)          # pkg-config
+# libgraphviz-dev: reports/ lays out and renders DOT to SVG in-process (gvLayout, gvRenderData).
+pkg_check_modules(GVC REQUIRED IMPORTED_TARGET libgvc libcgraph)   # -> PkgConfig::GVC

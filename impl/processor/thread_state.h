@@ -43,13 +43,14 @@ inline bool is_valid_transition(ThreadState from, ThreadState to) {
       return to == ThreadState::STARTING;
     case ThreadState::STARTING:
       return to == ThreadState::PARTITIONS_REVOKED || to == ThreadState::PARTITIONS_ASSIGNED;
-    case ThreadState::PARTITIONS_REVOKED:
-      return to == ThreadState::PARTITIONS_ASSIGNED;
+    case ThreadState::PARTITIONS_REVOKED:  // PARTITIONS_REVOKED(2, 3, 5): itself included
+      return to == ThreadState::PARTITIONS_REVOKED || to == ThreadState::PARTITIONS_ASSIGNED;
     case ThreadState::PARTITIONS_ASSIGNED:
       return to == ThreadState::PARTITIONS_REVOKED || to == ThreadState::PARTITIONS_ASSIGNED ||
              to == ThreadState::RUNNING;
-    case ThreadState::RUNNING:
-      return to == ThreadState::PARTITIONS_REVOKED || to == ThreadState::PARTITIONS_ASSIGNED;
+    case ThreadState::RUNNING:  // RUNNING(2, 3, 4, 5): itself included
+      return to == ThreadState::PARTITIONS_REVOKED || to == ThreadState::PARTITIONS_ASSIGNED ||
+             to == ThreadState::RUNNING;
     case ThreadState::PENDING_SHUTDOWN:
       return to == ThreadState::DEAD;
     case ThreadState::DEAD:

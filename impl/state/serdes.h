@@ -43,6 +43,11 @@ struct Serde<int32_t> {  // IntegerSerde
   static int32_t deserialize(const Bytes& b) {
     return static_cast<int32_t>(serde_detail::from_big_endian<uint32_t>(b.view()));
   }
+  // IntegerDeserializer's SerializationException message for bytes of another size.
+  static std::optional<std::string> size_error(const Bytes& b) {
+    if (b.size() == 4) return std::nullopt;
+    return "Size of data received by IntegerDeserializer is not 4";
+  }
   static constexpr const char* kName = "IntegerSerde";
 };
 
@@ -54,6 +59,11 @@ struct Serde<int64_t> {  // LongSerde
   static int64_t deserialize(const Bytes& b) {
     return static_cast<int64_t>(serde_detail::from_big_endian<uint64_t>(b.view()));
   }
+  // LongDeserializer's SerializationException message for bytes of another size.
+  static std::optional<std::string> size_error(const Bytes& b) {
+    if (b.size() == 8) return std::nullopt;
+    return "Size of data received by LongDeserializer is not 8";
+  }
   static constexpr const char* kName = "LongSerde";
 };
 
@@ -61,6 +71,7 @@ template <>
 struct Serde<std::string> {  // StringSerde (UTF-8)
   static Bytes serialize(const std::string& v) { return Bytes(v); }
   static std::string deserialize(const Bytes& b) { return b.get(); }
+  static std::optional<std::string> size_error(const Bytes&) { return std::nullopt; }  // any size
   static constexpr const char* kName = "StringSerde";
 };
 

@@ -553,5 +553,64 @@ TEST(ClusterScenarioTest, RemoveInstanceSurvivorsTakeOver) {
   expect_no_errors(cluster);
 }
 
+// Regression (scenarios/regressions/isolated_during_first_join.toml): proves that an instance cut
+// off during its very first join, whose JoinGroup answer the cut drops, rejoins after the heal and
+// gets the partition's active within one session timeout plus one initial rebalance delay of the
+// heal. Before the fix the member waited for that answer for the JoinGroup timeout (rebalance
+// timeout + 5 s = 305 s) and stayed REBALANCING.
+TEST(ClusterScenarioTest, IsolatedDuringFirstJoinRejoinsAfterHeal) {
+  constexpr int64_t kIsolateMs = 500;
+  constexpr int64_t kHealMs = 3'011;  // the first join phase ends at ~3 011 ms, while still cut
+  ClusterConfig config = count_config(1, 1, 1);
+  config.topology.kind = TopologyKind::SourceTable;
+  config.session_timeout_ms = 6'000;
+  config.heartbeat_interval_ms = 2'000;
+  const int64_t delay_ms = config.broker.coordinator.group_initial_rebalance_delay_ms;
+  Cluster cluster(config);
+  cluster.start_all();
+  cluster.produce(1, 7);
+  ASSERT_EQ(cluster.run_until(kIsolateMs).stop, RunStop::kTimeReached) << cluster.seed_text();
+  Instance& one = cluster.instance(1);
+  ASSERT_EQ(cluster.broker().broker().coordinator().members("app").size(), 1u)
+      << cluster.seed_text() << ": the first JoinGroup did not reach the broker before the cut";
+  cluster.isolate(1);
+  ASSERT_EQ(cluster.run_until(kHealMs).stop, RunStop::kTimeReached) << cluster.seed_text();
+  ASSERT_EQ(cluster.broker().broker().coordinator().generation("app"), 1)
+      << cluster.seed_text() << ": the join phase should have ended while the instance was cut";
+  ASSERT_EQ(one.membership(0).generation(), kNoGeneration)
+      << cluster.seed_text() << ": the JoinGroup answer should have been lost to the cut";
+  cluster.heal(1);
+
+  // The rejoined member waits for the lost one (generation 1's) to expire, a session timeout
+  // after that join phase ended (~3 011 + 6 000 ms); or, had that member already expired, the
+  // rejoin restarts an Empty group and waits the initial delay. Either way: heal + session
+  // timeout + initial delay, plus 1 s for round trips (1 ms) and loop passes (10 ms).
+  const int64_t bound_ms = kHealMs + config.session_timeout_ms + delay_ms + 1'000;
+  std::optional<int64_t> active_at_ms;
+  while (!active_at_ms && cluster.now_ms() < bound_ms) {
+    ASSERT_EQ(cluster.run_until(cluster.now_ms() + 10).stop, RunStop::kTimeReached)
+        << cluster.seed_text();
+    if (actives_of(one) == 1 && one.streams().state() == ClientState::RUNNING)
+      active_at_ms = cluster.now_ms();
+  }
+  ASSERT_TRUE(active_at_ms.has_value())
+      << cluster.seed_text() << ": no active by " << bound_ms << " ms; client state "
+      << static_cast<int>(one.streams().state()) << ", generation "
+      << one.membership(0).generation();
+  EXPECT_GE(one.membership(0).requests_disconnected(), 1u)
+      << cluster.seed_text() << ": the broken connection went unnoticed";
+  EXPECT_EQ(session_expiries(cluster), 1)
+      << cluster.seed_text() << ": the member whose JoinGroup answer was lost should expire";
+  EXPECT_EQ(one.membership(0).generation(), 2) << cluster.seed_text();
+  EXPECT_TRUE(one.membership(0).stable()) << cluster.seed_text();
+  // Once the record produced before the cut is processed, the partition answers with it.
+  ASSERT_EQ(cluster.run_until(*active_at_ms + 1'000).stop, RunStop::kTimeReached)
+      << cluster.seed_text();
+  auto r = key_query_on(one, "counts", 1, 0, PositionBound::unbounded(), /*require_active=*/true);
+  ASSERT_TRUE(r && r->is_success()) << cluster.seed_text() << " " << describe(r);
+  EXPECT_EQ(r->result<std::optional<int64_t>>(), std::optional<int64_t>(7)) << cluster.seed_text();
+  expect_no_errors(cluster);
+}
+
 }  // namespace
 }  // namespace iq::sim

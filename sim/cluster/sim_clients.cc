@@ -295,23 +295,16 @@ SimGroupMembership::~SimGroupMembership() {
 }
 
 // Like KafkaConsumer.poll: handles what arrived (running the listener's callbacks here), then
-// (re)joins if it has to. A request unanswered past its timeout is taken as lost.
+// (re)joins if it has to, once the coordinator is reachable (AbstractCoordinator's
+// ensureCoordinatorReady). A request whose answer can no longer come is failed first.
 void SimGroupMembership::poll(RebalanceListener& listener) {
   while (!arrived_.empty()) {
     Arrived a = std::move(arrived_.front());
     arrived_.pop_front();
     std::visit([&](const auto& r) { handle(listener, a.request_id, r); }, a.response);
   }
-  const int64_t waited_ms = now_ms() - request_sent_ms_;
-  if (join_in_flight_ && waited_ms > config_.rebalance_timeout_ms + 5'000) {
-    join_in_flight_.reset();  // Kafka's JoinGroup request timeout: rebalance timeout + 5 s
-    rejoin_needed_ = true;
-  }
-  if (sync_in_flight_ && waited_ms > config_.sync_timeout_ms) {
-    sync_in_flight_.reset();
-    rejoin_needed_ = true;
-  }
-  if (rejoin_needed_ && !join_in_flight_ && !sync_in_flight_) {
+  fail_lost_request();
+  if (rejoin_needed_ && !join_in_flight_ && !sync_in_flight_ && coordinator_reachable()) {
     if (partitions_lost_) {
       // ConsumerCoordinator: a member whose generation was reset gives up what it owned
       // (onPartitionsLost) before it rejoins.
@@ -323,20 +316,45 @@ void SimGroupMembership::poll(RebalanceListener& listener) {
   }
 }
 
+// The JoinGroup or SyncGroup in flight is failed, and the member rejoins, when its answer cannot
+// come any more:
+// - a cut broke the connection it went out on. Kafka's NetworkClient fails every request in
+//   flight on a closed connection (DisconnectException); AbstractCoordinator marks the coordinator
+//   unknown and retries the JoinGroup once it reaches the coordinator again. Without this, a
+//   JoinGroup whose answer a cut dropped was waited on for its full timeout (305 s);
+// - it timed out: a JoinGroup after the rebalance timeout + 5 s (Kafka's joinGroupTimeoutMs), a
+//   SyncGroup after request.timeout.ms. This covers answers lost on a link that stayed up.
+void SimGroupMembership::fail_lost_request() {
+  if (!join_in_flight_ && !sync_in_flight_) return;
+  const bool disconnected = connection_cuts() != request_cuts_;
+  const int64_t waited_ms = now_ms() - request_sent_ms_;
+  const int64_t timeout_ms =
+      join_in_flight_ ? int64_t{config_.rebalance_timeout_ms} + 5'000 : config_.sync_timeout_ms;
+  if (!disconnected && waited_ms <= timeout_ms) return;
+  if (disconnected) ++requests_disconnected_;
+  join_in_flight_.reset();
+  sync_in_flight_.reset();
+  rejoin_needed_ = true;
+}
+
 void SimGroupMembership::send_join(RebalanceListener& listener) {
+  IQ_ASSERT(coordinator_reachable(), "{}: JoinGroup on a cut link", node_);
   rejoin_needed_ = false;
   joined_ = false;
   stable_ = false;
   const uint64_t id = request_id_next_++;
   join_in_flight_ = id;
   request_sent_ms_ = now_ms();
+  request_cuts_ = connection_cuts();
   const Bytes metadata =
       encode_subscription(listener.owned_partitions(), listener.subscription_user_data());
   std::weak_ptr<Alive> alive = alive_;
+  const uint64_t cuts = request_cuts_;
   service_.join_group(node_, config_.group_id, member_id_, config_.client_id, metadata,
                       config_.session_timeout_ms, config_.rebalance_timeout_ms,
-                      [this, alive, id](const JoinGroupResponse& r) {
-                        if (alive.expired()) return;
+                      [this, alive, id, cuts](const JoinGroupResponse& r) {
+                        // An answer to a request whose connection broke cannot arrive.
+                        if (alive.expired() || connection_cuts() != cuts) return;
                         arrive([this, alive, id, r] {
                           if (!alive.expired()) arrived_.push_back({id, r});
                         });
@@ -370,13 +388,22 @@ void SimGroupMembership::handle(RebalanceListener& listener, uint64_t request_id
       assignments = std::move(*assigned);
     }
   }
+  if (!coordinator_reachable()) {
+    // The connection broke after the JoinGroup answer arrived: the SyncGroup cannot go out
+    // (Kafka fails it with a DisconnectException), so the member rejoins once it can.
+    ++requests_disconnected_;
+    rejoin_needed_ = true;
+    return;
+  }
   const uint64_t id = request_id_next_++;
   sync_in_flight_ = id;
   request_sent_ms_ = now_ms();
+  request_cuts_ = connection_cuts();
   std::weak_ptr<Alive> alive = alive_;
+  const uint64_t cuts = request_cuts_;
   service_.sync_group(node_, config_.group_id, member_id_, generation_, std::move(assignments),
-                      [this, alive, id](const SyncGroupResponse& s) {
-                        if (alive.expired()) return;
+                      [this, alive, id, cuts](const SyncGroupResponse& s) {
+                        if (alive.expired() || connection_cuts() != cuts) return;
                         arrive([this, alive, id, s] {
                           if (!alive.expired()) arrived_.push_back({id, s});
                         });
@@ -414,19 +441,25 @@ void SimGroupMembership::arrive(std::function<void()> f) {
   }
 }
 
-// The heartbeat thread: every heartbeat.interval.ms while joined, one heartbeat at a time.
+// The heartbeat thread: every heartbeat.interval.ms while joined, one heartbeat at a time, while
+// the coordinator is reachable. A heartbeat in flight is lost when a cut broke its connection
+// (DisconnectException) or after request.timeout.ms; the next one goes out at the next interval.
 void SimGroupMembership::heartbeat_loop() {
-  const bool overdue =
-      heartbeat_in_flight_ && now_ms() - heartbeat_sent_ms_ > config_.sync_timeout_ms;
+  const bool lost =
+      heartbeat_in_flight_ && (now_ms() - heartbeat_sent_ms_ > config_.sync_timeout_ms ||
+                               connection_cuts() != heartbeat_cuts_);
   const bool paused = gate_ != nullptr && gate_->paused;
-  if (!paused && joined_ && !join_in_flight_ && (!heartbeat_in_flight_ || overdue)) {
+  if (!paused && joined_ && !join_in_flight_ && (!heartbeat_in_flight_ || lost) &&
+      coordinator_reachable()) {
     heartbeat_in_flight_ = true;
     heartbeat_sent_ms_ = now_ms();
+    heartbeat_cuts_ = connection_cuts();
     std::weak_ptr<Alive> alive = alive_;
     const int32_t generation = generation_;
+    const uint64_t cuts = heartbeat_cuts_;
     service_.heartbeat(node_, config_.group_id, member_id_, generation_,
-                       [this, alive, generation](Errors e) {
-                         if (alive.expired()) return;
+                       [this, alive, generation, cuts](Errors e) {
+                         if (alive.expired() || connection_cuts() != cuts) return;
                          arrive([this, alive, generation, e] {
                            if (alive.expired()) return;
                            heartbeat_in_flight_ = false;
@@ -439,6 +472,16 @@ void SimGroupMembership::heartbeat_loop() {
   heartbeat_event_ = service_.loop().schedule_after(
       base::Duration::millis(config_.heartbeat_interval_ms),
       node_ + ":" + config_.client_id + ":heartbeat", [this] { heartbeat_loop(); });
+}
+
+uint64_t SimGroupMembership::connection_cuts() const {
+  return network_.stats(node_, BrokerService::kNode).cuts +
+         network_.stats(BrokerService::kNode, node_).cuts;
+}
+
+bool SimGroupMembership::coordinator_reachable() const {
+  return !network_.is_cut(node_, BrokerService::kNode) &&
+         !network_.is_cut(BrokerService::kNode, node_);
 }
 
 // OffsetCommit with zero latency. A stale generation or unknown member fails (Kafka's

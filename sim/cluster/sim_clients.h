@@ -198,6 +198,9 @@ class SimGroupMembership final : public GroupMembership {
   }
   bool stable() const { return stable_; }
   uint64_t commits_skipped() const { return commits_skipped_; }
+  // JoinGroup/SyncGroup requests failed because a cut broke the connection they went out on, or
+  // a SyncGroup that could not go out because the link was cut (Kafka's DisconnectException).
+  uint64_t requests_disconnected() const { return requests_disconnected_; }
 
  private:
   using Response = std::variant<JoinGroupResponse, SyncGroupResponse>;
@@ -209,8 +212,13 @@ class SimGroupMembership final : public GroupMembership {
   void handle(RebalanceListener& listener, uint64_t request_id, const JoinGroupResponse& r);
   void handle(RebalanceListener& listener, uint64_t request_id, const SyncGroupResponse& r);
   void on_error(Errors e);
+  void fail_lost_request();
   void send_join(RebalanceListener& listener);
   void heartbeat_loop();
+  // The coordinator connection (see README "Cut from the broker"): how many times a cut broke it
+  // so far, and whether it is up now.
+  uint64_t connection_cuts() const;
+  bool coordinator_reachable() const;
   // Handles an arrived answer now, or on resume if the process is paused.
   void arrive(std::function<void()> f);
   int64_t now_ms() const { return service_.now_ms(); }
@@ -229,8 +237,11 @@ class SimGroupMembership final : public GroupMembership {
   std::optional<uint64_t> join_in_flight_;
   std::optional<uint64_t> sync_in_flight_;
   int64_t request_sent_ms_ = 0;
+  uint64_t request_cuts_ = 0;  // connection_cuts() when the JoinGroup/SyncGroup in flight went out
   bool heartbeat_in_flight_ = false;
   int64_t heartbeat_sent_ms_ = 0;
+  uint64_t heartbeat_cuts_ = 0;  // connection_cuts() when the heartbeat in flight went out
+  uint64_t requests_disconnected_ = 0;
   uint64_t request_id_next_ = 1;
   std::deque<Arrived> arrived_;
   std::optional<StreamsError> callback_error_;

@@ -92,5 +92,70 @@ TEST(SimGroupMembershipTest, SubscriptionEnvelopeRoundTrips) {
   EXPECT_FALSE(decode_subscription(Bytes("xy")).has_value());
 }
 
+// A listener that gives every member the same bytes and records the generations it was assigned.
+struct RecordingListener final : RebalanceListener {
+  Bytes subscription_user_data() override { return Bytes("u"); }
+  std::vector<TopicPartition> owned_partitions() override { return {}; }
+  base::Expected<std::map<std::string, Bytes>, StreamsError> assign(
+      const std::vector<JoinedMember>& members) override {
+    std::map<std::string, Bytes> out;
+    for (const JoinedMember& m : members) out[m.member_id] = Bytes("a");
+    return out;
+  }
+  Status on_assignment(int32_t generation, const Bytes&) override {
+    generations.push_back(generation);
+    return ok_status();
+  }
+  Status on_partitions_lost() override { return ok_status(); }
+  std::vector<int32_t> generations;
+};
+
+// Polls the membership every 10 ms (a stream thread's loop) until `until_ms`.
+void poll_until(World& w, SimGroupMembership& m, RebalanceListener& listener, int64_t until_ms) {
+  while (w.service.now_ms() < until_ms) {
+    (void)w.loop.run_until(base::Instant::from_ms(w.service.now_ms() + 10));
+    m.poll(listener);
+  }
+}
+
+// Proves a JoinGroup whose answer a cut dropped is failed as disconnected rather than waited on
+// for its 305 s timeout, that nothing is sent while the link stays cut, and that after the heal
+// the member rejoins (as a new member: it never learned its id) and is assigned once the lost
+// member expires, a session timeout after its join phase ended.
+TEST(SimGroupMembershipTest, JoinGroupAnswerLostToACutIsRetriedAfterHeal) {
+  World w;
+  SimMembershipConfig config;
+  config.group_id = "g";
+  config.client_id = "c";
+  config.session_timeout_ms = 6'000;
+  config.heartbeat_interval_ms = 2'000;
+  SimGroupMembership m(w.service, w.network, "instance-1", config);
+  RecordingListener listener;
+  const GroupCoordinator& coordinator = w.service.broker().coordinator();
+  poll_until(w, m, listener, 500);
+  ASSERT_EQ(coordinator.members("g"), (std::vector<std::string>{"c-1"}));
+  w.network.isolate("instance-1");
+  const uint64_t sent_before_cut = w.network.stats("instance-1", BrokerService::kNode).sent;
+
+  // The join phase ends at ~3 005 ms (initial delay) and its answer is dropped.
+  poll_until(w, m, listener, 4'000);
+  EXPECT_EQ(coordinator.generation("g"), 1);
+  EXPECT_EQ(m.generation(), kNoGeneration);
+  EXPECT_EQ(m.requests_disconnected(), 1u);
+  EXPECT_EQ(w.network.stats("instance-1", BrokerService::kNode).sent, sent_before_cut)
+      << "a request went out on a cut link";
+
+  w.network.heal_node("instance-1");
+  poll_until(w, m, listener, 4'020);
+  EXPECT_EQ(coordinator.members("g"), (std::vector<std::string>{"c-1", "c-2"}));
+  poll_until(w, m, listener, 8'900);
+  EXPECT_FALSE(m.stable()) << "assigned before the lost member c-1 expired";
+  poll_until(w, m, listener, 9'100);  // c-1 expires at ~3 005 + 6 000 ms
+  EXPECT_TRUE(m.stable());
+  EXPECT_EQ(m.member_id(), "c-2");
+  EXPECT_EQ(m.generation(), 2);
+  EXPECT_EQ(listener.generations, (std::vector<int32_t>{2}));
+}
+
 }  // namespace
 }  // namespace iq::sim

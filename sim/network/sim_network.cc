@@ -80,9 +80,10 @@ void SimNetwork::cut(const std::string& a, const std::string& b) {
   cut_one_way(b, a);
 }
 
-// Marks the link cut and drops what is in flight on it.
+// Marks the link cut (a break, if it was up) and drops what is in flight on it.
 void SimNetwork::cut_one_way(const std::string& from, const std::string& to) {
   Link& l = link(from, to);
+  if (!l.cut) ++l.stats.cuts;  // cutting a cut link breaks nothing more
   l.cut = true;
   for (const EventId& id : l.in_flight) {
     const bool was_pending = loop_.cancel(id);
@@ -140,6 +141,7 @@ LinkStats SimNetwork::totals() const {
     t.dropped_loss += l.stats.dropped_loss;
     t.dropped_cut += l.stats.dropped_cut;
     t.in_flight += l.stats.in_flight;
+    t.cuts += l.stats.cuts;
   }
   return t;
 }

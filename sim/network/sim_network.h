@@ -14,6 +14,9 @@
 //   the layers above, as in Kafka.
 // - A cut kills what is in flight. cut(a, b) drops every message still in flight between a and b,
 //   in both directions, like a TCP connection that breaks: healing later does not bring them back.
+//   The endpoints of a broken connection learn that it broke (Kafka's NetworkClient sees the
+//   disconnect and fails every request in flight on it); LinkStats::cuts counts the breaks, so a
+//   requester that remembers the count at send time can tell that its answer will never come.
 // - Randomness per link. Each directed link draws from its own Prng child, split from the network's
 //   Prng by the name "from->to", and draws exactly two numbers per send (loss, then delay) whatever
 //   the outcome; so traffic on one link, or a new node, never changes what another link draws.
@@ -54,6 +57,7 @@ struct LinkStats {
   uint64_t dropped_loss = 0;
   uint64_t dropped_cut = 0;  // sent while cut, or in flight when cut
   uint64_t in_flight = 0;
+  uint64_t cuts = 0;  // times the link went from up to cut: a connection over it broke
   friend bool operator==(const LinkStats&, const LinkStats&) = default;
 };
 

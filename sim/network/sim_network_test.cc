@@ -125,6 +125,26 @@ TEST(SimNetwork, CutDropsInBothDirectionsAndHealRestores) {
   EXPECT_EQ(w.network.stats("broker", "instance-1").dropped_cut, 1u);
 }
 
+// Proves LinkStats::cuts counts each break of a link once per direction: a cut of an up link
+// counts, a second cut of a cut link (an isolate on top of a cut) does not, and heal does not.
+TEST(SimNetwork, CutsCountEachBreakOncePerDirection) {
+  World w(6);
+  EXPECT_EQ(w.network.stats("instance-1", "broker").cuts, 0u);
+  w.network.cut("instance-1", "broker");
+  w.network.isolate("instance-1");  // already cut towards the broker: no new break there
+  EXPECT_EQ(w.network.stats("instance-1", "broker").cuts, 1u);
+  EXPECT_EQ(w.network.stats("broker", "instance-1").cuts, 1u);
+  EXPECT_EQ(w.network.stats("instance-1", "client-0").cuts, 1u);
+  w.network.heal_node("instance-1");
+  EXPECT_EQ(w.network.stats("instance-1", "broker").cuts, 1u);
+  w.network.cut("broker", "instance-1");
+  EXPECT_EQ(w.network.stats("instance-1", "broker").cuts, 2u);
+  EXPECT_EQ(w.network.stats("broker", "instance-1").cuts, 2u);
+  EXPECT_EQ(w.network.stats("broker", "instance-2").cuts, 0u);
+  // isolate cut 3 links both ways (6), then cut() broke instance-1<->broker again (2).
+  EXPECT_EQ(w.network.totals().cuts, 8u);
+}
+
 // A cut breaks the connection: messages already in flight are lost too, and a heal before their
 // arrival time does not bring them back.
 TEST(SimNetwork, CutDropsMessagesInFlight) {

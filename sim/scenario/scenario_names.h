@@ -97,13 +97,14 @@ inline constexpr std::array<Named<FaultAction>, 11> kFaultActions{{
 }};
 
 // expect_error: the Java exception class names StreamsError::kind_name spells.
-inline constexpr std::array<StreamsError::Kind, 12> kStreamsErrorKinds{
+inline constexpr std::array<StreamsError::Kind, 13> kStreamsErrorKinds{
     StreamsError::Kind::UnknownStateStore,    StreamsError::Kind::StreamsNotStarted,
     StreamsError::Kind::StreamsStopped,       StreamsError::Kind::InvalidStateStore,
     StreamsError::Kind::UnsupportedOperation, StreamsError::Kind::IllegalArgument,
     StreamsError::Kind::IllegalState,         StreamsError::Kind::ClassCast,
     StreamsError::Kind::ProcessorState,       StreamsError::Kind::Streams,
     StreamsError::Kind::BufferUnderflow,      StreamsError::Kind::TaskMigrated,
+    StreamsError::Kind::Serialization,
 };
 
 // The properties checks, expected_failures and [liveness] checks may name (DESIGN.md section 5).

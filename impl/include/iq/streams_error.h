@@ -21,6 +21,7 @@ struct StreamsError {
     Streams,               // StreamsException
     BufferUnderflow,       // java.nio.BufferUnderflowException (a truncated position header)
     TaskMigrated,  // TaskMigratedException: the member was fenced (commit failed, stale generation)
+    Serialization,  // SerializationException: a deserializer given bytes of the wrong size
   };
   Kind kind;
   std::string message;
@@ -51,6 +52,8 @@ struct StreamsError {
         return "BufferUnderflowException";
       case Kind::TaskMigrated:
         return "TaskMigratedException";
+      case Kind::Serialization:
+        return "SerializationException";
     }
     return "?";
   }

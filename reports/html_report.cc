@@ -1,0 +1,413 @@
+#include "html_report.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report_common.h"
+#include "scenario/scenario_writer.h"
+#include "staleness.h"
+#include "violation_page.h"
+
+namespace iq::reports {
+
+namespace {
+
+constexpr const char* kStyle = R"(
+body{font:14px/1.45 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fff}
+header{background:#26324a;color:#fff;padding:14px 24px}
+header h1{margin:0;font-size:20px} header p{margin:4px 0 0;color:#cfd6e6}
+nav{padding:6px 24px;background:#eef1f7;border-bottom:1px solid #d6dbe6}
+nav a{margin-right:16px;color:#26324a}
+main{padding:8px 24px 40px}
+section{margin:18px 0 26px}
+h2{font-size:18px;border-bottom:2px solid #26324a;padding-bottom:3px}
+h3{font-size:15px;margin:14px 0 6px} h4{margin:10px 0 4px;font-size:13px;color:#444}
+table{border-collapse:collapse;margin:6px 0} th,td{border:1px solid #d6dbe6;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f4f6fb} td.num{text-align:right}
+.verdict{display:inline-block;padding:2px 10px;border-radius:3px;color:#fff;font-weight:bold}
+.pass{background:#2ca02c} .fail{background:#d62728} .finding{background:#ff7f0e}
+.cut{color:#a04000;font-style:italic}
+.violation{border-left:5px solid #d62728;padding:4px 14px;background:#fdf6f6}
+.cols{display:flex;gap:24px;flex-wrap:wrap} .cols>div{flex:1 1 520px;min-width:0}
+.kv td code{white-space:pre-wrap;word-break:break-word}
+.steps li{margin:2px 0} .steps li.bad{color:#d62728;font-weight:bold}
+.diagram svg{max-width:100%;height:auto}
+.legend span{display:inline-block;margin-right:14px} .legend i{display:inline-block;width:14px;height:10px;margin-right:4px;vertical-align:middle}
+svg.timeline .lane{fill:#fafbfd;stroke:#d6dbe6}
+svg.timeline .lanelabel{font:12px Helvetica,Arial,sans-serif;text-anchor:end;font-weight:bold}
+svg.timeline .scale{font:9px Helvetica,Arial,sans-serif;text-anchor:end;fill:#888}
+svg.timeline .tick{font:10px Helvetica,Arial,sans-serif;text-anchor:middle;fill:#555}
+svg.timeline .axis{stroke:#555}
+svg.timeline .logend{fill:none;stroke:#444;stroke-dasharray:4 3;stroke-width:1.2}
+svg.timeline .pos{fill:none;stroke-width:3}
+svg.timeline .change{stroke:#ff7f0e;stroke-width:2}
+svg.timeline .fault{stroke-width:1.5;stroke-dasharray:6 3}
+svg.timeline .faultlabel{font:11px Helvetica,Arial,sans-serif;font-weight:bold}
+svg.stalechart text{font:11px Helvetica,Arial,sans-serif} svg.stalechart .l{text-anchor:end}
+pre{background:#f4f6fb;padding:8px;overflow:auto;max-height:420px}
+)";
+
+// Marks the page as rendered, and any script error visibly, for the browser test.
+constexpr const char* kScript =
+    "<script>window.addEventListener('error',function(e){var d=document.createElement('div');"
+    "d.id='script-error';d.textContent='script error: '+e.message;document.body.appendChild(d);});"
+    "document.addEventListener('DOMContentLoaded',function(){document.body.setAttribute("
+    "'data-rendered','ok');});</script>\n";
+
+std::string page_head(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
+         html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n" + kScript +
+         "</head>\n<body>\n";
+}
+
+std::string verdict_badge(bool passed) {
+  return passed ? "<span class=\"verdict pass\">PASSED</span>"
+                : "<span class=\"verdict fail\">FAILED</span>";
+}
+
+std::string legend() {
+  std::string html = "<p class=\"legend\"><b>replica role:</b> ";
+  for (const char* role : {"active", "restoring", "standby", "down"}) {
+    html += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", role_colour(role), role);
+  }
+  html += "<span><i style=\"border-top:2px dashed #444;height:0\"></i>changelog end offset</span>";
+  html += "<br><b>query outcome:</b> ";
+  for (const char* o : {"ok", "NOT_UP_TO_BOUND", "NOT_ACTIVE", "NOT_PRESENT", "error"}) {
+    html += fmt::format("<span><i style=\"background:{};border-radius:5px\"></i>{}</span>",
+                        outcome_colour(o), o == std::string("error") ? "error / timeout" : o);
+  }
+  html +=
+      "<span><i style=\"border:3px solid #d62728;border-radius:7px\"></i>violating query "
+      "(click)</span>";
+  html += "<span><i style=\"background:#d62728;width:2px\"></i>crash / pause / isolate</span>";
+  html += "<span><i style=\"background:#2ca02c;width:2px\"></i>restart / resume / heal</span>";
+  html += "<span><i style=\"background:#ff7f0e;width:2px\"></i>placement change</span></p>\n";
+  return html;
+}
+
+std::string query_counts(const sim::RunTrace& trace) {
+  std::map<std::string, uint64_t> by_outcome;
+  std::map<std::string, uint64_t> by_reason;
+  for (const sim::QueryRecord& q : trace.history.records()) {
+    ++by_outcome[to_string(q.outcome)];
+    if (q.error) ++by_reason[StreamsError::kind_name(q.error->kind)];
+    if (q.outcome == sim::OutcomeKind::kNotRouted) {
+      // The reason without its numbers, so that alike reasons count together.
+      ++by_reason["not routed: " + violation_cause(q.not_routed_reason)];
+    }
+    for (const sim::PartitionOutcome& p : q.partitions) {
+      ++by_reason[p.success ? "success" : outcome_class(q, &p)];
+    }
+  }
+  std::string html = "<table><tr><th>query outcome</th><th>count</th></tr>\n";
+  for (const auto& [k, n] : by_outcome) {
+    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td></tr>\n", html_escape(k), n);
+  }
+  html += "</table>\n<table><tr><th>partition result / failure reason</th><th>count</th></tr>\n";
+  for (const auto& [k, n] : by_reason) {
+    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td></tr>\n", html_escape(k), n);
+  }
+  return html + "</table>\n";
+}
+
+std::string summary_section(
+    const properties::RunReport& r, const sim::Scenario* scenario,
+    const std::vector<std::pair<std::string, const properties::Violation*>>& anchors) {
+  std::string html =
+      "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><div>\n<table>\n";
+  html += "<tr><th>verdict</th><td>" + verdict_badge(r.passed()) + "</td></tr>\n";
+  html += "<tr><th>scenario</th><td>" + html_escape(r.scenario) + "</td></tr>\n";
+  html += "<tr><th>title</th><td>" + html_escape(r.title) + "</td></tr>\n";
+  html += fmt::format("<tr><th>seed</th><td>{}</td></tr>\n", r.seed);
+  html += fmt::format("<tr><th>queries judged</th><td>{} of {}</td></tr>\n", r.queries_judged,
+                      r.queries_total);
+  html += fmt::format("<tr><th>virtual time</th><td>{} ms, {} events</td></tr>\n", r.virtual_ms,
+                      r.events);
+  html += "<tr><th>digest</th><td><code>" + html_escape(r.digest) + "</code></td></tr>\n";
+  if (!r.passed()) {
+    html += "<tr><th>reproduce</th><td><code>" + html_escape(r.reproduce_command()) +
+            "</code></td></tr>\n";
+  }
+  html +=
+      "</table>\n<h4>Properties</h4>\n<table><tr><th>property</th><th>verdict</th><th>violations</"
+      "th></tr>\n";
+  std::set<std::string> held(r.unexpectedly_held.begin(), r.unexpectedly_held.end());
+  std::map<std::string, uint64_t> failing, findings;
+  for (const properties::Violation& v : r.violations) ++failing[v.property];
+  for (const properties::Violation& v : r.expected_violations) ++findings[v.property];
+  for (const std::string& p : r.properties_checked) {
+    std::string verdict =
+        failing.count(p)    ? "<span class=\"verdict fail\">violated</span>"
+        : held.count(p)     ? "<span class=\"verdict fail\">declared finding held</span>"
+        : findings.count(p) ? "<span class=\"verdict finding\">finding (expected)</span>"
+                            : "<span class=\"verdict pass\">held</span>";
+    uint64_t n = failing.count(p) ? failing[p] : findings.count(p) ? findings[p] : 0;
+    html += "<tr><td>" + html_escape(p) + "</td><td>" + verdict +
+            fmt::format("</td><td class=\"num\">{}</td></tr>\n", n);
+  }
+  html += "</table>\n</div><div>\n";
+  if (r.trace) html += "<h4>Queries</h4>\n" + query_counts(*r.trace);
+  html += "<h4>Violations and findings</h4>\n<ul>\n";
+  for (const auto& [anchor, v] : anchors) {
+    html += "<li><a href=\"#" + html_escape(anchor) + "\">" + html_escape(v->property) +
+            "</a>: " + html_escape(v->summary) + "</li>\n";
+  }
+  if (anchors.empty()) html += "<li>none</li>\n";
+  html += "</ul>\n</div></div>\n";
+  if (scenario != nullptr) {
+    html +=
+        "<details><summary>configuration (the concrete scenario, every choice "
+        "drawn)</summary><pre>" +
+        html_escape(sim::to_toml(*scenario)) + "</pre></details>\n";
+  }
+  if (r.trace && !r.trace->faults.empty()) {
+    html += "<details open><summary>faults</summary><ol>\n";
+    size_t n = 0;
+    for (const sim::FaultRecord& f : r.trace->faults) {
+      if (n++ == 100) {
+        html += fmt::format("<li class=\"cut\">cut: {} more faults not listed</li>\n",
+                            r.trace->faults.size() - 100);
+        break;
+      }
+      html += "<li>" + html_escape(f.to_string()) + "</li>\n";
+    }
+    html += "</ol></details>\n";
+  }
+  return html + "</section>\n";
+}
+
+const sim::QueryRecord* find_record(const sim::RunTrace* trace, uint64_t id) {
+  if (trace == nullptr || id == 0) return nullptr;
+  const auto& records = trace->history.records();
+  for (const sim::QueryRecord& q : records) {
+    if (q.id == id) return &q;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string render_run_report(const properties::RunReport& r, const sim::Scenario* scenario,
+                              const ReportCaps& caps) {
+  // Anchors: violation-1.. for violations, then finding-1.. for expected ones.
+  std::vector<std::pair<std::string, const properties::Violation*>> anchors;
+  for (size_t i = 0; i < r.violations.size() && anchors.size() < caps.violation_sections_max; ++i) {
+    anchors.push_back({fmt::format("violation-{}", i + 1), &r.violations[i]});
+  }
+  size_t unexpected_shown = anchors.size();
+  for (size_t i = 0;
+       i < r.expected_violations.size() && anchors.size() < caps.violation_sections_max; ++i) {
+    anchors.push_back({fmt::format("finding-{}", i + 1), &r.expected_violations[i]});
+  }
+  std::map<uint64_t, std::string> anchor_by_record;
+  for (const auto& [anchor, v] : anchors) {
+    if (v->record_id != 0) anchor_by_record.emplace(v->record_id, anchor);
+  }
+  std::string title =
+      fmt::format("iqsim report: {} seed {}", r.title.empty() ? r.scenario : r.title, r.seed);
+  std::string html = page_head(title);
+  html += "<header><h1>" + html_escape(title) + " " + verdict_badge(r.passed()) + "</h1><p>" +
+          html_escape(r.scenario) + "</p></header>\n";
+  html +=
+      "<nav><a href=\"#summary\">summary</a><a href=\"#timelines\">position timelines</a>"
+      "<a href=\"#violations\">violations</a><a href=\"#placement\">placement</a>"
+      "<a href=\"#staleness\">staleness</a></nav>\n<main>\n";
+  html += summary_section(r, scenario, anchors);
+
+  html += "<section id=\"timelines\"><h2>Replica positions over virtual time</h2>\n";
+  if (!r.trace) {
+    html += "<p>No trace kept for this run (the report was rendered without one).</p>\n";
+  } else {
+    html +=
+        "<p>One lane per instance: the thick line is how many changelog records that "
+        "instance's replica had applied, coloured by its role; the dashed line is the "
+        "changelog's end (it stands still while no active replica processes). A gap between them "
+        "is lag; lanes at different heights are "
+        "diverging replicas. Dots are queries, drawn where they were served. Hover for "
+        "details.</p>\n" +
+        legend();
+    std::vector<PartitionTimeline> timelines =
+        build_timelines(*r.trace, anchor_by_record, caps.timeline);
+    if (timelines.empty())
+      html += "<p>No placement was observed (no queries, no lag samples).</p>\n";
+    for (const PartitionTimeline& t : timelines) {
+      html +=
+          fmt::format("<div class=\"timeline-part\" id=\"timeline-p{}\"><h3>{} partition {}</h3>\n",
+                      t.partition, html_escape(r.trace->topology.store_name), t.partition);
+      html += render_timeline_svg(t, r.trace->faults, r.trace->end_ms, caps.timeline);
+      for (const std::string& n : t.cut_notes)
+        html += "<p class=\"cut\">cut: " + html_escape(n) + "</p>\n";
+      html += "</div>\n";
+    }
+  }
+  html += "</section>\n";
+
+  std::string violations_html;
+  violations_html += "<section id=\"violations\"><h2>Violations</h2>\n";
+  if (anchors.empty()) violations_html += "<p>No property was violated.</p>\n";
+  size_t total = r.violations.size() + r.expected_violations.size();
+  if (anchors.size() < total) {
+    violations_html += fmt::format(
+        "<p class=\"cut\">cut: {} of {} violations shown (cap {}); iqsim replay prints all.</p>\n",
+        anchors.size(), total, caps.violation_sections_max);
+  }
+  for (size_t i = 0; i < anchors.size(); ++i) {
+    const auto& [anchor, v] = anchors[i];
+    violations_html += render_violation_section(
+        *v, find_record(r.trace.get(), v->record_id), anchor, r.reproduce_command(),
+        i >= unexpected_shown, i < caps.violation_diagrams_max, caps.cluster_dot);
+  }
+  violations_html += "</section>\n";
+
+  html += violations_html;
+
+  html += "<section id=\"placement\"><h2>Placement and movement</h2>\n";
+  if (r.trace) {
+    html +=
+        "<p>Each column is a stretch of time in which no replica changed role; red arrows "
+        "follow a partition's active replica to its next instance, green dashed ones a "
+        "standby.</p>\n";
+    std::vector<PlacementEpoch> epochs = placement_epochs(*r.trace);
+    if (epochs.empty()) {
+      html += "<p>No placement was observed.</p>\n";
+    } else {
+      DotWriter dot = placement_dot(epochs, caps.placement);
+      RenderedGraph g = render_graph(dot);
+      html +=
+          "<div class=\"diagram\">" +
+          (g.svg.empty() ? "<p class=\"cut\">diagram not rendered: " + html_escape(g.error) + "</p>"
+                         : g.svg) +
+          "</div>\n";
+      if (epochs.size() > caps.placement.epochs_max) {
+        html += fmt::format(
+            "<p class=\"cut\">cut: {} of {} placement epochs drawn (the first {} and the "
+            "last).</p>\n",
+            caps.placement.epochs_max, epochs.size(), caps.placement.epochs_max - 1);
+      }
+      for (const std::string& n : g.cut_notes)
+        html += "<p class=\"cut\">cut: " + html_escape(n) + "</p>\n";
+    }
+  }
+  html += "</section>\n";
+
+  html += "<section id=\"staleness\"><h2>Staleness of answers</h2>\n";
+  if (r.trace) {
+    Staleness st = compute_staleness(*r.trace);
+    html += fmt::format(
+        "<p>For each successful partition result ({} in all{}): how many changelog records the "
+        "serving replica was behind the log end, and behind the most advanced replica of the "
+        "same partition, when it answered.</p>\n",
+        st.answers,
+        st.without_snapshot
+            ? fmt::format(", {} without a snapshot of the replica", st.without_snapshot)
+            : "");
+    html += render_staleness_table(st) + render_staleness_svg(st);
+  }
+  html += "</section>\n</main>\n</body></html>\n";
+  return html;
+}
+
+std::string violation_cause(const std::string& summary) {
+  std::string out;
+  bool in_number = false;
+  for (char c : summary) {
+    bool digit = c >= '0' && c <= '9';
+    if (digit && !in_number) out += 'N';
+    if (!digit) out += c;
+    in_number = digit;
+  }
+  return out;
+}
+
+std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
+  (void)caps;
+  uint64_t failed = 0;
+  std::set<std::string> properties;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> per_property;  // seeds violating, violations
+  // property -> cause -> seeds
+  std::map<std::string, std::map<std::string, std::vector<uint64_t>>> causes;
+  for (const SweepRun& run : s.runs) {
+    if (!run.passed) ++failed;
+    properties.insert(run.properties_checked.begin(), run.properties_checked.end());
+    std::set<std::string> seen;
+    for (const properties::Violation& v : run.violations) {
+      ++per_property[v.property].second;
+      if (seen.insert(v.property).second) ++per_property[v.property].first;
+      auto& seeds = causes[v.property][violation_cause(v.summary)];
+      if (seeds.empty() || seeds.back() != run.seed) seeds.push_back(run.seed);
+    }
+  }
+  std::string title =
+      fmt::format("iqsim sweep: {} seeds {}..{}", s.title.empty() ? s.scenario : s.title,
+                  s.first_seed, s.first_seed + (s.seed_count ? s.seed_count - 1 : 0));
+  std::string html = page_head(title);
+  html += "<header><h1>" + html_escape(title) + " " + verdict_badge(failed == 0) + "</h1><p>" +
+          html_escape(s.scenario) + ", shard " + html_escape(s.shard) + "</p></header>\n<main>\n";
+  html += "<section id=\"summary\"><h2>Summary</h2>\n<table>\n";
+  html += fmt::format(
+      "<tr><th>runs</th><td>{}</td></tr><tr><th>passed</th><td>{}</td></tr>"
+      "<tr><th>failed</th><td>{}</td></tr>\n</table>\n",
+      s.runs.size(), s.runs.size() - failed, failed);
+  html +=
+      "<h4>Verdicts per property</h4>\n<table><tr><th>property</th><th>seeds "
+      "violating</th><th>violations</th></tr>\n";
+  for (const std::string& p : properties) {
+    auto it = per_property.find(p);
+    uint64_t seeds = it == per_property.end() ? 0 : it->second.first;
+    uint64_t n = it == per_property.end() ? 0 : it->second.second;
+    html += "<tr><td>" + html_escape(p) + "</td><td>" +
+            (seeds ? fmt::format("<span class=\"verdict fail\">{}</span>", seeds)
+                   : std::string("<span class=\"verdict pass\">0</span>")) +
+            fmt::format("</td><td class=\"num\">{}</td></tr>\n", n);
+  }
+  html +=
+      "</table>\n</section>\n<section id=\"violations\"><h2>Violations by property and "
+      "cause</h2>\n";
+  if (causes.empty()) html += "<p>No property was violated.</p>\n";
+  std::map<uint64_t, std::string> pages;
+  for (const SweepRun& run : s.runs)
+    if (!run.page.empty()) pages[run.seed] = run.page;
+  for (const auto& [property, by_cause] : causes) {
+    html +=
+        "<h3>" + html_escape(property) + "</h3>\n<table><tr><th>cause</th><th>seeds</th></tr>\n";
+    for (const auto& [cause, seeds] : by_cause) {
+      std::string list;
+      for (size_t i = 0; i < seeds.size() && i < 50; ++i) {
+        auto page = pages.find(seeds[i]);
+        std::string seed = std::to_string(seeds[i]);
+        list += (list.empty() ? "" : ", ") +
+                (page == pages.end()
+                     ? seed
+                     : "<a href=\"" + html_escape(page->second) + "\">" + seed + "</a>");
+      }
+      if (seeds.size() > 50)
+        list += fmt::format(" <span class=\"cut\">(cut: {} more)</span>", seeds.size() - 50);
+      html += "<tr><td>" + html_escape(cause) + "</td><td>" + list + "</td></tr>\n";
+    }
+    html += "</table>\n";
+  }
+  html +=
+      "</section>\n<section id=\"seeds\"><h2>Failing "
+      "seeds</h2>\n<table><tr><th>seed</th><th>violations</th><th>first</th><th>reproduce</"
+      "th><th>report</th></tr>\n";
+  for (const SweepRun& run : s.runs) {
+    if (run.passed) continue;
+    std::string first = !run.violations.empty() ? run.violations.front().property + ": " +
+                                                      run.violations.front().summary
+                        : !run.unexpectedly_held.empty()
+                            ? run.unexpectedly_held.front() + " held though declared as failing"
+                            : "";
+    html += fmt::format(
+        "<tr id=\"seed-{}\"><td>{}</td><td "
+        "class=\"num\">{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
+        run.seed, run.seed, run.violations_total, html_escape(first), html_escape(run.reproduce),
+        run.page.empty() ? std::string("-")
+                         : "<a href=\"" + html_escape(run.page) + "\">run report</a>");
+  }
+  html += "</table>\n</section>\n</main>\n</body></html>\n";
+  return html;
+}
+
+}  // namespace iq::reports

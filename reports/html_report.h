@@ -1,0 +1,68 @@
+#pragma once
+// One self-contained HTML file per run or sweep: inline CSS and SVG, one tiny inline script (it
+// marks the page as loaded, for the browser test), nothing fetched from the network. The same run
+// always gives the same bytes: no wall-clock time is written.
+//
+//   RunReport r = run_scenario(scenario, {.keep_trace = true});
+//   std::string html = render_run_report(r, &scenario, {});
+//
+// Sections (ids): summary, violations (violation-N each), timelines (timeline-pN each),
+// placement, staleness.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "checks/check.h"
+#include "dot_writer.h"
+#include "placement_graph.h"
+#include "position_timeline.h"
+#include "runner.h"
+#include "scenario/scenario.h"
+
+namespace iq::reports {
+
+struct ReportCaps {
+  TimelineCaps timeline{};
+  PlacementCaps placement{};
+  DotCaps cluster_dot{.nodes_max = 120, .edges_max = 60, .bytes_max = 64 * 1024};
+  size_t violation_sections_max = 50;  // sections written in full
+  size_t violation_diagrams_max = 12;  // of those, with a rendered cluster diagram
+};
+
+// `scenario` may be null (then the configuration section says only what the trace knows).
+// Without a trace (RunOptions::keep_trace off) the page has the summary and violations only.
+std::string render_run_report(const properties::RunReport& report, const sim::Scenario* scenario,
+                              const ReportCaps& caps = {});
+
+// A sweep: verdicts per property, violations grouped by property and by cause, the seeds that
+// reproduce each, with links to per-seed run pages where they were written.
+struct SweepRun {
+  uint64_t seed = 0;
+  bool passed = true;
+  std::vector<properties::Violation> violations;  // may be the first few only
+  uint64_t violations_total = 0;
+  std::vector<std::string> unexpectedly_held;
+  std::vector<std::string> properties_checked;
+  uint64_t queries_judged = 0;
+  std::string reproduce;
+  std::string page;  // relative link to the seed's run report, or empty
+};
+
+struct SweepInput {
+  std::string command;  // "fuzz"
+  std::string scenario;
+  std::string title;
+  uint64_t first_seed = 0;
+  uint64_t seed_count = 0;
+  std::string shard;
+  std::vector<SweepRun> runs;  // in seed order
+};
+
+std::string render_sweep_report(const SweepInput& sweep, const ReportCaps& caps = {});
+
+// The "cause" a violation is grouped under: its summary with every number replaced by N.
+std::string violation_cause(const std::string& summary);
+
+}  // namespace iq::reports

@@ -1,0 +1,253 @@
+// Unit tests of the report pieces on synthetic traces: DOT and HTML are stable for a run, caps
+// bound the output of a huge history and say so on the page, and text is escaped.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "dot_writer.h"
+#include "html_report.h"
+#include "placement_graph.h"
+#include "position_timeline.h"
+#include "report_common.h"
+#include "staleness.h"
+#include "violation_page.h"
+
+namespace iq::reports {
+namespace {
+
+constexpr uint64_t kSeed = 42;  // the synthetic traces' seed, named in every failure
+
+sim::ReplicaSnapshot replica(int32_t partition, int32_t instance, sim::ReplicaRole role,
+                             int64_t offset, int64_t end, bool running = true) {
+  sim::ReplicaSnapshot r;
+  r.partition = partition;
+  r.instance = "instance-" + std::to_string(instance);
+  r.running = running;
+  r.role = running ? role : sim::ReplicaRole::kNone;
+  if (running && role != sim::ReplicaRole::kNone) {
+    r.task_state = TaskState::RUNNING;
+    r.changelog_offset = offset;
+    r.changelog_end_offset = end;
+    r.lag = end - (offset + 1);
+    r.store_position = Position::empty_position().with_component("words", partition, offset);
+  }
+  return r;
+}
+
+// `records` queries over `partitions` partitions and `instances` instances; the active of each
+// partition moves to the next instance every `move_every` records, and instance-1 is down for a
+// while, so there are placement changes, failovers and lag.
+sim::RunTrace synthetic_trace(int32_t records, int32_t partitions, int32_t instances,
+                              int32_t move_every) {
+  sim::RunTrace trace;
+  trace.scenario = "synthetic.toml";
+  trace.seed = kSeed;
+  trace.topology.store_name = "counts";
+  trace.faults.push_back({1000, "crash", "instance-1", "scripted <step> & \"quoted\""});
+  trace.faults.push_back({3000, "restart", "instance-1", "liveness: heal"});
+  for (int32_t i = 0; i < records; ++i) {
+    sim::QueryRecord q;
+    q.id = trace.history.next_id();
+    q.invoke_ms = i * 10;
+    q.complete_ms = i * 10 + 5;
+    int32_t p = i % partitions;
+    q.request.store = "counts";
+    q.request.query = "KeyQuery(key=" + std::to_string(i % 7) + ")";
+    q.request.kind = i % 3 == 0 ? QueryKind::RangeQuery : QueryKind::KeyQuery;
+    q.request.partitions = std::set<int32_t>{p};
+    int32_t active = (p + i / move_every) % instances;
+    int32_t standby = (active + 1) % instances;
+    q.target_instance = "instance-" + std::to_string(i % 2 == 0 ? active + 1 : standby + 1);
+    q.outcome = sim::OutcomeKind::kAnswered;
+    sim::PlacementSnapshot snap;
+    snap.at_ms = q.complete_ms;
+    for (int32_t k = 0; k < instances; ++k) {
+      bool down = k == 0 && q.complete_ms >= 1000 && q.complete_ms < 3000;
+      sim::ReplicaRole role = k == active    ? sim::ReplicaRole::kActive
+                              : k == standby ? sim::ReplicaRole::kStandby
+                                             : sim::ReplicaRole::kNone;
+      int64_t end = i;
+      snap.replicas.push_back(
+          replica(p, k + 1, role, role == sim::ReplicaRole::kStandby ? i / 2 : i - 1, end, !down));
+    }
+    q.placement_at_invoke = snap;
+    q.placement_at_answer = snap;
+    sim::PartitionOutcome outcome;
+    outcome.partition = p;
+    outcome.success = i % 5 != 0;
+    if (!outcome.success)
+      outcome.failure_reason = FailureReason::NOT_UP_TO_BOUND;
+    else
+      outcome.value = std::optional<int64_t>(i);
+    q.partitions.push_back(outcome);
+    trace.history.append(std::move(q));
+  }
+  trace.end_ms = records * 10 + 10;
+  return trace;
+}
+
+properties::RunReport report_for(std::shared_ptr<const sim::RunTrace> trace) {
+  properties::RunReport r;
+  r.scenario = trace->scenario;
+  r.title = "synthetic <title>";
+  r.seed = kSeed;
+  r.properties_checked = {"ResultMatchesModel", "BoundHonored"};
+  r.queries_total = trace->history.size();
+  properties::Violation v;
+  v.property = "ResultMatchesModel";
+  v.record_id = 3;
+  v.at_ms = 25;
+  v.summary = "value <b>2</b> & not 3";
+  v.expected = "value 3";
+  v.returned = "value 2";
+  v.events_before = {"1000 ms: crash instance-1"};
+  r.violations.push_back(v);
+  r.violations_by_property["ResultMatchesModel"] = 1;
+  r.virtual_ms = trace->end_ms;
+  r.trace = std::move(trace);
+  return r;
+}
+
+// The placement diagram's DOT and the cluster diagram's DOT are the same text for the same run.
+TEST(DotWriter, GenerationIsStableForARun) {
+  sim::RunTrace trace = synthetic_trace(400, 3, 4, 50);
+  std::string first = placement_dot(placement_epochs(trace), {}).str();
+  std::string second = placement_dot(placement_epochs(trace), {}).str();
+  EXPECT_EQ(first, second) << "seed " << kSeed;
+  EXPECT_NE(first.find("P0 active"), std::string::npos) << "seed " << kSeed << "\n" << first;
+  const sim::QueryRecord& q = trace.history.records()[10];
+  EXPECT_EQ(cluster_dot(q, {}).str(), cluster_dot(q, {}).str()) << "seed " << kSeed;
+}
+
+// A whole page (Graphviz SVG included) is byte-for-byte the same when rendered twice.
+TEST(HtmlReport, SameRunSameBytes) {
+  auto trace = std::make_shared<const sim::RunTrace>(synthetic_trace(300, 2, 3, 60));
+  properties::RunReport r = report_for(trace);
+  std::string a = render_run_report(r, nullptr);
+  std::string b = render_run_report(r, nullptr);
+  EXPECT_EQ(a, b) << "seed " << kSeed;
+  for (const char* id : {"id=\"summary\"", "id=\"violations\"", "id=\"violation-1\"",
+                         "id=\"timeline-p0\"", "id=\"placement\"", "id=\"staleness\""}) {
+    EXPECT_NE(a.find(id), std::string::npos) << "seed " << kSeed << ": missing " << id;
+  }
+  EXPECT_NE(a.find("<svg"), std::string::npos) << "seed " << kSeed;
+  EXPECT_EQ(a.find("<?xml"), std::string::npos) << "seed " << kSeed << ": SVG prolog inlined";
+  EXPECT_EQ(a.find("http://"), a.find("http://www.w3.org/"))
+      << "seed " << kSeed << ": the page references something other than XML namespaces";
+}
+
+// The writer's caps hold and the cut is noted.
+TEST(DotWriter, CapsHold) {
+  DotWriter dot("g", {.nodes_max = 50, .edges_max = 20, .bytes_max = 4096});
+  for (int32_t i = 0; i < 10'000; ++i) {
+    dot.node("n" + std::to_string(i), std::string(40, 'x'));
+    dot.edge("n" + std::to_string(i), "n" + std::to_string(i + 1));
+  }
+  EXPECT_LE(dot.nodes(), 50u);
+  EXPECT_LE(dot.edges(), 20u);
+  EXPECT_LE(dot.str().size(), 4096u + 64u);
+  EXPECT_TRUE(dot.cut());
+  auto svg = render_dot_to_svg(dot.str());
+  ASSERT_TRUE(svg) << svg.error();
+  EXPECT_EQ(svg->rfind("<svg", 0), 0u);
+}
+
+// A huge history (100k queries, 12 partitions, 16 instances, constant movement) still gives a
+// bounded page that says what it cut.
+TEST(HtmlReport, CapsHoldOnAHugeHistory) {
+  auto trace = std::make_shared<const sim::RunTrace>(synthetic_trace(100'000, 12, 16, 40));
+  properties::RunReport r = report_for(trace);
+  for (int32_t i = 0; i < 500; ++i) r.violations.push_back(r.violations.front());
+  ReportCaps caps;
+  caps.timeline.instances_max = 8;
+  caps.timeline.partitions_max = 6;
+  std::string html = render_run_report(r, nullptr, caps);
+  EXPECT_LT(html.size(), 12u << 20) << "seed " << kSeed << ": page of " << html.size() << " bytes";
+  EXPECT_NE(html.find("cut:"), std::string::npos) << "seed " << kSeed;
+  EXPECT_NE(html.find("instance lanes drawn"), std::string::npos) << "seed " << kSeed;
+  EXPECT_NE(html.find("partitions drawn"), std::string::npos) << "seed " << kSeed;
+  EXPECT_NE(html.find("placement epochs drawn"), std::string::npos) << "seed " << kSeed;
+  EXPECT_NE(html.find("violations shown"), std::string::npos) << "seed " << kSeed;
+}
+
+TEST(Escaping, HtmlEscapesMarkupQuotesAndBadBytes) {
+  EXPECT_EQ(html_escape("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(html_escape("ok\x01"), "ok\xEF\xBF\xBD");
+  EXPECT_EQ(html_escape("\xC3\xA9t\xE9"), "\xC3\xA9t\xEF\xBF\xBD");  // valid é, then a stray byte
+  EXPECT_EQ(html_escape("line\nnext"), "line\nnext");
+}
+
+TEST(Escaping, DotQuotesLabels) {
+  EXPECT_EQ(dot_quote("a \"b\"\\c\nd"), "\"a \\\"b\\\"\\\\c\\nd\"");
+}
+
+// Text from the run (summaries, fault details, titles) never reaches the page as markup.
+TEST(Escaping, RunTextIsEscapedInThePage) {
+  auto trace = std::make_shared<const sim::RunTrace>(synthetic_trace(50, 1, 2, 10));
+  properties::RunReport r = report_for(trace);
+  r.violations.front().summary = "<script>alert(1)</script>";
+  std::string html = render_run_report(r, nullptr);
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos) << "seed " << kSeed;
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<b>2</b>"), std::string::npos);
+  EXPECT_NE(html.find("synthetic &lt;title&gt;"), std::string::npos);
+}
+
+TEST(Staleness, NearestRankStatistics) {
+  std::vector<int64_t> values;
+  for (int64_t v = 100; v >= 1; --v) values.push_back(v);
+  StalenessStats s = summarize(values);
+  EXPECT_EQ(s.count, 100u);
+  EXPECT_EQ(s.median, 50);
+  EXPECT_EQ(s.p99, 99);
+  EXPECT_EQ(s.max, 100);
+  EXPECT_EQ(summarize({}).count, 0u);
+}
+
+// Standbys in the synthetic trace trail by about half the log; actives are caught up.
+TEST(Staleness, ByRoleFromSnapshots) {
+  sim::RunTrace trace = synthetic_trace(200, 2, 3, 1000);
+  Staleness st = compute_staleness(trace);
+  const StalenessGroup* active = nullptr;
+  const StalenessGroup* standby = nullptr;
+  for (const StalenessGroup& g : st.groups) {
+    if (g.dimension == "role" && g.name == "active") active = &g;
+    if (g.dimension == "role" && g.name == "standby") standby = &g;
+  }
+  ASSERT_NE(active, nullptr) << "seed " << kSeed;
+  ASSERT_NE(standby, nullptr) << "seed " << kSeed;
+  EXPECT_EQ(active->behind_log_end.max, 0) << "seed " << kSeed;
+  EXPECT_EQ(active->behind_newest_replica.max, 0) << "seed " << kSeed;
+  EXPECT_GT(standby->behind_log_end.median, 10) << "seed " << kSeed;
+  EXPECT_GT(standby->behind_newest_replica.median, 10) << "seed " << kSeed;
+}
+
+TEST(SweepReport, GroupsByPropertyAndCause) {
+  SweepInput s;
+  s.scenario = "x.toml";
+  s.shard = "0/1";
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    SweepRun run;
+    run.seed = seed;
+    run.passed = seed == 2;
+    run.properties_checked = {"BoundHonored"};
+    if (!run.passed) {
+      properties::Violation v;
+      v.property = "BoundHonored";
+      v.summary = "partition " + std::to_string(seed) + " behind by " + std::to_string(seed * 7);
+      run.violations = {v};
+      run.violations_total = 1;
+      run.page = "x-seed" + std::to_string(seed) + ".html";
+    }
+    s.runs.push_back(run);
+  }
+  std::string html = render_sweep_report(s);
+  EXPECT_NE(html.find("partition N behind by N"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"x-seed3.html\">3</a>"), std::string::npos);
+  EXPECT_EQ(violation_cause("a 12 b 3"), "a N b N");
+}
+
+}  // namespace
+}  // namespace iq::reports
