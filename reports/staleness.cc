@@ -11,30 +11,6 @@ namespace iq::reports {
 
 namespace {
 
-const char* kind_name(QueryKind k) {
-  switch (k) {
-    case QueryKind::KeyQuery:
-      return "KeyQuery";
-    case QueryKind::RangeQuery:
-      return "RangeQuery";
-    case QueryKind::TimestampedKeyQuery:
-      return "TimestampedKeyQuery";
-    case QueryKind::TimestampedRangeQuery:
-      return "TimestampedRangeQuery";
-    case QueryKind::WindowKeyQuery:
-      return "WindowKeyQuery";
-    case QueryKind::WindowRangeQuery:
-      return "WindowRangeQuery";
-    case QueryKind::VersionedKeyQuery:
-      return "VersionedKeyQuery";
-    case QueryKind::MultiVersionedKeyQuery:
-      return "MultiVersionedKeyQuery";
-    case QueryKind::Custom:
-      return "Custom";
-  }
-  return "?";
-}
-
 int64_t rank(const std::vector<int64_t>& sorted, double q) {
   // Nearest rank: the smallest value with at least q of the values at or below it.
   auto n = static_cast<double>(sorted.size());
@@ -82,7 +58,7 @@ Staleness compute_staleness(const sim::RunTrace& trace) {
           newest = std::max(newest, applied_records(other).value_or(0));
       }
       int64_t behind_end = std::max<int64_t>(0, *r->changelog_end_offset - *applied);
-      for (Samples* s : {&by_role[role_label(*r)], &by_kind[kind_name(q.request.kind)]}) {
+      for (Samples* s : {&by_role[role_label(*r)], &by_kind[iq::to_string(q.request.kind)]}) {
         s->end.push_back(behind_end);
         s->newest.push_back(newest - *applied);
       }

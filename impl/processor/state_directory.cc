@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/assert.h"
+
 namespace iq {
 namespace {
 
@@ -32,6 +34,23 @@ std::vector<TaskId> StateDirectory::task_dirs_on_disk() {
   return out;
 }
 
+bool StateDirectory::lock(const TaskId& id, const std::string& owner) {
+  IQ_ASSERT(!owner.empty(), "task {} locked without an owner", id.to_string());
+  auto [it, inserted] = lock_owners_.emplace(id, owner);
+  return inserted || it->second == owner;  // re-entrant for the owner, as Kafka's
+}
+
+void StateDirectory::unlock(const TaskId& id, const std::string& owner) {
+  auto it = lock_owners_.find(id);
+  if (it != lock_owners_.end() && it->second == owner) lock_owners_.erase(it);
+}
+
+std::optional<std::string> StateDirectory::lock_owner(const TaskId& id) const {
+  auto it = lock_owners_.find(id);
+  if (it == lock_owners_.end()) return std::nullopt;
+  return it->second;
+}
+
 base::Expected<TopicPartitionOffsets, StreamsError> StateDirectory::checkpointed_offsets(
     const TaskId& id) {
   OffsetCheckpoint checkpoint(fs_, task_dir(id) + "/.checkpoint");
@@ -42,7 +61,7 @@ base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_
     int64_t now_ms) {
   std::vector<TaskId> removed;
   for (auto it = unowned_since_ms_.begin(); it != unowned_since_ms_.end();) {
-    if (now_ms - it->second <= cleanup_delay_ms_) {
+    if (now_ms - it->second <= cleanup_delay_ms_ || lock_owners_.count(it->first)) {
       ++it;
       continue;
     }

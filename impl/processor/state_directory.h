@@ -5,6 +5,9 @@
 // offset sum for it at the next rebalance and can restore from there if it gets the task back.
 // Unowned directories are deleted state.cleanup.delay.ms (default 10 minutes) after they were
 // last used.
+// It also holds the per-task locks (StateDirectory.lock/unlock): a task's directory belongs to one
+// stream thread at a time, so a task that moves between two threads of this client is opened by
+// the receiving thread only once the other has closed it.
 
 #include <map>
 #include <optional>
@@ -36,10 +39,20 @@ class StateDirectory {
   [[nodiscard]] base::Expected<TopicPartitionOffsets, StreamsError> checkpointed_offsets(
       const TaskId& id);
 
+  // StateDirectory.lock: take the task's lock for `owner` (a stream thread's name). True when
+  // taken or already held by `owner`; false while another thread holds it.
+  [[nodiscard]] bool lock(const TaskId& id, const std::string& owner);
+  // StateDirectory.unlock: release the lock if `owner` holds it; a lock held by another thread
+  // stays.
+  void unlock(const TaskId& id, const std::string& owner);
+  // The thread holding the task's lock, if any.
+  std::optional<std::string> lock_owner(const TaskId& id) const;
+
   // A task released its directory at `now_ms` (closed or migrated away).
   void mark_unowned(const TaskId& id, int64_t now_ms) { unowned_since_ms_[id] = now_ms; }
   void mark_owned(const TaskId& id) { unowned_since_ms_.erase(id); }
-  // Delete the directories that stayed unowned longer than the delay. Returns the tasks removed.
+  // Delete the directories that stayed unowned longer than the delay; a locked one is skipped
+  // (cleanRemovedTasks only deletes what it can lock). Returns the tasks removed.
   [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> clean_removed_tasks(
       int64_t now_ms);
   // Everything under the application directory (a replaced disk, or an EOS wipe).
@@ -50,6 +63,7 @@ class StateDirectory {
   std::string root_;
   int64_t cleanup_delay_ms_;
   std::map<TaskId, int64_t> unowned_since_ms_;
+  std::map<TaskId, std::string> lock_owners_;  // bounded by the tasks of the topology
 };
 
 }  // namespace iq

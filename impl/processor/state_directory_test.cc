@@ -57,5 +57,33 @@ TEST_F(StateDirectoryTest, CleansUnownedDirectoriesAfterTheDelay) {
   EXPECT_TRUE(dir.clean_removed_tasks(10'000'000)->empty());
 }
 
+// Proves a task lock has one owning thread: re-entrant for it, refused to another, released only
+// by its owner, and free again once released.
+TEST_F(StateDirectoryTest, TaskLockIsOwnedByOneThread) {
+  StateDirectory dir(fs_, root_.string(), "app");
+  EXPECT_TRUE(dir.lock({0, 2}, "t1"));
+  EXPECT_TRUE(dir.lock({0, 2}, "t1")) << "re-entrant for its owner";
+  EXPECT_FALSE(dir.lock({0, 2}, "t2"));
+  EXPECT_TRUE(dir.lock({0, 3}, "t2")) << "locks are per task";
+  dir.unlock({0, 2}, "t2");
+  EXPECT_EQ(dir.lock_owner({0, 2}), "t1") << "only the owner releases";
+  dir.unlock({0, 2}, "t1");
+  EXPECT_EQ(dir.lock_owner({0, 2}), std::nullopt);
+  EXPECT_TRUE(dir.lock({0, 2}, "t2"));
+  EXPECT_EQ(dir.lock_owner({0, 2}), "t2");
+}
+
+// Proves cleanup never deletes a locked directory, even one marked unowned long ago.
+TEST_F(StateDirectoryTest, CleanupSkipsLockedDirectories) {
+  StateDirectory dir(fs_, root_.string(), "app", 600'000);
+  ASSERT_TRUE(fs_.create_directories(dir.task_dir({0, 0})).has_value());
+  dir.mark_unowned({0, 0}, 0);
+  ASSERT_TRUE(dir.lock({0, 0}, "t1"));
+  EXPECT_TRUE(dir.clean_removed_tasks(10'000'000)->empty());
+  EXPECT_TRUE(fs_.exists(dir.task_dir({0, 0})));
+  dir.unlock({0, 0}, "t1");
+  EXPECT_EQ(*dir.clean_removed_tasks(10'000'000), (std::vector<TaskId>{{0, 0}}));
+}
+
 }  // namespace
 }  // namespace iq

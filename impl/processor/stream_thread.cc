@@ -15,7 +15,7 @@ StreamThread::StreamThread(std::string name, ClientContext& client, Consumer& ma
   reader_ = std::make_unique<StoreChangelogReader>(restore_consumer, *client_.admin);
   task_manager_ =
       std::make_unique<TaskManager>(client_.topology, *client_.state_directory, *reader_,
-                                    main_consumer, membership, std::move(environment));
+                                    main_consumer, membership, std::move(environment), name_);
 }
 
 StreamThread::~StreamThread() {
@@ -63,7 +63,9 @@ Status StreamThread::restore_and_process() {
   if (!restored) return base::unexpected(restored.error());
   auto completed = task_manager_->try_complete_restoration();
   if (!completed) return base::unexpected(completed.error());
-  if (state_ == ThreadState::PARTITIONS_ASSIGNED && task_manager_->all_actives_running()) {
+  // allRunning: a task still waiting for another thread's lock keeps the thread (and so the
+  // client) from RUNNING.
+  if (state_ == ThreadState::PARTITIONS_ASSIGNED && task_manager_->all_tasks_running()) {
     transition_to(ThreadState::RUNNING);
   }
   // The state updater lets RUNNING tasks process while others restore.

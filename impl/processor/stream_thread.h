@@ -5,7 +5,8 @@
 //   restore actives and update standbys (the state updater's work), move restored actives to
 //   RUNNING, process, commit every commit.interval.ms, and trigger a scheduled follow-up or
 //   probing rebalance when its time comes.
-// The thread is RUNNING only when all its actives are; standbys do not count (1.4).
+// The thread is RUNNING only when all its actives are; standbys do not count (1.4), except one
+// still waiting for the directory lock another thread of the client holds (allRunning).
 
 #include <memory>
 #include <optional>

@@ -54,9 +54,11 @@ Task::Task(Task&& recycled, TaskType type)
       topology_(std::move(recycled.topology_)),
       state_manager_(std::move(recycled.state_manager_)),
       context_(std::move(recycled.context_)),
-      offsets_at_last_checkpoint_(recycled.offsets_at_last_checkpoint_) {
+      offsets_at_last_checkpoint_(recycled.offsets_at_last_checkpoint_),
+      initialized_(recycled.initialized_) {
   IQ_ASSERT(recycled.state_ == TaskState::SUSPENDED || recycled.state_ == TaskState::RUNNING,
             "recycling task {} in state {}", id_.to_string(), to_string(recycled.state_));
+  IQ_ASSERT(initialized_, "recycling task {} that never opened its stores", id_.to_string());
   if (CachingKeyValueStore* caching = topology_->caching_layer()) caching->clear_cache();
   context_->transition(type, type == TaskType::kActive ? env_.cache : env_.standby_cache,
                        type == TaskType::kActive ? env_.collector : nullptr);
@@ -98,6 +100,7 @@ Status Task::initialize() {
   s = state_manager_->initialize_store_offsets_from_checkpoint();
   if (!s) return s;
   offsets_at_last_checkpoint_ = changelog_offsets();
+  initialized_ = true;
   transition_to(TaskState::RESTORING);
   return ok_status();
 }

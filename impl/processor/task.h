@@ -45,6 +45,10 @@ class Task {
   TaskId id() const { return id_; }
   bool is_active() const { return context_->task_type() == TaskType::kActive; }
   TaskState state() const { return state_; }
+  // Whether initialize() registered the stores (AbstractTask's stores are open). A task left in
+  // CREATED because another thread of this client still held its directory lock is not; neither
+  // is one suspended or closed before it ever got the lock.
+  bool initialized() const { return initialized_; }
   const TopologyConfig& topology_config() const { return topology_->config(); }
   // AbstractTask.store(name): null until the store is registered.
   StateStore* store(const std::string& name) const { return state_manager_->store(name); }
@@ -77,6 +81,7 @@ class Task {
   std::unique_ptr<ProcessorStateManager> state_manager_;
   std::unique_ptr<ProcessorContextImpl> context_;
   std::optional<TopicPartitionOffsets> offsets_at_last_checkpoint_;
+  bool initialized_ = false;
 };
 
 }  // namespace iq

@@ -80,13 +80,23 @@ Status TaskManager::handle_revocation(const std::set<TaskId>& revoked, int64_t n
   return ok_status();
 }
 
+void TaskManager::release_task_directory(const Task& task, int64_t now_ms) {
+  // A task that never got the lock leaves the directory alone: another thread of this client may
+  // own it (StateManagerUtil.closeStateManager unlocks only what this thread holds).
+  if (task.initialized()) state_directory_.mark_unowned(task.id(), now_ms);
+  state_directory_.unlock(task.id(), thread_name_);
+  IQ_ASSERT(state_directory_.lock_owner(task.id()) != thread_name_,
+            "thread {} still holds the lock of closed task {}", thread_name_,
+            task.id().to_string());
+}
+
 Status TaskManager::close_active(const TaskId& id, int64_t now_ms) {
   auto it = actives_.find(id);
   IQ_ASSERT(it != actives_.end());
   reader_.unregister_task(id);
   auto s = it->second->close_clean();
+  release_task_directory(*it->second, now_ms);
   actives_.erase(it);
-  state_directory_.mark_unowned(id, now_ms);
   return s;
 }
 
@@ -95,8 +105,8 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
   IQ_ASSERT(it != standbys_.end());
   reader_.unregister_task(id);
   auto s = it->second->close_clean();
+  release_task_directory(*it->second, now_ms);
   standbys_.erase(it);
-  state_directory_.mark_unowned(id, now_ms);
   return s;
 }
 
@@ -104,31 +114,53 @@ void TaskManager::handle_lost_all(int64_t now_ms) {
   for (auto& [id, task] : actives_) {
     reader_.unregister_task(id);
     task->close_dirty();
-    state_directory_.mark_unowned(id, now_ms);
+    release_task_directory(*task, now_ms);
   }
   actives_.clear();
   reassign_input_partitions();
 }
 
+base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task) {
+  if (task.state() != TaskState::CREATED) return true;
+  // StateManagerUtil.registerStateStores: no lock, no stores (LockException). The other thread
+  // releases the lock when it closes or hands back its copy at its own assignment.
+  if (!state_directory_.lock(task.id(), thread_name_)) return false;
+  auto s = task.initialize();
+  if (!s) return base::unexpected(s.error());
+  IQ_ASSERT(task.initialized() && task.state() != TaskState::CREATED);
+  s = reader_.register_task(task);
+  if (!s) return base::unexpected(s.error());
+  state_directory_.mark_owned(task.id());
+  return true;
+}
+
+Status TaskManager::initialize_created_tasks() {
+  for (auto& [id, t] : actives_) {
+    auto r = initialize_if_needed(*t);
+    if (!r) return base::unexpected(r.error());
+  }
+  for (auto& [id, t] : standbys_) {
+    auto r = initialize_if_needed(*t);
+    if (!r) return base::unexpected(r.error());
+  }
+  return ok_status();
+}
+
 Status TaskManager::create_active(const TaskId& id) {
-  auto task = std::make_unique<StreamTask>(id, topology_, environment_(id));
-  auto s = task->initialize();
-  if (!s) return s;
-  s = reader_.register_task(*task);
-  if (!s) return s;
-  state_directory_.mark_owned(id);
-  actives_.emplace(id, std::move(task));
+  auto [it, inserted] =
+      actives_.emplace(id, std::make_unique<StreamTask>(id, topology_, environment_(id)));
+  IQ_ASSERT(inserted, "active {} created twice", id.to_string());
+  auto r = initialize_if_needed(*it->second);
+  if (!r) return base::unexpected(r.error());
   return ok_status();
 }
 
 Status TaskManager::create_standby(const TaskId& id) {
-  auto task = std::make_unique<StandbyTask>(id, topology_, environment_(id));
-  auto s = task->initialize();
-  if (!s) return s;
-  s = reader_.register_task(*task);
-  if (!s) return s;
-  state_directory_.mark_owned(id);
-  standbys_.emplace(id, std::move(task));
+  auto [it, inserted] =
+      standbys_.emplace(id, std::make_unique<StandbyTask>(id, topology_, environment_(id)));
+  IQ_ASSERT(inserted, "standby {} created twice", id.to_string());
+  auto r = initialize_if_needed(*it->second);
+  if (!r) return base::unexpected(r.error());
   return ok_status();
 }
 
@@ -139,7 +171,13 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
   // Actives that go: recycled into standbys when they stay here, else closed.
   for (const TaskId& id : active_task_ids()) {
     if (new_actives.count(id)) continue;
-    if (new_standbys.count(id)) {
+    if (new_standbys.count(id) && !actives_.at(id)->initialized()) {
+      // Never got its lock, so no stores to keep: the standby starts afresh (and waits in turn).
+      auto s = close_active(id, now_ms);
+      if (!s) return s;
+      s = create_standby(id);
+      if (!s) return s;
+    } else if (new_standbys.count(id)) {
       reader_.unregister_task(id);
       auto s = actives_.at(id)->suspend();
       if (!s) return s;
@@ -157,7 +195,12 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
   // Standbys that go: promoted when they become actives here, else closed.
   for (const TaskId& id : standby_task_ids()) {
     if (new_standbys.count(id)) continue;
-    if (new_actives.count(id)) {
+    if (new_actives.count(id) && !standbys_.at(id)->initialized()) {
+      auto s = close_standby(id, now_ms);
+      if (!s) return s;
+      s = create_active(id);
+      if (!s) return s;
+    } else if (new_actives.count(id)) {
       reader_.unregister_task(id);
       auto s = standbys_.at(id)->maybe_checkpoint(/*enforce=*/true);
       if (!s) return s;
@@ -199,6 +242,8 @@ void TaskManager::reassign_input_partitions() {
 }
 
 base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_restoration() {
+  auto initialized = initialize_created_tasks();
+  if (!initialized) return base::unexpected(initialized.error());
   std::vector<TaskId> done;
   const auto restored = reader_.restored_active_tasks();
   for (auto& [id, t] : actives_) {
@@ -226,6 +271,12 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
 bool TaskManager::all_actives_running() const {
   return std::all_of(actives_.begin(), actives_.end(),
                      [](const auto& kv) { return kv.second->state() == TaskState::RUNNING; });
+}
+
+bool TaskManager::all_tasks_running() const {
+  return all_actives_running() &&
+         std::none_of(standbys_.begin(), standbys_.end(),
+                      [](const auto& kv) { return kv.second->state() == TaskState::CREATED; });
 }
 
 void TaskManager::add_records(const std::vector<ConsumerRecord>& records) {
@@ -257,6 +308,7 @@ Status TaskManager::commit_all() {
   auto s = commit_actives(tasks);
   if (!s) return s;
   for (auto& [id, t] : standbys_) {
+    if (!t->initialized()) continue;  // nothing open to flush yet
     s = t->commit();
     if (!s) return s;
   }
@@ -273,13 +325,20 @@ std::map<TaskId, int64_t> TaskManager::task_offset_sums() {
     }
     return sum;
   };
+  auto opened = [this](const TaskId& id) {
+    const Task* t = active(id) != nullptr ? static_cast<const Task*>(active(id)) : standby(id);
+    return t != nullptr && t->initialized();
+  };
+  // getTaskOffsetSums: a task not yet initialized (waiting for its lock) has no offsets of its
+  // own, so its .checkpoint on disk speaks for it.
   for (const TaskId& id : state_directory_.task_dirs_on_disk()) {
-    if (actives_.count(id) || standbys_.count(id)) continue;
+    if (opened(id)) continue;
     auto offsets = state_directory_.checkpointed_offsets(id);
     if (!offsets) continue;  // an unreadable checkpoint reports nothing, as a missing one
     if (auto s = sum_of(*offsets)) sums[id] = *s;
   }
   for (const auto& [id, t] : actives_) {
+    if (!t->initialized()) continue;
     if (t->state() == TaskState::RUNNING) {
       sums[id] = Task::kLatestOffset;
     } else if (auto s = sum_of(t->changelog_offsets())) {
@@ -287,6 +346,7 @@ std::map<TaskId, int64_t> TaskManager::task_offset_sums() {
     }
   }
   for (const auto& [id, t] : standbys_) {
+    if (!t->initialized()) continue;
     if (auto s = sum_of(t->changelog_offsets())) sums[id] = *s;
   }
   return sums;

@@ -4,6 +4,11 @@
 // client (stores kept open: no restore), resumes what it keeps and creates what is new. It moves
 // restored actives to RUNNING, routes input to tasks, processes, commits, and reports the offset
 // sums of every task whose state is on this client's disk.
+// A task opens its stores only under its StateDirectory lock, owned by this thread's name. When a
+// task moves between two threads of one client, the receiving thread may handle its assignment
+// before the other has closed its copy: the new task then stays CREATED (Kafka's LockException in
+// initializeIfNeeded, "will retry in the next iteration") and try_complete_restoration retries on
+// every loop pass until the lock is free.
 
 #include <functional>
 #include <map>
@@ -26,13 +31,14 @@ class TaskManager {
 
   TaskManager(TopologyConfig topology, StateDirectory& state_directory,
               StoreChangelogReader& reader, Consumer& main_consumer, GroupMembership& membership,
-              EnvironmentFactory environment)
+              EnvironmentFactory environment, std::string thread_name)
       : topology_(std::move(topology)),
         state_directory_(state_directory),
         reader_(reader),
         main_consumer_(main_consumer),
         membership_(membership),
-        environment_(std::move(environment)) {}
+        environment_(std::move(environment)),
+        thread_name_(std::move(thread_name)) {}
   ~TaskManager();
 
   // onPartitionsRevoked: commit and suspend the actives whose input partitions were revoked.
@@ -43,10 +49,15 @@ class TaskManager {
   // handleLostAll: close every active dirty (uncommitted work is dropped, nothing is flushed);
   // standbys stay.
   void handle_lost_all(int64_t now_ms);
-  // Actives whose changelogs are restored (or that have none) become RUNNING and start reading
-  // input from the committed offset. Returns the tasks that did.
+  // First initializes the CREATED tasks whose lock is now free; then actives whose changelogs are
+  // restored (or that have none) become RUNNING and start reading input from the committed
+  // offset. Returns the tasks that became RUNNING.
   [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> try_complete_restoration();
   bool all_actives_running() const;
+  // tryToCompleteRestoration's allRunning: every active RUNNING and no standby still waiting for
+  // its lock. The thread stays PARTITIONS_ASSIGNED until this holds.
+  bool all_tasks_running() const;
+  const std::string& thread_name() const { return thread_name_; }
 
   void add_records(const std::vector<ConsumerRecord>& records);
   // Round-robin over RUNNING actives, at most `max_records_per_task` each. Returns records
@@ -69,6 +80,12 @@ class TaskManager {
  private:
   [[nodiscard]] Status create_active(const TaskId& id);
   [[nodiscard]] Status create_standby(const TaskId& id);
+  // initializeIfNeeded: lock the task directory, open the stores, register the changelogs.
+  // False (task left CREATED) while another thread of this client holds the lock.
+  [[nodiscard]] base::Expected<bool, StreamsError> initialize_if_needed(Task& task);
+  [[nodiscard]] Status initialize_created_tasks();
+  // Releases what a closed task held: its lock, and its directory's ownership if it opened it.
+  void release_task_directory(const Task& task, int64_t now_ms);
   [[nodiscard]] Status close_active(const TaskId& id, int64_t now_ms);
   [[nodiscard]] Status close_standby(const TaskId& id, int64_t now_ms);
   [[nodiscard]] Status commit_actives(const std::vector<StreamTask*>& tasks);
@@ -80,6 +97,7 @@ class TaskManager {
   Consumer& main_consumer_;
   GroupMembership& membership_;
   EnvironmentFactory environment_;
+  std::string thread_name_;  // the owner of this thread's task directory locks
   std::map<TaskId, std::unique_ptr<StreamTask>> actives_;
   std::map<TaskId, std::unique_ptr<StandbyTask>> standbys_;
 };

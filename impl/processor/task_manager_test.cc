@@ -28,14 +28,38 @@ class TaskManagerTest : public testing::Test {
   void build() {
     instance_ = std::make_unique<Instance>(broker_, root_, /*consistency=*/true);
     state_directory_ = std::make_unique<StateDirectory>(instance_->fs, root_.string(), "app");
-    manager_ = std::make_unique<TaskManager>(topology_, *state_directory_, instance_->reader,
-                                             main_consumer_, membership_, [this](const TaskId& id) {
-                                               TaskEnvironment env = instance_->env;
-                                               env.task_dir = state_directory_->task_dir(id);
-                                               return env;
-                                             });
+    manager_ = std::make_unique<TaskManager>(
+        topology_, *state_directory_, instance_->reader, main_consumer_, membership_,
+        [this](const TaskId& id) {
+          TaskEnvironment env = instance_->env;
+          env.task_dir = state_directory_->task_dir(id);
+          return env;
+        },
+        "app-StreamThread-1");
+  }
+  // A second stream thread of the same client: its own reader, consumer and group member, the
+  // same StateDirectory.
+  void build_second_thread() {
+    second_instance_ = std::make_unique<Instance>(broker_, root_, /*consistency=*/true);
+    second_ = std::make_unique<TaskManager>(
+        topology_, *state_directory_, second_instance_->reader, second_consumer_,
+        second_membership_,
+        [this](const TaskId& id) {
+          TaskEnvironment env = second_instance_->env;
+          env.task_dir = state_directory_->task_dir(id);
+          return env;
+        },
+        "app-StreamThread-2");
+  }
+  // One loop pass of the second thread.
+  void step_second() {
+    ASSERT_TRUE(second_instance_->reader.restore().has_value());
+    ASSERT_TRUE(second_->try_complete_restoration().has_value());
+    second_->add_records(second_consumer_.poll(1000));
+    ASSERT_TRUE(second_->process(1000).has_value());
   }
   void TearDown() override {
+    second_.reset();
     manager_.reset();
     std::filesystem::remove_all(root_);
   }
@@ -70,6 +94,10 @@ class TaskManagerTest : public testing::Test {
   std::unique_ptr<Instance> instance_;
   std::unique_ptr<StateDirectory> state_directory_;
   std::unique_ptr<TaskManager> manager_;
+  FakeConsumer second_consumer_{broker_};
+  FakeMembership second_membership_;
+  std::unique_ptr<Instance> second_instance_;
+  std::unique_ptr<TaskManager> second_;
 };
 
 // Proves new actives restore, become RUNNING, read input from the beginning and commit offsets.
@@ -127,6 +155,92 @@ TEST_F(TaskManagerTest, ClosedTaskStateStaysOnDiskAndReportsItsOffsetSum) {
   const auto sums = manager_->task_offset_sums();
   ASSERT_EQ(sums.count({0, 0}), 1u);
   EXPECT_EQ(sums.at({0, 0}), 1) << "two changelog records: offsets 0 and 1";
+}
+
+// Proves a standby moving to another thread of the client becomes that thread's active only once
+// the first thread closed it: until then the new active waits in CREATED without an error (its
+// RocksDB store cannot be opened twice), and then it restores and processes.
+TEST_F(TaskManagerTest, TaskMovingBetweenThreadsWaitsForTheDirectoryLock) {
+  manager_.reset();
+  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  build();
+  build_second_thread();
+  produce(0, 4);
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 0).has_value());
+  ASSERT_EQ(manager_->standby({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
+
+  // The second thread gets its assignment first.
+  ASSERT_TRUE(second_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  ASSERT_NE(second_->active({0, 0}), nullptr);
+  for (int pass = 0; pass < 3; ++pass) {
+    step_second();
+    EXPECT_EQ(second_->active({0, 0})->state(), TaskState::CREATED) << "pass " << pass;
+    EXPECT_FALSE(second_->active({0, 0})->initialized());
+    EXPECT_EQ(second_->active({0, 0})->store("counts"), nullptr);
+    EXPECT_FALSE(second_->all_tasks_running());
+  }
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
+
+  // The first thread closes its standby, releasing the lock; the next pass initializes.
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 20).has_value());
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+  step_second();
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2");
+  EXPECT_TRUE(second_->active({0, 0})->initialized());
+  step_second();
+  EXPECT_EQ(second_->active({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_TRUE(second_->all_tasks_running());
+  step_second();
+  EXPECT_EQ(count(second_->active({0, 0}), 4), 1);
+
+  // Closing releases the lock for the other thread again.
+  ASSERT_TRUE(second_->handle_revocation({{0, 0}}, 30).has_value());
+  ASSERT_TRUE(second_->handle_assignment({}, {}, 30).has_value());
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 40).has_value());
+  EXPECT_TRUE(manager_->active({0, 0})->initialized()) << "free lock: initialized at once";
+}
+
+// Proves a task still waiting for the lock can be reassigned (active to standby, then away)
+// without touching the lock or the directory of the thread that holds it, and reports the
+// offset sum of the checkpoint on disk while it waits.
+TEST_F(TaskManagerTest, WaitingTaskLeavesTheOtherThreadsLockAlone) {
+  manager_.reset();
+  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  build();
+  build_second_thread();
+  produce(0, 1);
+  produce(0, 2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 5).has_value());  // recycled, lock kept
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
+
+  ASSERT_TRUE(second_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  step_second();
+  ASSERT_EQ(second_->active({0, 0})->state(), TaskState::CREATED);
+  EXPECT_FALSE(second_->all_actives_running());
+  EXPECT_EQ(second_->task_offset_sums().at({0, 0}), 1) << "from .checkpoint: changelog at 1";
+
+  // Reassigned as a standby while waiting: a fresh standby, still waiting.
+  ASSERT_TRUE(second_->handle_revocation({{0, 0}}, 15).has_value());
+  ASSERT_TRUE(second_->handle_assignment({}, {{0, 0}}, 15).has_value());
+  EXPECT_EQ(second_->active({0, 0}), nullptr);
+  ASSERT_NE(second_->standby({0, 0}), nullptr);
+  EXPECT_EQ(second_->standby({0, 0})->state(), TaskState::CREATED);
+  EXPECT_TRUE(second_->all_actives_running());
+  EXPECT_FALSE(second_->all_tasks_running()) << "a waiting standby keeps the thread from RUNNING";
+  ASSERT_TRUE(second_->commit_all().has_value());
+
+  // And away: the first thread keeps its lock and its task directory.
+  ASSERT_TRUE(second_->handle_assignment({}, {}, 20).has_value());
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
+  EXPECT_TRUE(state_directory_->clean_removed_tasks(100'000'000)->empty());
+  EXPECT_EQ(count(manager_->standby({0, 0}), 2), 1);
 }
 
 }  // namespace

@@ -147,30 +147,6 @@ bool permitted(const Position& store, const Position& bound, int32_t partition) 
   return true;
 }
 
-const char* to_string(QueryKind kind) {
-  switch (kind) {
-    case QueryKind::KeyQuery:
-      return "KeyQuery";
-    case QueryKind::RangeQuery:
-      return "RangeQuery";
-    case QueryKind::TimestampedKeyQuery:
-      return "TimestampedKeyQuery";
-    case QueryKind::TimestampedRangeQuery:
-      return "TimestampedRangeQuery";
-    case QueryKind::WindowKeyQuery:
-      return "WindowKeyQuery";
-    case QueryKind::WindowRangeQuery:
-      return "WindowRangeQuery";
-    case QueryKind::VersionedKeyQuery:
-      return "VersionedKeyQuery";
-    case QueryKind::MultiVersionedKeyQuery:
-      return "MultiVersionedKeyQuery";
-    case QueryKind::Custom:
-      return "Custom";
-  }
-  return "?";
-}
-
 bool is_key_kind(QueryKind kind) {
   return kind == QueryKind::KeyQuery || kind == QueryKind::TimestampedKeyQuery;
 }

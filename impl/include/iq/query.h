@@ -27,6 +27,31 @@ enum class QueryKind {
   Custom,  // any class a user defines; no built-in store knows it
 };
 
+// Kafka's class name of each query kind ("KeyQuery", "TimestampedRangeQuery", ...).
+inline const char* to_string(QueryKind kind) {
+  switch (kind) {
+    case QueryKind::KeyQuery:
+      return "KeyQuery";
+    case QueryKind::RangeQuery:
+      return "RangeQuery";
+    case QueryKind::TimestampedKeyQuery:
+      return "TimestampedKeyQuery";
+    case QueryKind::TimestampedRangeQuery:
+      return "TimestampedRangeQuery";
+    case QueryKind::WindowKeyQuery:
+      return "WindowKeyQuery";
+    case QueryKind::WindowRangeQuery:
+      return "WindowRangeQuery";
+    case QueryKind::VersionedKeyQuery:
+      return "VersionedKeyQuery";
+    case QueryKind::MultiVersionedKeyQuery:
+      return "MultiVersionedKeyQuery";
+    case QueryKind::Custom:
+      return "Custom";
+  }
+  return "?";
+}
+
 class Query {
  public:
   virtual ~Query() = default;
