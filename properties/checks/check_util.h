@@ -22,7 +22,7 @@ namespace iq::properties::detail {
 // entries of other partitions are ignored; an empty bound (or {t:{}}) permits everything.
 bool permitted(const Position& store, const Position& bound, int32_t partition);
 
-using iq::to_string;  // QueryKind names live in iq/query.h
+using iq::to_string;                 // QueryKind names live in iq/query.h
 bool is_key_kind(QueryKind kind);    // KeyQuery, TimestampedKeyQuery
 bool is_range_kind(QueryKind kind);  // RangeQuery, TimestampedRangeQuery
 bool is_timestamped_kind(QueryKind kind);
