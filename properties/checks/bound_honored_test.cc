@@ -14,13 +14,8 @@ using testing::active;
 using testing::kSeed;
 using testing::pos;
 using testing::standby;
+using testing::text;
 using testing::TraceBuilder;
-
-std::string text(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += v.to_string();
-  return out;
-}
 
 TraceBuilder log_of_ten(bool caching = false, int32_t partitions = 2) {
   TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, caching,

@@ -12,13 +12,8 @@ namespace {
 using testing::kSeed;
 using testing::no_task;
 using testing::pos;
+using testing::text;
 using testing::TraceBuilder;
-
-std::string text(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += v.to_string();
-  return out;
-}
 
 TraceBuilder three_partitions() {
   TraceBuilder b(TopologyKind::Count, KeyValueSupplier::kRocksDbTimestamped, false, 3);

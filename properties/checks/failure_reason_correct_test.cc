@@ -16,13 +16,8 @@ using testing::kSeed;
 using testing::no_task;
 using testing::pos;
 using testing::standby;
+using testing::text;
 using testing::TraceBuilder;
-
-std::string text(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += v.to_string();
-  return out;
-}
 
 std::vector<Violation> judge(const sim::RunTrace& trace) {
   JudgeContext context(trace);

@@ -14,13 +14,8 @@ using testing::kSeed;
 using testing::no_task;
 using testing::pos;
 using testing::standby;
+using testing::text;
 using testing::TraceBuilder;
-
-std::string text(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += v.to_string();
-  return out;
-}
 
 sim::ReplicaSnapshot with_changelog(sim::ReplicaSnapshot r, std::optional<int64_t> offset,
                                     std::optional<int64_t> end) {

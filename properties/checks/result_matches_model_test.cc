@@ -15,17 +15,12 @@ using testing::active;
 using testing::kSeed;
 using testing::pos;
 using testing::standby;
+using testing::text;
 using testing::TraceBuilder;
 
 std::vector<Violation> judge(const sim::RunTrace& trace) {
   JudgeContext context(trace);
   return check_result_matches_model(context);
-}
-
-std::string text(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += v.to_string();
-  return out;
 }
 
 // key 1: 10 @0, key 2: 20 @1, key 1: 11 @2 (timestamps 100, 200, 300).

@@ -14,13 +14,8 @@ using testing::active;
 using testing::kSeed;
 using testing::pos;
 using testing::standby;
+using testing::text;
 using testing::TraceBuilder;
-
-std::string text(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += v.to_string();
-  return out;
-}
 
 std::vector<Violation> judge(const sim::RunTrace& trace) {
   JudgeContext context(trace);

@@ -58,7 +58,7 @@ bool error_name_matches(const std::string& expected, StreamsError::Kind kind) {
 }
 
 // Every field of one expected partition that the outcome does not meet, as "field=expected".
-std::vector<std::string> partition_mismatches(const sim::ScriptedExpectation::Partition& want,
+std::vector<std::string> partition_mismatches(const sim::ExpectedPartition& want,
                                               const sim::PartitionOutcome& got) {
   std::vector<std::string> bad;
   if (want.success && *want.success != got.success) {

@@ -10,18 +10,13 @@ namespace {
 
 using testing::kSeed;
 using testing::pos;
+using testing::text;
 using testing::TraceBuilder;
 using Expected = sim::ScriptedExpectation;
 
-std::string text(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += v.to_string();
-  return out;
-}
-
-Expected::Partition value_at(int32_t partition, std::optional<int64_t> value,
-                             std::optional<Position> position = std::nullopt) {
-  Expected::Partition p;
+sim::ExpectedPartition value_at(int32_t partition, std::optional<int64_t> value,
+                                std::optional<Position> position = std::nullopt) {
+  sim::ExpectedPartition p;
   p.partition = partition;
   p.success = true;
   p.value = value;
@@ -43,12 +38,12 @@ TEST(ScriptedExpectationsTest, MatchingOutcomesPass) {
   TraceBuilder b = with_records();
   auto& e = b.trace().expectations;
   e.push_back({1, "x.toml:1", {value_at(0, 5, pos(0, 4))}, std::nullopt, std::set<int32_t>{0}});
-  Expected::Partition range;
+  sim::ExpectedPartition range;
   range.partition = 0;
   range.entries = sim::KeyValueList{{1, 5}, {3, 6}};
   range.timestamps = std::vector<int64_t>{10, 20};
   e.push_back({2, "x.toml:2", {range}, std::nullopt, std::nullopt});
-  Expected::Partition refused;
+  sim::ExpectedPartition refused;
   refused.partition = 1;
   refused.failure_reason = FailureReason::NOT_UP_TO_BOUND;
   refused.message_contains = "not up to the bound";
@@ -77,7 +72,7 @@ TEST(ScriptedExpectationsTest, DifferingFieldsFail) {
   // The answered partitions differ.
   e.push_back({1, "x.toml:2", {}, std::nullopt, std::set<int32_t>{0, 1}});
   // Another failure reason and message.
-  Expected::Partition refused;
+  sim::ExpectedPartition refused;
   refused.partition = 1;
   refused.failure_reason = FailureReason::NOT_ACTIVE;
   refused.message_contains = "requires a running active";

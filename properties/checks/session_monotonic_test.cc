@@ -13,13 +13,8 @@ namespace {
 using sim::BoundMode;
 using testing::kSeed;
 using testing::pos;
+using testing::text;
 using testing::TraceBuilder;
-
-std::string text(const std::vector<Violation>& vs) {
-  std::string out;
-  for (const auto& v : vs) out += v.to_string();
-  return out;
-}
 
 TraceBuilder two_partitions() {
   TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, false, 2);

@@ -19,6 +19,7 @@
 
 #include "base/assert.h"
 #include "base/prng.h"
+#include "checks/check.h"
 #include "history/run_trace.h"
 
 namespace iq::properties::testing {
@@ -29,6 +30,13 @@ inline const std::string kTopic = "input-topic";
 inline const std::string kStore = "kv-store";
 
 // {input-topic: {partition: offset}}
+// Every violation rendered, for failure messages.
+inline std::string text(const std::vector<Violation>& vs) {
+  std::string out;
+  for (const auto& v : vs) out += v.to_string();
+  return out;
+}
+
 inline Position pos(int32_t partition, int64_t offset, const std::string& topic = kTopic) {
   return Position::empty_position().with_component(topic, partition, offset);
 }

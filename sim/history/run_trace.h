@@ -67,22 +67,25 @@ struct LivenessRecord {
   std::map<int32_t, std::optional<int64_t>> first_success_ms;
 };
 
+// The expected outcome of one partition of a scripted query. Absent fields are not compared. A
+// QueryStep holds it as written; the trace carries it to the ScriptedExpectations property.
+struct ExpectedPartition {
+  int32_t partition = 0;
+  std::optional<bool> success;  // implied true by value/values, false by failure_reason
+  std::optional<std::optional<int64_t>> value;  // KeyQuery: a value, or explicitly absent (null)
+  std::optional<KeyValueList> entries;          // RangeQuery: (key, value) in order
+  std::optional<std::vector<int64_t>> timestamps;
+  std::optional<Position> position;
+  std::optional<FailureReason> failure_reason;
+  std::optional<std::string> message_contains;
+  bool operator==(const ExpectedPartition&) const = default;
+};
+
 // A scripted query's expectations, judged by the ScriptedExpectations property.
 struct ScriptedExpectation {
   uint64_t record_id = 0;
-  std::string where;  // "scenarios/kafka/x.toml:42"
-  // The QueryStep's expectations, rendered as plain data.
-  struct Partition {
-    int32_t partition = 0;
-    std::optional<bool> success;
-    std::optional<std::optional<int64_t>> value;
-    std::optional<KeyValueList> entries;
-    std::optional<std::vector<int64_t>> timestamps;
-    std::optional<Position> position;
-    std::optional<FailureReason> failure_reason;
-    std::optional<std::string> message_contains;
-  };
-  std::vector<Partition> partitions;
+  std::string where;                          // "scenarios/kafka/x.toml:42"
+  std::vector<ExpectedPartition> partitions;  // the QueryStep's, as written
   std::optional<std::string> error;  // a StreamsError kind name expected instead of an answer
   std::optional<std::set<int32_t>> answered_partitions;
 };

@@ -21,6 +21,7 @@
 
 #include "cluster/cluster.h"
 #include "history/query_record.h"
+#include "history/run_trace.h"
 #include "iq/failure_reason.h"
 #include "iq/position.h"
 #include "iq/query.h"
@@ -131,18 +132,8 @@ struct FaultStep {
   bool operator==(const FaultStep&) const = default;
 };
 
-// The expected outcome of one partition of a scripted query. Absent fields are not compared.
-struct ExpectedPartition {
-  int32_t partition = 0;
-  std::optional<bool> success;  // implied true by value/values, false by failure_reason
-  std::optional<std::optional<int64_t>> value;  // KeyQuery: a value, or explicitly absent (null)
-  std::optional<KeyValueList> entries;          // RangeQuery: (key, value) in order
-  std::optional<std::vector<int64_t>> timestamps;
-  std::optional<Position> position;
-  std::optional<FailureReason> failure_reason;
-  std::optional<std::string> message_contains;
-  bool operator==(const ExpectedPartition&) const = default;
-};
+// ExpectedPartition (the expected outcome of one partition of a scripted query) lives in
+// history/run_trace.h: the trace carries the same expectations for properties/ to judge.
 
 struct QueryStep {
   std::string store;

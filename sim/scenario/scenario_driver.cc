@@ -110,18 +110,7 @@ ScriptedExpectation expectation_of(const QueryStep& step, uint64_t record_id) {
   ScriptedExpectation e;
   e.record_id = record_id;
   if (!step.where.file.empty()) e.where = step.where.to_string();
-  for (const ExpectedPartition& x : step.expect) {
-    ScriptedExpectation::Partition p;
-    p.partition = x.partition;
-    p.success = x.success;
-    p.value = x.value;
-    p.entries = x.entries;
-    p.timestamps = x.timestamps;
-    p.position = x.position;
-    p.failure_reason = x.failure_reason;
-    p.message_contains = x.message_contains;
-    e.partitions.push_back(std::move(p));
-  }
+  e.partitions = step.expect;
   e.error = step.expect_error;
   e.answered_partitions = step.expect_partitions;
   return e;
