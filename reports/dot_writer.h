@@ -82,7 +82,7 @@ struct RenderedGraph {
   std::string error;                   // why nothing was rendered, if so
 };
 
-// Lays out with "dot" and renders SVG through libgvc (gvContext, agread with a deterministic ID
+// Lays out with "dot" and renders SVG through libgvc (one process-wide gvContext, agread with a deterministic ID
 // discipline in place of agmemread, gvLayout, gvRenderData). Serialised by a mutex: libgvc keeps
 // global state.
 RenderedGraph render_graph(const DotWriter& dot, const LayoutCaps& layout = {});
