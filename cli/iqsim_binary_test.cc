@@ -282,11 +282,9 @@ TEST_F(IqsimBinaryTest, ShardedSweepMergesToTheWholeSweep) {
   EXPECT_NE(read_file(path("whole.xml")).find("tests=\"6\" failures=\"0\""), std::string::npos);
 }
 
-// One seed's scripted expectation is wrong: exit 1, a reproduce line, the failing scenario
-// written to --failures-dir, and replay printing the violation in full.
-TEST_F(IqsimBinaryTest, FailingSeedsAreReportedReproducibleAndKept) {
-  fs::path file = path("wrong.toml");
-  write_file(file, R"(
+// A scenario whose scripted expectation is wrong (the value is 10, not 99): every seed fails
+// ScriptedExpectations in a fraction of a second.
+constexpr const char* kWrongExpectation = R"(
 title = 'wrong expectation'
 [configuration]
 instances = 1
@@ -306,7 +304,13 @@ title = 'Scripted'
     [[test.step]]
     query = { store = 'kv-store', type = 'KeyQuery', key = 1, partitions = [0] }
     expect = [ { partition = 0, value = 99 } ]
-)");
+)";
+
+// One seed's scripted expectation is wrong: exit 1, a reproduce line, the failing scenario
+// written to --failures-dir, and replay printing the violation in full.
+TEST_F(IqsimBinaryTest, FailingSeedsAreReportedReproducibleAndKept) {
+  fs::path file = path("wrong.toml");
+  write_file(file, kWrongExpectation);
   std::string f = file.string();
   Outcome fuzz =
       iqsim({"fuzz", f, "--seeds", "3", "--jobs", "2", "--stop-on-failure", "--failures-dir",
@@ -336,6 +340,66 @@ title = 'Scripted'
   Outcome rerun = iqsim({"run", minimal});
   EXPECT_EQ(rerun.exit_code, 1) << rerun.out << rerun.err;
   EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
+}
+
+// Whether an HTML report stands alone: nothing it would fetch (scripts, styles, images, frames
+// from elsewhere). The SVG namespace is an identifier, not a fetch.
+void expect_self_contained(const std::string& html, const std::string& what) {
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u) << what;
+  for (const char* fetch : {"src=\"http", "href=\"http", "<link", "url(http", "@import"}) {
+    EXPECT_EQ(html.find(fetch), std::string::npos) << what << " fetches: " << fetch;
+  }
+}
+
+// --report DIR on run, replay, fuzz and shrink writes one self-contained page per run (and an
+// index for a sweep linking every failing seed's page), prints its path, and refuses a DIR that
+// cannot be a directory with exit 2.
+TEST_F(IqsimBinaryTest, ReportFlagWritesSelfContainedPagesOnEveryCommand) {
+  fs::path file = path("wrong.toml");
+  write_file(file, kWrongExpectation);
+  std::string f = file.string();
+
+  Outcome run = iqsim({"run", f, "--report", path("run").string()});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  fs::path page = path("run") / "wrong-seed1.html";
+  EXPECT_NE(run.out.find("report: " + page.string()), std::string::npos) << run.out;
+  std::string html = read_file(page);
+  expect_self_contained(html, page.string());
+  for (const char* part : {"id=\"summary\"", "id=\"timeline-p0\"", "id=\"placement\"",
+                           "id=\"staleness\"", "ScriptedExpectations", "iqsim replay "}) {
+    EXPECT_NE(html.find(part), std::string::npos) << part;
+  }
+
+  Outcome replay = iqsim({"replay", f, "--seed", "1", "--report", path("replay").string()});
+  EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
+  EXPECT_TRUE(fs::exists(path("replay") / "wrong-seed1.html")) << replay.out;
+
+  Outcome fuzz = iqsim({"fuzz", f, "--seeds", "2", "--report", path("fuzz").string()});
+  EXPECT_EQ(fuzz.exit_code, 1) << fuzz.out << fuzz.err;
+  fs::path index = path("fuzz") / "index.html";
+  EXPECT_NE(fuzz.out.find("report: " + index.string()), std::string::npos) << fuzz.out;
+  std::string sweep = read_file(index);
+  expect_self_contained(sweep, index.string());
+  for (const char* seed_page : {"wrong-seed1.html", "wrong-seed2.html"}) {
+    EXPECT_NE(sweep.find(std::string("href=\"") + seed_page + "\""), std::string::npos)
+        << seed_page;
+    EXPECT_TRUE(fs::exists(path("fuzz") / seed_page)) << seed_page;
+  }
+
+  Outcome shrink = iqsim({"shrink", f, "--seed", "1", "--out", path("min.toml").string(),
+                          "--runs-max", "10", "--report", path("shrink").string()});
+  EXPECT_EQ(shrink.exit_code, 1) << shrink.out << shrink.err;
+  EXPECT_NE(shrink.out.find("report: "), std::string::npos) << shrink.out;
+  bool shrink_page = false;
+  for (const auto& entry : fs::directory_iterator(path("shrink"))) {
+    shrink_page = shrink_page || entry.path().extension() == ".html";
+  }
+  EXPECT_TRUE(shrink_page) << shrink.out;
+
+  write_file(path("not-a-dir"), "x");
+  Outcome bad = iqsim({"run", f, "--report", path("not-a-dir").string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("--report " + path("not-a-dir").string()), std::string::npos) << bad.err;
 }
 
 }  // namespace

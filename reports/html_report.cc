@@ -69,7 +69,7 @@ std::string verdict_badge(bool passed) {
 
 std::string legend() {
   std::string html = "<p class=\"legend\"><b>replica role:</b> ";
-  for (const char* role : {"active", "restoring", "standby", "down"}) {
+  for (const char* role : {"active", "restoring", "standby", "warmup", "down"}) {
     html += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", role_colour(role), role);
   }
   html += "<span><i style=\"border-top:2px dashed #444;height:0\"></i>changelog end offset</span>";
@@ -268,7 +268,8 @@ std::string render_run_report(const properties::RunReport& r, const sim::Scenari
     html +=
         "<p>Each column is a stretch of time in which no replica changed role; red arrows "
         "follow a partition's active replica to its next instance, green dashed ones a "
-        "standby.</p>\n";
+        "standby. A warmup is a standby the assignor placed where an active is meant to move "
+        "once it has caught up (the probing rebalance moves it).</p>\n";
     std::vector<PlacementEpoch> epochs = placement_epochs(*r.trace);
     if (epochs.empty()) {
       html += "<p>No placement was observed.</p>\n";
@@ -295,15 +296,22 @@ std::string render_run_report(const properties::RunReport& r, const sim::Scenari
   html += "<section id=\"staleness\"><h2>Staleness of answers</h2>\n";
   if (r.trace) {
     Staleness st = compute_staleness(*r.trace);
+    std::string skipped;
+    if (st.without_snapshot)
+      skipped += fmt::format(", {} without a snapshot of the replica", st.without_snapshot);
+    if (st.without_position)
+      skipped += fmt::format(", {} without a position to date them", st.without_position);
     html += fmt::format(
-        "<p>For each successful partition result ({} in all{}): how many changelog records the "
-        "serving replica was behind the log end, and behind the most advanced replica of the "
-        "same partition, when it answered.</p>\n",
-        st.answers,
-        st.without_snapshot
-            ? fmt::format(", {} without a snapshot of the replica", st.without_snapshot)
-            : "");
-    html += render_staleness_table(st) + render_staleness_svg(st);
+        "<p>For each successful partition result ({} in all{}), when it answered: how many "
+        "changelog records the serving replica was behind the log end and behind the most "
+        "advanced replica of the same partition; then the same in virtual time, as the age of "
+        "the oldest source record the answer's position did not include (behind the newest "
+        "replica: only records some replica already had).</p>\n",
+        st.answers, skipped);
+    html += "<h3>In records</h3>\n" + render_staleness_table(st, StalenessUnit::kRecords) +
+            render_staleness_svg(st, StalenessUnit::kRecords);
+    html += "<h3>In virtual ms</h3>\n" + render_staleness_table(st, StalenessUnit::kVirtualMs) +
+            render_staleness_svg(st, StalenessUnit::kVirtualMs);
   }
   html += "</section>\n</main>\n</body></html>\n";
   return html;

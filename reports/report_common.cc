@@ -74,7 +74,7 @@ std::string role_label(const sim::ReplicaSnapshot& replica) {
     case sim::ReplicaRole::kActive:
       return replica.task_state == TaskState::RESTORING ? "restoring" : "active";
     case sim::ReplicaRole::kStandby:
-      return "standby";
+      return replica.warmup ? "warmup" : "standby";
     case sim::ReplicaRole::kNone:
       break;
   }
@@ -85,6 +85,7 @@ const char* role_colour(std::string_view role) {
   if (role == "active") return "#1f77b4";
   if (role == "restoring") return "#ff7f0e";
   if (role == "standby") return "#2ca02c";
+  if (role == "warmup") return "#9467bd";
   if (role == "down") return "#d62728";
   return "#9e9e9e";
 }

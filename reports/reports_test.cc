@@ -224,6 +224,68 @@ TEST(Staleness, ByRoleFromSnapshots) {
   EXPECT_GT(standby->behind_newest_replica.median, 10) << "seed " << kSeed;
 }
 
+// Virtual-ms staleness is the age of the oldest source record the answer's position lacks: behind
+// the log end always, behind the newest replica only when some replica had that record.
+TEST(Staleness, VirtualMsFromAppendTimes) {
+  sim::RunTrace trace;
+  trace.seed = kSeed;
+  trace.topology.source_topic = "words";
+  for (int64_t offset = 0; offset < 10; ++offset) {
+    trace.source_log.push_back({0, offset, 1, offset, /*timestamp_ms=*/7, 100 * offset});
+  }
+  // (serving instance, its position, the other replica's position); every query answers at 1 s.
+  struct Case {
+    int32_t serving;
+    std::optional<int64_t> served;
+    int64_t other;
+  };
+  for (const Case& c : {Case{1, 9, 4}, Case{2, 4, 9}, Case{2, 4, 4}, Case{2, std::nullopt, 9}}) {
+    sim::QueryRecord q;
+    q.id = trace.history.next_id();
+    q.complete_ms = 1000;
+    q.outcome = sim::OutcomeKind::kAnswered;
+    q.target_instance = "instance-" + std::to_string(c.serving);
+    q.placement_at_invoke.at_ms = 1000;
+    for (int32_t k = 1; k <= 2; ++k) {
+      sim::ReplicaSnapshot r =
+          replica(0, k, k == 1 ? sim::ReplicaRole::kActive : sim::ReplicaRole::kStandby, 0, 10);
+      const std::optional<int64_t> at = k == c.serving ? c.served : std::optional(c.other);
+      r.store_position =
+          at ? std::optional(Position::empty_position().with_component("words", 0, *at))
+             : std::nullopt;
+      q.placement_at_invoke.replicas.push_back(r);
+    }
+    sim::PartitionOutcome outcome;
+    outcome.partition = 0;
+    outcome.success = true;
+    q.partitions.push_back(outcome);
+    trace.history.append(std::move(q));
+  }
+  Staleness st = compute_staleness(trace);
+  EXPECT_EQ(st.answers, 4u) << "seed " << kSeed;
+  EXPECT_EQ(st.without_position, 1u) << "seed " << kSeed;
+  const StalenessGroup* active = nullptr;
+  const StalenessGroup* standby = nullptr;
+  for (const StalenessGroup& g : st.groups) {
+    if (g.dimension == "role" && g.name == "active") active = &g;
+    if (g.dimension == "role" && g.name == "standby") standby = &g;
+  }
+  ASSERT_NE(active, nullptr) << "seed " << kSeed;
+  ASSERT_NE(standby, nullptr) << "seed " << kSeed;
+  EXPECT_EQ(active->ms_behind_log_end.count, 1u) << "seed " << kSeed;
+  EXPECT_EQ(active->ms_behind_log_end.max, 0) << "seed " << kSeed;
+  EXPECT_EQ(active->ms_behind_newest_replica.max, 0) << "seed " << kSeed;
+  // Offset 5, the first the standby lacks, was appended at 500 ms: 500 ms old at 1 s.
+  EXPECT_EQ(standby->ms_behind_log_end.count, 2u) << "seed " << kSeed;
+  EXPECT_EQ(standby->ms_behind_log_end.median, 500) << "seed " << kSeed;
+  EXPECT_EQ(standby->ms_behind_log_end.max, 500) << "seed " << kSeed;
+  // Behind the newest replica only where the active had offset 5: {500, 0}.
+  EXPECT_EQ(standby->ms_behind_newest_replica.max, 500) << "seed " << kSeed;
+  EXPECT_EQ(standby->ms_behind_newest_replica.median, 0) << "seed " << kSeed;
+  std::string table = render_staleness_table(st, StalenessUnit::kVirtualMs);
+  EXPECT_NE(table.find("behind log end (virtual ms)"), std::string::npos) << "seed " << kSeed;
+}
+
 TEST(SweepReport, GroupsByPropertyAndCause) {
   SweepInput s;
   s.scenario = "x.toml";

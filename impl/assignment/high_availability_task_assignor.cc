@@ -128,7 +128,7 @@ bool acceptable(int64_t acceptable_recovery_lag, int64_t task_lag) {
 bool HighAvailabilityTaskAssignor::assign(ClientStates& clients,
                                           const std::set<TaskId>& all_task_ids,
                                           const std::set<TaskId>& stateful_task_ids,
-                                          const AssignmentConfigs& configs) {
+                                          const AssignmentConfigs& configs, Warmups* warmups_out) {
   assign_active_stateful_tasks(clients, stateful_task_ids);
   assign_standby_replica_tasks(clients, all_task_ids, stateful_task_ids, configs);
 
@@ -151,6 +151,7 @@ bool HighAvailabilityTaskAssignor::assign(ClientStates& clients,
                       std::inserter(stateless_tasks, stateless_tasks.end()));
   assign_stateless_active_tasks(clients, stateless_tasks);
 
+  if (warmups_out != nullptr) *warmups_out = std::move(warmups);
   return needed_active_task_movements + needed_standby_task_movements > 0;
 }
 

@@ -46,8 +46,11 @@ class HighAvailabilityTaskAssignor {
   // Fills the active and standby tasks of every ClientState in `clients` (which must have lags for
   // every task of `stateful_task_ids`, from compute_task_lags or the lags constructor). Returns
   // whether a probing rebalance is needed to finish moving tasks to their intended clients.
+  // `warmups`, when given, receives the standbys created as warmups: Kafka keeps that set local to
+  // the assignment and never tells the members, so only an observer (reports) asks for it.
   bool assign(ClientStates& clients, const std::set<TaskId>& all_task_ids,
-              const std::set<TaskId>& stateful_task_ids, const AssignmentConfigs& configs);
+              const std::set<TaskId>& stateful_task_ids, const AssignmentConfigs& configs,
+              Warmups* warmups = nullptr);
 
   // Step 3, exposed because lag-aware callers (metadata, tests) want the same sets.
   static TasksToCaughtUpClients tasks_to_caught_up_clients(const std::set<TaskId>& stateful_tasks,

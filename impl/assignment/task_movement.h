@@ -25,6 +25,7 @@
 
 #include "assignment/client_state.h"
 #include "assignment/process_id.h"
+#include "assignment/warmups.h"
 #include "processor/task_id.h"
 
 namespace iq {
@@ -34,8 +35,6 @@ using TasksToCaughtUpClients = std::map<TaskId, std::set<ProcessId>>;
 // Per stateful task: every client, most caught-up first (Kafka: a SortedSet by lag, ProcessId).
 using TasksToClientByLag = std::map<TaskId, std::vector<ProcessId>>;
 using ClientStates = std::map<ProcessId, ClientState>;
-// Per client: the standbys that were created as warmups in this assignment.
-using Warmups = std::map<ProcessId, std::set<TaskId>>;
 
 class TaskMovement {
  public:

@@ -110,6 +110,7 @@ base::Expected<std::map<std::string, Bytes>, StreamsError> StreamThread::assign(
                                     client_.assignment_configs, *client_.admin);
   auto result = assignor.assign(members, now_ms_);
   if (!result) return base::unexpected(result.error());
+  last_leader_warmups_ = LeaderWarmups{now_ms_, std::move(result->warmups)};
   std::map<std::string, Bytes> out;
   for (const auto& [member, info] : result->assignments) out[member] = info.encode();
   return out;

@@ -55,6 +55,15 @@ class StreamThread final : public RebalanceListener {
   const TaskManager& task_manager() const { return *task_manager_; }
   std::optional<int64_t> next_scheduled_rebalance_ms() const { return next_rebalance_ms_; }
 
+  // The warmups of the last assignment this thread computed as the group leader, and when.
+  // Observer-only (Kafka keeps the set inside the assignor): reports draw warmups apart from
+  // standbys with it.
+  struct LeaderWarmups {
+    int64_t at_ms = 0;
+    Warmups warmups;  // by client ProcessId
+  };
+  const std::optional<LeaderWarmups>& last_leader_warmups() const { return last_leader_warmups_; }
+
   void start() { transition_to(ThreadState::STARTING); }
   // One loop pass at virtual time `now_ms`. An error is a thread failure (Kafka's uncaught
   // exception).
@@ -85,6 +94,7 @@ class StreamThread final : public RebalanceListener {
   int64_t last_commit_ms_ = 0;
   std::optional<int64_t> next_rebalance_ms_;
   int32_t unique_field_ = 0;
+  std::optional<LeaderWarmups> last_leader_warmups_;
 };
 
 }  // namespace iq

@@ -102,7 +102,8 @@ base::Expected<AssignorResult, StreamsError> StreamsPartitionAssignor::assign(
   }
   AssignorResult result;
   HighAvailabilityTaskAssignor assignor;
-  result.probing_rebalance_needed = assignor.assign(clients, tasks, stateful, configs_);
+  result.probing_rebalance_needed =
+      assignor.assign(clients, tasks, stateful, configs_, &result.warmups);
 
   // Host maps of the target assignment, for every member's metadata.
   std::map<HostInfo, std::set<TopicPartitionName>> by_host;

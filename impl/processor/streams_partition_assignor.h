@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "assignment/assignment_configs.h"
+#include "assignment/warmups.h"
 #include "io/consumer.h"
 #include "io/group_membership.h"
 #include "processor/assignment_info.h"
@@ -24,6 +25,9 @@ struct AssignorResult {
   std::map<std::string, AssignmentInfo> assignments;  // by member id
   bool probing_rebalance_needed = false;
   bool followup_rebalance_needed = false;  // some task was withheld
+  // Per client, the standbys that are warmups. Not part of any member's AssignmentInfo (Kafka
+  // does not send it); kept for observers, which draw warmups apart from standbys.
+  Warmups warmups;
 };
 
 class StreamsPartitionAssignor {

@@ -62,6 +62,7 @@ base::Expected<int64_t, Errors> SimBroker::produce(const TopicPartition& tp,
             "{}-{}: offset {} after {}", tp.first, tp.second, record.offset,
             log->records.back().offset);
   log->records.push_back(std::move(record));
+  log->append_ms.push_back(now_ms);
   total_records_++;
   return log->records.back().offset;
 }
@@ -98,6 +99,18 @@ base::Expected<int64_t, Errors> SimBroker::beginning_offset(const TopicPartition
   return log->log_start_offset;
 }
 
+base::Expected<int64_t, Errors> SimBroker::append_time_ms(const TopicPartition& tp,
+                                                          int64_t offset) const {
+  const PartitionLog* log = find(tp);
+  if (log == nullptr) return base::unexpected(Errors::UNKNOWN_TOPIC_OR_PARTITION);
+  if (offset < log->log_start_offset || offset >= log->end_offset()) {
+    return base::unexpected(Errors::OFFSET_OUT_OF_RANGE);
+  }
+  IQ_ASSERT(log->append_ms.size() == log->records.size(), "{}-{}: {} append times, {} records",
+            tp.first, tp.second, log->append_ms.size(), log->records.size());
+  return log->append_ms[static_cast<size_t>(offset - log->log_start_offset)];
+}
+
 base::Expected<int64_t, Errors> SimBroker::delete_records(const TopicPartition& tp,
                                                           int64_t before_offset) {
   PartitionLog* log = find(tp);
@@ -107,6 +120,7 @@ base::Expected<int64_t, Errors> SimBroker::delete_records(const TopicPartition& 
   }
   while (log->log_start_offset < before_offset) {
     log->records.pop_front();
+    log->append_ms.pop_front();
     log->log_start_offset++;
     total_records_--;
   }

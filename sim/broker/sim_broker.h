@@ -63,6 +63,11 @@ class SimBroker {
   [[nodiscard]] base::Expected<int64_t, Errors> end_offset(const TopicPartition& tp) const;
   // ListOffsets EARLIEST: the log start offset.
   [[nodiscard]] base::Expected<int64_t, Errors> beginning_offset(const TopicPartition& tp) const;
+  // When the broker appended the record at `offset` (its log append time, whatever timestamp the
+  // record carries). Observers only: reports measure staleness in virtual ms with it.
+  // OFFSET_OUT_OF_RANGE outside [log start, log end).
+  [[nodiscard]] base::Expected<int64_t, Errors> append_time_ms(const TopicPartition& tp,
+                                                               int64_t offset) const;
   // DeleteRecords (Streams purges repartition topics with it): moves the log start offset up to
   // before_offset and returns the new log start. OFFSET_OUT_OF_RANGE past the high watermark.
   [[nodiscard]] base::Expected<int64_t, Errors> delete_records(const TopicPartition& tp,
@@ -86,6 +91,7 @@ class SimBroker {
   struct PartitionLog {
     int64_t log_start_offset = 0;
     std::deque<ConsumerRecord> records;  // records[i].offset == log_start_offset + i
+    std::deque<int64_t> append_ms;       // append_ms[i]: when records[i] was appended
     int64_t end_offset() const { return log_start_offset + static_cast<int64_t>(records.size()); }
   };
 

@@ -153,6 +153,26 @@ TEST(SimBrokerTest, MissingTimestampTakesProduceTimeAndNegativeIsRefused) {
   EXPECT_EQ(*broker.end_offset(tp), 1);
 }
 
+TEST(SimBrokerTest, AppendTimeIsTheProduceTimeWhateverTheRecordTimestamp) {
+  // The append time is when produce ran, not the record's own timestamp; it follows the log start
+  // when delete_records drops records, and offsets outside the log are out of range.
+  SimBroker broker;
+  ASSERT_EQ(broker.create_topic("t", 1), Errors::NONE);
+  const TopicPartition tp{"t", 0};
+  ASSERT_TRUE(broker.produce(tp, b("k"), b("v"), 5, {}, 100).has_value());  // event time 5
+  ASSERT_TRUE(broker.produce(tp, b("k"), b("v"), kNoTimestamp, {}, 250).has_value());
+  ASSERT_TRUE(broker.produce(tp, b("k"), b("v"), 7, {}, 250).has_value());
+  EXPECT_EQ(*broker.append_time_ms(tp, 0), 100);
+  EXPECT_EQ(*broker.append_time_ms(tp, 1), 250);
+  EXPECT_EQ(*broker.append_time_ms(tp, 2), 250);
+  EXPECT_EQ(broker.fetch(tp, 2, 1)->front().timestamp, 7);
+  EXPECT_EQ(broker.append_time_ms(tp, 3).error(), Errors::OFFSET_OUT_OF_RANGE);
+  ASSERT_EQ(*broker.delete_records(tp, 1), 1);
+  EXPECT_EQ(broker.append_time_ms(tp, 0).error(), Errors::OFFSET_OUT_OF_RANGE);
+  EXPECT_EQ(*broker.append_time_ms(tp, 1), 250);
+  EXPECT_EQ(broker.append_time_ms({"t", 1}, 0).error(), Errors::UNKNOWN_TOPIC_OR_PARTITION);
+}
+
 TEST(SimBrokerTest, CommittedOffsetsArePerGroupAndFencedByGeneration) {
   // Offsets are kept per group; a commit from a stale generation or an unknown member is refused
   // and leaves the committed offset unchanged; commits are accepted while the group prepares a

@@ -83,6 +83,7 @@ TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
           << cluster.seed_text() << " " << r.to_string();
       for (const ReplicaSnapshot& replica : s->replicas) {
         EXPECT_EQ(replica.client_state, ClientState::RUNNING) << cluster.seed_text();
+        EXPECT_FALSE(replica.warmup) << cluster.seed_text() << " caught-up clients need none";
         if (replica.role != ReplicaRole::kActive) continue;
         EXPECT_EQ(replica.task_state, TaskState::RUNNING) << cluster.seed_text();
         EXPECT_EQ(replica.thread_state, ThreadState::RUNNING) << cluster.seed_text();
@@ -91,6 +92,48 @@ TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
       }
     }
   }
+}
+
+// Proves snapshots mark warmups: a second instance joining a client whose stores are far beyond
+// acceptable.recovery.lag gets standbys that are warmups (never actives at first), and once a
+// probing rebalance has moved actives to it, no warmup is left.
+TEST(HistoryTest, PlacementSnapshotsMarkWarmupsUntilTheProbingRebalanceMovesActives) {
+  ClusterConfig c;
+  c.seed = 52;
+  c.instances = 1;
+  c.streams.application_id = "app";
+  c.streams.commit_interval_ms = 100;
+  c.streams.assignment.acceptable_recovery_lag = 10;
+  c.streams.assignment.probing_rebalance_interval_ms = 60'000;
+  c.topology.kind = TopologyKind::Count;
+  c.topology.source_topic = "words";
+  c.topology.source_partitions = 4;
+  c.topology.store_name = "counts";
+  Cluster cluster(c);
+  cluster.start_all();
+  // Distinct keys: the cache would fold repeats into one changelog record each.
+  for (int32_t k = 0; k < 400; ++k) cluster.produce(k, 1);
+  ASSERT_EQ(cluster.run_until(20'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  cluster.add_instance().start();
+  bool saw_warmup = false;
+  PlacementSnapshot last;
+  for (int64_t t = 20'500; t <= 140'000; t += 500) {
+    ASSERT_EQ(cluster.run_until(t).stop, RunStop::kTimeReached) << cluster.seed_text();
+    last = take_placement(cluster, "counts", {0, 1, 2, 3});
+    for (const ReplicaSnapshot& r : last.replicas) {
+      if (!r.warmup) continue;
+      saw_warmup = true;
+      EXPECT_EQ(r.role, ReplicaRole::kStandby) << cluster.seed_text() << " " << r.to_string();
+      EXPECT_EQ(r.instance, "instance-2") << cluster.seed_text() << " " << r.to_string();
+    }
+  }
+  EXPECT_TRUE(saw_warmup) << cluster.seed_text();
+  int32_t actives_on_new = 0;
+  for (const ReplicaSnapshot& r : last.replicas) {
+    EXPECT_FALSE(r.warmup) << cluster.seed_text() << " " << last.to_string();
+    if (r.instance == "instance-2" && r.role == ReplicaRole::kActive) ++actives_on_new;
+  }
+  EXPECT_GT(actives_on_new, 0) << cluster.seed_text() << " " << last.to_string();
 }
 
 }  // namespace

@@ -57,15 +57,43 @@ ReplicaSnapshot replica_of(Cluster& cluster, Instance& instance, const std::stri
   return r;
 }
 
+// The warmups of the newest assignment any running instance's thread computed as the leader. A
+// leader that crashed since took its decision with it; the next newest one then stands in, which
+// can only be older and is replaced at the next rebalance.
+const StreamThread::LeaderWarmups* newest_leader_warmups(Cluster& cluster) {
+  const StreamThread::LeaderWarmups* newest = nullptr;
+  for (int32_t n = 1; n <= cluster.instance_count(); ++n) {
+    Instance& instance = cluster.instance(n);
+    if (!instance.running()) continue;
+    for (const auto& thread : instance.streams().threads()) {
+      const auto& w = thread->last_leader_warmups();
+      if (w && (newest == nullptr || w->at_ms > newest->at_ms)) newest = &*w;
+    }
+  }
+  return newest;
+}
+
+bool is_warmup(const StreamThread::LeaderWarmups& leader, Instance& instance, int32_t partition) {
+  auto pid = ProcessId::from_string(instance.streams().process_id());
+  if (!pid) return false;
+  auto it = leader.warmups.find(*pid);
+  // One subtopology: task 0_p holds partition p's store.
+  return it != leader.warmups.end() && it->second.count(TaskId{0, partition}) > 0;
+}
+
 }  // namespace
 
 PlacementSnapshot take_placement(Cluster& cluster, const std::string& store,
                                  const std::set<int32_t>& partitions) {
   PlacementSnapshot snapshot;
   snapshot.at_ms = cluster.now_ms();
+  const StreamThread::LeaderWarmups* leader = newest_leader_warmups(cluster);
   for (int32_t partition : partitions) {
     for (int32_t n = 1; n <= cluster.instance_count(); ++n) {
-      snapshot.replicas.push_back(replica_of(cluster, cluster.instance(n), store, partition));
+      ReplicaSnapshot r = replica_of(cluster, cluster.instance(n), store, partition);
+      r.warmup = r.role == ReplicaRole::kStandby && leader != nullptr &&
+                 is_warmup(*leader, cluster.instance(n), partition);
+      snapshot.replicas.push_back(std::move(r));
     }
   }
   return snapshot;

@@ -75,6 +75,7 @@ std::string ReplicaSnapshot::to_string() const {
   if (!running) return out + " down}";
   out += " client=" + opt_string(client_state);
   out += " role=" + std::string(sim::to_string(role));
+  if (warmup) out += "(warmup)";
   if (role == ReplicaRole::kNone) return out + "}";
   out += " task=" + opt_string(task_state) + " thread=" + opt_string(thread_state);
   out += " pos=" + opt_string(store_position);

@@ -41,6 +41,9 @@ struct ReplicaSnapshot {
   bool running = false;
   std::optional<ClientState> client_state;
   ReplicaRole role = ReplicaRole::kNone;
+  // A standby the group leader's last assignment created as a warmup (to Kafka's IQ and to every
+  // check it is a standby; reports draw it apart).
+  bool warmup = false;
   std::optional<TaskState> task_state;
   std::optional<ThreadState> thread_state;  // of the thread that owns the task
   std::optional<Position> store_position;   // the store's position (source offsets)

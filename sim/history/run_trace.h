@@ -29,7 +29,8 @@ struct SourceLogRecord {
   int64_t offset = 0;
   int32_t key = 0;
   std::optional<int64_t> value;  // absent: a tombstone
-  int64_t timestamp_ms = 0;
+  int64_t timestamp_ms = 0;      // the record's own timestamp (event time)
+  int64_t appended_ms = 0;       // when the broker appended it (virtual time)
   bool operator==(const SourceLogRecord&) const = default;
 };
 

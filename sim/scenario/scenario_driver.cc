@@ -585,6 +585,10 @@ void ScenarioDriver::read_source_log() {
         s.key = Serde<int32_t>::deserialize(*c.key);
         if (c.value) s.value = Serde<int64_t>::deserialize(*c.value);
         s.timestamp_ms = c.timestamp;
+        auto appended = broker.append_time_ms(tp, c.offset);
+        IQ_ASSERT(appended.has_value(), "append time of {}-{} offset {}", t.source_topic, p,
+                  c.offset);
+        s.appended_ms = *appended;
         trace_.source_log.push_back(std::move(s));
         ++next;
       }
