@@ -195,6 +195,13 @@ TEST(Escaping, RunTextIsEscapedInThePage) {
   EXPECT_NE(html.find("synthetic &lt;title&gt;"), std::string::npos);
 }
 
+const StalenessGroup* role_group(const Staleness& st, const std::string& role) {
+  for (const StalenessGroup& g : st.groups) {
+    if (g.dimension == "role" && g.name == role) return &g;
+  }
+  return nullptr;
+}
+
 TEST(Staleness, NearestRankStatistics) {
   std::vector<int64_t> values;
   for (int64_t v = 100; v >= 1; --v) values.push_back(v);
@@ -210,12 +217,8 @@ TEST(Staleness, NearestRankStatistics) {
 TEST(Staleness, ByRoleFromSnapshots) {
   sim::RunTrace trace = synthetic_trace(200, 2, 3, 1000);
   Staleness st = compute_staleness(trace);
-  const StalenessGroup* active = nullptr;
-  const StalenessGroup* standby = nullptr;
-  for (const StalenessGroup& g : st.groups) {
-    if (g.dimension == "role" && g.name == "active") active = &g;
-    if (g.dimension == "role" && g.name == "standby") standby = &g;
-  }
+  const StalenessGroup* active = role_group(st, "active");
+  const StalenessGroup* standby = role_group(st, "standby");
   ASSERT_NE(active, nullptr) << "seed " << kSeed;
   ASSERT_NE(standby, nullptr) << "seed " << kSeed;
   EXPECT_EQ(active->behind_log_end.max, 0) << "seed " << kSeed;
@@ -264,12 +267,8 @@ TEST(Staleness, VirtualMsFromAppendTimes) {
   Staleness st = compute_staleness(trace);
   EXPECT_EQ(st.answers, 4u) << "seed " << kSeed;
   EXPECT_EQ(st.without_position, 1u) << "seed " << kSeed;
-  const StalenessGroup* active = nullptr;
-  const StalenessGroup* standby = nullptr;
-  for (const StalenessGroup& g : st.groups) {
-    if (g.dimension == "role" && g.name == "active") active = &g;
-    if (g.dimension == "role" && g.name == "standby") standby = &g;
-  }
+  const StalenessGroup* active = role_group(st, "active");
+  const StalenessGroup* standby = role_group(st, "standby");
   ASSERT_NE(active, nullptr) << "seed " << kSeed;
   ASSERT_NE(standby, nullptr) << "seed " << kSeed;
   EXPECT_EQ(active->ms_behind_log_end.count, 1u) << "seed " << kSeed;

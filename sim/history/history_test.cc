@@ -47,19 +47,25 @@ TEST(HistoryTest, AppendKeepsOrderAndPrintsStably) {
       << text;
 }
 
-// Proves that in a stable 2-instance, 1-standby cluster every query's placement snapshot shows
-// exactly one RUNNING active and one standby of the queried partition.
-TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
+// A Count topology "words" -> "counts" over 4 partitions, committing every 100 ms.
+ClusterConfig count_cluster(uint64_t seed, int32_t instances) {
   ClusterConfig c;
-  c.seed = 51;
-  c.instances = 2;
+  c.seed = seed;
+  c.instances = instances;
   c.streams.application_id = "app";
   c.streams.commit_interval_ms = 100;
-  c.streams.assignment.num_standby_replicas = 1;
   c.topology.kind = TopologyKind::Count;
   c.topology.source_topic = "words";
   c.topology.source_partitions = 4;
   c.topology.store_name = "counts";
+  return c;
+}
+
+// Proves that in a stable 2-instance, 1-standby cluster every query's placement snapshot shows
+// exactly one RUNNING active and one standby of the queried partition.
+TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
+  ClusterConfig c = count_cluster(51, 2);
+  c.streams.assignment.num_standby_replicas = 1;
   Cluster cluster(c);
   cluster.start_all();
   for (int32_t k = 0; k < 20; ++k) cluster.produce(k, 1);
@@ -98,17 +104,9 @@ TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
 // acceptable.recovery.lag gets standbys that are warmups (never actives at first), and once a
 // probing rebalance has moved actives to it, no warmup is left.
 TEST(HistoryTest, PlacementSnapshotsMarkWarmupsUntilTheProbingRebalanceMovesActives) {
-  ClusterConfig c;
-  c.seed = 52;
-  c.instances = 1;
-  c.streams.application_id = "app";
-  c.streams.commit_interval_ms = 100;
+  ClusterConfig c = count_cluster(52, 1);
   c.streams.assignment.acceptable_recovery_lag = 10;
   c.streams.assignment.probing_rebalance_interval_ms = 60'000;
-  c.topology.kind = TopologyKind::Count;
-  c.topology.source_topic = "words";
-  c.topology.source_partitions = 4;
-  c.topology.store_name = "counts";
   Cluster cluster(c);
   cluster.start_all();
   // Distinct keys: the cache would fold repeats into one changelog record each.
