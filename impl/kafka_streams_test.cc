@@ -90,6 +90,37 @@ TEST_F(KafkaStreamsTest, StartsProcessesAndAnswersQueries) {
     EXPECT_EQ(lag.offset_lag(), 0) << "partition " << p;
 }
 
+// Proves Kafka's TaskManager.rebalanceInProgress: from the moment the thread builds its JoinGroup
+// subscription until the assignment is handled, records are still processed but nothing is
+// committed; the commit that came due meanwhile runs as soon as the rebalance completes.
+TEST_F(KafkaStreamsTest, NoCommitWhileItsRebalanceIsInProgress) {
+  streams_->start();
+  for (int i = 0; i < 3; ++i) produce(42);
+  run(200);
+  ASSERT_EQ(streams_->state(), ClientState::RUNNING);
+  const TopicPartition tp{"words", partition_for_key(Serde<int32_t>::serialize(42).view(), 2)};
+  ASSERT_EQ(membership_.committed(tp), std::optional<int64_t>(3));
+
+  membership_.hold = true;
+  membership_.enforce_rebalance();
+  for (int i = 0; i < 2; ++i) produce(42);
+  const int commits_before = membership_.commits;
+  run(1'000);  // ten commit intervals
+  EXPECT_EQ(membership_.commits, commits_before) << "committed during the rebalance";
+  EXPECT_EQ(membership_.committed(tp), std::optional<int64_t>(3));
+  auto r = streams_->query(
+      StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(42)));
+  ASSERT_TRUE(r.has_value());
+  auto only = r->only_partition_result<int64_t>();
+  ASSERT_TRUE(only.has_value() && *only != nullptr);
+  EXPECT_EQ((*only)->result<std::optional<int64_t>>(), std::optional<int64_t>(5))
+      << "processing stops during the rebalance";
+
+  membership_.hold = false;
+  run(now_);  // one pass: the assignment completes, then the overdue commit
+  EXPECT_EQ(membership_.committed(tp), std::optional<int64_t>(5));
+}
+
 // Proves a closed client refuses queries with StreamsStoppedException and left its state on disk.
 TEST_F(KafkaStreamsTest, ClosedClientRefusesQueries) {
   streams_->start();

@@ -35,7 +35,10 @@ Status StreamThread::run_once(int64_t now_ms) {
       state_ == ThreadState::CREATED) {
     return ok_status();
   }
-  if (next_rebalance_ms_ && now_ms >= *next_rebalance_ms_) {
+  // A scheduled probing or follow-up rebalance waits for the current one to finish
+  // (StreamThread.runLoop checks taskManager.rebalanceInProgress()).
+  if (next_rebalance_ms_ && now_ms >= *next_rebalance_ms_ &&
+      !task_manager_->rebalance_in_progress()) {
     next_rebalance_ms_.reset();
     membership_.enforce_rebalance();
   }
@@ -43,7 +46,10 @@ Status StreamThread::run_once(int64_t now_ms) {
   if (state_ == ThreadState::STARTING) return ok_status();  // no assignment yet
   auto s = restore_and_process();
   if (!s) return s;
-  if (now_ms - last_commit_ms_ >= client_.thread_config.commit_interval_ms) {
+  // StreamThread.maybeCommit: during a rebalance TaskManager.commit returns -1 without committing
+  // (or flushing) anything, and lastCommitMs stays, so the commit runs as soon as it completes.
+  if (now_ms - last_commit_ms_ >= client_.thread_config.commit_interval_ms &&
+      !task_manager_->rebalance_in_progress()) {
     s = task_manager_->commit_all();
     if (!s && s.error().kind == StreamsError::Kind::TaskMigrated) {
       // StreamThread.runLoop's TaskMigratedException handling: drop the actives, rejoin.
@@ -95,6 +101,7 @@ Status StreamThread::on_partitions_lost() {
 }
 
 Bytes StreamThread::subscription_user_data() {
+  task_manager_->handle_rebalance_start();
   SubscriptionInfo info{client_.process_id, client_.endpoint, task_manager_->task_offset_sums(),
                         ++unique_field_};
   return info.encode();
@@ -140,6 +147,7 @@ Status StreamThread::on_assignment(int32_t generation, const Bytes& bytes) {
   if (!s) return s;
   if (info->next_rebalance_ms) next_rebalance_ms_ = *info->next_rebalance_ms;
   transition_to(ThreadState::PARTITIONS_ASSIGNED);
+  task_manager_->handle_rebalance_complete();  // onPartitionsAssigned
   return ok_status();
 }
 

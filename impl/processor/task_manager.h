@@ -63,8 +63,18 @@ class TaskManager {
   // Round-robin over RUNNING actives, at most `max_records_per_task` each. Returns records
   // processed.
   [[nodiscard]] base::Expected<size_t, StreamsError> process(size_t max_records_per_task);
-  // Commit every active that processed since its last commit, and every standby.
+  // Commit every active that processed since its last commit, and every standby. Unconditional:
+  // the loop's periodic commit asks rebalance_in_progress() first (shutdown commits regardless).
   [[nodiscard]] Status commit_all();
+
+  // TaskManager.rebalanceInProgress: set when the thread builds its subscription for a JoinGroup
+  // (StreamsPartitionAssignor.subscriptionUserData -> handleRebalanceStart), cleared when the
+  // assignment has been handled (StreamsRebalanceListener.onPartitionsAssigned ->
+  // handleRebalanceComplete). Meanwhile the periodic commit is skipped ("it is not safe to
+  // commit") and a scheduled probing or follow-up rebalance waits; revocation still commits.
+  void handle_rebalance_start() { rebalance_in_progress_ = true; }
+  void handle_rebalance_complete() { rebalance_in_progress_ = false; }
+  bool rebalance_in_progress() const { return rebalance_in_progress_; }
   // The offset sum of every task with state on this client: -2 for a RUNNING active, else the
   // sum of its changelog offsets; tasks only on disk report their .checkpoint.
   std::map<TaskId, int64_t> task_offset_sums();
@@ -98,6 +108,7 @@ class TaskManager {
   GroupMembership& membership_;
   EnvironmentFactory environment_;
   std::string thread_name_;  // the owner of this thread's task directory locks
+  bool rebalance_in_progress_ = false;
   std::map<TaskId, std::unique_ptr<StreamTask>> actives_;
   std::map<TaskId, std::unique_ptr<StandbyTask>> standbys_;
 };

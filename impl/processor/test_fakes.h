@@ -96,14 +96,19 @@ class FakeAdmin final : public Admin {
 };
 
 // A group of exactly one member: every (re)join assigns everything to it at once, inside poll(),
-// as KafkaConsumer.poll runs the rebalance callbacks. Commits are kept in memory.
+// as KafkaConsumer.poll runs the rebalance callbacks. Commits are kept in memory. With `hold`, a
+// rejoin sends its JoinGroup (the listener builds its subscription) and then waits, poll after
+// poll, until `hold` is cleared: a rebalance that stays in progress.
 class FakeMembership final : public GroupMembership {
  public:
   void poll(RebalanceListener& listener) override {
     if (!rejoin_) return;
+    if (!subscription_) subscription_ = listener.subscription_user_data();
+    if (hold) return;
     rejoin_ = false;
     ++generation_;
-    JoinedMember me{"member-1", listener.subscription_user_data(), listener.owned_partitions()};
+    JoinedMember me{"member-1", std::move(*subscription_), listener.owned_partitions()};
+    subscription_.reset();
     auto assignments = listener.assign({me});
     IQ_ASSERT(assignments.has_value(), "{}", assignments ? "" : assignments.error().to_string());
     auto s = listener.on_assignment(generation_, assignments->at("member-1"));
@@ -117,6 +122,7 @@ class FakeMembership final : public GroupMembership {
   int32_t generation() const override { return generation_; }
   Status commit_offsets(const TopicPartitionOffsets& offsets) override {
     for (const auto& [tp, o] : offsets) committed_[tp] = o;
+    ++commits;
     return ok_status();
   }
   std::optional<int64_t> committed(const TopicPartition& tp) const override {
@@ -124,9 +130,12 @@ class FakeMembership final : public GroupMembership {
     return it == committed_.end() ? std::nullopt : std::optional<int64_t>(it->second);
   }
   int rebalances_requested = 0;
+  int commits = 0;
+  bool hold = false;
 
  private:
   bool rejoin_ = true;
+  std::optional<Bytes> subscription_;  // the JoinGroup sent and not yet answered
   int32_t generation_ = 0;
   TopicPartitionOffsets committed_;
 };

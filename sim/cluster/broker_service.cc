@@ -5,6 +5,14 @@
 
 namespace iq::sim {
 
+uint64_t BrokerService::link_cuts(const std::string& node) const {
+  return network_.stats(node, kNode).cuts + network_.stats(kNode, node).cuts;
+}
+
+bool BrokerService::reachable(const std::string& node) const {
+  return !network_.is_cut(node, kNode) && !network_.is_cut(kNode, node);
+}
+
 BrokerService::BrokerService(EventLoop& loop, SimNetwork& network, SimBrokerConfig config)
     : loop_(loop), network_(network), broker_(config) {
   if (!network_.has_node(kNode)) network_.add_node(kNode);

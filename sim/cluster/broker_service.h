@@ -66,6 +66,12 @@ class BrokerService {
   int64_t now_ms() const { return loop_.now().ms_since_epoch(); }
   EventLoop& loop() { return loop_; }
   SimNetwork& network() { return network_; }
+  const SimNetwork& network() const { return network_; }
+  // Cuts of the link between `node` and the broker, either way, so far. A change means the
+  // connection broke: every request in flight on it failed (Kafka's DisconnectException).
+  uint64_t link_cuts(const std::string& node) const;
+  // The link between `node` and the broker is up both ways.
+  bool reachable(const std::string& node) const;
   // Call after touching the coordinator directly (a commit), so deadlines stay scheduled.
   void after_call();
 

@@ -136,7 +136,15 @@ void SimConsumer::fetch_loop() {
 
 // One FetchRequest for every assigned, unpaused partition with an empty buffer and no fetch
 // outstanding (Kafka's fetchablePartitions). The broker reads at delivery time.
+//
+// Nothing goes out while the link to the broker is cut (the node is not ready), and a fetch whose
+// connection a cut broke counts as failed: Kafka's NetworkClient fails every request in flight on
+// a closed connection (DisconnectException) and the Fetcher asks again once the node is ready.
+// Without this, a fetch lost in a cut was waited on for request.timeout.ms after the heal, and the
+// partition processed nothing meanwhile.
 void SimConsumer::send_fetch() {
+  if (!service_.reachable(node_)) return;
+  const uint64_t cuts = service_.link_cuts(node_);
   struct Want {
     TopicPartition tp;
     int64_t offset;
@@ -146,10 +154,12 @@ void SimConsumer::send_fetch() {
   const uint64_t fetch_id = fetch_id_next_;
   for (auto& [tp, state] : partitions_) {
     if (state.paused || !state.buffer.empty()) continue;
-    if (state.fetch_in_flight && now_ms() - state.fetch_sent_ms < config_.request_timeout_ms)
+    if (state.fetch_in_flight && state.fetch_cuts == cuts &&
+        now_ms() - state.fetch_sent_ms < config_.request_timeout_ms)
       continue;
     state.fetch_in_flight = fetch_id;
     state.fetch_sent_ms = now_ms();
+    state.fetch_cuts = cuts;
     wants.push_back({tp, state.position, state.epoch});
   }
   if (wants.empty()) return;
@@ -475,13 +485,11 @@ void SimGroupMembership::heartbeat_loop() {
 }
 
 uint64_t SimGroupMembership::connection_cuts() const {
-  return network_.stats(node_, BrokerService::kNode).cuts +
-         network_.stats(BrokerService::kNode, node_).cuts;
+  return service_.link_cuts(node_);
 }
 
 bool SimGroupMembership::coordinator_reachable() const {
-  return !network_.is_cut(node_, BrokerService::kNode) &&
-         !network_.is_cut(BrokerService::kNode, node_);
+  return service_.reachable(node_);
 }
 
 // OffsetCommit with zero latency. A stale generation or unknown member fails (Kafka's

@@ -65,7 +65,9 @@ struct ProcessGate {
 struct SimConsumerConfig {
   int64_t fetch_interval_ms = 10;
   int32_t max_records_per_fetch = 500;  // per partition (max.partition.fetch.bytes, in records)
-  // request.timeout.ms: a fetch unanswered this long is taken as lost and may be sent again.
+  // request.timeout.ms: a fetch unanswered this long is taken as lost and may be sent again
+  // (an answer dropped on a link that stayed up). One whose connection a cut broke is resent at
+  // once after the heal.
   int64_t request_timeout_ms = 30'000;
   bool operator==(const SimConsumerConfig&) const = default;
 };
@@ -99,6 +101,7 @@ class SimConsumer final : public Consumer {
     bool paused = false;
     std::optional<uint64_t> fetch_in_flight;  // the id of the outstanding fetch
     int64_t fetch_sent_ms = 0;
+    uint64_t fetch_cuts = 0;            // BrokerService::link_cuts() when it went out
     std::deque<ConsumerRecord> buffer;  // buffer[i].offset == position + i
   };
   struct FetchResult {

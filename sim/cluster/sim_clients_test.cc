@@ -68,6 +68,26 @@ TEST(SimConsumerTest, CutLinkDeliversNothing) {
   EXPECT_EQ(c.poll(10).size(), 2u);
 }
 
+// Proves a fetch whose connection a cut broke is sent again as soon as the link heals (Kafka fails
+// requests in flight on a closed connection), not after the 30 s request timeout; and that
+// nothing is sent while the link is cut.
+TEST(SimConsumerTest, FetchLostToACutIsResentRightAfterTheHeal) {
+  World w;
+  w.append(2);
+  SimConsumer c(w.service, "instance-1", "c");  // request.timeout.ms 30 000
+  c.assign({{"t", 0}});
+  (void)w.loop.run_until(base::Instant::from_ms(12));  // the first fetch is on the wire
+  ASSERT_EQ(c.fetches_sent(), 1u);
+  w.network.cut("instance-1", BrokerService::kNode);
+  w.network.cut(BrokerService::kNode, "instance-1");
+  (void)w.loop.run_until(base::Instant::from_ms(500));
+  EXPECT_TRUE(c.poll(10).empty());
+  EXPECT_EQ(c.fetches_sent(), 1u) << "a fetch went out on a cut link";
+  w.network.heal_all();
+  (void)w.loop.run_until(base::Instant::from_ms(540));
+  EXPECT_EQ(c.poll(10).size(), 2u) << "the lost fetch was not resent after the heal";
+}
+
 // Proves the admin and the collector fail while the instance's link to the broker is cut.
 TEST(SimConsumerTest, AdminAndCollectorFailWhileCut) {
   World w;
