@@ -90,6 +90,10 @@ void print_report_header(const std::string& command, const properties::RunReport
               static_cast<unsigned long long>(r.queries_total),
               static_cast<long long>(r.virtual_ms), static_cast<unsigned long long>(r.events),
               r.digest.c_str());
+  if (r.records_reprocessed > 0) {
+    std::printf("  at-least-once reprocessing: %llu input records processed again\n",
+                static_cast<unsigned long long>(r.records_reprocessed));
+  }
 }
 
 void print_verdict(const properties::RunReport& r) {
@@ -184,7 +188,15 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
   std::printf("  queries judged: %llu of %llu\n",
               static_cast<unsigned long long>(s.queries_judged()),
               static_cast<unsigned long long>(s.queries_total()));
+  std::printf("  at-least-once reprocessing: %llu runs, %llu input records processed again\n",
+              static_cast<unsigned long long>(s.runs_with_reprocessing()),
+              static_cast<unsigned long long>(s.records_reprocessed()));
   std::printf("  violations by property: %s\n", counts_text(s.violations_by_property()).c_str());
+  if (!s.violations_by_property().empty()) {
+    // Context for triage: a violation with no reprocessing before it is the first to read.
+    std::printf("    of which after at-least-once reprocessing of their partition: %s\n",
+                counts_text(s.after_reprocessing_by_property()).c_str());
+  }
   std::printf("  expected violations (findings): %s\n",
               counts_text(s.expected_violations_by_property()).c_str());
   auto held = s.unexpectedly_held_by_property();
@@ -199,9 +211,11 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
   std::printf("failures:\n");
   for (const SeedResult& r : s.results) {
     if (r.passed) continue;
-    std::string why = !r.violations.empty()
-                          ? r.violations.front().property + ": " + r.violations.front().summary
-                          : r.unexpectedly_held.front() + " held though declared as failing";
+    std::string why =
+        !r.violations.empty()
+            ? r.violations.front().property + ": " + r.violations.front().summary +
+                  (r.violations.front().after_reprocessing ? " [after reprocessing]" : "")
+            : r.unexpectedly_held.front() + " held though declared as failing";
     std::printf("  %s    # %s\n", r.reproduce.c_str(), why.c_str());
   }
 }
@@ -302,6 +316,8 @@ bool write_sweep_report(const FuzzArgs& args, const SweepSummary& summary) {
       violation.record_id = v.record_id;
       violation.at_ms = v.at_ms;
       violation.summary = v.summary;
+      // The sweep page groups by whether there was reprocessing; the ranges are on the run page.
+      if (v.after_reprocessing) violation.reprocessed_before = {"(see the seed's run report)"};
       run.violations.push_back(std::move(violation));
     }
     // A seed whose run never finished (it died in its child process) is not run again here:

@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 ViolationSummary violation_summary(const properties::Violation& v) {
-  return {v.property, v.record_id, v.at_ms, v.summary};
+  return {v.property, v.record_id, v.at_ms, v.summary, !v.reprocessed_before.empty()};
 }
 
 std::vector<ViolationSummary> listed(const std::vector<properties::Violation>& violations) {
@@ -32,6 +32,15 @@ std::map<std::string, uint64_t> count_by_property(
   return counts;
 }
 
+std::map<std::string, uint64_t> count_after_reprocessing(
+    const std::vector<properties::Violation>& violations) {
+  std::map<std::string, uint64_t> counts;
+  for (const properties::Violation& v : violations) {
+    if (!v.reprocessed_before.empty()) ++counts[v.property];
+  }
+  return counts;
+}
+
 void add_counts(std::map<std::string, uint64_t>& total,
                 const std::map<std::string, uint64_t>& more) {
   for (const auto& [property, n] : more) total[property] += n;
@@ -43,7 +52,8 @@ json violations_json(const std::vector<ViolationSummary>& violations) {
     out.push_back({{"property", v.property},
                    {"record_id", v.record_id},
                    {"at_ms", v.at_ms},
-                   {"summary", v.summary}});
+                   {"summary", v.summary},
+                   {"after_reprocessing", v.after_reprocessing}});
   }
   return out;
 }
@@ -56,11 +66,13 @@ json result_json(const SeedResult& r) {
           {"unexpectedly_held", r.unexpectedly_held},
           {"violations_by_property", r.violations_by_property},
           {"expected_violations_by_property", r.expected_violations_by_property},
+          {"after_reprocessing_by_property", r.after_reprocessing_by_property},
           {"properties_checked", r.properties_checked},
           {"queries_judged", r.queries_judged},
           {"queries_total", r.queries_total},
           {"virtual_ms", r.virtual_ms},
           {"events", r.events},
+          {"records_reprocessed", r.records_reprocessed},
           {"digest", r.digest},
           {"reproduce", r.reproduce}};
 }
@@ -68,8 +80,10 @@ json result_json(const SeedResult& r) {
 std::vector<ViolationSummary> violations_from_json(const json& array) {
   std::vector<ViolationSummary> out;
   for (const json& v : array) {
+    // after_reprocessing came later than the rest: a summary written before it has none.
     out.push_back({v.at("property").get<std::string>(), v.at("record_id").get<uint64_t>(),
-                   v.at("at_ms").get<int64_t>(), v.at("summary").get<std::string>()});
+                   v.at("at_ms").get<int64_t>(), v.at("summary").get<std::string>(),
+                   v.value("after_reprocessing", false)});
   }
   return out;
 }
@@ -84,11 +98,14 @@ SeedResult result_from_json(const json& j) {
   r.violations_by_property = j.at("violations_by_property").get<std::map<std::string, uint64_t>>();
   r.expected_violations_by_property =
       j.at("expected_violations_by_property").get<std::map<std::string, uint64_t>>();
+  r.after_reprocessing_by_property =
+      j.value("after_reprocessing_by_property", std::map<std::string, uint64_t>{});
   r.properties_checked = j.at("properties_checked").get<std::vector<std::string>>();
   r.queries_judged = j.at("queries_judged").get<uint64_t>();
   r.queries_total = j.at("queries_total").get<uint64_t>();
   r.virtual_ms = j.at("virtual_ms").get<int64_t>();
   r.events = j.at("events").get<uint64_t>();
+  r.records_reprocessed = j.value("records_reprocessed", uint64_t{0});
   r.digest = j.at("digest").get<std::string>();
   r.reproduce = j.at("reproduce").get<std::string>();
   return r;
@@ -143,6 +160,17 @@ uint64_t SweepSummary::queries_total() const {
                          [](uint64_t n, const SeedResult& r) { return n + r.queries_total; });
 }
 
+uint64_t SweepSummary::records_reprocessed() const {
+  return std::accumulate(results.begin(), results.end(), uint64_t{0},
+                         [](uint64_t n, const SeedResult& r) { return n + r.records_reprocessed; });
+}
+
+uint64_t SweepSummary::runs_with_reprocessing() const {
+  return static_cast<uint64_t>(
+      std::count_if(results.begin(), results.end(),
+                    [](const SeedResult& r) { return r.records_reprocessed > 0; }));
+}
+
 std::vector<std::string> SweepSummary::properties_checked() const {
   std::set<std::string> all;
   for (const SeedResult& r : results)
@@ -159,6 +187,12 @@ std::map<std::string, uint64_t> SweepSummary::violations_by_property() const {
 std::map<std::string, uint64_t> SweepSummary::expected_violations_by_property() const {
   std::map<std::string, uint64_t> total;
   for (const SeedResult& r : results) add_counts(total, r.expected_violations_by_property);
+  return total;
+}
+
+std::map<std::string, uint64_t> SweepSummary::after_reprocessing_by_property() const {
+  std::map<std::string, uint64_t> total;
+  for (const SeedResult& r : results) add_counts(total, r.after_reprocessing_by_property);
   return total;
 }
 
@@ -179,11 +213,13 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.unexpectedly_held = report.unexpectedly_held;
   r.violations_by_property = count_by_property(report.violations);
   r.expected_violations_by_property = count_by_property(report.expected_violations);
+  r.after_reprocessing_by_property = count_after_reprocessing(report.violations);
   r.properties_checked = report.properties_checked;
   r.queries_judged = report.queries_judged;
   r.queries_total = report.queries_total;
   r.virtual_ms = report.virtual_ms;
   r.events = report.events;
+  r.records_reprocessed = report.records_reprocessed;
   r.digest = report.digest;
   r.reproduce = report.reproduce_command();
   return r;
@@ -210,9 +246,12 @@ nlohmann::json to_json(const SweepSummary& s) {
         {"failed", s.failed()},
         {"queries_judged", s.queries_judged()},
         {"queries_total", s.queries_total()},
+        {"records_reprocessed", s.records_reprocessed()},
+        {"runs_with_reprocessing", s.runs_with_reprocessing()},
         {"properties_checked", s.properties_checked()},
         {"violations_by_property", s.violations_by_property()},
         {"expected_violations_by_property", s.expected_violations_by_property()},
+        {"after_reprocessing_by_property", s.after_reprocessing_by_property()},
         {"unexpectedly_held_by_property", s.unexpectedly_held_by_property()}}},
       {"failures", failures},
       {"results", results},

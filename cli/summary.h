@@ -36,6 +36,9 @@ struct ViolationSummary {
   uint64_t record_id = 0;
   int64_t at_ms = 0;
   std::string summary;
+  // Some task had processed records of the answering partition again before it (at-least-once;
+  // Violation::reprocessed_before): context for triage, never an excuse.
+  bool after_reprocessing = false;
   bool operator==(const ViolationSummary&) const = default;
 };
 
@@ -47,11 +50,14 @@ struct SeedResult {
   std::vector<std::string> unexpectedly_held;
   std::map<std::string, uint64_t> violations_by_property;           // unexpected only
   std::map<std::string, uint64_t> expected_violations_by_property;  // findings only
+  // Of violations_by_property, those after reprocessing of their partition.
+  std::map<std::string, uint64_t> after_reprocessing_by_property;
   std::vector<std::string> properties_checked;
   uint64_t queries_judged = 0;
   uint64_t queries_total = 0;
   int64_t virtual_ms = 0;
   uint64_t events = 0;
+  uint64_t records_reprocessed = 0;  // RunReport::records_reprocessed
   std::string digest;
   std::string reproduce;  // "iqsim replay FILE --seed S"
   bool operator==(const SeedResult&) const = default;
@@ -81,9 +87,12 @@ struct SweepSummary {
   uint64_t failed() const { return runs() - passed(); }
   uint64_t queries_judged() const;
   uint64_t queries_total() const;
+  uint64_t records_reprocessed() const;
+  uint64_t runs_with_reprocessing() const;
   std::vector<std::string> properties_checked() const;  // the union, sorted
   std::map<std::string, uint64_t> violations_by_property() const;
   std::map<std::string, uint64_t> expected_violations_by_property() const;
+  std::map<std::string, uint64_t> after_reprocessing_by_property() const;
   std::map<std::string, uint64_t> unexpectedly_held_by_property() const;
 };
 

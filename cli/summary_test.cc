@@ -22,10 +22,12 @@ SeedResult fake_result(uint64_t seed) {
   r.digest = "d" + std::to_string(seed);
   r.reproduce = "iqsim replay s.toml --seed " + std::to_string(seed);
   if (seed % 7 == 0 && seed % 2 == 1) {
-    r.violations = {{"ResultMatchesModel", 3, 250, "value 2, model says 1"},
-                    {"ResultMatchesModel", 9, 400, "value 5, model says 4"}};
+    r.violations = {{"ResultMatchesModel", 3, 250, "value 2, model says 1", true},
+                    {"ResultMatchesModel", 9, 400, "value 5, model says 4", false}};
     r.violations_by_property["ResultMatchesModel"] = 2;
+    r.after_reprocessing_by_property["ResultMatchesModel"] = 1;
   }
+  if (seed % 3 == 0) r.records_reprocessed = seed;
   if (seed % 5 == 0) {
     r.expected_violations = {{"LagReported", 0, 10, "lag 3, actual 2"}};
     r.expected_violations_by_property["LagReported"] = 1;
@@ -60,9 +62,30 @@ TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
   EXPECT_EQ(j["totals"]["failed"], 3u);  // seeds 7, 21, 35
   EXPECT_EQ(j["totals"]["violations_by_property"]["ResultMatchesModel"], 6u);
   EXPECT_EQ(j["totals"]["expected_violations_by_property"]["LagReported"], 8u);
+  EXPECT_EQ(j["totals"]["after_reprocessing_by_property"]["ResultMatchesModel"], 3u);
+  EXPECT_EQ(j["totals"]["runs_with_reprocessing"], 13u);                    // 3, 6, ..., 39
+  EXPECT_EQ(j["totals"]["records_reprocessed"], 273u);                      // 3 + 6 + ... + 39
+  EXPECT_EQ(j["results"][6]["violations"][0]["after_reprocessing"], true);  // seed 7
+  EXPECT_EQ(j["results"][6]["violations"][1]["after_reprocessing"], false);
   EXPECT_EQ(j["failures"].size(), 3u);
   EXPECT_EQ(j["failures"][0]["reproduce"], "iqsim replay s.toml --seed 7");
   EXPECT_DOUBLE_EQ(j["timing"]["seeds_per_second"].get<double>(), 16.0);
+}
+
+// A summary written before the reprocessing fields existed still reads, with none.
+TEST(SummaryTest, FromJsonReadsSummariesWithoutReprocessingFields) {
+  nlohmann::json j = to_json(sweep(7, 1, {0, 1}));
+  nlohmann::json& result = j["results"][0];
+  result.erase("records_reprocessed");
+  result.erase("after_reprocessing_by_property");
+  for (nlohmann::json& v : result["violations"]) v.erase("after_reprocessing");
+  auto back = summary_from_json(j, "old.json");
+  ASSERT_TRUE(back.has_value()) << back.error();
+  ASSERT_EQ(back->results.size(), 1u);
+  EXPECT_EQ(back->results[0].records_reprocessed, 0u);
+  EXPECT_TRUE(back->results[0].after_reprocessing_by_property.empty());
+  ASSERT_EQ(back->results[0].violations.size(), 2u);
+  EXPECT_FALSE(back->results[0].violations[0].after_reprocessing);
 }
 
 // The merge of a sweep's shards has the same totals and results as the sweep run whole.

@@ -40,6 +40,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
       env.cache = cache;
       env.standby_cache = standby_cache;
       env.collector = collector;
+      env.processed = io_.processed;
       return env;
     };
     threads_.push_back(std::make_unique<StreamThread>(

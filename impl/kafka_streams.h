@@ -40,7 +40,8 @@ struct ClientIo {
   Admin* admin = nullptr;
   FileSystem* fs = nullptr;
   rocksdb::Env* rocksdb_env = nullptr;
-  std::vector<ThreadIo> threads;  // one per stream thread
+  std::vector<ThreadIo> threads;                 // one per stream thread
+  ProcessedRecordListener* processed = nullptr;  // optional observer of processed input (sim/)
 };
 
 class KafkaStreams {

@@ -106,6 +106,9 @@ RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trac
   report.queries_total = trace.history.size();
   report.virtual_ms = trace.end_ms;
   report.events = trace.events;
+  for (const sim::ReprocessedRange& r : trace.reprocessed) {
+    report.records_reprocessed += static_cast<uint64_t>(r.last_offset - r.first_offset + 1);
+  }
   report.digest = trace.digest;
   return report;
 }

@@ -43,6 +43,8 @@ struct RunReport {
   std::map<std::string, uint64_t> violations_by_property;  // both kinds
   int64_t virtual_ms = 0;
   uint64_t events = 0;
+  // Input records some task processed again (at-least-once), summed over the trace's ranges.
+  uint64_t records_reprocessed = 0;
   std::string digest;
   std::shared_ptr<const sim::RunTrace> trace;  // only with RunOptions::keep_trace
 

@@ -82,9 +82,9 @@ struct RenderedGraph {
   std::string error;                   // why nothing was rendered, if so
 };
 
-// Lays out with "dot" and renders SVG through libgvc (one process-wide gvContext, agread with a deterministic ID
-// discipline in place of agmemread, gvLayout, gvRenderData). Serialised by a mutex: libgvc keeps
-// global state.
+// Lays out with "dot" and renders SVG through libgvc (one process-wide gvContext, agread with a
+// deterministic ID discipline in place of agmemread, gvLayout, gvRenderData). Serialised by a
+// mutex: libgvc keeps global state.
 RenderedGraph render_graph(const DotWriter& dot, const LayoutCaps& layout = {});
 base::Expected<std::string, std::string> render_dot_to_svg(const std::string& dot,
                                                            const LayoutCaps& layout = {});

@@ -43,6 +43,7 @@ svg.timeline .axis{stroke:#555}
 svg.timeline .logend{fill:none;stroke:#444;stroke-dasharray:4 3;stroke-width:1.2}
 svg.timeline .pos{fill:none;stroke-width:3}
 svg.timeline .change{stroke:#ff7f0e;stroke-width:2}
+svg.timeline .reproc{fill:#e377c2;stroke:#7f2060;stroke-width:0.8}
 svg.timeline .fault{stroke-width:1.5;stroke-dasharray:6 3}
 svg.timeline .faultlabel{font:11px Helvetica,Arial,sans-serif;font-weight:bold}
 svg.stalechart text{font:11px Helvetica,Arial,sans-serif} svg.stalechart .l{text-anchor:end}
@@ -83,8 +84,28 @@ std::string legend() {
       "(click)</span>";
   html += "<span><i style=\"background:#d62728;width:2px\"></i>crash / pause / isolate</span>";
   html += "<span><i style=\"background:#2ca02c;width:2px\"></i>restart / resume / heal</span>";
-  html += "<span><i style=\"background:#ff7f0e;width:2px\"></i>placement change</span></p>\n";
+  html += "<span><i style=\"background:#ff7f0e;width:2px\"></i>placement change</span>";
+  html +=
+      "<span><i style=\"background:#e377c2;height:8px\"></i>records processed again "
+      "(at-least-once)</span></p>\n";
   return html;
+}
+
+// A <details> list of each item's to_string(), the first kListedMax of them, the cut said; nothing
+// for no items.
+template <typename T>
+std::string capped_list(const std::string& opening, const char* what, const std::vector<T>& items) {
+  constexpr size_t kListedMax = 100;
+  if (items.empty()) return "";
+  std::string html = opening + "<ol>\n";
+  for (size_t i = 0; i < items.size() && i < kListedMax; ++i) {
+    html += "<li>" + html_escape(items[i].to_string()) + "</li>\n";
+  }
+  if (items.size() > kListedMax) {
+    html += fmt::format("<li class=\"cut\">cut: {} more {} not listed</li>\n",
+                        items.size() - kListedMax, what);
+  }
+  return html + "</ol></details>\n";
 }
 
 std::string query_counts(const sim::RunTrace& trace) {
@@ -126,6 +147,16 @@ std::string summary_section(
   html += fmt::format("<tr><th>virtual time</th><td>{} ms, {} events</td></tr>\n", r.virtual_ms,
                       r.events);
   html += "<tr><th>digest</th><td><code>" + html_escape(r.digest) + "</code></td></tr>\n";
+  if (r.trace) {
+    // An omniscient fact the reader needs before judging answers: whether at-least-once
+    // processing handled some input twice (and so may have applied it twice).
+    html += fmt::format(
+        "<tr><th>reprocessing</th><td>{} input records processed again, in {} ranges{}</td></tr>\n",
+        r.records_reprocessed, r.trace->reprocessed.size(),
+        r.trace->reprocessed_dropped > 0
+            ? fmt::format(" (and {} ranges past the cap, not kept)", r.trace->reprocessed_dropped)
+            : std::string());
+  }
   if (!r.passed()) {
     html += "<tr><th>reproduce</th><td><code>" + html_escape(r.reproduce_command()) +
             "</code></td></tr>\n";
@@ -162,18 +193,10 @@ std::string summary_section(
         "drawn)</summary><pre>" +
         html_escape(sim::to_toml(*scenario)) + "</pre></details>\n";
   }
-  if (r.trace && !r.trace->faults.empty()) {
-    html += "<details open><summary>faults</summary><ol>\n";
-    size_t n = 0;
-    for (const sim::FaultRecord& f : r.trace->faults) {
-      if (n++ == 100) {
-        html += fmt::format("<li class=\"cut\">cut: {} more faults not listed</li>\n",
-                            r.trace->faults.size() - 100);
-        break;
-      }
-      html += "<li>" + html_escape(f.to_string()) + "</li>\n";
-    }
-    html += "</ol></details>\n";
+  if (r.trace) {
+    html += capped_list("<details open><summary>faults</summary>", "faults", r.trace->faults);
+    html += capped_list("<details><summary>input records processed again (at-least-once)</summary>",
+                        "ranges", r.trace->reprocessed);
   }
   return html + "</section>\n";
 }
@@ -343,7 +366,11 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
     for (const properties::Violation& v : run.violations) {
       ++per_property[v.property].second;
       if (seen.insert(v.property).second) ++per_property[v.property].first;
-      auto& seeds = causes[v.property][violation_cause(v.summary)];
+      auto& seeds =
+          causes[v.property][violation_cause(v.summary) +
+                             (v.reprocessed_before.empty()
+                                  ? ""
+                                  : " (after at-least-once reprocessing of the partition)")];
       if (seeds.empty() || seeds.back() != run.seed) seeds.push_back(run.seed);
     }
   }

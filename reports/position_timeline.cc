@@ -217,6 +217,16 @@ std::vector<PartitionTimeline> build_timelines(const sim::RunTrace& trace,
       }
       t.log_end = std::move(kept);
     }
+    for (const sim::ReprocessedRange& r : trace.reprocessed) {
+      if (r.partition != t.partition) continue;
+      if (t.reprocessing.size() == caps.reprocessed_max) {
+        t.cut_notes.push_back(
+            fmt::format("partition {}: only the first {} reprocessing ranges drawn", t.partition,
+                        caps.reprocessed_max));
+        break;
+      }
+      t.reprocessing.push_back({r.instance, r.start_ms, r.end_ms, r.to_string()});
+    }
     add_queries(t, trace, anchors);
     cap_queries(t, caps.queries_max);
   }
@@ -291,6 +301,17 @@ std::string render_timeline_svg(const PartitionTimeline& t,
     svg += fmt::format("<text class=\"scale\" x=\"{}\" y=\"{}\">{}</text>\n", num(kLeft - 8),
                        num(top + 10), sc.offset_max);
     draw_lane(svg, samples, t.log_end, sc, top, sc.end_ms);
+  }
+  // At-least-once reprocessing: a band atop the lane of the instance that processed again.
+  for (const ReprocessingBand& b : t.reprocessing) {
+    auto it = lane_top.find(b.instance);
+    if (it == lane_top.end()) continue;
+    double x0 = sc.x(b.start_ms), x1 = sc.x(b.end_ms);
+    svg += fmt::format(
+        "<rect class=\"reproc\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"8\"><title>{}"
+        "</title></rect>\n",
+        num(x0), num(it->second), num(std::max(x1 - x0, 5.0)),
+        html_escape("at-least-once reprocessing: " + b.label));
   }
   double lanes_bottom = kTop + static_cast<double>(lanes) * (kLaneHeight + kLaneGap) - kLaneGap;
   // Time axis with ticks every tenth of the run.

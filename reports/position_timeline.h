@@ -4,7 +4,8 @@
 // faults as vertical lines across all lanes, placement changes as ticks on the time axis, and
 // each query as a dot in the lane of the instance that served it, at the height of that
 // replica's progress when it answered, coloured by outcome (a violating query is ringed and links
-// to its violation section).
+// to its violation section); at-least-once reprocessing as an orange band atop the lane of the
+// instance that processed records a second time.
 //
 //   std::vector<PartitionTimeline> t = build_timelines(trace, violation_anchors, {});
 //   std::string svg = render_timeline_svg(t[0], trace.faults, trace.end_ms);
@@ -29,8 +30,17 @@ struct TimelineCaps {
   size_t partitions_max = 16;
   size_t instances_max = 12;  // lanes per partition
   size_t samples_per_lane_max = 600;
-  size_t queries_max = 1'500;  // dots per partition (violating queries are always kept)
-  size_t faults_max = 60;      // fault lines drawn
+  size_t queries_max = 1'500;   // dots per partition (violating queries are always kept)
+  size_t faults_max = 60;       // fault lines drawn
+  size_t reprocessed_max = 40;  // reprocessing bands per partition
+};
+
+// A range of input records an instance processed a second time (sim::ReprocessedRange).
+struct ReprocessingBand {
+  std::string instance;
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  std::string label;  // ReprocessedRange::to_string()
 };
 
 struct LaneSample {
@@ -53,9 +63,10 @@ struct QueryDot {
 struct PartitionTimeline {
   int32_t partition = 0;
   std::map<std::string, std::vector<LaneSample>, InstanceLess>
-      lanes;                                  // by instance name, time-ordered
-  std::vector<QueryDot> queries;              // time-ordered
-  std::vector<int64_t> placement_changes_ms;  // a role changed on some lane
+      lanes;                                   // by instance name, time-ordered
+  std::vector<QueryDot> queries;               // time-ordered
+  std::vector<int64_t> placement_changes_ms;   // a role changed on some lane
+  std::vector<ReprocessingBand> reprocessing;  // in the order they began
   // The changelog's end offset over time: the running maximum of what any replica's observer
   // read (one line for every lane, so all lanes are measured against the same end).
   std::vector<std::pair<int64_t, int64_t>> log_end;  // (at_ms, end offset), thinned

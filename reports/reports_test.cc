@@ -308,6 +308,55 @@ TEST(SweepReport, GroupsByPropertyAndCause) {
   EXPECT_NE(html.find("partition N behind by N"), std::string::npos);
   EXPECT_NE(html.find("<a href=\"x-seed3.html\">3</a>"), std::string::npos);
   EXPECT_EQ(violation_cause("a 12 b 3"), "a N b N");
+  EXPECT_EQ(html.find("after at-least-once reprocessing"), std::string::npos) << "seed " << kSeed;
+
+  // The same summary after reprocessing of the partition is a cause of its own.
+  s.runs[2].violations[0].reprocessed_before = {"offsets 0-4 of partition 3 again"};
+  html = render_sweep_report(s);
+  EXPECT_NE(
+      html.find("<tr><td>partition N behind by N</td><td><a href=\"x-seed1.html\">1</a></td>"),
+      std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(html.find("<tr><td>partition N behind by N (after at-least-once reprocessing of the "
+                      "partition)</td><td><a href=\"x-seed3.html\">3</a></td>"),
+            std::string::npos)
+      << "seed " << kSeed;
+}
+
+// Reprocessed ranges are drawn as bands in the lane of the instance that processed again, cut at
+// the cap with a note, and listed with a total on the run page.
+TEST(HtmlReport, ReprocessingIsDrawnListedAndCapped) {
+  auto trace = std::make_shared<sim::RunTrace>(synthetic_trace(200, 2, 3, 40));
+  for (int32_t i = 0; i < 6; ++i) {
+    trace->reprocessed.push_back(
+        {0, 10 * i, 10 * i + 4, "instance-2", 300 + 100 * i, 340 + 100 * i});
+  }
+  trace->reprocessed.push_back({1, 0, 0, "instance-3", 900, 900});
+  TimelineCaps caps;
+  caps.reprocessed_max = 4;
+  auto timelines = build_timelines(*trace, {}, caps);
+  ASSERT_EQ(timelines.size(), 2u) << "seed " << kSeed;
+  EXPECT_EQ(timelines[0].reprocessing.size(), 4u) << "seed " << kSeed;
+  EXPECT_EQ(timelines[1].reprocessing.size(), 1u) << "seed " << kSeed;
+  bool cut_said = false;
+  for (const std::string& n : timelines[0].cut_notes) {
+    cut_said = cut_said || n.find("only the first 4 reprocessing ranges") != std::string::npos;
+  }
+  EXPECT_TRUE(cut_said) << "seed " << kSeed;
+  std::string svg = render_timeline_svg(timelines[1], trace->faults, trace->end_ms, caps);
+  EXPECT_NE(svg.find("class=\"reproc\""), std::string::npos) << "seed " << kSeed;
+  EXPECT_NE(svg.find("offset 0 of partition 1 again on instance-3 at 900 ms"), std::string::npos)
+      << "seed " << kSeed;
+
+  properties::RunReport r = report_for(trace);
+  r.records_reprocessed = 31;
+  r.violations[0].reprocessed_before = {"offsets 0-4 of partition 0 again on instance-2"};
+  std::string html = render_run_report(r, nullptr);
+  EXPECT_NE(html.find("31 input records processed again, in 7 ranges"), std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(html.find("input records processed again (at-least-once)"), std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(html.find("reprocessed before"), std::string::npos) << "seed " << kSeed;
 }
 
 }  // namespace

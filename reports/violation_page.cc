@@ -135,6 +135,13 @@ std::string render_violation_section(const properties::Violation& v, const sim::
                              applied_records(*r).value_or(0), r->changelog_end_offset.value_or(0)));
     }
   }
+  if (!v.reprocessed_before.empty()) {
+    // At-least-once context: the reader should know the partition's records were processed
+    // twice before this answer; it does not make the violation any less real.
+    std::string ranges;
+    for (const std::string& r : v.reprocessed_before) ranges += (ranges.empty() ? "" : "; ") + r;
+    html += kv_row("reprocessed before", ranges);
+  }
   html += kv_row("reproduce", reproduce);
   html += "</table>\n</div>\n";
   if (q != nullptr && render_diagram) {

@@ -77,6 +77,31 @@ TEST_P(RuntimeTest, ActiveProcessesAndLogsWithPositionHeaders) {
   EXPECT_EQ(log[0].headers.empty(), !consistency);
 }
 
+// The processed-record observer hears of each input record once its topology ran, in order, and
+// of nothing while the task cannot process (restoring).
+TEST_P(RuntimeTest, ProcessedRecordListenerHearsEachProcessedRecord) {
+  struct Recorder final : ProcessedRecordListener {
+    std::vector<std::pair<std::string, int64_t>> heard;
+    void on_processed(const std::string& topic, int32_t partition, int64_t offset) override {
+      heard.push_back({topic + "-" + std::to_string(partition), offset});
+    }
+  } recorder;
+  Instance a(broker_, root_ / "a", GetParam());
+  TaskEnvironment env = a.env;
+  env.processed = &recorder;
+  StreamTask task({0, 0}, topology_, env);
+  ASSERT_TRUE(task.initialize().has_value());
+  ASSERT_TRUE(a.reader.register_task(task).has_value());
+  task.add_records({input(7, 0), input(7, 1), input(8, 2)});
+  ASSERT_FALSE(*task.process_one()) << "a restoring task processes nothing";
+  EXPECT_TRUE(recorder.heard.empty());
+  ASSERT_TRUE(task.complete_restoration().has_value());
+  while (*task.process_one()) {
+  }
+  using Heard = std::vector<std::pair<std::string, int64_t>>;
+  EXPECT_EQ(recorder.heard, (Heard{{"words-0", 0}, {"words-0", 1}, {"words-0", 2}}));
+}
+
 // A standby follows the changelog; its position advances from the headers only with the switch.
 TEST_P(RuntimeTest, StandbyFollowsChangelogAndPositionOnlyWithSwitch) {
   const bool consistency = GetParam();

@@ -33,6 +33,8 @@ base::Expected<bool, StreamsError> StreamTask::process_one() {
   IQ_ASSERT(!consumed_offset_ || record.offset > *consumed_offset_);
   consumed_offset_ = record.offset;
   commit_needed_ = true;
+  if (env_.processed != nullptr)
+    env_.processed->on_processed(record.topic, record.partition, record.offset);
   return true;
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "io/processed_record_listener.h"
 #include "io/record_collector.h"
 #include "processor/processor_context_impl.h"
 #include "processor/processor_state_manager.h"
@@ -28,6 +29,7 @@ struct TaskEnvironment {
   ThreadCache* cache = nullptr;          // the thread's cache (actives)
   ThreadCache* standby_cache = nullptr;  // a zero-byte cache (standbys)
   RecordCollector* collector = nullptr;
+  ProcessedRecordListener* processed = nullptr;  // optional observer (sim/), see its header
 };
 
 class Task {

@@ -79,6 +79,10 @@ std::string Violation::to_string() const {
     out += "  faults before:\n";
     for (const auto& e : events_before) out += "    " + e + "\n";
   }
+  if (!reprocessed_before.empty()) {
+    out += "  reprocessed before (at-least-once, this partition):\n";
+    for (const auto& r : reprocessed_before) out += "    " + r + "\n";
+  }
   return out;
 }
 
@@ -145,6 +149,25 @@ std::vector<std::string> JudgeContext::events_before(int64_t at_ms, size_t n) co
   out.reserve(count);
   for (auto it = end - static_cast<std::ptrdiff_t>(count); it != end; ++it) {
     out.push_back(trace_.faults[*it].to_string());
+  }
+  return out;
+}
+
+std::vector<std::string> JudgeContext::reprocessed_before(int64_t at_ms, int32_t partition,
+                                                          size_t n) const {
+  // Ranges open in time order, so the ones begun by at_ms are a prefix.
+  std::vector<const sim::ReprocessedRange*> begun;
+  for (const sim::ReprocessedRange& r : trace_.reprocessed) {
+    if (r.start_ms > at_ms) break;
+    if (r.partition == partition) begun.push_back(&r);
+  }
+  std::vector<std::string> out;
+  const size_t count = std::min(n, begun.size());
+  if (begun.size() > count) {
+    out.push_back("(" + std::to_string(begun.size() - count) + " earlier ranges)");
+  }
+  for (size_t i = begun.size() - count; i < begun.size(); ++i) {
+    out.push_back(begun[i]->to_string());
   }
   return out;
 }

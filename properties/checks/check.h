@@ -40,6 +40,10 @@ struct Violation {
   std::string replica;                     // "instance-2 (standby, RUNNING, position ...)"
   std::string placement;                   // PlacementSnapshot::to_string() at the query's instant
   std::vector<std::string> events_before;  // the last faults before at_ms, oldest first
+  // The answering partition's input records some task had processed again by at_ms (the trace's
+  // ReprocessedRanges, newest last): context for the reader, never an excuse. Empty when the
+  // violation is about no single partition or nothing was reprocessed.
+  std::vector<std::string> reprocessed_before;
 
   std::string to_string() const;  // multi-line, readable
 };
@@ -75,6 +79,9 @@ class JudgeContext {
   int32_t phase_index(int64_t at_ms) const;
   // The last `n` faults at or before at_ms, rendered one per line, oldest first.
   std::vector<std::string> events_before(int64_t at_ms, size_t n = 8) const;
+  // The last `n` reprocessed ranges of `partition` begun at or before at_ms, oldest first, after
+  // a "(K earlier ranges)" line when more were begun.
+  std::vector<std::string> reprocessed_before(int64_t at_ms, int32_t partition, size_t n = 4) const;
 
   // Offsets of the source records that wrote the store for `key` in `partition` (ascending,
   // distinct): where the answer to a query touching that key can change. Empty if none.

@@ -119,6 +119,41 @@ TEST(JudgeContextTest, EventsBeforeAreTheLastFaultsInTimeOrder) {
   EXPECT_EQ(c.events_before(10'000).size(), 4u) << "seed " << kSeed;
 }
 
+// reprocessed_before lists the partition's ranges begun by the instant, the newest few, and
+// record_violation attaches them to a violation of a query on that partition.
+TEST(JudgeContextTest, ReprocessedBeforeListsThePartitionsRangesBegunByThen) {
+  TraceBuilder b;
+  b.produce(0, 1, 10);
+  b.trace().reprocessed = {{0, 0, 0, "instance-2", 100, 100}, {1, 0, 4, "instance-2", 150, 160},
+                           {0, 0, 0, "instance-1", 200, 200}, {0, 0, 0, "instance-3", 300, 300},
+                           {0, 0, 0, "instance-2", 400, 400}, {0, 0, 0, "instance-1", 500, 500},
+                           {0, 0, 0, "instance-3", 600, 600}};
+  JudgeContext c(b.trace());
+  EXPECT_TRUE(c.reprocessed_before(99, 0).empty()) << "seed " << kSeed;
+  EXPECT_EQ(c.reprocessed_before(150, 0),
+            (std::vector<std::string>{"offset 0 of partition 0 again on instance-2 at 100 ms"}))
+      << "seed " << kSeed;
+  EXPECT_EQ(
+      c.reprocessed_before(150, 1),
+      (std::vector<std::string>{"offsets 0-4 of partition 1 again on instance-2 at 150-160 ms"}))
+      << "seed " << kSeed;
+  const auto late = c.reprocessed_before(550, 0, 2);
+  EXPECT_EQ(late, (std::vector<std::string>{
+                      "(3 earlier ranges)", "offset 0 of partition 0 again on instance-2 at 400 ms",
+                      "offset 0 of partition 0 again on instance-1 at 500 ms"}))
+      << "seed " << kSeed;
+
+  sim::QueryRecord r = b.key_query(0, 1).ok(10, pos(0, 0)).replica(active(0, pos(0, 0))).r;
+  r.complete_ms = 250;
+  const Violation v =
+      detail::record_violation(c, "ResultMatchesModel", r, &r.partitions[0], "s", "e", "r");
+  EXPECT_EQ(v.reprocessed_before.size(), 2u) << "seed " << kSeed;
+  EXPECT_NE(v.to_string().find("  reprocessed before (at-least-once, this partition):\n"
+                               "    offset 0 of partition 0 again on instance-2 at 100 ms\n"),
+            std::string::npos)
+      << v.to_string();
+}
+
 TEST(RegistryTest, NamesEveryPropertyOnce) {
   const auto names = all_property_names();
   const std::vector<std::string> want = {
@@ -145,6 +180,7 @@ TEST(RenderingTest, ViolationAndFaultPrintEveryField) {
   v.replica = "{p=0 instance-1}";
   v.placement = "@1200[]";
   v.events_before = {"@100 crash instance-1 (random-faults)"};
+  v.reprocessed_before = {"offsets 0-3 of partition 0 again on instance-2 at 900-950 ms"};
   EXPECT_EQ(v.to_string(),
             "[BoundHonored] record #7 at 1200 ms: a summary\n"
             "  query:     store=kv-store\n"
@@ -153,7 +189,9 @@ TEST(RenderingTest, ViolationAndFaultPrintEveryField) {
             "  replica:   {p=0 instance-1}\n"
             "  placement: @1200[]\n"
             "  faults before:\n"
-            "    @100 crash instance-1 (random-faults)\n")
+            "    @100 crash instance-1 (random-faults)\n"
+            "  reprocessed before (at-least-once, this partition):\n"
+            "    offsets 0-3 of partition 0 again on instance-2 at 900-950 ms\n")
       << "seed " << kSeed;
   sim::FaultRecord f{5, "heal", "", ""};
   EXPECT_EQ(f.to_string(), "@5 heal") << "seed " << kSeed;

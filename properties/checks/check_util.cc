@@ -196,6 +196,7 @@ Violation record_violation(const JudgeContext& context, std::string_view propert
   }
   v.placement = placement.to_string();
   v.events_before = context.events_before(v.at_ms);
+  if (partition) v.reprocessed_before = context.reprocessed_before(v.at_ms, *partition);
   return v;
 }
 

@@ -46,7 +46,7 @@ Instance& Cluster::add_instance() {
   c.session_timeout_ms = config_.session_timeout_ms;
   c.rebalance_timeout_ms = config_.rebalance_timeout_ms;
   c.heartbeat_interval_ms = config_.heartbeat_interval_ms;
-  instances_.push_back(std::make_unique<Instance>(*broker_, c, prng_.split(name)));
+  instances_.push_back(std::make_unique<Instance>(*broker_, c, prng_.split(name), &ledger_));
   return *instances_.back();
 }
 

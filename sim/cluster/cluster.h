@@ -91,6 +91,8 @@ class Cluster {
   SimNetwork& network() { return *network_; }
   BrokerService& broker() { return *broker_; }
   const ClusterConfig& config() const { return config_; }
+  // Which input records were processed more than once, by whom and when (see its header).
+  const ProcessingLedger& processing_ledger() const { return ledger_; }
   std::string changelog_topic() const;
 
  private:
@@ -99,6 +101,7 @@ class Cluster {
   base::Prng prng_;
   std::unique_ptr<SimNetwork> network_;
   std::unique_ptr<BrokerService> broker_;
+  ProcessingLedger ledger_;  // before the instances that report to it
   std::vector<std::unique_ptr<Instance>> instances_;
   std::map<int32_t, std::vector<int64_t>> produced_;
 };

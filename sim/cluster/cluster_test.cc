@@ -194,7 +194,35 @@ TEST(InstanceTest, RestartAfterCrashKeepsCounts) {
   }
 }
 
-// Proves a clean close leaves the instance stopped without errors.
+// Proves the processing ledger sees at-least-once reprocessing: an instance that crashes before
+// its first commit restarts from no committed offset and processes its five records again, one
+// range; nothing was reprocessed before the crash.
+TEST(InstanceTest, CrashBeforeTheFirstCommitReprocessesWhatItHadProcessed) {
+  ClusterConfig config = count_config(33, 1, 1);
+  config.streams.commit_interval_ms = 600'000;  // no commit before the crash
+  Cluster cluster(config);
+  cluster.start_all();
+  for (int32_t k = 1; k <= 5; ++k) cluster.produce(k, 1);
+  ASSERT_EQ(cluster.run_until(10'000).stop, RunStop::kTimeReached);
+  EXPECT_EQ(cluster.processing_ledger().processed_count(), 5u) << cluster.seed_text();
+  EXPECT_TRUE(cluster.processing_ledger().ranges().empty()) << cluster.seed_text();
+  cluster.instance(1).crash();
+  cluster.instance(1).restart(/*wipe=*/false);
+  ASSERT_EQ(cluster.run_until(70'000).stop, RunStop::kTimeReached);
+  ASSERT_EQ(cluster.instance(1).streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(cluster.processing_ledger().processed_count(), 10u) << cluster.seed_text();
+  ASSERT_EQ(cluster.processing_ledger().ranges().size(), 1u) << cluster.seed_text();
+  const ReprocessedRange& r = cluster.processing_ledger().ranges()[0];
+  EXPECT_EQ(r.partition, 0) << cluster.seed_text();
+  EXPECT_EQ(r.first_offset, 0) << cluster.seed_text();
+  EXPECT_EQ(r.last_offset, 4) << cluster.seed_text();
+  EXPECT_EQ(r.instance, "instance-1") << cluster.seed_text();
+  EXPECT_GT(r.start_ms, 10'000) << cluster.seed_text();
+  expect_no_errors(cluster);
+}
+
+// Proves a clean close leaves the instance stopped without errors, and (it commits) that the
+// restart reprocesses nothing.
 TEST(InstanceTest, CleanCloseThenRestart) {
   Cluster cluster(count_config(32, 1, 2));
   cluster.start_all();
@@ -206,6 +234,8 @@ TEST(InstanceTest, CleanCloseThenRestart) {
   ASSERT_EQ(cluster.run_until(70'000).stop, RunStop::kTimeReached);  // past the old session
   for (int32_t k = 1; k <= 4; ++k)
     EXPECT_EQ(count_on(cluster.instance(1), k), std::optional<int64_t>(k));
+  EXPECT_EQ(cluster.processing_ledger().processed_count(), 10u) << cluster.seed_text();
+  EXPECT_TRUE(cluster.processing_ledger().ranges().empty()) << cluster.seed_text();
   expect_no_errors(cluster);
 }
 

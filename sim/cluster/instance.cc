@@ -2,8 +2,32 @@
 
 namespace iq::sim {
 
+// Tells the run's ProcessingLedger of each input record this process's tasks processed.
+class LedgerListener final : public ProcessedRecordListener {
+ public:
+  LedgerListener(ProcessingLedger* ledger, EventLoop& loop, std::string instance,
+                 std::string source_topic)
+      : ledger_(ledger),
+        loop_(loop),
+        instance_(std::move(instance)),
+        source_topic_(std::move(source_topic)) {}
+  void on_processed(const std::string& topic, int32_t partition, int64_t offset) override {
+    IQ_ASSERT(topic == source_topic_, "{} processed {}-{}, not its source topic {}", instance_,
+              topic, partition, source_topic_);
+    if (ledger_ != nullptr)
+      ledger_->processed(loop_.now().ms_since_epoch(), instance_, partition, offset);
+  }
+
+ private:
+  ProcessingLedger* ledger_;
+  EventLoop& loop_;
+  std::string instance_;
+  std::string source_topic_;
+};
+
 struct Instance::Process {
-  explicit Process(SimDisk& disk) : fs(disk), rocks(disk) {}
+  Process(SimDisk& disk, LedgerListener listener)
+      : fs(disk), rocks(disk), processed(std::move(listener)) {}
   ProcessGate gate;  // first member: destroyed last, after every client that points at it
   SimFileSystem fs;
   SimRocksEnv rocks;
@@ -12,6 +36,7 @@ struct Instance::Process {
   std::vector<std::unique_ptr<SimConsumer>> main_consumers;
   std::vector<std::unique_ptr<SimConsumer>> restore_consumers;
   std::vector<std::unique_ptr<SimGroupMembership>> memberships;
+  LedgerListener processed;
   std::unique_ptr<KafkaStreams> streams;
 };
 
@@ -25,10 +50,12 @@ ProcessId draw_process_id(base::Prng& prng) {
 
 }  // namespace
 
-Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prng)
+Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prng,
+                   ProcessingLedger* ledger)
     : service_(service),
       config_(std::move(config)),
       prng_(prng),
+      ledger_(ledger),
       process_id_(draw_process_id(prng_)) {
   IQ_ASSERT(!config_.name.empty() && config_.poll_interval_ms > 0);
   config_.streams.state_dir = kStateDir;
@@ -66,11 +93,12 @@ void Instance::build_process() {
   closed_process_.reset();  // the closed client goes before a new one opens the same stores
   cut_since_ms_.reset();
   blocked_ = false;
-  process_ = std::make_unique<Process>(disk_);
+  process_ = std::make_unique<Process>(
+      disk_, LedgerListener(ledger_, service_.loop(), config_.name, config_.topology.source_topic));
   Process& p = *process_;
   SimNetwork& network = service_.network();
   p.admin = std::make_unique<SimAdmin>(service_, network, config_.name);
-  ClientIo io{p.admin.get(), &p.fs, p.rocks.env(), {}};
+  ClientIo io{p.admin.get(), &p.fs, p.rocks.env(), {}, &p.processed};
   for (int32_t i = 1; i <= config_.streams.num_stream_threads; ++i) {
     const std::string thread = "StreamThread-" + std::to_string(i);
     p.collectors.push_back(std::make_unique<SimRecordCollector>(service_, network, config_.name));

@@ -43,6 +43,7 @@
 #include "assignment/process_id.h"
 #include "base/prng.h"
 #include "cluster/broker_service.h"
+#include "cluster/processing_ledger.h"
 #include "cluster/sim_clients.h"
 #include "disk/sim_disk.h"
 #include "disk/sim_file_system.h"
@@ -69,8 +70,10 @@ class Instance {
   // Kafka's delivery.timeout.ms default: how long a send blocks on an unreachable broker.
   static constexpr int64_t kDeliveryTimeoutMs = 120'000;
 
-  // `prng` is this instance's own child stream (world.split("instance-N")).
-  Instance(BrokerService& service, InstanceConfig config, base::Prng prng);
+  // `prng` is this instance's own child stream (world.split("instance-N")). `ledger`, if not
+  // null, hears of every input record this instance's tasks process, over all its lifetimes.
+  Instance(BrokerService& service, InstanceConfig config, base::Prng prng,
+           ProcessingLedger* ledger = nullptr);
   ~Instance();
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
@@ -128,6 +131,7 @@ class Instance {
   BrokerService& service_;
   InstanceConfig config_;
   base::Prng prng_;
+  ProcessingLedger* ledger_;
   ProcessId process_id_;
   SimDisk disk_;
   std::unique_ptr<Process> process_;

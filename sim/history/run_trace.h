@@ -9,6 +9,8 @@
 // - lag samples: what allLocalStorePartitionLags reported next to what the observer saw;
 // - the scripted expectations, by query record id;
 // - the liveness phase: when faults stopped and when each partition first answered;
+// - reprocessing: the input records some task processed again (at-least-once), from the
+//   cluster's ProcessingLedger;
 // - the run's end: virtual time, trace digest, events, instance errors, time limit reached.
 
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/processing_ledger.h"
 #include "history/history.h"
 #include "history/query_record.h"
 #include "iq/streams_metadata.h"
@@ -113,6 +116,11 @@ struct RunTrace {
     std::vector<std::string> checks;  // empty: every property
   };
   std::vector<Phase> phases;
+
+  // Input records processed more than once (an omniscient fact, not something impl/ could
+  // see), as ranges in the order they opened; ranges past the ledger's cap are only counted.
+  std::vector<ReprocessedRange> reprocessed;
+  uint64_t reprocessed_dropped = 0;
 
   std::vector<std::string> instance_errors;  // "instance-2: <error>", in order
   int64_t end_ms = 0;

@@ -553,6 +553,8 @@ void ScenarioDriver::finish() {
     const Instance& i = cluster_->instance(n);
     for (const std::string& e : i.errors()) trace_.instance_errors.push_back(i.name() + ": " + e);
   }
+  trace_.reprocessed = cluster_->processing_ledger().ranges();
+  trace_.reprocessed_dropped = cluster_->processing_ledger().ranges_dropped();
   trace_.end_ms = cluster_->now_ms();
   trace_.events = cluster_->loop().events_dispatched();
   trace_.digest = cluster_->digest().hex();

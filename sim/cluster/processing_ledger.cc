@@ -1,0 +1,46 @@
+#include "cluster/processing_ledger.h"
+
+#include "base/assert.h"
+
+namespace iq::sim {
+
+std::string ReprocessedRange::to_string() const {
+  std::string offsets = first_offset == last_offset ? "offset " + std::to_string(first_offset)
+                                                    : "offsets " + std::to_string(first_offset) +
+                                                          "-" + std::to_string(last_offset);
+  std::string at = start_ms == end_ms ? std::to_string(start_ms)
+                                      : std::to_string(start_ms) + "-" + std::to_string(end_ms);
+  return offsets + " of partition " + std::to_string(partition) + " again on " + instance + " at " +
+         at + " ms";
+}
+
+void ProcessingLedger::processed(int64_t now_ms, const std::string& instance, int32_t partition,
+                                 int64_t offset) {
+  IQ_ASSERT(offset >= 0, "offset {} of partition {}", offset, partition);
+  ++processed_count_;
+  const auto key = std::make_pair(instance, partition);
+  auto [hw, fresh] = high_water_.try_emplace(partition, offset);
+  if (fresh || offset > hw->second) {
+    hw->second = offset;
+    open_.erase(key);  // a first processing ends this instance's range
+    return;
+  }
+  // Processed before, by this instance or another one.
+  if (auto it = open_.find(key); it != open_.end()) {
+    ReprocessedRange& range = ranges_[it->second];
+    if (offset > range.last_offset) {
+      range.last_offset = offset;
+      range.end_ms = now_ms;
+      return;
+    }
+  }
+  if (ranges_.size() >= kRangesMax) {
+    ++ranges_dropped_;
+    open_.erase(key);
+    return;
+  }
+  ranges_.push_back(ReprocessedRange{partition, offset, offset, instance, now_ms, now_ms});
+  open_[key] = ranges_.size() - 1;
+}
+
+}  // namespace iq::sim

@@ -1,0 +1,62 @@
+#pragma once
+// ProcessingLedger: which input records were processed more than once, across every instance and
+// every process lifetime of a run. It is the simulator's omniscient view of at-least-once
+// processing (impl/'s ProcessedRecordListener reports each processed record; Kafka has no such
+// view): a task that resumes from a committed offset behind what an earlier owner (a crashed
+// process, a fenced zombie, its own previous lifetime) had processed handles those records again.
+//
+// Reprocessing is kept as ranges: consecutive re-processed offsets of one partition by one
+// instance coalesce into one ReprocessedRange, which closes when that instance processes a record
+// nobody had processed before. The ranges say only that a record was processed again, not that
+// its effect reached a store twice (a cached effect lost in a crash is processed "again" once).
+//
+//   ProcessingLedger ledger(loop);
+//   ledger.processed("instance-2", 1, 40);   // the first time: nothing recorded
+//   ledger.processed("instance-3", 1, 40);   // again: a range [40, 40] of partition 1
+//   ledger.ranges();
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace iq::sim {
+
+struct ReprocessedRange {
+  int32_t partition = 0;
+  int64_t first_offset = 0;  // inclusive
+  int64_t last_offset = 0;   // inclusive
+  std::string instance;      // who processed them again
+  int64_t start_ms = 0;      // when it processed first_offset again
+  int64_t end_ms = 0;        // when it processed last_offset again
+  // "offsets 1180-1240 of partition 1 again on instance-2 at 29016-29050 ms"
+  std::string to_string() const;
+  bool operator==(const ReprocessedRange&) const = default;
+};
+
+class ProcessingLedger {
+ public:
+  // Ranges kept (a bound on the trace; a run reprocesses in a handful of ranges per handoff).
+  static constexpr size_t kRangesMax = 100'000;
+
+  // `instance` processed `offset` of input partition `partition` at virtual time now_ms.
+  void processed(int64_t now_ms, const std::string& instance, int32_t partition, int64_t offset);
+
+  // Every range, in the order they opened.
+  const std::vector<ReprocessedRange>& ranges() const { return ranges_; }
+  // Ranges not kept past kRangesMax.
+  uint64_t ranges_dropped() const { return ranges_dropped_; }
+  // Input records processed, counting each processing (first time or again).
+  uint64_t processed_count() const { return processed_count_; }
+
+ private:
+  std::map<int32_t, int64_t> high_water_;  // partition -> highest offset processed by anyone
+  // (instance, partition) -> index in ranges_ of the range that instance is extending.
+  std::map<std::pair<std::string, int32_t>, size_t> open_;
+  std::vector<ReprocessedRange> ranges_;
+  uint64_t ranges_dropped_ = 0;
+  uint64_t processed_count_ = 0;
+};
+
+}  // namespace iq::sim
