@@ -310,6 +310,7 @@ bool write_sweep_report(const FuzzArgs& args, const SweepSummary& summary) {
     run.queries_judged = r.queries_judged;
     run.reproduce = r.reproduce;
     for (const auto& [property, n] : r.violations_by_property) run.violations_total += n;
+    run.violations_by_property = r.violations_by_property;
     for (const ViolationSummary& v : r.violations) {
       properties::Violation violation;
       violation.property = v.property;

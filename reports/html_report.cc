@@ -362,10 +362,15 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
   for (const SweepRun& run : s.runs) {
     if (!run.passed) ++failed;
     properties.insert(run.properties_checked.begin(), run.properties_checked.end());
-    std::set<std::string> seen;
+    std::map<std::string, uint64_t> counts = run.violations_by_property;
+    if (counts.empty()) {
+      for (const properties::Violation& v : run.violations) ++counts[v.property];
+    }
+    for (const auto& [property, n] : counts) {
+      ++per_property[property].first;
+      per_property[property].second += n;
+    }
     for (const properties::Violation& v : run.violations) {
-      ++per_property[v.property].second;
-      if (seen.insert(v.property).second) ++per_property[v.property].first;
       auto& seeds =
           causes[v.property][violation_cause(v.summary) +
                              (v.reprocessed_before.empty()
@@ -429,11 +434,13 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
       "th><th>report</th></tr>\n";
   for (const SweepRun& run : s.runs) {
     if (run.passed) continue;
-    std::string first = !run.violations.empty() ? run.violations.front().property + ": " +
-                                                      run.violations.front().summary
-                        : !run.unexpectedly_held.empty()
-                            ? run.unexpectedly_held.front() + " held though declared as failing"
-                            : "";
+    std::string first =
+        !run.violations.empty()
+            ? run.violations.front().property + ": " + run.violations.front().summary +
+                  (run.violations.front().reprocessed_before.empty() ? "" : " [after reprocessing]")
+        : !run.unexpectedly_held.empty()
+            ? run.unexpectedly_held.front() + " held though declared as failing"
+            : "";
     html += fmt::format(
         "<tr id=\"seed-{}\"><td>{}</td><td "
         "class=\"num\">{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",

@@ -43,6 +43,8 @@ struct SweepRun {
   bool passed = true;
   std::vector<properties::Violation> violations;  // may be the first few only
   uint64_t violations_total = 0;
+  // Every violation counted by property (the list above may be cut); empty: count the list.
+  std::map<std::string, uint64_t> violations_by_property;
   std::vector<std::string> unexpectedly_held;
   std::vector<std::string> properties_checked;
   uint64_t queries_judged = 0;

@@ -309,6 +309,14 @@ TEST(SweepReport, GroupsByPropertyAndCause) {
   EXPECT_NE(html.find("<a href=\"x-seed3.html\">3</a>"), std::string::npos);
   EXPECT_EQ(violation_cause("a 12 b 3"), "a N b N");
   EXPECT_EQ(html.find("after at-least-once reprocessing"), std::string::npos) << "seed " << kSeed;
+  // Two seeds, one listed violation each: counted from the lists.
+  EXPECT_NE(html.find("<td class=\"num\">2</td>"), std::string::npos) << "seed " << kSeed;
+
+  // A seed whose list was cut at 1 of 30 violations counts 30 on the page, not 1.
+  s.runs[0].violations_by_property = {{"BoundHonored", 30}};
+  std::string counted = render_sweep_report(s);
+  EXPECT_NE(counted.find("<td class=\"num\">31</td>"), std::string::npos) << "seed " << kSeed;
+  s.runs[0].violations_by_property.clear();
 
   // The same summary after reprocessing of the partition is a cause of its own.
   s.runs[2].violations[0].reprocessed_before = {"offsets 0-4 of partition 3 again"};
