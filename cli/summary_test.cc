@@ -72,6 +72,32 @@ TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
   EXPECT_DOUBLE_EQ(j["timing"]["seeds_per_second"].get<double>(), 16.0);
 }
 
+// seed_result keeps, per violation and per property, whether it came after reprocessing, and the
+// run's count of records processed again.
+TEST(SummaryTest, SeedResultCarriesReprocessingFromTheReport) {
+  properties::RunReport report;
+  report.seed = 3;
+  report.records_reprocessed = 17;
+  properties::Violation after;
+  after.property = "ResultMatchesModel";
+  after.reprocessed_before = {"offsets 0-16 of partition 0 again on instance-2 at 10-20 ms"};
+  properties::Violation plain;
+  plain.property = "ResultMatchesModel";
+  properties::Violation other;
+  other.property = "SamePositionSameAnswer";
+  report.violations = {after, plain, other};
+  const SeedResult r = seed_result(report);
+  EXPECT_EQ(r.records_reprocessed, 17u);
+  ASSERT_EQ(r.violations.size(), 3u);
+  EXPECT_TRUE(r.violations[0].after_reprocessing);
+  EXPECT_FALSE(r.violations[1].after_reprocessing);
+  EXPECT_EQ(r.after_reprocessing_by_property,
+            (std::map<std::string, uint64_t>{{"ResultMatchesModel", 1}}));
+  EXPECT_EQ(
+      r.violations_by_property,
+      (std::map<std::string, uint64_t>{{"ResultMatchesModel", 2}, {"SamePositionSameAnswer", 1}}));
+}
+
 // A summary written before the reprocessing fields existed still reads, with none.
 TEST(SummaryTest, FromJsonReadsSummariesWithoutReprocessingFields) {
   nlohmann::json j = to_json(sweep(7, 1, {0, 1}));

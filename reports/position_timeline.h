@@ -4,7 +4,7 @@
 // faults as vertical lines across all lanes, placement changes as ticks on the time axis, and
 // each query as a dot in the lane of the instance that served it, at the height of that
 // replica's progress when it answered, coloured by outcome (a violating query is ringed and links
-// to its violation section); at-least-once reprocessing as an orange band atop the lane of the
+// to its violation section); at-least-once reprocessing as a pink band atop the lane of the
 // instance that processed records a second time.
 //
 //   std::vector<PartitionTimeline> t = build_timelines(trace, violation_anchors, {});

@@ -167,7 +167,9 @@ std::vector<std::string> JudgeContext::reprocessed_before(int64_t at_ms, int32_t
     out.push_back("(" + std::to_string(begun.size() - count) + " earlier ranges)");
   }
   for (size_t i = begun.size() - count; i < begun.size(); ++i) {
-    out.push_back(begun[i]->to_string());
+    // A range still growing at the answer says so: its later offsets came after it.
+    out.push_back(begun[i]->to_string() +
+                  (begun[i]->end_ms > at_ms ? " (under way at the answer)" : ""));
   }
   return out;
 }

@@ -134,8 +134,12 @@ TEST(JudgeContextTest, ReprocessedBeforeListsThePartitionsRangesBegunByThen) {
             (std::vector<std::string>{"offset 0 of partition 0 again on instance-2 at 100 ms"}))
       << "seed " << kSeed;
   EXPECT_EQ(
-      c.reprocessed_before(150, 1),
+      c.reprocessed_before(160, 1),
       (std::vector<std::string>{"offsets 0-4 of partition 1 again on instance-2 at 150-160 ms"}))
+      << "seed " << kSeed;
+  EXPECT_EQ(c.reprocessed_before(155, 1),
+            (std::vector<std::string>{"offsets 0-4 of partition 1 again on instance-2 at 150-160 "
+                                      "ms (under way at the answer)"}))
       << "seed " << kSeed;
   const auto late = c.reprocessed_before(550, 0, 2);
   EXPECT_EQ(late, (std::vector<std::string>{

@@ -26,21 +26,22 @@ void ProcessingLedger::processed(int64_t now_ms, const std::string& instance, in
     return;
   }
   // Processed before, by this instance or another one.
-  if (auto it = open_.find(key); it != open_.end()) {
-    ReprocessedRange& range = ranges_[it->second];
-    if (offset > range.last_offset) {
+  if (auto it = open_.find(key); it != open_.end() && offset == it->second.last_offset + 1) {
+    it->second.last_offset = offset;
+    if (it->second.index != Open::kDropped) {
+      ReprocessedRange& range = ranges_[it->second.index];
       range.last_offset = offset;
       range.end_ms = now_ms;
-      return;
     }
+    return;
   }
   if (ranges_.size() >= kRangesMax) {
     ++ranges_dropped_;
-    open_.erase(key);
+    open_[key] = Open{Open::kDropped, offset};
     return;
   }
   ranges_.push_back(ReprocessedRange{partition, offset, offset, instance, now_ms, now_ms});
-  open_[key] = ranges_.size() - 1;
+  open_[key] = Open{ranges_.size() - 1, offset};
 }
 
 }  // namespace iq::sim

@@ -4,10 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace iq::sim {
 namespace {
 
 constexpr uint64_t kSeed = 0;  // the ledger draws nothing; printed for the house rule
+
+// `instance` processes offsets first..last of `partition`, one per millisecond from `from_ms`.
+void process(ProcessingLedger& ledger, int64_t from_ms, const std::string& instance,
+             int32_t partition, int64_t first, int64_t last) {
+  for (int64_t o = first; o <= last; ++o) {
+    ledger.processed(from_ms + (o - first), instance, partition, o);
+  }
+}
 
 TEST(ProcessingLedgerTest, FirstProcessingsRecordNothing) {
   ProcessingLedger ledger;
@@ -21,8 +31,8 @@ TEST(ProcessingLedgerTest, FirstProcessingsRecordNothing) {
 // are one range on instance-2, which closes at the first record nobody had processed (6).
 TEST(ProcessingLedgerTest, ResumingBehindAnEarlierOwnerIsOneRangeUntilNewInput) {
   ProcessingLedger ledger;
-  for (int64_t o = 0; o <= 5; ++o) ledger.processed(100 + o, "instance-1", 3, o);
-  for (int64_t o = 2; o <= 8; ++o) ledger.processed(200 + o, "instance-2", 3, o);
+  process(ledger, 100, "instance-1", 3, 0, 5);
+  process(ledger, 202, "instance-2", 3, 2, 8);
   ASSERT_EQ(ledger.ranges().size(), 1u) << "seed " << kSeed;
   EXPECT_EQ(ledger.ranges()[0], (ReprocessedRange{3, 2, 5, "instance-2", 202, 205}))
       << "seed " << kSeed;
@@ -32,8 +42,7 @@ TEST(ProcessingLedgerTest, ResumingBehindAnEarlierOwnerIsOneRangeUntilNewInput) 
 
   // A zombie instance-1 comes back and processes 6 and 7 again (instance-2 had them): a second
   // range, on instance-1; then it goes on to 9, new input, and the range closes.
-  ledger.processed(300, "instance-1", 3, 6);
-  ledger.processed(301, "instance-1", 3, 7);
+  process(ledger, 300, "instance-1", 3, 6, 7);
   ledger.processed(302, "instance-1", 3, 9);
   // The same instance restarting from its own committed offset is reprocessing too.
   ledger.processed(400, "instance-1", 3, 9);
@@ -47,12 +56,28 @@ TEST(ProcessingLedgerTest, ResumingBehindAnEarlierOwnerIsOneRangeUntilNewInput) 
   EXPECT_EQ(ledger.ranges().size(), 3u) << "seed " << kSeed;
 }
 
+// Another instance reprocessing in between: when the first gets the partition back past a gap,
+// it opens a new range, so no offset is claimed by two ranges of which one never processed it.
+TEST(ProcessingLedgerTest, AGapOpensANewRange) {
+  ProcessingLedger ledger;
+  process(ledger, 0, "instance-1", 0, 0, 9);
+  process(ledger, 20, "instance-2", 0, 2, 3);
+  process(ledger, 30, "instance-3", 0, 4, 6);
+  process(ledger, 40, "instance-2", 0, 7, 7);
+  ASSERT_EQ(ledger.ranges().size(), 3u) << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[0], (ReprocessedRange{0, 2, 3, "instance-2", 20, 21}))
+      << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[1], (ReprocessedRange{0, 4, 6, "instance-3", 30, 32}))
+      << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[2], (ReprocessedRange{0, 7, 7, "instance-2", 40, 40}))
+      << "seed " << kSeed;
+}
+
 // Going back below the range's last offset (a second restart while reprocessing) opens a new one.
 TEST(ProcessingLedgerTest, GoingBackOpensANewRange) {
   ProcessingLedger ledger;
-  for (int64_t o = 0; o <= 9; ++o) ledger.processed(o, "instance-1", 0, o);
-  ledger.processed(20, "instance-2", 0, 3);
-  ledger.processed(21, "instance-2", 0, 4);
+  process(ledger, 0, "instance-1", 0, 0, 9);
+  process(ledger, 20, "instance-2", 0, 3, 4);
   ledger.processed(30, "instance-2", 0, 3);
   ASSERT_EQ(ledger.ranges().size(), 2u) << "seed " << kSeed;
   EXPECT_EQ(ledger.ranges()[0].last_offset, 4) << "seed " << kSeed;
@@ -69,6 +94,10 @@ TEST(ProcessingLedgerTest, RangesPastTheCapAreCountedNotKept) {
   }
   EXPECT_EQ(ledger.ranges().size(), ProcessingLedger::kRangesMax) << "seed " << kSeed;
   EXPECT_EQ(ledger.ranges_dropped(), 5u) << "seed " << kSeed;
+  // A dropped range that goes on is still one range, not one per record.
+  process(ledger, 1, "instance-1", 0, 1, 9);
+  process(ledger, 200'000, "instance-4", 0, 3, 9);
+  EXPECT_EQ(ledger.ranges_dropped(), 6u) << "seed " << kSeed;
 }
 
 }  // namespace
