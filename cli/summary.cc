@@ -25,18 +25,13 @@ std::vector<ViolationSummary> listed(const std::vector<properties::Violation>& v
   return out;
 }
 
+// Violations by property; with `after_reprocessing_only`, those after reprocessing of their
+// partition.
 std::map<std::string, uint64_t> count_by_property(
-    const std::vector<properties::Violation>& violations) {
-  std::map<std::string, uint64_t> counts;
-  for (const properties::Violation& v : violations) ++counts[v.property];
-  return counts;
-}
-
-std::map<std::string, uint64_t> count_after_reprocessing(
-    const std::vector<properties::Violation>& violations) {
+    const std::vector<properties::Violation>& violations, bool after_reprocessing_only = false) {
   std::map<std::string, uint64_t> counts;
   for (const properties::Violation& v : violations) {
-    if (!v.reprocessed_before.empty()) ++counts[v.property];
+    if (!after_reprocessing_only || !v.reprocessed_before.empty()) ++counts[v.property];
   }
   return counts;
 }
@@ -213,7 +208,8 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.unexpectedly_held = report.unexpectedly_held;
   r.violations_by_property = count_by_property(report.violations);
   r.expected_violations_by_property = count_by_property(report.expected_violations);
-  r.after_reprocessing_by_property = count_after_reprocessing(report.violations);
+  r.after_reprocessing_by_property =
+      count_by_property(report.violations, /*after_reprocessing_only=*/true);
   r.properties_checked = report.properties_checked;
   r.queries_judged = report.queries_judged;
   r.queries_total = report.queries_total;
