@@ -3,8 +3,11 @@
 #include "base/assert.h"
 #include "iq/key_query.h"
 #include "iq/range_query.h"
+#include "iq/window_key_query.h"
+#include "iq/window_range_query.h"
 #include "state/position_serde.h"
 #include "state/state_store_context.h"
+#include "state/window_store.h"
 
 namespace iq::store_query_utils {
 namespace {
@@ -41,9 +44,43 @@ QueryResult run_range_query(const Query& query, StateStore& store) {
   return QueryResult::for_result(std::move(*it));
 }
 
-// Window, session and versioned handlers: the key-value stores are the only position owners so
-// far, and for them each of these is a known class on the wrong kind of store, answered
-// UNKNOWN_QUERY_TYPE after the bound check (iqv2-semantics.md 2.9 "bound->UQT").
+// runWindowKeyQuery: a window store fetches forward over the raw query's (already un-swapped)
+// range; any other store answers UNKNOWN_QUERY_TYPE after the bound check.
+QueryResult run_window_key_query(const Query& query, StateStore& store) {
+  auto* window = dynamic_cast<WindowBytesStore*>(&store);
+  if (window == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+  const auto* raw = dynamic_cast<const WindowKeyQuery<Bytes, Bytes>*>(&query);
+  IQ_ASSERT(raw != nullptr, "a typed WindowKeyQuery reached the position owner: {}",
+            query.to_string());
+  // The factory always sets both times, so the "only supports closed-range queries" failure
+  // Kafka has here cannot be reached.
+  IQ_ASSERT(raw->time_from() && raw->time_to());
+  auto it = window->fetch(raw->key(), *raw->time_from(), *raw->time_to(), /*forward=*/true);
+  if (!it) return store_exception(store, query, it.error());
+  return QueryResult::for_result(std::move(*it));
+}
+
+// runWindowRangeQuery: a window store serves only the time-range shape (fetchAll); a withKey
+// query that gets this far (a caller below the typed layer) fails as the typed layer would.
+// Session stores are not built yet, so every other store answers UNKNOWN_QUERY_TYPE.
+QueryResult run_window_range_query(const Query& query, StateStore& store) {
+  auto* window = dynamic_cast<WindowBytesStore*>(&store);
+  if (window == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+  const auto* raw = dynamic_cast<const WindowRangeQuery<Bytes, Bytes>*>(&query);
+  IQ_ASSERT(raw != nullptr, "a typed WindowRangeQuery reached the position owner: {}",
+            query.to_string());
+  if (!raw->time_from() || !raw->time_to()) {
+    return QueryResult::for_failure(FailureReason::UNKNOWN_QUERY_TYPE,
+                                    window_range_with_key_message(store.java_class(), query));
+  }
+  auto it = window->fetch_all(*raw->time_from(), *raw->time_to(), /*forward=*/true);
+  if (!it) return store_exception(store, query, it.error());
+  return QueryResult::for_result(std::move(*it));
+}
+
+// Versioned handlers: no versioned store exists yet, so for every store these are a known class
+// on the wrong kind of store, answered UNKNOWN_QUERY_TYPE after the bound check
+// (iqv2-semantics.md 2.9 "bound->UQT").
 QueryResult run_other_family_query(const Query& query, StateStore& store) {
   return QueryResult::for_unknown_query_type(query, store.java_class());
 }
@@ -66,6 +103,13 @@ void update_position(Position& position, const StateStoreContext* context) {
   const RecordContext* rc = context->record_context();
   if (rc == nullptr || !rc->topic.has_value()) return;
   position.with_component(*rc->topic, rc->partition, rc->offset);
+}
+
+std::string window_range_with_key_message(std::string_view store_class, const Query& query) {
+  return "This store (" + std::string(store_class) + ") doesn't know how to execute the given query (" +
+         query.to_string() +
+         ") because WindowStores only supports WindowRangeQuery.withWindowStartRange. Contact the "
+         "store maintainer if you need support for a new query type.";
 }
 
 std::string execution_info(std::string_view java_class) {
@@ -92,6 +136,10 @@ QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
     result = run_key_query(query, store);
   } else if (kind == QueryKind::RangeQuery) {
     result = run_range_query(query, store);
+  } else if (kind == QueryKind::WindowKeyQuery) {
+    result = run_window_key_query(query, store);
+  } else if (kind == QueryKind::WindowRangeQuery) {
+    result = run_window_range_query(query, store);
   } else {
     result = run_other_family_query(query, store);
   }
