@@ -43,7 +43,7 @@ QueryResult run_range_query(const Query& query, StateStore& store) {
 
 // Window, session and versioned handlers: the key-value stores are the only position owners so
 // far, and for them each of these is a known class on the wrong kind of store, answered
-// UNKNOWN_QUERY_TYPE after the bound check (iqv2-semantics.md 2.9 "bound->UQT").
+// UNKNOWN_QUERY_TYPE after the bound check (docs/iqv2-semantics.md §4, "bound then UQT").
 QueryResult run_other_family_query(const Query& query, StateStore& store) {
   return QueryResult::for_unknown_query_type(query, store.java_class());
 }
