@@ -1,5 +1,5 @@
-// check_bench: how many query records per second the checker judges (DESIGN.md 8, "the checker
-// judges far more query results per second than the simulator produces them").
+// check_bench: how many query records per second the checker judges (docs/design.md §5, "the
+// checker judges far more query results per second than the simulator produces them").
 //
 // The trace: properties::testing::synthetic_trace(seed 7, 100'000 records): a Count topology over
 // 4 partitions and 64 keys with the consistency switch on; each record is one KeyQuery,

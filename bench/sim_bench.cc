@@ -1,4 +1,4 @@
-// sim_bench: how fast the deterministic cluster simulator runs (DESIGN.md 8, "many virtual
+// sim_bench: how fast the deterministic cluster simulator runs (docs/design.md §5, "many virtual
 // seconds per wall second for a standard scenario"; issue 3, "Figures for your note").
 //
 // The standard scenario: 3 instances, a Count topology over 4 partitions, num.standby.replicas=1,

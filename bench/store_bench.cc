@@ -1,6 +1,6 @@
 // store_bench: what an IQv2 query costs through iqsim's full key-value store stack, next to the
-// raw operation underneath it, measured on the same data in the same run (DESIGN.md 8; the raw
-// floors this machine class gives are in DESIGN.md 9).
+// raw operation underneath it, measured on the same data in the same run (docs/design.md §5, which
+// also gives the raw floors of this machine class).
 //
 // Every full-stack fixture is what a DSL KTable gets: MeteredTimestampedKeyValueStore ->
 // CachingKeyValueStore -> ChangeLoggingTimestampedKeyValueBytesStore -> supplier store, opened

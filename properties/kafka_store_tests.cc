@@ -1,7 +1,7 @@
 // Kafka's own IQv2 expectations at store level: the key-value and common checks of
 // IQv2StoreIntegrationTest (every KV store type x cache x log x api, the 10-record input, every
-// expected value, order and position; kafka-tests.md section 1), run against the real store
-// stacks of both input partitions.
+// expected value, order and position; IQv2StoreIntegrationTest at 1eb7644), run against the real
+// store stacks of both input partitions.
 
 #include <gtest/gtest.h>
 
@@ -254,7 +254,7 @@ TEST_P(IQv2StoreIntegrationTest, TimestampedRangeQueriesCarryTimestampsPerStoreK
   }
 }
 
-// Support matrix (iqv2-semantics.md 2.9): a window query on a key-value store checks the bound
+// Support matrix (docs/iqv2-semantics.md §4): a window query on a key-value store checks the bound
 // first, then answers UNKNOWN_QUERY_TYPE.
 TEST_P(IQv2StoreIntegrationTest, WindowQueryOnKeyValueStoreChecksBoundThenUnknown) {
   const auto q = WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(0, kW, kW);

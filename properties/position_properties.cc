@@ -1,7 +1,8 @@
 // RapidCheck properties of Position, PositionBound, the bound check, PositionSerde and the
 // offset-checkpoint text format. They state in general what the unit tests beside the code show
-// by example (iqv2-semantics.md 1.1-1.5, kafka-tests.md 6.1-6.3 and 6.6). Each property runs
-// RapidCheck's default 100 cases; RC_PARAMS="seed=N" replays a failure.
+// by example (docs/iqv2-semantics.md §1-§3; Kafka's PositionTest, PositionBoundTest and
+// StoreQueryUtilsTest). Each property runs RapidCheck's default 100 cases; RC_PARAMS="seed=N"
+// replays a failure.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>

@@ -59,7 +59,7 @@ std::optional<int64_t> max_opt(std::optional<int64_t> a, std::optional<int64_t> 
 
 // The position owner receives a write: which ones advance its position is store specific.
 void inner_write(Shadow& s, int64_t offset, WriteKind kind, bool through_cache) {
-  // Only InMemoryKeyValueStore.delete() leaves the position alone (iqv2-semantics.md 4.2); a
+  // Only InMemoryKeyValueStore.delete() leaves the position alone (docs/iqv2-semantics.md §7); a
   // cache flush writes put(key, null) instead, which advances it.
   const bool in_memory_delete = kind == WriteKind::kDelete && !through_cache &&
                                 s.config.supplier == KeyValueSupplier::kInMemory;
@@ -309,7 +309,7 @@ struct QueryCmd final : Cmd {
     const auto claimed = s.config.caching ? max_opt(s.cache_pos, s.inner_pos) : s.inner_pos;
     if (!bound.permits(claimed)) {
       RC_ASSERT(r.failure_reason() == std::optional(FailureReason::NOT_UP_TO_BOUND));
-      // The caching layer's refusal carries no position (6.3 #7); the owner's carries its own.
+      // The caching layer's refusal carries no position (quirk 7); the owner's carries its own.
       RC_ASSERT(r.position() == (s.config.caching ? std::nullopt : as_position(s.inner_pos)));
       return;
     }

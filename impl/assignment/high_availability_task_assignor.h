@@ -1,8 +1,8 @@
 #pragma once
 // HighAvailabilityTaskAssignor (A/HighAvailabilityTaskAssignor.java), the default
 // internal.task.assignor.class: decides which client runs each task as active, which clients keep
-// standbys and warmups, and whether a probing rebalance must follow. streams-cluster-model.md
-// section 2.2 walks through the steps; in short:
+// standbys and warmups, and whether a probing rebalance must follow. docs/cluster-model.md
+// §3 outlines the steps; in short:
 //   1. Stateful actives round-robin over clients in ProcessId order, then balanced by moving
 //      tasks from the most to the least loaded clients (load = tasks per thread). History plays no
 //      part here; stickiness comes from step 4 and from the determinism of steps 1-2.

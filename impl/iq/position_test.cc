@@ -1,5 +1,5 @@
 // Unit tests of Position and PositionBound, ported from Kafka's PositionTest and
-// PositionBoundTest (kafka-tests.md 6.1, 6.2; iqv2-semantics.md 1.1, 1.4).
+// PositionBoundTest (docs/iqv2-semantics.md §1).
 #include "iq/position.h"
 
 #include <gtest/gtest.h>

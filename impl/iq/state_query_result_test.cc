@@ -1,5 +1,5 @@
-// Unit tests of StateQueryResult, ported from Kafka's StateQueryResultTest (kafka-tests.md 6.4,
-// iqv2-semantics.md 3.3).
+// Unit tests of StateQueryResult, ported from Kafka's StateQueryResultTest (docs/iqv2-semantics.md
+// §6).
 #include "iq/state_query_result.h"
 
 #include <gtest/gtest.h>

@@ -61,7 +61,8 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query(
           (thread.state != ThreadState::RUNNING || !task->is_active())) {
         result.add_result(partition, not_active(thread.state, task->is_active()));
       } else {
-        // Kafka quirk (iqv2-semantics.md 6.3 #3): requireActive replaces the bound with unbounded.
+        // Kafka quirk 3 (docs/iqv2-semantics.md): requireActive replaces the bound with
+        // unbounded.
         const PositionBound bound =
             request.is_require_active() ? PositionBound::unbounded() : request.position_bound();
         auto r = store->query(request.query(), bound, config);

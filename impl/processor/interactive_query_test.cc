@@ -1,5 +1,5 @@
-// KafkaStreams#query's order of checks and per-partition outcomes (iqv2-semantics.md 3.4), with
-// Kafka's IQv2IntegrationTest facts (kafka-tests.md section 2): a source KTable
+// KafkaStreams#query's order of checks and per-partition outcomes (docs/iqv2-semantics.md §5), with
+// Kafka's IQv2IntegrationTest facts: a source KTable
 // "kv-store" (persistent timestamped RocksDB, caching and logging on) over IQV2_BASIC_3.
 
 #include <gtest/gtest.h>
@@ -136,7 +136,8 @@ TEST_F(InteractiveQueryTest, PartitionNotHostedIsNotPresent) {
             "The requested partition was not present at the time of the query.");
 }
 
-// Kafka quirk 6.3 #3: requireActive replaces the caller's bound with unbounded.
+// Kafka quirk 3 (docs/iqv2-semantics.md §10): requireActive replaces the caller's bound with
+// unbounded.
 TEST_F(InteractiveQueryTest, RequireActiveDropsTheBound) {
   const auto far = PositionBound::at(Position::from_map({{"input-topic", {{0, 100}}}}));
   auto bounded =

@@ -125,7 +125,7 @@ Status ProcessorStateManager::checkpoint() {
   TopicPartitionOffsets offsets;
   for (auto& m : stores_) {
     if (m.commit) {
-      auto s = m.commit();  // <store>.position first: it is written before .checkpoint (6.3 #14)
+      auto s = m.commit();  // <store>.position first: it is written before .checkpoint (quirk 12)
       if (!s) return s;
     }
     if (m.changelog && m.store->persistent()) {

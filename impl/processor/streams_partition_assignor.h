@@ -6,7 +6,7 @@
 // client's tasks over its threads (previous owners first), withhold any task whose input
 // partition another consumer still owns (cooperative protocol: revoke first, assign in the
 // immediate follow-up), and tell every member the target assignment's host maps and when to
-// rebalance next (streams-cluster-model.md 2.3).
+// rebalance next (docs/cluster-model.md §3).
 
 #include <map>
 #include <string>

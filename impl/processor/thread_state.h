@@ -1,5 +1,5 @@
 #pragma once
-// The StreamThread and KafkaStreams client state machines (streams-cluster-model.md 1.4, 1.5).
+// The StreamThread and KafkaStreams client state machines (docs/cluster-model.md §1).
 
 namespace iq {
 

@@ -52,7 +52,7 @@ QueryOutcome CachingKeyValueStore::query(const Query& q, const PositionBound& bo
     const int32_t partition = context_->task_id().partition;
     const Position merged = position();
     if (!store_query_utils::is_permitted(merged, bound, partition)) {
-      // Kafka quirk (6.3 #7): this NOT_UP_TO_BOUND carries no position, unlike the inner one.
+      // Kafka quirk 7: this NOT_UP_TO_BOUND carries no position, unlike the inner one.
       result = QueryResult::not_up_to_bound(merged, bound, partition);
     } else {
       result = run_key_query(q, merged, config);
@@ -68,7 +68,7 @@ QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, const Position&
                                                  const QueryConfig& config) {
   const auto* key_query = dynamic_cast<const KeyQuery<Bytes, Bytes>*>(&q);
   IQ_ASSERT(key_query != nullptr, "a typed KeyQuery reached the caching layer");
-  // Never true through the typed layers, which drop the flag (6.3 #1); kept for custom callers.
+  // Never true through the typed layers, which drop the flag (quirk 1); kept for custom callers.
   if (key_query->is_skip_cache()) return wrapped().query(q, PositionBound::at(merged), config);
   std::optional<QueryResult> result;
   // A hit refreshes the entry's LRU recency: IQ reads change the eviction order (2.10).

@@ -4,7 +4,7 @@
 // record context it was written with. The layer keeps a position of its own (advanced on every
 // cached write, never reset) and answers with the merge of it and the inner position.
 //
-// Queries (iqv2-semantics.md 2.10): only KeyQuery is served here, from the cache when the key is
+// Queries (docs/iqv2-semantics.md §4): only KeyQuery is served here, from the cache when the key is
 // cached (a cached tombstone answers null) and from below otherwise, with the merged position.
 // Every other query bypasses the cache, sees only flushed data and carries the inner position.
 

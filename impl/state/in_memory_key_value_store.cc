@@ -11,7 +11,7 @@ Status InMemoryKeyValueStore::init(StateStoreContext& context, StateStore& root)
       /*commit=*/nullptr);  // in-memory stores never persist their position (KAFKA-13605)
   open_ = true;
   // Kafka assigns the context after registering: between the two a query answers "not
-  // initialized" (iqv2-semantics.md 4.8 #1).
+  // initialized" (docs/iqv2-semantics.md §2).
   context_ = &context;
   return ok_status();
 }
@@ -44,7 +44,7 @@ Status InMemoryKeyValueStore::put_all(const std::vector<KeyValueBytes>& entries)
   return ok_status();
 }
 
-// Kafka quirk (iqv2-semantics.md 4.2, 6.3 #6): delete() removes the key WITHOUT advancing the
+// Kafka quirk (docs/iqv2-semantics.md §7, quirk 6): delete() removes the key WITHOUT advancing the
 // position; only put(k, null) advances it.
 StoreResult<ValueBytes> InMemoryKeyValueStore::delete_key(const Bytes& key) {
   auto it = map_.find(key);

@@ -17,7 +17,7 @@ class InMemoryKeyValueStore final : public KeyValueBytesStore {
   const std::string& name() const override { return name_; }
   Status init(StateStoreContext& context, StateStore& root) override;
   Status flush() override { return ok_status(); }
-  // Clears the data but, as in Kafka, not the position (iqv2-semantics.md 4.8 #2).
+  // Clears the data but, as in Kafka, not the position (docs/iqv2-semantics.md §8).
   void close() override {
     map_.clear();
     open_ = false;

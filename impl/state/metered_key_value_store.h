@@ -2,8 +2,8 @@
 // MeteredKeyValueStore<K, V> and MeteredTimestampedKeyValueStore<K, V> (SI/Metered*.java): the
 // typed outermost layer. Processors write typed keys and values through it; it serializes them.
 // For queries it translates the typed queries it knows into raw (Bytes) ones, deserializes the
-// raw results, and passes every query class it does not know down unchanged (iqv2-semantics.md
-// 3.5 step 1). Metrics are not modelled.
+// raw results, and passes every query class it does not know down unchanged (docs/iqv2-semantics.md
+// §5). Metrics are not modelled.
 
 #include <memory>
 
@@ -108,7 +108,7 @@ class MeteredKeyValueStoreBase : public StateStore {
   }
 
   // KeyQuery and TimestampedKeyQuery both become a raw KeyQuery, rebuilt with with_key(): the
-  // skipCache flag is dropped here (iqv2-semantics.md 2.1, 6.3 #1).
+  // skipCache flag is dropped here (docs/iqv2-semantics.md quirk 1).
   template <typename Out>
   QueryOutcome run_key(const K& key, const PositionBound& bound, const QueryConfig& config,
                        Out convert) {

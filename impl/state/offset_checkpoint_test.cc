@@ -1,5 +1,5 @@
 // Unit tests of OffsetCheckpoint and the .position helpers on the real file system, each in a
-// fresh temporary directory (Kafka's OffsetCheckpointTest; iqv2-semantics.md 1.3, kafka-facts 12).
+// fresh temporary directory (Kafka's OffsetCheckpointTest; docs/iqv2-semantics.md §3).
 #include "state/offset_checkpoint.h"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 //   int8 version = 0 | int32 nTopics | { int32 nameLen | name | int32 nPairs | { int32 p | int64 o
 //   } }
 //
-// Kafka quirk kept (iqv2-semantics.md 1.2, 6.3 #5): the buffer is sized with Java's *.SIZE
+// Kafka quirk kept (docs/iqv2-semantics.md §3, quirk 5): the buffer is sized with Java's *.SIZE
 // constants, which count bits, and the header value is the whole backing array, so the value
 // Kafka writes is the payload followed by zero padding. serialize_padded() reproduces that;
 // deserialize() reads only what the counts say and so ignores trailing bytes.

@@ -1,6 +1,6 @@
 // Unit tests of PositionSerde, the byte layout of a Position in the changelog header "c"
-// (iqv2-semantics.md 1.2, kafka-tests.md 6.6). Kafka has no dedicated PositionSerdeTest; the byte
-// examples are the ones iqv2-semantics.md 1.2 records as verified against Java.
+// (docs/iqv2-semantics.md §3). Kafka has no dedicated PositionSerdeTest; the byte
+// examples are ones checked against Java's PositionSerde.
 #include "state/position_serde.h"
 
 #include <gtest/gtest.h>
@@ -107,7 +107,7 @@ TEST(PositionSerdeTest, TwoTopicsAreSixtyBytesInFourHundredFiftyNine) {
 }
 
 TEST(PositionSerdeTest, InputTopicHeaderIsThirtySixBytesInTwoHundredEleven) {
-  // Proves the kafka-tests.md 6.6 example {input-topic:{0:100}} is 36 meaningful bytes in 211.
+  // Proves the example {input-topic:{0:100}} is 36 meaningful bytes in 211.
   const Position position = Position::from_map({{"input-topic", {{0, 100}}}});
   const std::string payload = position_serde::serialize(position);
   EXPECT_EQ(payload.size(), 36u);

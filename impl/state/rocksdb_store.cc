@@ -170,7 +170,8 @@ StoreResult<BytesIterator> RocksDBStore::range(const std::optional<Bytes>& from,
                                                const std::optional<Bytes>& to, bool reverse) {
   if (from && to && *from > *to) {
     // Kafka warns and returns KeyValueIterators.emptyIterator(), before checking that the store
-    // is open; the origin matters to the timestamped adapter's cast (iqv2-semantics.md 2.3).
+    // is open; the origin matters to the timestamped adapter's cast (docs/iqv2-semantics.md quirk
+    // 10).
     return BytesIterator{{}, IteratorOrigin::EmptyIterator};
   }
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());

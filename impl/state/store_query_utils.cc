@@ -80,7 +80,7 @@ QueryResult run_window_range_query(const Query& query, StateStore& store) {
 
 // Versioned handlers: no versioned store exists yet, so for every store these are a known class
 // on the wrong kind of store, answered UNKNOWN_QUERY_TYPE after the bound check
-// (iqv2-semantics.md 2.9 "bound->UQT").
+// (docs/iqv2-semantics.md §4, "bound then UQT").
 QueryResult run_other_family_query(const Query& query, StateStore& store) {
   return QueryResult::for_unknown_query_type(query, store.java_class());
 }

@@ -17,7 +17,7 @@ namespace store_query_utils {
 
 // isPermitted: for every topic of the bound that has an entry for `partition` (the store's TASK
 // partition), the store must have an entry for (topic, partition) at least as high. Entries for
-// other partitions are ignored; an empty bound permits everything (iqv2-semantics.md 1.5).
+// other partitions are ignored; an empty bound permits everything (docs/iqv2-semantics.md §2).
 bool is_permitted(const Position& store_position, const PositionBound& bound, int32_t partition);
 
 // updatePosition: advance to the current record context's (topic, partition, offset), unless

@@ -1,6 +1,7 @@
 // Unit tests of StoreQueryUtils: the bound check (isPermitted), the failure messages of
 // QueryResult it produces, and ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition
-// (kafka-tests.md 6.3, 6.5; iqv2-semantics.md 1.5, 3.2).
+// (Kafka's StoreQueryUtilsTest and ChangelogRecordDeserializationHelper; docs/iqv2-semantics.md §2,
+// §6).
 #include "state/store_query_utils.h"
 
 #include <gtest/gtest.h>
@@ -37,7 +38,7 @@ PositionBound bound_at(Position::Map map) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// isPermitted: every example row of iqv2-semantics.md 1.5, for a store on task partition 0.
+// isPermitted: every rule of docs/iqv2-semantics.md §2, for a store on task partition 0.
 
 TEST(StoreQueryUtilsTest, EmptyBoundPermitsAnything) {
   // Proves row 1: the bound {} permits any store position, including the empty one.
@@ -213,7 +214,7 @@ TEST(StoreQueryUtilsTest, UpdatePositionWithoutContextIsANoOp) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// applyChecksAndUpdatePosition: the restore table of kafka-tests.md 6.5.
+// applyChecksAndUpdatePosition: each header case of docs/iqv2-semantics.md §8.
 
 // A changelog record as logChange writes it with the consistency switch on.
 ConsumerRecord record_with_vector(const Position& vector, int64_t offset,

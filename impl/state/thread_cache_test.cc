@@ -1,5 +1,5 @@
 // Unit tests of NamedCache and ThreadCache, the byte-bounded record cache of a stream thread
-// (Kafka's NamedCacheTest and ThreadCacheTest; kafka-facts.md sections 1 and 2).
+// (Kafka's NamedCacheTest and ThreadCacheTest).
 #include "state/thread_cache.h"
 
 #include <gtest/gtest.h>

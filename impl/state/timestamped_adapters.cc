@@ -84,9 +84,10 @@ QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q
         result->with_substituted_result(timestamped_bytes::convert_to_timestamped_format(plain));
   } else if (kind == QueryKind::RangeQuery || kind == QueryKind::TimestampedRangeQuery) {
     const auto& plain = result->result<BytesIterator>();
-    // Kafka quirk (iqv2-semantics.md 2.3): the adapter casts the inner iterator to RocksDbIterator.
-    // The empty iterator a RocksDB store returns for lower > upper is not one, and the
-    // ClassCastException escapes KafkaStreams#query. Fixed upstream after our commit (KAFKA-20760).
+    // Kafka quirk 10 (docs/iqv2-semantics.md): the adapter casts the inner iterator to
+    // RocksDbIterator. The empty iterator a RocksDB store returns for lower > upper is not one, and
+    // the ClassCastException escapes KafkaStreams#query. Fixed upstream after our commit
+    // (KAFKA-20760).
     if (plain.origin != IteratorOrigin::RocksDbIterator) {
       return base::unexpected(StreamsError{
           StreamsError::Kind::ClassCast,

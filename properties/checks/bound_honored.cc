@@ -1,18 +1,19 @@
 // BoundHonored: success under PositionBound.at(B) means the reported position dominates B on the
 // served partition; NOT_UP_TO_BOUND means the serving replica really was behind.
 //
-// "Dominates on the served partition" is Kafka's isPermitted (iqv2-semantics.md 1.5), written
+// "Dominates on the served partition" is Kafka's isPermitted (docs/iqv2-semantics.md §2), written
 // independently in check_util.cc: only the bound's entries for the served partition number
 // count.
 //
 // A success is judged against the bound the caller asked for. With requireActive,
-// KafkaStreams#query replaces that bound with unbounded (iqv2-semantics.md 3.4 step 5.4, 6.3 #3),
-// so an active behind the bound answers success anyway: a real Kafka behaviour this property
+// KafkaStreams#query replaces that bound with unbounded (docs/iqv2-semantics.md §5 step 5.4, quirk
+// 3), so an active behind the bound answers success anyway: a real Kafka behaviour this property
 // reports (the violation says so; scenarios/findings/require_active_drops_bound.toml keeps it
 // visible). A requireActive NOT_UP_TO_BOUND is a violation too, since Kafka checks that query
 // against an unbounded bound, which nothing can be behind. (Kafka also
 // answers NOT_UP_TO_BOUND for a store registered but not yet initialized, whatever the bound;
-// with the state updater, which impl/ follows, such a task is not visible to queries, 4.8 #1.)
+// with the state updater, which impl/ follows, such a task is not visible to queries;
+// docs/iqv2-semantics.md §2.)
 //
 // "Really was behind" is read from the position the failure carries (the position owner attaches
 // a copy of its own, taken in the same critical section as the check) and from the replica in
@@ -49,7 +50,7 @@ void judge_success(const JudgeContext& context, const sim::QueryRecord& record,
       "a success whose position does not dominate the bound on partition " +
           std::to_string(outcome.partition) +
           (record.request.require_active
-               ? " (requireActive: Kafka replaced the bound with unbounded, 6.3 #3)"
+               ? " (requireActive: Kafka replaced the bound with unbounded, quirk 3)"
                : ""),
       "a position dominating " + bound.to_string() + " on partition " +
           std::to_string(outcome.partition),

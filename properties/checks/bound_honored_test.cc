@@ -87,7 +87,7 @@ TEST(BoundHonoredTest, NotUpToBoundFromAReplicaThatWasUpToTheBoundFails) {
       << vs[1].summary;
 }
 
-// requireActive replaces the bound with unbounded (iqv2-semantics.md 6.3 #3): a success below
+// requireActive replaces the bound with unbounded (docs/iqv2-semantics.md quirk 3): a success below
 // the caller's bound is Kafka's behaviour and a violation of the property (a finding), and a
 // NOT_UP_TO_BOUND is never due.
 TEST(BoundHonoredTest, RequireActiveDiscardsTheBound) {

@@ -40,7 +40,7 @@ model::WriteKind write_kind_of(TopologyKind kind, const sim::SourceLogRecord& re
 
 // The DSL builds every store with the timestamped builder: over a timestamped supplier the
 // timestamps are real, over in-memory and LRU suppliers the marker keeps them real, over a plain
-// RocksDB supplier the adapter synthesizes -1 (iqv2-semantics.md 0, 2.2). The PAPI writer uses
+// RocksDB supplier the adapter synthesizes -1 (docs/iqv2-semantics.md §4). The PAPI writer uses
 // the plain builder, whose values carry no timestamp.
 model::TimestampMode timestamp_mode_of(const TopologyConfig& topology) {
   if (!topology.timestamped()) return model::TimestampMode::kNone;
@@ -48,7 +48,7 @@ model::TimestampMode timestamp_mode_of(const TopologyConfig& topology) {
   return model::TimestampMode::kReal;
 }
 
-// Only InMemoryKeyValueStore.delete() leaves the position alone (iqv2-semantics.md 4.2). With a
+// Only InMemoryKeyValueStore.delete() leaves the position alone (docs/iqv2-semantics.md §7). With a
 // caching layer above it, a delete becomes a cached tombstone that reaches the store as
 // put(key, null) on flush, which does advance it; only the PAPI writer ever calls delete().
 bool deletes_advance_of(const TopologyConfig& topology) {

@@ -1,5 +1,5 @@
 #pragma once
-// The consistency properties of DESIGN.md section 5 as named checks over a recorded RunTrace.
+// The consistency properties of docs/design.md §4 as named checks over a recorded RunTrace.
 //
 // A check is a pure function: (trace, judge context) -> violations. It never runs the simulator.
 // Each violation carries enough to understand it without the trace at hand: the query, the
@@ -122,7 +122,7 @@ using CheckFn = std::vector<Violation> (*)(const JudgeContext&);
 
 struct CheckInfo {
   const char* name;       // "ResultMatchesModel"
-  const char* statement;  // DESIGN.md's one line
+  const char* statement;  // docs/design.md §4's one line
   CheckFn run;
 };
 

@@ -201,7 +201,7 @@ TEST(RenderingTest, ViolationAndFaultPrintEveryField) {
   EXPECT_EQ(f.to_string(), "@5 heal") << "seed " << kSeed;
 }
 
-// Kafka's isPermitted, case by case from iqv2-semantics.md 1.5.
+// Kafka's isPermitted, case by case from docs/iqv2-semantics.md §2.
 TEST(PermittedTest, FollowsKafkasTable) {
   const Position empty = Position::empty_position();
   EXPECT_TRUE(detail::permitted(pos(0, 3), empty, 0)) << "seed " << kSeed;

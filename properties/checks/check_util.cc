@@ -235,8 +235,8 @@ FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord&
   }
   result.expected = *diff;
   const int32_t partition = outcome.partition;
-  // An in-memory store's delete() changes the data but not the position (iqv2-semantics.md 6.3
-  // #6): the reported position stands for every state up to the next write that advances it.
+  // An in-memory store's delete() changes the data but not the position (docs/iqv2-semantics.md
+  // quirk 6): the reported position stands for every state up to the next write that advances it.
   if (!context.deletes_advance()) {
     const int64_t next = context.next_advancing_write(partition, reported)
                              .value_or(std::numeric_limits<int64_t>::max());

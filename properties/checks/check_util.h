@@ -17,7 +17,7 @@
 namespace iq::properties::detail {
 
 // StoreQueryUtils.isPermitted for a store on task partition `partition`, written from
-// iqv2-semantics.md 1.5 and not from impl: for every topic of the bound that has an entry for
+// docs/iqv2-semantics.md §2 and not from impl: for every topic of the bound that has an entry for
 // this partition number, the store must have an entry for it that is at least as large. Bound
 // entries of other partitions are ignored; an empty bound (or {t:{}}) permits everything.
 bool permitted(const Position& store, const Position& bound, int32_t partition);
@@ -62,7 +62,7 @@ class Tally {
 
 // The model's answer to a recorded query at one offset, compared with a result.
 //
-// The timestamp rules (iqv2-semantics.md 2.2, 2.4): a timestamped store returns the record's
+// The timestamp rules (docs/iqv2-semantics.md §4): a timestamped store returns the record's
 // timestamp; Kafka's adapter over a plain RocksDB store (the DSL builder over
 // Stores.persistentKeyValueStore) synthesizes -1, except that a cached TimestampedKeyQuery that
 // hits the cache returns the real timestamp. The record does not say whether the cache was hit,

@@ -2,7 +2,7 @@
 // query time (NOT_ACTIVE, NOT_PRESENT, NOT_UP_TO_BOUND, UNKNOWN_QUERY_TYPE, ...) and a success is
 // not returned where a failure was due.
 //
-// An oracle, written from iqv2-semantics.md 3.4-3.7 and 2.9-2.10 rather than from impl/, derives
+// An oracle, written from docs/iqv2-semantics.md §4-§6 rather than from impl/, derives
 // what KafkaStreams#query on the answering instance must return from that instance's replicas in
 // placement_at_answer (taken in the same event as the query, so nothing moved in between):
 //   1. a store the topology does not have     -> UnknownStateStoreException (before any state);
@@ -11,17 +11,17 @@
 //   2. per partition (the named ones, or every partition for an all-partitions request):
 //      no task with the store registered       -> NOT_PRESENT if named, no entry otherwise
 //                                                 (out-of-range partitions too: DOES_NOT_EXIST is
-//                                                 never produced, 6.3 #4);
+//                                                 never produced, quirk 4);
 //      requireActive and (the owning THREAD is not RUNNING or the task is a standby)
 //                                              -> NOT_ACTIVE (a restoring active on a RUNNING
 //                                                 thread passes: Kafka's quirk, 3.6);
 //      otherwise the store runs the query with the bound, or unbounded under requireActive
-//      (quirk 6.3 #3):
+//      (quirk 3):
 //        a Timestamped* query on a plain (PAPI) store, or a custom query class
 //                                              -> UNKNOWN_QUERY_TYPE, before the bound check;
 //        the position checked does not dominate the bound -> NOT_UP_TO_BOUND;
 //        a window/versioned query on a key-value store -> UNKNOWN_QUERY_TYPE, after the bound
-//                                                 check (6.3 #11);
+//                                                 check (quirk 11);
 //        a range whose serialized lower bound exceeds its upper, on the DSL adapter over a plain
 //        RocksDB store                         -> ClassCastException escapes the call (2.3);
 //        else success (or STORE_EXCEPTION, which comes from store I/O the snapshot cannot show).
@@ -253,7 +253,7 @@ void judge_answer(const JudgeContext& context, const sim::QueryRecord& record,
     out.push_back(detail::record_violation(
         context, kName, record, nullptr,
         "answered although the adapter's range iterator cast must throw",
-        std::string(name(Outcome::kClassCast)) + " (iqv2-semantics.md 2.3)", "answered"));
+        std::string(name(Outcome::kClassCast)) + " (docs/iqv2-semantics.md quirk 10)", "answered"));
     return;
   }
   std::map<int32_t, const sim::PartitionOutcome*> got;

@@ -154,7 +154,8 @@ TEST(FailureReasonCorrectTest, UnknownQueryTypeOnAPlainStoreComesBeforeTheBound)
 }
 
 // A range whose serialized lower bound is above its upper, on the DSL adapter over a plain
-// RocksDB store: the adapter's cast throws out of KafkaStreams#query (iqv2-semantics.md 2.3).
+// RocksDB store: the adapter's cast throws out of KafkaStreams#query (quirk 10 of
+// docs/iqv2-semantics.md).
 TEST(FailureReasonCorrectTest, AdapterClassCastOnAnInvertedRange) {
   TraceBuilder b = table(TopologyKind::SourceTable, KeyValueSupplier::kRocksDb);
   b.add(b.range_query(0, 3, 1).error(StreamsError::Kind::ClassCast).replica(active(0, pos(0, 3))));
@@ -167,7 +168,8 @@ TEST(FailureReasonCorrectTest, AdapterClassCastOnAnInvertedRange) {
   w.add(w.range_query(0, 1, 3).error(StreamsError::Kind::ClassCast).replica(active(0, pos(0, 3))));
   const auto vs = judge(w.trace());
   ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
-  EXPECT_EQ(vs[0].expected, "ClassCastException (iqv2-semantics.md 2.3)") << "seed " << kSeed;
+  EXPECT_EQ(vs[0].expected, "ClassCastException (docs/iqv2-semantics.md quirk 10)")
+      << "seed " << kSeed;
 
   // Over a timestamped supplier there is no adapter: an inverted range is an empty success.
   TraceBuilder t = table();

@@ -1,7 +1,7 @@
 // LagReported: reported lags (allLocalStorePartitionLags) equal end offset minus the replica's
 // actual offset.
 //
-// Kafka's convention (KafkaStreams#allLocalStorePartitionLags, iqv2-semantics.md 3.8), applied
+// Kafka's convention (KafkaStreams#allLocalStorePartitionLags, docs/iqv2-semantics.md §6), applied
 // here to what an omniscient observer read at the same instant (LagRecord::actual), not to
 // anything impl/ computed:
 //   end offset      the changelog partition's end offset;

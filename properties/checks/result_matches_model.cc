@@ -10,7 +10,7 @@
 // What is not judged, and why (counted in the tally, never as a pass):
 // - With the consistency switch off (the default), a standby's position never moves and a
 //   restored store's position is its .position file or empty until it processes new input
-//   (streams-cluster-model.md 3.6). A result whose position has no component for the partition
+//   (docs/cluster-model.md §6). A result whose position has no component for the partition
 //   then gives nothing to compare at. A result that equals the model at a LATER offset than it
 //   reports (an under-claim: data newer than its position) is that same documented behaviour,
 //   not a wrong answer. With the switch on, both are judged: the headers rebuild the position.

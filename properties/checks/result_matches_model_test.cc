@@ -157,7 +157,7 @@ TEST(ResultMatchesModelTest, TimestampsMustMatchOnTimestampedStoresAndBeAbsentOn
 }
 
 // The PAPI writer over an in-memory store without cache: delete() removes the key but leaves
-// the position at the last put (iqv2-semantics.md 6.3 #6).
+// the position at the last put (docs/iqv2-semantics.md quirk 6).
 TEST(ResultMatchesModelTest, InMemoryDeleteThatDoesNotAdvanceThePosition) {
   TraceBuilder b(TopologyKind::PapiWriter, KeyValueSupplier::kInMemory, false);
   b.produce(0, 1, 5);             // offset 0

@@ -5,11 +5,11 @@
 // position take part: an empty position claims nothing. Each result is compared with the first
 // one recorded (in completion order) under the same key; values must be equal, and timestamps
 // too, except that Kafka's adapter over a plain RocksDB store gives -1 on a cache miss and the
-// real timestamp on a hit (iqv2-semantics.md 2.2), so -1 against a real timestamp is no
+// real timestamp on a hit (docs/iqv2-semantics.md §4), so -1 against a real timestamp is no
 // difference there.
 //
 // With the consistency switch off, a restored store or a standby reports a stale position while
-// holding newer data (streams-cluster-model.md 3.6), so two replicas can differ under one
+// holding newer data (docs/cluster-model.md §6), so two replicas can differ under one
 // position by Kafka's design. A difference is then passed over (and counted) when the model shows
 // one of the two answers to be such an under-claim; any other difference is a violation. This
 // check does not otherwise consult the model: it would catch two replicas agreeing with each

@@ -10,8 +10,8 @@
 // not the served store's to report. A result with no position at all, or lacking a component the
 // client already saw for that partition, went backwards.
 //
-// Queries with requireActive are not judged: Kafka discards their bound (iqv2-semantics.md 3.4
-// step 5.4, 6.3 #3), so the client is not feeding its position back there, and FailureReason-
+// Queries with requireActive are not judged: Kafka discards their bound (docs/iqv2-semantics.md
+// §5 step 5.4, quirk 3), so the client is not feeding its position back there, and FailureReason-
 // Correct pins the quirk itself. Their positions still join the merged position, as the
 // workload's do.
 
@@ -64,7 +64,7 @@ std::vector<Violation> check_session_monotonic(const JudgeContext& context) {
     for (const sim::PartitionOutcome& outcome : record.partitions) {
       if (!outcome.success) continue;
       // requireActive queries are judged too: the client asked for its session bound, and that
-      // Kafka drops it under requireActive (6.3 #3) is what a violation then shows.
+      // Kafka drops it under requireActive (quirk 3) is what a violation then shows.
       if (judged) {
         tally.judged();
         const Position none = Position::empty_position();

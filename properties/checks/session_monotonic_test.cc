@@ -61,7 +61,7 @@ TEST(SessionMonotonicTest, EverySuccessFeedsTheSessionButOnlySessionQueriesAreJu
 }
 
 // Each [[test]] starts new clients, so positions are compared within a phase only. A
-// requireActive session query is judged like any other: Kafka dropping its bound (6.3 #3) is
+// requireActive session query is judged like any other: Kafka dropping its bound (quirk 3) is
 // what lets it go backwards, and the property reports that.
 TEST(SessionMonotonicTest, RequireActiveIsJudgedAndNewPhasesAreKeptApart) {
   TraceBuilder b = two_partitions();

@@ -17,7 +17,7 @@
 namespace iq::sim {
 namespace {
 
-// Kafka's window start W (kafka-tests.md section 0): timestamps are W + 120 000 i.
+// Kafka's window start W (IQv2StoreIntegrationTest's WINDOW_START): timestamps are W + 120 000 i.
 constexpr int64_t kW = 1'700'000'100'000;
 
 std::string seed_text(const Scenario& s) {
@@ -50,7 +50,8 @@ Scenario kafka_store_scenario(uint64_t seed) {
   return s;
 }
 
-// IQV2_STORE_10 (kafka-tests.md 1.2): key i/2, value i, timestamp W + 120 000 i, partition key%2.
+// IQV2_STORE_10 (IQv2StoreIntegrationTest's input): key i/2, value i, timestamp W + 120 000 i,
+// partition key%2.
 ProduceStep store_10() {
   ProduceStep step;
   for (int32_t i = 0; i < 10; ++i) {
@@ -469,7 +470,7 @@ TEST(ScenarioDriverTest, RandomFaultsStayWithinMaxDownAndLivenessRecovers) {
   TestSpec& test = s.tests[0];
   test.workloads.pop_back();  // no scheduled crash
   // With the switch off, an active restored from the changelog has an empty position until new
-  // records arrive (iqv2-semantics.md 4.6), so once the producer stopped a probe bounded by
+  // records arrive (docs/iqv2-semantics.md §8), so once the producer stopped a probe bounded by
   // everything produced can never succeed on it (seed 47 shows it on partitions 0 and 3).
   s.cluster.streams.consistency_offset_vector_enabled = true;
   test.workloads.push_back(RandomFaultsWorkloadSpec{.start_ms = 2'000,

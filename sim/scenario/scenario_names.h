@@ -107,7 +107,7 @@ inline constexpr std::array<StreamsError::Kind, 13> kStreamsErrorKinds{
     StreamsError::Kind::Serialization,
 };
 
-// The properties checks, expected_failures and [liveness] checks may name (DESIGN.md section 5).
+// The properties checks, expected_failures and [liveness] checks may name (docs/design.md §4).
 inline constexpr std::array<std::string_view, 9> kPropertyNames{
     "ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored",
     "SessionMonotonic",   "FailureReasonCorrect",   "EventuallyAvailable",

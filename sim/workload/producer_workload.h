@@ -6,8 +6,8 @@
 // client may use), and how many records it produced per key.
 //
 // Scripted mode: produce_exact(partition, key, value, timestamp) writes one record to an explicit
-// partition. Cluster has no such call yet, so it goes straight to the SimBroker (zero latency,
-// like Cluster::produce); such records are not in Cluster::produced().
+// partition through Cluster::produce_to (zero latency, like Cluster::produce), so such records are
+// in Cluster::produced() like every other.
 //
 //   ProducerWorkload producer(cluster, {.stop_ms = 5'000, .records_per_second = 200},
 //                             world.split("producer"));
@@ -47,8 +47,8 @@ class ProducerWorkload {
 
   // Schedules the first tick at start_ms (or now, if later).
   void start();
-  // One record to an explicit partition, stamped `timestamp_ms` (kNoTimestamp: now); returns its
-  // offset. Asserts that the broker accepts it.
+  // One record to an explicit partition, stamped `timestamp_ms` (kNoTimestamp: now), through
+  // Cluster::produce_to; returns its offset and asserts it is the one acknowledged.
   int64_t produce_exact(int32_t partition, int32_t key, int64_t value, int64_t timestamp_ms);
 
   // Per source partition, the offset of the last acknowledged record.

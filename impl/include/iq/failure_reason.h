@@ -3,7 +3,7 @@
 namespace iq {
 
 // org.apache.kafka.streams.query.FailureReason. DOES_NOT_EXIST is never produced at the commit we
-// follow (iqv2-semantics.md 6.3 #4); it exists so that the enum matches Kafka's.
+// follow (docs/iqv2-semantics.md quirk 4); it exists so that the enum matches Kafka's.
 enum class FailureReason {
   UNKNOWN_QUERY_TYPE,
   NOT_ACTIVE,

@@ -5,7 +5,8 @@ namespace iq {
 
 // KeyQuery (org.apache.kafka.streams.query.KeyQuery): the value for one key, or null (nullopt).
 // Result type: std::optional<V>. Note the skipCache quirk: the typed layers rebuild the raw query
-// with with_key() and drop the flag (iqv2-semantics.md 2.1), so the cache is always consulted.
+// with with_key() and drop the flag (docs/iqv2-semantics.md quirk 1), so the cache is always
+// consulted.
 template <typename K, typename V>
 class KeyQuery final : public Query {
  public:

@@ -1,7 +1,7 @@
 #pragma once
 // KeyValueIterator<K, V>: the entries a range query returns, in the order the store produced them.
 //
-// Kafka's iterators are lazy and some are not point-in-time (iqv2-semantics.md 2.11). iqsim runs
+// Kafka's iterators are lazy and some are not point-in-time (docs/iqv2-semantics.md §4). iqsim runs
 // every query to completion inside one event of a single-threaded world, so no write can land
 // between a query and the iteration of its result; the entries are therefore materialized when
 // the query runs. `origin` records which store iterator produced them, because the DSL adapter's

@@ -21,7 +21,7 @@ class StateQueryResult {
   const std::map<int32_t, QueryResult>& partition_results() const { return partition_results_; }
   const std::optional<QueryResult>& global_result() const { return global_result_; }
 
-  // Kafka quirk (iqv2-semantics.md 3.3, 6.3 #9): keeps only successes with a non-null result;
+  // Kafka quirk (docs/iqv2-semantics.md §6, quirk 9): keeps only successes with a non-null result;
   // failures are silently ignored, so "the owning partition failed" looks like "key absent".
   // None left: nullptr. More than one: IllegalArgumentException.
   template <typename V>
@@ -41,7 +41,7 @@ class StateQueryResult {
     return found;
   }
 
-  // Kafka quirk (6.3 #8): merges every partition result's position, failed ones included; a
+  // Kafka quirk 8: merges every partition result's position, failed ones included; a
   // global result's own position otherwise (null for the only global result that exists).
   std::optional<Position> position() const {
     if (global_result_) return global_result_->position();

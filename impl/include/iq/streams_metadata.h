@@ -2,7 +2,7 @@
 // StreamsMetadata, KeyQueryMetadata, HostInfo and LagInfo (org.apache.kafka.streams): what an
 // application's routing layer learns about where a store's partitions live. They describe the
 // TARGET assignment every member received in the last rebalance, not what is running now
-// (streams-cluster-model.md 2.3, 4.3).
+// (docs/cluster-model.md §3).
 
 #include <compare>
 #include <cstdint>

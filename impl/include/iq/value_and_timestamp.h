@@ -7,7 +7,7 @@
 namespace iq {
 
 // ValueAndTimestamp<V>: the value a timestamped store keeps, with its record timestamp. A plain
-// RocksDB store behind the DSL's adapter reads back with timestamp -1 (iqv2-semantics.md 2.2).
+// RocksDB store behind the DSL's adapter reads back with timestamp -1 (docs/iqv2-semantics.md §4).
 template <typename V>
 struct ValueAndTimestamp {
   V value;

@@ -5,7 +5,7 @@ namespace iq {
 
 // WindowKeyQuery (KIP-806): the windows of one key whose start lies in [timeFrom, timeTo].
 //
-// Kafka quirk kept on purpose (iqv2-semantics.md 2.5, 6.3 #2): the private constructor declares
+// Kafka quirk kept on purpose (docs/iqv2-semantics.md quirk 2): the private constructor declares
 // (key, timeTo, timeFrom) while the factory passes (key, from, to), so time_from() returns the
 // caller's `to` and time_to() the caller's `from`, and to_string() shows them swapped. The typed
 // window layer rebuilds the raw query through the same factory with (time_from(), time_to()),
