@@ -1,7 +1,7 @@
 // Unit tests of the window store family: InMemoryWindowStore (retention by observed stream time,
 // expiry, duplicates, restore), the change-logging and caching window layers, the metered typed
 // layer and the IQv2 window queries, including the store-level expectations of Kafka's
-// IQv2StoreIntegrationTest window runs (kafka-tests.md 1.4 "Window runs", 6.5, 6.6).
+// IQv2StoreIntegrationTest window runs.
 #include "state/window_stores.h"
 
 #include <gtest/gtest.h>
@@ -67,14 +67,14 @@ class WindowTestContext final : public StateStoreContext {
 };
 
 using WindowedIt = KeyValueIterator<Windowed<int32_t>, int32_t>;
-constexpr int64_t kW = 1700000100000;  // a multiple of 5 minutes (kafka-tests.md 0)
+constexpr int64_t kW = 1700000100000;  // a multiple of 5 minutes
 constexpr int64_t kMin5 = 300000;
 
 Bytes int_key(int32_t k) {
   return Serde<int32_t>::serialize(k);
 }
 
-// IQv2StoreIntegrationTest's input (kafka-tests.md 1.2) written by the PAPI window processor:
+// IQv2StoreIntegrationTest's input written by the PAPI window processor:
 // put(key, value, floor(ts / 5 min) * 5 min) at each record's offset.
 struct Record {
   int32_t key, value;
@@ -128,7 +128,7 @@ std::set<int32_t> union_values(std::vector<Partition>& parts, const Q& q) {
 }
 
 TEST(WindowStoresTest, KafkaWindowKeyQueryPapiRows) {
-  // Proves the 11 WindowKeyQuery rows of the PAPI window runs (kafka-tests.md 1.4) for every
+  // Proves the 11 WindowKeyQuery rows of the PAPI window runs for every
   // cache x log combination of the in-memory window store, after a flush.
   struct Row {
     int32_t key;
@@ -263,7 +263,7 @@ TEST(WindowStoresTest, WindowKeyQueryGetterSwapIsUndoneByTheMeteredLayer) {
 }
 
 TEST(WindowStoresTest, InMemoryPositionAdvancesOnEveryPut) {
-  // Proves kafka-tests.md 6.5: puts at offsets 1..4 give {"":{0:4}}, expired puts included.
+  // Proves IQv2StoreIntegrationTest's window position expectation: puts at offsets 1..4 give {"":{0:4}}, expired puts included.
   WindowTestContext ctx(0);
   InMemoryWindowStore store("w", 10, 5, false);
   ASSERT_TRUE(store.init(ctx, store).has_value());
@@ -375,7 +375,7 @@ TEST(WindowStoresTest, TimestampedChangeLoggingLogsPlainValueWithEmbeddedTimesta
 }
 
 TEST(WindowStoresTest, CachingWindowLayerAnswersQueriesOnlyAfterFlush) {
-  // Proves kafka-tests.md 6.5 for the caching window store: puts at 1, 2 and the context moved
+  // Proves the window position expectation for the caching window store: puts at 1, 2 and the context moved
   // to 3 leave the position {} and the query empty until a flush, then {"":{0:2}} and the data.
   WindowTestContext ctx(0);
   auto store = stores::window_store<int32_t, int32_t>(WindowSupplier::kInMemory, "w",
