@@ -70,13 +70,21 @@ base::Expected<ChildOutcome, std::string> run_child(const std::vector<std::strin
   std::array<char, 65536> buffer{};
   bool out_open = true, err_open = true;
   while (out_open || err_open) {
-    std::array<pollfd, 2> fds{pollfd{out_open ? out.fds[0] : -1, POLLIN, 0},
-                              pollfd{err_open ? err.fds[0] : -1, POLLIN, 0}};
+    std::array<pollfd, 3> fds{pollfd{out_open ? out.fds[0] : -1, POLLIN, 0},
+                              pollfd{err_open ? err.fds[0] : -1, POLLIN, 0},
+                              pollfd{limits.cancel_fd, POLLIN, 0}};
     if (poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) continue;
       return base::unexpected(errno_text("poll"));
     }
-    for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[2].fd >= 0 && fds[2].revents != 0) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      outcome.cancelled = true;
+      return outcome;
+    }
+    for (size_t i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       const ssize_t n = read(fds[i].fd, buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;

@@ -18,12 +18,16 @@ struct ChildOutcome {
   int signal = 0;                // when !exited
   std::string out;               // everything written to stdout (at most out_bytes_max)
   std::string err_tail;          // the last err_tail_bytes_max bytes written to stderr
+  bool cancelled = false;        // killed by run_child because cancel_fd became readable
   std::string describe() const;  // "exit 1" / "signal 6 (Aborted)"
 };
 
 struct ChildLimits {
   size_t out_bytes_max = 64u << 20;
   size_t err_tail_bytes_max = 4096;
+  // When this descriptor becomes readable (a signal handler wrote to its pipe), the child is
+  // killed (SIGKILL) and reaped, and the outcome says `cancelled`. -1: none.
+  int cancel_fd = -1;
 };
 
 // An error only when the child could not be started (or its output not read).

@@ -1,11 +1,20 @@
 #include "commands.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <limits>
 #include <sstream>
 
@@ -13,7 +22,10 @@
 
 #include "checks/check.h"
 #include "child_process.h"
+#include "base/digest.h"
 #include "html_report.h"
+#include "input_checks.h"
+#include "journal.h"
 #include "runner.h"
 #include "scenario/scenario_driver.h"
 #include "scenario/scenario_parser.h"
@@ -31,8 +43,10 @@ constexpr size_t kViolationsPrintedMax = 20;
 // Summary JSON files `merge` reads are at most this large.
 constexpr std::uintmax_t kSummaryBytesMax = 256ull << 20;
 
+// Every message goes out through here; the values in it were cut by shown() where echoed, and
+// the whole line is cut again so that nothing unbounded reaches a terminal.
 void error(const std::string& message) {
-  std::fprintf(stderr, "iqsim: %s\n", message.c_str());
+  std::fprintf(stderr, "iqsim: %s\n", shown(message, 4 * kShownBytesMax).c_str());
 }
 
 base::Expected<sim::Scenario, std::string> load(const std::string& file,
@@ -43,24 +57,33 @@ base::Expected<sim::Scenario, std::string> load(const std::string& file,
 }
 
 // Writes the whole file or reports why not; an existing file is replaced only once the new text
-// is complete (written beside it, then renamed), so a failed write never loses the old one.
-bool write_text(const std::string& path, const std::string& text) {
-  std::filesystem::path target(path);
-  std::filesystem::path temporary = target;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      error("cannot write " + temporary.string());
-      return false;
-    }
+// is complete (written beside it, synced, then renamed), so a failed write never loses the old
+// one. The target must be absent or a regular file (checked again here for files written into an
+// output directory); the temporary is created afresh (O_EXCL, O_NOFOLLOW), never followed.
+bool write_text(const std::string& path, const std::string& text,
+                const std::string& flag = "output") {
+  if (auto refused = check_outputs({{flag, path, OutputKind::kFile}}, {})) {
+    error(*refused);
+    return false;
   }
-  std::error_code ec;
-  std::filesystem::rename(temporary, target, ec);
-  if (ec) {
-    error("cannot write " + path + ": " + ec.message());
+  std::string temporary = path + ".tmp" + std::to_string(getpid());
+  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error("cannot write " + shown(temporary) + ": " + std::strerror(errno));
+    return false;
+  }
+  size_t written = 0;
+  while (written < text.size()) {
+    ssize_t n = write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  bool ok = written == text.size() && fsync(fd) == 0;
+  ok = close(fd) == 0 && ok;
+  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    error("cannot write " + shown(path) + ": " + std::strerror(errno));
+    std::remove(temporary.c_str());
     return false;
   }
   return true;
@@ -142,8 +165,10 @@ void print_violations(const properties::RunReport& r, bool full) {
 bool write_summaries(const SweepSummary& summary, const std::string& json_out,
                      const std::string& junit_out) {
   bool ok = true;
-  if (!json_out.empty()) ok = write_text(json_out, to_json(summary).dump(2) + "\n") && ok;
-  if (!junit_out.empty()) ok = write_text(junit_out, to_junit(summary)) && ok;
+  if (!json_out.empty()) {
+    ok = write_text(json_out, to_json(summary).dump(2) + "\n", "--json") && ok;
+  }
+  if (!junit_out.empty()) ok = write_text(junit_out, to_junit(summary), "--junit") && ok;
   return ok;
 }
 
@@ -158,7 +183,7 @@ constexpr size_t kSweepRunPagesMax = 20;
 bool make_report_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) error("cannot create --report " + dir + ": " + ec.message());
+  if (ec) error("cannot create --report " + shown(dir) + ": " + ec.message());
   return !ec;
 }
 
@@ -184,6 +209,12 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
       "  runs: %llu, passed %llu, failed %llu%s\n", static_cast<unsigned long long>(s.runs()),
       static_cast<unsigned long long>(s.passed()), static_cast<unsigned long long>(s.failed()),
       s.stopped_early ? " (stopped at the first failure)" : "");
+  if (s.partial) {
+    std::printf("  PARTIAL: interrupted; %llu of %llu seeds of this shard finished (the rest did "
+                "not run); `--resume` goes on from the journal\n",
+                static_cast<unsigned long long>(s.runs()),
+                static_cast<unsigned long long>(shard_seeds(s.first_seed, s.seed_count, shard).size()));
+  }
   std::printf("  properties checked: %s\n", join(s.properties_checked()).c_str());
   std::printf("  queries judged: %llu of %llu\n",
               static_cast<unsigned long long>(s.queries_judged()),
@@ -252,15 +283,25 @@ constexpr const char* kRunCompletes = "RunCompletes";
 
 // One seed in a child process (`iqsim run-seed`). A child that dies (an assertion, a sanitizer
 // report, a signal) fails the seed with the tail of what it printed; exit 2 is bad input.
+// The self-pipe a SIGINT / SIGTERM handler writes to: run_child kills its child when it becomes
+// readable. Never read, so it stays readable for every running child.
+int g_cancel_pipe[2] = {-1, -1};
+std::atomic<bool> g_stop{false};
+volatile sig_atomic_t g_signal = 0;
+// Marks a seed whose child was killed by the stop: it did not finish.
+constexpr const char* kCancelled = "cancelled by a signal";
+
 base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& self,
                                                           const FuzzArgs& args, uint64_t seed) {
-  std::vector<std::string> argv{self, "run-seed", args.file, "--seed", std::to_string(seed)};
+  std::vector<std::string> argv{self,  "run-seed", args.file, "--seed", std::to_string(seed),
+                                "--parent-pid", std::to_string(getpid())};
   if (!args.failures_dir.empty()) {
     argv.push_back("--failures-dir");
     argv.push_back(args.failures_dir);
   }
-  auto child = run_child(argv);
+  auto child = run_child(argv, {.cancel_fd = g_cancel_pipe[0]});
   if (!child) return base::unexpected(child.error());
+  if (child->cancelled) return base::unexpected(std::string(kCancelled));
   if (child->exited && child->exit_code == kExitBadInput) {
     return base::unexpected("seed " + std::to_string(seed) + ": " + child->err_tail);
   }
@@ -292,6 +333,10 @@ base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& sel
 // The sweep page, and a run page for each of the first failing seeds: each is run again with
 // its trace kept (the sweep itself keeps no traces, so memory does not grow with the sweep).
 bool write_sweep_report(const FuzzArgs& args, const SweepSummary& summary) {
+  if (auto refused = check_outputs({{"--report", args.report_dir, OutputKind::kDirectory}}, {})) {
+    error(*refused);
+    return false;
+  }
   if (!make_report_dir(args.report_dir)) return false;
   reports::SweepInput input;
   input.command = "fuzz";
@@ -324,7 +369,8 @@ bool write_sweep_report(const FuzzArgs& args, const SweepSummary& summary) {
     // A seed whose run never finished (it died in its child process) is not run again here:
     // it would take this process down with it.
     bool died = r.violations_by_property.count(kRunCompletes) > 0;
-    if (!r.passed && !died && pages < kSweepRunPagesMax) {
+    // A partial sweep was stopped by a signal: its report is written at once, without pages.
+    if (!r.passed && !died && !summary.partial && pages < kSweepRunPagesMax) {
       auto scenario = load(args.file, r.seed);
       if (!scenario) {
         error(scenario.error());
@@ -377,6 +423,13 @@ std::string shape_of(const sim::Scenario& s) {
 }  // namespace
 
 int run_command(const RunArgs& args) {
+  if (auto refused = check_outputs({{"--json", args.json_out, OutputKind::kFile},
+                                    {"--junit", args.junit_out, OutputKind::kFile},
+                                    {"--report", args.report_dir, OutputKind::kDirectory}},
+                                   {args.file})) {
+    error(*refused);
+    return kExitBadInput;
+  }
   auto scenario = load(args.file, args.seed);
   if (!scenario) {
     error(scenario.error());
@@ -404,6 +457,10 @@ int run_command(const RunArgs& args) {
 }
 
 int replay_command(const std::string& file, uint64_t seed, const std::string& report_dir) {
+  if (auto refused = check_outputs({{"--report", report_dir, OutputKind::kDirectory}}, {file})) {
+    error(*refused);
+    return kExitBadInput;
+  }
   auto scenario = load(file, seed);
   if (!scenario) {
     error(scenario.error());
@@ -418,6 +475,84 @@ int replay_command(const std::string& file, uint64_t seed, const std::string& re
   return report.passed() ? kExitPassed : kExitFailed;
 }
 
+namespace {
+
+void on_stop_signal(int signal) {
+  g_signal = signal;
+  g_stop.store(true);
+  char byte = 's';
+  ssize_t ignored = write(g_cancel_pipe[1], &byte, 1);  // a full pipe is readable already
+  (void)ignored;
+}
+
+// SIGINT and SIGTERM stop the sweep for as long as this lives; the old handlers come back after.
+class StopSignals {
+ public:
+  StopSignals() {
+    if (g_cancel_pipe[0] < 0 && pipe2(g_cancel_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+      g_cancel_pipe[0] = g_cancel_pipe[1] = -1;
+    }
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// The file's bytes as a digest, so a journal is not resumed against an edited scenario.
+base::Expected<std::string, std::string> file_digest(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return base::unexpected("cannot read " + shown(file));
+  return fmt::format("{:016x}", base::fnv1a64(text.str()));
+}
+
+// The uninterrupted sweep's results from any set of finished seeds holding its prefix: sorted
+// by seed and, with --stop-on-failure, cut after the first failing seed (as run_sweep cuts).
+void settle(SweepSummary& summary, size_t shard_seed_count, bool stop_on_failure) {
+  std::sort(summary.results.begin(), summary.results.end(),
+            [](const SeedResult& a, const SeedResult& b) { return a.seed < b.seed; });
+  if (!stop_on_failure || summary.partial) return;
+  for (size_t i = 0; i < summary.results.size(); ++i) {
+    if (summary.results[i].passed) continue;
+    summary.results.resize(i + 1);
+    summary.stopped_early = i + 1 < shard_seed_count;
+    return;
+  }
+}
+
+struct FuzzOutputs {
+  std::string journal;
+  std::vector<OutputPath> paths;
+};
+
+FuzzOutputs fuzz_outputs(const FuzzArgs& args) {
+  FuzzOutputs o;
+  o.journal = !args.journal.empty() ? args.journal
+              : !args.json_out.empty() ? args.json_out + ".journal"
+                                       : "";
+  o.paths = {{"--json", args.json_out, OutputKind::kFile},
+             {"--junit", args.junit_out, OutputKind::kFile},
+             {"--journal", o.journal, OutputKind::kFile},
+             {"--failures-dir", args.failures_dir, OutputKind::kDirectory},
+             {"--report", args.report_dir, OutputKind::kDirectory}};
+  return o;
+}
+
+}  // namespace
+
 int fuzz_command(const FuzzArgs& args) {
   auto shard = parse_shard(args.shard);
   if (!shard) {
@@ -427,6 +562,17 @@ int fuzz_command(const FuzzArgs& args) {
   if (args.seeds > std::numeric_limits<uint64_t>::max() - args.first_seed) {
     error("--first-seed " + std::to_string(args.first_seed) + " with --seeds " +
           std::to_string(args.seeds) + ": the seeds would pass 2^64 - 1");
+    return kExitBadInput;
+  }
+  // Every output is checked before any seed runs: a refusal costs nothing.
+  FuzzOutputs outputs = fuzz_outputs(args);
+  if (auto refused = check_outputs(outputs.paths, {args.file})) {
+    error(*refused);
+    return kExitBadInput;
+  }
+  if (args.resume && outputs.journal.empty()) {
+    error("--resume: no journal to resume from; accepted: --resume with --journal FILE or --json "
+          "OUT (whose journal is OUT.journal), as the interrupted sweep was run");
     return kExitBadInput;
   }
   std::vector<uint64_t> seeds = shard_seeds(args.first_seed, args.seeds, *shard);
@@ -441,7 +587,7 @@ int fuzz_command(const FuzzArgs& args) {
     std::error_code ec;
     std::filesystem::create_directories(args.failures_dir, ec);
     if (ec) {
-      error("cannot create --failures-dir " + args.failures_dir + ": " + ec.message());
+      error("cannot create --failures-dir " + shown(args.failures_dir) + ": " + ec.message());
       return kExitBadInput;
     }
   }
@@ -450,14 +596,6 @@ int fuzz_command(const FuzzArgs& args) {
     error(self.error());
     return kExitBadInput;
   }
-  Progress progress(stderr, isatty(fileno(stderr)) != 0, seeds.size());
-  SweepOutcome outcome = run_sweep(
-      seeds, {.jobs = args.jobs, .stop_on_failure = args.stop_on_failure},
-      [&](uint64_t seed) -> base::Expected<SeedResult, std::string> {
-        if (args.in_process) return run_seed(args.file, seed, args.failures_dir);
-        return run_seed_in_child(*self, args, seed);
-      },
-      &progress);
 
   SweepSummary summary;
   summary.command = "fuzz";
@@ -466,8 +604,79 @@ int fuzz_command(const FuzzArgs& args) {
   summary.first_seed = args.first_seed;
   summary.seed_count = args.seeds;
   summary.shards = {shard->to_string()};
+
+  std::unique_ptr<Journal> journal;
+  std::vector<uint64_t> to_run = seeds;
+  if (!outputs.journal.empty()) {
+    auto digest = file_digest(args.file);
+    if (!digest) {
+      error(digest.error());
+      return kExitBadInput;
+    }
+    JournalHeader header{kToolVersion,       args.file,
+                         *digest,            args.first_seed,
+                         args.seeds,         shard->to_string(),
+                         args.stop_on_failure, args.failures_dir};
+    if (args.resume) {
+      auto resumed = Journal::resume(outputs.journal, header);
+      if (!resumed) {
+        error(resumed.error());
+        return kExitBadInput;
+      }
+      journal = std::move(resumed->journal);
+      std::set<uint64_t> shard_set(seeds.begin(), seeds.end()), done;
+      uint64_t first_failing = std::numeric_limits<uint64_t>::max();
+      for (SeedResult& r : resumed->results) {
+        if (shard_set.count(r.seed) == 0) {
+          error(fmt::format("--journal {}: seed {} is not a seed of this sweep's shard",
+                            shown(outputs.journal), r.seed));
+          return kExitBadInput;
+        }
+        done.insert(r.seed);
+        if (!r.passed) first_failing = std::min(first_failing, r.seed);
+        summary.results.push_back(std::move(r));
+      }
+      to_run.clear();
+      for (uint64_t seed : seeds) {
+        // With --stop-on-failure no seed after a known failure belongs to the summary.
+        bool after_failure = args.stop_on_failure && seed > first_failing;
+        if (done.count(seed) == 0 && !after_failure) to_run.push_back(seed);
+      }
+      std::fprintf(stderr, "iqsim: resuming from %s: %zu seeds done, %zu to run%s\n",
+                   shown(outputs.journal).c_str(), done.size(), to_run.size(),
+                   resumed->torn_line_dropped ? " (a torn last line was dropped)" : "");
+    } else {
+      auto created = Journal::create(outputs.journal, header);
+      if (!created) {
+        error(created.error());
+        return kExitBadInput;
+      }
+      journal = std::move(*created);
+    }
+  }
+
+  StopSignals signals;
+  g_stop.store(false);
+  Progress progress(stderr, isatty(fileno(stderr)) != 0, to_run.size());
+  SweepOptions options;
+  options.jobs = args.jobs;
+  options.stop_on_failure = args.stop_on_failure;
+  options.stop = &g_stop;
+  if (journal) {
+    options.on_result = [&](const SeedResult& r) { return journal->append(r); };
+  }
+  SweepOutcome outcome = run_sweep(
+      to_run, options,
+      [&](uint64_t seed) -> base::Expected<SeedResult, std::string> {
+        if (args.in_process) return run_seed(args.file, seed, args.failures_dir);
+        return run_seed_in_child(*self, args, seed);
+      },
+      &progress);
+
+  summary.partial = outcome.interrupted;
   summary.stopped_early = outcome.stopped_early;
-  summary.results = std::move(outcome.results);
+  for (SeedResult& r : outcome.results) summary.results.push_back(std::move(r));
+  settle(summary, seeds.size(), args.stop_on_failure);
   summary.timing = Timing{outcome.wall_seconds, args.jobs};
   print_sweep(summary, *shard, args.jobs, outcome.wall_seconds);
   bool written = write_summaries(summary, args.json_out, args.junit_out);
@@ -479,10 +688,31 @@ int fuzz_command(const FuzzArgs& args) {
     return kExitBadInput;
   }
   if (!written) return kExitBadInput;
+  if (summary.partial) {
+    std::fprintf(stderr, "iqsim: stopped by signal %d; partial summaries written%s\n",
+                 static_cast<int>(g_signal),
+                 journal ? ", resume with --resume" : " (no journal: pass --json or --journal)");
+    return g_signal == SIGTERM ? kExitTerminated : kExitInterrupted;
+  }
+  // The sweep is complete and its summaries are on disk: the journal has served its purpose.
+  if (journal) {
+    std::string path = journal->path();
+    journal.reset();
+    std::remove(path.c_str());
+  }
   return summary.failed() == 0 ? kExitPassed : kExitFailed;
 }
 
-int run_seed_command(const std::string& file, uint64_t seed, const std::string& failures_dir) {
+int run_seed_command(const std::string& file, uint64_t seed, const std::string& failures_dir,
+                     int64_t parent_pid) {
+  if (parent_pid != 0) {
+    // Die with the sweep: the kernel sends SIGKILL when the spawning thread ends. The parent may
+    // have died before prctl ran; then getppid() is no longer it.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != static_cast<pid_t>(parent_pid)) {
+      error("run-seed: the sweep (pid " + std::to_string(parent_pid) + ") is gone");
+      return kExitBadInput;
+    }
+  }
   auto result = run_seed(file, seed, failures_dir);
   if (!result) {
     error(result.error());
@@ -500,6 +730,12 @@ int run_seed_command(const std::string& file, uint64_t seed, const std::string& 
 }
 
 int shrink_command(const ShrinkArgs& args) {
+  if (auto refused = check_outputs({{"--out", args.out, OutputKind::kFile},
+                                    {"--report", args.report_dir, OutputKind::kDirectory}},
+                                   {args.file})) {
+    error(*refused);
+    return kExitBadInput;
+  }
   auto scenario = load(args.file, args.seed);
   if (!scenario) {
     error(scenario.error());
@@ -523,7 +759,7 @@ int shrink_command(const ShrinkArgs& args) {
   std::string out = args.out.empty()
                         ? stem_of(args.file) + "-seed" + std::to_string(args.seed) + "-min.toml"
                         : args.out;
-  if (!write_text(out, sim::to_toml(annotated(result.minimal, args, result.property)))) {
+  if (!write_text(out, sim::to_toml(annotated(result.minimal, args, result.property)), "--out")) {
     return kExitBadInput;
   }
   std::printf("shrunk in %d runs: %s -> %s\n", result.runs, shape_of(*scenario).c_str(),
@@ -574,45 +810,61 @@ int check_determinism_command(const std::string& file, std::optional<uint64_t> s
   return violations.empty() ? kExitPassed : kExitFailed;
 }
 
-int merge_command(const std::string& out, const std::vector<std::string>& inputs) {
+namespace {
+
+// One summary file for merge, or a message naming the file and what was wrong with it.
+base::Expected<SweepSummary, std::string> read_summary(const std::string& input) {
+  std::error_code ec;
+  std::uintmax_t size = std::filesystem::file_size(input, ec);
+  if (ec) return base::unexpected("cannot read " + shown(input) + ": " + ec.message());
+  if (size > kSummaryBytesMax) {
+    return base::unexpected(shown(input) + ": larger than 256 MiB; accepted: a JSON summary "
+                                           "written by iqsim run, fuzz or merge");
+  }
+  std::ifstream in(input, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return base::unexpected("cannot read " + shown(input));
+  try {
+    nlohmann::json json = nlohmann::json::parse(text.str());
+    return summary_from_json(json, input);
+  } catch (const nlohmann::json::parse_error& e) {
+    return base::unexpected(fmt::format(
+        "{}: not valid JSON (the first error at byte {} of {}); accepted: a JSON summary "
+        "written by iqsim run, fuzz or merge",
+        shown(input), e.byte, text.str().size()));
+  }
+}
+
+}  // namespace
+
+int merge_command(const std::string& out, const std::vector<std::string>& inputs,
+                  bool allow_gaps) {
+  if (auto refused = check_outputs({{"OUT", out, OutputKind::kFile}}, inputs)) {
+    error(*refused);
+    return kExitBadInput;
+  }
   std::vector<SweepSummary> summaries;
   for (const std::string& input : inputs) {
-    std::error_code ec;
-    std::uintmax_t size = std::filesystem::file_size(input, ec);
-    if (ec || size > kSummaryBytesMax) {
-      error("cannot read " + input + (ec ? ": " + ec.message() : ": larger than 256 MiB"));
-      return kExitBadInput;
-    }
-    std::ifstream in(input, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) {
-      error("cannot read " + input);
-      return kExitBadInput;
-    }
-    nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) {
-      error(input + ": not valid JSON");
-      return kExitBadInput;
-    }
-    auto summary = summary_from_json(json, input);
+    auto summary = read_summary(input);
     if (!summary) {
       error(summary.error());
       return kExitBadInput;
     }
     summaries.push_back(std::move(summary).value());
   }
-  auto merged = merge_summaries(summaries, inputs);
+  auto merged = merge_summaries(summaries, inputs, allow_gaps);
   if (!merged) {
     error(merged.error());
     return kExitBadInput;
   }
-  if (!write_text(out, to_json(*merged).dump(2) + "\n")) return kExitBadInput;
-  std::printf("merged %zu summaries (shards %s) of %s: %llu runs, %llu passed, %llu failed\n",
+  if (!write_text(out, to_json(*merged).dump(2) + "\n", "OUT")) return kExitBadInput;
+  std::printf("merged %zu summaries (shards %s) of %s: %llu runs, %llu passed, %llu failed%s\n",
               inputs.size(), join(merged->shards).c_str(), merged->scenario.c_str(),
               static_cast<unsigned long long>(merged->runs()),
               static_cast<unsigned long long>(merged->passed()),
-              static_cast<unsigned long long>(merged->failed()));
+              static_cast<unsigned long long>(merged->failed()),
+              merged->partial ? " (partial: an input was interrupted)" : "");
   return merged->failed() == 0 ? kExitPassed : kExitFailed;
 }
 

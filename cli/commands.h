@@ -14,8 +14,13 @@ namespace iq::cli {
 inline constexpr int kExitPassed = 0;
 // A property failed: a violation, or a declared finding that held.
 inline constexpr int kExitFailed = 1;
-// Bad input: an unparsable scenario, a bad flag, an unreadable or unwritable file.
+// Bad input: an unparsable scenario, a bad flag, an unreadable or unwritable file, an output
+// path that is not a regular file (or directory) or is an input of the same command.
 inline constexpr int kExitBadInput = 2;
+// `fuzz` stopped by SIGINT / SIGTERM (128 + the signal, as a shell reports it): the summaries of
+// the seeds that finished were written, marked partial.
+inline constexpr int kExitInterrupted = 130;
+inline constexpr int kExitTerminated = 143;
 
 struct RunArgs {
   std::string file;
@@ -38,6 +43,10 @@ struct FuzzArgs {
   bool stop_on_failure = false;
   std::string failures_dir;
   std::string report_dir;  // --report DIR: index.html plus one page per failing seed
+  // Each finished seed's result as a JSON line (after a header line naming the sweep), flushed
+  // and fsynced per line. Empty: JSON_OUT.journal when --json is given, else no journal.
+  std::string journal;
+  bool resume = false;  // skip the seeds the journal holds
   // Run every seed in this process (threads) rather than in a child process per seed. Faster
   // by the cost of a process start, but a seed that aborts ends the whole sweep.
   bool in_process = false;
@@ -45,8 +54,10 @@ struct FuzzArgs {
 int fuzz_command(const FuzzArgs& args);
 
 // The hidden `iqsim run-seed FILE --seed S [--failures-dir D]`: one seed of a sweep, run in the
-// child process fuzz spawns; prints a one-run JSON summary on stdout.
-int run_seed_command(const std::string& file, uint64_t seed, const std::string& failures_dir);
+// child process fuzz spawns; prints a one-run JSON summary on stdout. With `parent_pid` (not 0)
+// it dies with that parent (PR_SET_PDEATHSIG), and exits at once if the parent is already gone.
+int run_seed_command(const std::string& file, uint64_t seed, const std::string& failures_dir,
+                     int64_t parent_pid = 0);
 
 int replay_command(const std::string& file, uint64_t seed, const std::string& report_dir = "");
 
@@ -62,7 +73,8 @@ int shrink_command(const ShrinkArgs& args);
 
 int check_determinism_command(const std::string& file, std::optional<uint64_t> seed, int32_t runs);
 
-int merge_command(const std::string& out, const std::vector<std::string>& inputs);
+int merge_command(const std::string& out, const std::vector<std::string>& inputs,
+                  bool allow_gaps = false);
 
 int list_properties_command();
 

@@ -3,13 +3,17 @@
 // not depend on --jobs. IQSIM_BINARY (the binary's path) comes from CMake.
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -57,6 +61,14 @@ class IqsimBinaryTest : public ::testing::Test {
 
   // Runs iqsim with `args`, stdout and stderr captured in files of the test's directory.
   Outcome iqsim(const std::vector<std::string>& args) {
+    pid_t pid = start(args);
+    Outcome outcome;
+    if (pid <= 0) return outcome;
+    return finish(pid);
+  }
+
+  // Starts iqsim with `args` without waiting; finish() waits and collects.
+  pid_t start(const std::vector<std::string>& args) {
     fs::path out = path("stdout.txt"), err = path("stderr.txt");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -70,11 +82,16 @@ class IqsimBinaryTest : public ::testing::Test {
     pid_t pid = 0;
     int rc = posix_spawn(&pid, IQSIM_BINARY, &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    Outcome outcome;
     if (rc != 0) {
       ADD_FAILURE() << "posix_spawn " << IQSIM_BINARY << ": " << rc;
-      return outcome;
+      return -1;
     }
+    return pid;
+  }
+
+  Outcome finish(pid_t pid) {
+    fs::path out = path("stdout.txt"), err = path("stderr.txt");
+    Outcome outcome;
     int status = 0;
     waitpid(pid, &status, 0);
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -205,8 +222,8 @@ TEST_F(IqsimBinaryTest, MergeWritesTheUnionAndRefusesBadInputs) {
   EXPECT_EQ(garbage.exit_code, 2);
   EXPECT_NE(garbage.err.find("e.json: not valid JSON"), std::string::npos) << garbage.err;
 
-  Outcome failing =
-      iqsim({"merge", path("bc.json").string(), path("b.json").string(), path("c.json").string()});
+  Outcome failing = iqsim({"merge", path("bc.json").string(), path("b.json").string(),
+                           path("c.json").string(), "--allow-gaps"});
   EXPECT_EQ(failing.exit_code, 1) << failing.err;
 }
 
@@ -400,6 +417,328 @@ TEST_F(IqsimBinaryTest, ReportFlagWritesSelfContainedPagesOnEveryCommand) {
   Outcome bad = iqsim({"run", f, "--report", path("not-a-dir").string()});
   EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
   EXPECT_NE(bad.err.find("--report " + path("not-a-dir").string()), std::string::npos) << bad.err;
+}
+
+// Every output is checked before anything runs: a device, a symlink, a directory where a file is
+// expected, a file where a directory is expected, and an input of the same command are refused
+// with exit 2 naming the flag and the path, and none of them is touched.
+TEST_F(IqsimBinaryTest, OutputPathsAreRefusedBeforeAnySeedRuns) {
+  fs::path file = path("small.toml");
+  write_file(file, kSmallTemplate);
+  std::string f = file.string();
+  std::string text = read_file(file);
+  fs::create_symlink(file, path("link.json"));
+  fs::create_directories(path("dir"));
+  write_file(path("plain"), "keep");
+  struct Case {
+    std::vector<std::string> args;
+    std::string flag_and_path;
+  };
+  std::vector<Case> cases = {
+      {{"run", f, "--json", f}, "--json " + f},
+      {{"run", f, "--json", "/dev/null"}, "--json /dev/null"},
+      {{"run", f, "--junit", path("link.json").string()}, "--junit " + path("link.json").string()},
+      {{"run", f, "--json", path("dir").string()}, "--json " + path("dir").string()},
+      {{"run", f, "--report", path("plain").string()}, "--report " + path("plain").string()},
+      {{"fuzz", f, "--seeds", "3", "--json", f}, "--json " + f},
+      {{"fuzz", f, "--seeds", "3", "--junit", "/dev/null"}, "--junit /dev/null"},
+      {{"fuzz", f, "--seeds", "3", "--failures-dir", path("plain").string()},
+       "--failures-dir " + path("plain").string()},
+      {{"fuzz", f, "--seeds", "3", "--report", path("plain").string()},
+       "--report " + path("plain").string()},
+      {{"fuzz", f, "--seeds", "3", "--json", path("a.json").string(), "--journal", f},
+       "--journal " + f},
+      {{"shrink", f, "--seed", "1", "--out", f}, "--out " + f},
+      {{"replay", f, "--seed", "1", "--report", path("plain").string()},
+       "--report " + path("plain").string()},
+      {{"merge", path("plain").string(), path("plain").string()}, "OUT " + path("plain").string()},
+  };
+  for (const Case& c : cases) {
+    Outcome o = iqsim(c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.flag_and_path << "\n" << o.out << o.err;
+    EXPECT_NE(o.err.find(c.flag_and_path), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("accepted:"), std::string::npos) << o.err;
+    // Refused before any run: nothing was judged.
+    EXPECT_EQ(o.out.find("queries judged"), std::string::npos) << c.flag_and_path << o.out;
+  }
+  EXPECT_EQ(read_file(file), text) << "the scenario was overwritten";
+  struct stat st {};
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null was replaced";
+  EXPECT_TRUE(fs::is_symlink(path("link.json")));
+  EXPECT_EQ(read_file(path("plain")), "keep");
+  EXPECT_FALSE(fs::exists(path("a.json.journal")));
+}
+
+// Seeds and other numbers are decimal digits within a stated range: a sign, an empty value, 2^64,
+// hex or junk is exit 2 naming the flag and the accepted range, never a wrapped or clamped seed.
+TEST_F(IqsimBinaryTest, NumbersOutOfRangeOrNotDecimalAreRefused) {
+  fs::path file = path("small.toml");
+  write_file(file, kSmallTemplate);
+  std::string f = file.string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string flag;
+  };
+  std::vector<Case> cases = {
+      {{"run", f, "--seed", "-1"}, "--seed '-1'"},
+      {{"run", f, "--seed", "18446744073709551616"}, "--seed '18446744073709551616'"},
+      {{"run", f, "--seed", ""}, "--seed ''"},
+      {{"run", f, "--seed", "0x10"}, "--seed '0x10'"},
+      {{"replay", f, "--seed", "+3"}, "--seed '+3'"},
+      {{"check-determinism", f, "--seed", "1.5"}, "--seed '1.5'"},
+      {{"check-determinism", f, "--runs", "1"}, "--runs '1'"},
+      {{"shrink", f, "--seed", "1", "--runs-max", "0"}, "--runs-max '0'"},
+      {{"fuzz", f, "--seeds", "-3"}, "--seeds '-3'"},
+      {{"fuzz", f, "--seeds", "3", "--first-seed", "-1"}, "--first-seed '-1'"},
+      {{"fuzz", f, "--seeds", "3", "--jobs", "-1"}, "--jobs '-1'"},
+      {{"fuzz", f, "--seeds", "3", "--jobs", "257"}, "--jobs '257'"},
+      {{"fuzz", f, "--seeds", "3", "--shard", "-0/2"}, "--shard '-0/2'"},
+      {{"fuzz", f, "--seeds", "3", "--shard", "1/ 2"}, "--shard '1/ 2'"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = iqsim(c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.flag << "\n" << o.out << o.err;
+    EXPECT_NE(o.err.find(c.flag), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("accepted:"), std::string::npos) << c.flag << ": " << o.err;
+    EXPECT_EQ(o.out.find("queries judged"), std::string::npos) << c.flag << o.out;
+  }
+  Outcome max = iqsim({"run", f, "--seed", "18446744073709551615"});
+  EXPECT_NE(max.out.find("seed 18446744073709551615\n"), std::string::npos) << max.out << max.err;
+}
+
+// An unknown command is named with the list of commands; a long value in a message is cut to
+// a prefix with its length; merge says which file is not JSON or not a summary, and how.
+TEST_F(IqsimBinaryTest, MessagesNameTheWordTheFileAndCutLongValues) {
+  Outcome unknown = iqsim({"frobnicate"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("'frobnicate' is not a command"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("run, fuzz, replay, shrink, check-determinism, merge"),
+            std::string::npos)
+      << unknown.err;
+
+  fs::path file = path("small.toml");
+  write_file(file, kSmallTemplate);
+  std::string huge(100'000, '7');
+  Outcome long_seed = iqsim({"run", file.string(), "--seed", huge});
+  EXPECT_EQ(long_seed.exit_code, 2);
+  EXPECT_NE(long_seed.err.find("(100000 bytes)"), std::string::npos) << long_seed.err.size();
+  EXPECT_LT(long_seed.err.size(), 1000u);
+  Outcome long_flag = iqsim({"run", file.string(), "--" + std::string(100'000, 'x')});
+  EXPECT_EQ(long_flag.exit_code, 2);
+  EXPECT_LT(long_flag.err.size(), 1000u) << long_flag.err.substr(0, 300);
+
+  write_file(path("text.json"), "hello");
+  write_file(path("array.json"), "[1, 2]");
+  write_file(path("shape.json"), R"({"tool": {"version": 3}})");
+  nlohmann::json no_digest = to_json(summary_of("s.toml", {1}, false));
+  no_digest["results"][0].erase("digest");
+  write_file(path("digest.json"), no_digest.dump());
+  struct Case {
+    std::string name, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"text.json", "text.json: not valid JSON (the first error at byte 1 of 5)"},
+           {"array.json", "array.json: not an iqsim summary: summary: must be an object, is array"},
+           {"shape.json", "shape.json: not an iqsim summary: summary.tool.version: must be a "
+                          "string, is number"},
+           {"digest.json", "digest.json: not an iqsim summary: summary.results[0].digest: missing"},
+           {"missing.json", "cannot read " + path("missing.json").string()}}) {
+    Outcome o = iqsim({"merge", path("out.json").string(), path(c.name).string()});
+    EXPECT_EQ(o.exit_code, 2) << c.name;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("json.exception"), std::string::npos) << o.err;
+  }
+}
+
+// merge refuses gaps (naming the missing seeds as ranges) unless --allow-gaps, and summaries
+// written by another iqsim version (naming the file).
+TEST_F(IqsimBinaryTest, MergeRefusesGapsAndOtherVersions) {
+  SweepSummary low = summary_of("s.toml", {1, 2, 3, 4, 5}, false);
+  low.seed_count = 5;
+  SweepSummary high = summary_of("s.toml", {11, 12, 13, 14, 15}, false);
+  high.first_seed = 11;
+  high.seed_count = 5;
+  write_file(path("low.json"), to_json(low).dump());
+  write_file(path("high.json"), to_json(high).dump());
+  Outcome gaps = iqsim({"merge", path("m.json").string(), path("low.json").string(),
+                        path("high.json").string()});
+  EXPECT_EQ(gaps.exit_code, 2) << gaps.out;
+  EXPECT_NE(gaps.err.find("5 seeds in no input (6..10)"), std::string::npos) << gaps.err;
+  EXPECT_FALSE(fs::exists(path("m.json")));
+  Outcome allowed = iqsim({"merge", path("m.json").string(), path("low.json").string(),
+                           path("high.json").string(), "--allow-gaps"});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(read_json(path("m.json"))["totals"]["runs"], 10u);
+
+  SweepSummary old = summary_of("s.toml", {6, 7, 8, 9, 10}, false);
+  old.tool_version = "0.0.1";
+  write_file(path("old.json"), to_json(old).dump());
+  Outcome versions = iqsim({"merge", path("v.json").string(), path("low.json").string(),
+                            path("old.json").string(), path("high.json").string()});
+  EXPECT_EQ(versions.exit_code, 2);
+  EXPECT_NE(versions.err.find(path("old.json").string() + " was written by iqsim 0.0.1"),
+            std::string::npos)
+      << versions.err;
+}
+
+// A template whose seeds take a fraction of a second each (long virtual time), so a sweep
+// can be caught part way.
+std::string slow_template(const std::string& duration_ms) {
+  std::string t = kSmallTemplate;
+  size_t at = t.find("duration_ms = 2_000");
+  t.replace(at, std::string("duration_ms = 2_000").size(), "duration_ms = " + duration_ms);
+  return t;
+}
+
+size_t lines_of(const fs::path& file) {
+  std::string text = read_file(file);
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Polls `done` up to `polls_max` times, 10 ms apart: a bounded wait for another process.
+bool wait_until(const std::function<bool()>& done, int polls_max = 3000) {
+  for (int i = 0; i < polls_max; ++i) {
+    if (done()) return true;
+    usleep(10'000);
+  }
+  return done();
+}
+
+nlohmann::json without_timing(nlohmann::json j) {
+  j.erase("timing");
+  return j;
+}
+
+// A sweep killed with SIGKILL after K seeds were journaled, then resumed, writes exactly the
+// summary of the same sweep run uninterrupted (digests included); a torn last line is dropped.
+TEST_F(IqsimBinaryTest, SweepKilledAndResumedEqualsTheUninterruptedSweep) {
+  fs::path file = path("slow.toml");
+  write_file(file, slow_template("20_000"));
+  std::string f = file.string();
+  Outcome whole = iqsim({"fuzz", f, "--seeds", "8", "--json", path("whole.json").string()});
+  ASSERT_NE(whole.exit_code, 2) << whole.err;
+  EXPECT_FALSE(fs::exists(path("whole.json.journal"))) << "a complete sweep keeps no journal";
+
+  std::vector<std::string> args = {"fuzz",   f,   "--seeds", "8", "--jobs",
+                                   "2", "--json", path("cut.json").string()};
+  fs::path journal = path("cut.json.journal");
+  pid_t pid = start(args);
+  ASSERT_GT(pid, 0);
+  const size_t k = 3;  // the header and two seeds
+  bool reached = wait_until([&] { return lines_of(journal) >= k; });
+  kill(pid, SIGKILL);
+  Outcome killed = finish(pid);
+  ASSERT_TRUE(reached) << "the journal never reached " << k << " lines";
+  size_t lines = lines_of(journal);
+  ASSERT_LT(lines, 9u) << "the sweep finished before it was killed: nothing to resume";
+  EXPECT_FALSE(fs::exists(path("cut.json")));
+  // A torn line, as a death inside write(2) leaves it.
+  { std::ofstream(journal, std::ios::app) << R"({"seed": 8, "pass)"; }
+
+  Outcome refused = iqsim(args);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("--resume"), std::string::npos) << refused.err;
+  std::vector<std::string> other = args;
+  other[3] = "9";
+  other.push_back("--resume");
+  Outcome mismatch = iqsim(other);
+  EXPECT_EQ(mismatch.exit_code, 2);
+  EXPECT_NE(mismatch.err.find("belongs to another sweep (its seed_count is 8, this sweep's is 9)"),
+            std::string::npos)
+      << mismatch.err;
+
+  args.push_back("--resume");
+  Outcome resumed = iqsim(args);
+  EXPECT_EQ(resumed.exit_code, whole.exit_code) << resumed.out << resumed.err;
+  EXPECT_NE(resumed.err.find("seeds done"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("a torn last line was dropped"), std::string::npos) << resumed.err;
+  nlohmann::json w = without_timing(read_json(path("whole.json")));
+  nlohmann::json r = without_timing(read_json(path("cut.json")));
+  EXPECT_EQ(r["results"], w["results"]);
+  EXPECT_EQ(r["totals"], w["totals"]);
+  EXPECT_EQ(r["partial"], false);
+  r.erase("results");
+  w.erase("results");
+  EXPECT_EQ(r, w);
+}
+
+// SIGINT and SIGTERM stop the sweep: running children are killed, and the summary, JUnit and
+// report of the finished seeds are written marked partial, with exit 130 / 143.
+TEST_F(IqsimBinaryTest, SignalsWriteAPartialSummary) {
+  fs::path file = path("slow.toml");
+  write_file(file, slow_template("20_000"));
+  std::string f = file.string();
+  for (auto [signal, code] : {std::pair{SIGINT, 130}, std::pair{SIGTERM, 143}}) {
+    std::string tag = std::to_string(signal);
+    fs::remove(path("p.json.journal"));
+    pid_t pid = start({"fuzz", f, "--seeds", "50", "--jobs", "2", "--json",
+                       path("p" + tag + ".json").string(), "--journal",
+                       path("p.json.journal").string(), "--junit",
+                       path("p" + tag + ".xml").string(), "--report", path("r" + tag).string()});
+    ASSERT_GT(pid, 0);
+    ASSERT_TRUE(wait_until([&] { return lines_of(path("p.json.journal")) >= 3; }));
+    kill(pid, signal);
+    Outcome o = finish(pid);
+    EXPECT_EQ(o.exit_code, code) << o.out << o.err;
+    nlohmann::json j = read_json(path("p" + tag + ".json"));
+    EXPECT_EQ(j["partial"], true);
+    uint64_t runs = j["totals"]["runs"].get<uint64_t>();
+    EXPECT_GE(runs, 2u);
+    EXPECT_LT(runs, 50u);
+    EXPECT_EQ(runs + 1, lines_of(path("p.json.journal"))) << "every finished seed is journaled";
+    EXPECT_NE(o.out.find("PARTIAL: interrupted; " + std::to_string(runs) + " of 50 seeds"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(read_file(path("p" + tag + ".xml")).find("tests=\"" + std::to_string(runs) + "\""),
+              std::string::npos);
+    EXPECT_TRUE(fs::exists(path("r" + tag) / "index.html"));
+  }
+}
+
+// The pids of the processes whose parent is `parent` (from /proc).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat = read_file(entry.path() / "stat");
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == parent) out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+// Whether `pid` is gone (or a zombie waiting for whoever adopted it: it runs no more).
+bool gone(pid_t pid) {
+  std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  size_t close = stat.rfind(')');
+  return stat.empty() || close == std::string::npos || stat[close + 2] == 'Z';
+}
+
+// A sweep killed with SIGKILL takes its running children with it (PR_SET_PDEATHSIG): each child
+// pid seen before the kill is gone within a bounded wait, far shorter than its seed's run.
+TEST_F(IqsimBinaryTest, NoChildOutlivesAKilledSweep) {
+  fs::path file = path("slower.toml");
+  write_file(file, slow_template("3_000_000"));
+  pid_t pid = start({"fuzz", file.string(), "--seeds", "4", "--jobs", "2"});
+  ASSERT_GT(pid, 0);
+  std::vector<pid_t> children;
+  ASSERT_TRUE(wait_until([&] {
+    children = children_of(pid);
+    return children.size() == 2;
+  }));
+  kill(pid, SIGKILL);
+  finish(pid);
+  for (pid_t child : children) {
+    EXPECT_TRUE(wait_until([&] { return gone(child); }, 100)) << "child " << child << " survived";
+    if (!gone(child)) kill(child, SIGKILL);  // do not leave it to the next test
+  }
 }
 
 }  // namespace

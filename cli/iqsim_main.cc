@@ -4,7 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+
 #include "commands.h"
+#include "input_checks.h"
 #include "summary.h"
 
 namespace {
@@ -13,7 +16,14 @@ constexpr const char* kExitCodes = R"(Exit codes:
   0  every property held (and every declared finding failed as declared)
   1  a property failed: a violation, or a declared finding that held
   2  bad input: an unparsable scenario (file:line:col: key ...: message), a bad flag,
-     an unreadable or unwritable file
+     an unreadable or unwritable file, an output path that is not a regular file (or
+     directory) or is an input of the same command
+  130  fuzz stopped by SIGINT, 143  fuzz stopped by SIGTERM: running seeds were killed, and
+     the summary, JUnit and report of the seeds that finished were written, marked partial;
+     `iqsim fuzz ... --resume` goes on from the journal
+
+Numbers are decimal digits only: --seed and --first-seed 0..18446744073709551615,
+--seeds 1..1000000000, --jobs 1..256, --shard I/N with 0 <= I < N <= 1000000.
 
 A failure prints the command that reproduces it: iqsim replay FILE --seed S)";
 
@@ -22,10 +32,49 @@ constexpr uint64_t kSeedsMax = 1'000'000'000;
 constexpr int32_t kJobsMax = 256;
 constexpr int32_t kRunsMax = 100'000;
 
-void add_seed(CLI::App* app, std::optional<uint64_t>& seed, const char* what) {
-  // CLI11 2.1 has no std::optional option type; a callback fills it.
-  app->add_option_function<uint64_t>(
-      "--seed", [&seed](const uint64_t& s) { seed = s; }, what);
+// Numeric flags are read as text and parsed by parse_decimal after CLI11: CLI11 2.1 reads
+// "-1" into a uint64_t as 2^64 - 1 and clamps 2^64, and says nothing of the accepted range.
+struct Number {
+  std::string text;
+  CLI::Option* option = nullptr;
+  bool given() const { return option != nullptr && option->count() > 0; }
+};
+
+void add_number(CLI::App* app, const char* flag, Number& n, const std::string& what) {
+  n.option = app->add_option(flag, n.text, what);
+}
+
+// Parses `n` (if given) into `out`; prints the refusal and returns false on a bad value.
+template <typename T>
+bool parse_number(const char* flag, const Number& n, uint64_t min, uint64_t max, T& out) {
+  if (!n.given()) return true;
+  auto value = iq::cli::parse_decimal(flag, n.text, min, max);
+  if (!value) {
+    std::fprintf(stderr, "iqsim: %s\n", value.error().c_str());
+    return false;
+  }
+  out = static_cast<T>(*value);
+  return true;
+}
+
+bool parse_seed(const Number& n, std::optional<uint64_t>& out) {
+  uint64_t seed = 0;
+  if (!parse_number("--seed", n, 0, UINT64_MAX, seed)) return false;
+  if (n.given()) out = seed;
+  return true;
+}
+
+// The first word names a subcommand; CLI11 would answer an unknown one with "A subcommand is
+// required", naming neither the word nor the commands.
+bool known_subcommand(const CLI::App& app, int argc, char** argv, std::string& commands) {
+  if (argc < 2 || argv[1][0] == '-') return true;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_group().empty()) continue;  // hidden (run-seed)
+    commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    known = known || sub->get_name() == argv[1];
+  }
+  return known || std::string(argv[1]) == "run-seed";
 }
 
 }  // namespace
@@ -42,7 +91,9 @@ int main(int argc, char** argv) {
   RunArgs run;
   CLI::App* run_app = app.add_subcommand("run", "Run one scenario file and judge it");
   run_app->add_option("file", run.file, "Scenario file (TOML)")->required();
-  add_seed(run_app, run.seed, "Seed for the file's choices and the world (default: the file's)");
+  Number run_seed_flag;
+  add_number(run_app, "--seed", run_seed_flag,
+             "Seed for the file's choices and the world, 0..2^64-1 (default: the file's)");
   run_app->add_option("--json", run.json_out, "Write a JSON summary here");
   run_app->add_option("--junit", run.junit_out, "Write a JUnit XML report here");
   run_app->add_option("--report", run.report_dir, "Write an HTML report into this directory");
@@ -52,12 +103,11 @@ int main(int argc, char** argv) {
   FuzzArgs fuzz;
   CLI::App* fuzz_app = app.add_subcommand("fuzz", "Run a sweep of seeds over one scenario file");
   fuzz_app->add_option("file", fuzz.file, "Scenario file (TOML), usually a template")->required();
-  fuzz_app->add_option("--seeds", fuzz.seeds, "How many seeds")
-      ->required()
-      ->check(CLI::Range(uint64_t{1}, kSeedsMax));
-  fuzz_app->add_option("--first-seed", fuzz.first_seed, "The first seed (default 1)");
-  fuzz_app->add_option("--jobs", fuzz.jobs, "Seeds run in parallel (default 1)")
-      ->check(CLI::Range(1, kJobsMax));
+  Number fuzz_seeds, fuzz_first, fuzz_jobs;
+  add_number(fuzz_app, "--seeds", fuzz_seeds, "How many seeds, 1..1000000000");
+  fuzz_seeds.option->required();
+  add_number(fuzz_app, "--first-seed", fuzz_first, "The first seed, 0..2^64-1 (default 1)");
+  add_number(fuzz_app, "--jobs", fuzz_jobs, "Seeds run in parallel, 1..256 (default 1)");
   fuzz_app->add_option("--shard", fuzz.shard,
                        "I/N: run only the seeds whose index mod N is I (default 0/1)");
   fuzz_app->add_option("--json", fuzz.json_out, "Write a JSON summary here (iqsim merge reads it)");
@@ -68,6 +118,12 @@ int main(int argc, char** argv) {
                        "Write each failing seed's concrete scenario here as NAME-seedS.toml");
   fuzz_app->add_option("--report", fuzz.report_dir,
                        "Write an HTML sweep report (index.html) and failing seeds' pages here");
+  fuzz_app->add_option("--journal", fuzz.journal,
+                       "Append each finished seed's result here as a JSON line (default: "
+                       "JSON.journal when --json is given)");
+  fuzz_app->add_flag("--resume", fuzz.resume,
+                     "Skip the seeds the journal holds (same file, seeds, shard and options) and "
+                     "write the summary an uninterrupted sweep would have");
   fuzz_app->add_flag("--in-process", fuzz.in_process,
                      "Run seeds on threads of this process instead of one child process each "
                      "(faster; a seed that aborts then ends the sweep)");
@@ -75,18 +131,22 @@ int main(int argc, char** argv) {
   // One seed in a child process of `fuzz` (not for people: no help entry).
   std::string run_seed_file, run_seed_failures;
   uint64_t run_seed_seed = 0;
+  int64_t run_seed_parent = 0;
   CLI::App* run_seed_app = app.add_subcommand("run-seed", "");
   run_seed_app->group("");
   run_seed_app->add_option("file", run_seed_file)->required();
   run_seed_app->add_option("--seed", run_seed_seed)->required();
   run_seed_app->add_option("--failures-dir", run_seed_failures);
+  run_seed_app->add_option("--parent-pid", run_seed_parent);
 
   std::string replay_file;
   uint64_t replay_seed = 0;
+  Number replay_seed_flag;
   CLI::App* replay_app =
       app.add_subcommand("replay", "Run one seed again and print every violation in full");
   replay_app->add_option("file", replay_file, "Scenario file (TOML)")->required();
-  replay_app->add_option("--seed", replay_seed, "The seed")->required();
+  add_number(replay_app, "--seed", replay_seed_flag, "The seed, 0..2^64-1");
+  replay_seed_flag.option->required();
   std::string replay_report;
   replay_app->add_option("--report", replay_report, "Write an HTML report into this directory");
 
@@ -94,13 +154,15 @@ int main(int argc, char** argv) {
   CLI::App* shrink_app = app.add_subcommand(
       "shrink", "Shrink a failing seed to a minimal scenario file that still fails");
   shrink_app->add_option("file", shrink.file, "Scenario file (TOML)")->required();
-  shrink_app->add_option("--seed", shrink.seed, "The failing seed")->required();
+  Number shrink_seed_flag, shrink_runs_flag;
+  add_number(shrink_app, "--seed", shrink_seed_flag, "The failing seed, 0..2^64-1");
+  shrink_seed_flag.option->required();
   shrink_app->add_option("--property", shrink.property,
                          "The property to keep violating (default: the first violated)");
   shrink_app->add_option("--out", shrink.out,
                          "Where to write the minimal scenario (default NAME-seedS-min.toml)");
-  shrink_app->add_option("--runs-max", shrink.runs_max, "Simulator runs at most (default 200)")
-      ->check(CLI::Range(1, kRunsMax));
+  add_number(shrink_app, "--runs-max", shrink_runs_flag,
+             "Simulator runs at most, 1..100000 (default 200)");
   shrink_app->add_option("--report", shrink.report_dir,
                          "Write an HTML report of the minimal scenario's run into this directory");
 
@@ -110,9 +172,10 @@ int main(int argc, char** argv) {
   CLI::App* determinism_app = app.add_subcommand(
       "check-determinism", "Run one seed several times and compare the trace digests");
   determinism_app->add_option("file", determinism_file, "Scenario file (TOML)")->required();
-  add_seed(determinism_app, determinism_seed, "The seed (default: the file's)");
-  determinism_app->add_option("--runs", determinism_runs, "How many runs (default 3)")
-      ->check(CLI::Range(2, 100));
+  Number determinism_seed_flag, determinism_runs_flag;
+  add_number(determinism_app, "--seed", determinism_seed_flag,
+             "The seed, 0..2^64-1 (default: the file's)");
+  add_number(determinism_app, "--runs", determinism_runs_flag, "How many runs, 2..100 (default 3)");
 
   std::string merge_out;
   std::vector<std::string> merge_inputs;
@@ -120,28 +183,63 @@ int main(int argc, char** argv) {
       app.add_subcommand("merge", "Merge the JSON summaries of a sweep's shards into one");
   merge_app->add_option("out", merge_out, "The merged JSON summary to write")->required();
   merge_app->add_option("inputs", merge_inputs, "The shards' JSON summaries")->required();
+  bool merge_allow_gaps = false;
+  merge_app->add_flag("--allow-gaps", merge_allow_gaps,
+                      "Merge even if seeds of the merged range are in no input");
 
   CLI::App* list_app = app.add_subcommand("list-properties", "List every property iqsim checks");
 
+  std::string commands;
+  if (!known_subcommand(app, argc, argv, commands)) {
+    std::fprintf(stderr, "iqsim: '%s' is not a command; the commands are: %s\n",
+                 shown(argv[1]).c_str(), commands.c_str());
+    return kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" that exit 0; everything else is bad input.
-    int code = app.exit(e);
-    return code == 0 ? kExitPassed : kExitBadInput;
+    // --help and --version are "errors" that exit 0; everything else is bad input, printed
+    // here so that a long value CLI11 echoes is cut like every other message.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "iqsim: %s\nRun with --help for more information.\n",
+                 shown(e.what()).c_str());
+    return kExitBadInput;
   }
 
-  if (run_app->parsed()) return run_command(run);
-  if (fuzz_app->parsed()) return fuzz_command(fuzz);
-  if (run_seed_app->parsed()) {
-    return run_seed_command(run_seed_file, run_seed_seed, run_seed_failures);
+  if (run_app->parsed()) {
+    if (!parse_seed(run_seed_flag, run.seed)) return kExitBadInput;
+    return run_command(run);
   }
-  if (replay_app->parsed()) return replay_command(replay_file, replay_seed, replay_report);
-  if (shrink_app->parsed()) return shrink_command(shrink);
+  if (fuzz_app->parsed()) {
+    if (!parse_number("--seeds", fuzz_seeds, 1, kSeedsMax, fuzz.seeds) ||
+        !parse_number("--first-seed", fuzz_first, 0, UINT64_MAX, fuzz.first_seed) ||
+        !parse_number("--jobs", fuzz_jobs, 1, kJobsMax, fuzz.jobs)) {
+      return kExitBadInput;
+    }
+    return fuzz_command(fuzz);
+  }
+  if (run_seed_app->parsed()) {
+    return run_seed_command(run_seed_file, run_seed_seed, run_seed_failures, run_seed_parent);
+  }
+  if (replay_app->parsed()) {
+    if (!parse_number("--seed", replay_seed_flag, 0, UINT64_MAX, replay_seed)) return kExitBadInput;
+    return replay_command(replay_file, replay_seed, replay_report);
+  }
+  if (shrink_app->parsed()) {
+    if (!parse_number("--seed", shrink_seed_flag, 0, UINT64_MAX, shrink.seed) ||
+        !parse_number("--runs-max", shrink_runs_flag, 1, kRunsMax, shrink.runs_max)) {
+      return kExitBadInput;
+    }
+    return shrink_command(shrink);
+  }
   if (determinism_app->parsed()) {
+    if (!parse_seed(determinism_seed_flag, determinism_seed) ||
+        !parse_number("--runs", determinism_runs_flag, 2, 100, determinism_runs)) {
+      return kExitBadInput;
+    }
     return check_determinism_command(determinism_file, determinism_seed, determinism_runs);
   }
-  if (merge_app->parsed()) return merge_command(merge_out, merge_inputs);
+  if (merge_app->parsed()) return merge_command(merge_out, merge_inputs, merge_allow_gaps);
   if (list_app->parsed()) return list_properties_command();
   return kExitBadInput;
 }

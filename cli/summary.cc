@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <set>
+#include <type_traits>
 
 #include <fmt/format.h>
+
+#include "input_checks.h"
 
 namespace iq::cli {
 
@@ -53,7 +57,7 @@ json violations_json(const std::vector<ViolationSummary>& violations) {
   return out;
 }
 
-json result_json(const SeedResult& r) {
+json result_json(const SeedResult& r) {  // seed_result_to_json
   return {{"seed", r.seed},
           {"passed", r.passed},
           {"violations", violations_json(r.violations)},
@@ -72,37 +76,100 @@ json result_json(const SeedResult& r) {
           {"reproduce", r.reproduce}};
 }
 
-std::vector<ViolationSummary> violations_from_json(const json& array) {
+// A summary of the wrong shape, said as "WHERE.key: what was wrong" (never nlohmann's text).
+struct ShapeError {
+  std::string message;
+};
+
+template <typename T>
+const char* expected_type() {
+  if constexpr (std::is_same_v<T, bool>) return "a boolean";
+  else if constexpr (std::is_same_v<T, std::string>) return "a string";
+  else if constexpr (std::is_unsigned_v<T>) return "a non-negative integer";
+  else if constexpr (std::is_integral_v<T>) return "an integer";
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>) return "an array of strings";
+  else return "an object of non-negative integers";
+}
+
+template <typename T>
+bool has_type(const json& v) {
+  if constexpr (std::is_same_v<T, bool>) return v.is_boolean();
+  else if constexpr (std::is_same_v<T, std::string>) return v.is_string();
+  else if constexpr (std::is_unsigned_v<T>) return v.is_number_unsigned();
+  else if constexpr (std::is_integral_v<T>) return v.is_number_integer();
+  else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_string(); });
+  } else {
+    return v.is_object() &&
+           std::all_of(v.begin(), v.end(), [](const json& e) { return e.is_number_unsigned(); });
+  }
+}
+
+const json& need_object(const json& j, const std::string& where) {
+  if (!j.is_object()) throw ShapeError{where + ": must be an object, is " + j.type_name()};
+  return j;
+}
+
+template <typename T>
+T need(const json& j, const char* key, const std::string& where,
+       std::optional<T> fallback = std::nullopt) {
+  need_object(j, where);
+  auto it = j.find(key);
+  if (it == j.end()) {
+    if (fallback) return *fallback;
+    throw ShapeError{where + "." + key + ": missing"};
+  }
+  if (!has_type<T>(*it)) {
+    throw ShapeError{where + "." + key + ": must be " + expected_type<T>() + ", is " +
+                     std::string(it->type_name())};
+  }
+  return it->get<T>();
+}
+
+const json& need_array(const json& j, const char* key, const std::string& where) {
+  need_object(j, where);
+  auto it = j.find(key);
+  if (it == j.end()) throw ShapeError{where + "." + key + ": missing"};
+  if (!it->is_array()) {
+    throw ShapeError{where + "." + key + ": must be an array, is " + std::string(it->type_name())};
+  }
+  return *it;
+}
+
+using Counts = std::map<std::string, uint64_t>;
+
+std::vector<ViolationSummary> violations_from_json(const json& array, const std::string& where) {
   std::vector<ViolationSummary> out;
-  for (const json& v : array) {
+  for (size_t i = 0; i < array.size(); ++i) {
+    const json& v = array[i];
+    std::string at = where + "[" + std::to_string(i) + "]";
     // after_reprocessing came later than the rest: a summary written before it has none.
-    out.push_back({v.at("property").get<std::string>(), v.at("record_id").get<uint64_t>(),
-                   v.at("at_ms").get<int64_t>(), v.at("summary").get<std::string>(),
-                   v.value("after_reprocessing", false)});
+    out.push_back({need<std::string>(v, "property", at), need<uint64_t>(v, "record_id", at),
+                   need<int64_t>(v, "at_ms", at), need<std::string>(v, "summary", at),
+                   need<bool>(v, "after_reprocessing", at, false)});
   }
   return out;
 }
 
-SeedResult result_from_json(const json& j) {
+SeedResult result_from_json(const json& j, const std::string& w) {
   SeedResult r;
-  r.seed = j.at("seed").get<uint64_t>();
-  r.passed = j.at("passed").get<bool>();
-  r.violations = violations_from_json(j.at("violations"));
-  r.expected_violations = violations_from_json(j.at("expected_violations"));
-  r.unexpectedly_held = j.at("unexpectedly_held").get<std::vector<std::string>>();
-  r.violations_by_property = j.at("violations_by_property").get<std::map<std::string, uint64_t>>();
-  r.expected_violations_by_property =
-      j.at("expected_violations_by_property").get<std::map<std::string, uint64_t>>();
-  r.after_reprocessing_by_property =
-      j.value("after_reprocessing_by_property", std::map<std::string, uint64_t>{});
-  r.properties_checked = j.at("properties_checked").get<std::vector<std::string>>();
-  r.queries_judged = j.at("queries_judged").get<uint64_t>();
-  r.queries_total = j.at("queries_total").get<uint64_t>();
-  r.virtual_ms = j.at("virtual_ms").get<int64_t>();
-  r.events = j.at("events").get<uint64_t>();
-  r.records_reprocessed = j.value("records_reprocessed", uint64_t{0});
-  r.digest = j.at("digest").get<std::string>();
-  r.reproduce = j.at("reproduce").get<std::string>();
+  r.seed = need<uint64_t>(j, "seed", w);
+  r.passed = need<bool>(j, "passed", w);
+  r.violations = violations_from_json(need_array(j, "violations", w), w + ".violations");
+  r.expected_violations =
+      violations_from_json(need_array(j, "expected_violations", w), w + ".expected_violations");
+  r.unexpectedly_held = need<std::vector<std::string>>(j, "unexpectedly_held", w);
+  r.violations_by_property = need<Counts>(j, "violations_by_property", w);
+  r.expected_violations_by_property = need<Counts>(j, "expected_violations_by_property", w);
+  r.after_reprocessing_by_property = need<Counts>(j, "after_reprocessing_by_property", w, Counts{});
+  r.properties_checked = need<std::vector<std::string>>(j, "properties_checked", w);
+  r.queries_judged = need<uint64_t>(j, "queries_judged", w);
+  r.queries_total = need<uint64_t>(j, "queries_total", w);
+  r.virtual_ms = need<int64_t>(j, "virtual_ms", w);
+  r.events = need<uint64_t>(j, "events", w);
+  r.records_reprocessed = need<uint64_t>(j, "records_reprocessed", w, uint64_t{0});
+  r.digest = need<std::string>(j, "digest", w);
+  r.reproduce = need<std::string>(j, "reproduce", w);
   return r;
 }
 
@@ -199,6 +266,31 @@ std::map<std::string, uint64_t> SweepSummary::unexpectedly_held_by_property() co
   return total;
 }
 
+nlohmann::json seed_result_to_json(const SeedResult& result) { return result_json(result); }
+
+base::Expected<SeedResult, std::string> seed_result_from_json(const nlohmann::json& json,
+                                                              const std::string& where) {
+  try {
+    return result_from_json(json, where);
+  } catch (const ShapeError& e) {
+    return base::unexpected(shown(e.message));
+  }
+}
+
+std::string seed_ranges_text(const std::vector<SeedRange>& ranges, size_t ranges_max) {
+  std::string out;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (i == ranges_max) {
+      size_t more = ranges.size() - i;
+      return out + fmt::format(" and {} more range{}", more, more == 1 ? "" : "s");
+    }
+    const SeedRange& r = ranges[i];
+    out += (out.empty() ? "" : ", ") +
+           (r.first == r.last ? std::to_string(r.first) : fmt::format("{}..{}", r.first, r.last));
+  }
+  return out;
+}
+
 SeedResult seed_result(const properties::RunReport& report) {
   SeedResult r;
   r.seed = report.seed;
@@ -236,6 +328,7 @@ nlohmann::json to_json(const SweepSummary& s) {
       {"seeds", {{"first", s.first_seed}, {"count", s.seed_count}}},
       {"shards", s.shards},
       {"stopped_early", s.stopped_early},
+      {"partial", s.partial},
       {"totals",
        {{"runs", s.runs()},
         {"passed", s.passed()},
@@ -267,24 +360,33 @@ base::Expected<SweepSummary, std::string> summary_from_json(const nlohmann::json
                                                             const std::string& source) {
   try {
     SweepSummary s;
-    s.tool_version = j.at("tool").at("version").get<std::string>();
-    s.command = j.at("command").get<std::string>();
-    s.scenario = j.at("scenario").get<std::string>();
-    s.title = j.at("title").get<std::string>();
-    s.first_seed = j.at("seeds").at("first").get<uint64_t>();
-    s.seed_count = j.at("seeds").at("count").get<uint64_t>();
-    s.shards = j.at("shards").get<std::vector<std::string>>();
-    s.stopped_early = j.at("stopped_early").get<bool>();
-    for (const json& r : j.at("results")) s.results.push_back(result_from_json(r));
+    const std::string top = "summary";
+    need_object(j, top);
+    if (!j.contains("tool")) throw ShapeError{"summary.tool: missing"};
+    s.tool_version = need<std::string>(j.at("tool"), "version", "summary.tool");
+    s.command = need<std::string>(j, "command", top);
+    s.scenario = need<std::string>(j, "scenario", top);
+    s.title = need<std::string>(j, "title", top);
+    if (!j.contains("seeds")) throw ShapeError{"summary.seeds: missing"};
+    s.first_seed = need<uint64_t>(j.at("seeds"), "first", "summary.seeds");
+    s.seed_count = need<uint64_t>(j.at("seeds"), "count", "summary.seeds");
+    s.shards = need<std::vector<std::string>>(j, "shards", top);
+    s.stopped_early = need<bool>(j, "stopped_early", top);
+    s.partial = need<bool>(j, "partial", top, false);
+    const json& results = need_array(j, "results", top);
+    for (size_t i = 0; i < results.size(); ++i) {
+      s.results.push_back(result_from_json(results[i], "summary.results[" + std::to_string(i) + "]"));
+    }
     return s;
-  } catch (const json::exception& e) {
-    // nlohmann names the missing key or the wrong type; say which file it was.
-    return base::unexpected(source + ": not an iqsim summary: " + e.what());
+  } catch (const ShapeError& e) {
+    return base::unexpected(shown(source) + ": not an iqsim summary: " + shown(e.message) +
+                            " (accepted: a JSON summary written by iqsim run, fuzz or merge)");
   }
 }
 
 base::Expected<SweepSummary, std::string> merge_summaries(
-    const std::vector<SweepSummary>& summaries, const std::vector<std::string>& sources) {
+    const std::vector<SweepSummary>& summaries, const std::vector<std::string>& sources,
+    bool allow_gaps) {
   IQ_ASSERT(summaries.size() == sources.size());
   if (summaries.empty()) return base::unexpected(std::string("nothing to merge"));
   const SweepSummary& first = summaries.front();
@@ -301,14 +403,21 @@ base::Expected<SweepSummary, std::string> merge_summaries(
       return base::unexpected(fmt::format(
           "{} is a summary of '{}' ({}), but {} is one of '{}' ({}): refusing to merge different "
           "scenarios",
-          sources[i], s.scenario, s.title, sources[0], first.scenario, first.title));
+          shown(sources[i]), shown(s.scenario), shown(s.title), shown(sources[0]),
+          shown(first.scenario), shown(first.title)));
+    }
+    if (s.tool_version != first.tool_version) {
+      return base::unexpected(fmt::format(
+          "{} was written by iqsim {}, but {} by iqsim {}: refusing to merge summaries of "
+          "different versions (rerun the shards with one version)",
+          shown(sources[i]), shown(s.tool_version), shown(sources[0]), shown(first.tool_version)));
     }
     for (const SeedResult& r : s.results) {
       auto [it, inserted] = seen.emplace(r.seed, i);
       if (!inserted) {
         return base::unexpected(
             fmt::format("seed {} is in both {} and {}: refusing to merge overlapping sweeps",
-                        r.seed, sources[it->second], sources[i]));
+                        r.seed, shown(sources[it->second]), shown(sources[i])));
       }
       merged.results.push_back(r);
     }
@@ -316,8 +425,32 @@ base::Expected<SweepSummary, std::string> merge_summaries(
     end = std::max(end, s.first_seed + s.seed_count);
     merged.shards.insert(merged.shards.end(), s.shards.begin(), s.shards.end());
     merged.stopped_early = merged.stopped_early || s.stopped_early;
+    merged.partial = merged.partial || s.partial;
   }
   merged.seed_count = end - merged.first_seed;
+  if (!allow_gaps) {
+    // The seeds of [first, end) no input holds, as ranges between the held seeds (in order).
+    std::vector<SeedRange> missing;
+    uint64_t missing_n = 0, next = merged.first_seed;
+    auto gap_to = [&](uint64_t end_exclusive) {
+      if (next < end_exclusive) {
+        missing.push_back({next, end_exclusive - 1});
+        missing_n += end_exclusive - next;
+      }
+    };
+    for (const auto& [seed, _] : seen) {
+      gap_to(seed);
+      next = seed + 1;
+    }
+    gap_to(end);
+    if (!missing.empty()) {
+      return base::unexpected(fmt::format(
+          "the merged seeds {}..{} have gaps: {} seed{} in no input ({}); refusing to merge "
+          "(run the missing seeds, or pass --allow-gaps)",
+          merged.first_seed, end - 1, missing_n, missing_n == 1 ? "" : "s",
+          seed_ranges_text(missing)));
+    }
+  }
   std::sort(merged.shards.begin(), merged.shards.end());
   std::sort(merged.results.begin(), merged.results.end(),
             [](const SeedResult& a, const SeedResult& b) { return a.seed < b.seed; });

@@ -78,6 +78,8 @@ struct SweepSummary {
   uint64_t seed_count = 0;
   std::vector<std::string> shards;  // "I/N" of every shard included, sorted
   bool stopped_early = false;       // --stop-on-failure cut the sweep short
+  // SIGINT or SIGTERM stopped the sweep: results hold the seeds that finished, with gaps.
+  bool partial = false;
   std::vector<SeedResult> results;  // ascending seed
   std::optional<Timing> timing;     // absent in merged summaries
 
@@ -103,11 +105,29 @@ nlohmann::json to_json(const SweepSummary& summary);
 base::Expected<SweepSummary, std::string> summary_from_json(const nlohmann::json& json,
                                                             const std::string& source);
 
+// One seed's result as a JSON object (a summary's `results` entry, a journal line) and back.
+nlohmann::json seed_result_to_json(const SeedResult& result);
+// `where` names the object in error messages ("FILE: results[3]").
+base::Expected<SeedResult, std::string> seed_result_from_json(const nlohmann::json& json,
+                                                              const std::string& where);
+
 // Shards of one sweep into one summary: results united (sorted by seed), totals summed. Refuses
-// summaries of different scenario files or titles, and any seed present in two of them.
+// summaries of different scenario files, titles or tool versions (naming the input that
+// differs), any seed present in two of them, and, unless `allow_gaps`, a seed of the merged range
+// [min first, max first + count) that no input holds (naming the missing seeds as ranges).
 // `sources` name the inputs in error messages (same order as `summaries`).
 base::Expected<SweepSummary, std::string> merge_summaries(
-    const std::vector<SweepSummary>& summaries, const std::vector<std::string>& sources);
+    const std::vector<SweepSummary>& summaries, const std::vector<std::string>& sources,
+    bool allow_gaps = false);
+
+// Seeds [first, last], both included.
+struct SeedRange {
+  uint64_t first = 0;
+  uint64_t last = 0;
+};
+// Ranges for a message: {1..3, 7..7, 9..10} -> "1..3, 7, 9..10"; at most `ranges_max` ranges,
+// then " and N more ranges".
+std::string seed_ranges_text(const std::vector<SeedRange>& ranges, size_t ranges_max = 20);
 
 // JUnit XML: one <testsuite> for the invocation, one <testcase> per seed, a <failure> with the
 // violations and the reproduce command for each failing seed.

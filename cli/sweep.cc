@@ -1,7 +1,6 @@
 #include "sweep.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -10,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/assert.h"
+#include "input_checks.h"
 
 namespace iq::cli {
 
@@ -26,12 +26,6 @@ int64_t now_ns() {
       .count();
 }
 
-std::optional<int64_t> parse_int(std::string_view text) {
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 std::string duration_text(double seconds) {
   auto s = static_cast<int64_t>(seconds + 0.5);
@@ -44,16 +38,20 @@ std::string duration_text(double seconds) {
 
 base::Expected<Shard, std::string> parse_shard(std::string_view text) {
   size_t slash = text.find('/');
-  std::string bad = "--shard '" + std::string(text) + "': ";
-  if (slash == std::string_view::npos) return base::unexpected(bad + "expected I/N, e.g. 0/4");
-  std::optional<int64_t> index = parse_int(text.substr(0, slash));
-  std::optional<int64_t> count = parse_int(text.substr(slash + 1));
-  if (!index || !count) return base::unexpected(bad + "expected two integers I/N, e.g. 0/4");
-  if (*count < 1 || *count > 1'000'000) {
-    return base::unexpected(bad + "N must be between 1 and 1000000");
+  std::string bad = "--shard '" + shown(text) + "': ";
+  const char* accepted = "; accepted: I/N in decimal digits with 0 <= I < N <= 1000000, e.g. 0/4";
+  if (slash == std::string_view::npos) {
+    return base::unexpected(bad + "expected I/N" + accepted);
   }
-  if (*index < 0 || *index >= *count) {
-    return base::unexpected(bad + "I must be between 0 and N-1 (shards are numbered from 0)");
+  auto index = parse_decimal("I", text.substr(0, slash), 0, UINT64_MAX);
+  auto count = parse_decimal("N", text.substr(slash + 1), 0, UINT64_MAX);
+  if (!index || !count) return base::unexpected(bad + "expected two integers I/N" + accepted);
+  if (*count < 1 || *count > 1'000'000) {
+    return base::unexpected(bad + "N must be between 1 and 1000000" + accepted);
+  }
+  if (*index >= *count) {
+    return base::unexpected(bad + "I must be between 0 and N-1 (shards are numbered from 0)" +
+                            accepted);
   }
   return Shard{static_cast<int32_t>(*index), static_cast<int32_t>(*count)};
 }
@@ -122,6 +120,7 @@ SweepOutcome run_sweep(const std::vector<uint64_t>& seeds, const SweepOptions& o
   size_t stop_at = seeds.size();  // no index at or after it is handed out
   size_t error_at = seeds.size();
   std::string error;
+  auto stopped = [&] { return options.stop != nullptr && options.stop->load(); };
   uint64_t done = 0, queries = 0, violations = 0, failed = 0;
 
   auto worker = [&] {
@@ -129,11 +128,18 @@ SweepOutcome run_sweep(const std::vector<uint64_t>& seeds, const SweepOptions& o
       size_t i = 0;
       {
         std::lock_guard<std::mutex> lock(mu);
-        if (next >= stop_at) return;
+        if (next >= stop_at || stopped()) return;
         i = next++;
       }
       base::Expected<SeedResult, std::string> result = run(seeds[i]);
       std::lock_guard<std::mutex> lock(mu);
+      // A seed cut short by the stop (its child killed) did not finish: it is left out.
+      if (!result && stopped()) continue;
+      if (result && options.on_result) {
+        if (std::optional<std::string> refused = options.on_result(*result)) {
+          result = base::unexpected(std::move(*refused));
+        }
+      }
       if (!result) {
         if (i < error_at) {
           error_at = i;
@@ -168,7 +174,15 @@ SweepOutcome run_sweep(const std::vector<uint64_t>& seeds, const SweepOptions& o
 
   SweepOutcome outcome;
   outcome.error = error;
-  outcome.stopped_early = error.empty() && stop_at < seeds.size();
+  outcome.interrupted = stopped() && done < stop_at;
+  outcome.stopped_early = error.empty() && !outcome.interrupted && stop_at < seeds.size();
+  if (outcome.interrupted) {
+    for (std::optional<SeedResult>& slot : slots) {
+      if (slot) outcome.results.push_back(std::move(*slot));
+    }
+    outcome.wall_seconds = static_cast<double>(now_ns() - start) / 1e9;
+    return outcome;
+  }
   for (size_t i = 0; i < stop_at; ++i) {
     IQ_ASSERT(slots[i].has_value() || !error.empty(), "seed index {} never ran", i);
     if (slots[i]) outcome.results.push_back(std::move(*slots[i]));

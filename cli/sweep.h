@@ -15,9 +15,11 @@
 // per-seed results, digests included. Results come back in seed order whatever the job count, so a
 // sweep's summary does not depend on --jobs.
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,7 +35,7 @@ struct Shard {
   std::string to_string() const { return std::to_string(index) + "/" + std::to_string(count); }
 };
 
-// "I/N" with 0 <= I < N.
+// "I/N" with 0 <= I < N <= 1000000, both decimal digits only.
 base::Expected<Shard, std::string> parse_shard(std::string_view text);
 
 // The seeds of [first, first + count) whose index (seed - first) is index mod shard.count: every
@@ -45,6 +47,12 @@ struct SweepOptions {
   // Stop dispatching seeds after a failure. The summary then holds every seed up to the first
   // failing one (in seed order) and nothing after it, whatever the job count.
   bool stop_on_failure = false;
+  // Called for each finished seed, in the order seeds finish, one at a time, before the seed
+  // counts as done (the journal is written here). An error stops the sweep like a seed error.
+  std::function<std::optional<std::string>(const SeedResult&)> on_result = {};
+  // Set (by a signal handler) to stop handing out seeds. A seed whose run then fails to finish
+  // (its child was killed) is left out, not reported as an error.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // One seed's run: its result, or a message saying why the seed could not be run at all (a
@@ -71,7 +79,9 @@ class Progress {
 };
 
 struct SweepOutcome {
-  std::vector<SeedResult> results;  // seed order
+  // Seed order. After an interruption: every seed that finished, whatever gaps lie between.
+  std::vector<SeedResult> results;
+  bool interrupted = false;  // options.stop was set before every seed finished
   bool stopped_early = false;
   std::string error;  // set if a seed could not be run; results are then partial
   double wall_seconds = 0;
