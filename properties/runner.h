@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "checks/check.h"
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 #include "scenario/scenario.h"
 
 namespace iq::properties {

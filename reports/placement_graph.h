@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "dot_writer.h"
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 #include "report_common.h"
 
 namespace iq::reports {

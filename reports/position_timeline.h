@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 #include "report_common.h"
 
 namespace iq::reports {

@@ -72,7 +72,7 @@ std::string role_label(const sim::ReplicaSnapshot& replica) {
   if (!replica.running) return "down";
   switch (replica.role) {
     case sim::ReplicaRole::kActive:
-      return replica.task_state == TaskState::RESTORING ? "restoring" : "active";
+      return replica.task_state == sim::ReplicaSnapshot::TaskState::RESTORING ? "restoring" : "active";
     case sim::ReplicaRole::kStandby:
       return replica.warmup ? "warmup" : "standby";
     case sim::ReplicaRole::kNone:

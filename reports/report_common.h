@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "history/query_record.h"
+#include "trace/query_record.h"
 
 namespace iq::reports {
 

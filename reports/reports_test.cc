@@ -26,7 +26,7 @@ sim::ReplicaSnapshot replica(int32_t partition, int32_t instance, sim::ReplicaRo
   r.running = running;
   r.role = running ? role : sim::ReplicaRole::kNone;
   if (running && role != sim::ReplicaRole::kNone) {
-    r.task_state = TaskState::RUNNING;
+    r.task_state = sim::ReplicaSnapshot::TaskState::RUNNING;
     r.changelog_offset = offset;
     r.changelog_end_offset = end;
     r.lag = end - (offset + 1);

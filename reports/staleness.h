@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 
 namespace iq::reports {
 

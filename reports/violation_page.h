@@ -9,7 +9,7 @@
 
 #include "checks/check.h"
 #include "dot_writer.h"
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 
 namespace iq::reports {
 

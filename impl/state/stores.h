@@ -14,31 +14,10 @@
 #include "state/metered_key_value_store.h"
 #include "state/rocksdb_store.h"
 #include "state/rocksdb_timestamped_store.h"
+#include "iq/topology_config.h"
 #include "state/timestamped_adapters.h"
 
 namespace iq {
-
-// The supplier kinds of IQv2StoreIntegrationTest's key-value store types.
-enum class KeyValueSupplier {
-  kInMemory,            // Stores.inMemoryKeyValueStore
-  kLruMap,              // Stores.lruMap(name, max entries)
-  kRocksDb,             // Stores.persistentKeyValueStore
-  kRocksDbTimestamped,  // Stores.persistentTimestampedKeyValueStore
-};
-
-inline const char* to_string(KeyValueSupplier s) {
-  switch (s) {
-    case KeyValueSupplier::kInMemory:
-      return "in_memory";
-    case KeyValueSupplier::kLruMap:
-      return "lru";
-    case KeyValueSupplier::kRocksDb:
-      return "rocksdb";
-    case KeyValueSupplier::kRocksDbTimestamped:
-      return "rocksdb_timestamped";
-  }
-  return "?";
-}
 
 struct StoreBuilderOptions {
   bool caching = false;  // withCachingEnabled

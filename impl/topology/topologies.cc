@@ -4,20 +4,6 @@
 
 namespace iq {
 
-const char* to_string(TopologyKind kind) {
-  switch (kind) {
-    case TopologyKind::SourceTable:
-      return "SourceTable";
-    case TopologyKind::Count:
-      return "Count";
-    case TopologyKind::Sum:
-      return "Sum";
-    case TopologyKind::PapiWriter:
-      return "PapiWriter";
-  }
-  return "?";
-}
-
 TaskTopology::TaskTopology(const TopologyConfig& config) : config_(config) {
   const StoreBuilderOptions options{
       .caching = config.caching, .logging = config.logging, .lru_max_entries = 1000};

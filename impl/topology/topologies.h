@@ -11,28 +11,11 @@
 #include <memory>
 #include <string>
 
+#include "iq/topology_config.h"
 #include "state/caching_key_value_store.h"
 #include "state/stores.h"
 
 namespace iq {
-
-enum class TopologyKind { SourceTable, Count, Sum, PapiWriter };
-
-const char* to_string(TopologyKind kind);
-
-struct TopologyConfig {
-  TopologyKind kind = TopologyKind::SourceTable;
-  std::string source_topic = "input-topic";
-  int32_t source_partitions = 1;
-  std::string store_name = "kv-store";
-  KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped;
-  bool caching = true;  // Kafka's default for DSL stores
-  bool logging = true;
-
-  // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
-  bool timestamped() const { return kind != TopologyKind::PapiWriter; }
-  bool operator==(const TopologyConfig&) const = default;
-};
 
 // One task's instance of a topology: its store stack and its processor.
 class TaskTopology {

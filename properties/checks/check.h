@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 #include "model/expected_answer.h"
 #include "model/reference_store.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "checks/check.h"
-#include "history/query_record.h"
+#include "trace/query_record.h"
 #include "iq/position.h"
 #include "iq/query.h"
 

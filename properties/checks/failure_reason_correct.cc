@@ -136,19 +136,19 @@ class Allowed {
   uint32_t bits_ = 0;
 };
 
-bool is_stopped(ClientState s) {
-  return s == ClientState::PENDING_SHUTDOWN || s == ClientState::PENDING_ERROR ||
-         s == ClientState::NOT_RUNNING || s == ClientState::ERROR;
+bool is_stopped(sim::ReplicaSnapshot::StreamsState s) {
+  return s == sim::ReplicaSnapshot::StreamsState::PENDING_SHUTDOWN || s == sim::ReplicaSnapshot::StreamsState::PENDING_ERROR ||
+         s == sim::ReplicaSnapshot::StreamsState::NOT_RUNNING || s == sim::ReplicaSnapshot::StreamsState::ERROR;
 }
 
 // The error KafkaStreams#query throws before looking at any task, if any.
 std::optional<StreamsError::Kind> expected_error(const JudgeContext& context,
                                                  const sim::QueryRecord& record,
-                                                 ClientState client_state) {
+                                                 sim::ReplicaSnapshot::StreamsState client_state) {
   if (record.request.store != context.trace().topology.store_name) {
     return StreamsError::Kind::UnknownStateStore;
   }
-  if (client_state == ClientState::CREATED) return StreamsError::Kind::StreamsNotStarted;
+  if (client_state == sim::ReplicaSnapshot::StreamsState::CREATED) return StreamsError::Kind::StreamsNotStarted;
   if (is_stopped(client_state)) return StreamsError::Kind::StreamsStopped;
   return std::nullopt;
 }
@@ -189,7 +189,7 @@ Allowed partition_oracle(const JudgeContext& context, const sim::QueryRecord& re
     return {named ? Outcome::kNotPresent : Outcome::kNoEntry};
   }
   if (request.require_active &&
-      (replica.thread_state != ThreadState::RUNNING || replica.role != sim::ReplicaRole::kActive)) {
+      (replica.thread_state != sim::ReplicaSnapshot::ThreadState::RUNNING || replica.role != sim::ReplicaRole::kActive)) {
     return {Outcome::kNotActive};
   }
   const bool plain = !topology.timestamped();
@@ -319,7 +319,7 @@ void judge_record(const JudgeContext& context, const sim::QueryRecord& record, d
     out.push_back(detail::record_violation(
         context, kName, record, nullptr,
         std::string("expected ") + StreamsError::kind_name(*error) + " (client " +
-            iq::to_string(*any->client_state) + ")",
+            sim::to_string(*any->client_state) + ")",
         StreamsError::kind_name(*error),
         record.outcome == sim::OutcomeKind::kStreamsError ? record.error->to_string()
                                                           : "answered"));

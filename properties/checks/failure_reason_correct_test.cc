@@ -43,8 +43,8 @@ TEST(FailureReasonCorrectTest, KafkasReasonsPass) {
   b.add(b.key_query(0, 1)
             .require_active()
             .fail(FailureReason::NOT_ACTIVE)
-            .replica(active(0, pos(0, 3), "instance-1", TaskState::RUNNING,
-                            ThreadState::PARTITIONS_ASSIGNED)));
+            .replica(active(0, pos(0, 3), "instance-1", sim::ReplicaSnapshot::TaskState::RUNNING,
+                            sim::ReplicaSnapshot::ThreadState::PARTITIONS_ASSIGNED)));
   // No task of the partition here.
   b.add(b.key_query(0, 1).fail(FailureReason::NOT_PRESENT).replica(no_task(0)));
   // Behind the bound.
@@ -70,7 +70,7 @@ TEST(FailureReasonCorrectTest, RequireActiveQuirksPass) {
       b.key_query(0, 1)
           .require_active()
           .ok(1, pos(0, 1))
-          .replica(active(0, pos(0, 1), "instance-1", TaskState::RESTORING, ThreadState::RUNNING)));
+          .replica(active(0, pos(0, 1), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING, sim::ReplicaSnapshot::ThreadState::RUNNING)));
   b.add(b.key_query(0, 1)
             .require_active()
             .bound(pos(0, 3))
@@ -112,11 +112,11 @@ TEST(FailureReasonCorrectTest, ClientStateErrors) {
   b.add(b.key_query(0, 1)
             .error(StreamsError::Kind::StreamsNotStarted)
             .replica(no_task(0))
-            .client_state(ClientState::CREATED));
+            .client_state(sim::ReplicaSnapshot::StreamsState::CREATED));
   b.add(b.key_query(0, 1)
             .error(StreamsError::Kind::StreamsStopped)
             .replica(no_task(0))
-            .client_state(ClientState::PENDING_SHUTDOWN));
+            .client_state(sim::ReplicaSnapshot::StreamsState::PENDING_SHUTDOWN));
   b.add(b.key_query(0, 1)
             .store("nope")
             .error(StreamsError::Kind::UnknownStateStore)
@@ -127,7 +127,7 @@ TEST(FailureReasonCorrectTest, ClientStateErrors) {
   w.add(w.key_query(0, 1)
             .fail(FailureReason::NOT_PRESENT)
             .replica(no_task(0))
-            .client_state(ClientState::NOT_RUNNING));  // must throw StreamsStoppedException
+            .client_state(sim::ReplicaSnapshot::StreamsState::NOT_RUNNING));  // must throw StreamsStoppedException
   w.add(w.key_query(0, 1).error(StreamsError::Kind::StreamsStopped).replica(active(0, pos(0, 3))));
   const auto vs = judge(w.trace());
   ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);

@@ -64,7 +64,7 @@ std::vector<Violation> check_lag_reported(const JudgeContext& context) {
     tally.judged();
     const int64_t end = *actual.changelog_end_offset;
     const bool running_active =
-        actual.role == sim::ReplicaRole::kActive && actual.task_state == TaskState::RUNNING;
+        actual.role == sim::ReplicaRole::kActive && actual.task_state == sim::ReplicaSnapshot::TaskState::RUNNING;
     int64_t current = 0;
     if (running_active) {
       current = end;

@@ -41,7 +41,7 @@ TEST(LagReportedTest, KafkasConventionPasses) {
   b.trace().lags.push_back(sample(20, with_changelog(standby(0, pos(0, 1)), 4, 10), 5, 10));
   // A restoring active is not "running": offset + 1 as well.
   b.trace().lags.push_back(sample(
-      30, with_changelog(active(0, pos(0, 1), "instance-1", TaskState::RESTORING), 7, 10), 8, 10));
+      30, with_changelog(active(0, pos(0, 1), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING), 7, 10), 8, 10));
   // Nothing applied yet: current 0.
   b.trace().lags.push_back(
       sample(40, with_changelog(standby(0, std::nullopt), std::nullopt, 10), 0, 10));

@@ -20,7 +20,7 @@
 #include "base/assert.h"
 #include "base/prng.h"
 #include "checks/check.h"
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 
 namespace iq::properties::testing {
 
@@ -44,13 +44,13 @@ inline Position pos(int32_t partition, int64_t offset, const std::string& topic 
 inline sim::ReplicaSnapshot replica(int32_t partition, sim::ReplicaRole role,
                                     std::optional<Position> position,
                                     const std::string& instance = "instance-1",
-                                    TaskState task = TaskState::RUNNING,
-                                    ThreadState thread = ThreadState::RUNNING) {
+                                    sim::ReplicaSnapshot::TaskState task = sim::ReplicaSnapshot::TaskState::RUNNING,
+                                    sim::ReplicaSnapshot::ThreadState thread = sim::ReplicaSnapshot::ThreadState::RUNNING) {
   sim::ReplicaSnapshot r;
   r.partition = partition;
   r.instance = instance;
   r.running = true;
-  r.client_state = ClientState::RUNNING;
+  r.client_state = sim::ReplicaSnapshot::StreamsState::RUNNING;
   r.role = role;
   if (role != sim::ReplicaRole::kNone) {
     r.task_state = task;
@@ -62,8 +62,8 @@ inline sim::ReplicaSnapshot replica(int32_t partition, sim::ReplicaRole role,
 
 inline sim::ReplicaSnapshot active(int32_t partition, std::optional<Position> position,
                                    const std::string& instance = "instance-1",
-                                   TaskState task = TaskState::RUNNING,
-                                   ThreadState thread = ThreadState::RUNNING) {
+                                   sim::ReplicaSnapshot::TaskState task = sim::ReplicaSnapshot::TaskState::RUNNING,
+                                   sim::ReplicaSnapshot::ThreadState thread = sim::ReplicaSnapshot::ThreadState::RUNNING) {
   return replica(partition, sim::ReplicaRole::kActive, std::move(position), instance, task, thread);
 }
 
@@ -138,7 +138,7 @@ struct Q {
     r.placement_at_invoke.replicas.push_back(std::move(rs));
     return *this;
   }
-  Q& client_state(ClientState s) {
+  Q& client_state(sim::ReplicaSnapshot::StreamsState s) {
     for (auto& rs : r.placement_at_answer->replicas) rs.client_state = s;
     return *this;
   }

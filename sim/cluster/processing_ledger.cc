@@ -4,16 +4,6 @@
 
 namespace iq::sim {
 
-std::string ReprocessedRange::to_string() const {
-  std::string offsets = first_offset == last_offset ? "offset " + std::to_string(first_offset)
-                                                    : "offsets " + std::to_string(first_offset) +
-                                                          "-" + std::to_string(last_offset);
-  std::string at = start_ms == end_ms ? std::to_string(start_ms)
-                                      : std::to_string(start_ms) + "-" + std::to_string(end_ms);
-  return offsets + " of partition " + std::to_string(partition) + " again on " + instance + " at " +
-         at + " ms";
-}
-
 void ProcessingLedger::processed(int64_t now_ms, const std::string& instance, int32_t partition,
                                  int64_t offset) {
   IQ_ASSERT(offset >= 0, "offset {} of partition {}", offset, partition);

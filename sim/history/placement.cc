@@ -1,5 +1,7 @@
 #include "history/placement.h"
 
+#include "base/assert.h"
+
 namespace iq::sim {
 namespace {
 
@@ -19,8 +21,8 @@ bool task_holds_store(Task& task, const std::string& store) {
 void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadState thread_state,
                ReplicaSnapshot& r) {
   r.role = task.is_active() ? ReplicaRole::kActive : ReplicaRole::kStandby;
-  r.task_state = task.state();
-  r.thread_state = thread_state;
+  r.task_state = recorded(task.state());
+  r.thread_state = recorded(thread_state);
   if (const StateStore* s = task.store(store)) r.store_position = s->position();
   r.changelog_offset = task.state_manager().changelog_offset(store);
   for (const auto& tp : task.changelog_partitions()) {
@@ -39,7 +41,7 @@ ReplicaSnapshot replica_of(Cluster& cluster, Instance& instance, const std::stri
   r.running = instance.running();
   if (!r.running) return r;
   const KafkaStreams& streams = instance.streams();
-  r.client_state = streams.state();
+  r.client_state = recorded(streams.state());
   // Two threads of one instance may hold the same task for a moment (a standby not yet closed on
   // one thread while the active is created on another: the assignment reaches threads one by
   // one). The snapshot shows the task a query reaches first, as KafkaStreams::query walks threads
@@ -82,6 +84,68 @@ bool is_warmup(const StreamThread::LeaderWarmups& leader, Instance& instance, in
 }
 
 }  // namespace
+
+ReplicaSnapshot::StreamsState recorded(ClientState s) {
+  using R = ReplicaSnapshot::StreamsState;
+  switch (s) {
+    case ClientState::CREATED:
+      return R::CREATED;
+    case ClientState::REBALANCING:
+      return R::REBALANCING;
+    case ClientState::RUNNING:
+      return R::RUNNING;
+    case ClientState::PENDING_SHUTDOWN:
+      return R::PENDING_SHUTDOWN;
+    case ClientState::NOT_RUNNING:
+      return R::NOT_RUNNING;
+    case ClientState::PENDING_ERROR:
+      return R::PENDING_ERROR;
+    case ClientState::ERROR:
+      return R::ERROR;
+  }
+  IQ_ASSERT(false, "unknown client state {}", static_cast<int>(s));
+  return R::ERROR;
+}
+
+ReplicaSnapshot::ThreadState recorded(ThreadState s) {
+  using R = ReplicaSnapshot::ThreadState;
+  switch (s) {
+    case ThreadState::CREATED:
+      return R::CREATED;
+    case ThreadState::STARTING:
+      return R::STARTING;
+    case ThreadState::PARTITIONS_REVOKED:
+      return R::PARTITIONS_REVOKED;
+    case ThreadState::PARTITIONS_ASSIGNED:
+      return R::PARTITIONS_ASSIGNED;
+    case ThreadState::RUNNING:
+      return R::RUNNING;
+    case ThreadState::PENDING_SHUTDOWN:
+      return R::PENDING_SHUTDOWN;
+    case ThreadState::DEAD:
+      return R::DEAD;
+  }
+  IQ_ASSERT(false, "unknown thread state {}", static_cast<int>(s));
+  return R::DEAD;
+}
+
+ReplicaSnapshot::TaskState recorded(TaskState s) {
+  using R = ReplicaSnapshot::TaskState;
+  switch (s) {
+    case TaskState::CREATED:
+      return R::CREATED;
+    case TaskState::RESTORING:
+      return R::RESTORING;
+    case TaskState::RUNNING:
+      return R::RUNNING;
+    case TaskState::SUSPENDED:
+      return R::SUSPENDED;
+    case TaskState::CLOSED:
+      return R::CLOSED;
+  }
+  IQ_ASSERT(false, "unknown task state {}", static_cast<int>(s));
+  return R::CLOSED;
+}
 
 PlacementSnapshot take_placement(Cluster& cluster, const std::string& store,
                                  const std::set<int32_t>& partitions) {

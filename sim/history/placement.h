@@ -3,14 +3,21 @@
 // read straight from the cluster's instances (an omniscient observer, not a network call): for
 // each instance and partition, the replica's role, task state, owning thread's state, the client
 // state, the store's position, its changelog offset, the changelog's end offset and the lag.
+// This is the recorder's side of the trace (trace/query_record.h): it reads the live runtime and
+// copies what it saw into plain values, the runtime's states into the trace's own enums.
 
 #include <set>
 #include <string>
 
 #include "cluster/cluster.h"
-#include "history/query_record.h"
+#include "trace/query_record.h"
 
 namespace iq::sim {
+
+// The runtime's states as the trace records them (same names, Kafka's).
+ReplicaSnapshot::StreamsState recorded(ClientState s);
+ReplicaSnapshot::ThreadState recorded(ThreadState s);
+ReplicaSnapshot::TaskState recorded(TaskState s);
 
 PlacementSnapshot take_placement(Cluster& cluster, const std::string& store,
                                  const std::set<int32_t>& partitions);

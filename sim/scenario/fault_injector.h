@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "cluster/cluster.h"
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 #include "scenario/scenario.h"
 
 namespace iq::sim {

@@ -68,7 +68,8 @@ std::optional<std::string> replica_gap(const std::set<std::string>& live,
   }
   const std::string p = "partition " + std::to_string(partition);
   if (actives != 1) return p + ": " + std::to_string(actives) + " live actives";
-  if (active->task_state != TaskState::RUNNING || active->client_state != ClientState::RUNNING) {
+  if (active->task_state != ReplicaSnapshot::TaskState::RUNNING ||
+      active->client_state != ReplicaSnapshot::StreamsState::RUNNING) {
     return p + ": active " + active->to_string() + " is not running";
   }
   return std::nullopt;

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "cluster/cluster.h"
-#include "history/query_record.h"
-#include "history/run_trace.h"
+#include "trace/query_record.h"
+#include "trace/run_trace.h"
 #include "iq/failure_reason.h"
 #include "iq/position.h"
 #include "iq/query.h"

@@ -52,7 +52,7 @@
 // knobs.history_records_max records (asserted by History); each run of the loop has the event
 // loop's event budget (running out is recorded as a LivenessFailure and ends the run likewise).
 
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 #include "scenario/scenario.h"
 
 namespace iq::sim {

@@ -31,7 +31,7 @@
 
 #include "base/prng.h"
 #include "cluster/cluster.h"
-#include "history/history.h"
+#include "trace/history.h"
 #include "workload/key_distribution.h"
 #include "workload/producer_workload.h"
 

@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "base/expected.h"
-#include "history/query_record.h"
+#include "trace/query_record.h"
 #include "iq/query_result.h"
 #include "iq/state_query_result.h"
 #include "iq/streams_error.h"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/cluster_test_utils.h"
-#include "history/history.h"
+#include "trace/history.h"
 #include "workload/producer_workload.h"
 #include "workload/query_client_workload.h"
 

@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "cluster/processing_ledger.h"
-#include "history/history.h"
-#include "history/query_record.h"
 #include "iq/streams_metadata.h"
-#include "topology/topologies.h"
+#include "iq/topology_config.h"
+#include "trace/history.h"
+#include "trace/query_record.h"
+#include "trace/reprocessed_range.h"
 
 namespace iq::sim {
 

@@ -1,4 +1,4 @@
-#include "history/query_record.h"
+#include "trace/query_record.h"
 
 namespace iq::sim {
 namespace {
@@ -8,8 +8,10 @@ std::string opt_string(const std::optional<T>& o) {
   if (!o) return "-";
   if constexpr (std::is_same_v<T, Position>) {
     return o->to_string();
-  } else if constexpr (std::is_enum_v<T>) {
+  } else if constexpr (std::is_same_v<T, FailureReason>) {
     return iq::to_string(*o);
+  } else if constexpr (std::is_enum_v<T>) {
+    return sim::to_string(*o);
   } else {
     return std::to_string(*o);
   }
@@ -40,6 +42,65 @@ const char* to_string(ReplicaRole r) {
       return "active";
     case ReplicaRole::kStandby:
       return "standby";
+  }
+  return "?";
+}
+
+const char* to_string(ReplicaSnapshot::StreamsState s) {
+  using S = ReplicaSnapshot::StreamsState;
+  switch (s) {
+    case S::CREATED:
+      return "CREATED";
+    case S::REBALANCING:
+      return "REBALANCING";
+    case S::RUNNING:
+      return "RUNNING";
+    case S::PENDING_SHUTDOWN:
+      return "PENDING_SHUTDOWN";
+    case S::NOT_RUNNING:
+      return "NOT_RUNNING";
+    case S::PENDING_ERROR:
+      return "PENDING_ERROR";
+    case S::ERROR:
+      return "ERROR";
+  }
+  return "?";
+}
+
+const char* to_string(ReplicaSnapshot::ThreadState s) {
+  using S = ReplicaSnapshot::ThreadState;
+  switch (s) {
+    case S::CREATED:
+      return "CREATED";
+    case S::STARTING:
+      return "STARTING";
+    case S::PARTITIONS_REVOKED:
+      return "PARTITIONS_REVOKED";
+    case S::PARTITIONS_ASSIGNED:
+      return "PARTITIONS_ASSIGNED";
+    case S::RUNNING:
+      return "RUNNING";
+    case S::PENDING_SHUTDOWN:
+      return "PENDING_SHUTDOWN";
+    case S::DEAD:
+      return "DEAD";
+  }
+  return "?";
+}
+
+const char* to_string(ReplicaSnapshot::TaskState s) {
+  using S = ReplicaSnapshot::TaskState;
+  switch (s) {
+    case S::CREATED:
+      return "CREATED";
+    case S::RESTORING:
+      return "RESTORING";
+    case S::RUNNING:
+      return "RUNNING";
+    case S::SUSPENDED:
+      return "SUSPENDED";
+    case S::CLOSED:
+      return "CLOSED";
   }
   return "?";
 }

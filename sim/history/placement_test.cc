@@ -1,50 +1,31 @@
-// History tests: the append-only record of query attempts, and the placement snapshots taken
-// from a running cluster.
-#include "history/history.h"
+// Placement tests: the snapshots the recorder takes from a running cluster.
+#include "history/placement.h"
 
 #include <gtest/gtest.h>
 
-#include "history/placement.h"
+#include "trace/history.h"
 #include "workload/query_client_workload.h"
 
 namespace iq::sim {
 namespace {
 
-QueryRecord record(History& h, int64_t invoke_ms, int64_t complete_ms) {
-  QueryRecord r;
-  r.id = h.next_id();
-  r.invoke_ms = invoke_ms;
-  r.complete_ms = complete_ms;
-  r.request.store = "counts";
-  r.request.query = "KeyQuery{key=1, skipCache=false}";
-  r.outcome = OutcomeKind::kAnswered;
-  PartitionOutcome p;
-  p.partition = 0;
-  p.success = true;
-  p.value = std::optional<int64_t>(3);
-  p.position = Position::empty_position().with_component("words", 0, 9);
-  r.partitions.push_back(p);
-  return r;
-}
-
-// Proves records keep completion order (ids in invoke order) and print the same way every time.
-TEST(HistoryTest, AppendKeepsOrderAndPrintsStably) {
-  History h(10);
-  QueryRecord first = record(h, 0, 20);
-  QueryRecord second = record(h, 5, 10);
-  h.append(std::move(second));
-  h.append(std::move(first));
-  ASSERT_EQ(h.size(), 2u);
-  EXPECT_EQ(h.records()[0].id, 2u);
-  EXPECT_EQ(h.records()[1].id, 1u);
-  const std::string text = h.to_string();
-  EXPECT_EQ(text, h.to_string());
-  EXPECT_NE(text.find("#2 client=-1 query=0 attempt=1 t=5..10 store=counts "
-                      "query=KeyQuery{key=1, skipCache=false} partitions=all"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("{p=0 ok value=3 pos=Position{position={words={0=9}}}}"), std::string::npos)
-      << text;
+// Proves the recorder copies every runtime state into the trace under the runtime's own name, so
+// that a trace prints (and digests) the same as when it held the runtime's enums.
+TEST(PlacementTest, RecordedStatesKeepTheRuntimeNames) {
+  for (ClientState st : {ClientState::CREATED, ClientState::REBALANCING, ClientState::RUNNING,
+                         ClientState::PENDING_SHUTDOWN, ClientState::NOT_RUNNING,
+                         ClientState::PENDING_ERROR, ClientState::ERROR}) {
+    EXPECT_STREQ(to_string(recorded(st)), iq::to_string(st));
+  }
+  for (ThreadState st : {ThreadState::CREATED, ThreadState::STARTING,
+                         ThreadState::PARTITIONS_REVOKED, ThreadState::PARTITIONS_ASSIGNED,
+                         ThreadState::RUNNING, ThreadState::PENDING_SHUTDOWN, ThreadState::DEAD}) {
+    EXPECT_STREQ(to_string(recorded(st)), iq::to_string(st));
+  }
+  for (TaskState st : {TaskState::CREATED, TaskState::RESTORING, TaskState::RUNNING,
+                       TaskState::SUSPENDED, TaskState::CLOSED}) {
+    EXPECT_STREQ(to_string(recorded(st)), iq::to_string(st));
+  }
 }
 
 // A Count topology "words" -> "counts" over 4 partitions, committing every 100 ms.
@@ -63,7 +44,7 @@ ClusterConfig count_cluster(uint64_t seed, int32_t instances) {
 
 // Proves that in a stable 2-instance, 1-standby cluster every query's placement snapshot shows
 // exactly one RUNNING active and one standby of the queried partition.
-TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
+TEST(PlacementTest, SnapshotsShowOneActivePerPartitionWhenStable) {
   ClusterConfig c = count_cluster(51, 2);
   c.streams.assignment.num_standby_replicas = 1;
   Cluster cluster(c);
@@ -88,11 +69,11 @@ TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
       EXPECT_EQ(s->count(p, ReplicaRole::kStandby), 1)
           << cluster.seed_text() << " " << r.to_string();
       for (const ReplicaSnapshot& replica : s->replicas) {
-        EXPECT_EQ(replica.client_state, ClientState::RUNNING) << cluster.seed_text();
+        EXPECT_EQ(replica.client_state, ReplicaSnapshot::StreamsState::RUNNING) << cluster.seed_text();
         EXPECT_FALSE(replica.warmup) << cluster.seed_text() << " caught-up clients need none";
         if (replica.role != ReplicaRole::kActive) continue;
-        EXPECT_EQ(replica.task_state, TaskState::RUNNING) << cluster.seed_text();
-        EXPECT_EQ(replica.thread_state, ThreadState::RUNNING) << cluster.seed_text();
+        EXPECT_EQ(replica.task_state, ReplicaSnapshot::TaskState::RUNNING) << cluster.seed_text();
+        EXPECT_EQ(replica.thread_state, ReplicaSnapshot::ThreadState::RUNNING) << cluster.seed_text();
         EXPECT_TRUE(replica.store_position.has_value()) << cluster.seed_text();
         EXPECT_GE(replica.lag.value_or(-1), 0) << cluster.seed_text() << " " << r.to_string();
       }
@@ -103,7 +84,7 @@ TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
 // Proves snapshots mark warmups: a second instance joining a client whose stores are far beyond
 // acceptable.recovery.lag gets standbys that are warmups (never actives at first), and once a
 // probing rebalance has moved actives to it, no warmup is left.
-TEST(HistoryTest, PlacementSnapshotsMarkWarmupsUntilTheProbingRebalanceMovesActives) {
+TEST(PlacementTest, SnapshotsMarkWarmupsUntilTheProbingRebalanceMovesActives) {
   ClusterConfig c = count_cluster(52, 1);
   c.streams.assignment.acceptable_recovery_lag = 10;
   c.streams.assignment.probing_rebalance_interval_ms = 60'000;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/digest.h"
-#include "history/query_record.h"
+#include "trace/query_record.h"
 
 namespace iq::sim {
 

@@ -25,8 +25,6 @@
 #include "iq/query.h"
 #include "iq/result_order.h"
 #include "iq/streams_error.h"
-#include "processor/task.h"
-#include "processor/thread_state.h"
 
 namespace iq::sim {
 
@@ -36,10 +34,33 @@ const char* to_string(ReplicaRole r);
 // One instance's replica of one partition at one instant. Fields that do not apply (a stopped
 // instance, no task for the partition, a store not yet registered) are empty.
 struct ReplicaSnapshot {
+  // The states as recorded: Kafka's KafkaStreams.State, StreamThread.State and Task.State, with
+  // the same names, copied from the runtime by the recorder (sim/history/placement.cc) so that the
+  // trace holds values, not the runtime's types.
+  enum class StreamsState {
+    CREATED,
+    REBALANCING,
+    RUNNING,
+    PENDING_SHUTDOWN,
+    NOT_RUNNING,
+    PENDING_ERROR,
+    ERROR
+  };
+  enum class ThreadState {
+    CREATED,
+    STARTING,
+    PARTITIONS_REVOKED,
+    PARTITIONS_ASSIGNED,
+    RUNNING,
+    PENDING_SHUTDOWN,
+    DEAD
+  };
+  enum class TaskState { CREATED, RESTORING, RUNNING, SUSPENDED, CLOSED };
+
   int32_t partition = -1;
   std::string instance;  // node name, "instance-1"
   bool running = false;
-  std::optional<ClientState> client_state;
+  std::optional<StreamsState> client_state;
   ReplicaRole role = ReplicaRole::kNone;
   // A standby the group leader's last assignment created as a warmup (to Kafka's IQ and to every
   // check it is a standby; reports draw it apart).
@@ -54,6 +75,10 @@ struct ReplicaSnapshot {
 
   std::string to_string() const;
 };
+// The Kafka names ("RUNNING", "PARTITIONS_ASSIGNED", ...).
+const char* to_string(ReplicaSnapshot::StreamsState s);
+const char* to_string(ReplicaSnapshot::ThreadState s);
+const char* to_string(ReplicaSnapshot::TaskState s);
 
 // Every instance's replica of every queried partition, ordered by (partition, instance number).
 struct PlacementSnapshot {

@@ -1,4 +1,4 @@
-#include "history/run_trace.h"
+#include "trace/run_trace.h"
 
 namespace iq::sim {
 

@@ -1,4 +1,6 @@
-#include "history/history.h"
+#include "trace/history.h"
+
+#include "base/assert.h"
 
 namespace iq::sim {
 

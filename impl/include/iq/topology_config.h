@@ -1,0 +1,65 @@
+#pragma once
+// What application a cluster runs, as plain values: the topology's shape, its one source topic
+// and its one store (the supplier, caching, logging). The runtime builds it (topology/topologies.h,
+// state/stores.h); the recorded trace carries it, so that the checks know what the store was
+// without linking the runtime.
+
+#include <cstdint>
+#include <string>
+
+namespace iq {
+
+// The supplier kinds of IQv2StoreIntegrationTest's key-value store types.
+enum class KeyValueSupplier {
+  kInMemory,            // Stores.inMemoryKeyValueStore
+  kLruMap,              // Stores.lruMap(name, max entries)
+  kRocksDb,             // Stores.persistentKeyValueStore
+  kRocksDbTimestamped,  // Stores.persistentTimestampedKeyValueStore
+};
+
+inline const char* to_string(KeyValueSupplier s) {
+  switch (s) {
+    case KeyValueSupplier::kInMemory:
+      return "in_memory";
+    case KeyValueSupplier::kLruMap:
+      return "lru";
+    case KeyValueSupplier::kRocksDb:
+      return "rocksdb";
+    case KeyValueSupplier::kRocksDbTimestamped:
+      return "rocksdb_timestamped";
+  }
+  return "?";
+}
+
+// The registered topologies (topology/topologies.h says what each does).
+enum class TopologyKind { SourceTable, Count, Sum, PapiWriter };
+
+inline const char* to_string(TopologyKind kind) {
+  switch (kind) {
+    case TopologyKind::SourceTable:
+      return "SourceTable";
+    case TopologyKind::Count:
+      return "Count";
+    case TopologyKind::Sum:
+      return "Sum";
+    case TopologyKind::PapiWriter:
+      return "PapiWriter";
+  }
+  return "?";
+}
+
+struct TopologyConfig {
+  TopologyKind kind = TopologyKind::SourceTable;
+  std::string source_topic = "input-topic";
+  int32_t source_partitions = 1;
+  std::string store_name = "kv-store";
+  KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped;
+  bool caching = true;  // Kafka's default for DSL stores
+  bool logging = true;
+
+  // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
+  bool timestamped() const { return kind != TopologyKind::PapiWriter; }
+  bool operator==(const TopologyConfig&) const = default;
+};
+
+}  // namespace iq
