@@ -63,6 +63,8 @@ int shrink_command(const ShrinkArgs& args);
 int check_determinism_command(const std::string& file, std::optional<uint64_t> seed, int32_t runs);
 
 int merge_command(const std::string& out, const std::vector<std::string>& inputs);
+// `iqsim list-probes`: every coverage probe of the binary, "name  description", sorted by name.
+int list_probes_command();
 
 int list_properties_command();
 

@@ -122,6 +122,8 @@ int main(int argc, char** argv) {
   merge_app->add_option("inputs", merge_inputs, "The shards' JSON summaries")->required();
 
   CLI::App* list_app = app.add_subcommand("list-properties", "List every property iqsim checks");
+  CLI::App* list_probes_app =
+      app.add_subcommand("list-probes", "List every coverage probe, one line each");
 
   try {
     app.parse(argc, argv);
@@ -143,5 +145,6 @@ int main(int argc, char** argv) {
   }
   if (merge_app->parsed()) return merge_command(merge_out, merge_inputs);
   if (list_app->parsed()) return list_properties_command();
+  if (list_probes_app->parsed()) return list_probes_command();
   return kExitBadInput;
 }
