@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "commands.h"
 
 #include <fcntl.h>
@@ -200,6 +201,24 @@ bool write_run_report(const std::string& dir, const properties::RunReport& repor
 
 // ---- fuzz ----
 
+// Each probe (base/probe.h) with the seeds that hit it and the first one; never-hit probes say so,
+// since a mechanism the campaign never reaches is a defect of the campaign.
+void print_probe_table(const SweepSummary& s) {
+  auto table = s.probe_table();
+  size_t never = 0;
+  std::printf("  probes (seeds hit, first seed):\n");
+  for (const auto& [name, row] : table) {
+    if (row.first_seed) {
+      std::printf("    %-40s %6llu  %llu\n", name.c_str(), static_cast<unsigned long long>(row.seeds),
+                  static_cast<unsigned long long>(*row.first_seed));
+    } else {
+      ++never;
+      std::printf("    %-40s %6s  never hit\n", name.c_str(), "0");
+    }
+  }
+  std::printf("  probes never hit: %zu of %zu\n", never, table.size());
+}
+
 void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double seconds) {
   std::printf("iqsim fuzz %s ('%s'): seeds %llu..%llu, shard %s, %d jobs\n", s.scenario.c_str(),
               s.title.c_str(), static_cast<unsigned long long>(s.first_seed),
@@ -238,6 +257,7 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
   std::printf("  speed: %.2f seeds/s, %.0f queries judged/s (%.1f s wall)\n",
               static_cast<double>(s.runs()) / wall, static_cast<double>(s.queries_judged()) / wall,
               seconds);
+  print_probe_table(s);
   if (s.failed() == 0) return;
   std::printf("failures:\n");
   for (const SeedResult& r : s.results) {
@@ -876,6 +896,14 @@ int list_properties_command() {
       statement = "the same seed and scenario give the same trace digest, run after run";
     }
     std::printf("%-24s %s\n", name.c_str(), statement != nullptr ? statement : "");
+  }
+  return kExitPassed;
+}
+
+int list_probes_command() {
+  for (const base::ProbeInfo& p : base::ProbeRegistry::all()) {
+    std::printf("%-40.*s %.*s\n", static_cast<int>(p.name.size()), p.name.data(),
+                static_cast<int>(p.description.size()), p.description.data());
   }
   return kExitPassed;
 }

@@ -75,6 +75,8 @@ int check_determinism_command(const std::string& file, std::optional<uint64_t> s
 
 int merge_command(const std::string& out, const std::vector<std::string>& inputs,
                   bool allow_gaps = false);
+// `iqsim list-probes`: every coverage probe of the binary, "name  description", sorted by name.
+int list_probes_command();
 
 int list_properties_command();
 

@@ -188,6 +188,8 @@ int main(int argc, char** argv) {
                       "Merge even if seeds of the merged range are in no input");
 
   CLI::App* list_app = app.add_subcommand("list-properties", "List every property iqsim checks");
+  CLI::App* list_probes_app =
+      app.add_subcommand("list-probes", "List every coverage probe, one line each");
 
   std::string commands;
   if (!known_subcommand(app, argc, argv, commands)) {
@@ -241,5 +243,6 @@ int main(int argc, char** argv) {
   }
   if (merge_app->parsed()) return merge_command(merge_out, merge_inputs, merge_allow_gaps);
   if (list_app->parsed()) return list_properties_command();
+  if (list_probes_app->parsed()) return list_probes_command();
   return kExitBadInput;
 }

@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "summary.h"
 
 #include <algorithm>
@@ -73,7 +74,8 @@ json result_json(const SeedResult& r) {  // seed_result_to_json
           {"events", r.events},
           {"records_reprocessed", r.records_reprocessed},
           {"digest", r.digest},
-          {"reproduce", r.reproduce}};
+          {"reproduce", r.reproduce},
+          {"probes_hit", r.probes_hit}};
 }
 
 // A summary of the wrong shape, said as "WHERE.key: what was wrong" (never nlohmann's text).
@@ -170,6 +172,8 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   r.records_reprocessed = need<uint64_t>(j, "records_reprocessed", w, uint64_t{0});
   r.digest = need<std::string>(j, "digest", w);
   r.reproduce = need<std::string>(j, "reproduce", w);
+  // probes_hit came later than the rest: a summary written before it has none.
+  r.probes_hit = need<std::vector<std::string>>(j, "probes_hit", w, std::vector<std::string>{});
   return r;
 }
 
@@ -291,6 +295,21 @@ std::string seed_ranges_text(const std::vector<SeedRange>& ranges, size_t ranges
   return out;
 }
 
+std::map<std::string, SweepSummary::ProbeRow> SweepSummary::probe_table() const {
+  std::map<std::string, ProbeRow> table;
+  for (const base::ProbeInfo& p : base::ProbeRegistry::all()) {
+    table[std::string(p.name)].description = std::string(p.description);
+  }
+  for (const SeedResult& r : results) {  // ascending seed: the first hit is the first seed
+    for (const std::string& name : r.probes_hit) {
+      ProbeRow& row = table[name];  // a probe of another build keeps an empty description
+      ++row.seeds;
+      if (!row.first_seed) row.first_seed = r.seed;
+    }
+  }
+  return table;
+}
+
 SeedResult seed_result(const properties::RunReport& report) {
   SeedResult r;
   r.seed = report.seed;
@@ -308,6 +327,7 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.virtual_ms = report.virtual_ms;
   r.events = report.events;
   r.records_reprocessed = report.records_reprocessed;
+  r.probes_hit = report.probes_hit;
   r.digest = report.digest;
   r.reproduce = report.reproduce_command();
   return r;
@@ -345,6 +365,14 @@ nlohmann::json to_json(const SweepSummary& s) {
       {"failures", failures},
       {"results", results},
   };
+  json probes = json::array();
+  for (const auto& [name, row] : s.probe_table()) {
+    probes.push_back({{"name", name},
+                      {"description", row.description},
+                      {"seeds", row.seeds},
+                      {"first_seed", row.first_seed ? json(*row.first_seed) : json(nullptr)}});
+  }
+  out["probes"] = probes;  // derived from results' probes_hit; readers of older summaries skip it
   if (s.timing) {
     double seconds = std::max(s.timing->wall_seconds, 1e-9);
     out["timing"] = {

@@ -60,6 +60,7 @@ struct SeedResult {
   uint64_t records_reprocessed = 0;  // RunReport::records_reprocessed
   std::string digest;
   std::string reproduce;  // "iqsim replay FILE --seed S"
+  std::vector<std::string> probes_hit;  // RunReport::probes_hit, sorted
   bool operator==(const SeedResult&) const = default;
 };
 
@@ -96,6 +97,13 @@ struct SweepSummary {
   std::map<std::string, uint64_t> expected_violations_by_property() const;
   std::map<std::string, uint64_t> after_reprocessing_by_property() const;
   std::map<std::string, uint64_t> unexpectedly_held_by_property() const;
+  // Every registered probe (hit or not): the seeds that hit it and the first of them.
+  struct ProbeRow {
+    std::string description;
+    uint64_t seeds = 0;
+    std::optional<uint64_t> first_seed;
+  };
+  std::map<std::string, ProbeRow> probe_table() const;
 };
 
 SeedResult seed_result(const properties::RunReport& report);

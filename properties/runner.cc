@@ -110,6 +110,7 @@ RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trac
     report.records_reprocessed += static_cast<uint64_t>(r.last_offset - r.first_offset + 1);
   }
   report.digest = trace.digest;
+  report.probes_hit = trace.probes_hit;
   return report;
 }
 

@@ -46,6 +46,7 @@ struct RunReport {
   // Input records some task processed again (at-least-once), summed over the trace's ranges.
   uint64_t records_reprocessed = 0;
   std::string digest;
+  std::vector<std::string> probes_hit;  // RunTrace::probes_hit
   std::shared_ptr<const sim::RunTrace> trace;  // only with RunOptions::keep_trace
 
   bool passed() const { return violations.empty() && unexpectedly_held.empty(); }

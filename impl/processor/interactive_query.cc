@@ -1,5 +1,7 @@
 #include "processor/interactive_query.h"
 
+#include "base/probe.h"
+
 namespace iq {
 namespace {
 
@@ -19,9 +21,82 @@ bool all_named_partitions_answered(const StateQueryRequest& request,
   return true;
 }
 
+// Coverage probes on what a query was asked and what it answered; they never change the answer.
+void probe_request(const QueryContext& context, const StateQueryRequest& request) {
+  if (request.is_all_partitions()) IQ_PROBE("query.all_partitions", "a query named no partitions");
+  if (!request.is_all_partitions() && request.partitions().size() > 1) {
+    IQ_PROBE("query.multi_partition", "a query named several partitions");
+  }
+  if (context.client_state == ClientState::REBALANCING) {
+    IQ_PROBE("query.during_rebalance", "a query reached a client that was rebalancing");
+  }
+}
+
+void probe_failure(FailureReason reason) {
+  switch (reason) {
+    case FailureReason::UNKNOWN_QUERY_TYPE:
+      IQ_PROBE("failure.UNKNOWN_QUERY_TYPE", "a partition answered UNKNOWN_QUERY_TYPE");
+      break;
+    case FailureReason::NOT_ACTIVE:
+      IQ_PROBE("failure.NOT_ACTIVE", "a partition answered NOT_ACTIVE (requireActive refused)");
+      break;
+    case FailureReason::NOT_UP_TO_BOUND:
+      IQ_PROBE("failure.NOT_UP_TO_BOUND", "a partition answered NOT_UP_TO_BOUND");
+      break;
+    case FailureReason::NOT_PRESENT:
+      IQ_PROBE("failure.NOT_PRESENT", "a partition answered NOT_PRESENT");
+      break;
+    case FailureReason::DOES_NOT_EXIST:
+      IQ_PROBE("failure.DOES_NOT_EXIST", "a partition answered DOES_NOT_EXIST");
+      break;
+    case FailureReason::STORE_EXCEPTION:
+      IQ_PROBE("failure.STORE_EXCEPTION", "a partition answered STORE_EXCEPTION");
+      break;
+  }
+}
+
+void probe_error(StreamsError::Kind kind) {
+  switch (kind) {
+    case StreamsError::Kind::UnknownStateStore:
+      IQ_PROBE("error.UnknownStateStore", "a query raised UnknownStateStoreException");
+      break;
+    case StreamsError::Kind::StreamsNotStarted:
+      IQ_PROBE("error.StreamsNotStarted", "a query raised StreamsNotStartedException");
+      break;
+    case StreamsError::Kind::StreamsStopped:
+      IQ_PROBE("error.StreamsStopped", "a query raised StreamsStoppedException");
+      break;
+    default:
+      IQ_PROBE("error.store", "a store's exception escaped a query");
+      break;
+  }
+}
+
+base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
+    const QueryContext& context, const StateQueryRequest& request);
+
 }  // namespace
 
 base::Expected<StateQueryResult, StreamsError> run_interactive_query(
+    const QueryContext& context, const StateQueryRequest& request) {
+  probe_request(context, request);
+  auto result = run_interactive_query_unprobed(context, request);
+  if (!result) {
+    probe_error(result.error().kind);
+    return result;
+  }
+  for (const auto& [partition, r] : result->partition_results()) {
+    if (!r.is_success()) probe_failure(*r.failure_reason());
+  }
+  if (result->global_result() && !result->global_result()->is_success()) {
+    probe_failure(*result->global_result()->failure_reason());
+  }
+  return result;
+}
+
+namespace {
+
+base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
     const QueryContext& context, const StateQueryRequest& request) {
   const std::string& name = request.store_name();
   if (context.store_names.count(name) == 0 && context.global_store_names.count(name) == 0) {
@@ -84,5 +159,7 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query(
   }
   return result;
 }
+
+}  // namespace
 
 }  // namespace iq

@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "processor/state_directory.h"
 
 #include <algorithm>
@@ -67,6 +68,7 @@ base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_
     }
     auto s = fs_.delete_recursively(task_dir(it->first));
     if (!s) return base::unexpected(s.error());
+    IQ_PROBE("cleaner.deleted_task_dir", "the state-directory cleaner deleted a task directory");
     removed.push_back(it->first);
     it = unowned_since_ms_.erase(it);
   }

@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "processor/store_changelog_reader.h"
 
 #include <algorithm>
@@ -35,6 +36,11 @@ Status StoreChangelogReader::register_task(Task& task) {
   for (const auto& tp : partitions) {
     const auto offset = task.state_manager().changelog_offset(changelogs_.at(tp).store_name);
     if (offset) {
+      if (ends) {
+        IQ_PROBE("restore.from_checkpoint", "an active restore started after a checkpointed offset");
+      } else {
+        IQ_PROBE("standby.from_checkpoint", "a standby started after a checkpointed offset");
+      }
       consumer_.seek(tp, *offset + 1);
     } else {
       consumer_.seek_to_beginning(tp);

@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "processor/streams_partition_assignor.h"
 
 #include <algorithm>
@@ -104,6 +105,17 @@ base::Expected<AssignorResult, StreamsError> StreamsPartitionAssignor::assign(
   HighAvailabilityTaskAssignor assignor;
   result.probing_rebalance_needed =
       assignor.assign(clients, tasks, stateful, configs_, &result.warmups);
+  for (auto& [pid, client] : clients) {
+    auto warm = previous_warmups_.find(pid);
+    if (warm == previous_warmups_.end()) continue;
+    for (const TaskId& t : client.active_tasks()) {
+      if (warm->second.count(t)) {
+        IQ_PROBE("assignor.warmup_became_active",
+                 "a task warmed up on a client became active there after a probing rebalance");
+      }
+    }
+  }
+  previous_warmups_ = result.warmups;
 
   // Host maps of the target assignment, for every member's metadata.
   std::map<HostInfo, std::set<TopicPartitionName>> by_host;

@@ -53,6 +53,9 @@ class StreamsPartitionAssignor {
   TopologyConfig topology_;
   AssignmentConfigs configs_;
   Admin& admin_;
+  // The warmups of this assignor's previous assignment, read only by a coverage probe (a warmup
+  // that became active); the assignment itself stays a function of the subscriptions.
+  Warmups previous_warmups_;
 };
 
 }  // namespace iq

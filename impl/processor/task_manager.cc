@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "processor/task_manager.h"
 
 #include <algorithm>
@@ -181,6 +182,7 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
       reader_.unregister_task(id);
       auto s = actives_.at(id)->suspend();
       if (!s) return s;
+      IQ_PROBE("task.active_recycled_to_standby", "an active task was recycled into a standby");
       actives_.at(id)->prepare_recycle();
       auto standby = std::make_unique<StandbyTask>(std::move(*actives_.at(id)));
       actives_.erase(id);
@@ -201,6 +203,7 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
       s = create_active(id);
       if (!s) return s;
     } else if (new_actives.count(id)) {
+      IQ_PROBE("task.standby_promoted", "a standby task was promoted to active");
       reader_.unregister_task(id);
       auto s = standbys_.at(id)->maybe_checkpoint(/*enforce=*/true);
       if (!s) return s;

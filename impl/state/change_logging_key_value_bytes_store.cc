@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "state/change_logging_key_value_bytes_store.h"
 
 #include "state/memory_navigable_lru_cache.h"
@@ -15,6 +16,7 @@ Status ChangeLoggingKeyValueBytesStore::init(StateStoreContext& context, StateSt
   // no eviction tombstones (a Kafka quirk kept as is).
   if (auto* lru = dynamic_cast<MemoryNavigableLRUCache*>(&wrapped())) {
     lru->set_when_eldest_removed([this](const Bytes& key, const Bytes&) {
+      IQ_PROBE("lru.eviction_tombstone_logged", "an LRU eviction logged a changelog tombstone");
       return log(key, std::nullopt, context_timestamp());
     });
   }

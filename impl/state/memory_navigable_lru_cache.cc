@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "state/memory_navigable_lru_cache.h"
 
 #include "state/key_value_ranges.h"
@@ -41,6 +42,7 @@ Status MemoryNavigableLRUCache::insert_or_overwrite(const Bytes& key, const Byte
   const Bytes eldest_value = eldest->second.value;
   recency_.pop_front();
   map_.erase(eldest);
+  IQ_PROBE("lru.evicted", "an LRU store evicted its least recently used entry");
   if (!restoring_ && listener_) return listener_(eldest_key, eldest_value);
   return ok_status();
 }

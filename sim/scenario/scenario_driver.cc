@@ -1,3 +1,4 @@
+#include "base/probe.h"
 #include "scenario/scenario_driver.h"
 
 #include <algorithm>
@@ -601,8 +602,16 @@ void ScenarioDriver::read_source_log() {
 }  // namespace
 
 RunTrace drive_scenario(const Scenario& scenario) {
-  ScenarioDriver driver(scenario);
-  return driver.run();
+  // The run's own hit set: probes reached by another run in this process never show here.
+  base::ProbeHits hits;
+  RunTrace trace;
+  {
+    base::ProbeScope scope(hits);
+    ScenarioDriver driver(scenario);
+    trace = driver.run();
+  }
+  trace.probes_hit = hits.names();
+  return trace;
 }
 
 }  // namespace iq::sim

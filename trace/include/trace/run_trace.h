@@ -122,6 +122,9 @@ struct RunTrace {
   std::vector<ReprocessedRange> reprocessed;
   uint64_t reprocessed_dropped = 0;
 
+  // Names of the coverage probes (base/probe.h) this run reached, sorted.
+  std::vector<std::string> probes_hit;
+
   std::vector<std::string> instance_errors;  // "instance-2: <error>", in order
   int64_t end_ms = 0;
   uint64_t events = 0;
