@@ -30,14 +30,14 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query(
                      "Cannot get state store " + name +
                          " because no such store is registered in the topology."});
   }
-  if (context.client_state == ClientState::CREATED) {
+  if (context.client_state == KafkaStreamsState::CREATED) {
     return base::unexpected(
         StreamsError{StreamsError::Kind::StreamsNotStarted,
                      "KafkaStreams has not been started, you can retry after calling start()."});
   }
   const auto s = context.client_state;
-  if (s == ClientState::PENDING_SHUTDOWN || s == ClientState::PENDING_ERROR ||
-      s == ClientState::NOT_RUNNING || s == ClientState::ERROR) {
+  if (s == KafkaStreamsState::PENDING_SHUTDOWN || s == KafkaStreamsState::PENDING_ERROR ||
+      s == KafkaStreamsState::NOT_RUNNING || s == KafkaStreamsState::ERROR) {
     return base::unexpected(
         StreamsError{StreamsError::Kind::StreamsStopped,
                      std::string("KafkaStreams has been stopped (") + to_string(s) + ")."});

@@ -136,19 +136,19 @@ class Allowed {
   uint32_t bits_ = 0;
 };
 
-bool is_stopped(ClientState s) {
-  return s == ClientState::PENDING_SHUTDOWN || s == ClientState::PENDING_ERROR ||
-         s == ClientState::NOT_RUNNING || s == ClientState::ERROR;
+bool is_stopped(KafkaStreamsState s) {
+  return s == KafkaStreamsState::PENDING_SHUTDOWN || s == KafkaStreamsState::PENDING_ERROR ||
+         s == KafkaStreamsState::NOT_RUNNING || s == KafkaStreamsState::ERROR;
 }
 
 // The error KafkaStreams#query throws before looking at any task, if any.
 std::optional<StreamsError::Kind> expected_error(const JudgeContext& context,
                                                  const sim::QueryRecord& record,
-                                                 ClientState client_state) {
+                                                 KafkaStreamsState client_state) {
   if (record.request.store != context.trace().topology.store_name) {
     return StreamsError::Kind::UnknownStateStore;
   }
-  if (client_state == ClientState::CREATED) return StreamsError::Kind::StreamsNotStarted;
+  if (client_state == KafkaStreamsState::CREATED) return StreamsError::Kind::StreamsNotStarted;
   if (is_stopped(client_state)) return StreamsError::Kind::StreamsStopped;
   return std::nullopt;
 }

@@ -112,11 +112,11 @@ TEST(FailureReasonCorrectTest, ClientStateErrors) {
   b.add(b.key_query(0, 1)
             .error(StreamsError::Kind::StreamsNotStarted)
             .replica(no_task(0))
-            .client_state(ClientState::CREATED));
+            .client_state(KafkaStreamsState::CREATED));
   b.add(b.key_query(0, 1)
             .error(StreamsError::Kind::StreamsStopped)
             .replica(no_task(0))
-            .client_state(ClientState::PENDING_SHUTDOWN));
+            .client_state(KafkaStreamsState::PENDING_SHUTDOWN));
   b.add(b.key_query(0, 1)
             .store("nope")
             .error(StreamsError::Kind::UnknownStateStore)
@@ -127,7 +127,7 @@ TEST(FailureReasonCorrectTest, ClientStateErrors) {
   w.add(w.key_query(0, 1)
             .fail(FailureReason::NOT_PRESENT)
             .replica(no_task(0))
-            .client_state(ClientState::NOT_RUNNING));  // must throw StreamsStoppedException
+            .client_state(KafkaStreamsState::NOT_RUNNING));  // must throw StreamsStoppedException
   w.add(w.key_query(0, 1).error(StreamsError::Kind::StreamsStopped).replica(active(0, pos(0, 3))));
   const auto vs = judge(w.trace());
   ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);

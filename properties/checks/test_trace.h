@@ -50,7 +50,7 @@ inline sim::ReplicaSnapshot replica(int32_t partition, sim::ReplicaRole role,
   r.partition = partition;
   r.instance = instance;
   r.running = true;
-  r.client_state = ClientState::RUNNING;
+  r.client_state = KafkaStreamsState::RUNNING;
   r.role = role;
   if (role != sim::ReplicaRole::kNone) {
     r.task_state = task;
@@ -138,7 +138,7 @@ struct Q {
     r.placement_at_invoke.replicas.push_back(std::move(rs));
     return *this;
   }
-  Q& client_state(ClientState s) {
+  Q& client_state(KafkaStreamsState s) {
     for (auto& rs : r.placement_at_answer->replicas) rs.client_state = s;
     return *this;
   }

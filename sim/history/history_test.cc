@@ -88,7 +88,7 @@ TEST(HistoryTest, PlacementSnapshotsShowOneActivePerPartitionWhenStable) {
       EXPECT_EQ(s->count(p, ReplicaRole::kStandby), 1)
           << cluster.seed_text() << " " << r.to_string();
       for (const ReplicaSnapshot& replica : s->replicas) {
-        EXPECT_EQ(replica.client_state, ClientState::RUNNING) << cluster.seed_text();
+        EXPECT_EQ(replica.client_state, KafkaStreamsState::RUNNING) << cluster.seed_text();
         EXPECT_FALSE(replica.warmup) << cluster.seed_text() << " caught-up clients need none";
         if (replica.role != ReplicaRole::kActive) continue;
         EXPECT_EQ(replica.task_state, TaskState::RUNNING) << cluster.seed_text();

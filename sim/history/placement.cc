@@ -1,17 +1,15 @@
 #include "history/placement.h"
 
+#include "iq/changelog_topic.h"
+
 namespace iq::sim {
 namespace {
 
 // A task holds `store` if the store is registered or one of its changelogs is the store's.
 bool task_holds_store(Task& task, const std::string& store) {
   if (task.store(store) != nullptr) return true;
-  const std::string suffix = "-" + store + "-changelog";
   for (const auto& [topic, partition] : task.changelog_partitions()) {
-    if (topic.size() >= suffix.size() &&
-        topic.compare(topic.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return true;
-    }
+    if (is_store_changelog_topic(topic, store)) return true;
   }
   return false;
 }

@@ -39,7 +39,7 @@ struct ReplicaSnapshot {
   int32_t partition = -1;
   std::string instance;  // node name, "instance-1"
   bool running = false;
-  std::optional<ClientState> client_state;
+  std::optional<KafkaStreamsState> client_state;
   ReplicaRole role = ReplicaRole::kNone;
   // A standby the group leader's last assignment created as a warmup (to Kafka's IQ and to every
   // check it is a standby; reports draw it apart).

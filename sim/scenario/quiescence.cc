@@ -27,7 +27,7 @@ std::optional<std::string> group_gap(Cluster& cluster) {
   for (int32_t n = 1; n <= cluster.instance_count(); ++n) {
     if (!is_live(cluster, n)) continue;
     Instance& instance = cluster.instance(n);
-    if (instance.streams().state() != ClientState::RUNNING) {
+    if (instance.streams().state() != KafkaStreamsState::RUNNING) {
       return instance.name() + " is " + to_string(instance.streams().state());
     }
     const size_t threads = instance.streams().threads().size();
@@ -68,7 +68,7 @@ std::optional<std::string> replica_gap(const std::set<std::string>& live,
   }
   const std::string p = "partition " + std::to_string(partition);
   if (actives != 1) return p + ": " + std::to_string(actives) + " live actives";
-  if (active->task_state != TaskState::RUNNING || active->client_state != ClientState::RUNNING) {
+  if (active->task_state != TaskState::RUNNING || active->client_state != KafkaStreamsState::RUNNING) {
     return p + ": active " + active->to_string() + " is not running";
   }
   return std::nullopt;
