@@ -53,9 +53,9 @@
 #include "iq/value_and_timestamp.h"
 #include "processor/processor_context_impl.h"
 #include "processor/processor_state_manager.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 #include "state/caching_key_value_store.h"
-#include "state/serdes.h"
+#include "iq/serdes.h"
 #include "state/stores.h"
 #include "state/thread_cache.h"
 

@@ -1,6 +1,6 @@
 #include "kafka_streams.h"
 
-#include "processor/default_partitioner.h"
+#include "iq/default_partitioner.h"
 
 namespace iq {
 
@@ -53,36 +53,36 @@ KafkaStreams::~KafkaStreams() {
   threads_.clear();
 }
 
-void KafkaStreams::transition_to(ClientState next) {
+void KafkaStreams::transition_to(KafkaStreamsState next) {
   IQ_ASSERT(is_valid_transition(state_, next), "client {}: {} -> {}", client_.process_id,
             to_string(state_), to_string(next));
   state_ = next;
 }
 
 void KafkaStreams::start() {
-  transition_to(ClientState::REBALANCING);
+  transition_to(KafkaStreamsState::REBALANCING);
   for (auto& t : threads_) t->start();
 }
 
 // REBALANCING as soon as any thread is between assignment and RUNNING; RUNNING once all are.
 void KafkaStreams::update_client_state() {
-  if (state_ != ClientState::RUNNING && state_ != ClientState::REBALANCING) return;
+  if (state_ != KafkaStreamsState::RUNNING && state_ != KafkaStreamsState::REBALANCING) return;
   bool all_running = true;
   for (const auto& t : threads_) {
     const ThreadState s = t->state();
     if (s != ThreadState::RUNNING && s != ThreadState::DEAD) all_running = false;
   }
-  if (all_running && state_ == ClientState::REBALANCING) transition_to(ClientState::RUNNING);
-  if (!all_running && state_ == ClientState::RUNNING) transition_to(ClientState::REBALANCING);
+  if (all_running && state_ == KafkaStreamsState::REBALANCING) transition_to(KafkaStreamsState::RUNNING);
+  if (!all_running && state_ == KafkaStreamsState::RUNNING) transition_to(KafkaStreamsState::REBALANCING);
 }
 
 Status KafkaStreams::run_once(int64_t now_ms) {
-  if (state_ != ClientState::RUNNING && state_ != ClientState::REBALANCING) return ok_status();
+  if (state_ != KafkaStreamsState::RUNNING && state_ != KafkaStreamsState::REBALANCING) return ok_status();
   for (auto& t : threads_) {
     auto s = t->run_once(now_ms);
     if (!s) {
-      transition_to(ClientState::PENDING_ERROR);
-      transition_to(ClientState::ERROR);
+      transition_to(KafkaStreamsState::PENDING_ERROR);
+      transition_to(KafkaStreamsState::ERROR);
       return s;
     }
   }
@@ -91,19 +91,19 @@ Status KafkaStreams::run_once(int64_t now_ms) {
 }
 
 Status KafkaStreams::close() {
-  if (state_ == ClientState::NOT_RUNNING) return ok_status();
-  if (state_ == ClientState::CREATED) {
-    transition_to(ClientState::PENDING_SHUTDOWN);
-    transition_to(ClientState::NOT_RUNNING);
+  if (state_ == KafkaStreamsState::NOT_RUNNING) return ok_status();
+  if (state_ == KafkaStreamsState::CREATED) {
+    transition_to(KafkaStreamsState::PENDING_SHUTDOWN);
+    transition_to(KafkaStreamsState::NOT_RUNNING);
     return ok_status();
   }
-  transition_to(ClientState::PENDING_SHUTDOWN);
+  transition_to(KafkaStreamsState::PENDING_SHUTDOWN);
   Status status = ok_status();
   for (auto& t : threads_) {
     auto s = t->shutdown();
     if (!s && status) status = s;
   }
-  transition_to(ClientState::NOT_RUNNING);
+  transition_to(KafkaStreamsState::NOT_RUNNING);
   return status;
 }
 
@@ -118,12 +118,12 @@ base::Expected<StateQueryResult, StreamsError> KafkaStreams::query(
 }
 
 base::Expected<Unit, StreamsError> KafkaStreams::validate_is_running_or_rebalancing() const {
-  if (state_ == ClientState::CREATED) {
+  if (state_ == KafkaStreamsState::CREATED) {
     return base::unexpected(
         StreamsError{StreamsError::Kind::StreamsNotStarted,
                      "KafkaStreams has not been started, you can retry after calling start()."});
   }
-  if (state_ != ClientState::RUNNING && state_ != ClientState::REBALANCING) {
+  if (state_ != KafkaStreamsState::RUNNING && state_ != KafkaStreamsState::REBALANCING) {
     return base::unexpected(StreamsError{
         StreamsError::Kind::IllegalState,
         std::string("KafkaStreams is not running. State is ") + to_string(state_) + "."});

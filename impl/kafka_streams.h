@@ -49,7 +49,7 @@ class KafkaStreams {
   KafkaStreams(StreamsConfig config, TopologyConfig topology, ClientIo io, std::string process_id);
   ~KafkaStreams();
 
-  ClientState state() const { return state_; }
+  KafkaStreamsState state() const { return state_; }
   const StreamsConfig& config() const { return config_; }
   const std::string& process_id() const { return client_.process_id; }
   const std::vector<std::unique_ptr<StreamThread>>& threads() const { return threads_; }
@@ -71,7 +71,7 @@ class KafkaStreams {
   all_local_store_partition_lags() const;
 
  private:
-  void transition_to(ClientState next);
+  void transition_to(KafkaStreamsState next);
   void update_client_state();
   base::Expected<Unit, StreamsError> validate_is_running_or_rebalancing() const;
 
@@ -82,7 +82,7 @@ class KafkaStreams {
   std::vector<std::unique_ptr<ThreadCache>> caches_;
   std::vector<std::unique_ptr<ThreadCache>> standby_caches_;
   std::vector<std::unique_ptr<StreamThread>> threads_;
-  ClientState state_ = ClientState::CREATED;
+  KafkaStreamsState state_ = KafkaStreamsState::CREATED;
 };
 
 }  // namespace iq

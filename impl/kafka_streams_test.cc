@@ -5,7 +5,7 @@
 #include "assignment/process_id.h"
 #include "iq/key_query.h"
 #include "kafka_streams.h"
-#include "processor/default_partitioner.h"
+#include "iq/default_partitioner.h"
 #include "processor/test_fakes.h"
 
 namespace iq {
@@ -62,16 +62,16 @@ class KafkaStreamsTest : public testing::Test {
 
 // Proves the client goes CREATED -> REBALANCING -> RUNNING and serves queries from its tasks.
 TEST_F(KafkaStreamsTest, StartsProcessesAndAnswersQueries) {
-  EXPECT_EQ(streams_->state(), ClientState::CREATED);
+  EXPECT_EQ(streams_->state(), KafkaStreamsState::CREATED);
   auto early = streams_->query(
       StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(1)));
   ASSERT_FALSE(early.has_value());
   EXPECT_EQ(early.error().kind, StreamsError::Kind::StreamsNotStarted);
   streams_->start();
-  EXPECT_EQ(streams_->state(), ClientState::REBALANCING);
+  EXPECT_EQ(streams_->state(), KafkaStreamsState::REBALANCING);
   for (int i = 0; i < 3; ++i) produce(42);
   run(200);
-  EXPECT_EQ(streams_->state(), ClientState::RUNNING);
+  EXPECT_EQ(streams_->state(), KafkaStreamsState::RUNNING);
   auto r = streams_->query(
       StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(42)));
   ASSERT_TRUE(r.has_value());
@@ -97,7 +97,7 @@ TEST_F(KafkaStreamsTest, NoCommitWhileItsRebalanceIsInProgress) {
   streams_->start();
   for (int i = 0; i < 3; ++i) produce(42);
   run(200);
-  ASSERT_EQ(streams_->state(), ClientState::RUNNING);
+  ASSERT_EQ(streams_->state(), KafkaStreamsState::RUNNING);
   const TopicPartition tp{"words", partition_for_key(Serde<int32_t>::serialize(42).view(), 2)};
   ASSERT_EQ(membership_.committed(tp), std::optional<int64_t>(3));
 
@@ -127,7 +127,7 @@ TEST_F(KafkaStreamsTest, ClosedClientRefusesQueries) {
   produce(1);
   run(200);
   ASSERT_TRUE(streams_->close().has_value());
-  EXPECT_EQ(streams_->state(), ClientState::NOT_RUNNING);
+  EXPECT_EQ(streams_->state(), KafkaStreamsState::NOT_RUNNING);
   auto r = streams_->query(
       StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(1)));
   ASSERT_FALSE(r.has_value());

@@ -17,7 +17,7 @@
 #include "assignment/client_state.h"
 #include "assignment/process_id.h"
 #include "assignment/task_movement.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 
 namespace iq::assignment_test {
 

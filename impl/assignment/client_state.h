@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "assignment/process_id.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 
 namespace iq {
 

@@ -17,7 +17,7 @@
 
 #include "assignment/java_priority_queue.h"
 #include "assignment/process_id.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 
 namespace iq {
 

@@ -26,7 +26,7 @@
 #include "assignment/client_state.h"
 #include "assignment/process_id.h"
 #include "assignment/warmups.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 
 namespace iq {
 

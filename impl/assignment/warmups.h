@@ -7,7 +7,7 @@
 #include <set>
 
 #include "assignment/process_id.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 
 namespace iq {
 

@@ -10,9 +10,9 @@
 #include <optional>
 #include <vector>
 
-#include "io/file_system.h"
 #include "io/record.h"
-#include "state/offset_checkpoint.h"
+#include "iq/status.h"
+#include "iq/topic_partition.h"
 
 namespace iq {
 

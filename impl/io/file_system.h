@@ -8,15 +8,10 @@
 #include <vector>
 
 #include "base/expected.h"
+#include "iq/status.h"
 #include "iq/streams_error.h"
 
 namespace iq {
-
-struct Unit {};
-using Status = base::Expected<Unit, StreamsError>;
-inline Status ok_status() {
-  return Unit{};
-}
 
 class FileSystem {
  public:

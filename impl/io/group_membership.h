@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "io/record.h"
-#include "state/offset_checkpoint.h"
+#include "iq/status.h"
+#include "iq/topic_partition.h"
 
 namespace iq {
 

@@ -2,8 +2,8 @@
 // RecordCollector: the seam through which a task sends records (changelog writes) to the broker.
 // sim/ supplies the simulated producer; tests collect into a vector.
 
-#include "io/file_system.h"
 #include "io/record.h"
+#include "iq/status.h"
 
 namespace iq {
 

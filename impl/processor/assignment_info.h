@@ -16,7 +16,7 @@
 #include "iq/bytes.h"
 #include "iq/streams_error.h"
 #include "iq/streams_metadata.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 
 namespace iq {
 

@@ -2,8 +2,8 @@
 // on the partitions a real producer would choose.
 #include <gtest/gtest.h>
 
-#include "processor/default_partitioner.h"
-#include "state/serdes.h"
+#include "iq/default_partitioner.h"
+#include "iq/serdes.h"
 
 namespace iq {
 namespace {

@@ -27,7 +27,7 @@ void probe_request(const QueryContext& context, const StateQueryRequest& request
   if (!request.is_all_partitions() && request.partitions().size() > 1) {
     IQ_PROBE("query.multi_partition", "a query named several partitions");
   }
-  if (context.client_state == ClientState::REBALANCING) {
+  if (context.client_state == KafkaStreamsState::REBALANCING) {
     IQ_PROBE("query.during_rebalance", "a query reached a client that was rebalancing");
   }
 }
@@ -105,14 +105,14 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
                      "Cannot get state store " + name +
                          " because no such store is registered in the topology."});
   }
-  if (context.client_state == ClientState::CREATED) {
+  if (context.client_state == KafkaStreamsState::CREATED) {
     return base::unexpected(
         StreamsError{StreamsError::Kind::StreamsNotStarted,
                      "KafkaStreams has not been started, you can retry after calling start()."});
   }
   const auto s = context.client_state;
-  if (s == ClientState::PENDING_SHUTDOWN || s == ClientState::PENDING_ERROR ||
-      s == ClientState::NOT_RUNNING || s == ClientState::ERROR) {
+  if (s == KafkaStreamsState::PENDING_SHUTDOWN || s == KafkaStreamsState::PENDING_ERROR ||
+      s == KafkaStreamsState::NOT_RUNNING || s == KafkaStreamsState::ERROR) {
     return base::unexpected(
         StreamsError{StreamsError::Kind::StreamsStopped,
                      std::string("KafkaStreams has been stopped (") + to_string(s) + ")."});

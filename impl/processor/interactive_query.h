@@ -30,7 +30,7 @@ struct ThreadView {
 struct QueryContext {
   std::set<std::string> store_names;         // every store of the topology
   std::set<std::string> global_store_names;  // global stores (IQv2 does not support them)
-  ClientState client_state;
+  KafkaStreamsState client_state;
   std::vector<ThreadView> threads;
 };
 

@@ -53,7 +53,7 @@ class InteractiveQueryTest : public testing::Test {
     std::filesystem::remove_all(root_);
   }
 
-  QueryContext context(ClientState client, ThreadState thread) {
+  QueryContext context(KafkaStreamsState client, ThreadState thread) {
     QueryContext c{{"kv-store"}, {"global-store"}, client, {ThreadView{thread, {}}}};
     for (auto& t : tasks_) c.threads[0].tasks.push_back(t.get());
     return c;
@@ -72,7 +72,7 @@ class InteractiveQueryTest : public testing::Test {
 
 // shouldFailUnknownStore: the store check comes before the state checks.
 TEST_F(InteractiveQueryTest, UnknownStoreFailsEvenBeforeStart) {
-  auto r = run_interactive_query(context(ClientState::CREATED, ThreadState::CREATED),
+  auto r = run_interactive_query(context(KafkaStreamsState::CREATED, ThreadState::CREATED),
                                  StateQueryRequest::in_store_with_query(
                                      "unknown-store", KeyQuery<int32_t, int64_t>::with_key(1)));
   ASSERT_FALSE(r.has_value());
@@ -82,11 +82,11 @@ TEST_F(InteractiveQueryTest, UnknownStoreFailsEvenBeforeStart) {
 // shouldFailNotStarted and shouldFailStopped.
 TEST_F(InteractiveQueryTest, NotStartedAndStoppedClientsThrow) {
   auto created =
-      run_interactive_query(context(ClientState::CREATED, ThreadState::CREATED), key_request(1));
+      run_interactive_query(context(KafkaStreamsState::CREATED, ThreadState::CREATED), key_request(1));
   ASSERT_FALSE(created.has_value());
   EXPECT_EQ(created.error().kind, StreamsError::Kind::StreamsNotStarted);
-  for (auto s : {ClientState::PENDING_SHUTDOWN, ClientState::NOT_RUNNING,
-                 ClientState::PENDING_ERROR, ClientState::ERROR}) {
+  for (auto s : {KafkaStreamsState::PENDING_SHUTDOWN, KafkaStreamsState::NOT_RUNNING,
+                 KafkaStreamsState::PENDING_ERROR, KafkaStreamsState::ERROR}) {
     auto stopped = run_interactive_query(context(s, ThreadState::DEAD), key_request(1));
     ASSERT_FALSE(stopped.has_value());
     EXPECT_EQ(stopped.error().kind, StreamsError::Kind::StreamsStopped) << to_string(s);
@@ -97,7 +97,7 @@ TEST_F(InteractiveQueryTest, NotStartedAndStoppedClientsThrow) {
 // message.
 TEST_F(InteractiveQueryTest, RequireActiveFailsWhileThreadIsNotRunning) {
   auto r =
-      run_interactive_query(context(ClientState::REBALANCING, ThreadState::PARTITIONS_ASSIGNED),
+      run_interactive_query(context(KafkaStreamsState::REBALANCING, ThreadState::PARTITIONS_ASSIGNED),
                             key_request(1).with_partitions({0, 1}).require_active());
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->partition_results().size(), 2u);
@@ -112,7 +112,7 @@ TEST_F(InteractiveQueryTest, RequireActiveFailsWhileThreadIsNotRunning) {
 
 // shouldQuerySpecificActivePartitionStores and shouldQueryAllStalePartitionStores.
 TEST_F(InteractiveQueryTest, PartitionSelectionIsExact) {
-  auto one = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
+  auto one = run_interactive_query(context(KafkaStreamsState::RUNNING, ThreadState::RUNNING),
                                    key_request(1).with_partitions({1}));
   ASSERT_TRUE(one.has_value());
   ASSERT_EQ(one->partition_results().size(), 1u);
@@ -120,14 +120,14 @@ TEST_F(InteractiveQueryTest, PartitionSelectionIsExact) {
   EXPECT_EQ(one->partition_results().at(1).result<std::optional<int64_t>>(),
             std::optional<int64_t>(1));
   auto all =
-      run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING), key_request(1));
+      run_interactive_query(context(KafkaStreamsState::RUNNING, ThreadState::RUNNING), key_request(1));
   ASSERT_TRUE(all.has_value());
   EXPECT_EQ(all->partition_results().size(), 2u);
 }
 
 // A named partition no local task holds answers NOT_PRESENT (DOES_NOT_EXIST is never produced).
 TEST_F(InteractiveQueryTest, PartitionNotHostedIsNotPresent) {
-  auto r = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
+  auto r = run_interactive_query(context(KafkaStreamsState::RUNNING, ThreadState::RUNNING),
                                  key_request(1).with_partitions({0, 5}));
   ASSERT_TRUE(r.has_value());
   EXPECT_TRUE(r->partition_results().at(0).is_success());
@@ -141,10 +141,10 @@ TEST_F(InteractiveQueryTest, PartitionNotHostedIsNotPresent) {
 TEST_F(InteractiveQueryTest, RequireActiveDropsTheBound) {
   const auto far = PositionBound::at(Position::from_map({{"input-topic", {{0, 100}}}}));
   auto bounded =
-      run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
+      run_interactive_query(context(KafkaStreamsState::RUNNING, ThreadState::RUNNING),
                             key_request(0).with_partitions({0}).with_position_bound(far));
   auto active = run_interactive_query(
-      context(ClientState::RUNNING, ThreadState::RUNNING),
+      context(KafkaStreamsState::RUNNING, ThreadState::RUNNING),
       key_request(0).with_partitions({0}).with_position_bound(far).require_active());
   ASSERT_TRUE(bounded.has_value());
   ASSERT_TRUE(active.has_value());
@@ -159,7 +159,7 @@ TEST_F(InteractiveQueryTest, StandbyIsNotActive) {
   StandbyTask standby({0, 0}, topology_, env);
   ASSERT_TRUE(standby.initialize().has_value());
   QueryContext c{
-      {"kv-store"}, {}, ClientState::RUNNING, {ThreadView{ThreadState::RUNNING, {&standby}}}};
+      {"kv-store"}, {}, KafkaStreamsState::RUNNING, {ThreadView{ThreadState::RUNNING, {&standby}}}};
   auto r = run_interactive_query(c, key_request(0).require_active());
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(*r->partition_results().at(0).failure_message(),
@@ -169,7 +169,7 @@ TEST_F(InteractiveQueryTest, StandbyIsNotActive) {
 
 // Global stores always answer a global UNKNOWN_QUERY_TYPE (KAFKA-13523).
 TEST_F(InteractiveQueryTest, GlobalStoreIsRejected) {
-  auto r = run_interactive_query(context(ClientState::RUNNING, ThreadState::RUNNING),
+  auto r = run_interactive_query(context(KafkaStreamsState::RUNNING, ThreadState::RUNNING),
                                  StateQueryRequest::in_store_with_query(
                                      "global-store", KeyQuery<int32_t, int64_t>::with_key(1)));
   ASSERT_TRUE(r.has_value());

@@ -1,6 +1,7 @@
 #include "processor/processor_state_manager.h"
 
-#include "state/serdes.h"
+#include "iq/changelog_topic.h"
+#include "iq/serdes.h"
 
 namespace iq {
 
@@ -19,7 +20,7 @@ void ProcessorStateManager::register_store(StateStore& store, RestoreCallback re
   std::optional<TopicPartition> changelog;
   if (logged_stores_.count(store.name()) != 0) {
     changelog =
-        TopicPartition{application_id_ + "-" + store.name() + "-changelog", task_.partition};
+        TopicPartition{store_changelog_topic(application_id_, store.name()), task_.partition};
   }
   std::optional<int64_t> offset;
   if (changelog) {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "io/file_system.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 #include "state/offset_checkpoint.h"
 
 namespace iq {

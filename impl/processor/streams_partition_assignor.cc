@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "assignment/client_state.h"
+#include "iq/changelog_topic.h"
 #include "assignment/high_availability_task_assignor.h"
 
 namespace iq {
@@ -90,7 +91,7 @@ base::Expected<AssignorResult, StreamsError> StreamsPartitionAssignor::assign(
   // End offset sums per task from the changelogs' log end offsets.
   std::map<TaskId, int64_t> end_offset_sums;
   if (!stateful.empty()) {
-    const std::string changelog = application_id_ + "-" + topology_.store_name + "-changelog";
+    const std::string changelog = store_changelog_topic(application_id_, topology_.store_name);
     std::vector<TopicPartition> changelogs;
     for (const TaskId& t : stateful) changelogs.push_back({changelog, t.partition});
     auto ends = admin_.end_offsets(changelogs);

@@ -59,8 +59,12 @@ inline bool is_valid_transition(ThreadState from, ThreadState to) {
   return false;
 }
 
-// KafkaStreams.State.
-enum class ClientState {
+// KafkaStreams.State. Named KafkaStreamsState, not ClientState, because ClientState is the
+// assignor's per-client bookkeeping class (assignment/client_state.h, Kafka's ClientState) and
+// one name must mean one thing. Not nested in KafkaStreams (Kafka's spelling) so that the query
+// path and the trace can name it without including the whole client; the flat name matches
+// ThreadState beside it (StreamThread.State).
+enum class KafkaStreamsState {
   CREATED,
   REBALANCING,
   RUNNING,
@@ -70,42 +74,42 @@ enum class ClientState {
   ERROR
 };
 
-inline const char* to_string(ClientState s) {
+inline const char* to_string(KafkaStreamsState s) {
   switch (s) {
-    case ClientState::CREATED:
+    case KafkaStreamsState::CREATED:
       return "CREATED";
-    case ClientState::REBALANCING:
+    case KafkaStreamsState::REBALANCING:
       return "REBALANCING";
-    case ClientState::RUNNING:
+    case KafkaStreamsState::RUNNING:
       return "RUNNING";
-    case ClientState::PENDING_SHUTDOWN:
+    case KafkaStreamsState::PENDING_SHUTDOWN:
       return "PENDING_SHUTDOWN";
-    case ClientState::NOT_RUNNING:
+    case KafkaStreamsState::NOT_RUNNING:
       return "NOT_RUNNING";
-    case ClientState::PENDING_ERROR:
+    case KafkaStreamsState::PENDING_ERROR:
       return "PENDING_ERROR";
-    case ClientState::ERROR:
+    case KafkaStreamsState::ERROR:
       return "ERROR";
   }
   return "?";
 }
 
-inline bool is_valid_transition(ClientState from, ClientState to) {
+inline bool is_valid_transition(KafkaStreamsState from, KafkaStreamsState to) {
   switch (from) {
-    case ClientState::CREATED:
-      return to == ClientState::REBALANCING || to == ClientState::PENDING_SHUTDOWN;
-    case ClientState::REBALANCING:
-      return to == ClientState::RUNNING || to == ClientState::PENDING_SHUTDOWN ||
-             to == ClientState::PENDING_ERROR;
-    case ClientState::RUNNING:
-      return to == ClientState::REBALANCING || to == ClientState::RUNNING ||
-             to == ClientState::PENDING_SHUTDOWN || to == ClientState::PENDING_ERROR;
-    case ClientState::PENDING_SHUTDOWN:
-      return to == ClientState::NOT_RUNNING;
-    case ClientState::PENDING_ERROR:
-      return to == ClientState::ERROR;
-    case ClientState::NOT_RUNNING:
-    case ClientState::ERROR:
+    case KafkaStreamsState::CREATED:
+      return to == KafkaStreamsState::REBALANCING || to == KafkaStreamsState::PENDING_SHUTDOWN;
+    case KafkaStreamsState::REBALANCING:
+      return to == KafkaStreamsState::RUNNING || to == KafkaStreamsState::PENDING_SHUTDOWN ||
+             to == KafkaStreamsState::PENDING_ERROR;
+    case KafkaStreamsState::RUNNING:
+      return to == KafkaStreamsState::REBALANCING || to == KafkaStreamsState::RUNNING ||
+             to == KafkaStreamsState::PENDING_SHUTDOWN || to == KafkaStreamsState::PENDING_ERROR;
+    case KafkaStreamsState::PENDING_SHUTDOWN:
+      return to == KafkaStreamsState::NOT_RUNNING;
+    case KafkaStreamsState::PENDING_ERROR:
+      return to == KafkaStreamsState::ERROR;
+    case KafkaStreamsState::NOT_RUNNING:
+    case KafkaStreamsState::ERROR:
       return false;
   }
   return false;

@@ -2,7 +2,7 @@
 
 #include "iq/key_query.h"
 #include "state/key_value_ranges.h"
-#include "state/serdes.h"
+#include "iq/serdes.h"
 
 namespace iq {
 

@@ -2,7 +2,7 @@
 #include "state/change_logging_key_value_bytes_store.h"
 
 #include "state/memory_navigable_lru_cache.h"
-#include "state/serdes.h"
+#include "iq/serdes.h"
 #include "state/state_store_context.h"
 
 namespace iq {

@@ -11,7 +11,7 @@
 #include "iq/range_query.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
-#include "state/serdes.h"
+#include "iq/serdes.h"
 #include "state/state_store.h"
 #include "state/store_query_utils.h"
 

@@ -14,11 +14,9 @@
 #include "base/expected.h"
 #include "io/file_system.h"
 #include "iq/position.h"
+#include "iq/topic_partition.h"
 
 namespace iq {
-
-using TopicPartition = std::pair<std::string, int32_t>;
-using TopicPartitionOffsets = std::map<TopicPartition, int64_t>;
 
 class OffsetCheckpoint {
  public:

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "base/expected.h"
-#include "io/file_system.h"
 #include "iq/key_value_iterator.h"
 #include "iq/position_bound.h"
 #include "iq/query.h"
 #include "iq/query_config.h"
 #include "iq/query_result.h"
+#include "iq/status.h"
 #include "iq/streams_error.h"
 
 namespace iq {
@@ -49,7 +49,6 @@ class StateStore {
   virtual bool is_adapter() const { return false; }
 };
 
-using ValueBytes = std::optional<Bytes>;  // nullopt: absent, or a tombstone
 using KeyValueBytes = KeyValue<Bytes, ValueBytes>;
 using BytesIterator = KeyValueIterator<Bytes, Bytes>;
 

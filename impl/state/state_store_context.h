@@ -9,8 +9,9 @@
 
 #include "io/file_system.h"
 #include "io/record.h"
+#include "iq/changelog_topic.h"
 #include "iq/position.h"
-#include "processor/task_id.h"
+#include "iq/task_id.h"
 #include "state/state_store.h"
 
 namespace rocksdb {
@@ -64,7 +65,7 @@ class StateStoreContext {
   virtual rocksdb::Env* rocksdb_env() = 0;
   // changelogFor(storeName): "<application.id>-<store>-changelog".
   std::string changelog_topic(const std::string& store_name) const {
-    return application_id() + "-" + store_name + "-changelog";
+    return store_changelog_topic(application_id(), store_name);
   }
 };
 

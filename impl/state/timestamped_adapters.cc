@@ -1,6 +1,6 @@
 #include "state/timestamped_adapters.h"
 
-#include "state/serdes.h"
+#include "iq/serdes.h"
 
 namespace iq {
 namespace {

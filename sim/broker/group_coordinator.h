@@ -30,7 +30,7 @@
 
 #include "broker/errors.h"
 #include "iq/bytes.h"
-#include "state/offset_checkpoint.h"  // iq::TopicPartition
+#include "iq/topic_partition.h"
 
 namespace iq::sim {
 

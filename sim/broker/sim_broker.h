@@ -23,7 +23,7 @@
 #include "broker/group_coordinator.h"
 #include "io/record.h"
 #include "iq/bytes.h"
-#include "state/offset_checkpoint.h"  // iq::TopicPartition
+#include "iq/topic_partition.h"
 
 namespace iq::sim {
 

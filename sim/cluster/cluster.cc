@@ -1,7 +1,8 @@
 #include "cluster/cluster.h"
 
-#include "processor/default_partitioner.h"
-#include "state/serdes.h"
+#include "iq/changelog_topic.h"
+#include "iq/default_partitioner.h"
+#include "iq/serdes.h"
 
 namespace iq::sim {
 
@@ -27,7 +28,7 @@ Cluster::~Cluster() {
 }
 
 std::string Cluster::changelog_topic() const {
-  return config_.streams.application_id + "-" + config_.topology.store_name + "-changelog";
+  return store_changelog_topic(config_.streams.application_id, config_.topology.store_name);
 }
 
 Instance& Cluster::instance(int32_t n) {

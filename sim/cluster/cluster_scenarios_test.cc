@@ -11,8 +11,8 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_test_utils.h"
 #include "iq/key_query.h"
-#include "processor/default_partitioner.h"
-#include "state/serdes.h"
+#include "iq/default_partitioner.h"
+#include "iq/serdes.h"
 
 namespace iq::sim {
 namespace {
@@ -85,7 +85,7 @@ TEST(ClusterScenarioTest, ThreeInstancesOneStandbyCrashAndRestart) {
   for (int32_t n = 1; n <= 3; ++n) {
     const Instance& i = cluster.instance(n);
     ASSERT_TRUE(i.running()) << cluster.seed_text() << " " << i.name();
-    EXPECT_EQ(i.streams().state(), ClientState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
     for (const TaskId& t : i.streams().threads()[0]->task_manager().active_task_ids())
       EXPECT_TRUE(actives_seen.insert(t.partition).second)
           << cluster.seed_text() << ": two actives of partition " << t.partition;
@@ -207,7 +207,7 @@ TEST(ClusterScenarioTest, ScaleOutOneToThreeWithWarmups) {
   size_t actives_total = 0;
   for (int32_t n = 1; n <= 3; ++n) {
     const Instance& i = cluster.instance(n);
-    EXPECT_EQ(i.streams().state(), ClientState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
     const size_t count = i.streams().threads()[0]->task_manager().active_task_ids().size();
     EXPECT_GE(count, 1u) << cluster.seed_text() << " " << i.name() << " has no active";
     actives_total += count;
@@ -323,7 +323,7 @@ TEST(ClusterScenarioTest, IQv2IntegrationPartitionsAndPosition) {
   produce_iqv2_basic_3(cluster);
   ASSERT_EQ(cluster.run_until(10'000).stop, RunStop::kTimeReached) << cluster.seed_text();
   const KafkaStreams& streams = cluster.instance(1).streams();
-  ASSERT_EQ(streams.state(), ClientState::RUNNING) << cluster.seed_text();
+  ASSERT_EQ(streams.state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
   const auto query = KeyQuery<int32_t, int64_t>::with_key(1);
 
   auto one =
@@ -365,7 +365,7 @@ TEST(ClusterScenarioTest, IQv2IntegrationRequireActiveWhileRebalancing) {
     ASSERT_EQ(cluster.run_until(cluster.now_ms() + 1).stop, RunStop::kTimeReached);
     if (one.streams().threads()[0]->state() != ThreadState::PARTITIONS_ASSIGNED) continue;
     observed = true;
-    EXPECT_EQ(one.streams().state(), ClientState::REBALANCING) << cluster.seed_text();
+    EXPECT_EQ(one.streams().state(), KafkaStreamsState::REBALANCING) << cluster.seed_text();
     auto r = one.streams().query(
         StateQueryRequest::in_store_with_query("kv-store", KeyQuery<int32_t, int64_t>::with_key(0))
             .with_all_partitions()
@@ -385,7 +385,7 @@ TEST(ClusterScenarioTest, IQv2IntegrationRequireActiveWhileRebalancing) {
   }
   ASSERT_TRUE(observed) << cluster.seed_text() << ": the thread was never seen PARTITIONS_ASSIGNED";
   ASSERT_EQ(cluster.run_until(cluster.now_ms() + 10'000).stop, RunStop::kTimeReached);
-  EXPECT_EQ(one.streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(one.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
   expect_no_errors(cluster);
 }
 
@@ -405,7 +405,7 @@ void expect_exact_counts(Cluster& cluster, int32_t keys, int32_t partitions) {
     Instance& i = cluster.instance(n);
     if (!i.running()) continue;
     home = &i;
-    EXPECT_EQ(i.streams().state(), ClientState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
     for (const TaskId& t : i.streams().threads()[0]->task_manager().active_task_ids())
       EXPECT_TRUE(actives.insert(t.partition).second)
           << cluster.seed_text() << " partition " << t.partition << " has two actives";
@@ -474,7 +474,7 @@ TEST(ClusterScenarioTest, PauseLongerThanSessionTimeoutThenResume) {
   produce_steadily(cluster, 95'000, 100, 2, kKeys, next_key);
   EXPECT_EQ(session_expiries(cluster), 1) << cluster.seed_text();
   EXPECT_EQ(actives_of(survivor), size_t{kPartitions}) << cluster.seed_text();
-  EXPECT_EQ(survivor.streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(survivor.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
   EXPECT_EQ(victim.membership(0).generation(), generation)
       << cluster.seed_text() << ": a paused process handled something";
 
@@ -519,8 +519,8 @@ TEST(ClusterScenarioTest, IsolateShorterThanDeliveryTimeoutThenHeal) {
   EXPECT_GT(victim.membership(0).generation(), generation) << cluster.seed_text();
   EXPECT_EQ(victim.membership(0).generation(), survivor.membership(0).generation())
       << cluster.seed_text();
-  EXPECT_EQ(victim.streams().state(), ClientState::RUNNING) << cluster.seed_text();
-  EXPECT_EQ(survivor.streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(victim.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(survivor.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
   EXPECT_EQ(actives_of(victim) + actives_of(survivor), size_t{kPartitions}) << cluster.seed_text();
   expect_no_errors(cluster);
   expect_exact_counts(cluster, kKeys, kPartitions);
@@ -590,7 +590,7 @@ TEST(ClusterScenarioTest, IsolatedDuringFirstJoinRejoinsAfterHeal) {
   while (!active_at_ms && cluster.now_ms() < bound_ms) {
     ASSERT_EQ(cluster.run_until(cluster.now_ms() + 10).stop, RunStop::kTimeReached)
         << cluster.seed_text();
-    if (actives_of(one) == 1 && one.streams().state() == ClientState::RUNNING)
+    if (actives_of(one) == 1 && one.streams().state() == KafkaStreamsState::RUNNING)
       active_at_ms = cluster.now_ms();
   }
   ASSERT_TRUE(active_at_ms.has_value())

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "iq/key_query.h"
-#include "processor/default_partitioner.h"
-#include "state/serdes.h"
+#include "iq/default_partitioner.h"
+#include "iq/serdes.h"
 
 namespace iq::sim {
 namespace {
@@ -40,7 +40,7 @@ TEST(ClusterTest, OneInstanceCountsAndAnswersQueries) {
   auto run = cluster.run_until(10'000);
   ASSERT_EQ(run.stop, RunStop::kTimeReached) << cluster.seed_text();
   Instance& one = cluster.instance(1);
-  EXPECT_EQ(one.streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(one.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
   EXPECT_EQ(one.streams().threads()[0]->task_manager().active_task_ids().size(), 2u);
   for (int32_t k = 1; k <= 10; ++k) {
     EXPECT_EQ(count_on(one, k), std::optional<int64_t>(k)) << cluster.seed_text() << " key " << k;
@@ -60,7 +60,7 @@ TEST(ClusterTest, TwoInstancesSharePartitionsAndMetadataRoutesQueries) {
   ASSERT_EQ(cluster.run_until(15'000).stop, RunStop::kTimeReached) << cluster.seed_text();
   for (int32_t n = 1; n <= 2; ++n) {
     const Instance& i = cluster.instance(n);
-    EXPECT_EQ(i.streams().state(), ClientState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
     EXPECT_FALSE(i.streams().threads()[0]->task_manager().active_task_ids().empty())
         << cluster.seed_text() << " " << i.name() << " has no active task";
   }
@@ -92,7 +92,7 @@ TEST(ClusterTest, TwoThreadsPerInstanceEachOwnTasks) {
   size_t actives = 0;
   for (int32_t n = 1; n <= 2; ++n) {
     const Instance& i = cluster.instance(n);
-    EXPECT_EQ(i.streams().state(), ClientState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
     ASSERT_EQ(i.streams().threads().size(), 2u);
     for (const auto& thread : i.streams().threads()) {
       EXPECT_EQ(thread->state(), ThreadState::RUNNING)
@@ -152,7 +152,7 @@ TEST(ClusterTest, CrashIsNoticedAfterSessionTimeoutAndSurvivorTakesOver) {
   EXPECT_GE(expired_at_ms, crash_at_ms + 45'000 - 3'000)
       << cluster.seed_text();  // last heartbeat <= 3 s before
   EXPECT_LE(expired_at_ms, crash_at_ms + 45'000) << cluster.seed_text();
-  EXPECT_EQ(survivor.streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  EXPECT_EQ(survivor.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
   EXPECT_EQ(survivor.streams().threads()[0]->task_manager().active_task_ids().size(), 4u)
       << cluster.seed_text();
   for (int32_t k = 1; k <= 12; ++k) {
@@ -181,10 +181,10 @@ TEST(InstanceTest, RestartAfterCrashKeepsCounts) {
     // The dead member stays in the group until its session times out (no LeaveGroup), so the
     // join phase the new member starts completes only then: about 45 s after the crash.
     ASSERT_EQ(cluster.run_until(40'000).stop, RunStop::kTimeReached);
-    EXPECT_EQ(one.streams().state(), ClientState::REBALANCING)
+    EXPECT_EQ(one.streams().state(), KafkaStreamsState::REBALANCING)
         << cluster.seed_text() << " wipe=" << wipe;
     ASSERT_EQ(cluster.run_until(70'000).stop, RunStop::kTimeReached);
-    EXPECT_EQ(one.streams().state(), ClientState::RUNNING)
+    EXPECT_EQ(one.streams().state(), KafkaStreamsState::RUNNING)
         << cluster.seed_text() << " wipe=" << wipe;
     for (int32_t k = 1; k <= 6; ++k) {
       EXPECT_EQ(count_on(one, k), std::optional<int64_t>(2 * k))
@@ -209,7 +209,7 @@ TEST(InstanceTest, CrashBeforeTheFirstCommitReprocessesWhatItHadProcessed) {
   cluster.instance(1).crash();
   cluster.instance(1).restart(/*wipe=*/false);
   ASSERT_EQ(cluster.run_until(70'000).stop, RunStop::kTimeReached);
-  ASSERT_EQ(cluster.instance(1).streams().state(), ClientState::RUNNING) << cluster.seed_text();
+  ASSERT_EQ(cluster.instance(1).streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
   EXPECT_EQ(cluster.processing_ledger().processed_count(), 10u) << cluster.seed_text();
   ASSERT_EQ(cluster.processing_ledger().ranges().size(), 1u) << cluster.seed_text();
   const ReprocessedRange& r = cluster.processing_ledger().ranges()[0];

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "cluster/cluster.h"
-#include "processor/default_partitioner.h"
-#include "state/serdes.h"
+#include "iq/default_partitioner.h"
+#include "iq/serdes.h"
 
 namespace iq::sim::testing_utils {
 

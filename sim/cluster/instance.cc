@@ -172,7 +172,7 @@ void Instance::resume() {
 }
 
 bool Instance::not_started() const {
-  return running() && process_->streams->state() == ClientState::CREATED;
+  return running() && process_->streams->state() == KafkaStreamsState::CREATED;
 }
 
 bool Instance::paused() const {

@@ -1,6 +1,7 @@
 #include "history/placement.h"
 
 #include "base/assert.h"
+#include "iq/changelog_topic.h"
 
 namespace iq::sim {
 namespace {
@@ -8,12 +9,8 @@ namespace {
 // A task holds `store` if the store is registered or one of its changelogs is the store's.
 bool task_holds_store(Task& task, const std::string& store) {
   if (task.store(store) != nullptr) return true;
-  const std::string suffix = "-" + store + "-changelog";
   for (const auto& [topic, partition] : task.changelog_partitions()) {
-    if (topic.size() >= suffix.size() &&
-        topic.compare(topic.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return true;
-    }
+    if (is_store_changelog_topic(topic, store)) return true;
   }
   return false;
 }
@@ -85,22 +82,22 @@ bool is_warmup(const StreamThread::LeaderWarmups& leader, Instance& instance, in
 
 }  // namespace
 
-ReplicaSnapshot::StreamsState recorded(ClientState s) {
+ReplicaSnapshot::StreamsState recorded(KafkaStreamsState s) {
   using R = ReplicaSnapshot::StreamsState;
   switch (s) {
-    case ClientState::CREATED:
+    case KafkaStreamsState::CREATED:
       return R::CREATED;
-    case ClientState::REBALANCING:
+    case KafkaStreamsState::REBALANCING:
       return R::REBALANCING;
-    case ClientState::RUNNING:
+    case KafkaStreamsState::RUNNING:
       return R::RUNNING;
-    case ClientState::PENDING_SHUTDOWN:
+    case KafkaStreamsState::PENDING_SHUTDOWN:
       return R::PENDING_SHUTDOWN;
-    case ClientState::NOT_RUNNING:
+    case KafkaStreamsState::NOT_RUNNING:
       return R::NOT_RUNNING;
-    case ClientState::PENDING_ERROR:
+    case KafkaStreamsState::PENDING_ERROR:
       return R::PENDING_ERROR;
-    case ClientState::ERROR:
+    case KafkaStreamsState::ERROR:
       return R::ERROR;
   }
   IQ_ASSERT(false, "unknown client state {}", static_cast<int>(s));

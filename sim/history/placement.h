@@ -15,7 +15,7 @@
 namespace iq::sim {
 
 // The runtime's states as the trace records them (same names, Kafka's).
-ReplicaSnapshot::StreamsState recorded(ClientState s);
+ReplicaSnapshot::StreamsState recorded(KafkaStreamsState s);
 ReplicaSnapshot::ThreadState recorded(ThreadState s);
 ReplicaSnapshot::TaskState recorded(TaskState s);
 

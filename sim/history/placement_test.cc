@@ -12,9 +12,9 @@ namespace {
 // Proves the recorder copies every runtime state into the trace under the runtime's own name, so
 // that a trace prints (and digests) the same as when it held the runtime's enums.
 TEST(PlacementTest, RecordedStatesKeepTheRuntimeNames) {
-  for (ClientState st : {ClientState::CREATED, ClientState::REBALANCING, ClientState::RUNNING,
-                         ClientState::PENDING_SHUTDOWN, ClientState::NOT_RUNNING,
-                         ClientState::PENDING_ERROR, ClientState::ERROR}) {
+  for (KafkaStreamsState st : {KafkaStreamsState::CREATED, KafkaStreamsState::REBALANCING, KafkaStreamsState::RUNNING,
+                         KafkaStreamsState::PENDING_SHUTDOWN, KafkaStreamsState::NOT_RUNNING,
+                         KafkaStreamsState::PENDING_ERROR, KafkaStreamsState::ERROR}) {
     EXPECT_STREQ(to_string(recorded(st)), iq::to_string(st));
   }
   for (ThreadState st : {ThreadState::CREATED, ThreadState::STARTING,

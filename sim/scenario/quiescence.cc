@@ -27,7 +27,7 @@ std::optional<std::string> group_gap(Cluster& cluster) {
   for (int32_t n = 1; n <= cluster.instance_count(); ++n) {
     if (!is_live(cluster, n)) continue;
     Instance& instance = cluster.instance(n);
-    if (instance.streams().state() != ClientState::RUNNING) {
+    if (instance.streams().state() != KafkaStreamsState::RUNNING) {
       return instance.name() + " is " + to_string(instance.streams().state());
     }
     const size_t threads = instance.streams().threads().size();

@@ -11,8 +11,8 @@
 #include <set>
 #include <string>
 
-#include "processor/default_partitioner.h"
-#include "state/serdes.h"
+#include "iq/default_partitioner.h"
+#include "iq/serdes.h"
 
 namespace iq::sim {
 namespace {

@@ -1,6 +1,6 @@
 #include "workload/producer_workload.h"
 
-#include "state/serdes.h"
+#include "iq/serdes.h"
 
 namespace iq::sim {
 

@@ -8,8 +8,8 @@
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
-#include "processor/default_partitioner.h"
-#include "state/serdes.h"
+#include "iq/default_partitioner.h"
+#include "iq/serdes.h"
 #include "workload/query_conversion.h"
 
 namespace iq::sim {

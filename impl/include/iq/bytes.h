@@ -8,6 +8,7 @@
 #include <compare>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -61,5 +62,8 @@ struct KeyValue {
   V value;
   friend bool operator==(const KeyValue&, const KeyValue&) = default;
 };
+
+// A stored value: nullopt when absent, or a tombstone.
+using ValueBytes = std::optional<Bytes>;
 
 }  // namespace iq

@@ -9,7 +9,6 @@
 #include "base/assert.h"
 #include "iq/bytes.h"
 #include "iq/value_and_timestamp.h"
-#include "state/state_store.h"
 
 namespace iq {
 
