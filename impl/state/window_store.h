@@ -8,7 +8,7 @@
 
 #include "iq/key_value_iterator.h"
 #include "iq/windowed.h"
-#include "state/serdes.h"
+#include "iq/serdes.h"
 #include "state/state_store.h"
 #include "state/store_query_utils.h"
 
