@@ -10,7 +10,7 @@
 // on real time: when the next event is later than now, the clock jumps to it.
 //
 // SimExecutor (executor()) is a standard Asio executor over the same ordered queue: work submitted
-// through it (boost::asio::post, co_spawn, a SimTimer completion) becomes an event at the current
+// through it (boost::asio::post, co_spawn, a completion handler) becomes an event at the current
 // virtual time, in sequence order. Work must reach the io_context only through the loop: posting to
 // io_context() directly would bypass the order and the digest, and the loop asserts that it never
 // finds such work.
@@ -83,7 +83,7 @@ class EventLoop {
  public:
   explicit EventLoop(EventLoopLimits limits = {});
   // Destroys the pending handlers one by one, so that a handler whose destruction schedules more
-  // work (a coroutine frame owning a SimTimer, which aborts its waits) finds the loop intact.
+  // work (a coroutine frame owning a timer, which aborts its waits) finds the loop intact.
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
