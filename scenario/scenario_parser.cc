@@ -41,6 +41,11 @@ constexpr int64_t kOneInMax = int64_t{1} << 32;
 constexpr size_t kListItemsMax = 100'000;
 constexpr size_t kChoicesMax = 1'000;
 constexpr size_t kFileBytesMax = size_t{16} << 20;
+// toml++ parses dotted keys, table headers, arrays and inline tables by recursion, so a small file
+// of `a.a.a....a = 1` or `[[[[...` overflows the stack inside it. These are checked on the raw text
+// before toml++ sees it; no scenario comes near them.
+constexpr int32_t kKeyPartsMax = 32;  // parts of one dotted key or table header
+constexpr int32_t kNestingMax = 32;   // open `[` and `{` at once
 constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
@@ -1531,6 +1536,69 @@ uint64_t scenario_seed(const Reader& reader, const toml::table& root,
   return seed.value_or(file_seed);
 }
 
+// Refuses text whose keys have more than kKeyPartsMax parts or whose `[`/`{` nest deeper than
+// kNestingMax, at the offending character. A lexer just good enough to skip strings and comments;
+// everything else is left to toml++. A dot outside strings separates key parts; a value between
+// two separators has at most one (a float or a time's fraction), so counting the dots of each
+// stretch between `=`, `,`, brackets and newlines counts a key's parts without knowing keys from
+// values.
+std::optional<ScenarioError> prescan(std::string_view text, const std::string& file) {
+  int32_t line = 1;
+  int32_t column = 1;
+  int32_t depth = 0;
+  int32_t dots = 0;
+  size_t i = 0;
+  const auto advance = [&](size_t n) {
+    for (size_t k = 0; k < n && i < text.size(); ++k, ++i) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (c == '\n') {
+        ++line;
+        column = 1;
+      } else if ((c & 0xC0) != 0x80) {
+        ++column;  // columns count code points, as toml++'s do
+      }
+    }
+  };
+  const auto at = [&](std::string_view what) { return text.substr(i, what.size()) == what; };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') advance(1);
+    } else if (at("\"\"\"") || at("'''")) {
+      const std::string_view close = text.substr(i, 3);
+      const bool basic = c == '"';
+      advance(3);
+      while (i < text.size() && !at(close)) advance(basic && text[i] == '\\' ? 2 : 1);
+      advance(3);
+    } else if (c == '"' || c == '\'') {
+      advance(1);
+      while (i < text.size() && text[i] != c && text[i] != '\n') {
+        advance(c == '"' && text[i] == '\\' ? 2 : 1);
+      }
+      if (i < text.size() && text[i] == c) advance(1);
+    } else if (c == '.') {
+      if (++dots >= kKeyPartsMax) {
+        return ScenarioError{file, line, column, "",
+                             fmt::format("a dotted key or table header with more than {} parts",
+                                         kKeyPartsMax)};
+      }
+      advance(1);
+    } else if (c == '[' || c == '{') {
+      if (++depth > kNestingMax) {
+        return ScenarioError{file, line, column, "",
+                             fmt::format("arrays and tables nested more than {} deep", kNestingMax)};
+      }
+      dots = 0;
+      advance(1);
+    } else {
+      if (c == ']' || c == '}') depth = std::max(0, depth - 1);
+      if (c == '=' || c == ',' || c == ']' || c == '}' || c == '\n') dots = 0;
+      advance(1);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 base::Expected<Scenario, ScenarioError> parse_scenario_text(std::string_view text,
@@ -1539,6 +1607,9 @@ base::Expected<Scenario, ScenarioError> parse_scenario_text(std::string_view tex
   if (text.size() > kFileBytesMax) {
     return base::unexpected(ScenarioError{
         file, 0, 0, "", fmt::format("larger than {} bytes: not a scenario file", kFileBytesMax)});
+  }
+  if (std::optional<ScenarioError> refused = prescan(text, file)) {
+    return base::unexpected(std::move(*refused));
   }
   try {
     const toml::table root = toml::parse(text, std::string_view(file));
