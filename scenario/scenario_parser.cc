@@ -41,6 +41,12 @@ constexpr int64_t kOneInMax = int64_t{1} << 32;
 constexpr size_t kListItemsMax = 100'000;
 constexpr size_t kChoicesMax = 1'000;
 constexpr size_t kFileBytesMax = size_t{16} << 20;
+// Counts of blocks, so that a small file cannot ask for minutes of work (2,000 add_instance steps
+// ran 145 s): each is far above what the corpus uses (25 steps, 4 workloads, 3 tests).
+constexpr size_t kTestsMax = 100;           // [[test]] per file
+constexpr size_t kWorkloadsPerTestMax = 32; // [[test.workload]] per test
+constexpr size_t kStepsPerTestMax = 500;    // [[test.step]] per test
+constexpr size_t kStepsMax = 2'000;         // [[test.step]] per file
 // toml++ parses dotted keys, table headers, arrays and inline tables by recursion, so a small file
 // of `a.a.a....a = 1` or `[[[[...` overflows the stack inside it. These are checked on the raw text
 // before toml++ sees it; no scenario comes near them.
@@ -570,8 +576,8 @@ class Table {
     return n->as_table();
   }
 
-  // [[x]] blocks (or an array of inline tables); absent: nullptr.
-  const toml::array* tables(std::string_view key) {
+  // [[x]] blocks (or an array of inline tables), at most `items_max`; absent: nullptr.
+  const toml::array* tables(std::string_view key, size_t items_max = kListItemsMax) {
     const toml::node* n = find(key);
     if (n == nullptr) return nullptr;
     const toml::array* a = n->as_array();
@@ -579,7 +585,12 @@ class Table {
       reader_.fail(*n, path(key),
                    fmt::format("expected an array of tables ([[{}]]), got {}", key, type_name(*n)));
     }
-    if (a->size() > kListItemsMax) reader_.fail(*n, path(key), "too many items");
+    if (a->size() > items_max) {
+      // At the first block past the bound, so that the message points into the file's tail.
+      const toml::node& past = items_max < a->size() ? *a->get(items_max) : *n;
+      reader_.fail(past, path(key).index(items_max),
+                   fmt::format("more than {} [[{}]] blocks (got {})", items_max, key, a->size()));
+    }
     for (size_t i = 0; i < a->size(); ++i) {
       if (!a->get(i)->is_table()) {
         reader_.fail(*a->get(i), path(key).index(i),
@@ -681,7 +692,7 @@ class ScenarioParser {
     parse_broker(top.subtable("broker"));
     parse_topology(top.subtable("topology"));
     parse_knobs(top.subtable("knobs"));
-    const toml::array* tests = top.tables("test");
+    const toml::array* tests = top.tables("test", kTestsMax);
     if (tests == nullptr || tests->empty()) {
       r_.fail(root.source(), KeyPath().key("test"), "a scenario needs at least one [[test]]");
     }
@@ -887,8 +898,16 @@ class ScenarioParser {
     t.allow({"title", "duration_ms", "checks", "check", "workload", "step"});
     TestSpec spec;
     spec.title = t.string("title", "");
-    const toml::array* workloads = t.tables("workload");
-    const toml::array* steps = t.tables("step");
+    const toml::array* workloads = t.tables("workload", kWorkloadsPerTestMax);
+    const toml::array* steps = t.tables("step", kStepsPerTestMax);
+    if (steps != nullptr) {
+      steps_ += steps->size();
+      if (steps_ > kStepsMax) {
+        const size_t first_past = steps->size() - (steps_ - kStepsMax);
+        r_.fail(*steps->get(first_past), path.key("step").index(first_past),
+                fmt::format("more than {} [[test.step]] blocks in the file", kStepsMax));
+      }
+    }
     const bool has_workloads = workloads != nullptr && !workloads->empty();
     const bool has_steps = steps != nullptr && !steps->empty();
     TestContext context;
@@ -1149,6 +1168,7 @@ class ScenarioParser {
     if (action == FaultAction::kAddInstance) {
       if (t.has("instance")) t.fail_key("instance", "add_instance takes no instance");
       ++instances_added_;
+      require_instances_at_most_max(t.at(), t.path());
       return 0;
     }
     if (!t.has("instance")) t.missing("instance");
@@ -1268,6 +1288,7 @@ class ScenarioParser {
       });
       if (!yes) st.fail_key("add_instance", "add_instance = true, or leave the step out");
       ++instances_added_;
+      require_instances_at_most_max(st.at(), st.path("add_instance"));
       step.instance = 0;
       return step;
     }
@@ -1514,7 +1535,17 @@ class ScenarioParser {
   IntValue source_partitions_;
   IntValue session_timeout_;
   std::vector<IntValue> instance_references_;
+  // `instances` plus every add_instance stays within kInstancesMax, as `instances` alone does.
+  void require_instances_at_most_max(const toml::source_region& at, const KeyPath& path) const {
+    if (instances_.hi + instances_added_ > kInstancesMax) {
+      r_.fail(at, path,
+              fmt::format("`instances` ({}) plus {} add_instance would be more than {} instances",
+                          instances_.hi, instances_added_, kInstancesMax));
+    }
+  }
+
   int64_t instances_added_ = 0;
+  size_t steps_ = 0;  // [[test.step]] blocks so far, all tests
 };
 
 // The seed the choices are drawn with: the caller's, else the file's `seed`, else 1. A seed above
