@@ -445,6 +445,41 @@ TEST(ScenarioDriverTest, VirtualTimeLimitStopsTheRun) {
   for (const QueryRecord& r : trace.history.records()) EXPECT_LE(r.complete_ms, 5'000);
 }
 
+// Bounds a scenario sets (history_records_max, broker_records_max,
+// coordinator_pending_outputs_max) end the run with a verdict naming the knob when reached, where
+// they used to abort the process; a Producer's records_max and retry_attempts up to the
+// documented 100 just run.
+TEST(ScenarioDriverTest, ReachedKnobBoundsEndTheRunWithAVerdict) {
+  struct Case {
+    const char* knob;
+    void (*set)(Scenario&);
+  };
+  const Case cases[] = {
+      {"history_records_max", [](Scenario& s) { s.knobs.history_records_max = 50; }},
+      {"broker_records_max", [](Scenario& s) { s.cluster.broker.max_total_records = 300; }},
+      {"coordinator_pending_outputs_max",
+       [](Scenario& s) { s.cluster.broker.coordinator.max_pending_outputs = 1; }},
+  };
+  for (const Case& c : cases) {
+    Scenario s = timed_scenario(33);
+    c.set(s);
+    const RunTrace trace = drive_scenario(s);
+    const std::string prefix = std::string("knob ") + c.knob + " = ";
+    EXPECT_EQ(trace.bound_reached.rfind(prefix, 0), 0u) << seed_text(s) << ": " << trace.bound_reached;
+    EXPECT_NE(trace.bound_reached.find(" ms"), std::string::npos) << trace.bound_reached;
+    EXPECT_LT(trace.end_ms, 30'000) << seed_text(s) << " " << c.knob;
+    EXPECT_FALSE(trace.liveness.has_value()) << seed_text(s) << " " << c.knob;
+  }
+  Scenario s = timed_scenario(34);
+  std::get<ProducerWorkloadSpec>(s.tests[0].workloads[0]).config.records_max = 20;
+  auto& q = std::get<QueryClientsWorkloadSpec>(s.tests[0].workloads[1]).config;
+  q.retry.attempts_max = 100;
+  q.bound_modes = {BoundMode::kProduced};
+  const RunTrace trace = drive_scenario(s);
+  EXPECT_EQ(trace.bound_reached, "") << seed_text(s);
+  EXPECT_EQ(trace.source_log.size(), 20u) << seed_text(s);
+}
+
 // Replays the fault list: which instances are down (crashed, closed, paused or isolated) after
 // each applied fault; returns the most at once and leaves the last state in `down`.
 int32_t max_down(const std::vector<FaultRecord>& faults, std::string& log,

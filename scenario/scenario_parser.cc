@@ -41,6 +41,17 @@ constexpr int64_t kOneInMax = int64_t{1} << 32;
 constexpr size_t kListItemsMax = 100'000;
 constexpr size_t kChoicesMax = 1'000;
 constexpr size_t kFileBytesMax = size_t{16} << 20;
+// Counts of blocks, so that a small file cannot ask for minutes of work (2,000 add_instance steps
+// ran 145 s): each is far above what the corpus uses (25 steps, 4 workloads, 3 tests).
+constexpr size_t kTestsMax = 100;           // [[test]] per file
+constexpr size_t kWorkloadsPerTestMax = 32; // [[test.workload]] per test
+constexpr size_t kStepsPerTestMax = 500;    // [[test.step]] per test
+constexpr size_t kStepsMax = 2'000;         // [[test.step]] per file
+// toml++ parses dotted keys, table headers, arrays and inline tables by recursion, so a small file
+// of `a.a.a....a = 1` or `[[[[...` overflows the stack inside it. These are checked on the raw text
+// before toml++ sees it; no scenario comes near them.
+constexpr int32_t kKeyPartsMax = 32;  // parts of one dotted key or table header
+constexpr int32_t kNestingMax = 32;   // open `[` and `{` at once
 constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
@@ -565,8 +576,8 @@ class Table {
     return n->as_table();
   }
 
-  // [[x]] blocks (or an array of inline tables); absent: nullptr.
-  const toml::array* tables(std::string_view key) {
+  // [[x]] blocks (or an array of inline tables), at most `items_max`; absent: nullptr.
+  const toml::array* tables(std::string_view key, size_t items_max = kListItemsMax) {
     const toml::node* n = find(key);
     if (n == nullptr) return nullptr;
     const toml::array* a = n->as_array();
@@ -574,7 +585,12 @@ class Table {
       reader_.fail(*n, path(key),
                    fmt::format("expected an array of tables ([[{}]]), got {}", key, type_name(*n)));
     }
-    if (a->size() > kListItemsMax) reader_.fail(*n, path(key), "too many items");
+    if (a->size() > items_max) {
+      // At the first block past the bound, so that the message points into the file's tail.
+      const toml::node& past = items_max < a->size() ? *a->get(items_max) : *n;
+      reader_.fail(past, path(key).index(items_max),
+                   fmt::format("more than {} [[{}]] blocks (got {})", items_max, key, a->size()));
+    }
     for (size_t i = 0; i < a->size(); ++i) {
       if (!a->get(i)->is_table()) {
         reader_.fail(*a->get(i), path(key).index(i),
@@ -676,7 +692,7 @@ class ScenarioParser {
     parse_broker(top.subtable("broker"));
     parse_topology(top.subtable("topology"));
     parse_knobs(top.subtable("knobs"));
-    const toml::array* tests = top.tables("test");
+    const toml::array* tests = top.tables("test", kTestsMax);
     if (tests == nullptr || tests->empty()) {
       r_.fail(root.source(), KeyPath().key("test"), "a scenario needs at least one [[test]]");
     }
@@ -882,8 +898,16 @@ class ScenarioParser {
     t.allow({"title", "duration_ms", "checks", "check", "workload", "step"});
     TestSpec spec;
     spec.title = t.string("title", "");
-    const toml::array* workloads = t.tables("workload");
-    const toml::array* steps = t.tables("step");
+    const toml::array* workloads = t.tables("workload", kWorkloadsPerTestMax);
+    const toml::array* steps = t.tables("step", kStepsPerTestMax);
+    if (steps != nullptr) {
+      steps_ += steps->size();
+      if (steps_ > kStepsMax) {
+        const size_t first_past = steps->size() - (steps_ - kStepsMax);
+        r_.fail(*steps->get(first_past), path.key("step").index(first_past),
+                fmt::format("more than {} [[test.step]] blocks in the file", kStepsMax));
+      }
+    }
     const bool has_workloads = workloads != nullptr && !workloads->empty();
     const bool has_steps = steps != nullptr && !steps->empty();
     TestContext context;
@@ -1144,6 +1168,7 @@ class ScenarioParser {
     if (action == FaultAction::kAddInstance) {
       if (t.has("instance")) t.fail_key("instance", "add_instance takes no instance");
       ++instances_added_;
+      require_instances_at_most_max(t.at(), t.path());
       return 0;
     }
     if (!t.has("instance")) t.missing("instance");
@@ -1263,6 +1288,7 @@ class ScenarioParser {
       });
       if (!yes) st.fail_key("add_instance", "add_instance = true, or leave the step out");
       ++instances_added_;
+      require_instances_at_most_max(st.at(), st.path("add_instance"));
       step.instance = 0;
       return step;
     }
@@ -1509,7 +1535,17 @@ class ScenarioParser {
   IntValue source_partitions_;
   IntValue session_timeout_;
   std::vector<IntValue> instance_references_;
+  // `instances` plus every add_instance stays within kInstancesMax, as `instances` alone does.
+  void require_instances_at_most_max(const toml::source_region& at, const KeyPath& path) const {
+    if (instances_.hi + instances_added_ > kInstancesMax) {
+      r_.fail(at, path,
+              fmt::format("`instances` ({}) plus {} add_instance would be more than {} instances",
+                          instances_.hi, instances_added_, kInstancesMax));
+    }
+  }
+
   int64_t instances_added_ = 0;
+  size_t steps_ = 0;  // [[test.step]] blocks so far, all tests
 };
 
 // The seed the choices are drawn with: the caller's, else the file's `seed`, else 1. A seed above
@@ -1531,6 +1567,69 @@ uint64_t scenario_seed(const Reader& reader, const toml::table& root,
   return seed.value_or(file_seed);
 }
 
+// Refuses text whose keys have more than kKeyPartsMax parts or whose `[`/`{` nest deeper than
+// kNestingMax, at the offending character. A lexer just good enough to skip strings and comments;
+// everything else is left to toml++. A dot outside strings separates key parts; a value between
+// two separators has at most one (a float or a time's fraction), so counting the dots of each
+// stretch between `=`, `,`, brackets and newlines counts a key's parts without knowing keys from
+// values.
+std::optional<ScenarioError> prescan(std::string_view text, const std::string& file) {
+  int32_t line = 1;
+  int32_t column = 1;
+  int32_t depth = 0;
+  int32_t dots = 0;
+  size_t i = 0;
+  const auto advance = [&](size_t n) {
+    for (size_t k = 0; k < n && i < text.size(); ++k, ++i) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (c == '\n') {
+        ++line;
+        column = 1;
+      } else if ((c & 0xC0) != 0x80) {
+        ++column;  // columns count code points, as toml++'s do
+      }
+    }
+  };
+  const auto at = [&](std::string_view what) { return text.substr(i, what.size()) == what; };
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') advance(1);
+    } else if (at("\"\"\"") || at("'''")) {
+      const std::string_view close = text.substr(i, 3);
+      const bool basic = c == '"';
+      advance(3);
+      while (i < text.size() && !at(close)) advance(basic && text[i] == '\\' ? 2 : 1);
+      advance(3);
+    } else if (c == '"' || c == '\'') {
+      advance(1);
+      while (i < text.size() && text[i] != c && text[i] != '\n') {
+        advance(c == '"' && text[i] == '\\' ? 2 : 1);
+      }
+      if (i < text.size() && text[i] == c) advance(1);
+    } else if (c == '.') {
+      if (++dots >= kKeyPartsMax) {
+        return ScenarioError{file, line, column, "",
+                             fmt::format("a dotted key or table header with more than {} parts",
+                                         kKeyPartsMax)};
+      }
+      advance(1);
+    } else if (c == '[' || c == '{') {
+      if (++depth > kNestingMax) {
+        return ScenarioError{file, line, column, "",
+                             fmt::format("arrays and tables nested more than {} deep", kNestingMax)};
+      }
+      dots = 0;
+      advance(1);
+    } else {
+      if (c == ']' || c == '}') depth = std::max(0, depth - 1);
+      if (c == '=' || c == ',' || c == ']' || c == '}' || c == '\n') dots = 0;
+      advance(1);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 base::Expected<Scenario, ScenarioError> parse_scenario_text(std::string_view text,
@@ -1539,6 +1638,9 @@ base::Expected<Scenario, ScenarioError> parse_scenario_text(std::string_view tex
   if (text.size() > kFileBytesMax) {
     return base::unexpected(ScenarioError{
         file, 0, 0, "", fmt::format("larger than {} bytes: not a scenario file", kFileBytesMax)});
+  }
+  if (std::optional<ScenarioError> refused = prescan(text, file)) {
+    return base::unexpected(std::move(*refused));
   }
   try {
     const toml::table root = toml::parse(text, std::string_view(file));

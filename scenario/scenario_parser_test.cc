@@ -557,6 +557,90 @@ TEST(ScenarioParserTest, ErrorsDoNotDependOnTheSeed) {
   }
 }
 
+// Keys with tens of thousands of parts and brackets nested tens of thousands deep (which overflow
+// toml++'s recursive parser) are refused at the offending character before toml++ reads them,
+// while the limits leave room for everything a scenario writes.
+TEST(ScenarioParserTest, DeepKeysAndNestingAreRefusedBeforeTheTomlParser) {
+  std::string dotted = "title = 'x'\n\na";
+  for (int i = 0; i < 40'000; ++i) dotted += ".a";
+  dotted += " = 1\n";
+  std::string header = "[a";
+  for (int i = 0; i < 40'000; ++i) header += ".a";
+  header += "]\n";
+  const std::string arrays = "x = " + std::string(40'000, '[') + std::string(40'000, ']') + "\n";
+  std::string tables = "x = ";
+  for (int i = 0; i < 40'000; ++i) tables += "{ a = ";
+  tables += "1" + std::string(40'000, '}') + "\n";
+  const struct {
+    std::string text;
+    std::string where;
+    std::string message;
+  } cases[] = {
+      {dotted, "t.toml:3:64:", "more than 32 parts"},
+      {header, "t.toml:1:65:", "more than 32 parts"},
+      {arrays, "t.toml:1:37:", "nested more than 32 deep"},
+      {tables, "t.toml:1:197:", "nested more than 32 deep"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = parse_scenario_text(c.text, "t.toml", 1);
+    ASSERT_FALSE(parsed.has_value()) << c.message;
+    const std::string text = parsed.error().to_string();
+    EXPECT_EQ(text.rfind(c.where, 0), 0u) << text;
+    EXPECT_NE(text.find(c.message), std::string::npos) << text;
+  }
+  // At the limits: 32 parts, 32 deep, and dots inside strings, comments and floats not counted.
+  std::string ok = "title = 'x'\n# a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a\n";
+  ok += "description = '" + std::string(100, '.') + "'\n[configuration]\n";
+  std::string nested = std::string(32, '[') + std::string(32, ']');
+  ok += "[x]\ny = " + nested + "\nz = \"" + std::string(100, '.') + "\"\nw = 1.5\n";
+  std::string key = "a";
+  for (int i = 1; i < 32; ++i) key += ".a";
+  ok += key + " = 2.5\n";
+  auto parsed = parse_scenario_text(ok, "t.toml", 1);
+  ASSERT_FALSE(parsed.has_value());  // `[x]` is not a section: refused by the reader, not the scan
+  EXPECT_EQ(parsed.error().line, 5) << parsed.error().to_string();
+  EXPECT_NE(parsed.error().message.find("unknown key"), std::string::npos);
+}
+
+// Counts of blocks are bounded (100 tests, 32 workloads and 500 steps per test, 2,000 steps per
+// file, `instances` plus add_instance at most 64) and refused at the first block past the bound;
+// 2,000 add_instance steps used to run for minutes.
+TEST(ScenarioParserTest, BlockCountsAreBoundedAtTheFirstBlockPast) {
+  const std::string head = "[topology]\nname = 'Count'\n";  // lines 1-2
+  const auto repeat = [](const std::string& block, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += block;
+    return out;
+  };
+  const std::string step = "  [[test.step]]\n  run_until = 'quiescent'\n";
+  const struct {
+    std::string text;
+    std::string where;
+    std::string message;
+  } cases[] = {
+      {head + repeat("[[test]]\nduration_ms = 1\n", 101), "t.toml:203:1: key 'test.100'",
+       "more than 100 [[test]] blocks (got 101)"},
+      {head + "[[test]]\n" + repeat("  [[test.workload]]\n  name = 'Producer'\n", 33),
+       "t.toml:68:3: key 'test.0.workload.32'", "more than 32 [[workload]] blocks (got 33)"},
+      {head + "[[test]]\n" + repeat(step, 501), "t.toml:1004:3: key 'test.0.step.500'",
+       "more than 500 [[step]] blocks (got 501)"},
+      {head + repeat("[[test]]\n" + repeat(step, 450), 5),
+       "t.toml:4008:3: key 'test.4.step.200'", "more than 2000 [[test.step]] blocks in the file"},
+      {head + "[[test]]\n" + repeat("  [[test.step]]\n  add_instance = true\n", 64),
+       "t.toml:130:3: key 'test.0.step.63.add_instance'",
+       "`instances` (1) plus 64 add_instance would be more than 64 instances"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = parse_scenario_text(c.text, "t.toml", 1);
+    ASSERT_FALSE(parsed.has_value()) << c.message;
+    const std::string text = parsed.error().to_string();
+    EXPECT_EQ(text.rfind(c.where, 0), 0u) << text;
+    EXPECT_NE(text.find(c.message), std::string::npos) << text;
+  }
+  // At the bounds: 63 add_instance steps on 1 instance parse.
+  parse_ok(head + "[[test]]\n" + repeat("  [[test.step]]\n  add_instance = true\n", 63), 1);
+}
+
 TEST(ScenarioParserTest, UnreadableFileIsAnErrorAtLineZero) {
   auto parsed = parse_scenario_file("/nonexistent/dir/x.toml", std::nullopt);
   ASSERT_FALSE(parsed.has_value());

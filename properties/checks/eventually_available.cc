@@ -78,6 +78,14 @@ std::vector<Violation> check_eventually_available(const JudgeContext& context) {
     v.events_before = context.events_before(trace.end_ms);
     out.push_back(std::move(v));
   }
+  if (!trace.bound_reached.empty()) {
+    Violation v;
+    v.property = kName;
+    v.at_ms = trace.end_ms;
+    v.summary = "BoundReached: the run stopped: " + trace.bound_reached;
+    v.events_before = context.events_before(trace.end_ms);
+    out.push_back(std::move(v));
+  }
   if (!trace.liveness) {
     tally.not_judged("no liveness phase");
     return out;

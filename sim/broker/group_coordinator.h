@@ -51,7 +51,7 @@ struct GroupCoordinatorConfig {
   // this long (Kafka's GroupCoordinatorConfig.CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS).
   int64_t new_member_join_timeout_ms = 300'000;
   int32_t max_groups = 1'000;             // bound: assert
-  int64_t max_pending_outputs = 100'000;  // bound on undrained responses and events: assert
+  int64_t max_pending_outputs = 100'000;  // bound on undrained outputs: bound_reached()
   bool operator==(const GroupCoordinatorConfig&) const = default;
 };
 
@@ -216,6 +216,9 @@ class GroupCoordinator {
   std::vector<GroupResponse> take_responses();
   // Every event since the last call, in order. Drains.
   std::vector<GroupEvent> take_events();
+  // Responses or events outgrew max_pending_outputs (the run is to end: see respond()).
+  bool bound_reached() const { return bound_reached_; }
+  int64_t pending_outputs_max() const { return config_.max_pending_outputs; }
 
   // Accessors. An unknown group reads as Dead with generation 0, as DescribeGroups shows it.
   ClassicGroupState state(const std::string& group_id) const;
@@ -289,6 +292,7 @@ class GroupCoordinator {
   const ClassicGroup* find(const std::string& group_id) const;
 
   GroupCoordinatorConfig config_;
+  bool bound_reached_ = false;
   std::map<std::string, ClassicGroup> groups_;
   std::vector<GroupResponse> responses_;
   std::vector<GroupEvent> events_;

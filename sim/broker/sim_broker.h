@@ -30,7 +30,7 @@ namespace iq::sim {
 inline constexpr int64_t kNoTimestamp = -1;  // Kafka's RecordBatch.NO_TIMESTAMP
 
 struct SimBrokerConfig {
-  int64_t max_total_records = 10'000'000;  // bound on retained records: assert
+  int64_t max_total_records = 10'000'000;  // bound on retained records: bound_reached()
   int32_t max_partitions_per_topic = 1'024;
   GroupCoordinatorConfig coordinator;
   bool operator==(const SimBrokerConfig&) const = default;
@@ -86,6 +86,9 @@ class SimBroker {
   const GroupCoordinator& coordinator() const { return coordinator_; }
 
   int64_t total_records() const { return total_records_; }
+  // A produce found the broker holding max_total_records.
+  bool bound_reached() const { return bound_reached_; }
+  int64_t records_max() const { return config_.max_total_records; }
 
  private:
   struct PartitionLog {
@@ -99,6 +102,7 @@ class SimBroker {
   const PartitionLog* find(const TopicPartition& tp) const;
 
   SimBrokerConfig config_;
+  bool bound_reached_ = false;
   std::map<std::string, std::vector<PartitionLog>> topics_;
   int64_t total_records_ = 0;
   int64_t now_ms_ = 0;  // the latest produce time; time never runs backwards

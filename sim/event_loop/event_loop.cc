@@ -12,6 +12,8 @@ const char* to_string(RunStop stop) {
       return "quiescent";
     case RunStop::kEventBudgetExhausted:
       return "event budget exhausted";
+    case RunStop::kStopRequested:
+      return "stop requested";
   }
   return "?";
 }
@@ -58,6 +60,10 @@ RunResult EventLoop::run(base::Instant until, bool stop_at_time, uint64_t events
   IQ_ASSERT(!dispatching_, "a run of the event loop from inside one of its handlers");
   RunResult result;
   for (;;) {
+    if (stop_check_ && stop_check_()) {
+      result.stop = RunStop::kStopRequested;
+      return result;
+    }
     const bool due = !queue_.empty() && next_event_time() <= until;
     if (!due) {
       result.stop = stop_at_time ? RunStop::kTimeReached : RunStop::kQuiescent;

@@ -69,6 +69,7 @@ enum class RunStop {
   kTimeReached,           // run_until: no event left at or before the bound; now() == the bound
   kQuiescent,             // run_until_quiescent: the queue is empty
   kEventBudgetExhausted,  // the run dispatched its budget of events and stopped (livelock?)
+  kStopRequested,         // the stop check (set_stop_check) said stop after an event
 };
 const char* to_string(RunStop stop);
 
@@ -98,6 +99,9 @@ class EventLoop {
   RunResult run_until_quiescent(uint64_t events_max);
   // Dispatches the earliest event, if any; false when the queue is empty.
   bool step();
+  // Asked after every event a run dispatches: true ends the run (kStopRequested), and every
+  // later run at once. For bounds a scenario sets, which end the run rather than abort it.
+  void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
 
   // --- scheduling ----------------------------------------------------------------------------
   base::Instant now() const { return now_; }
@@ -142,6 +146,7 @@ class EventLoop {
   uint64_t events_dispatched_ = 0;
   bool dispatching_ = false;
   base::Digest digest_;
+  std::function<bool()> stop_check_;
   std::function<void(const EventRecord&)> on_event_;
 };
 

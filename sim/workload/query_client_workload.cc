@@ -14,6 +14,11 @@
 
 namespace iq::sim {
 
+namespace {
+// The largest retry backoff: doubling stops here (a scenario time's bound, about 31 years).
+constexpr int64_t kRetryBackoffMsMax = 1'000'000'000'000;
+}  // namespace
+
 // What a logical query drew once; attempts share it.
 struct QueryClientWorkload::Spec {
   uint64_t query = 0;
@@ -100,7 +105,7 @@ QueryClientWorkload::QueryClientWorkload(Cluster& cluster, History& history,
       produced_ != nullptr || std::find(config_.bound_modes.begin(), config_.bound_modes.end(),
                                         BoundMode::kProduced) == config_.bound_modes.end(),
       "a produced bound needs a producer");
-  IQ_ASSERT(config_.retry.attempts_max >= 1 && config_.retry.attempts_max <= 30, "attempts_max={}",
+  IQ_ASSERT(config_.retry.attempts_max >= 1 && config_.retry.attempts_max <= 100, "attempts_max={}",
             config_.retry.attempts_max);
   IQ_ASSERT(config_.timeout_ms >= 1 && config_.interval_ms >= 1 && config_.range_width >= 1);
   for (int32_t i = 0; i < config_.clients; ++i) {
@@ -312,7 +317,10 @@ void QueryClientWorkload::finish_attempt(int32_t client, QueryRecord record) {
   history_.append(std::move(record));
   std::weak_ptr<Alive> weak = alive_;
   if (wants_retry && attempt_no < config_.retry.attempts_max) {
-    const int64_t backoff_ms = config_.retry.backoff_ms << (attempt_no - 1);
+    // Doubled per attempt up to kRetryBackoffMsMax: 100 attempts would shift past 64 bits.
+    int64_t backoff_ms = config_.retry.backoff_ms;
+    for (int32_t n = 1; n < attempt_no && backoff_ms < kRetryBackoffMsMax; ++n) backoff_ms *= 2;
+    backoff_ms = std::min(backoff_ms, kRetryBackoffMsMax);
     (void)cluster_.loop().schedule_after(base::Duration::millis(backoff_ms), c.node + ":retry",
                                          [this, weak, client] {
                                            if (!weak.expired()) attempt(client);

@@ -49,7 +49,9 @@
 //
 // Bounds: the run never passes scenario.virtual_time_ms_max (reaching it sets
 // time_limit_reached and skips everything left but step 5); the history holds at most
-// knobs.history_records_max records (asserted by History); each run of the loop has the event
+// knobs.history_records_max records; reaching it, broker_records_max or
+// coordinator_pending_outputs_max stops the run after that event (an event-loop stop check)
+// and sets trace.bound_reached; each run of the loop has the event
 // loop's event budget (running out is recorded as a LivenessFailure and ends the run likewise).
 
 #include "trace/run_trace.h"

@@ -22,12 +22,14 @@ class History {
 
   // Ids are handed out at invoke, so they follow invoke order while records follow completion.
   uint64_t next_id() { return next_id_++; }
-  // Asserts the bound, an id handed out before and completion times that never go backwards.
+  // Past records_max drops the record and sets full(). Asserts an id handed out before and completion times that never go backwards.
   void append(QueryRecord record);
 
   const std::vector<QueryRecord>& records() const { return records_; }
   size_t size() const { return records_.size(); }
   size_t records_max() const { return records_max_; }
+  // A record was dropped because the history held records_max.
+  bool full() const { return full_; }
 
   // One record per line, in order.
   std::string to_string() const;
@@ -37,6 +39,7 @@ class History {
  private:
   size_t records_max_;
   uint64_t next_id_ = 1;
+  bool full_ = false;
   std::vector<QueryRecord> records_;
 };
 

@@ -130,6 +130,9 @@ struct RunTrace {
   uint64_t events = 0;
   std::string digest;  // hex of the event loop's running digest at the end
   bool time_limit_reached = false;
+  // A bound the scenario set was reached and ended the run: "knob broker_records_max = 100
+  // reached at 1234 ms"; empty if none. Judged as a failure (EventuallyAvailable).
+  std::string bound_reached;
 };
 
 }  // namespace iq::sim
