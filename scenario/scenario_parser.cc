@@ -1027,6 +1027,13 @@ class ScenarioParser {
     std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
     c.interval_ms = w.integer("interval_ms", c.interval_ms, kPositiveTimeMs).value;
     c.store = w.name("store", s_.cluster.topology.store_name);
+    // A typo here used to give a green run: every query failed with UnknownStateStoreException and
+    // no property had anything to judge. Scripted query steps may still name an unknown store on
+    // purpose (expect_error = 'UnknownStateStoreException'); a workload never does.
+    if (c.store != s_.cluster.topology.store_name) {
+      w.fail_key("store", "names no store of the topology (its store is '" +
+                              s_.cluster.topology.store_name + "')");
+    }
     c.keys = w.integer("keys", s_.keys, {1, kKeysMax}).as_int32();
     c.distribution = w.enumeration("key_distribution", c.distribution, names::kKeyDistributions,
                                    "key distribution");
