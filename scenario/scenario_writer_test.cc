@@ -145,6 +145,7 @@ Scenario hand_built() {
   producer.records_max = 0;
   t.workloads.push_back(ProducerWorkloadSpec{producer});
   QueryClientConfig clients;
+  clients.store = "kv-store";  // the topology's store: a workload naming another is refused
   clients.bound_modes = {BoundMode::kProduced};
   clients.retry = RetryPolicy{1, 0, false, false, false, false, false, false};
   clients.stop_ms = 2'000;
