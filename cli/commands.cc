@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "commands.h"
+#include "base/probe.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,15 +15,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/digest.h"
 #include "checks/check.h"
 #include "child_process.h"
-#include "base/digest.h"
 #include "html_report.h"
 #include "input_checks.h"
 #include "journal.h"
@@ -209,7 +209,8 @@ void print_probe_table(const SweepSummary& s) {
   std::printf("  probes (seeds hit, first seed):\n");
   for (const auto& [name, row] : table) {
     if (row.first_seed) {
-      std::printf("    %-40s %6llu  %llu\n", name.c_str(), static_cast<unsigned long long>(row.seeds),
+      std::printf("    %-40s %6llu  %llu\n", name.c_str(),
+                  static_cast<unsigned long long>(row.seeds),
                   static_cast<unsigned long long>(*row.first_seed));
     } else {
       ++never;
@@ -229,10 +230,11 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
       static_cast<unsigned long long>(s.passed()), static_cast<unsigned long long>(s.failed()),
       s.stopped_early ? " (stopped at the first failure)" : "");
   if (s.partial) {
-    std::printf("  PARTIAL: interrupted; %llu of %llu seeds of this shard finished (the rest did "
-                "not run); `--resume` goes on from the journal\n",
-                static_cast<unsigned long long>(s.runs()),
-                static_cast<unsigned long long>(shard_seeds(s.first_seed, s.seed_count, shard).size()));
+    std::printf(
+        "  PARTIAL: interrupted; %llu of %llu seeds of this shard finished (the rest did "
+        "not run); `--resume` goes on from the journal\n",
+        static_cast<unsigned long long>(s.runs()),
+        static_cast<unsigned long long>(shard_seeds(s.first_seed, s.seed_count, shard).size()));
   }
   std::printf("  properties checked: %s\n", join(s.properties_checked()).c_str());
   std::printf("  queries judged: %llu of %llu\n",
@@ -313,8 +315,13 @@ constexpr const char* kCancelled = "cancelled by a signal";
 
 base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& self,
                                                           const FuzzArgs& args, uint64_t seed) {
-  std::vector<std::string> argv{self,  "run-seed", args.file, "--seed", std::to_string(seed),
-                                "--parent-pid", std::to_string(getpid())};
+  std::vector<std::string> argv{self,
+                                "run-seed",
+                                args.file,
+                                "--seed",
+                                std::to_string(seed),
+                                "--parent-pid",
+                                std::to_string(getpid())};
   if (!args.failures_dir.empty()) {
     argv.push_back("--failures-dir");
     argv.push_back(args.failures_dir);
@@ -350,16 +357,18 @@ base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& sel
   return result;
 }
 
-// The sweep page, and a run page for each of the first failing seeds: each is run again with
-// its trace kept (the sweep itself keeps no traces, so memory does not grow with the sweep).
-bool write_sweep_report(const FuzzArgs& args, const SweepSummary& summary) {
-  if (auto refused = check_outputs({{"--report", args.report_dir, OutputKind::kDirectory}}, {})) {
+// The sweep page, and a run page for each of the first failing seeds: each is run again from
+// `file` with its trace kept (the sweep itself keeps no traces, so memory does not grow with the
+// sweep; a merged summary of shards run elsewhere needs nothing but the scenario file).
+bool write_sweep_report(const std::string& command, const std::string& file,
+                        const std::string& report_dir, const SweepSummary& summary) {
+  if (auto refused = check_outputs({{"--report", report_dir, OutputKind::kDirectory}}, {})) {
     error(*refused);
     return false;
   }
-  if (!make_report_dir(args.report_dir)) return false;
+  if (!make_report_dir(report_dir)) return false;
   reports::SweepInput input;
-  input.command = "fuzz";
+  input.command = command;
   input.scenario = summary.scenario;
   input.title = summary.title;
   input.first_seed = summary.first_seed;
@@ -391,21 +400,21 @@ bool write_sweep_report(const FuzzArgs& args, const SweepSummary& summary) {
     bool died = r.violations_by_property.count(kRunCompletes) > 0;
     // A partial sweep was stopped by a signal: its report is written at once, without pages.
     if (!r.passed && !died && !summary.partial && pages < kSweepRunPagesMax) {
-      auto scenario = load(args.file, r.seed);
+      auto scenario = load(file, r.seed);
       if (!scenario) {
         error(scenario.error());
         return false;
       }
       properties::RunReport again = properties::run_scenario(*scenario, {.keep_trace = true});
-      std::string name = stem_of(args.file) + "-seed" + std::to_string(r.seed) + ".html";
-      std::filesystem::path out = std::filesystem::path(args.report_dir) / name;
+      std::string name = stem_of(file) + "-seed" + std::to_string(r.seed) + ".html";
+      std::filesystem::path out = std::filesystem::path(report_dir) / name;
       if (!write_text(out.string(), reports::render_run_report(again, &*scenario))) return false;
       run.page = name;
       ++pages;
     }
     input.runs.push_back(std::move(run));
   }
-  std::filesystem::path index = std::filesystem::path(args.report_dir) / "index.html";
+  std::filesystem::path index = std::filesystem::path(report_dir) / "index.html";
   if (!write_text(index.string(), reports::render_sweep_report(input))) return false;
   std::printf("report: %s\n", index.string().c_str());
   return true;
@@ -560,7 +569,7 @@ struct FuzzOutputs {
 
 FuzzOutputs fuzz_outputs(const FuzzArgs& args) {
   FuzzOutputs o;
-  o.journal = !args.journal.empty() ? args.journal
+  o.journal = !args.journal.empty()    ? args.journal
               : !args.json_out.empty() ? args.json_out + ".journal"
                                        : "";
   o.paths = {{"--json", args.json_out, OutputKind::kFile},
@@ -591,8 +600,9 @@ int fuzz_command(const FuzzArgs& args) {
     return kExitBadInput;
   }
   if (args.resume && outputs.journal.empty()) {
-    error("--resume: no journal to resume from; accepted: --resume with --journal FILE or --json "
-          "OUT (whose journal is OUT.journal), as the interrupted sweep was run");
+    error(
+        "--resume: no journal to resume from; accepted: --resume with --journal FILE or --json "
+        "OUT (whose journal is OUT.journal), as the interrupted sweep was run");
     return kExitBadInput;
   }
   std::vector<uint64_t> seeds = shard_seeds(args.first_seed, args.seeds, *shard);
@@ -633,9 +643,8 @@ int fuzz_command(const FuzzArgs& args) {
       error(digest.error());
       return kExitBadInput;
     }
-    JournalHeader header{kToolVersion,       args.file,
-                         *digest,            args.first_seed,
-                         args.seeds,         shard->to_string(),
+    JournalHeader header{kToolVersion,         args.file,        *digest,
+                         args.first_seed,      args.seeds,       shard->to_string(),
                          args.stop_on_failure, args.failures_dir};
     if (args.resume) {
       auto resumed = Journal::resume(outputs.journal, header);
@@ -701,7 +710,7 @@ int fuzz_command(const FuzzArgs& args) {
   print_sweep(summary, *shard, args.jobs, outcome.wall_seconds);
   bool written = write_summaries(summary, args.json_out, args.junit_out);
   if (!args.report_dir.empty() && outcome.error.empty()) {
-    written = write_sweep_report(args, summary) && written;
+    written = write_sweep_report("fuzz", args.file, args.report_dir, summary) && written;
   }
   if (!outcome.error.empty()) {
     error(outcome.error);
@@ -838,8 +847,9 @@ base::Expected<SweepSummary, std::string> read_summary(const std::string& input)
   std::uintmax_t size = std::filesystem::file_size(input, ec);
   if (ec) return base::unexpected("cannot read " + shown(input) + ": " + ec.message());
   if (size > kSummaryBytesMax) {
-    return base::unexpected(shown(input) + ": larger than 256 MiB; accepted: a JSON summary "
-                                           "written by iqsim run, fuzz or merge");
+    return base::unexpected(shown(input) +
+                            ": larger than 256 MiB; accepted: a JSON summary "
+                            "written by iqsim run, fuzz or merge");
   }
   std::ifstream in(input, std::ios::binary);
   std::stringstream text;
@@ -858,9 +868,11 @@ base::Expected<SweepSummary, std::string> read_summary(const std::string& input)
 
 }  // namespace
 
-int merge_command(const std::string& out, const std::vector<std::string>& inputs,
-                  bool allow_gaps) {
-  if (auto refused = check_outputs({{"OUT", out, OutputKind::kFile}}, inputs)) {
+int merge_command(const std::string& out, const std::vector<std::string>& inputs, bool allow_gaps,
+                  const std::string& report_dir) {
+  if (auto refused = check_outputs(
+          {{"OUT", out, OutputKind::kFile}, {"--report", report_dir, OutputKind::kDirectory}},
+          inputs)) {
     error(*refused);
     return kExitBadInput;
   }
@@ -885,6 +897,16 @@ int merge_command(const std::string& out, const std::vector<std::string>& inputs
               static_cast<unsigned long long>(merged->passed()),
               static_cast<unsigned long long>(merged->failed()),
               merged->partial ? " (partial: an input was interrupted)" : "");
+  // The report is built here, not carried in the shards: the sweep page from the merged results,
+  // each failing seed's page by running that seed again from the scenario file the shards name.
+  if (!report_dir.empty()) {
+    if (!std::filesystem::is_regular_file(merged->scenario)) {
+      error("--report: the shards' scenario " + shown(merged->scenario) +
+            " is not a file here (run merge where the sweep's scenario path resolves)");
+      return kExitBadInput;
+    }
+    if (!write_sweep_report("merge", merged->scenario, report_dir, *merged)) return kExitBadInput;
+  }
   return merged->failed() == 0 ? kExitPassed : kExitFailed;
 }
 

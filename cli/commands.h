@@ -73,8 +73,10 @@ int shrink_command(const ShrinkArgs& args);
 
 int check_determinism_command(const std::string& file, std::optional<uint64_t> seed, int32_t runs);
 
+// report_dir (--report DIR): also write the sweep report of the merged summary, rebuilding each
+// failing seed's page from the scenario file the shards name.
 int merge_command(const std::string& out, const std::vector<std::string>& inputs,
-                  bool allow_gaps = false);
+                  bool allow_gaps = false, const std::string& report_dir = "");
 // `iqsim list-probes`: every coverage probe of the binary, "name  description", sorted by name.
 int list_probes_command();
 

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -540,8 +540,9 @@ TEST_F(IqsimBinaryTest, MessagesNameTheWordTheFileAndCutLongValues) {
   for (const Case& c : std::vector<Case>{
            {"text.json", "text.json: not valid JSON (the first error at byte 1 of 5)"},
            {"array.json", "array.json: not an iqsim summary: summary: must be an object, is array"},
-           {"shape.json", "shape.json: not an iqsim summary: summary.tool.version: must be a "
-                          "string, is number"},
+           {"shape.json",
+            "shape.json: not an iqsim summary: summary.tool.version: must be a "
+            "string, is number"},
            {"digest.json", "digest.json: not an iqsim summary: summary.results[0].digest: missing"},
            {"missing.json", "cannot read " + path("missing.json").string()}}) {
     Outcome o = iqsim({"merge", path("out.json").string(), path(c.name).string()});
@@ -561,8 +562,8 @@ TEST_F(IqsimBinaryTest, MergeRefusesGapsAndOtherVersions) {
   high.seed_count = 5;
   write_file(path("low.json"), to_json(low).dump());
   write_file(path("high.json"), to_json(high).dump());
-  Outcome gaps = iqsim({"merge", path("m.json").string(), path("low.json").string(),
-                        path("high.json").string()});
+  Outcome gaps = iqsim(
+      {"merge", path("m.json").string(), path("low.json").string(), path("high.json").string()});
   EXPECT_EQ(gaps.exit_code, 2) << gaps.out;
   EXPECT_NE(gaps.err.find("5 seeds in no input (6..10)"), std::string::npos) << gaps.err;
   EXPECT_FALSE(fs::exists(path("m.json")));
@@ -620,8 +621,8 @@ TEST_F(IqsimBinaryTest, SweepKilledAndResumedEqualsTheUninterruptedSweep) {
   ASSERT_NE(whole.exit_code, 2) << whole.err;
   EXPECT_FALSE(fs::exists(path("whole.json.journal"))) << "a complete sweep keeps no journal";
 
-  std::vector<std::string> args = {"fuzz",   f,   "--seeds", "8", "--jobs",
-                                   "2", "--json", path("cut.json").string()};
+  std::vector<std::string> args = {"fuzz",   f,   "--seeds", "8",
+                                   "--jobs", "2", "--json",  path("cut.json").string()};
   fs::path journal = path("cut.json.journal");
   pid_t pid = start(args);
   ASSERT_GT(pid, 0);
@@ -672,10 +673,10 @@ TEST_F(IqsimBinaryTest, SignalsWriteAPartialSummary) {
   for (auto [signal, code] : {std::pair{SIGINT, 130}, std::pair{SIGTERM, 143}}) {
     std::string tag = std::to_string(signal);
     fs::remove(path("p.json.journal"));
-    pid_t pid = start({"fuzz", f, "--seeds", "50", "--jobs", "2", "--json",
-                       path("p" + tag + ".json").string(), "--journal",
-                       path("p.json.journal").string(), "--junit",
-                       path("p" + tag + ".xml").string(), "--report", path("r" + tag).string()});
+    pid_t pid =
+        start({"fuzz", f, "--seeds", "50", "--jobs", "2", "--json",
+               path("p" + tag + ".json").string(), "--journal", path("p.json.journal").string(),
+               "--junit", path("p" + tag + ".xml").string(), "--report", path("r" + tag).string()});
     ASSERT_GT(pid, 0);
     ASSERT_TRUE(wait_until([&] { return lines_of(path("p.json.journal")) >= 3; }));
     kill(pid, signal);
@@ -742,4 +743,41 @@ TEST_F(IqsimBinaryTest, NoChildOutlivesAKilledSweep) {
 }
 
 }  // namespace
+// merge --report builds the sweep report from shards run elsewhere: the same failing seeds'
+// pages as `fuzz --report` on the whole sweep, each rebuilt from its seed and the scenario file
+// the shards name; a scenario path that does not resolve is refused with exit 2.
+TEST_F(IqsimBinaryTest, MergeReportRebuildsTheSweepReportFromShards) {
+  fs::path file = path("wrong.toml");
+  write_file(file, kWrongExpectation);
+  std::string f = file.string();
+  Outcome whole = iqsim({"fuzz", f, "--seeds", "4", "--report", path("whole").string()});
+  ASSERT_EQ(whole.exit_code, 1) << whole.out << whole.err;
+  for (int shard = 0; shard < 2; ++shard) {
+    std::string name = "s" + std::to_string(shard) + ".json";
+    Outcome o = iqsim({"fuzz", f, "--seeds", "4", "--shard", std::to_string(shard) + "/2", "--json",
+                       path(name).string()});
+    ASSERT_EQ(o.exit_code, 1) << o.out << o.err;
+  }
+  Outcome merge = iqsim({"merge", path("m.json").string(), path("s0.json").string(),
+                         path("s1.json").string(), "--report", path("merged").string()});
+  ASSERT_EQ(merge.exit_code, 1) << merge.out << merge.err;
+  EXPECT_NE(merge.out.find("report: " + (path("merged") / "index.html").string()),
+            std::string::npos)
+      << merge.out;
+  std::string index = read_file(path("merged") / "index.html");
+  expect_self_contained(index, "merged/index.html");
+  for (int seed = 1; seed <= 4; ++seed) {
+    std::string page = "wrong-seed" + std::to_string(seed) + ".html";
+    EXPECT_NE(index.find(page), std::string::npos) << page;
+    EXPECT_EQ(read_file(path("merged") / page), read_file(path("whole") / page))
+        << "seed " << seed << ": the rebuilt page differs from the sweep's own";
+  }
+  // The shards name the scenario by the path they were given: moved away, merge cannot rebuild.
+  fs::rename(file, path("moved.toml"));
+  Outcome lost = iqsim({"merge", path("m2.json").string(), path("s0.json").string(),
+                        path("s1.json").string(), "--report", path("lost").string()});
+  EXPECT_EQ(lost.exit_code, 2) << lost.out << lost.err;
+  EXPECT_NE(lost.err.find("is not a file here"), std::string::npos) << lost.err;
+}
+
 }  // namespace iq::cli

@@ -186,6 +186,10 @@ int main(int argc, char** argv) {
   bool merge_allow_gaps = false;
   merge_app->add_flag("--allow-gaps", merge_allow_gaps,
                       "Merge even if seeds of the merged range are in no input");
+  std::string merge_report;
+  merge_app->add_option("--report", merge_report,
+                        "Also write the merged sweep's report here (failing seeds' pages rebuilt "
+                        "from their seeds)");
 
   CLI::App* list_app = app.add_subcommand("list-properties", "List every property iqsim checks");
   CLI::App* list_probes_app =
@@ -241,7 +245,8 @@ int main(int argc, char** argv) {
     }
     return check_determinism_command(determinism_file, determinism_seed, determinism_runs);
   }
-  if (merge_app->parsed()) return merge_command(merge_out, merge_inputs, merge_allow_gaps);
+  if (merge_app->parsed())
+    return merge_command(merge_out, merge_inputs, merge_allow_gaps, merge_report);
   if (list_app->parsed()) return list_properties_command();
   if (list_probes_app->parsed()) return list_probes_command();
   return kExitBadInput;
