@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,9 +111,11 @@ base::Expected<ChildOutcome, std::string> run_child(const std::vector<std::strin
     }
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return base::unexpected(errno_text("waitpid"));
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) return base::unexpected(errno_text("wait4"));
   }
+  outcome.peak_rss_kib = usage.ru_maxrss;  // Linux reports KiB
   outcome.exited = WIFEXITED(status);
   if (outcome.exited) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);

@@ -5,6 +5,7 @@
 // report, fails that one seed with its message instead of ending the campaign.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct ChildOutcome {
   std::string out;               // everything written to stdout (at most out_bytes_max)
   std::string err_tail;          // the last err_tail_bytes_max bytes written to stderr
   bool cancelled = false;        // killed by run_child because cancel_fd became readable
+  // The child's peak resident set in KiB (wait4's ru_maxrss: the largest it ever was, counted by
+  // the kernel, so a short spike is not missed as sampling would miss it).
+  int64_t peak_rss_kib = 0;
   std::string describe() const;  // "exit 1" / "signal 6 (Aborted)"
 };
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -259,6 +262,18 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
   std::printf("  speed: %.2f seeds/s, %.0f queries judged/s (%.1f s wall)\n",
               static_cast<double>(s.runs()) / wall, static_cast<double>(s.queries_judged()) / wall,
               seconds);
+  if (s.timing) {
+    auto median = s.timing->peak_rss_kib_median();
+    auto max = s.timing->peak_rss_kib_max();
+    std::printf("  memory: %s, this process %.1f MiB\n",
+                median
+                    ? fmt::format("peak RSS per seed median {:.1f} MiB, max {:.1f} MiB (seed {})",
+                                  static_cast<double>(*median) / 1024,
+                                  static_cast<double>(max->second) / 1024, max->first)
+                          .c_str()
+                    : "no per-seed peak RSS (seeds ran in this process)",
+                static_cast<double>(s.timing->parent_peak_rss_kib) / 1024);
+  }
   print_probe_table(s);
   if (s.failed() == 0) return;
   std::printf("failures:\n");
@@ -299,6 +314,13 @@ base::Expected<SeedResult, std::string> run_seed(const std::string& file, uint64
   return result;
 }
 
+// This process's peak resident set in KiB (getrusage's ru_maxrss; Linux counts KiB).
+int64_t own_peak_rss_kib() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return usage.ru_maxrss;
+}
+
 // The name under which a run that never finished is reported: not a consistency property (no
 // scenario can declare it), the run itself failing.
 constexpr const char* kRunCompletes = "RunCompletes";
@@ -313,8 +335,10 @@ volatile sig_atomic_t g_signal = 0;
 // Marks a seed whose child was killed by the stop: it did not finish.
 constexpr const char* kCancelled = "cancelled by a signal";
 
+// `peak_rss_kib` receives the child's peak resident set when it ran to the end.
 base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& self,
-                                                          const FuzzArgs& args, uint64_t seed) {
+                                                          const FuzzArgs& args, uint64_t seed,
+                                                          int64_t* peak_rss_kib) {
   std::vector<std::string> argv{self,
                                 "run-seed",
                                 args.file,
@@ -329,6 +353,7 @@ base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& sel
   auto child = run_child(argv, {.cancel_fd = g_cancel_pipe[0]});
   if (!child) return base::unexpected(child.error());
   if (child->cancelled) return base::unexpected(std::string(kCancelled));
+  *peak_rss_kib = child->peak_rss_kib;
   if (child->exited && child->exit_code == kExitBadInput) {
     return base::unexpected("seed " + std::to_string(seed) + ": " + child->err_tail);
   }
@@ -694,11 +719,20 @@ int fuzz_command(const FuzzArgs& args) {
   if (journal) {
     options.on_result = [&](const SeedResult& r) { return journal->append(r); };
   }
+  // Filled by the sweep's worker threads; one entry per seed, so it grows as the summary does.
+  std::mutex rss_mu;
+  std::map<uint64_t, int64_t> rss_by_seed;
   SweepOutcome outcome = run_sweep(
       to_run, options,
       [&](uint64_t seed) -> base::Expected<SeedResult, std::string> {
         if (args.in_process) return run_seed(args.file, seed, args.failures_dir);
-        return run_seed_in_child(*self, args, seed);
+        int64_t kib = 0;
+        auto result = run_seed_in_child(*self, args, seed, &kib);
+        if (result) {
+          std::lock_guard<std::mutex> lock(rss_mu);
+          rss_by_seed[seed] = kib;
+        }
+        return result;
       },
       &progress);
 
@@ -706,7 +740,12 @@ int fuzz_command(const FuzzArgs& args) {
   summary.stopped_early = outcome.stopped_early;
   for (SeedResult& r : outcome.results) summary.results.push_back(std::move(r));
   settle(summary, seeds.size(), args.stop_on_failure);
-  summary.timing = Timing{outcome.wall_seconds, args.jobs};
+  Timing timing;
+  timing.wall_seconds = outcome.wall_seconds;
+  timing.jobs = args.jobs;
+  timing.peak_rss_kib_by_seed = std::move(rss_by_seed);
+  timing.parent_peak_rss_kib = own_peak_rss_kib();
+  summary.timing = std::move(timing);
   print_sweep(summary, *shard, args.jobs, outcome.wall_seconds);
   bool written = write_summaries(summary, args.json_out, args.junit_out);
   if (!args.report_dir.empty() && outcome.error.empty()) {

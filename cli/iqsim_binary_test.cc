@@ -297,6 +297,18 @@ TEST_F(IqsimBinaryTest, ShardedSweepMergesToTheWholeSweep) {
   for (const auto& r : w["results"]) digests.insert(r["digest"].get<std::string>());
   EXPECT_EQ(digests.size(), 6u) << "every seed should be a different world";
   EXPECT_NE(read_file(path("whole.xml")).find("tests=\"6\" failures=\"0\""), std::string::npos);
+  // Peak RSS of every seed's child, measured by the kernel: a real process holds megabytes.
+  const nlohmann::json& rss = w["timing"]["peak_rss_kib"];
+  ASSERT_EQ(rss["by_seed"].size(), 6u) << w["timing"].dump();
+  for (const auto& [seed, kib] : rss["by_seed"].items()) {
+    EXPECT_GT(kib.get<int64_t>(), 1024) << "seed " << seed;
+    EXPECT_LE(kib.get<int64_t>(), rss["max"].get<int64_t>()) << "seed " << seed;
+  }
+  EXPECT_LE(rss["median"].get<int64_t>(), rss["max"].get<int64_t>());
+  EXPECT_EQ(rss["by_seed"][std::to_string(rss["max_seed"].get<uint64_t>())], rss["max"]);
+  EXPECT_GT(w["timing"]["parent_peak_rss_kib"].get<int64_t>(), 1024);
+  EXPECT_NE(whole.out.find("memory: peak RSS per seed median"), std::string::npos) << whole.out;
+  EXPECT_FALSE(m.contains("timing")) << "a merged summary has no timing of its own";
 }
 
 // A scenario whose scripted expectation is wrong (the value is 10, not 99): every seed fails

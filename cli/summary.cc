@@ -379,9 +379,37 @@ nlohmann::json to_json(const SweepSummary& s) {
         {"wall_seconds", s.timing->wall_seconds},
         {"jobs", s.timing->jobs},
         {"seeds_per_second", static_cast<double>(s.runs()) / seconds},
-        {"queries_judged_per_second", static_cast<double>(s.queries_judged()) / seconds}};
+        {"queries_judged_per_second", static_cast<double>(s.queries_judged()) / seconds},
+        {"parent_peak_rss_kib", s.timing->parent_peak_rss_kib}};
+    if (auto median = s.timing->peak_rss_kib_median()) {
+      json by_seed = json::object();
+      for (const auto& [seed, kib] : s.timing->peak_rss_kib_by_seed) {
+        by_seed[std::to_string(seed)] = kib;
+      }
+      auto max = *s.timing->peak_rss_kib_max();
+      out["timing"]["peak_rss_kib"] = {
+          {"median", *median}, {"max", max.second}, {"max_seed", max.first}, {"by_seed", by_seed}};
+    }
   }
   return out;
+}
+
+std::optional<int64_t> Timing::peak_rss_kib_median() const {
+  if (peak_rss_kib_by_seed.empty()) return std::nullopt;
+  std::vector<int64_t> kib;
+  kib.reserve(peak_rss_kib_by_seed.size());
+  for (const auto& entry : peak_rss_kib_by_seed) kib.push_back(entry.second);
+  auto mid = kib.begin() + static_cast<std::ptrdiff_t>((kib.size() - 1) / 2);
+  std::nth_element(kib.begin(), mid, kib.end());
+  return *mid;
+}
+
+std::optional<std::pair<uint64_t, int64_t>> Timing::peak_rss_kib_max() const {
+  std::optional<std::pair<uint64_t, int64_t>> max;
+  for (const auto& [seed, kib] : peak_rss_kib_by_seed) {
+    if (!max || kib > max->second) max = std::pair{seed, kib};  // ascending seed: the first wins
+  }
+  return max;
 }
 
 base::Expected<SweepSummary, std::string> summary_from_json(const nlohmann::json& j,

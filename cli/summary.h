@@ -65,9 +65,21 @@ struct SeedResult {
 };
 
 // Wall-clock figures of one invocation, for people; never compared.
+// What a sweep measured about itself on this machine: not part of its verdict, absent from merged
+// summaries, and ignored when summaries are compared (scripts/sweep/same-summary).
 struct Timing {
   double wall_seconds = 0;
   int32_t jobs = 1;
+  // Peak resident set (KiB) of each seed's child process, for the seeds this process ran (none
+  // with --in-process, none for seeds resumed from a journal).
+  std::map<uint64_t, int64_t> peak_rss_kib_by_seed;
+  // This process's own peak: with children per seed it must not grow with the seed count beyond
+  // the summary's own size.
+  int64_t parent_peak_rss_kib = 0;
+
+  std::optional<int64_t> peak_rss_kib_median() const;  // the lower median; none without seeds
+  // The largest child peak and the seed that reached it.
+  std::optional<std::pair<uint64_t, int64_t>> peak_rss_kib_max() const;
 };
 
 struct SweepSummary {

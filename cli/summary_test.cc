@@ -50,7 +50,12 @@ SweepSummary sweep(uint64_t first, uint64_t count, const Shard& shard) {
 
 TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
   SweepSummary s = sweep(1, 40, {0, 1});
-  s.timing = Timing{2.5, 2};
+  Timing timing;
+  timing.wall_seconds = 2.5;
+  timing.jobs = 2;
+  timing.peak_rss_kib_by_seed = {{1, 30000}, {2, 50000}, {3, 40000}, {4, 50000}};
+  timing.parent_peak_rss_kib = 9000;
+  s.timing = timing;
   auto back = summary_from_json(to_json(s), "s.json");
   ASSERT_TRUE(back.has_value()) << back.error();
   EXPECT_EQ(back->results, s.results);
@@ -70,6 +75,12 @@ TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
   EXPECT_EQ(j["failures"].size(), 3u);
   EXPECT_EQ(j["failures"][0]["reproduce"], "iqsim replay s.toml --seed 7");
   EXPECT_DOUBLE_EQ(j["timing"]["seeds_per_second"].get<double>(), 16.0);
+  // Four seeds: the lower median of {30000, 40000, 50000, 50000}, and the first seed at the max.
+  EXPECT_EQ(j["timing"]["peak_rss_kib"]["median"], 40000);
+  EXPECT_EQ(j["timing"]["peak_rss_kib"]["max"], 50000);
+  EXPECT_EQ(j["timing"]["peak_rss_kib"]["max_seed"], 2u);
+  EXPECT_EQ(j["timing"]["peak_rss_kib"]["by_seed"]["3"], 40000);
+  EXPECT_EQ(j["timing"]["parent_peak_rss_kib"], 9000);
 }
 
 // seed_result keeps, per violation and per property, whether it came after reprocessing, and the
