@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "processor/store_changelog_reader.h"
+#include "base/probe.h"
 
 #include <algorithm>
 
@@ -25,7 +25,7 @@ Status StoreChangelogReader::register_task(Task& task) {
     if (ends) {
       auto it = ends->find(tp);
       IQ_ASSERT(it != ends->end(), "no end offset for {}-{}", tp.first, tp.second);
-      m.restore_end_offset = it->second;
+      m.restore_end_offset = ChangelogOffset(it->second);  // Admin speaks longs
     }
     changelogs_.emplace(tp, std::move(m));
     assignment.push_back(tp);
@@ -37,11 +37,12 @@ Status StoreChangelogReader::register_task(Task& task) {
     const auto offset = task.state_manager().changelog_offset(changelogs_.at(tp).store_name);
     if (offset) {
       if (ends) {
-        IQ_PROBE("restore.from_checkpoint", "an active restore started after a checkpointed offset");
+        IQ_PROBE("restore.from_checkpoint",
+                 "an active restore started after a checkpointed offset");
       } else {
         IQ_PROBE("standby.from_checkpoint", "a standby started after a checkpointed offset");
       }
-      consumer_.seek(tp, *offset + 1);
+      consumer_.seek(tp, (*offset + 1).value());
     } else {
       consumer_.seek_to_beginning(tp);
     }
@@ -73,9 +74,9 @@ bool StoreChangelogReader::is_registered(const TaskId& id) const {
 
 bool StoreChangelogReader::completed(const TopicPartition& tp, const ChangelogMetadata& m) const {
   if (!m.restore_end_offset) return false;  // standby changelogs never complete
-  if (*m.restore_end_offset == 0) return true;
+  if (*m.restore_end_offset == ChangelogOffset(0)) return true;
   const auto position = consumer_.position(tp);
-  return position && *position >= *m.restore_end_offset && m.buffered.empty();
+  return position && ChangelogOffset(*position) >= *m.restore_end_offset && m.buffered.empty();
 }
 
 StoreChangelogReader::Mode StoreChangelogReader::mode() const {
@@ -111,7 +112,7 @@ base::Expected<size_t, StreamsError> StoreChangelogReader::restore() {
     auto end = m.buffered.end();
     if (m.restore_end_offset) {
       end = std::find_if(m.buffered.begin(), m.buffered.end(), [&](const ConsumerRecord& r) {
-        return r.offset >= *m.restore_end_offset;
+        return ChangelogOffset(r.offset) >= *m.restore_end_offset;
       });
     }
     std::vector<ConsumerRecord> batch(std::make_move_iterator(m.buffered.begin()),

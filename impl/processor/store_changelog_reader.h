@@ -42,7 +42,8 @@ class StoreChangelogReader {
   struct ChangelogMetadata {
     Task* task;
     std::string store_name;
-    std::optional<int64_t> restore_end_offset;  // actives only: exclusive (the LEO at registration)
+    std::optional<ChangelogOffset>
+        restore_end_offset;  // actives only: exclusive (the LEO at registration)
     std::vector<ConsumerRecord> buffered;
   };
   bool completed(const TopicPartition& tp, const ChangelogMetadata& m) const;

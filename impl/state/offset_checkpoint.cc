@@ -110,6 +110,20 @@ base::Expected<TopicPartitionOffsets, StreamsError> OffsetCheckpoint::read() {
   return offsets;
 }
 
+Status OffsetCheckpoint::write_changelog_offsets(const ChangelogOffsets& offsets) {
+  TopicPartitionOffsets raw;
+  for (const auto& [tp, offset] : offsets) raw[tp] = offset.value();
+  return write(raw);
+}
+
+base::Expected<ChangelogOffsets, StreamsError> OffsetCheckpoint::read_changelog_offsets() {
+  auto raw = read();
+  if (!raw) return base::unexpected(raw.error());
+  ChangelogOffsets offsets;
+  for (const auto& [tp, offset] : *raw) offsets.emplace(tp, ChangelogOffset(offset));
+  return offsets;
+}
+
 Status checkpoint_position(OffsetCheckpoint& checkpoint, const Position& position) {
   TopicPartitionOffsets offsets;
   for (const auto& [topic, partitions] : position.map()) {
