@@ -64,6 +64,12 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint() {
   auto offsets = checkpoint_file_.read_changelog_offsets();
   if (!offsets) return base::unexpected(offsets.error());
   loaded_offsets_ = *offsets;
+  // Paired with checkpoint(): it writes each store's applied offset or the unknown sentinel.
+  for (const auto& [tp, offset] : loaded_offsets_) {
+    IQ_ASSERT(
+        offset >= ChangelogOffset(0) || offset == ChangelogOffset(OffsetCheckpoint::kOffsetUnknown),
+        "{}: {}-{} at {}", checkpoint_file_.path(), tp.first, tp.second, offset);
+  }
   for (auto& m : stores_) {
     if (!m.changelog) continue;
     auto it = loaded_offsets_.find(*m.changelog);
@@ -88,6 +94,7 @@ void ProcessorStateManager::update_changelog_offset(const std::string& store_nam
   IQ_ASSERT(m != nullptr && m->changelog.has_value(), "no changelog for store {}", store_name);
   IQ_ASSERT(!m->offset || offset > *m->offset, "changelog offset went from {} to {}", *m->offset,
             offset);
+  IQ_ASSERT(offset >= ChangelogOffset(0), "store {}: changelog offset {}", store_name, offset);
   m->offset = offset;
 }
 
@@ -105,6 +112,9 @@ Status ProcessorStateManager::restore(const std::string& store_name,
   }
   int64_t previous = m->offset ? m->offset->value() : -1;
   for (const auto& r : records) {
+    // The changelog reader hands a store only records of its own changelog partition.
+    IQ_ASSERT(m->changelog && r.topic == m->changelog->first && r.partition == m->changelog->second,
+              "store {} restored from {}-{}", store_name, r.topic, r.partition);
     IQ_ASSERT(r.offset > previous, "restore of {} out of order: {} after {}", store_name, r.offset,
               previous);
     previous = r.offset;
@@ -112,6 +122,7 @@ Status ProcessorStateManager::restore(const std::string& store_name,
   auto s = m->restore(*batch);
   if (!s) return s;
   m->offset = ChangelogOffset(records.back().offset);
+  IQ_ASSERT(*m->offset >= ChangelogOffset(0), "store {}: restored to {}", store_name, *m->offset);
   return ok_status();
 }
 
@@ -136,6 +147,15 @@ Status ProcessorStateManager::checkpoint() {
       offsets.insert_or_assign(
           *m.changelog, m.offset.value_or(ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)));
     }
+  }
+  // What goes into .checkpoint is exactly what each store applied (never ahead of it): its last
+  // restored or written changelog offset, or the unknown sentinel when it has none yet.
+  for (const auto& m : stores_) {
+    if (!m.changelog || !m.store->persistent()) continue;
+    const ChangelogOffset written = offsets.at(*m.changelog);
+    IQ_ASSERT(m.offset ? written == *m.offset
+                       : written == ChangelogOffset(OffsetCheckpoint::kOffsetUnknown),
+              "store {}: checkpoint {}", m.store->name(), written);
   }
   return checkpoint_file_.write_changelog_offsets(offsets);
 }

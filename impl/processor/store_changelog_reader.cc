@@ -46,6 +46,18 @@ Status StoreChangelogReader::register_task(Task& task) {
     } else {
       consumer_.seek_to_beginning(tp);
     }
+    // Paired with the checkpoint: restoration starts right after the checkpointed offset (or at
+    // the log start), and an active's fixed end is not before its start.
+    const auto position = consumer_.position(tp);
+    IQ_ASSERT(position.has_value(), "{}-{}: no position after seek", tp.first, tp.second);
+    const ChangelogOffset start(*position);
+    IQ_ASSERT(!offset || start == *offset + 1, "{}-{}: restore starts at {}, checkpoint {}",
+              tp.first, tp.second, start, *offset);
+    ChangelogMetadata& m = changelogs_.at(tp);
+    m.restore_start_offset = start;
+    IQ_ASSERT(!m.restore_end_offset || *m.restore_end_offset >= start,
+              "{}-{}: restore end {} before start {}", tp.first, tp.second, *m.restore_end_offset,
+              start);
   }
   update_pausing();
   return ok_status();
@@ -120,9 +132,19 @@ base::Expected<size_t, StreamsError> StoreChangelogReader::restore() {
     m.buffered.erase(m.buffered.begin(), end);
     if (m.restore_end_offset) m.buffered.clear();  // nothing past the end is ever applied
     if (batch.empty()) continue;
+    IQ_ASSERT(
+        m.restore_start_offset && ChangelogOffset(batch.front().offset) >= *m.restore_start_offset,
+        "{}-{}: record {} before the restore start", tp.first, tp.second, batch.front().offset);
     auto s = m.task->state_manager().restore(m.store_name, batch);
     if (!s) return base::unexpected(s.error());
     applied += batch.size();
+    m.restored += static_cast<int64_t>(batch.size());
+    // Offsets are distinct and below the end, so an active never restores more than end - start
+    // records (fewer where the log has gaps).
+    IQ_ASSERT(
+        !m.restore_end_offset || m.restored <= *m.restore_end_offset - *m.restore_start_offset,
+        "{}-{}: {} records restored in [{}, {})", tp.first, tp.second, m.restored,
+        *m.restore_start_offset, *m.restore_end_offset);
   }
   update_pausing();
   return applied;

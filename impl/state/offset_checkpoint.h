@@ -39,6 +39,9 @@ class OffsetCheckpoint {
 
   // The text for `offsets`, exposed for the round-trip properties.
   static std::string format(const TopicPartitionOffsets& offsets);
+  // What read() makes of `text` (the content of the file at `path`, named in errors).
+  static base::Expected<TopicPartitionOffsets, StreamsError> parse(const std::string& path,
+                                                                   const std::string& text);
 
  private:
   FileSystem& fs_;
