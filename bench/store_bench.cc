@@ -238,7 +238,7 @@ class FullStackFixture {
   void check_loaded(CacheState cache_state) {
     IQ_ASSERT(collector_.records_sent() == kKeyCount, "{} changelog records",
               collector_.records_sent());
-    IQ_ASSERT(state_manager_.changelog_offset(kStoreName) == std::optional<int64_t>(kKeyCount - 1));
+    IQ_ASSERT(state_manager_.changelog_offset(kStoreName) == ChangelogOffset(kKeyCount - 1));
     const NamedCache* named = cache_.named_cache(caching().cache_name());
     IQ_ASSERT(named != nullptr && named->dirty_count() == 0);
     const size_t cached_expected =

@@ -72,12 +72,15 @@ void KafkaStreams::update_client_state() {
     const ThreadState s = t->state();
     if (s != ThreadState::RUNNING && s != ThreadState::DEAD) all_running = false;
   }
-  if (all_running && state_ == KafkaStreamsState::REBALANCING) transition_to(KafkaStreamsState::RUNNING);
-  if (!all_running && state_ == KafkaStreamsState::RUNNING) transition_to(KafkaStreamsState::REBALANCING);
+  if (all_running && state_ == KafkaStreamsState::REBALANCING)
+    transition_to(KafkaStreamsState::RUNNING);
+  if (!all_running && state_ == KafkaStreamsState::RUNNING)
+    transition_to(KafkaStreamsState::REBALANCING);
 }
 
 Status KafkaStreams::run_once(int64_t now_ms) {
-  if (state_ != KafkaStreamsState::RUNNING && state_ != KafkaStreamsState::REBALANCING) return ok_status();
+  if (state_ != KafkaStreamsState::RUNNING && state_ != KafkaStreamsState::REBALANCING)
+    return ok_status();
   for (auto& t : threads_) {
     auto s = t->run_once(now_ms);
     if (!s) {
@@ -197,15 +200,16 @@ KafkaStreams::all_local_store_partition_lags() const {
   auto ends = io_.admin->end_offsets(changelogs);
   if (!ends) return base::unexpected(ends.error());
   for (const auto& [task, tp] : local) {
-    const int64_t end = ends->at(tp);
+    // Admin.listOffsets speaks longs; the end is an offset of the changelog partition `tp`.
+    const ChangelogOffset end(ends->at(tp));
     // A running active is at the end; other tasks are at their last restored offset + 1.
-    int64_t current = 0;
+    ChangelogOffset current(0);
     if (task->is_active() && task->state() == TaskState::RUNNING) {
       current = end;
     } else if (auto o = task->state_manager().changelog_offset(client_.topology.store_name)) {
       current = *o + 1;
     }
-    out[client_.topology.store_name][tp.second] = LagInfo{current, end};
+    out[client_.topology.store_name][tp.second] = LagInfo::of(current, end);
   }
   return out;
 }

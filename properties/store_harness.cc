@@ -90,7 +90,7 @@ void StoreHarness::open() {
   check(state_manager_->initialize_store_offsets_from_checkpoint(), "read .checkpoint");
   if (config_.logging) {
     const auto tp = *state_manager_->changelog_partition(kStoreName);
-    const int64_t from = state_manager_->changelog_offset(kStoreName).value_or(-1);
+    const int64_t from = state_manager_->changelog_offset(kStoreName).value_or(ChangelogOffset(-1)).value();
     check(state_manager_->restore(kStoreName, changelog_.records_after(tp.first, tp.second, from)),
           "restore");
   }

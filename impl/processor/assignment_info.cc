@@ -3,6 +3,8 @@
 #include <charconv>
 #include <sstream>
 
+#include "base/assert.h"
+
 namespace iq {
 namespace {
 
@@ -37,6 +39,18 @@ std::string host_string(const HostInfo& h) {
   return h.host + ":" + std::to_string(h.port);
 }
 
+// A word of the line format: what decode() splits on must not be inside it.
+bool is_word(const std::string& s) {
+  return !s.empty() && s.find_first_of(" \t\r\n\f\v") == std::string::npos;
+}
+
+// The assignment as decode() sees it: a host with an empty set of partitions has no line.
+AssignmentInfo without_empty_hosts(AssignmentInfo info) {
+  std::erase_if(info.partitions_by_host, [](const auto& e) { return e.second.empty(); });
+  std::erase_if(info.standby_partitions_by_host, [](const auto& e) { return e.second.empty(); });
+  return info;
+}
+
 }  // namespace
 
 std::optional<HostInfo> parse_host_info(const std::string& endpoint) {
@@ -53,6 +67,16 @@ Bytes SubscriptionInfo::encode() const {
   out += "unique " + std::to_string(unique_field) + "\n";
   for (const auto& [task, sum] : task_offset_sums)
     out += "task " + task.to_string() + " " + std::to_string(sum) + "\n";
+  for (const auto& [task, sum] : task_offset_sums) {
+    // getTaskOffsetSums: a sum of non-negative changelog offsets, or LATEST_OFFSET (-2) for a
+    // running active; the unknown sentinel (-3) is the leader's, never sent.
+    IQ_ASSERT(sum >= 0 || sum == -2, "task {} offset sum {}", task.to_string(), sum);
+  }
+  // Paired with decode(): what the member sends is what the leader reads.
+  IQ_ASSERT(is_word(process_id) && (endpoint.empty() || is_word(endpoint)), "process '{}' '{}'",
+            process_id, endpoint);
+  const auto read_back = decode(Bytes(out));
+  IQ_ASSERT(read_back.has_value() && *read_back == *this, "subscription does not decode: {}", out);
   return Bytes(out);
 }
 
@@ -99,6 +123,12 @@ Bytes AssignmentInfo::encode() const {
              std::to_string(tp.partition) + "\n";
   }
   if (next_rebalance_ms) out += "next-rebalance " + std::to_string(*next_rebalance_ms) + "\n";
+  // Paired with decode(): the member reads back the assignment the leader computed (topic and
+  // host names are words of the line format).
+  for (const auto& tp : partitions) IQ_ASSERT(is_word(tp.topic), "topic '{}'", tp.topic);
+  const auto read_back = decode(Bytes(out));
+  IQ_ASSERT(read_back.has_value() && *read_back == without_empty_hosts(*this),
+            "assignment does not decode: {}", out);
   return Bytes(out);
 }
 

@@ -28,7 +28,8 @@ Status ProcessorContextImpl::log_change(const std::string& store_name, const Byt
   auto offset =
       collector_->send(changelog->first, changelog->second, key, value, timestamp, headers);
   if (!offset) return base::unexpected(offset.error());
-  state_manager_.update_changelog_offset(store_name, *offset);
+  // The collector speaks Kafka longs; the offset it returns is in the changelog topic.
+  state_manager_.update_changelog_offset(store_name, ChangelogOffset(*offset));
   return ok_status();
 }
 

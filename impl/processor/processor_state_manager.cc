@@ -22,10 +22,11 @@ void ProcessorStateManager::register_store(StateStore& store, RestoreCallback re
     changelog =
         TopicPartition{store_changelog_topic(application_id_, store.name()), task_.partition};
   }
-  std::optional<int64_t> offset;
+  std::optional<ChangelogOffset> offset;
   if (changelog) {
     auto it = loaded_offsets_.find(*changelog);
-    if (it != loaded_offsets_.end() && it->second != OffsetCheckpoint::kOffsetUnknown)
+    if (it != loaded_offsets_.end() &&
+        it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown))
       offset = it->second;
   }
   stores_.push_back({&store, std::move(restore), std::move(commit), changelog, offset});
@@ -60,19 +61,26 @@ std::optional<TopicPartition> ProcessorStateManager::changelog_partition(
 }
 
 Status ProcessorStateManager::initialize_store_offsets_from_checkpoint() {
-  auto offsets = checkpoint_file_.read();
+  auto offsets = checkpoint_file_.read_changelog_offsets();
   if (!offsets) return base::unexpected(offsets.error());
   loaded_offsets_ = *offsets;
+  // Paired with checkpoint(): it writes each store's applied offset or the unknown sentinel.
+  for (const auto& [tp, offset] : loaded_offsets_) {
+    IQ_ASSERT(
+        offset >= ChangelogOffset(0) || offset == ChangelogOffset(OffsetCheckpoint::kOffsetUnknown),
+        "{}: {}-{} at {}", checkpoint_file_.path(), tp.first, tp.second, offset);
+  }
   for (auto& m : stores_) {
     if (!m.changelog) continue;
     auto it = loaded_offsets_.find(*m.changelog);
-    if (it != loaded_offsets_.end() && it->second != OffsetCheckpoint::kOffsetUnknown)
+    if (it != loaded_offsets_.end() &&
+        it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown))
       m.offset = it->second;
   }
   return ok_status();
 }
 
-std::optional<int64_t> ProcessorStateManager::changelog_offset(
+std::optional<ChangelogOffset> ProcessorStateManager::changelog_offset(
     const std::string& store_name) const {
   for (const auto& m : stores_) {
     if (m.store->name() == store_name) return m.offset;
@@ -80,11 +88,13 @@ std::optional<int64_t> ProcessorStateManager::changelog_offset(
   return std::nullopt;
 }
 
-void ProcessorStateManager::update_changelog_offset(const std::string& store_name, int64_t offset) {
+void ProcessorStateManager::update_changelog_offset(const std::string& store_name,
+                                                    ChangelogOffset offset) {
   StoreMetadata* m = metadata(store_name);
   IQ_ASSERT(m != nullptr && m->changelog.has_value(), "no changelog for store {}", store_name);
   IQ_ASSERT(!m->offset || offset > *m->offset, "changelog offset went from {} to {}", *m->offset,
             offset);
+  IQ_ASSERT(offset >= ChangelogOffset(0), "store {}: changelog offset {}", store_name, offset);
   m->offset = offset;
 }
 
@@ -100,15 +110,19 @@ Status ProcessorStateManager::restore(const std::string& store_name,
     for (auto& r : converted) r.value = timestamped_bytes::make(r.timestamp, r.value);
     batch = &converted;
   }
-  int64_t previous = m->offset.value_or(-1);
+  int64_t previous = m->offset ? m->offset->value() : -1;
   for (const auto& r : records) {
+    // The changelog reader hands a store only records of its own changelog partition.
+    IQ_ASSERT(m->changelog && r.topic == m->changelog->first && r.partition == m->changelog->second,
+              "store {} restored from {}-{}", store_name, r.topic, r.partition);
     IQ_ASSERT(r.offset > previous, "restore of {} out of order: {} after {}", store_name, r.offset,
               previous);
     previous = r.offset;
   }
   auto s = m->restore(*batch);
   if (!s) return s;
-  m->offset = records.back().offset;
+  m->offset = ChangelogOffset(records.back().offset);
+  IQ_ASSERT(*m->offset >= ChangelogOffset(0), "store {}: restored to {}", store_name, *m->offset);
   return ok_status();
 }
 
@@ -123,17 +137,27 @@ Status ProcessorStateManager::flush() {
 }
 
 Status ProcessorStateManager::checkpoint() {
-  TopicPartitionOffsets offsets;
+  ChangelogOffsets offsets;
   for (auto& m : stores_) {
     if (m.commit) {
       auto s = m.commit();  // <store>.position first: it is written before .checkpoint (quirk 12)
       if (!s) return s;
     }
     if (m.changelog && m.store->persistent()) {
-      offsets[*m.changelog] = m.offset.value_or(OffsetCheckpoint::kOffsetUnknown);
+      offsets.insert_or_assign(
+          *m.changelog, m.offset.value_or(ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)));
     }
   }
-  return checkpoint_file_.write(offsets);
+  // What goes into .checkpoint is exactly what each store applied (never ahead of it): its last
+  // restored or written changelog offset, or the unknown sentinel when it has none yet.
+  for (const auto& m : stores_) {
+    if (!m.changelog || !m.store->persistent()) continue;
+    const ChangelogOffset written = offsets.at(*m.changelog);
+    IQ_ASSERT(m.offset ? written == *m.offset
+                       : written == ChangelogOffset(OffsetCheckpoint::kOffsetUnknown),
+              "store {}: checkpoint {}", m.store->name(), written);
+  }
+  return checkpoint_file_.write_changelog_offsets(offsets);
 }
 
 void ProcessorStateManager::close() {

@@ -31,9 +31,9 @@ class ProcessorStateManager {
   // stores are registered (KAFKA-8574).
   [[nodiscard]] Status initialize_store_offsets_from_checkpoint();
   // The offset of the last changelog record applied to or written by `store_name`, if any.
-  std::optional<int64_t> changelog_offset(const std::string& store_name) const;
+  std::optional<ChangelogOffset> changelog_offset(const std::string& store_name) const;
   // An active task's own changelog write was appended at `offset`.
-  void update_changelog_offset(const std::string& store_name, int64_t offset);
+  void update_changelog_offset(const std::string& store_name, ChangelogOffset offset);
   // Apply a batch of changelog records (in offset order) to a store. Timestamped stores get each
   // value as [record timestamp][value] (RecordConverters.rawValueToTimestampedValue).
   [[nodiscard]] Status restore(const std::string& store_name,
@@ -50,7 +50,7 @@ class ProcessorStateManager {
     RestoreCallback restore;
     CommitCallback commit;
     std::optional<TopicPartition> changelog;
-    std::optional<int64_t> offset;
+    std::optional<ChangelogOffset> offset;
   };
   StoreMetadata* metadata(const std::string& name);
 
@@ -60,7 +60,7 @@ class ProcessorStateManager {
   std::set<std::string> logged_stores_;
   std::vector<StoreMetadata> stores_;  // registration order: flush and checkpoint follow it
   OffsetCheckpoint checkpoint_file_;
-  TopicPartitionOffsets loaded_offsets_;
+  ChangelogOffsets loaded_offsets_;
 };
 
 }  // namespace iq

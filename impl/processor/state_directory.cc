@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "processor/state_directory.h"
+#include "base/probe.h"
 
 #include <algorithm>
 #include <charconv>
@@ -52,10 +52,10 @@ std::optional<std::string> StateDirectory::lock_owner(const TaskId& id) const {
   return it->second;
 }
 
-base::Expected<TopicPartitionOffsets, StreamsError> StateDirectory::checkpointed_offsets(
+base::Expected<ChangelogOffsets, StreamsError> StateDirectory::checkpointed_offsets(
     const TaskId& id) {
   OffsetCheckpoint checkpoint(fs_, task_dir(id) + "/.checkpoint");
-  return checkpoint.read();
+  return checkpoint.read_changelog_offsets();
 }
 
 base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_tasks(

@@ -36,7 +36,7 @@ class StateDirectory {
   // Task directories present on disk, parsed back into task ids, in order.
   std::vector<TaskId> task_dirs_on_disk();
   // The changelog offsets in a task directory's .checkpoint (empty when there is none).
-  [[nodiscard]] base::Expected<TopicPartitionOffsets, StreamsError> checkpointed_offsets(
+  [[nodiscard]] base::Expected<ChangelogOffsets, StreamsError> checkpointed_offsets(
       const TaskId& id);
 
   // StateDirectory.lock: take the task's lock for `owner` (a stream thread's name). True when

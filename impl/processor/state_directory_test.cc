@@ -37,7 +37,7 @@ TEST_F(StateDirectoryTest, ReadsCheckpointedOffsets) {
   ASSERT_TRUE(fs_.create_directories(dir.task_dir({0, 1})).has_value());
   OffsetCheckpoint cp(fs_, dir.task_dir({0, 1}) + "/.checkpoint");
   ASSERT_TRUE(cp.write({{{"app-s-changelog", 1}, 41}}).has_value());
-  EXPECT_EQ(dir.checkpointed_offsets({0, 1})->at({"app-s-changelog", 1}), 41);
+  EXPECT_EQ(dir.checkpointed_offsets({0, 1})->at({"app-s-changelog", 1}), ChangelogOffset(41));
   EXPECT_TRUE(dir.checkpointed_offsets({0, 2})->empty());
 }
 

@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "processor/store_changelog_reader.h"
+#include "base/probe.h"
 
 #include <algorithm>
 
@@ -25,7 +25,7 @@ Status StoreChangelogReader::register_task(Task& task) {
     if (ends) {
       auto it = ends->find(tp);
       IQ_ASSERT(it != ends->end(), "no end offset for {}-{}", tp.first, tp.second);
-      m.restore_end_offset = it->second;
+      m.restore_end_offset = ChangelogOffset(it->second);  // Admin speaks longs
     }
     changelogs_.emplace(tp, std::move(m));
     assignment.push_back(tp);
@@ -37,14 +37,27 @@ Status StoreChangelogReader::register_task(Task& task) {
     const auto offset = task.state_manager().changelog_offset(changelogs_.at(tp).store_name);
     if (offset) {
       if (ends) {
-        IQ_PROBE("restore.from_checkpoint", "an active restore started after a checkpointed offset");
+        IQ_PROBE("restore.from_checkpoint",
+                 "an active restore started after a checkpointed offset");
       } else {
         IQ_PROBE("standby.from_checkpoint", "a standby started after a checkpointed offset");
       }
-      consumer_.seek(tp, *offset + 1);
+      consumer_.seek(tp, (*offset + 1).value());
     } else {
       consumer_.seek_to_beginning(tp);
     }
+    // Paired with the checkpoint: restoration starts right after the checkpointed offset (or at
+    // the log start), and an active's fixed end is not before its start.
+    const auto position = consumer_.position(tp);
+    IQ_ASSERT(position.has_value(), "{}-{}: no position after seek", tp.first, tp.second);
+    const ChangelogOffset start(*position);
+    IQ_ASSERT(!offset || start == *offset + 1, "{}-{}: restore starts at {}, checkpoint {}",
+              tp.first, tp.second, start, *offset);
+    ChangelogMetadata& m = changelogs_.at(tp);
+    m.restore_start_offset = start;
+    IQ_ASSERT(!m.restore_end_offset || *m.restore_end_offset >= start,
+              "{}-{}: restore end {} before start {}", tp.first, tp.second, *m.restore_end_offset,
+              start);
   }
   update_pausing();
   return ok_status();
@@ -73,9 +86,9 @@ bool StoreChangelogReader::is_registered(const TaskId& id) const {
 
 bool StoreChangelogReader::completed(const TopicPartition& tp, const ChangelogMetadata& m) const {
   if (!m.restore_end_offset) return false;  // standby changelogs never complete
-  if (*m.restore_end_offset == 0) return true;
+  if (*m.restore_end_offset == ChangelogOffset(0)) return true;
   const auto position = consumer_.position(tp);
-  return position && *position >= *m.restore_end_offset && m.buffered.empty();
+  return position && ChangelogOffset(*position) >= *m.restore_end_offset && m.buffered.empty();
 }
 
 StoreChangelogReader::Mode StoreChangelogReader::mode() const {
@@ -111,7 +124,7 @@ base::Expected<size_t, StreamsError> StoreChangelogReader::restore() {
     auto end = m.buffered.end();
     if (m.restore_end_offset) {
       end = std::find_if(m.buffered.begin(), m.buffered.end(), [&](const ConsumerRecord& r) {
-        return r.offset >= *m.restore_end_offset;
+        return ChangelogOffset(r.offset) >= *m.restore_end_offset;
       });
     }
     std::vector<ConsumerRecord> batch(std::make_move_iterator(m.buffered.begin()),
@@ -119,9 +132,19 @@ base::Expected<size_t, StreamsError> StoreChangelogReader::restore() {
     m.buffered.erase(m.buffered.begin(), end);
     if (m.restore_end_offset) m.buffered.clear();  // nothing past the end is ever applied
     if (batch.empty()) continue;
+    IQ_ASSERT(
+        m.restore_start_offset && ChangelogOffset(batch.front().offset) >= *m.restore_start_offset,
+        "{}-{}: record {} before the restore start", tp.first, tp.second, batch.front().offset);
     auto s = m.task->state_manager().restore(m.store_name, batch);
     if (!s) return base::unexpected(s.error());
     applied += batch.size();
+    m.restored += static_cast<int64_t>(batch.size());
+    // Offsets are distinct and below the end, so an active never restores more than end - start
+    // records (fewer where the log has gaps).
+    IQ_ASSERT(
+        !m.restore_end_offset || m.restored <= *m.restore_end_offset - *m.restore_start_offset,
+        "{}-{}: {} records restored in [{}, {})", tp.first, tp.second, m.restored,
+        *m.restore_start_offset, *m.restore_end_offset);
   }
   update_pausing();
   return applied;

@@ -42,8 +42,13 @@ class StoreChangelogReader {
   struct ChangelogMetadata {
     Task* task;
     std::string store_name;
-    std::optional<int64_t> restore_end_offset;  // actives only: exclusive (the LEO at registration)
+    std::optional<ChangelogOffset>
+        restore_end_offset;  // actives only: exclusive (the LEO at registration)
     std::vector<ConsumerRecord> buffered;
+    // Where restoration started: the checkpointed offset + 1, or the log start. Set at
+    // registration, with `restored` (records applied since) checked against it and the end.
+    std::optional<ChangelogOffset> restore_start_offset = std::nullopt;
+    int64_t restored = 0;
   };
   bool completed(const TopicPartition& tp, const ChangelogMetadata& m) const;
   void update_pausing();

@@ -79,13 +79,13 @@ std::vector<TopicPartition> Task::changelog_partitions() const {
   return out;
 }
 
-TopicPartitionOffsets Task::changelog_offsets() const {
-  TopicPartitionOffsets out;
+ChangelogOffsets Task::changelog_offsets() const {
+  ChangelogOffsets out;
   for (StateStore* s : state_manager_->stores()) {
     auto tp = state_manager_->changelog_partition(s->name());
     if (!tp) continue;
-    out[*tp] =
-        state_manager_->changelog_offset(s->name()).value_or(OffsetCheckpoint::kOffsetUnknown);
+    out.insert_or_assign(*tp, state_manager_->changelog_offset(s->name()).value_or(
+                                  ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)));
   }
   return out;
 }
@@ -106,7 +106,7 @@ Status Task::initialize() {
 }
 
 Status Task::maybe_checkpoint(bool enforce) {
-  const TopicPartitionOffsets now = changelog_offsets();
+  const ChangelogOffsets now = changelog_offsets();
   // StateManagerUtil.checkpointNeeded: never before the first snapshot; always when enforced;
   // otherwise when the summed movement exceeds the threshold.
   if (!offsets_at_last_checkpoint_) return ok_status();
@@ -114,8 +114,9 @@ Status Task::maybe_checkpoint(bool enforce) {
     int64_t delta = 0;
     for (const auto& [tp, offset] : now) {
       auto it = offsets_at_last_checkpoint_->find(tp);
-      delta += offset -
-               (it == offsets_at_last_checkpoint_->end() ? 0 : std::max<int64_t>(it->second, 0));
+      delta +=
+          offset.value() -
+          (it == offsets_at_last_checkpoint_->end() ? 0 : std::max<int64_t>(it->second.value(), 0));
     }
     if (delta <= kOffsetDeltaThresholdForCheckpoint) return ok_status();
   }

@@ -58,7 +58,7 @@ class Task {
   // The changelog partitions of this task's logged stores.
   std::vector<TopicPartition> changelog_partitions() const;
   // Changelog offsets of the stores (the last applied or written record), for lags and offset sums.
-  TopicPartitionOffsets changelog_offsets() const;
+  ChangelogOffsets changelog_offsets() const;
 
   // Register the stores and load .checkpoint: CREATED -> RESTORING.
   [[nodiscard]] virtual Status initialize();
@@ -82,7 +82,7 @@ class Task {
   std::unique_ptr<TaskTopology> topology_;
   std::unique_ptr<ProcessorStateManager> state_manager_;
   std::unique_ptr<ProcessorContextImpl> context_;
-  std::optional<TopicPartitionOffsets> offsets_at_last_checkpoint_;
+  std::optional<ChangelogOffsets> offsets_at_last_checkpoint_;
   bool initialized_ = false;
 };
 

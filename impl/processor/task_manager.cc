@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "processor/task_manager.h"
+#include "base/probe.h"
 
 #include <algorithm>
 
@@ -320,11 +320,13 @@ Status TaskManager::commit_all() {
 
 std::map<TaskId, int64_t> TaskManager::task_offset_sums() {
   std::map<TaskId, int64_t> sums;
-  auto sum_of = [](const TopicPartitionOffsets& offsets) -> std::optional<int64_t> {
+  // The offset sum is Kafka's wire long (SubscriptionInfo): changelog offsets leave their type
+  // here.
+  auto sum_of = [](const ChangelogOffsets& offsets) -> std::optional<int64_t> {
     std::optional<int64_t> sum;
     for (const auto& [tp, o] : offsets) {
-      if (o < 0) continue;  // unknown changelog offsets do not count
-      sum = sum.value_or(0) + o;
+      if (o.value() < 0) continue;  // unknown changelog offsets do not count
+      sum = sum.value_or(0) + o.value();
     }
     return sum;
   };

@@ -13,6 +13,7 @@
 
 #include "base/expected.h"
 #include "io/file_system.h"
+#include "iq/offsets.h"
 #include "iq/position.h"
 #include "iq/topic_partition.h"
 
@@ -30,8 +31,17 @@ class OffsetCheckpoint {
   [[nodiscard]] Status remove() { return fs_.delete_file(path_); }
   const std::string& path() const { return path_; }
 
+  // The task's `.checkpoint` file, typed: changelog offsets in, changelog offsets out, so a
+  // source offset cannot be checkpointed as a changelog offset. The unknown sentinel stays a
+  // ChangelogOffset(kOffsetUnknown), as in the file.
+  [[nodiscard]] Status write_changelog_offsets(const ChangelogOffsets& offsets);
+  [[nodiscard]] base::Expected<ChangelogOffsets, StreamsError> read_changelog_offsets();
+
   // The text for `offsets`, exposed for the round-trip properties.
   static std::string format(const TopicPartitionOffsets& offsets);
+  // What read() makes of `text` (the content of the file at `path`, named in errors).
+  static base::Expected<TopicPartitionOffsets, StreamsError> parse(const std::string& path,
+                                                                   const std::string& text);
 
  private:
   FileSystem& fs_;

@@ -21,7 +21,8 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   r.task_state = recorded(task.state());
   r.thread_state = recorded(thread_state);
   if (const StateStore* s = task.store(store)) r.store_position = s->position();
-  r.changelog_offset = task.state_manager().changelog_offset(store);
+  // The trace records changelog offsets as numbers (trace/ is plain data).
+  if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = o->value();
   for (const auto& tp : task.changelog_partitions()) {
     auto end = cluster.broker().broker().end_offset(tp);
     if (!end) continue;

@@ -6,8 +6,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "iq/offsets.h"
 
 namespace iq {
 
@@ -26,6 +29,14 @@ class Position {
     if (it == partitions.end() || offset > it->second) partitions[partition] = offset;
     return *this;
   }
+
+  // The typed way in: a Position holds source-topic offsets only. A ChangelogOffset does not
+  // convert to either overload, so passing one is a compile error (impl/iq/offsets_test.cc).
+  Position& with_component(const std::string& topic, int32_t partition, SourceOffset offset) {
+    return with_component(topic, partition, offset.value());
+  }
+  Position& with_component(const std::string& topic, int32_t partition,
+                           ChangelogOffset offset) = delete;
 
   // Per-partition max. A topic present in `other` is created here even when its map is empty.
   Position& merge(const Position& other) {
@@ -58,6 +69,12 @@ class Position {
     if (t == map_.end()) return nullptr;
     auto p = t->second.find(partition);
     return p == t->second.end() ? nullptr : &p->second;
+  }
+
+  // The typed way out: the source offset at (topic, partition), if any.
+  std::optional<SourceOffset> source_offset(const std::string& topic, int32_t partition) const {
+    const int64_t* o = offset(topic, partition);
+    return o == nullptr ? std::nullopt : std::optional<SourceOffset>(SourceOffset(*o));
   }
 
   // Kafka's toString: Position{position={topic={0=5, 1=3}}}

@@ -10,6 +10,8 @@
 #include <string>
 #include <utility>
 
+#include "iq/offsets.h"
+
 namespace iq {
 
 struct HostInfo {
@@ -49,6 +51,10 @@ struct KeyQueryMetadata {
 
 // LagInfo (allLocalStorePartitionLags): changelog-offset lag of one local store partition.
 struct LagInfo {
+  // The typed way in: both positions are offsets of the same changelog partition.
+  static LagInfo of(ChangelogOffset current, ChangelogOffset end) {
+    return LagInfo{current.value(), end.value()};
+  }
   int64_t current_offset_position = 0;
   int64_t end_offset_position = 0;
   int64_t offset_lag() const {
