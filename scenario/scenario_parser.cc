@@ -1023,7 +1023,7 @@ class ScenarioParser {
              "position_bound", "require_active_one_in", "standby_one_in", "timeout_ms",
              "retry_attempts", "retry_backoff_ms", "retry_on", "multi_partition_one_in",
              "all_partitions_one_in", "range_order", "open_range_one_in", "absent_key_one_in",
-             "skip_cache_one_in"});
+             "skip_cache_one_in", "require_active_bounded"});
     QueryClientConfig c;
     c.clients = w.integer("clients", c.clients, {1, 1'000}).as_int32();
     std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
@@ -1048,6 +1048,7 @@ class ScenarioParser {
          }).value_or(c.bound_modes);
     c.require_active_odds = w.one_in("require_active_one_in", 2);
     c.standby_odds = w.one_in("standby_one_in", 3);
+    c.require_active_bounded = w.boolean("require_active_bounded", c.require_active_bounded);
     c.multi_partition_odds = w.one_in("multi_partition_one_in", 0);
     c.all_partitions_odds = w.one_in("all_partitions_one_in", 0);
     std::vector<std::string_view> order_names;

@@ -258,6 +258,7 @@ void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {
   b.set("position_bound", strings(modes));
   b.set("require_active_one_in", one_in(c.require_active_odds));
   b.set("standby_one_in", one_in(c.standby_odds));
+  b.set("require_active_bounded", boolean(c.require_active_bounded));
   b.set("multi_partition_one_in", one_in(c.multi_partition_odds));
   b.set("all_partitions_one_in", one_in(c.all_partitions_odds));
   std::vector<std::string> orders;

@@ -172,6 +172,7 @@ void QueryClientWorkload::start_query(int32_t client) {
   s.bound_mode = c.prng.pick(config_.bound_modes);
   s.require_active = c.prng.chance(config_.require_active_odds);
   s.prefer_standby = c.prng.chance(config_.standby_odds);
+  if (s.require_active && !config_.require_active_bounded) s.bound_mode = BoundMode::kUnbounded;
   if (maybe(c.prng, config_.absent_key_odds)) {
     // A key no producer writes (they draw from [0, keys)): the answer is null or no entries.
     s.key = config_.keys + static_cast<int32_t>(c.prng.below(static_cast<uint64_t>(config_.keys)));

@@ -69,6 +69,9 @@ struct QueryClientConfig {
   std::vector<BoundMode> bound_modes{BoundMode::kUnbounded, BoundMode::kSession,
                                      BoundMode::kProduced};
   base::Ratio require_active_odds{1, 2};
+  // False: a requireActive query asks without a bound (Kafka replaces its bound with unbounded,
+  // scenarios/findings/require_active_drops_bound.toml, which BoundHonored flags).
+  bool require_active_bounded = true;
   base::Ratio standby_odds{1, 3};  // send to a standby host when the metadata lists one
   // The rest of the request space (docs/iqv2-semantics.md); each off by default, and a draw that
   // is off takes nothing from the client's Prng, so a workload without them runs as before.
