@@ -1021,7 +1021,9 @@ class ScenarioParser {
     w.allow({"name", "clients", "start_ms", "stop_ms", "interval_ms", "store", "keys",
              "key_distribution", "range_one_in", "timestamped_one_in", "range_width",
              "position_bound", "require_active_one_in", "standby_one_in", "timeout_ms",
-             "retry_attempts", "retry_backoff_ms", "retry_on"});
+             "retry_attempts", "retry_backoff_ms", "retry_on", "multi_partition_one_in",
+             "all_partitions_one_in", "range_order", "open_range_one_in", "absent_key_one_in",
+             "skip_cache_one_in", "require_active_bounded"});
     QueryClientConfig c;
     c.clients = w.integer("clients", c.clients, {1, 1'000}).as_int32();
     std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
@@ -1046,6 +1048,23 @@ class ScenarioParser {
          }).value_or(c.bound_modes);
     c.require_active_odds = w.one_in("require_active_one_in", 2);
     c.standby_odds = w.one_in("standby_one_in", 3);
+    c.require_active_bounded = w.boolean("require_active_bounded", c.require_active_bounded);
+    c.multi_partition_odds = w.one_in("multi_partition_one_in", 0);
+    c.all_partitions_odds = w.one_in("all_partitions_one_in", 0);
+    std::vector<std::string_view> order_names;
+    for (const auto& o : names::kResultOrders) order_names.push_back(o.name);
+    const std::vector<std::string> orders =
+        w.name_list("range_order", {"ANY"}, order_names, "result order");
+    if (orders.empty()) w.fail_key("range_order", "needs at least one result order");
+    c.range_orders.clear();
+    for (const auto& o : names::kResultOrders) {
+      if (std::find(orders.begin(), orders.end(), o.name) != orders.end()) {
+        c.range_orders.push_back(o.value);
+      }
+    }
+    c.open_range_odds = w.one_in("open_range_one_in", 0);
+    c.absent_key_odds = w.one_in("absent_key_one_in", 0);
+    c.skip_cache_odds = w.one_in("skip_cache_one_in", 0);
     c.timeout_ms = w.integer("timeout_ms", c.timeout_ms, kPositiveTimeMs).value;
     c.retry.attempts_max = w.integer("retry_attempts", c.retry.attempts_max, {1, 100}).as_int32();
     c.retry.backoff_ms = w.integer("retry_backoff_ms", c.retry.backoff_ms, kTimeMs).value;

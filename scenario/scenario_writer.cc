@@ -258,6 +258,15 @@ void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {
   b.set("position_bound", strings(modes));
   b.set("require_active_one_in", one_in(c.require_active_odds));
   b.set("standby_one_in", one_in(c.standby_odds));
+  b.set("require_active_bounded", boolean(c.require_active_bounded));
+  b.set("multi_partition_one_in", one_in(c.multi_partition_odds));
+  b.set("all_partitions_one_in", one_in(c.all_partitions_odds));
+  std::vector<std::string> orders;
+  for (ResultOrder o : c.range_orders) orders.emplace_back(names::name_of(names::kResultOrders, o));
+  b.set("range_order", strings(orders));
+  b.set("open_range_one_in", one_in(c.open_range_odds));
+  b.set("absent_key_one_in", one_in(c.absent_key_odds));
+  b.set("skip_cache_one_in", one_in(c.skip_cache_odds));
   b.set("timeout_ms", num(c.timeout_ms));
   b.set("retry_attempts", num(c.retry.attempts_max));
   b.set("retry_backoff_ms", num(c.retry.backoff_ms));

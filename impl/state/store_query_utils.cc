@@ -1,6 +1,7 @@
 #include "state/store_query_utils.h"
 
 #include "base/assert.h"
+#include "base/probe.h"
 #include "iq/key_query.h"
 #include "iq/range_query.h"
 #include "iq/window_key_query.h"
@@ -38,6 +39,20 @@ QueryResult run_range_query(const Query& query, StateStore& store) {
   IQ_ASSERT(raw != nullptr, "a typed RangeQuery reached the position owner: {}", query.to_string());
   const bool reverse = raw->result_order() == ResultOrder::DESCENDING;
   const bool unbounded = !raw->lower_bound() && !raw->upper_bound();
+  switch (raw->result_order()) {
+    case ResultOrder::ANY:
+      IQ_PROBE("range.order.ANY", "a store ran a range query with ResultOrder ANY");
+      break;
+    case ResultOrder::ASCENDING:
+      IQ_PROBE("range.order.ASCENDING", "a store ran a range query with ResultOrder ASCENDING");
+      break;
+    case ResultOrder::DESCENDING:
+      IQ_PROBE("range.order.DESCENDING", "a store ran a range query with ResultOrder DESCENDING");
+      break;
+  }
+  if (!raw->lower_bound() || !raw->upper_bound()) {
+    IQ_PROBE("range.open_end", "a store ran a range query with a null lower or upper bound");
+  }
   auto it =
       unbounded ? kv->all(reverse) : kv->range(raw->lower_bound(), raw->upper_bound(), reverse);
   if (!it) return store_exception(store, query, it.error());
@@ -106,8 +121,8 @@ void update_position(Position& position, const StateStoreContext* context) {
 }
 
 std::string window_range_with_key_message(std::string_view store_class, const Query& query) {
-  return "This store (" + std::string(store_class) + ") doesn't know how to execute the given query (" +
-         query.to_string() +
+  return "This store (" + std::string(store_class) +
+         ") doesn't know how to execute the given query (" + query.to_string() +
          ") because WindowStores only supports WindowRangeQuery.withWindowStartRange. Contact the "
          "store maintainer if you need support for a new query type.";
 }

@@ -1,5 +1,7 @@
 #include "cluster/instance.h"
 
+#include "base/probe.h"
+
 namespace iq::sim {
 
 // Tells the run's ProcessingLedger of each input record this process's tasks processed.
@@ -142,6 +144,13 @@ void Instance::crash() {
   IQ_ASSERT(running(), "{} crashed while not running", config_.name);
   service_.loop().cancel(run_event_);
   run_event_ = {};
+  for (const auto& thread : process_->streams->threads()) {
+    for (Task* task : thread->task_manager().all_tasks()) {
+      if (task->is_active() && task->state() == TaskState::RESTORING) {
+        IQ_PROBE("crash.during_restore", "a crash cut short an active task's restore");
+      }
+    }
+  }
   // Destroying KafkaStreams closes every database without a flush; SimDisk::crash() asserts
   // that no handle or lock is left, which checks exactly that.
   process_.reset();

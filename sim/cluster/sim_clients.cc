@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/probe.h"
+
 namespace iq::sim {
 
 namespace {
@@ -512,6 +514,11 @@ Status SimGroupMembership::commit_offsets(const TopicPartitionOffsets& offsets) 
   }
   if (e == Errors::UNKNOWN_MEMBER_ID || e == Errors::ILLEGAL_GENERATION) {
     // CommitFailedException: this member was fenced; Streams turns it into TaskMigratedException.
+    // Under at-least-once its writes since the last commit (changelog, sink) are already out:
+    // a fenced member's late writes, which the new owner's restore may or may not see.
+    if (!offsets.empty()) {
+      IQ_PROBE("group.fenced_late_write", "a fenced member's offset commit failed after it wrote");
+    }
     on_error(e);
     return base::unexpected(StreamsError{StreamsError::Kind::TaskMigrated,
                                          std::string("CommitFailedException: ") + errors_name(e)});

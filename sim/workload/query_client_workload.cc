@@ -2,14 +2,15 @@
 
 #include <algorithm>
 
+#include "base/probe.h"
 #include "history/placement.h"
+#include "iq/default_partitioner.h"
 #include "iq/key_query.h"
 #include "iq/range_query.h"
+#include "iq/serdes.h"
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
-#include "iq/default_partitioner.h"
-#include "iq/serdes.h"
 #include "workload/query_conversion.h"
 
 namespace iq::sim {
@@ -28,7 +29,15 @@ struct QueryClientWorkload::Spec {
   BoundMode bound_mode = BoundMode::kUnbounded;
   bool require_active = false;
   bool prefer_standby = false;
+  ResultOrder order = ResultOrder::ANY;
+  bool lower_open = false;
+  bool upper_open = false;
+  bool skip_cache = false;
+  // The partitions named: nullopt for all (no with_partitions); always holds the key's otherwise.
+  std::optional<std::set<int32_t>> partitions;
   int32_t attempt = 0;
+  // A previous attempt of this query got NOT_UP_TO_BOUND (for the "bound met after retries" probe).
+  bool refused_bound = false;
 };
 
 struct QueryClientWorkload::Client {
@@ -44,8 +53,7 @@ struct QueryClientWorkload::Client {
 struct QueryClientWorkload::Pending {
   QueryRecord record;
   std::optional<StateQueryRequest> request;
-  int32_t partition = -1;
-  bool range = false;
+  std::set<int32_t> placement_partitions;
   EventId timeout{};
   bool served = false;
   OutcomeKind outcome = OutcomeKind::kAnswered;
@@ -56,22 +64,38 @@ struct QueryClientWorkload::Pending {
 
 namespace {
 
-// One of the four key-value query types.
-StateQueryRequest make_request(const std::string& store, bool range, bool timestamped, int32_t key,
-                               int32_t width) {
+// A range query's order: ANY is Kafka's default (neither call made).
+template <typename Q>
+Q with_order(Q q, ResultOrder order) {
+  if (order == ResultOrder::ASCENDING) return q.with_ascending_keys();
+  if (order == ResultOrder::DESCENDING) return q.with_descending_keys();
+  return q;
+}
+
+// One of the four key-value query types, in the shape the spec drew.
+StateQueryRequest make_request(const std::string& store, bool range, bool timestamped,
+                               std::optional<int32_t> lower, std::optional<int32_t> upper,
+                               ResultOrder order, int32_t key, bool skip_cache) {
   if (range && timestamped) {
     return StateQueryRequest::in_store_with_query(
-        store, TimestampedRangeQuery<int32_t, int64_t>::with_range(key, key + width - 1));
+        store,
+        with_order(TimestampedRangeQuery<int32_t, int64_t>::with_range(lower, upper), order));
   }
   if (range) {
     return StateQueryRequest::in_store_with_query(
-        store, RangeQuery<int32_t, int64_t>::with_range(key, key + width - 1));
+        store, with_order(RangeQuery<int32_t, int64_t>::with_range(lower, upper), order));
   }
   if (timestamped) {
-    return StateQueryRequest::in_store_with_query(
-        store, TimestampedKeyQuery<int32_t, int64_t>::with_key(key));
+    auto q = TimestampedKeyQuery<int32_t, int64_t>::with_key(key);
+    return StateQueryRequest::in_store_with_query(store, skip_cache ? q.skip_cache() : q);
   }
-  return StateQueryRequest::in_store_with_query(store, KeyQuery<int32_t, int64_t>::with_key(key));
+  auto q = KeyQuery<int32_t, int64_t>::with_key(key);
+  return StateQueryRequest::in_store_with_query(store, skip_cache ? q.skip_cache() : q);
+}
+
+// A draw that is off takes nothing from the Prng, so configurations without it keep their runs.
+bool maybe(base::Prng& prng, base::Ratio odds) {
+  return odds.num > 0 && prng.chance(odds);
 }
 
 bool has_reason(const QueryRecord& r, FailureReason reason) {
@@ -148,6 +172,47 @@ void QueryClientWorkload::start_query(int32_t client) {
   s.bound_mode = c.prng.pick(config_.bound_modes);
   s.require_active = c.prng.chance(config_.require_active_odds);
   s.prefer_standby = c.prng.chance(config_.standby_odds);
+  if (s.require_active && !config_.require_active_bounded) s.bound_mode = BoundMode::kUnbounded;
+  if (maybe(c.prng, config_.absent_key_odds)) {
+    // A key no producer writes (they draw from [0, keys)): the answer is null or no entries.
+    s.key = config_.keys + static_cast<int32_t>(c.prng.below(static_cast<uint64_t>(config_.keys)));
+  }
+  if (s.range) {
+    if (config_.range_orders.size() > 1) s.order = c.prng.pick(config_.range_orders);
+    if (config_.range_orders.size() == 1) s.order = config_.range_orders.front();
+    if (maybe(c.prng, config_.open_range_odds)) {
+      switch (c.prng.below(3)) {
+        case 0:
+          s.lower_open = true;
+          break;
+        case 1:
+          s.upper_open = true;
+          break;
+        default:
+          s.lower_open = s.upper_open = true;
+          break;
+      }
+    }
+  } else {
+    s.skip_cache = maybe(c.prng, config_.skip_cache_odds);
+  }
+  const int32_t source_partitions = cluster_.config().topology.source_partitions;
+  const int32_t key_partition =
+      partition_for_key(Serde<int32_t>::serialize(s.key).view(), source_partitions);
+  s.partitions = std::set<int32_t>{key_partition};
+  if (maybe(c.prng, config_.all_partitions_odds)) {
+    s.partitions.reset();
+  } else if (source_partitions > 1 && maybe(c.prng, config_.multi_partition_odds)) {
+    // One other partition surely, each of the rest with even odds.
+    const int32_t other = static_cast<int32_t>(
+        (key_partition + 1 +
+         static_cast<int32_t>(c.prng.below(static_cast<uint64_t>(source_partitions - 1)))) %
+        source_partitions);
+    s.partitions->insert(other);
+    for (int32_t p = 0; p < source_partitions; ++p) {
+      if (p != key_partition && p != other && c.prng.chance({1, 2})) s.partitions->insert(p);
+    }
+  }
   c.spec = s;
   attempt(client);
 }
@@ -170,17 +235,34 @@ void QueryClientWorkload::attempt(int32_t client) {
   if (s.bound_mode == BoundMode::kSession) r.request.bound = c.session;
   if (s.bound_mode == BoundMode::kProduced) r.request.bound = produced_();
 
-  auto request = make_request(config_.store, s.range, s.timestamped, s.key, config_.range_width);
+  std::optional<int32_t> lower;
+  std::optional<int32_t> upper;
+  if (s.range) {
+    if (!s.lower_open) lower = s.key;
+    if (!s.upper_open) upper = s.key + config_.range_width - 1;
+  }
+  auto request = make_request(config_.store, s.range, s.timestamped, lower, upper, s.order, s.key,
+                              s.skip_cache);
   r.request.query = request.query().describe();
   r.request.kind = request.query().kind();
   if (s.range) {
-    r.request.lower = s.key;
-    r.request.upper = s.key + config_.range_width - 1;
+    r.request.lower = lower;
+    r.request.upper = upper;
+    r.request.order = s.order;
   }
-  const int32_t key_partition = partition_for_key(Serde<int32_t>::serialize(s.key).view(),
-                                                  cluster_.config().topology.source_partitions);
-  r.request.partitions = std::set<int32_t>{key_partition};
-  r.placement_at_invoke = take_placement(cluster_, config_.store, {key_partition});
+  const int32_t source_partitions = cluster_.config().topology.source_partitions;
+  const int32_t key_partition =
+      partition_for_key(Serde<int32_t>::serialize(s.key).view(), source_partitions);
+  IQ_ASSERT(!s.partitions || s.partitions->count(key_partition) == 1, "key {} partition {}", s.key,
+            key_partition);
+  r.request.partitions = s.partitions;
+  std::set<int32_t> placement_partitions;
+  if (s.partitions) {
+    placement_partitions = *s.partitions;
+  } else {
+    for (int32_t p = 0; p < source_partitions; ++p) placement_partitions.insert(p);
+  }
+  r.placement_at_invoke = take_placement(cluster_, config_.store, placement_partitions);
 
   int32_t partition = -1;
   if (!route(c, r, partition)) {
@@ -191,13 +273,12 @@ void QueryClientWorkload::attempt(int32_t client) {
   }
   IQ_ASSERT(partition == key_partition, "metadata partition {} != {} for key {}", partition,
             key_partition, s.key);
-  request =
-      request.with_partitions({partition}).with_position_bound(PositionBound::at(r.request.bound));
+  request = s.partitions ? request.with_partitions(*s.partitions) : request.with_all_partitions();
+  request = request.with_position_bound(PositionBound::at(r.request.bound));
   if (s.require_active) request = request.require_active();
   auto p = std::make_unique<Pending>();
   p->request = std::move(request);
-  p->partition = partition;
-  p->range = s.range;
+  p->placement_partitions = std::move(placement_partitions);
   p->record = std::move(r);
   const uint64_t id = p->record.id;
   const std::string target = p->record.target_instance;
@@ -269,7 +350,7 @@ void QueryClientWorkload::serve(uint64_t id, const std::string& target, const st
   IQ_ASSERT(!p.served, "record {} served twice", id);
   p.served = true;
   auto result = instance->streams().query(*p.request);
-  p.placement_at_answer = take_placement(cluster_, config_.store, {p.partition});
+  p.placement_at_answer = take_placement(cluster_, config_.store, p.placement_partitions);
   QueryRecord answer;
   record_outcome(answer, result);
   p.outcome = answer.outcome;
@@ -309,8 +390,15 @@ void QueryClientWorkload::on_timeout(uint64_t id) {
 void QueryClientWorkload::finish_attempt(int32_t client, QueryRecord record) {
   Client& c = *clients_[static_cast<size_t>(client)];
   IQ_ASSERT(c.spec.has_value() && c.spec->attempt == record.attempt);
+  bool bounded_success = false;
   for (const auto& p : record.partitions) {
     if (p.success && p.position) c.session.merge(*p.position);
+    if (p.success && !record.request.bound.is_empty()) bounded_success = true;
+  }
+  if (has_reason(record, FailureReason::NOT_UP_TO_BOUND)) c.spec->refused_bound = true;
+  if (bounded_success && c.spec->refused_bound && !record.request.require_active) {
+    IQ_PROBE("query.bound_met_after_retry",
+             "a bounded query refused NOT_UP_TO_BOUND succeeded on a later attempt");
   }
   const bool wants_retry = should_retry(record);
   const int32_t attempt_no = record.attempt;

@@ -13,10 +13,14 @@
 //   4. Complete on the reply or on the timeout, whichever comes first; record; retry or move on.
 //
 // Each logical query draws, once: KeyQuery or RangeQuery, plain or Timestamped*, [key, key +
-// range_width - 1] (both on the key's partition only), the bound mode (unbounded, session = the
-// client's merged Position of all its successful partition results so far, produced = the
-// producer's acknowledged Position), require_active, and whether to prefer a standby. The bound
-// itself is recomputed per attempt.
+// range_width - 1] or with an open end (null lower, upper or both), its ResultOrder, a key that
+// was never produced, skipCache, the partitions named (the key's only, the key's and others, or
+// all), the bound mode (unbounded, session = the client's merged Position of all its successful
+// partition results so far, produced = the producer's acknowledged Position), require_active
+// (with or without a bound), and whether to prefer a standby. The bound itself is recomputed per
+// attempt. The request is always routed by its key, so a request naming several partitions
+// reaches the host of one of them and the others answer as Kafka answers there (NOT_PRESENT, or
+// a standby's or a co-hosted active's result).
 //
 // The workload must be destroyed before the Cluster (its events live in the cluster's loop); its
 // handlers hold a weak liveness token and do nothing once it is gone.
@@ -31,6 +35,7 @@
 
 #include "base/prng.h"
 #include "cluster/cluster.h"
+#include "iq/result_order.h"
 #include "trace/history.h"
 #include "workload/key_distribution.h"
 #include "workload/producer_workload.h"
@@ -64,7 +69,21 @@ struct QueryClientConfig {
   std::vector<BoundMode> bound_modes{BoundMode::kUnbounded, BoundMode::kSession,
                                      BoundMode::kProduced};
   base::Ratio require_active_odds{1, 2};
+  // False: a requireActive query asks without a bound (Kafka replaces its bound with unbounded,
+  // scenarios/findings/require_active_drops_bound.toml, which BoundHonored flags).
+  bool require_active_bounded = true;
   base::Ratio standby_odds{1, 3};  // send to a standby host when the metadata lists one
+  // The rest of the request space (docs/iqv2-semantics.md); each off by default, and a draw that
+  // is off takes nothing from the client's Prng, so a workload without them runs as before.
+  // Which partitions a query names: the key's partition alone (the rest), the key's partition and
+  // at least one other (several), or none, i.e. all partitions (no with_partitions).
+  base::Ratio multi_partition_odds{0, 1};
+  base::Ratio all_partitions_odds{0, 1};
+  // The ResultOrder of a range query, drawn from this list (ANY: Kafka's default, no call).
+  std::vector<ResultOrder> range_orders{ResultOrder::ANY};
+  base::Ratio open_range_odds{0, 1};  // a range with a null lower and/or upper bound
+  base::Ratio absent_key_odds{0, 1};  // a key in [keys, 2 * keys): never produced
+  base::Ratio skip_cache_odds{0, 1};  // skipCache() on a key query
   int64_t timeout_ms = 1'000;
   RetryPolicy retry;
   bool operator==(const QueryClientConfig&) const = default;
