@@ -953,7 +953,7 @@ int list_properties_command() {
   for (const std::string& name : properties::all_property_names()) {
     const properties::CheckInfo* check = properties::find_check(name);
     const char* statement = check != nullptr ? check->statement : nullptr;
-    if (name == "Deterministic") {
+    if (name == sim::property_names::kDeterministic) {
       statement = "the same seed and scenario give the same trace digest, run after run";
     }
     std::printf("%-24s %s\n", name.c_str(), statement != nullptr ? statement : "");

@@ -11,8 +11,8 @@ namespace iq::properties {
 
 namespace {
 
-constexpr const char* kDeterministic = "Deterministic";
-constexpr const char* kScriptedExpectations = "ScriptedExpectations";
+constexpr const char* kDeterministic = sim::property_names::kDeterministic.data();
+constexpr const char* kScriptedExpectations = sim::property_names::kScriptedExpectations.data();
 
 // What the checks found, before it is split into expected and unexpected violations.
 struct Judged {

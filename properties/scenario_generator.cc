@@ -66,7 +66,10 @@ std::vector<sim::WorkloadSpec> gen_faults(const ScenarioGenLimits& limits, int32
 std::vector<std::string> crash_checks() {
   std::vector<std::string> names;
   for (const std::string& name : all_property_names()) {
-    if (name != "ResultMatchesModel" && name != "SamePositionSameAnswer") names.push_back(name);
+    if (name != sim::property_names::kResultMatchesModel &&
+        name != sim::property_names::kSamePositionSameAnswer) {
+      names.push_back(name);
+    }
   }
   return names;
 }

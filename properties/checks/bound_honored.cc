@@ -28,7 +28,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "BoundHonored";
+constexpr const char* kName = sim::property_names::kBoundHonored.data();
 
 void judge_success(const JudgeContext& context, const sim::QueryRecord& record,
                    const sim::PartitionOutcome& outcome, detail::Tally& tally,

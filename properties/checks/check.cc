@@ -4,8 +4,10 @@
 
 #include "base/assert.h"
 #include "model/key_bytes.h"
+#include "trace/property_names.h"
 
 namespace iq::properties {
+namespace names = sim::property_names;
 namespace {
 
 model::Aggregation aggregation_of(TopologyKind kind) {
@@ -220,38 +222,46 @@ void JudgeContext::add_tally(std::string_view property, const CheckTally& tally)
 
 const std::vector<CheckInfo>& all_checks() {
   static const std::vector<CheckInfo> checks = {
-      {"ResultMatchesModel",
+      {names::kResultMatchesModel.data(),
        "a successful partition result equals the model's answer at the position that result "
        "reports",
        &check_result_matches_model},
-      {"SamePositionSameAnswer",
+      {names::kSamePositionSameAnswer.data(),
        "two results for the same store partition and query that report the same position are "
        "equal, whichever replica or incarnation served them",
        &check_same_position_same_answer},
-      {"BoundHonored",
+      {names::kBoundHonored.data(),
        "success under PositionBound.at(B) means the reported position dominates B on the served "
        "partition; NOT_UP_TO_BOUND means the serving replica really was behind",
        &check_bound_honored},
-      {"SessionMonotonic",
+      {names::kSessionMonotonic.data(),
        "a client that feeds its merged position back as its bound never sees any component go "
        "backwards",
        &check_session_monotonic},
-      {"FailureReasonCorrect",
+      {names::kFailureReasonCorrect.data(),
        "each failure reason is the one Kafka's rules give for the placement at query time and a "
        "success is not returned where a failure was due",
        &check_failure_reason_correct},
-      {"EventuallyAvailable",
+      {names::kEventuallyAvailable.data(),
        "after faults stop and the cluster heals, every partition answers a bounded query within a "
        "stated virtual time",
        &check_eventually_available},
-      {"LagReported",
+      {names::kLagReported.data(),
        "reported lags (allLocalStorePartitionLags) equal end offset minus the replica's actual "
        "offset",
        &check_lag_reported},
-      {"ScriptedExpectations",
+      {names::kScriptedExpectations.data(),
        "every scripted query's outcome is exactly what its scenario step expects",
        &check_scripted_expectations},
   };
+  // The registry and the one list of names (trace/property_names.h) agree, name by name and in
+  // order; a check added here without its name there (or the reverse) stops every binary at once.
+  IQ_ASSERT(checks.size() == names::kTraceCheckCount, "all_checks() holds ", checks.size(),
+            " checks, trace/property_names.h names ", names::kTraceCheckCount);
+  for (size_t i = 0; i < checks.size(); ++i) {
+    IQ_ASSERT(checks[i].name == names::kAll[i], "check ", i, " is ", checks[i].name,
+              ", trace/property_names.h says ", names::kAll[i]);
+  }
   return checks;
 }
 
@@ -263,10 +273,8 @@ const CheckInfo* find_check(std::string_view name) {
 }
 
 std::vector<std::string> all_property_names() {
-  std::vector<std::string> names;
-  for (const CheckInfo& check : all_checks()) names.emplace_back(check.name);
-  names.emplace_back("Deterministic");
-  return names;
+  all_checks();  // asserts the registry matches the list
+  return {names::kAll.begin(), names::kAll.end()};
 }
 
 }  // namespace iq::properties

@@ -23,9 +23,10 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/run_trace.h"
 #include "model/expected_answer.h"
 #include "model/reference_store.h"
+#include "trace/property_names.h"
+#include "trace/run_trace.h"
 
 namespace iq::properties {
 

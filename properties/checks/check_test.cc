@@ -2,6 +2,7 @@
 // faults), the registry, the renderings, and every check together on a large consistent trace.
 
 #include "checks/check.h"
+#include "trace/property_names.h"
 
 #include <gtest/gtest.h>
 
@@ -159,12 +160,21 @@ TEST(JudgeContextTest, ReprocessedBeforeListsThePartitionsRangesBegunByThen) {
 }
 
 TEST(RegistryTest, NamesEveryPropertyOnce) {
+  // all_property_names() is the one list (trace/property_names.h); every name but the trailing
+  // Deterministic is a registered check of that name, in that order.
   const auto names = all_property_names();
-  const std::vector<std::string> want = {
-      "ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored",
-      "SessionMonotonic",   "FailureReasonCorrect",   "EventuallyAvailable",
-      "LagReported",        "ScriptedExpectations",   "Deterministic"};
-  EXPECT_EQ(names, want) << "seed " << kSeed;
+  ASSERT_EQ(names.size(), sim::property_names::kAll.size()) << "seed " << kSeed;
+  for (size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(names[i], sim::property_names::kAll[i]) << "seed " << kSeed;
+  }
+  ASSERT_EQ(all_checks().size() + 1, names.size()) << "seed " << kSeed;
+  for (size_t i = 0; i < all_checks().size(); ++i) {
+    EXPECT_EQ(std::string(all_checks()[i].name), names[i]) << "seed " << kSeed;
+    EXPECT_NE(find_check(names[i]), nullptr) << names[i] << " seed " << kSeed;
+  }
+  EXPECT_EQ(names.back(), "Deterministic") << "seed " << kSeed;
+  EXPECT_TRUE(sim::property_names::is_property_name("LagReported")) << "seed " << kSeed;
+  EXPECT_FALSE(sim::property_names::is_property_name("NoSuchCheck")) << "seed " << kSeed;
   ASSERT_NE(find_check("BoundHonored"), nullptr) << "seed " << kSeed;
   EXPECT_EQ(find_check("BoundHonored")->run, &check_bound_honored) << "seed " << kSeed;
   EXPECT_EQ(find_check("Deterministic"), nullptr) << "seed " << kSeed;

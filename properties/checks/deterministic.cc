@@ -14,7 +14,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "Deterministic";
+constexpr const char* kName = sim::property_names::kDeterministic.data();
 
 std::string run_text(const sim::RunTrace& t) {
   return "digest=" + t.digest + " events=" + std::to_string(t.events) +

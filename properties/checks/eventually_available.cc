@@ -16,7 +16,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "EventuallyAvailable";
+constexpr const char* kName = sim::property_names::kEventuallyAvailable.data();
 
 const sim::QueryRecord* last_probe(const JudgeContext& context, int32_t partition) {
   const auto& records = context.trace().history.records();

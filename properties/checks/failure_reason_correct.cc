@@ -48,7 +48,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "FailureReasonCorrect";
+constexpr const char* kName = sim::property_names::kFailureReasonCorrect.data();
 // One partition's outcome as the oracle names it, in the order a set of them is printed.
 enum class Outcome : uint32_t {
   kSuccess,

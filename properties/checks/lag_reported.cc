@@ -20,7 +20,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "LagReported";
+constexpr const char* kName = sim::property_names::kLagReported.data();
 
 std::string lag_text(const LagInfo& lag) {
   return "current=" + std::to_string(lag.current_offset_position) +

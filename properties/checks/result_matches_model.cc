@@ -22,7 +22,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "ResultMatchesModel";
+constexpr const char* kName = sim::property_names::kResultMatchesModel.data();
 
 // Whether a reported position is one the store can report: nullopt if so, else what it should be.
 std::optional<std::string> implausible(const JudgeContext& context, const Position& position,

@@ -24,7 +24,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "SamePositionSameAnswer";
+constexpr const char* kName = sim::property_names::kSamePositionSameAnswer.data();
 
 // (store, partition, kind, key, lower, upper, order, position): the identity of an answer. It
 // points into the trace's records, which outlive the check, so grouping copies nothing.

@@ -19,7 +19,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "ScriptedExpectations";
+constexpr const char* kName = sim::property_names::kScriptedExpectations.data();
 
 std::string value_text(const std::optional<int64_t>& v) {
   return v ? std::to_string(*v) : std::string("null");

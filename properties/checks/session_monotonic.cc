@@ -24,7 +24,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = "SessionMonotonic";
+constexpr const char* kName = sim::property_names::kSessionMonotonic.data();
 
 // The first component of `seen` on `partition` that `position` holds lower or not at all.
 std::optional<std::string> went_backwards(const Position& seen, const Position& position,

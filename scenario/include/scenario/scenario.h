@@ -20,12 +20,13 @@
 #include <vector>
 
 #include "cluster/cluster.h"
-#include "trace/query_record.h"
-#include "trace/run_trace.h"
 #include "iq/failure_reason.h"
 #include "iq/position.h"
 #include "iq/query.h"
 #include "iq/result_order.h"
+#include "trace/property_names.h"
+#include "trace/query_record.h"
+#include "trace/run_trace.h"
 #include "workload/producer_workload.h"
 #include "workload/query_client_workload.h"
 
@@ -173,7 +174,7 @@ struct LivenessSpec {
   bool enabled = true;
   int64_t timeout_ms = 60'000;
   int64_t probe_interval_ms = 500;
-  std::vector<std::string> checks{"EventuallyAvailable"};
+  std::vector<std::string> checks{std::string(property_names::kEventuallyAvailable)};
   bool operator==(const LivenessSpec&) const = default;
 };
 

@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include "trace/query_record.h"
 #include "iq/failure_reason.h"
 #include "iq/query.h"
 #include "iq/result_order.h"
@@ -16,6 +15,8 @@
 #include "scenario/scenario.h"
 #include "state/stores.h"
 #include "topology/topologies.h"
+#include "trace/property_names.h"
+#include "trace/query_record.h"
 #include "workload/key_distribution.h"
 #include "workload/query_client_workload.h"
 
@@ -107,12 +108,9 @@ inline constexpr std::array<StreamsError::Kind, 13> kStreamsErrorKinds{
     StreamsError::Kind::Serialization,
 };
 
-// The properties checks, expected_failures and [liveness] checks may name (docs/design.md §4).
-inline constexpr std::array<std::string_view, 9> kPropertyNames{
-    "ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored",
-    "SessionMonotonic",   "FailureReasonCorrect",   "EventuallyAvailable",
-    "LagReported",        "Deterministic",          "ScriptedExpectations",
-};
+// The properties checks, expected_failures and [liveness] checks may name: the one list, in
+// trace/property_names.h (docs/design.md §4).
+inline constexpr const auto& kPropertyNames = property_names::kAll;
 
 // QueryClients retry_on: which RetryPolicy switch each outcome name sets.
 struct RetryOutcome {
