@@ -150,19 +150,24 @@ StoreResult<BytesIterator> CachingKeyValueStore::range(const std::optional<Bytes
   if (ranges::inverted(from, to)) return BytesIterator{{}, IteratorOrigin::EmptyIterator};
   auto below = wrapped().range(from, to, /*reverse=*/false);
   if (!below) return below;
-  std::map<Bytes, ValueBytes> merged;
-  for (auto& kv : below->entries) merged.emplace(kv.key, kv.value);
-  // Cached entries override what is below; cached tombstones hide it.
-  if (const NamedCache* named = cache().named_cache(cache_name_)) {
-    for (const Bytes& key : named->keys_eldest_first()) {
-      if ((from && key < *from) || (to && key > *to)) continue;
-      merged.insert_or_assign(key, named->peek(key)->value);
-    }
-  }
+  // Both sides are in key order: merge them in one pass, a cached entry overriding the store's
+  // entry of the same key and a cached tombstone hiding it.
+  std::vector<KeyValue<Bytes, Bytes>>& stored = below->entries;
   BytesIterator out{{}, IteratorOrigin::Converted};
-  for (auto& [k, v] : merged) {
-    if (v) out.entries.push_back({k, *v});
+  const NamedCache* named = cache().named_cache(cache_name_);
+  out.entries.reserve(stored.size() + (named != nullptr ? named->entries() : 0));
+  auto next = stored.begin();
+  if (named != nullptr) {
+    named->for_each_in_range(from, to, [&](const Bytes& key, const LRUCacheEntry& entry) {
+      for (; next != stored.end() && next->key < key; ++next) out.entries.push_back(std::move(*next));
+      if (next != stored.end() && next->key == key) ++next;
+      if (entry.value) out.entries.push_back({key, *entry.value});
+    });
   }
+  for (; next != stored.end(); ++next) out.entries.push_back(std::move(*next));
+  IQ_ASSERT(std::is_sorted(out.entries.begin(), out.entries.end(),
+                           [](const auto& a, const auto& b) { return a.key < b.key; }),
+            "merged range of {} out of order", cache_name_);
   if (reverse) std::reverse(out.entries.begin(), out.entries.end());
   return out;
 }

@@ -2,6 +2,7 @@
 // The inclusive range scan over a sorted map that the in-memory and LRU stores share, with
 // Kafka's "from > to gives an empty iterator" rule.
 
+#include <iterator>
 #include <map>
 
 #include "state/state_store.h"
@@ -21,8 +22,16 @@ inline BytesIterator scan_sorted_map(const std::map<Bytes, Bytes>& map,
   auto first = from ? map.lower_bound(*from) : map.begin();
   auto last = to ? map.upper_bound(*to) : map.end();
   BytesIterator out{{}, origin};
-  for (auto it = first; it != last; ++it) out.entries.push_back({it->first, it->second});
-  if (reverse) std::reverse(out.entries.begin(), out.entries.end());
+  // Filled in the order asked for, with no reversing pass. Not reserved: counting the entries
+  // first (std::distance) walks the tree twice, which measured slower than the vector's few
+  // regrowths for a range of 100 (docs/performance.md).
+  if (reverse) {
+    for (auto it = std::make_reverse_iterator(last); it != std::make_reverse_iterator(first); ++it) {
+      out.entries.push_back({it->first, it->second});
+    }
+  } else {
+    for (auto it = first; it != last; ++it) out.entries.push_back({it->first, it->second});
+  }
   return out;
 }
 

@@ -68,6 +68,15 @@ class NamedCache {
   [[nodiscard]] Status flush() { return flush_dirty(nullptr); }
   // Drop everything without flushing (clearCache on recycle, KAFKA-14172).
   void clear();
+  // The entries with from <= key <= to (an absent bound is open) in key order, without touching
+  // recency: the caching store's merged range reads the cache through this.
+  template <typename Visit>
+  void for_each_in_range(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
+                         Visit visit) const {
+    auto it = from ? map_.lower_bound(*from) : map_.begin();
+    const auto last = to ? map_.upper_bound(*to) : map_.end();
+    for (; it != last; ++it) visit(it->first, it->second.entry);
+  }
   // Keys from eldest to most recently used, for tests.
   std::vector<Bytes> keys_eldest_first() const { return {lru_.begin(), lru_.end()}; }
 
