@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
 #include <toml++/toml.h>
 #include <algorithm>
 #include <charconv>
@@ -18,15 +19,49 @@
 
 namespace iq::sim {
 
+namespace {
+
+// A value a message echoes from the file (a key, a name, a string) is cut to a readable prefix:
+// a 3 MB key once gave a 3 MB error line. Whole up to kShownBytesMax bytes, else that many bytes
+// cut at a UTF-8 character boundary and the value's size.
+constexpr size_t kShownBytesMax = 200;
+constexpr size_t kMessageBytesMax = 2'000;  // a whole message, after its values are cut
+
+std::string shown(std::string_view value, size_t bytes_max = kShownBytesMax) {
+  if (value.size() <= bytes_max) return std::string(value);
+  size_t cut = bytes_max;
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}\u2026 ({} bytes)", value.substr(0, cut), value.size());
+}
+
+// Messages quote what the file said between single quotes: each quoted stretch goes through
+// shown(), then the whole message.
+std::string cut_quoted(std::string_view message) {
+  std::string out;
+  bool quoted = false;
+  size_t start = 0;
+  for (size_t i = 0; i <= message.size(); ++i) {
+    if (i < message.size() && message[i] != '\'') continue;
+    const std::string_view part = message.substr(start, i - start);
+    out += quoted ? shown(part) : std::string(part);
+    if (i < message.size()) out += '\'';
+    quoted = !quoted;
+    start = i + 1;
+  }
+  return shown(out, kMessageBytesMax);
+}
+
+}  // namespace
+
 std::string ScenarioError::to_string() const {
-  std::string out = file;
+  std::string out = shown(file, 1'000);
   if (line > 0) {
     out += ":" + std::to_string(line);
     if (column > 0) out += ":" + std::to_string(column);
   }
   out += ": ";
-  if (!key.empty()) out += "key '" + key + "': ";
-  return out + message;
+  if (!key.empty()) out += "key '" + shown(key) + "': ";
+  return out + cut_quoted(message);
 }
 
 namespace {
@@ -1684,6 +1719,16 @@ base::Expected<Scenario, ScenarioError> parse_scenario_text(std::string_view tex
 
 base::Expected<Scenario, ScenarioError> parse_scenario_file(const std::string& path,
                                                             std::optional<uint64_t> seed) {
+  // Only a regular file (or a link to one): opening a FIFO blocks until a writer comes, forever
+  // for `iqsim run some-fifo`, and a device or a directory is no scenario.
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    return base::unexpected(ScenarioError{path, 0, 0, "", "cannot open the file"});
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return base::unexpected(
+        ScenarioError{path, 0, 0, "", "not a regular file; accepted: a scenario file (TOML)"});
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return base::unexpected(ScenarioError{path, 0, 0, "", "cannot open the file"});
   std::string text;
