@@ -40,7 +40,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint64_t kSeed = 20261204;
-constexpr int kCpuSecondsMax = 20;       // per input; the slowest refusal takes milliseconds
+constexpr int kCpuSecondsMax = 20;         // per input; the slowest refusal takes milliseconds
 constexpr size_t kMessageBytesMax = 4096;  // a refusal is a few lines at most
 constexpr size_t kBinaryEvery = 12;        // one generated file in this many also runs the binary
 
@@ -157,12 +157,24 @@ std::string wrong_type(base::Prng& prng, const std::string& text) {
   std::vector<std::string> lines = lines_of(text);
   const std::vector<size_t> at = assignments(lines);
   if (at.empty()) return text + "\nseed = 'x'\n";
-  static const char* const kValues[] = {"'a string'", "42",         "-7",
-                                        "3.5",        "true",       "[1, 'two']",
-                                        "{ a = 1 }",  "1979-05-27", "07:32:00",
-                                        "[]",         "{}",         "{ one_of = [] }",
-                                        "{ range = [5, 1] }", "{ one_of = ['x', 1] }", "nan",
-                                        "inf",        "-0",         "0x7fffffffffffffff"};
+  static const char* const kValues[] = {"'a string'",
+                                        "42",
+                                        "-7",
+                                        "3.5",
+                                        "true",
+                                        "[1, 'two']",
+                                        "{ a = 1 }",
+                                        "1979-05-27",
+                                        "07:32:00",
+                                        "[]",
+                                        "{}",
+                                        "{ one_of = [] }",
+                                        "{ range = [5, 1] }",
+                                        "{ one_of = ['x', 1] }",
+                                        "nan",
+                                        "inf",
+                                        "-0",
+                                        "0x7fffffffffffffff"};
   const size_t n = 1 + prng.below(3);
   for (size_t k = 0; k < n; ++k) {
     size_t i = at[prng.below(at.size())];
@@ -172,21 +184,40 @@ std::string wrong_type(base::Prng& prng, const std::string& text) {
 }
 
 std::string huge_count(base::Prng& prng, const std::string& text) {
-  static const char* const kKeys[] = {
-      "instances",           "records_max",          "retry_attempts",
-      "clients",             "source_partitions",    "num.standby.replicas",
-      "num.stream.threads",  "keys",                 "history_records_max",
-      "broker_records_max",  "coordinator_pending_outputs_max", "virtual_time_ms_max",
-      "duration_ms",         "max_down",             "count",
-      "events_max",          "records",              "partition",
-      "instance",            "ms_max",               "probe_interval_ms",
-      "lag_probe_interval_ms"};
-  static const char* const kHuge[] = {"9223372036854775807", "-9223372036854775808",
-                                      "1_000_000_000_000",   "4294967296",
-                                      "2147483648",          "101",
-                                      "31",                  "65",
-                                      "-1",                  "0",
-                                      "1025",                "1_000_000_001"};
+  static const char* const kKeys[] = {"instances",
+                                      "records_max",
+                                      "retry_attempts",
+                                      "clients",
+                                      "source_partitions",
+                                      "num.standby.replicas",
+                                      "num.stream.threads",
+                                      "keys",
+                                      "history_records_max",
+                                      "broker_records_max",
+                                      "coordinator_pending_outputs_max",
+                                      "virtual_time_ms_max",
+                                      "duration_ms",
+                                      "max_down",
+                                      "count",
+                                      "events_max",
+                                      "records",
+                                      "partition",
+                                      "instance",
+                                      "ms_max",
+                                      "probe_interval_ms",
+                                      "lag_probe_interval_ms"};
+  static const char* const kHuge[] = {"9223372036854775807",
+                                      "-9223372036854775808",
+                                      "1_000_000_000_000",
+                                      "4294967296",
+                                      "2147483648",
+                                      "101",
+                                      "31",
+                                      "65",
+                                      "-1",
+                                      "0",
+                                      "1025",
+                                      "1_000_000_001"};
   const std::string huge = kHuge[prng.below(std::size(kHuge))];
   switch (prng.below(5)) {
     case 0: {  // many steps, workloads or tests appended
@@ -255,8 +286,9 @@ std::string long_string(base::Prng& prng, const std::string& text) {
 }
 
 std::string invalid_utf8(base::Prng& prng, const std::string& text) {
-  static const char* const kBad[] = {"\xff", "\xc0\x80", "\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
-                                     "\xe2\x82", "\xfe\xfe", "\xc3"};
+  static const char* const kBad[] = {
+      "\xff",     "\xc0\x80", "\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+      "\xe2\x82", "\xfe\xfe", "\xc3"};
   std::string out = text;
   const uint64_t n = 1 + prng.below(3);
   for (uint64_t k = 0; k < n; ++k) {
@@ -273,23 +305,29 @@ std::string invalid_utf8(base::Prng& prng, const std::string& text) {
 
 std::string bad_reference(base::Prng& prng, const std::string& text) {
   std::vector<std::string> lines = lines_of(text);
-  static const char* const kNameKeys[] = {"store", "topic", "checks", "property", "instance",
-                                          "store_backend", "topology", "type", "failure"};
+  static const char* const kNameKeys[] = {"store",    "topic",    "checks",
+                                          "property", "instance", "store_backend",
+                                          "topology", "type",     "failure"};
   std::vector<size_t> named;
   for (size_t i : assignments(lines)) {
     for (const char* key : kNameKeys) {
       const std::string& l = lines[i];
       const size_t first = l.find_first_not_of(" \t");
-      if (l.compare(first, std::strlen(key), key) == 0 &&
-          (l.size() > first + std::strlen(key)) &&
+      if (l.compare(first, std::strlen(key), key) == 0 && (l.size() > first + std::strlen(key)) &&
           (l[first + std::strlen(key)] == ' ' || l[first + std::strlen(key)] == '=')) {
         named.push_back(i);
       }
     }
   }
-  static const char* const kNames[] = {"'no-such-store'", "'NoSuchProperty'", "['NoSuchProperty']",
-                                       "99",              "-1",               "'no-such-topic'",
-                                       "''",              "'Count '",         "'count'"};
+  static const char* const kNames[] = {"'no-such-store'",
+                                       "'NoSuchProperty'",
+                                       "['NoSuchProperty']",
+                                       "99",
+                                       "-1",
+                                       "'no-such-topic'",
+                                       "''",
+                                       "'Count '",
+                                       "'count'"};
   if (!named.empty() && prng.below(4) != 0) {
     size_t i = named[prng.below(named.size())];
     lines[i] = replace_value(lines[i], kNames[prng.below(std::size(kNames))]);
@@ -314,10 +352,10 @@ struct Kind {
   int count;
 };
 constexpr Kind kKinds[] = {
-    {"truncation", truncation, 150},       {"byte_flip", byte_flips, 200},
-    {"deep_nesting", deep_nesting, 90},    {"wrong_type", wrong_type, 200},
-    {"huge_count", huge_count, 160},       {"long_string", long_string, 40},
-    {"invalid_utf8", invalid_utf8, 100},   {"bad_reference", bad_reference, 160},
+    {"truncation", truncation, 150},     {"byte_flip", byte_flips, 200},
+    {"deep_nesting", deep_nesting, 90},  {"wrong_type", wrong_type, 200},
+    {"huge_count", huge_count, 160},     {"long_string", long_string, 40},
+    {"invalid_utf8", invalid_utf8, 100}, {"bad_reference", bad_reference, 160},
 };
 
 std::vector<Input> generate() {
@@ -438,13 +476,16 @@ bool names_file_and_line(const std::string& message, const std::string& file) {
   if (at == std::string::npos) return false;
   at += file.size() + 1;
   size_t digits = 0;
-  while (at + digits < message.size() && std::isdigit(static_cast<unsigned char>(message[at + digits]))) {
+  while (at + digits < message.size() &&
+         std::isdigit(static_cast<unsigned char>(message[at + digits]))) {
     ++digits;
   }
   return digits > 0 && message.substr(at, digits) != "0";
 }
 
-std::string head(const std::string& s) { return s.substr(0, 600); }
+std::string head(const std::string& s) {
+  return s.substr(0, 600);
+}
 
 // ---- the scenario files ----
 
@@ -527,9 +568,10 @@ TEST_F(MalformedInputTest, GeneratedScenarioFilesAreRefusedWithALocationOrParse)
     refused += counts.refused[kind];
     accepted += counts.accepted[kind];
   }
-  std::printf("  total: %d refused (exit 2, file:line), %d accepted; through the binary: %d "
-              "(%d refused, %d ran)\n",
-              refused, accepted, binary_runs, binary_refused, binary_ran);
+  std::printf(
+      "  total: %d refused (exit 2, file:line), %d accepted; through the binary: %d "
+      "(%d refused, %d ran)\n",
+      refused, accepted, binary_runs, binary_refused, binary_ran);
 }
 
 // Every file kept in scenarios/malformed/ once crashed or hung iqsim: the parser and the binary
@@ -601,9 +643,9 @@ TEST_F(MalformedInputTest, BadCommandLinesExit2NamingTheFlag) {
   add({"--frobnicate"}, "--frobnicate");
   add({"--frobnicate", "run"}, "--frobnicate");
   // Seeds on every subcommand that takes one.
-  const std::vector<std::string> bad_numbers = {"-1", "18446744073709551616", "", "0x10", "1e3",
-                                                " 1", "1 ", "+1", "1.0", "abc", "99999999999999999999999",
-                                                "٣", long_value};
+  const std::vector<std::string> bad_numbers = {
+      "-1",  "18446744073709551616",    "",  "0x10",    "1e3", " 1", "1 ", "+1", "1.0",
+      "abc", "99999999999999999999999", "٣", long_value};
   for (const std::string& v : bad_numbers) {
     add({"run", good, "--seed", v}, "--seed");
     add({"replay", good, "--seed", v}, "--seed");
@@ -613,14 +655,16 @@ TEST_F(MalformedInputTest, BadCommandLinesExit2NamingTheFlag) {
     add({"fuzz", tmpl, "--seeds", "1", "--first-seed", v}, "--first-seed");
     add({"fuzz", tmpl, "--seeds", "1", "--jobs", v}, "--jobs");
   }
-  for (const char* v : {"0", "257", "1000000"}) add({"fuzz", tmpl, "--seeds", "1", "--jobs", v}, "--jobs");
+  for (const char* v : {"0", "257", "1000000"})
+    add({"fuzz", tmpl, "--seeds", "1", "--jobs", v}, "--jobs");
   for (const char* v : {"0", "1000000001"}) add({"fuzz", tmpl, "--seeds", v}, "--seeds");
   for (const char* v : {"0", "1", "101"}) add({"check-determinism", good, "--runs", v}, "--runs");
-  for (const char* v : {"0", "100001", "-5"}) add({"shrink", good, "--seed", "1", "--runs-max", v}, "--runs-max");
+  for (const char* v : {"0", "100001", "-5"})
+    add({"shrink", good, "--seed", "1", "--runs-max", v}, "--runs-max");
   // Shards.
-  for (const std::string& v : std::vector<std::string>{"", "1", "1/1", "2/1", "-1/2", "0/0", "a/b",
-                                                       "0/1000001", "0/2/3", "/2", "0/", "1//2",
-                                                       "18446744073709551616/2", long_value}) {
+  for (const std::string& v :
+       std::vector<std::string>{"", "1", "1/1", "2/1", "-1/2", "0/0", "a/b", "0/1000001", "0/2/3",
+                                "/2", "0/", "1//2", "18446744073709551616/2", long_value}) {
     add({"fuzz", tmpl, "--seeds", "2", "--shard", v}, "--shard");
   }
   // Missing flags and values, unknown flags.
@@ -696,14 +740,16 @@ TEST_F(MalformedInputTest, BadCommandLinesExit2NamingTheFlag) {
     ASSERT_TRUE(b.exited) << where << ": ended by " << b.describe() << ": " << head(b.err);
     EXPECT_EQ(b.code, 2) << where << ": " << head(b.err);
     EXPECT_NE(b.err.find(c.names.substr(0, 200)), std::string::npos)
-        << where << ": the message does not name '" << c.names.substr(0, 80) << "': " << head(b.err);
+        << where << ": the message does not name '" << c.names.substr(0, 80)
+        << "': " << head(b.err);
     EXPECT_LE(b.err.size(), kMessageBytesMax) << where << ": " << head(b.err);
     refused += b.code == 2;
     // Nothing the command refused may have been written or replaced.
     EXPECT_TRUE(fs::is_symlink(dir / "link.json")) << where;
     EXPECT_TRUE(fs::is_directory(dir / "a_directory")) << where;
     EXPECT_FALSE(fs::exists(out)) << where;
-    EXPECT_EQ(read_all(good).substr(0, 17), "# fast/failover_c") << where << ": an input was replaced";
+    EXPECT_EQ(read_all(good).substr(0, 17), "# fast/failover_c")
+        << where << ": an input was replaced";
   }
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
   std::printf("bad command lines: %zu run, %d refused with exit 2\n", commands.size(), refused);
