@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include "commands.h"
 #include "input_checks.h"
@@ -75,6 +77,47 @@ bool known_subcommand(const CLI::App& app, int argc, char** argv, std::string& c
     known = known || sub->get_name() == argv[1];
   }
   return known || std::string(argv[1]) == "run-seed";
+}
+
+// The first word that looks like a flag (after the subcommand) and is no option of it or of
+// iqsim, when CLI11 reports something else first: it says "--seed is required" for
+// `replay F --sed 5` and "A subcommand is required" for `iqsim --frobnicate`, naming neither the
+// word the user got wrong nor what is accepted. A word after an option that takes a value is
+// that value (`--seed -1`), not a flag.
+std::optional<std::string> unknown_flag(CLI::App& app, int argc, char** argv) {
+  CLI::App* sub = nullptr;
+  int first = 1;
+  if (argc > 1 && argv[1][0] != '-') {
+    for (CLI::App* s : app.get_subcommands({})) {
+      if (s->get_name() == argv[1]) sub = s;
+    }
+    first = 2;
+  }
+  bool value_next = false;
+  for (int i = first; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (value_next) {
+      value_next = false;
+      continue;
+    }
+    if (word == "--") break;
+    if (word.size() < 2 || word[0] != '-') continue;
+    const std::string name = word.substr(0, word.find('='));
+    const CLI::Option* option = sub != nullptr ? sub->get_option_no_throw(name) : nullptr;
+    if (option == nullptr) option = app.get_option_no_throw(name);
+    if (option == nullptr) {
+      std::string flags;
+      for (const CLI::Option* o : (sub != nullptr ? sub : &app)->get_options()) {
+        if (o->get_lnames().empty()) continue;
+        flags += (flags.empty() ? "" : ", ") + std::string("--") + o->get_lnames().front();
+      }
+      return "'" + iq::cli::shown(name) + "' is not a flag of " +
+             (sub != nullptr ? "'iqsim " + sub->get_name() + "'" : std::string("iqsim")) +
+             "; the flags are: " + flags;
+    }
+    value_next = word.find('=') == std::string::npos && option->get_items_expected_min() > 0;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -207,6 +250,10 @@ int main(int argc, char** argv) {
     // --help and --version are "errors" that exit 0; everything else is bad input, printed
     // here so that a long value CLI11 echoes is cut like every other message.
     if (e.get_exit_code() == 0) return app.exit(e);
+    if (std::optional<std::string> unknown = unknown_flag(app, argc, argv)) {
+      std::fprintf(stderr, "iqsim: %s\nRun with --help for more information.\n", unknown->c_str());
+      return kExitBadInput;
+    }
     std::fprintf(stderr, "iqsim: %s\nRun with --help for more information.\n",
                  shown(e.what()).c_str());
     return kExitBadInput;

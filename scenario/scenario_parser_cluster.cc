@@ -1,0 +1,140 @@
+// The scenario parser, [configuration], [streams_config] (and its assignment configs), [broker],
+// [topology]. scenario_parser_reader.h holds the machinery and the class; scenarios/README.md the
+// keys.
+
+#include <fmt/format.h>
+
+#include "scenario/scenario_names.h"
+#include "scenario_parser_reader.h"
+
+namespace iq::sim::parsing {
+
+void ScenarioParser::parse_configuration(const toml::table* section) {
+  Table t(r_, or_empty(section), KeyPath().key("configuration"));
+  t.allow({"instances", "start", "store_backend", "virtual_time_ms_max", "link_delay_ms_min",
+           "link_delay_ms_max", "link_loss_one_in", "poll_interval_ms"});
+  instances_ = t.integer("instances", 1, {1, kInstancesMax});
+  s_.cluster.instances = instances_.as_int32();
+  s_.start_instances = t.boolean("start", true);
+  s_.cluster.topology.supplier =
+      t.enumeration("store_backend", KeyValueSupplier::kRocksDbTimestamped, names::kStoreBackends,
+                    "store backend");
+  s_.virtual_time_ms_max = t.integer("virtual_time_ms_max", 600'000, kPositiveTimeMs).value;
+  const IntValue delay_min = t.integer("link_delay_ms_min", 1, kTimeMs);
+  const IntValue delay_max = t.integer("link_delay_ms_max", 1, kTimeMs);
+  require_le(r_, delay_min, "link_delay_ms_min", delay_max, "link_delay_ms_max");
+  s_.cluster.link.delay_ms_min = delay_min.value;
+  s_.cluster.link.delay_ms_max = delay_max.value;
+  s_.cluster.link.loss = t.one_in("link_loss_one_in", 0);
+  s_.cluster.poll_interval_ms = t.integer("poll_interval_ms", 10, kPositiveTimeMs).value;
+  t.finish();
+}
+
+void ScenarioParser::parse_streams_config(const toml::table* section) {
+  Table t(r_, or_empty(section), KeyPath().key("streams_config"));
+  t.allow({"application.id", "num.stream.threads", "num.standby.replicas", "commit.interval.ms",
+           "statestore.cache.max.bytes", "acceptable.recovery.lag", "max.warmup.replicas",
+           "probing.rebalance.interval.ms", "session.timeout.ms", "heartbeat.interval.ms",
+           "max.poll.interval.ms", "request.timeout.ms", "__iq.consistency.offset.vector.enabled__",
+           "state.cleanup.delay.ms"});
+  StreamsConfig& c = s_.cluster.streams;
+  c.application_id = t.name("application.id", c.application_id);
+  c.num_stream_threads = t.integer("num.stream.threads", c.num_stream_threads, {1, 32}).as_int32();
+  c.commit_interval_ms = t.integer("commit.interval.ms", c.commit_interval_ms, kTimeMs).value;
+  c.statestore_cache_max_bytes =
+      t.integer("statestore.cache.max.bytes", c.statestore_cache_max_bytes, {0, kInt64Max}).value;
+  c.state_cleanup_delay_ms =
+      t.integer("state.cleanup.delay.ms", c.state_cleanup_delay_ms, kTimeMs).value;
+  c.consistency_offset_vector_enabled =
+      t.boolean("__iq.consistency.offset.vector.enabled__", c.consistency_offset_vector_enabled);
+  parse_assignment_configs(t, c.assignment);
+
+  session_timeout_ = t.integer("session.timeout.ms", s_.cluster.session_timeout_ms, {1, kInt32Max});
+  const IntValue heartbeat =
+      t.integer("heartbeat.interval.ms", s_.cluster.heartbeat_interval_ms, {1, kInt32Max});
+  // Kafka's consumer refuses a heartbeat interval that is not below the session timeout.
+  require_le(r_, heartbeat, "heartbeat.interval.ms", session_timeout_, "session.timeout.ms",
+             /*strict=*/true);
+  s_.cluster.session_timeout_ms = session_timeout_.as_int32();
+  s_.cluster.heartbeat_interval_ms = heartbeat.value;
+  s_.cluster.rebalance_timeout_ms =
+      t.integer("max.poll.interval.ms", s_.cluster.rebalance_timeout_ms, {1, kInt32Max}).as_int32();
+  s_.cluster.consumer.request_timeout_ms =
+      t.integer("request.timeout.ms", s_.cluster.consumer.request_timeout_ms, kPositiveTimeMs)
+          .value;
+  t.finish();
+}
+
+void ScenarioParser::parse_assignment_configs(Table& t, AssignmentConfigs& a) {
+  const IntValue lag = t.integer("acceptable.recovery.lag", a.acceptable_recovery_lag, kAnyInt64);
+  const IntValue warmups = t.integer("max.warmup.replicas", a.max_warmup_replicas, kAnyInt32);
+  const IntValue standbys =
+      t.integer("num.standby.replicas", a.num_standby_replicas, {0, kInstancesMax});
+  const IntValue probing =
+      t.integer("probing.rebalance.interval.ms", a.probing_rebalance_interval_ms, kAnyInt64);
+  AssignmentConfigs lowest;
+  lowest.acceptable_recovery_lag = lag.lo;
+  lowest.max_warmup_replicas = static_cast<int32_t>(warmups.lo);
+  lowest.num_standby_replicas = static_cast<int32_t>(standbys.lo);
+  lowest.probing_rebalance_interval_ms = probing.lo;
+  if (std::optional<std::string> error = lowest.validate()) {
+    // Kafka's message names the setting: point at it.
+    const std::pair<std::string_view, const IntValue*> settings[] = {
+        {"acceptable.recovery.lag", &lag},
+        {"max.warmup.replicas", &warmups},
+        {"probing.rebalance.interval.ms", &probing}};
+    for (const auto& [name, v] : settings) {
+      if (error->find("configuration " + std::string(name) + ":") != std::string::npos) {
+        r_.fail(v->at, v->path, *error);
+      }
+    }
+    r_.fail(t.at(), t.path(), *error);
+  }
+  a.acceptable_recovery_lag = lag.value;
+  a.max_warmup_replicas = warmups.as_int32();
+  a.num_standby_replicas = standbys.as_int32();
+  a.probing_rebalance_interval_ms = probing.value;
+}
+
+void ScenarioParser::parse_broker(const toml::table* section) {
+  Table t(r_, or_empty(section), KeyPath().key("broker"));
+  t.allow({"group.initial.rebalance.delay.ms", "group.min.session.timeout.ms",
+           "group.max.session.timeout.ms", "group.max.size"});
+  GroupCoordinatorConfig& g = s_.cluster.broker.coordinator;
+  g.group_initial_rebalance_delay_ms =
+      t.integer("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay_ms, kTimeMs)
+          .value;
+  const IntValue min_session =
+      t.integer("group.min.session.timeout.ms", g.group_min_session_timeout_ms, {0, kInt32Max});
+  const IntValue max_session =
+      t.integer("group.max.session.timeout.ms", g.group_max_session_timeout_ms, {0, kInt32Max});
+  require_le(r_, min_session, "group.min.session.timeout.ms", max_session,
+             "group.max.session.timeout.ms");
+  // The coordinator rejects a JoinGroup whose session timeout is outside these bounds
+  // (INVALID_SESSION_TIMEOUT), and Streams treats that as fatal: a configuration error.
+  require_le(r_, min_session, "broker.group.min.session.timeout.ms", session_timeout_,
+             "streams_config.session.timeout.ms");
+  require_le(r_, session_timeout_, "streams_config.session.timeout.ms", max_session,
+             "broker.group.max.session.timeout.ms");
+  g.group_min_session_timeout_ms = min_session.as_int32();
+  g.group_max_session_timeout_ms = max_session.as_int32();
+  g.group_max_size = t.integer("group.max.size", g.group_max_size, {1, kInt32Max}).as_int32();
+  t.finish();
+}
+
+void ScenarioParser::parse_topology(const toml::table* section) {
+  Table t(r_, or_empty(section), KeyPath().key("topology"));
+  t.allow({"name", "source_topic", "source_partitions", "store", "keys", "caching", "logging"});
+  TopologyConfig& c = s_.cluster.topology;
+  c.kind = t.enumeration("name", c.kind, names::kTopologies, "topology");
+  c.source_topic = t.name("source_topic", c.source_topic);
+  source_partitions_ = t.integer("source_partitions", c.source_partitions, {1, kPartitionsMax});
+  c.source_partitions = source_partitions_.as_int32();
+  c.store_name = t.name("store", c.store_name);
+  s_.keys = t.integer("keys", s_.keys, {1, kKeysMax}).as_int32();
+  c.caching = t.boolean("caching", c.caching);
+  c.logging = t.boolean("logging", c.logging);
+  t.finish();
+}
+
+}  // namespace iq::sim::parsing
