@@ -197,7 +197,8 @@ bool write_run_report(const std::string& dir, const properties::RunReport& repor
   if (!make_report_dir(dir)) return false;
   std::filesystem::path out = std::filesystem::path(dir) / (stem_of(scenario.file) + "-seed" +
                                                             std::to_string(report.seed) + ".html");
-  if (!write_text(out.string(), reports::render_run_report(report, &scenario))) return false;
+  const std::string toml = sim::to_toml(scenario);
+  if (!write_text(out.string(), reports::render_run_report(report, &toml))) return false;
   std::printf("report: %s\n", out.string().c_str());
   return true;
 }
@@ -433,7 +434,8 @@ bool write_sweep_report(const std::string& command, const std::string& file,
       properties::RunReport again = properties::run_scenario(*scenario, {.keep_trace = true});
       std::string name = stem_of(file) + "-seed" + std::to_string(r.seed) + ".html";
       std::filesystem::path out = std::filesystem::path(report_dir) / name;
-      if (!write_text(out.string(), reports::render_run_report(again, &*scenario))) return false;
+      const std::string toml = sim::to_toml(*scenario);
+      if (!write_text(out.string(), reports::render_run_report(again, &toml))) return false;
       run.page = name;
       ++pages;
     }

@@ -114,29 +114,8 @@ RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trac
   return report;
 }
 
-// Shell-quotes a path only when it needs it, so the common case stays copy-pasteable as is.
-std::string shell_word(const std::string& word) {
-  bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
-           c == '.' || c == '_' || c == '-' || c == '+' || c == ':' || c == '=';
-  });
-  if (plain) return word;
-  std::string quoted = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
 
 }  // namespace
-
-std::string RunReport::reproduce_command() const {
-  return "iqsim replay " + shell_word(scenario) + " --seed " + std::to_string(seed);
-}
 
 RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options) {
   sim::RunTrace trace = sim::drive_scenario(scenario);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "checks/check.h"
+#include "checks/run_report.h"
 #include "trace/run_trace.h"
 #include "scenario/scenario.h"
 
@@ -25,33 +26,6 @@ struct RunOptions {
   bool check_determinism = false;
   // Keep the whole trace in the report (reports/ draws it); otherwise it is dropped after judging.
   bool keep_trace = false;
-};
-
-struct RunReport {
-  std::string scenario;  // file
-  std::string title;
-  uint64_t seed = 0;
-  std::vector<std::string> properties_checked;
-  uint64_t queries_judged = 0;  // query records looked at by at least one check
-  uint64_t queries_total = 0;
-  // Violations of properties the scenario did not declare as expected failures.
-  std::vector<Violation> violations;
-  // Violations of declared expected failures (findings): visible, not failing.
-  std::vector<Violation> expected_violations;
-  // Declared expected failures that did not fail: the run fails (the finding went away).
-  std::vector<std::string> unexpectedly_held;
-  std::map<std::string, uint64_t> violations_by_property;  // both kinds
-  int64_t virtual_ms = 0;
-  uint64_t events = 0;
-  // Input records some task processed again (at-least-once), summed over the trace's ranges.
-  uint64_t records_reprocessed = 0;
-  std::string digest;
-  std::vector<std::string> probes_hit;  // RunTrace::probes_hit
-  std::shared_ptr<const sim::RunTrace> trace;  // only with RunOptions::keep_trace
-
-  bool passed() const { return violations.empty() && unexpectedly_held.empty(); }
-  // "iqsim replay scenarios/fast/x.toml --seed 17"
-  std::string reproduce_command() const;
 };
 
 RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options);

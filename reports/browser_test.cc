@@ -13,6 +13,7 @@
 #include "html_report.h"
 #include "runner.h"
 #include "scenario/scenario_parser.h"
+#include "scenario/scenario_writer.h"
 
 namespace iq::reports {
 namespace {
@@ -44,7 +45,8 @@ TEST(Browser, FailingRunReportLoadsInHeadlessChromium) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "profile");
   std::filesystem::path html = dir / "report.html";
-  std::ofstream(html, std::ios::binary) << render_run_report(report, &*scenario);
+  const std::string toml = sim::to_toml(*scenario);
+  std::ofstream(html, std::ios::binary) << render_run_report(report, &toml);
 
   std::string chromium = chromium_path();
   ASSERT_FALSE(chromium.empty())

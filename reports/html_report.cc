@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "report_common.h"
-#include "scenario/scenario_writer.h"
 #include "staleness.h"
 #include "violation_page.h"
 
@@ -134,7 +133,7 @@ std::string query_counts(const sim::RunTrace& trace) {
 }
 
 std::string summary_section(
-    const properties::RunReport& r, const sim::Scenario* scenario,
+    const properties::RunReport& r, const std::string* scenario_toml,
     const std::vector<std::pair<std::string, const properties::Violation*>>& anchors) {
   std::string html =
       "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"cols\"><div>\n<table>\n";
@@ -187,11 +186,11 @@ std::string summary_section(
   }
   if (anchors.empty()) html += "<li>none</li>\n";
   html += "</ul>\n</div></div>\n";
-  if (scenario != nullptr) {
+  if (scenario_toml != nullptr) {
     html +=
         "<details><summary>configuration (the concrete scenario, every choice "
         "drawn)</summary><pre>" +
-        html_escape(sim::to_toml(*scenario)) + "</pre></details>\n";
+        html_escape(*scenario_toml) + "</pre></details>\n";
   }
   if (r.trace) {
     html += capped_list("<details open><summary>faults</summary>", "faults", r.trace->faults);
@@ -212,7 +211,7 @@ const sim::QueryRecord* find_record(const sim::RunTrace* trace, uint64_t id) {
 
 }  // namespace
 
-std::string render_run_report(const properties::RunReport& r, const sim::Scenario* scenario,
+std::string render_run_report(const properties::RunReport& r, const std::string* scenario_toml,
                               const ReportCaps& caps) {
   // Anchors: violation-1.. for violations, then finding-1.. for expected ones.
   std::vector<std::pair<std::string, const properties::Violation*>> anchors;
@@ -237,7 +236,7 @@ std::string render_run_report(const properties::RunReport& r, const sim::Scenari
       "<nav><a href=\"#summary\">summary</a><a href=\"#timelines\">position timelines</a>"
       "<a href=\"#violations\">violations</a><a href=\"#placement\">placement</a>"
       "<a href=\"#staleness\">staleness</a></nav>\n<main>\n";
-  html += summary_section(r, scenario, anchors);
+  html += summary_section(r, scenario_toml, anchors);
 
   html += "<section id=\"timelines\"><h2>Replica positions over virtual time</h2>\n";
   if (!r.trace) {

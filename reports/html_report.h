@@ -4,7 +4,8 @@
 // always gives the same bytes: no wall-clock time is written.
 //
 //   RunReport r = run_scenario(scenario, {.keep_trace = true});
-//   std::string html = render_run_report(r, &scenario, {});
+//   const std::string toml = sim::to_toml(scenario);
+//   std::string html = render_run_report(r, &toml, {});
 //
 // Sections (ids): summary, violations (violation-N each), timelines (timeline-pN each),
 // placement, staleness.
@@ -18,8 +19,7 @@
 #include "dot_writer.h"
 #include "placement_graph.h"
 #include "position_timeline.h"
-#include "runner.h"
-#include "scenario/scenario.h"
+#include "checks/run_report.h"
 
 namespace iq::reports {
 
@@ -31,9 +31,11 @@ struct ReportCaps {
   size_t violation_diagrams_max = 12;  // of those, with a rendered cluster diagram
 };
 
-// `scenario` may be null (then the configuration section says only what the trace knows).
+// `scenario_toml`: the concrete scenario as a file (sim::to_toml, every choice drawn), shown as
+// the configuration; it may be null (then the page says only what the trace knows). Text rather
+// than a Scenario, so that reports/ reads no simulator type.
 // Without a trace (RunOptions::keep_trace off) the page has the summary and violations only.
-std::string render_run_report(const properties::RunReport& report, const sim::Scenario* scenario,
+std::string render_run_report(const properties::RunReport& report, const std::string* scenario_toml,
                               const ReportCaps& caps = {});
 
 // A sweep: verdicts per property, violations grouped by property and by cause, the seeds that
