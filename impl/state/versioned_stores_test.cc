@@ -413,6 +413,26 @@ TEST_F(VersionedStoresTest, ChangelogAndRestore) {
   }
 }
 
+// A closed store fails a versioned query with STORE_EXCEPTION (Kafka's handlers catch the
+// InvalidStateStoreException), naming the store class, the query and the exception, with the
+// position.
+TEST_F(VersionedStoresTest, ClosedStoreAnswersStoreException) {
+  build();
+  store_->close();
+  const auto q = VKQ::with_key(kRecordKey);
+  const QueryResult r = run(*store_, q, bound_at(3));
+  ASSERT_TRUE(r.is_failure());
+  EXPECT_EQ(r.failure_reason(), FailureReason::STORE_EXCEPTION);
+  const std::string raw_query =
+      VersionedKeyQuery<Bytes, Bytes>::with_key(Serde<int32_t>::serialize(kRecordKey)).to_string();
+  EXPECT_EQ(*r.failure_message(),
+            "class org.apache.kafka.streams.state.internals.RocksDBVersionedStore failed to handle "
+            "query " +
+                raw_query +
+                ":\nInvalidStateStoreException: Store versioned-store is currently closed");
+  EXPECT_EQ(r.position(), Position::from_map({{"input-topic", {{0, 3}}}}));
+}
+
 // Kafka's supplier defaults and argument checks.
 TEST_F(VersionedStoresTest, SupplierDefaultsAndValidation) {
   EXPECT_EQ(stores::default_segment_interval_ms(30'000), 10'000);
