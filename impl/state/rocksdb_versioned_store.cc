@@ -264,6 +264,10 @@ Status RocksDBVersionedStore::restore_batch(const std::vector<ConsumerRecord>& r
   IQ_ASSERT(open_, "restoring into closed store {}", name_);
   // The stream time at the end of the batch: segments that will have expired by then are not
   // written at all (Kafka's restore optimisation, kept because it decides what survives).
+  // Kafka quirk (docs/iqv2-semantics.md quirk 18): records are still admitted by the RUNNING
+  // stream time below, so a latest tombstone whose own segment is expired by the batch's end is
+  // dropped, and a later out-of-order value in the same batch then stretches over its interval;
+  // a multi-record restore can answer differently from live processing inside the retention.
   int64_t end_of_batch_stream_time_ms = observed_stream_time_ms_;
   for (const ConsumerRecord& record : records)
     end_of_batch_stream_time_ms = std::max(end_of_batch_stream_time_ms, record.timestamp);
