@@ -99,7 +99,10 @@ void ScenarioParser::parse_assignment_configs(Table& t, AssignmentConfigs& a) {
 void ScenarioParser::parse_broker(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("broker"));
   t.allow({"group.initial.rebalance.delay.ms", "group.min.session.timeout.ms",
-           "group.max.session.timeout.ms", "group.max.size"});
+           "group.max.session.timeout.ms", "group.max.size", "transaction.max.timeout.ms",
+           "transaction.abort.timed.out.transaction.cleanup.interval.ms", "log.cleaner.enable",
+           "log.cleaner.backoff.ms", "log.segment.bytes", "log.roll.ms",
+           "log.cleaner.delete.retention.ms"});
   GroupCoordinatorConfig& g = s_.cluster.broker.coordinator;
   g.group_initial_rebalance_delay_ms =
       t.integer("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay_ms, kTimeMs)
@@ -119,6 +122,24 @@ void ScenarioParser::parse_broker(const toml::table* section) {
   g.group_min_session_timeout_ms = min_session.as_int32();
   g.group_max_session_timeout_ms = max_session.as_int32();
   g.group_max_size = t.integer("group.max.size", g.group_max_size, {1, kInt32Max}).as_int32();
+  // Transactions and log compaction (sim/broker/README.md). The cleaner is off unless enabled.
+  TransactionCoordinatorConfig& x = s_.cluster.broker.transactions;
+  x.transaction_max_timeout_ms =
+      t.integer("transaction.max.timeout.ms", x.transaction_max_timeout_ms, {1, kInt32Max})
+          .as_int32();
+  x.abort_timed_out_transaction_cleanup_interval_ms =
+      t.integer("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+                x.abort_timed_out_transaction_cleanup_interval_ms, kPositiveTimeMs)
+          .value;
+  LogCleanerConfig& cleaner = s_.cluster.broker.cleaner;
+  cleaner.enable = t.boolean("log.cleaner.enable", cleaner.enable);
+  cleaner.backoff_ms =
+      t.integer("log.cleaner.backoff.ms", cleaner.backoff_ms, kPositiveTimeMs).value;
+  TopicConfig& topics = s_.cluster.broker.topic_defaults;
+  topics.segment_bytes = t.integer("log.segment.bytes", topics.segment_bytes, {1, kInt32Max}).value;
+  topics.segment_ms = t.integer("log.roll.ms", topics.segment_ms, kPositiveTimeMs).value;
+  topics.delete_retention_ms =
+      t.integer("log.cleaner.delete.retention.ms", topics.delete_retention_ms, kTimeMs).value;
   t.finish();
 }
 

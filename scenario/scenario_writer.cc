@@ -203,6 +203,15 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("group.min.session.timeout.ms", num(g.group_min_session_timeout_ms));
   b.set("group.max.session.timeout.ms", num(g.group_max_session_timeout_ms));
   b.set("group.max.size", num(g.group_max_size));
+  const TransactionCoordinatorConfig& x = c.broker.transactions;
+  b.set("transaction.max.timeout.ms", num(x.transaction_max_timeout_ms));
+  b.set("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+        num(x.abort_timed_out_transaction_cleanup_interval_ms));
+  b.set("log.cleaner.enable", boolean(c.broker.cleaner.enable));
+  b.set("log.cleaner.backoff.ms", num(c.broker.cleaner.backoff_ms));
+  b.set("log.segment.bytes", num(c.broker.topic_defaults.segment_bytes));
+  b.set("log.roll.ms", num(c.broker.topic_defaults.segment_ms));
+  b.set("log.cleaner.delete.retention.ms", num(c.broker.topic_defaults.delete_retention_ms));
 
   const TopologyConfig& t = c.topology;
   b.header("[topology]");
@@ -224,6 +233,10 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("coordinator_new_member_join_timeout_ms", num(g.new_member_join_timeout_ms));
   b.set("coordinator_groups_max", num(g.max_groups));
   b.set("coordinator_pending_outputs_max", num(g.max_pending_outputs));
+  b.set("broker_transactional_ids_max", num(c.broker.transactions.max_transactional_ids));
+  b.set("broker_transactions_open_max", num(c.broker.transactions.max_open_transactions));
+  b.set("broker_transaction_partitions_max", num(c.broker.transactions.max_transaction_partitions));
+  b.set("broker_cleaner_records_per_step_max", num(c.broker.cleaner.records_per_step_max));
 }
 
 void write_workload(Block& b, const ProducerWorkloadSpec& w) {
