@@ -15,7 +15,7 @@ void ScenarioParser::parse_knobs(const toml::table* section) {
            "coordinator_new_member_join_timeout_ms", "coordinator_groups_max",
            "coordinator_pending_outputs_max", "broker_transactional_ids_max",
            "broker_transactions_open_max", "broker_transaction_partitions_max",
-           "broker_cleaner_records_per_step_max"});
+           "broker_cleaner_records_per_step_max", "offset_delta_threshold_for_checkpoint"});
   Knobs& k = s_.knobs;
   k.lag_probe_interval_ms =
       t.integer("lag_probe_interval_ms", k.lag_probe_interval_ms, kTimeMs).value;
@@ -54,6 +54,12 @@ void ScenarioParser::parse_knobs(const toml::table* section) {
   broker.cleaner.records_per_step_max =
       t.integer("broker_cleaner_records_per_step_max", broker.cleaner.records_per_step_max,
                 {1, kInt64Max})
+          .value;
+  // Kafka's constant (StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT), settable here.
+  StreamsConfig& streams = s_.cluster.streams;
+  streams.offset_delta_threshold_for_checkpoint =
+      t.integer("offset_delta_threshold_for_checkpoint",
+                streams.offset_delta_threshold_for_checkpoint, {0, kInt64Max})
           .value;
   t.finish();
 }

@@ -45,6 +45,7 @@ expected_failures = ['BoundHonored']
 instances = 3
 start = true
 store_backend = 'in_memory'
+lru_max_entries = 7
 virtual_time_ms_max = 300_000
 link_delay_ms_min = 2
 link_delay_ms_max = 5
@@ -66,6 +67,7 @@ poll_interval_ms = 20
 "request.timeout.ms" = 5_000
 "__iq.consistency.offset.vector.enabled__" = true
 "state.cleanup.delay.ms" = 1_000
+"max.poll.records" = 25
 
 [broker]
 "group.initial.rebalance.delay.ms" = 0
@@ -92,6 +94,7 @@ broker_partitions_per_topic_max = 16
 coordinator_new_member_join_timeout_ms = 60_000
 coordinator_groups_max = 4
 coordinator_pending_outputs_max = 1_000
+offset_delta_threshold_for_checkpoint = 50
 
 [[test]]
 title = 'Timed'
@@ -209,6 +212,9 @@ Scenario full_file_scenario(const std::string& text) {
   c.consumer.request_timeout_ms = 5'000;
   c.streams.consistency_offset_vector_enabled = true;
   c.streams.state_cleanup_delay_ms = 1'000;
+  c.streams.max_poll_records = 25;
+  c.streams.offset_delta_threshold_for_checkpoint = 50;
+  c.topology.lru_max_entries = 7;
   c.broker.coordinator.group_initial_rebalance_delay_ms = 0;
   c.broker.coordinator.group_min_session_timeout_ms = 1'000;
   c.broker.coordinator.group_max_session_timeout_ms = 100'000;
@@ -468,6 +474,15 @@ std::vector<BadInput> bad_inputs() {
        "bad.toml:2:13: key 'configuration.instances'", "expected an integer, got a string"},
       {"float for an integer", "[configuration]\npoll_interval_ms = 1.5" + kTest,
        "bad.toml:2:20: key 'configuration.poll_interval_ms'", "expected an integer, got a float"},
+      {"negative LRU capacity", "[configuration]\nlru_max_entries = -1" + kTest,
+       "bad.toml:2:19: key 'configuration.lru_max_entries'", "must be >= 0 (got -1)"},
+      {"max.poll.records < 1", "[streams_config]\n\"max.poll.records\" = 0" + kTest,
+       "bad.toml:2:22: key 'streams_config.\"max.poll.records\"'", "must be >= 1 (got 0)"},
+      {"negative checkpoint delta", "[knobs]\noffset_delta_threshold_for_checkpoint = -3" + kTest,
+       "bad.toml:2:41: key 'knobs.offset_delta_threshold_for_checkpoint'", "must be >= 0 (got -3)"},
+      {"a bad LRU capacity among the alternatives",
+       "[configuration]\nlru_max_entries = { one_of = [8, -2] }" + kTest,
+       "bad.toml:2:34: key 'configuration.lru_max_entries.one_of.1'", "must be >= 0 (got -2)"},
       {"instances < 1", "[configuration]\ninstances = 0" + kTest,
        "bad.toml:2:13: key 'configuration.instances'", "must be >= 1 (got 0)"},
       {"negative time", "[[test]]\nduration_ms = -5\n", "bad.toml:2:15: key 'test.0.duration_ms'",

@@ -174,6 +174,7 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("instances", num(c.instances));
   b.set("start", boolean(s.start_instances));
   b.set("store_backend", name(names::kStoreBackends, c.topology.supplier));
+  b.set("lru_max_entries", num(c.topology.lru_max_entries));
   b.set("virtual_time_ms_max", num(s.virtual_time_ms_max));
   b.set("link_delay_ms_min", num(c.link.delay_ms_min));
   b.set("link_delay_ms_max", num(c.link.delay_ms_max));
@@ -196,6 +197,7 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("request.timeout.ms", num(c.consumer.request_timeout_ms));
   b.set("__iq.consistency.offset.vector.enabled__", boolean(sc.consistency_offset_vector_enabled));
   b.set("state.cleanup.delay.ms", num(sc.state_cleanup_delay_ms));
+  b.set("max.poll.records", num(sc.max_poll_records));
 
   const GroupCoordinatorConfig& g = c.broker.coordinator;
   b.header("[broker]");
@@ -237,6 +239,7 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("broker_transactions_open_max", num(c.broker.transactions.max_open_transactions));
   b.set("broker_transaction_partitions_max", num(c.broker.transactions.max_transaction_partitions));
   b.set("broker_cleaner_records_per_step_max", num(c.broker.cleaner.records_per_step_max));
+  b.set("offset_delta_threshold_for_checkpoint", num(sc.offset_delta_threshold_for_checkpoint));
 }
 
 void write_workload(Block& b, const ProducerWorkloadSpec& w) {
