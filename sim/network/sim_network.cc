@@ -43,7 +43,7 @@ void SimNetwork::send(const std::string& from, const std::string& to, const std:
       std::max(loop_.now() + base::Duration::millis(delay_ms), l.last_delivery_at);
   l.last_delivery_at = at;
   const EventId id =
-      loop_.schedule_at(at, "net:" + from + "->" + to + ":" + label,
+      loop_.schedule_at(at, l.label_prefix + label,
                         [this, &l, h = std::move(on_delivery)]() mutable { deliver(l, h); });
   l.in_flight.push_back(id);
   ++l.stats.in_flight;
@@ -124,12 +124,12 @@ void SimNetwork::heal_all() {
 }
 
 bool SimNetwork::is_cut(const std::string& from, const std::string& to) const {
-  const auto it = links_.find(LinkKey{from, to});
+  const auto it = links_.find(LinkView{from, to});
   return it != links_.end() && it->second.cut;
 }
 
 LinkStats SimNetwork::stats(const std::string& from, const std::string& to) const {
-  const auto it = links_.find(LinkKey{from, to});
+  const auto it = links_.find(LinkView{from, to});
   return it == links_.end() ? LinkStats{} : it->second.stats;
 }
 
@@ -151,15 +151,18 @@ SimNetwork::Link& SimNetwork::link(const std::string& from, const std::string& t
   IQ_ASSERT(has_node(from), "unknown node '{}'", from);
   IQ_ASSERT(has_node(to), "unknown node '{}'", to);
   IQ_ASSERT(from != to, "'{}' sends to itself: local calls do not cross the network", from);
-  LinkKey key{from, to};
-  auto it = links_.find(key);
+  auto it = links_.find(LinkView{from, to});
   if (it == links_.end()) {
     base::Prng link_prng = prng_.split(from + "->" + to);
-    it =
-        links_
-            .emplace(std::move(key),
-                     Link{default_link_, link_prng, false, base::Instant::epoch(), {}, LinkStats{}})
-            .first;
+    it = links_
+             .emplace(LinkKey{from, to}, Link{default_link_,
+                                              link_prng,
+                                              false,
+                                              base::Instant::epoch(),
+                                              {},
+                                              LinkStats{},
+                                              "net:" + from + "->" + to + ":"})
+             .first;
   }
   return it->second;
 }

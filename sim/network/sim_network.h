@@ -31,6 +31,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "base/prng.h"
@@ -97,6 +98,16 @@ class SimNetwork {
 
  private:
   using LinkKey = std::pair<std::string, std::string>;  // (from, to)
+  using LinkView = std::pair<std::string_view, std::string_view>;
+  // LinkKey's own order (from, then to, bytewise), also over views: looking a link up (several
+  // times per message and per broker request) then copies no string (docs/performance.md).
+  struct LinkLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return LinkView(a.first, a.second) < LinkView(b.first, b.second);
+    }
+  };
   struct Link {
     LinkConfig config;
     base::Prng prng;
@@ -104,6 +115,7 @@ class SimNetwork {
     base::Instant last_delivery_at;
     std::deque<EventId> in_flight;  // delivery events, in delivery order (FIFO)
     LinkStats stats;
+    std::string label_prefix;  // "net:FROM->TO:", the start of every delivery's event label
   };
 
   Link& link(const std::string& from, const std::string& to);
@@ -116,7 +128,8 @@ class SimNetwork {
   LinkConfig default_link_;
   NetworkLimits limits_;
   std::set<std::string> nodes_;
-  std::map<LinkKey, Link> links_;  // created on first use; ordered, so iteration is deterministic
+  std::map<LinkKey, Link, LinkLess>
+      links_;  // created on first use; ordered, so iteration is deterministic
 };
 
 }  // namespace iq::sim
