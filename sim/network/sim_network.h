@@ -25,6 +25,11 @@
 // isolate(node) cuts the node from every node registered so far; heal_node(node) heals them all;
 // heal_all() heals every link. Delivery events are labelled "net:<from>-><to>:<label>", so they
 // enter the loop's digest and trace. Destroying the network cancels the deliveries in flight.
+//
+// Lookups are on the hot path (every send, and every fetch and broker request asks is_cut() and
+// stats() of its links), so besides the ordered map that owns the links (and fixes the order of
+// every iteration) there is a table of link pointers indexed by node numbers, and a count of cut
+// links that lets is_cut() answer without a lookup while nothing is cut (docs/performance.md).
 
 #include <cstdint>
 #include <deque>
@@ -33,6 +38,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/prng.h"
 #include "base/time.h"
@@ -119,6 +125,9 @@ class SimNetwork {
   };
 
   Link& link(const std::string& from, const std::string& to);
+  // Const, yet the link it finds is not: the table holds plain pointers into links_.
+  Link* find_link(std::string_view from, std::string_view to) const;
+  void index_link(const LinkKey& key, Link& l);
   void cut_one_way(const std::string& from, const std::string& to);
   void deliver(Link& l, Handler& on_delivery);
   static void check(const LinkConfig& config);
@@ -128,8 +137,13 @@ class SimNetwork {
   LinkConfig default_link_;
   NetworkLimits limits_;
   std::set<std::string> nodes_;
-  std::map<LinkKey, Link, LinkLess>
-      links_;  // created on first use; ordered, so iteration is deterministic
+  // Created on first use; ordered, so iteration is deterministic.
+  std::map<LinkKey, Link, LinkLess> links_;
+  // Node number by name (numbered in add_node order), and the links by number: entry
+  // from * node_ids_.size() + to points into links_ (map nodes never move), nullptr until used.
+  std::map<std::string, uint32_t, std::less<>> node_ids_;
+  std::vector<Link*> link_table_;
+  size_t links_cut_ = 0;  // links whose `cut` is set
 };
 
 }  // namespace iq::sim
