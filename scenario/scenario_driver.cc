@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "scenario/scenario_driver.h"
+#include "base/probe.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -11,20 +11,20 @@
 #include <vector>
 
 #include "history/placement.h"
+#include "iq/default_partitioner.h"
 #include "iq/key_query.h"
 #include "iq/multi_versioned_key_query.h"
 #include "iq/range_query.h"
+#include "iq/serdes.h"
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
 #include "iq/versioned_key_query.h"
 #include "iq/window_key_query.h"
 #include "iq/window_range_query.h"
-#include "iq/default_partitioner.h"
 #include "scenario/fault_injector.h"
 #include "scenario/quiescence.h"
 #include "scenario/random_faults.h"
-#include "iq/serdes.h"
 #include "workload/producer_workload.h"
 #include "workload/query_client_workload.h"
 #include "workload/query_conversion.h"
@@ -204,16 +204,17 @@ bool ScenarioDriver::check_bounds() {
   } else if (trace_.lags.size() >= kLagRecordsMax) {
     knob = "lag_probe_interval_ms";  // the bound is the driver's; the knob is what fills it
     value = scenario_.knobs.lag_probe_interval_ms;
-    trace_.bound_reached = fmt::format("{} lag records (the driver's bound) reached at {} ms: "
-                                       "raise knob {} (now {})",
-                                       kLagRecordsMax, cluster_->now_ms(), knob, value);
+    trace_.bound_reached = fmt::format(
+        "{} lag records (the driver's bound) reached at {} ms: "
+        "raise knob {} (now {})",
+        kLagRecordsMax, cluster_->now_ms(), knob, value);
     stopped_ = true;
     return true;
   } else {
     return false;
   }
-  trace_.bound_reached = fmt::format("knob {} = {} reached at {} ms", knob, value,
-                                     cluster_->now_ms());
+  trace_.bound_reached =
+      fmt::format("knob {} = {} reached at {} ms", knob, value, cluster_->now_ms());
   stopped_ = true;
   return true;
 }
@@ -281,7 +282,10 @@ void ScenarioDriver::start_workloads(size_t index, const TestSpec& test, int64_t
           *cluster_, trace_.history, c,
           cluster_->split(prng_name("query-clients", index, clients++)), std::move(bound)));
       query_clients_.back()->start();
-    } else if (const auto* f = std::get_if<FaultWorkloadSpec>(&spec)) {
+    } else if (const auto* f = std::get_if<FaultWorkloadSpec>(&spec); f != nullptr && f->inside) {
+      injector_->schedule_crash_inside(std::max(phase_start_ms + f->at_ms, cluster_->now_ms()),
+                                       f->instance, *f->inside, f->wipe, detail, f->undo_after_ms);
+    } else if (f != nullptr) {
       injector_->schedule(std::max(phase_start_ms + f->at_ms, cluster_->now_ms()), f->action,
                           f->instance, f->wipe, detail, f->undo_after_ms);
     } else if (const auto* r = std::get_if<RandomFaultsWorkloadSpec>(&spec)) {

@@ -9,6 +9,12 @@
 //      means no fault (and no more draws);
 //   3. for a crash, whether its restart wipes the disk (wipe_odds);
 //   4. the undo delay, uniform in [undo_ms_min, undo_ms_max].
+// When no kind hit and crash_inside_odds is not 0, one more draw says whether the tick arms a
+// crash inside an operation (cluster/crash_inside.h): then the victim, the wipe, the undo delay,
+// the event kind (disk, send, commit, restore_poll, evenly) and N in [1, crash_inside_n_max]. The
+// armed instance counts as down until the crash lands and is restarted; an arm that has not landed
+// when faults stop is disarmed. With crash_inside_odds 0 nothing more is drawn, so a schedule
+// without it is the one older versions drew.
 // The fault is applied only if an instance is up and fewer than max_down instances are down
 // (crashed, closed, only created, paused or isolated); the undo (restart, resume, heal, start) is
 // scheduled through the injector. Instances are never removed. Every fault applied is recorded by
@@ -43,6 +49,7 @@ class RandomFaults {
   void tick();
   void schedule_tick(int64_t at_ms);
   std::optional<FaultAction> draw_kind();
+  CrashInsideSpec draw_crash_inside();
 
   Cluster& cluster_;
   FaultInjector& injector_;
