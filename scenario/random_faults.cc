@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "io/operation_marker.h"
+
 namespace iq::sim {
 
 RandomFaults::RandomFaults(Cluster& cluster, FaultInjector& injector, RandomFaultsWorkloadSpec spec,
@@ -49,9 +51,25 @@ std::optional<FaultAction> RandomFaults::draw_kind() {
 CrashInsideSpec RandomFaults::draw_crash_inside() {
   static constexpr CrashInsideAt kAt[] = {CrashInsideAt::kDiskOp, CrashInsideAt::kSend,
                                           CrashInsideAt::kCommit, CrashInsideAt::kRestorePoll};
+  // A disk event is drawn inside one of impl/'s multi-step operations (or anywhere), so that the
+  // named crash points come up and not only the commit flushes that make most disk events.
+  static constexpr iq::Operation kDuring[] = {iq::Operation::kCommit,
+                                              iq::Operation::kCheckpoint,
+                                              iq::Operation::kWritePosition,
+                                              iq::Operation::kWriteCheckpoint,
+                                              iq::Operation::kStateDirectoryCleaner,
+                                              iq::Operation::kClose};
   CrashInsideSpec spec;
   spec.at = kAt[prng_.below(std::size(kAt))];
-  spec.n = static_cast<uint64_t>(prng_.range_inclusive(1, spec_.crash_inside_n_max));
+  int64_t n_max = spec_.crash_inside_n_max;
+  if (spec.at == CrashInsideAt::kDiskOp) {
+    const uint64_t d = prng_.below(std::size(kDuring) + 1);  // the last: any
+    if (d < std::size(kDuring)) {
+      spec.during = static_cast<uint32_t>(kDuring[d]);
+      n_max = std::min<int64_t>(n_max, kCrashInsideDuringNMax);
+    }
+  }
+  spec.n = static_cast<uint64_t>(prng_.range_inclusive(1, n_max));
   return spec;
 }
 

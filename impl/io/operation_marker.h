@@ -34,6 +34,9 @@ enum class Operation : uint32_t {
   kStateDirectoryCleaner = 1u << 4,
   // KafkaStreams::close.
   kClose = 1u << 5,
+  // TaskManager::commit_actives: the stores' flush (prepareCommit), the offset commit, then each
+  // task's postCommit (which may checkpoint: kCheckpoint inside it).
+  kCommit = 1u << 6,
 };
 
 inline std::atomic<uint32_t>& operations_in_progress_mask() {

@@ -12,13 +12,14 @@ namespace iq::sim {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Operation>, 6> kOperationNames{{
+constexpr std::array<std::pair<std::string_view, Operation>, 7> kOperationNames{{
     {"checkpoint", Operation::kCheckpoint},
     {"write_position", Operation::kWritePosition},
     {"write_checkpoint", Operation::kWriteCheckpoint},
     {"restore", Operation::kRestore},
     {"cleaner", Operation::kStateDirectoryCleaner},
     {"close", Operation::kClose},
+    {"commit", Operation::kCommit},
 }};
 
 // The crash points a landing hit, in a fixed order (see CrashLanding::points).
@@ -27,6 +28,10 @@ std::vector<std::string_view> points_of(const CrashLanding& l) {
   const uint32_t m = l.operations;
   const bool writing_files =
       in_progress(m, Operation::kWritePosition) || in_progress(m, Operation::kWriteCheckpoint);
+  if (l.at == CrashInsideAt::kDiskOp && in_progress(m, Operation::kCommit) &&
+      !in_progress(m, Operation::kCheckpoint)) {
+    out.push_back("commit_flush");
+  }
   if (l.at == CrashInsideAt::kDiskOp && in_progress(m, Operation::kCheckpoint) && !writing_files) {
     out.push_back("store_flush");
   }
@@ -156,7 +161,10 @@ void CrashArm::set_suspended(bool suspended) {
 void probe_crash_points(const CrashLanding& landing) {
   IQ_PROBE("crash.inside", "a crash landed inside an operation (a crash arm fired)");
   for (std::string_view p : points_of(landing)) {
-    if (p == "store_flush") {
+    if (p == "commit_flush") {
+      IQ_PROBE("crash.point.commit_flush",
+               "a crash landed inside a commit's store flush, before its offset commit");
+    } else if (p == "store_flush") {
       IQ_PROBE("crash.point.store_flush",
                "a crash landed inside a store flush, before the checkpoint files");
     } else if (p == "flush_checkpoint") {

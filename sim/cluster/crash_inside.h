@@ -35,7 +35,8 @@ const char* to_string(CrashInsideAt at);  // "disk", "send", "commit", "restore_
 std::optional<CrashInsideAt> crash_inside_at_from_string(std::string_view s);
 
 // Names of the iq::Operation bits a `during` mask may hold, as scenario files spell them:
-// "checkpoint", "write_position", "write_checkpoint", "restore", "cleaner", "close"; "any" is 0.
+// "checkpoint", "write_position", "write_checkpoint", "restore", "cleaner", "close", "commit";
+// "any" is 0.
 std::optional<uint32_t> operation_mask_from_string(std::string_view s);
 std::string operation_mask_to_string(uint32_t mask);  // "any", or names joined by '+'
 
@@ -53,8 +54,9 @@ struct CrashLanding {
   std::string what;         // "sync /state/0_1/.checkpoint.tmp", "send words-changelog-1", ...
   uint32_t operations = 0;  // the iq::Operation mask in progress at that event
   // The crash points it hit (each is also a probe "crash.point.<name>"), in a fixed order:
-  // "store_flush", "flush_checkpoint", "position_checkpoint", "send_commit", "restore_batch",
-  // "cleaner", "close"; none: "other".
+  // "commit_flush" (a disk event of a commit outside its checkpoint: the flush before the offset
+  // commit), "store_flush", "flush_checkpoint", "position_checkpoint", "send_commit",
+  // "restore_batch", "cleaner", "close"; none: "other".
   std::string points() const;
   std::string to_string() const;  // "sync /state/0_1/.checkpoint.tmp (flush_checkpoint, ...)"
 };

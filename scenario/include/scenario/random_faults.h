@@ -11,7 +11,9 @@
 //   4. the undo delay, uniform in [undo_ms_min, undo_ms_max].
 // When no kind hit and crash_inside_odds is not 0, one more draw says whether the tick arms a
 // crash inside an operation (cluster/crash_inside.h): then the victim, the wipe, the undo delay,
-// the event kind (disk, send, commit, restore_poll, evenly) and N in [1, crash_inside_n_max]. The
+// the event kind (disk, send, commit, restore_poll, evenly), for a disk event the operation it must
+// fall in (commit, checkpoint, write_position, write_checkpoint, cleaner, close or any, evenly),
+// and N in [1, crash_inside_n_max] (at most kCrashInsideDuringNMax inside an operation). The
 // armed instance counts as down until the crash lands and is restarted; an arm that has not landed
 // when faults stop is disarmed. With crash_inside_odds 0 nothing more is drawn, so a schedule
 // without it is the one older versions drew.
@@ -31,6 +33,9 @@ namespace iq::sim {
 
 class RandomFaults {
  public:
+  // The largest N drawn for a disk event inside a named operation (a checkpoint write is 5 disk
+  // events, a cleaner pass a few per file): larger ones would rarely land before faults stop.
+  static constexpr int64_t kCrashInsideDuringNMax = 16;
   // `spec` has absolute times. `prng` is the workload's own child (split("random-faults-<test>")).
   RandomFaults(Cluster& cluster, FaultInjector& injector, RandomFaultsWorkloadSpec spec,
                base::Prng prng);

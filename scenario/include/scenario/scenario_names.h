@@ -105,7 +105,7 @@ inline constexpr std::array<Named<CrashInsideAt>, 4> kCrashInsideAt{{
     {CrashInsideAt::kCommit, "commit"},
     {CrashInsideAt::kRestorePoll, "restore_poll"},
 }};
-inline constexpr std::array<Named<uint32_t>, 7> kCrashDuring{{
+inline constexpr std::array<Named<uint32_t>, 8> kCrashDuring{{
     {0, "any"},
     {static_cast<uint32_t>(Operation::kCheckpoint), "checkpoint"},
     {static_cast<uint32_t>(Operation::kWritePosition), "write_position"},
@@ -113,6 +113,7 @@ inline constexpr std::array<Named<uint32_t>, 7> kCrashDuring{{
     {static_cast<uint32_t>(Operation::kRestore), "restore"},
     {static_cast<uint32_t>(Operation::kStateDirectoryCleaner), "cleaner"},
     {static_cast<uint32_t>(Operation::kClose), "close"},
+    {static_cast<uint32_t>(Operation::kCommit), "commit"},
 }};
 
 // expect_error: the Java exception class names StreamsError::kind_name spells.
