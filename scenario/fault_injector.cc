@@ -152,7 +152,7 @@ void FaultInjector::heal_all(const std::string& detail) {
 bool FaultInjector::down(int32_t n) const {
   const Instance& i = cluster_.instance(n);
   if (i.retired()) return false;
-  return !i.running() || i.not_started() || i.paused() || isolated(n) || i.crash_inside_armed();
+  return !i.running() || i.not_started() || i.paused() || isolated(n);
 }
 
 int32_t FaultInjector::down_count() const {
@@ -164,7 +164,8 @@ int32_t FaultInjector::down_count() const {
 std::vector<int32_t> FaultInjector::up_instances() const {
   std::vector<int32_t> out;
   for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
-    if (!cluster_.instance(n).retired() && !down(n)) out.push_back(n);
+    const Instance& i = cluster_.instance(n);
+    if (!i.retired() && !down(n) && !i.crash_inside_armed()) out.push_back(n);
   }
   return out;
 }

@@ -233,3 +233,27 @@ TEST(CrashInsideTest, ArmWhileDownLandsInNextProcessRestore) {
 
 }  // namespace
 }  // namespace iq::sim
+
+namespace iq::sim {
+namespace {
+// Proves a disk arm restricted to a checkpoint lands in the checkpoint that completing a restore
+// writes, after a restart on a wiped disk.
+TEST(CrashInsideTest, DiskArmDuringCheckpointLandsAtRestoreCompletion) {
+  ClusterConfig c = count_config(36, 1, 1);
+  c.streams.statestore_cache_max_bytes = 0;
+  c.topology.caching = false;
+  Cluster cluster(c);
+  cluster.start_all();
+  for (int32_t i = 0; i < 20; ++i) cluster.produce(i % 4, 1);
+  ASSERT_EQ(cluster.run_until(8'000).stop, RunStop::kTimeReached);
+  Instance& one = cluster.instance(1);
+  one.crash();
+  one.arm_crash_inside({CrashInsideAt::kDiskOp, 1, static_cast<uint32_t>(Operation::kCheckpoint)});
+  one.restart(/*wipe=*/true);
+  ASSERT_EQ(cluster.run_until(cluster.now_ms() + 60'000).stop, RunStop::kTimeReached);
+  ASSERT_EQ(one.crashes_landed().size(), 1u) << cluster.seed_text();
+  EXPECT_EQ(one.crashes_landed()[0].points(), "store_flush, restore_batch")
+      << one.crashes_landed()[0].to_string();
+}
+}  // namespace
+}  // namespace iq::sim

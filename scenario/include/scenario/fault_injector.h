@@ -9,8 +9,10 @@
 // isolate, start after close) is scheduled only when its action applied.
 //
 // "Down" (what RandomFaults' max_down bounds) means: not removed, and not running, only created,
-// paused, isolated or armed to crash inside an operation (about to go down). Isolation is tracked
-// here (every isolate and heal goes through this class).
+// paused or isolated. Isolation is tracked here (every isolate and heal goes through this class).
+// An instance armed to crash inside an operation is not down until the crash lands (so that other
+// faults go on moving tasks and trigger the operations it waits for), but it is not "up" either:
+// up_instances() leaves it out, so it is not picked again.
 //
 // A crash inside an operation (cluster/crash_inside.h) is armed here and recorded as
 // "arm_crash"; when it lands (at the end of the event in which the instance died) it is recorded
@@ -68,7 +70,8 @@ class FaultInjector {
   bool isolated(int32_t n) const { return isolated_.contains(n); }
   bool down(int32_t n) const;
   int32_t down_count() const;
-  // Instances that are up (not removed, started, not paused, not isolated), ascending.
+  // Instances that are up (not removed, started, not paused, not isolated, not armed to crash
+  // inside an operation), ascending.
   std::vector<int32_t> up_instances() const;
   size_t pending() const { return pending_.size(); }
 

@@ -14,8 +14,10 @@
 // the event kind (disk, send, commit, restore_poll, evenly), for a disk event the operation it must
 // fall in (commit, checkpoint, write_position, write_checkpoint, cleaner, close or any, evenly),
 // and N in [1, crash_inside_n_max] (at most kCrashInsideDuringNMax inside an operation). The
-// armed instance counts as down until the crash lands and is restarted; an arm that has not landed
-// when faults stop is disarmed. With crash_inside_odds 0 nothing more is drawn, so a schedule
+// armed instance is not picked again; it is not counted as down until the crash lands (other
+// faults go on, and move the tasks whose checkpoints and restores it waits for), so when it lands
+// max_down may be exceeded by one for the restart delay. An arm that has not landed when faults
+// stop is disarmed. With crash_inside_odds 0 nothing more is drawn, so a schedule
 // without it is the one older versions drew.
 // The fault is applied only if an instance is up and fewer than max_down instances are down
 // (crashed, closed, only created, paused or isolated); the undo (restart, resume, heal, start) is
