@@ -285,7 +285,10 @@ void ScenarioDriver::start_workloads(size_t index, const TestSpec& test, int64_t
           *cluster_, trace_.history, c,
           cluster_->split(prng_name("query-clients", index, clients++)), std::move(bound)));
       query_clients_.back()->start();
-    } else if (const auto* f = std::get_if<FaultWorkloadSpec>(&spec)) {
+    } else if (const auto* f = std::get_if<FaultWorkloadSpec>(&spec); f != nullptr && f->inside) {
+      injector_->schedule_crash_inside(std::max(phase_start_ms + f->at_ms, cluster_->now_ms()),
+                                       f->instance, *f->inside, f->wipe, detail, f->undo_after_ms);
+    } else if (f != nullptr) {
       injector_->schedule(std::max(phase_start_ms + f->at_ms, cluster_->now_ms()), f->action,
                           f->instance, f->wipe, detail, f->undo_after_ms);
     } else if (const auto* r = std::get_if<RandomFaultsWorkloadSpec>(&spec)) {
