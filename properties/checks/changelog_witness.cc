@@ -20,6 +20,9 @@
 // - the position, with the consistency switch on: {source topic: {partition: the highest
 //   component of the position headers in the prefix, or of the source offsets of the unlogged
 //   writes}}, or empty when neither has one.
+// - Kafka's caching layer answers only key queries from the cache, under the merged position of
+//   cache and store (CachingKeyValueStore.query: its handlers hold KeyQuery alone); a range goes
+//   to the store below. So the unlogged writes (and their offsets) count for key queries only.
 //
 // What is not judged, and why (counted in the tally under the reason, never as a pass):
 // - a trace without a recorded changelog (hand-made traces), an unlogged store, a changelog past
@@ -414,9 +417,15 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
   const int64_t applied = replica.changelog_offset.value_or(-1);
   result.applied_offset = applied;
-  const std::vector<int32_t> keys = touched_keys(record.request, log, replica.unlogged_writes);
+  // Kafka's caching layer answers only key queries from the cache (CachingKeyValueStore's
+  // queryHandlers hold KeyQuery alone; the timestamped key query reaches it as a KeyQuery), with
+  // the merged position of cache and store; ranges go to the store below, under its own position.
+  static const std::vector<sim::UnloggedWrite> kNone;
+  const std::vector<sim::UnloggedWrite>& unlogged =
+      is_key_kind(record.request.kind) ? replica.unlogged_writes : kNone;
+  const std::vector<int32_t> keys = touched_keys(record.request, log, unlogged);
   const Answer answer = answer_of(record.request, outcome);
-  const State state = fold(log, keys, applied, std::nullopt, replica.unlogged_writes);
+  const State state = fold(log, keys, applied, std::nullopt, unlogged);
   const Match match = compare(context, record.request, answer, state);
   if (match == Match::kDiffers) {
     const bool active = replica.role == sim::ReplicaRole::kActive;
@@ -429,7 +438,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     std::optional<int64_t> older;
     if (log != nullptr && persistent(trace.topology) &&
         restarted_before(context, replica.instance, record.complete_ms)) {
-      older = older_life(context, record, *log, keys, applied, replica.unlogged_writes, answer);
+      older = older_life(context, record, *log, keys, applied, unlogged, answer);
     }
     if (older) {
       result = not_judged(
@@ -444,9 +453,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
         "the answer is not the fold of changelog-{} [.., {}]{} that {}'s {} had "
         "applied",
         outcome.partition, applied,
-        replica.unlogged_writes.empty()
-            ? ""
-            : fmt::format(" + {} unlogged writes", replica.unlogged_writes.size()),
+        unlogged.empty() ? "" : fmt::format(" + {} unlogged writes", unlogged.size()),
         replica.instance, sim::to_string(replica.role));
     result.expected = render(record.request, state);
     return result;
@@ -456,8 +463,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
         "LRU store: keys of the fold are missing (evicted without a logged tombstone)",
         result.replica, applied);
   }
-  const auto position =
-      folded_position(context, log, outcome.partition, applied, replica.unlogged_writes);
+  const auto position = folded_position(context, log, outcome.partition, applied, unlogged);
   if (const auto* why = std::get_if<std::string>(&position)) {
     result.verdict = Witness::kHolds;
     result.position_not_judged = *why;
