@@ -32,9 +32,10 @@
 //   logs no eviction tombstone; restore evicts without logging), so a key of the fold that the
 //   answer lacks may have been evicted; the keys the answer holds must still equal the fold's.
 //   Such an answer counts under "LRU store: ..." when a key is missing;
-// - an active whose changelog prefix holds another instance's writes after its own first write
-//   there (a fenced member's late writes): the active never applied those, and the record does
-//   not say which prefix it restored, so a difference is passed over;
+// - a replica whose changelog prefix holds another instance's writes after a write of its own
+//   instance (a fenced member's late writes interleaved with an active's, that active perhaps
+//   recycled to a standby since): it never applied those, and the record does not say which
+//   prefix it restored, so a difference is passed over;
 // - a persistent store on an instance that crashed, restarted or closed before: Kafka keeps the
 //   data of a store restarted without a checkpoint under at-least-once and restores the log from
 //   its start over it (ProcessorStateManager.initializeStoreOffsetsFromCheckpoint), so the state
@@ -428,11 +429,12 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   const State state = fold(log, keys, applied, std::nullopt, unlogged);
   const Match match = compare(context, record.request, answer, state);
   if (match == Match::kDiffers) {
-    const bool active = replica.role == sim::ReplicaRole::kActive;
-    if (active && log != nullptr && foreign_writes_after_own(*log, replica.instance, applied)) {
+    // An active (or an active since recycled to a standby) never applied the writes another
+    // instance interleaved with its own.
+    if (log != nullptr && foreign_writes_after_own(*log, replica.instance, applied)) {
       return not_judged(
-          "another instance's writes follow this active's in its changelog prefix (a fenced "
-          "member's late writes)",
+          "another instance's writes follow this instance's own in the changelog prefix (a "
+          "fenced member's late writes)",
           result.replica, applied);
     }
     std::optional<int64_t> older;
