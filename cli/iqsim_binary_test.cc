@@ -106,7 +106,9 @@ class IqsimBinaryTest : public ::testing::Test {
 TEST_F(IqsimBinaryTest, HelpDocumentsTheExitCodes) {
   Outcome o = iqsim({"--help"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("Exit codes:"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Exit codes (run, replay, fuzz):"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("declared Kafka behaviour"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("with --strict"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("2  bad input"), std::string::npos) << o.out;
   for (const char* command :
        {"run", "fuzz", "replay", "shrink", "check-determinism", "merge", "list-properties"}) {
@@ -117,9 +119,9 @@ TEST_F(IqsimBinaryTest, HelpDocumentsTheExitCodes) {
 TEST_F(IqsimBinaryTest, ListPropertiesNamesEveryProperty) {
   Outcome o = iqsim({"list-properties"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  for (const char* name :
-       {"ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored", "SessionMonotonic",
-        "FailureReasonCorrect", "EventuallyAvailable", "LagReported", "Deterministic"}) {
+  for (const char* name : {"ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored",
+                           "SessionMonotonic", "FailureReasonCorrect", "EventuallyAvailable",
+                           "LagReported", "ChangelogWitness", "Deterministic"}) {
     EXPECT_NE(o.out.find(name), std::string::npos) << name << "\n" << o.out;
   }
 }
