@@ -70,6 +70,7 @@ Judged judge_trace(const sim::Scenario& scenario, const sim::RunTrace& trace) {
     std::vector<Violation> found = check.run(context);
     for (Violation& v : found) judged.violations.push_back(std::move(v));
   }
+  classify_violations(context, judged.violations);
   for (const sim::QueryRecord& record : trace.history.records()) {
     bool looked_at = std::any_of(run.begin(), run.end(), [&](const CheckInfo* check) {
       return context.judged_by(record, check->name);

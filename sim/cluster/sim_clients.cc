@@ -291,6 +291,7 @@ base::Expected<int64_t, StreamsError> SimRecordCollector::send(const std::string
                                          "produce to " + topic + "-" + std::to_string(partition) +
                                              ": " + errors_name(offset.error())});
   }
+  service_.record_writer({topic, partition}, *offset, node_);
   return *offset;
 }
 
