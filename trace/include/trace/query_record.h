@@ -120,6 +120,9 @@ struct QueryRequestRecord {
   BoundMode bound_mode = BoundMode::kUnbounded;
   Position bound = Position::empty_position();
   bool require_active = false;
+  // KeyQuery.skipCache(): the caching layer passes the query to the store below, so the answer
+  // holds neither the cache's unlogged writes nor their position (CachingKeyValueStore.query).
+  bool skip_cache = false;
 
   std::string to_string() const;
 };
