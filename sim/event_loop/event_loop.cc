@@ -110,7 +110,7 @@ void EventLoop::dispatch_earliest() {
   const size_t ran = io_.poll();
   IQ_ASSERT(ran == 1,
             "event {} '{}' ran {} handlers in the io_context: work was posted to it directly "
-            "instead of through EventLoop::executor()",
+            "instead of through EventLoop::post()",
             event.seq, event.label, ran);
 }
 

@@ -9,11 +9,9 @@
 // Asio completion) runs inside the io_context, as it would in an Asio program. Nothing ever waits
 // on real time: when the next event is later than now, the clock jumps to it.
 //
-// SimExecutor (executor()) is a standard Asio executor over the same ordered queue: work submitted
-// through it (boost::asio::post, co_spawn, a completion handler) becomes an event at the current
-// virtual time, in sequence order. Work must reach the io_context only through the loop: posting to
+// Work must reach the io_context only through the loop (post, schedule_at): posting to
 // io_context() directly would bypass the order and the digest, and the loop asserts that it never
-// finds such work.
+// finds such work. (An Asio executor over the queue existed once; nothing used it, so it went.)
 //
 // Every dispatched event feeds a running Digest with (time, sequence, label): two runs that did the
 // same things in the same order have equal digests. on_event() lets later code record the trace.
@@ -38,8 +36,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/asio/execution.hpp>
-#include <boost/asio/execution_context.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include "base/assert.h"
@@ -88,7 +84,6 @@ struct [[nodiscard]] RunResult {
   RunStop stop = RunStop::kQuiescent;
 };
 
-class SimExecutor;
 
 class EventLoop {
  public:
@@ -132,10 +127,7 @@ class EventLoop {
   base::Instant next_event_time() const;
   const EventLoopLimits& limits() const { return limits_; }
 
-  // --- Asio ------------------------------------------------------------------------------------
-  // An executor whose work runs as events at now(), labelled `label` (a string that outlives the
-  // executor, typically a literal).
-  SimExecutor executor(const char* label = "asio");
+  // The io_context every handler runs inside (tests look at it; nothing may post to it).
   boost::asio::io_context& io_context() { return io_; }
 
  private:
@@ -189,41 +181,5 @@ class EventLoop {
   std::function<bool()> stop_check_;
   std::function<void(const EventRecord&)> on_event_;
 };
-
-// A standard (P0443-style) Asio executor over the EventLoop's ordered queue. It is never blocking:
-// execute() always enqueues, so a handler never runs inside the call that submits it.
-class SimExecutor {
- public:
-  SimExecutor(EventLoop& loop, const char* label) noexcept : loop_(&loop), label_(label) {}
-
-  template <typename F>
-  void execute(F&& f) const {
-    loop_->post(label_, Handler(std::forward<F>(f)));
-  }
-
-  boost::asio::execution_context& query(boost::asio::execution::context_t) const noexcept {
-    return loop_->io_context();
-  }
-  static constexpr boost::asio::execution::blocking_t query(
-      boost::asio::execution::blocking_t) noexcept {
-    return boost::asio::execution::blocking.never;
-  }
-  SimExecutor require(boost::asio::execution::blocking_t::never_t) const noexcept { return *this; }
-
-  EventLoop& loop() const noexcept { return *loop_; }
-
-  friend bool operator==(const SimExecutor& a, const SimExecutor& b) noexcept {
-    return a.loop_ == b.loop_;
-  }
-  friend bool operator!=(const SimExecutor& a, const SimExecutor& b) noexcept { return !(a == b); }
-
- private:
-  EventLoop* loop_;
-  const char* label_;
-};
-
-inline SimExecutor EventLoop::executor(const char* label) {
-  return SimExecutor(*this, label);
-}
 
 }  // namespace iq::sim

@@ -1,7 +1,6 @@
 // Proves the EventLoop's contract: (time, sequence) order, FIFO at equal times, cancellation,
 // nested scheduling, exact run_until bounds, the event budget, digest determinism, and that
-// handlers run inside the io_context and Asio work submitted through the loop's executor is ordered
-// like any other event.
+// handlers run inside the io_context, where nothing may be posted behind the loop's back.
 #include "event_loop/event_loop.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
 namespace iq::sim {
@@ -296,27 +294,6 @@ TEST(EventLoop, HandlersRunInsideTheIoContext) {
   EXPECT_TRUE(loop.step());
   EXPECT_TRUE(inside);
   EXPECT_EQ(seen, 42);
-}
-
-// boost::asio::post and dispatch through the loop's executor become ordered events at now(): never
-// inline, after the events already queued for now, labelled for the digest.
-TEST(EventLoop, AsioWorkThroughTheExecutorIsOrdered) {
-  static_assert(boost::asio::execution::is_executor<SimExecutor>::value);
-  EventLoop loop;
-  Log log;
-  std::vector<std::string> labels;
-  loop.on_event([&](const EventRecord& r) { labels.emplace_back(r.label); });
-  loop.schedule_at(at_ms(3), "first", [&] {
-    boost::asio::post(loop.executor("asio.post"), log.add(loop, "posted"));
-    boost::asio::dispatch(loop.executor("asio.dispatch"), log.add(loop, "dispatched"));
-    log.entries.push_back("first-done");
-  });
-  loop.schedule_at(at_ms(3), "second", log.add(loop, "second"));
-  (void)loop.run_until_quiescent(10);
-  EXPECT_EQ(log.entries,
-            (std::vector<std::string>{"first-done", "second@3", "posted@3", "dispatched@3"}));
-  EXPECT_EQ(labels, (std::vector<std::string>{"first", "second", "asio.post", "asio.dispatch"}));
-  EXPECT_EQ(loop.executor(), loop.executor("other"));
 }
 
 // Work posted straight to the io_context would escape the order and the digest: the loop refuses.
