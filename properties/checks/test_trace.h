@@ -102,6 +102,10 @@ struct Q {
     r.request.require_active = true;
     return *this;
   }
+  Q& skip_cache() {
+    r.request.skip_cache = true;
+    return *this;
+  }
   Q& order(ResultOrder o) {
     r.request.order = o;
     return *this;
