@@ -6,8 +6,8 @@
 // Not persistent: a restart rebuilds it from the changelog and starts from an empty position.
 //
 // Iteration order (findSessions / fetch): end times ascending, then keys ascending, then, Kafka
-// quirk, start times DESCENDING within one (end, key); backward reverses end times and keys and
-// gives start times ascending.
+// quirk 17 (docs/iqv2-semantics.md §10), start times DESCENDING within one (end, key); backward
+// reverses end times and keys and gives start times ascending.
 
 #include <map>
 
