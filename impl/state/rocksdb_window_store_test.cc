@@ -395,3 +395,42 @@ TEST(RocksDBWindowStoreTest, CachingOverRocksDBAnswersOnlyAfterFlush) {
 
 }  // namespace
 }  // namespace iq
+
+namespace iq {
+namespace {
+
+TEST(RocksDBWindowStoreTest, TimestampedBuilderOverAPlainRocksDBSupplierAnswersPlainValues) {
+  // Proves the WindowToTimestampedWindowByteStoreAdapter stack (quirk 18): the processor writes
+  // ValueAndTimestamp, the changelog gets the plain value under the embedded timestamp, the
+  // processor reads back timestamp -1, and IQv2 answers plain values, with the adapter's
+  // execution-info line.
+  SegmentedTestContext ctx(0);
+  auto store = stores::timestamped_window_store<int32_t, int32_t>(
+      WindowSupplier::kRocksDB, "w", WindowStoreOptions{}, {false, true});
+  ASSERT_TRUE(store->init(ctx, *store).has_value());
+  EXPECT_FALSE(store->is_timestamped());
+  ctx.at("in", 1, 999);
+  ASSERT_TRUE(store->put(5, ValueAndTimestamp<int32_t>{42, 777}, kW).has_value());
+  ASSERT_EQ(ctx.logged.size(), 1u);
+  EXPECT_EQ(ctx.logged[0].value, Serde<int32_t>::serialize(42));
+  EXPECT_EQ(ctx.logged[0].timestamp, 777);
+  auto read = store->fetch(5, kW);
+  ASSERT_TRUE(read.has_value() && read->has_value());
+  EXPECT_EQ((*read)->value, 42);
+  EXPECT_EQ((*read)->timestamp, -1);
+  auto r =
+      store->query(WindowKeyQuery<int32_t, int32_t>::with_key_and_window_start_range(5, kW, kW),
+                   PositionBound::unbounded(), QueryConfig(true));
+  ASSERT_TRUE(r.has_value() && r->is_success()) << (r ? r->to_string() : "");
+  const auto& e = r->result<KeyValueIterator<int64_t, int32_t>>().entries;
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].value, 42);
+  bool adapter_line = false;
+  for (const auto& line : r->execution_info())
+    adapter_line |= line.find("WindowToTimestampedWindowByteStoreAdapter") != std::string::npos;
+  EXPECT_TRUE(adapter_line);
+  EXPECT_EQ(r->position(), Position::from_map({{"in", {{0, 1}}}}));
+}
+
+}  // namespace
+}  // namespace iq

@@ -4,7 +4,8 @@
 //   plain:        MeteredWindowStore -> [CachingWindowStore] -> [ChangeLoggingWindowBytesStore]
 //                 -> supplier store
 //   timestamped:  MeteredTimestampedWindowStore -> [CachingWindowStore]
-//                 -> [ChangeLoggingTimestampedWindowBytesStore] -> the marker over the supplier
+//                 -> [ChangeLoggingTimestampedWindowBytesStore] -> the supplier store, under
+//                 the in-memory marker or the persistent adapter when it is not timestamped
 // Caching is switched off when the supplier retains duplicates, as both builders do.
 
 #include <memory>
@@ -15,6 +16,7 @@
 #include "state/metered_window_store.h"
 #include "state/rocksdb_window_store.h"
 #include "state/stores.h"
+#include "state/timestamped_window_adapter.h"
 
 namespace iq {
 
@@ -110,19 +112,19 @@ std::unique_ptr<MeteredWindowStore<K, V>> window_store(WindowSupplier s, const s
 }
 
 // Stores.timestampedWindowStoreBuilder(...).build(), also what every DSL windowed aggregation
-// gets. A non-timestamped in-memory supplier gets the marker; a non-timestamped persistent one
-// would get WindowToTimestampedWindowByteStoreAdapter, which is not implemented (use
-// kRocksDBTimestamped, as the DSL's default supplier is).
+// gets. A non-timestamped in-memory supplier gets the marker, a non-timestamped persistent one
+// (kRocksDB) WindowToTimestampedWindowByteStoreAdapter, whose stack IQv2 sees as plain (quirk 18).
 template <typename K, typename V>
 std::unique_ptr<MeteredTimestampedWindowStore<K, V>> timestamped_window_store(
     WindowSupplier s, const std::string& name, const WindowStoreOptions& w,
     const StoreBuilderOptions& o) {
   auto [store, segment_interval_ms] = supply_window(s, name, w);
   if (!store->is_timestamped()) {
-    IQ_ASSERT(
-        !store->persistent(),
-        "WindowToTimestampedWindowByteStoreAdapter is not implemented: use kRocksDBTimestamped");
-    store = std::make_unique<InMemoryTimestampedWindowStoreMarker>(std::move(store));
+    if (store->persistent()) {
+      store = std::make_unique<WindowToTimestampedWindowByteStoreAdapter>(std::move(store));
+    } else {
+      store = std::make_unique<InMemoryTimestampedWindowStoreMarker>(std::move(store));
+    }
   }
   if (o.logging) {
     store = std::make_unique<ChangeLoggingTimestampedWindowBytesStore>(std::move(store),
