@@ -47,7 +47,7 @@ std::string fresh_dir(const std::string& name) {
 
 TEST(WindowSessionChangelogTest, TimestampedWindowStacksRestoreWhatTheyLogged) {
   // Proves, for the timestamped builder over kRocksDBTimestamped (values converted back to
-  // [timestamp][value] on restore) and over kRocksDB (the adapter: no conversion, quirk 18), that
+  // [timestamp][value] on restore) and over kRocksDB (the adapter: no conversion, quirk 24), that
   // a restored store answers WindowKeyQuery as the writer did, with the writer's position: the
   // writer dropped a late put into an expired segment without a position update (but logged
   // it), and the restore drops it and the records of segments expired by the batch's stream

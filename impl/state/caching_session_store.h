@@ -4,7 +4,7 @@
 // (SegmentedCacheFunction over SessionKeySchema), and reach the store below on flush or eviction,
 // each under the record context it was written with.
 //
-// Kafka quirk 13 (docs/iqv2-semantics.md §10), as in the caching window layer: this layer overrides
+// Kafka quirk 19 (docs/iqv2-semantics.md §10), as in the caching window layer: this layer overrides
 // neither query() nor getPosition(), so IQv2 sees only flushed data and the inner position: `{}`
 // until the first flush, although the cache already holds the writes. Only the processor-facing
 // reads merge the cache over the store.

@@ -104,7 +104,7 @@ std::vector<int64_t> InMemorySessionStore::end_times() const {
   return out;
 }
 
-// Kafka quirk 15 (shared with the in-memory window store): the live floor is clamped at 0, so a
+// Kafka quirk 21 (shared with the in-memory window store): the live floor is clamped at 0, so a
 // session ending before 0 is removed by the next operation whatever the retention. (Kafka also
 // keeps end times an open iterator still reads; iqsim's iterators are materialized.)
 void InMemorySessionStore::remove_expired_segments() {

@@ -6,7 +6,7 @@
 // Not persistent: a restart rebuilds it from the changelog and starts from an empty position.
 //
 // Iteration order (findSessions / fetch): end times ascending, then keys ascending, then, Kafka
-// quirk 17 (docs/iqv2-semantics.md §10), start times DESCENDING within one (end, key); backward
+// quirk 23 (docs/iqv2-semantics.md §10), start times DESCENDING within one (end, key); backward
 // reverses end times and keys and gives start times ascending.
 
 #include <map>

@@ -39,7 +39,7 @@ Status RocksDBSegmentedBytesStore::init(StateStoreContext& context, StateStore& 
   auto position = read_position_from_checkpoint(*position_checkpoint_);
   if (!position) return base::unexpected(position.error());
   position_ = std::move(*position);
-  // Kafka quirk 15 (docs/iqv2-semantics.md §10): the observed stream time is -1 here (not
+  // Kafka quirk 21 (docs/iqv2-semantics.md §10): the observed stream time is -1 here (not
   // persisted), so open_existing drops nothing: data of segments that expired before a restart is
   // visible again until stream time moves on.
   if (auto s = segments_.open_existing(context, observed_stream_time_ms_); !s) {
@@ -77,7 +77,7 @@ int64_t RocksDBSegmentedBytesStore::actual_from(int64_t from) const {
   return std::max(from, observed_stream_time_ms_ - retention_period_ms_ + 1);
 }
 
-// Kafka quirk 14 (docs/iqv2-semantics.md §10; SI/AbstractRocksDBSegmentedBytesStore.java put): a
+// Kafka quirk 20 (docs/iqv2-semantics.md §10; SI/AbstractRocksDBSegmentedBytesStore.java put): a
 // record whose segment is expired is dropped before the position update, so unlike the in-memory
 // window store an expired put does not advance the position.
 Status RocksDBSegmentedBytesStore::put(const Bytes& store_key, const ValueBytes& value) {

@@ -8,7 +8,7 @@
 // key's sessions by (end, start) ascending (key-byte order) rather than start-descending; the
 // read floor is observedStreamTime - retention + 1 per session end, and a put is dropped only when
 // its whole segment has expired; an expired put and a remove() leave the position as it was
-// (Kafka quirk 14, rocksdb_segmented_bytes_store.cc).
+// (Kafka quirk 20, rocksdb_segmented_bytes_store.cc).
 
 #include "state/rocksdb_segmented_bytes_store.h"
 #include "state/session_store.h"

@@ -30,7 +30,7 @@ Status RocksDBWindowStore::put(const Bytes& key, const ValueBytes& value, int64_
                           value);
 }
 
-// Kafka quirk 16 (docs/iqv2-semantics.md §10; SI/RocksDBWindowStore.java fetch(key, time)): the
+// Kafka quirk 22 (docs/iqv2-semantics.md §10; SI/RocksDBWindowStore.java fetch(key, time)): the
 // lookup key carries the store's current sequence number, so with duplicates only the latest put is
 // found, and only while no other put came after it.
 StoreResult<ValueBytes> RocksDBWindowStore::fetch(const Bytes& key, int64_t window_start_ms) {

@@ -400,7 +400,7 @@ namespace iq {
 namespace {
 
 TEST(RocksDBWindowStoreTest, TimestampedBuilderOverAPlainRocksDBSupplierAnswersPlainValues) {
-  // Proves the WindowToTimestampedWindowByteStoreAdapter stack (quirk 18): the processor writes
+  // Proves the WindowToTimestampedWindowByteStoreAdapter stack (quirk 24): the processor writes
   // ValueAndTimestamp, the changelog gets the plain value under the embedded timestamp, the
   // processor reads back timestamp -1, and IQv2 answers plain values, with the adapter's
   // execution-info line.

@@ -5,7 +5,7 @@
 // [timestamp][value]; the adapter strips the timestamp on put and answers reads with the
 // timestamp -1 (TimestampedBytesStore.convertToTimestampedFormat).
 //
-// Kafka quirk 18 (docs/iqv2-semantics.md §10): the adapter is neither a WrappedStateStore nor a
+// Kafka quirk 24 (docs/iqv2-semantics.md §10): the adapter is neither a WrappedStateStore nor a
 // TimestampedBytesStore, and StoreQueryUtils.isAdapter only knows the key-value adapter, so the
 // metered layer sees a non-timestamped stack: IQv2 answers plain values (no ValueAndTimestamp),
 // restore does not convert changelog values, and queries pass straight through to the plain

@@ -113,7 +113,7 @@ std::unique_ptr<MeteredWindowStore<K, V>> window_store(WindowSupplier s, const s
 
 // Stores.timestampedWindowStoreBuilder(...).build(), also what every DSL windowed aggregation
 // gets. A non-timestamped in-memory supplier gets the marker, a non-timestamped persistent one
-// (kRocksDB) WindowToTimestampedWindowByteStoreAdapter, whose stack IQv2 sees as plain (quirk 18).
+// (kRocksDB) WindowToTimestampedWindowByteStoreAdapter, whose stack IQv2 sees as plain (quirk 24).
 template <typename K, typename V>
 std::unique_ptr<MeteredTimestampedWindowStore<K, V>> timestamped_window_store(
     WindowSupplier s, const std::string& name, const WindowStoreOptions& w,
