@@ -50,12 +50,13 @@
 #include "iq/position_bound.h"
 #include "iq/query_config.h"
 #include "iq/range_query.h"
+#include "iq/serdes.h"
+#include "iq/task_id.h"
 #include "iq/value_and_timestamp.h"
 #include "processor/processor_context_impl.h"
 #include "processor/processor_state_manager.h"
-#include "iq/task_id.h"
+#include "ratio_reporter.h"
 #include "state/caching_key_value_store.h"
-#include "iq/serdes.h"
 #include "state/stores.h"
 #include "state/thread_cache.h"
 
@@ -91,7 +92,24 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("store_bench.seed", std::to_string(iq::bench::kSeed));
   benchmark::AddCustomContext("store_bench.thread_cache_bytes",
                               std::to_string(iq::bench::kThreadCacheBytes));
-  benchmark::RunSpecifiedBenchmarks();
+  // Each stack operation against the raw operation under it, with issue 14's goals.
+  iq::bench::RatioReporter reporter({
+      {"KeyQuery RocksDB stack, cache cold / Get", "BM_KeyQuery/full_stack_rocksdb_cache_cold",
+       "BM_KeyQuery/raw_rocksdb_get", 1.3},
+      {"KeyQuery RocksDB stack, cache hit / Get", "BM_KeyQuery/full_stack_rocksdb_cache_hit",
+       "BM_KeyQuery/raw_rocksdb_get", 1.3},
+      {"KeyQuery in-memory stack, cache cold / map::find",
+       "BM_KeyQuery/full_stack_in_memory_cache_cold", "BM_KeyQuery/std_map_find", 0},
+      {"KeyQuery in-memory stack, cache hit / map::find",
+       "BM_KeyQuery/full_stack_in_memory_cache_hit", "BM_KeyQuery/std_map_find", 0},
+      {"RangeQuery100 RocksDB stack / iterator", "BM_RangeQuery100/full_stack_rocksdb",
+       "BM_RangeQuery100/raw_rocksdb_iterator", 1.5},
+      {"RangeQuery100 in-memory stack / map scan", "BM_RangeQuery100/full_stack_in_memory",
+       "BM_RangeQuery100/std_map_lower_bound", 2.0},
+      {"RangeQuery100 in-memory stack / map scan+decode", "BM_RangeQuery100/full_stack_in_memory",
+       "BM_RangeQuery100/std_map_decode_into_vector", 0},
+  });
+  benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   // Explicitly, rather than from static destructors, so stores close while RocksDB's own
   // statics are certainly alive, and the temporary directories are gone when main returns.

@@ -19,6 +19,8 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
   client_.topology = std::move(topology);
   client_.assignment_configs = config_.assignment;
   client_.thread_config.commit_interval_ms = config_.commit_interval_ms;
+  IQ_ASSERT(config_.max_poll_records >= 1, "max.poll.records={}", config_.max_poll_records);
+  client_.thread_config.max_poll_records = static_cast<size_t>(config_.max_poll_records);
   client_.state_directory = state_directory_.get();
   client_.admin = io_.admin;
   // KafkaStreams.cacheSizePerThread: the cache budget split evenly over the threads.
@@ -35,6 +37,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
       env.application_id = config_.application_id;
       env.task_dir = state_directory_->task_dir(id);
       env.consistency_enabled = config_.consistency_offset_vector_enabled;
+      env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
       env.fs = io_.fs;
       env.rocksdb_env = io_.rocksdb_env;
       env.cache = cache;

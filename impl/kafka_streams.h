@@ -24,6 +24,11 @@ struct StreamsConfig {
   int64_t commit_interval_ms = 30'000;
   int64_t statestore_cache_max_bytes = 10 * 1024 * 1024;
   int64_t state_cleanup_delay_ms = 600'000;
+  int32_t max_poll_records = 1000;  // max.poll.records: Streams' override of the consumer's 500
+  // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT, a constant in Kafka: an unforced
+  // commit writes the checkpoint only once the changelog offsets moved by more than this. A
+  // setting here so that simulations can make checkpoints (and restores from them) common.
+  int64_t offset_delta_threshold_for_checkpoint = 10'000;
   bool consistency_offset_vector_enabled = false;  // __iq.consistency.offset.vector.enabled__
   AssignmentConfigs assignment;                    // num.standby.replicas, warmups, lag, probing
   bool operator==(const StreamsConfig&) const = default;

@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "scenario/scenario_driver.h"
+#include "base/probe.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -11,20 +11,20 @@
 #include <vector>
 
 #include "history/placement.h"
+#include "iq/default_partitioner.h"
 #include "iq/key_query.h"
 #include "iq/multi_versioned_key_query.h"
 #include "iq/range_query.h"
+#include "iq/serdes.h"
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
 #include "iq/versioned_key_query.h"
 #include "iq/window_key_query.h"
 #include "iq/window_range_query.h"
-#include "iq/default_partitioner.h"
 #include "scenario/fault_injector.h"
 #include "scenario/quiescence.h"
 #include "scenario/random_faults.h"
-#include "iq/serdes.h"
 #include "workload/producer_workload.h"
 #include "workload/query_client_workload.h"
 #include "workload/query_conversion.h"
@@ -201,19 +201,23 @@ bool ScenarioDriver::check_bounds() {
   } else if (broker.coordinator().bound_reached()) {
     knob = "coordinator_pending_outputs_max";
     value = broker.coordinator().pending_outputs_max();
+  } else if (auto txn = broker.transactions().bound_reached()) {
+    knob = txn->knob;  // broker_transactional_ids_max, _transactions_open_max, ...
+    value = txn->value;
   } else if (trace_.lags.size() >= kLagRecordsMax) {
     knob = "lag_probe_interval_ms";  // the bound is the driver's; the knob is what fills it
     value = scenario_.knobs.lag_probe_interval_ms;
-    trace_.bound_reached = fmt::format("{} lag records (the driver's bound) reached at {} ms: "
-                                       "raise knob {} (now {})",
-                                       kLagRecordsMax, cluster_->now_ms(), knob, value);
+    trace_.bound_reached = fmt::format(
+        "{} lag records (the driver's bound) reached at {} ms: "
+        "raise knob {} (now {})",
+        kLagRecordsMax, cluster_->now_ms(), knob, value);
     stopped_ = true;
     return true;
   } else {
     return false;
   }
-  trace_.bound_reached = fmt::format("knob {} = {} reached at {} ms", knob, value,
-                                     cluster_->now_ms());
+  trace_.bound_reached =
+      fmt::format("knob {} = {} reached at {} ms", knob, value, cluster_->now_ms());
   stopped_ = true;
   return true;
 }

@@ -11,14 +11,17 @@ namespace iq::sim::parsing {
 
 void ScenarioParser::parse_configuration(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("configuration"));
-  t.allow({"instances", "start", "store_backend", "virtual_time_ms_max", "link_delay_ms_min",
-           "link_delay_ms_max", "link_loss_one_in", "poll_interval_ms"});
+  t.allow({"instances", "start", "store_backend", "lru_max_entries", "virtual_time_ms_max",
+           "link_delay_ms_min", "link_delay_ms_max", "link_loss_one_in", "poll_interval_ms"});
   instances_ = t.integer("instances", 1, {1, kInstancesMax});
   s_.cluster.instances = instances_.as_int32();
   s_.start_instances = t.boolean("start", true);
   s_.cluster.topology.supplier =
       t.enumeration("store_backend", KeyValueSupplier::kRocksDbTimestamped, names::kStoreBackends,
                     "store backend");
+  // Stores.lruMap(name, int maxCacheSize) refuses a negative size; read whatever the backend.
+  s_.cluster.topology.lru_max_entries =
+      t.integer("lru_max_entries", s_.cluster.topology.lru_max_entries, {0, kInt32Max}).value;
   s_.virtual_time_ms_max = t.integer("virtual_time_ms_max", 600'000, kPositiveTimeMs).value;
   const IntValue delay_min = t.integer("link_delay_ms_min", 1, kTimeMs);
   const IntValue delay_max = t.integer("link_delay_ms_max", 1, kTimeMs);
@@ -36,7 +39,7 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
            "statestore.cache.max.bytes", "acceptable.recovery.lag", "max.warmup.replicas",
            "probing.rebalance.interval.ms", "session.timeout.ms", "heartbeat.interval.ms",
            "max.poll.interval.ms", "request.timeout.ms", "__iq.consistency.offset.vector.enabled__",
-           "state.cleanup.delay.ms"});
+           "state.cleanup.delay.ms", "max.poll.records"});
   StreamsConfig& c = s_.cluster.streams;
   c.application_id = t.name("application.id", c.application_id);
   c.num_stream_threads = t.integer("num.stream.threads", c.num_stream_threads, {1, 32}).as_int32();
@@ -45,6 +48,8 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
       t.integer("statestore.cache.max.bytes", c.statestore_cache_max_bytes, {0, kInt64Max}).value;
   c.state_cleanup_delay_ms =
       t.integer("state.cleanup.delay.ms", c.state_cleanup_delay_ms, kTimeMs).value;
+  // Kafka's ConsumerConfig: atLeast(1).
+  c.max_poll_records = t.integer("max.poll.records", c.max_poll_records, {1, kInt32Max}).as_int32();
   c.consistency_offset_vector_enabled =
       t.boolean("__iq.consistency.offset.vector.enabled__", c.consistency_offset_vector_enabled);
   parse_assignment_configs(t, c.assignment);
@@ -99,7 +104,10 @@ void ScenarioParser::parse_assignment_configs(Table& t, AssignmentConfigs& a) {
 void ScenarioParser::parse_broker(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("broker"));
   t.allow({"group.initial.rebalance.delay.ms", "group.min.session.timeout.ms",
-           "group.max.session.timeout.ms", "group.max.size"});
+           "group.max.session.timeout.ms", "group.max.size", "transaction.max.timeout.ms",
+           "transaction.abort.timed.out.transaction.cleanup.interval.ms", "log.cleaner.enable",
+           "log.cleaner.backoff.ms", "log.segment.bytes", "log.roll.ms",
+           "log.cleaner.delete.retention.ms"});
   GroupCoordinatorConfig& g = s_.cluster.broker.coordinator;
   g.group_initial_rebalance_delay_ms =
       t.integer("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay_ms, kTimeMs)
@@ -119,6 +127,24 @@ void ScenarioParser::parse_broker(const toml::table* section) {
   g.group_min_session_timeout_ms = min_session.as_int32();
   g.group_max_session_timeout_ms = max_session.as_int32();
   g.group_max_size = t.integer("group.max.size", g.group_max_size, {1, kInt32Max}).as_int32();
+  // Transactions and log compaction (sim/broker/README.md). The cleaner is off unless enabled.
+  TransactionCoordinatorConfig& x = s_.cluster.broker.transactions;
+  x.transaction_max_timeout_ms =
+      t.integer("transaction.max.timeout.ms", x.transaction_max_timeout_ms, {1, kInt32Max})
+          .as_int32();
+  x.abort_timed_out_transaction_cleanup_interval_ms =
+      t.integer("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+                x.abort_timed_out_transaction_cleanup_interval_ms, kPositiveTimeMs)
+          .value;
+  LogCleanerConfig& cleaner = s_.cluster.broker.cleaner;
+  cleaner.enable = t.boolean("log.cleaner.enable", cleaner.enable);
+  cleaner.backoff_ms =
+      t.integer("log.cleaner.backoff.ms", cleaner.backoff_ms, kPositiveTimeMs).value;
+  TopicConfig& topics = s_.cluster.broker.topic_defaults;
+  topics.segment_bytes = t.integer("log.segment.bytes", topics.segment_bytes, {1, kInt32Max}).value;
+  topics.segment_ms = t.integer("log.roll.ms", topics.segment_ms, kPositiveTimeMs).value;
+  topics.delete_retention_ms =
+      t.integer("log.cleaner.delete.retention.ms", topics.delete_retention_ms, kTimeMs).value;
   t.finish();
 }
 

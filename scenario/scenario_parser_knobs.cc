@@ -13,7 +13,9 @@ void ScenarioParser::parse_knobs(const toml::table* section) {
   t.allow({"lag_probe_interval_ms", "history_records_max", "consumer_fetch_interval_ms",
            "consumer_fetch_records_max", "broker_records_max", "broker_partitions_per_topic_max",
            "coordinator_new_member_join_timeout_ms", "coordinator_groups_max",
-           "coordinator_pending_outputs_max"});
+           "coordinator_pending_outputs_max", "broker_transactional_ids_max",
+           "broker_transactions_open_max", "broker_transaction_partitions_max",
+           "broker_cleaner_records_per_step_max", "offset_delta_threshold_for_checkpoint"});
   Knobs& k = s_.knobs;
   k.lag_probe_interval_ms =
       t.integer("lag_probe_interval_ms", k.lag_probe_interval_ms, kTimeMs).value;
@@ -41,6 +43,24 @@ void ScenarioParser::parse_knobs(const toml::table* section) {
   g.max_groups = t.integer("coordinator_groups_max", g.max_groups, {1, kInt32Max}).as_int32();
   g.max_pending_outputs =
       t.integer("coordinator_pending_outputs_max", g.max_pending_outputs, {1, kInt64Max}).value;
+  TransactionCoordinatorConfig& x = broker.transactions;
+  x.max_transactional_ids =
+      t.integer("broker_transactional_ids_max", x.max_transactional_ids, {1, kInt32Max}).as_int32();
+  x.max_open_transactions =
+      t.integer("broker_transactions_open_max", x.max_open_transactions, {1, kInt32Max}).as_int32();
+  x.max_transaction_partitions =
+      t.integer("broker_transaction_partitions_max", x.max_transaction_partitions, {1, kInt32Max})
+          .as_int32();
+  broker.cleaner.records_per_step_max =
+      t.integer("broker_cleaner_records_per_step_max", broker.cleaner.records_per_step_max,
+                {1, kInt64Max})
+          .value;
+  // Kafka's constant (StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT), settable here.
+  StreamsConfig& streams = s_.cluster.streams;
+  streams.offset_delta_threshold_for_checkpoint =
+      t.integer("offset_delta_threshold_for_checkpoint",
+                streams.offset_delta_threshold_for_checkpoint, {0, kInt64Max})
+          .value;
   t.finish();
 }
 

@@ -45,6 +45,7 @@ expected_failures = ['BoundHonored']
 instances = 3
 start = true
 store_backend = 'in_memory'
+lru_max_entries = 7
 virtual_time_ms_max = 300_000
 link_delay_ms_min = 2
 link_delay_ms_max = 5
@@ -66,6 +67,7 @@ poll_interval_ms = 20
 "request.timeout.ms" = 5_000
 "__iq.consistency.offset.vector.enabled__" = true
 "state.cleanup.delay.ms" = 1_000
+"max.poll.records" = 25
 
 [broker]
 "group.initial.rebalance.delay.ms" = 0
@@ -92,6 +94,7 @@ broker_partitions_per_topic_max = 16
 coordinator_new_member_join_timeout_ms = 60_000
 coordinator_groups_max = 4
 coordinator_pending_outputs_max = 1_000
+offset_delta_threshold_for_checkpoint = 50
 
 [[test]]
 title = 'Timed'
@@ -209,6 +212,9 @@ Scenario full_file_scenario(const std::string& text) {
   c.consumer.request_timeout_ms = 5'000;
   c.streams.consistency_offset_vector_enabled = true;
   c.streams.state_cleanup_delay_ms = 1'000;
+  c.streams.max_poll_records = 25;
+  c.streams.offset_delta_threshold_for_checkpoint = 50;
+  c.topology.lru_max_entries = 7;
   c.broker.coordinator.group_initial_rebalance_delay_ms = 0;
   c.broker.coordinator.group_min_session_timeout_ms = 1'000;
   c.broker.coordinator.group_max_session_timeout_ms = 100'000;
@@ -373,6 +379,55 @@ name = 'Count'
   EXPECT_EQ(s.liveness.checks, std::vector<std::string>{"EventuallyAvailable"});
 }
 
+TEST(ScenarioParserTest, TransactionAndCompactionKeysReachTheBrokerConfigAndRoundTrip) {
+  // The [broker] keys of transactions and the log cleaner and the [knobs] of their bounds land in
+  // SimBrokerConfig (defaults: cleaner off, Kafka's values otherwise), the writer writes them
+  // back, and an out-of-range value is refused naming its key.
+  const char* text = R"(
+[broker]
+"transaction.max.timeout.ms" = 60_000
+"transaction.abort.timed.out.transaction.cleanup.interval.ms" = 5_000
+"log.cleaner.enable" = true
+"log.cleaner.backoff.ms" = 1_000
+"log.segment.bytes" = 4_096
+"log.roll.ms" = 30_000
+"log.cleaner.delete.retention.ms" = 2_000
+
+[knobs]
+broker_transactional_ids_max = 7
+broker_transactions_open_max = 3
+broker_transaction_partitions_max = 5
+broker_cleaner_records_per_step_max = 11
+
+[[test]]
+  [[test.workload]]
+  name = 'Producer'
+)";
+  const Scenario s = parse_ok(text, 1);
+  const SimBrokerConfig& b = s.cluster.broker;
+  EXPECT_EQ(b.transactions.transaction_max_timeout_ms, 60'000);
+  EXPECT_EQ(b.transactions.abort_timed_out_transaction_cleanup_interval_ms, 5'000);
+  EXPECT_TRUE(b.cleaner.enable);
+  EXPECT_EQ(b.cleaner.backoff_ms, 1'000);
+  EXPECT_EQ(b.topic_defaults.segment_bytes, 4'096);
+  EXPECT_EQ(b.topic_defaults.segment_ms, 30'000);
+  EXPECT_EQ(b.topic_defaults.delete_retention_ms, 2'000);
+  EXPECT_EQ(b.transactions.max_transactional_ids, 7);
+  EXPECT_EQ(b.transactions.max_open_transactions, 3);
+  EXPECT_EQ(b.transactions.max_transaction_partitions, 5);
+  EXPECT_EQ(b.cleaner.records_per_step_max, 11);
+  auto again = parse_scenario_text(to_toml(s), "written.toml", 1);
+  ASSERT_TRUE(again.has_value()) << again.error().to_string();
+  EXPECT_EQ(again->cluster.broker, b);
+  EXPECT_FALSE(parse_ok("[[test]]\n[[test.workload]]\nname = 'Producer'\n", 1)
+                   .cluster.broker.cleaner.enable);
+
+  auto bad = parse_scenario_text("[knobs]\nbroker_transactions_open_max = 0\n", "bad.toml", 1);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().to_string().find("broker_transactions_open_max"), std::string::npos)
+      << bad.error().to_string();
+}
+
 TEST(ScenarioParserTest, SeedComesFromTheCallerElseTheFileElseOne) {
   const std::string text = "seed = 42\n[[test]]\nduration_ms = 1\n";
   EXPECT_EQ(parse_ok(text, std::nullopt).seed, 42u);
@@ -419,6 +474,15 @@ std::vector<BadInput> bad_inputs() {
        "bad.toml:2:13: key 'configuration.instances'", "expected an integer, got a string"},
       {"float for an integer", "[configuration]\npoll_interval_ms = 1.5" + kTest,
        "bad.toml:2:20: key 'configuration.poll_interval_ms'", "expected an integer, got a float"},
+      {"negative LRU capacity", "[configuration]\nlru_max_entries = -1" + kTest,
+       "bad.toml:2:19: key 'configuration.lru_max_entries'", "must be >= 0 (got -1)"},
+      {"max.poll.records < 1", "[streams_config]\n\"max.poll.records\" = 0" + kTest,
+       "bad.toml:2:22: key 'streams_config.\"max.poll.records\"'", "must be >= 1 (got 0)"},
+      {"negative checkpoint delta", "[knobs]\noffset_delta_threshold_for_checkpoint = -3" + kTest,
+       "bad.toml:2:41: key 'knobs.offset_delta_threshold_for_checkpoint'", "must be >= 0 (got -3)"},
+      {"a bad LRU capacity among the alternatives",
+       "[configuration]\nlru_max_entries = { one_of = [8, -2] }" + kTest,
+       "bad.toml:2:34: key 'configuration.lru_max_entries.one_of.1'", "must be >= 0 (got -2)"},
       {"instances < 1", "[configuration]\ninstances = 0" + kTest,
        "bad.toml:2:13: key 'configuration.instances'", "must be >= 1 (got 0)"},
       {"negative time", "[[test]]\nduration_ms = -5\n", "bad.toml:2:15: key 'test.0.duration_ms'",
@@ -593,7 +657,8 @@ TEST(ScenarioParserTest, DeepKeysAndNestingAreRefusedBeforeTheTomlParser) {
     EXPECT_NE(text.find(c.message), std::string::npos) << text;
   }
   // At the limits: 32 parts, 32 deep, and dots inside strings, comments and floats not counted.
-  std::string ok = "title = 'x'\n# a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a\n";
+  std::string ok =
+      "title = 'x'\n# a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a\n";
   ok += "description = '" + std::string(100, '.') + "'\n[configuration]\n";
   std::string nested = std::string(32, '[') + std::string(32, ']');
   ok += "[x]\ny = " + nested + "\nz = \"" + std::string(100, '.') + "\"\nw = 1.5\n";
@@ -628,8 +693,8 @@ TEST(ScenarioParserTest, BlockCountsAreBoundedAtTheFirstBlockPast) {
        "t.toml:68:3: key 'test.0.workload.32'", "more than 32 [[workload]] blocks (got 33)"},
       {head + "[[test]]\n" + repeat(step, 501), "t.toml:1004:3: key 'test.0.step.500'",
        "more than 500 [[step]] blocks (got 501)"},
-      {head + repeat("[[test]]\n" + repeat(step, 450), 5),
-       "t.toml:4008:3: key 'test.4.step.200'", "more than 2000 [[test.step]] blocks in the file"},
+      {head + repeat("[[test]]\n" + repeat(step, 450), 5), "t.toml:4008:3: key 'test.4.step.200'",
+       "more than 2000 [[test.step]] blocks in the file"},
       {head + "[[test]]\n" + repeat("  [[test.step]]\n  add_instance = true\n", 64),
        "t.toml:130:3: key 'test.0.step.63.add_instance'",
        "`instances` (1) plus 64 add_instance would be more than 64 instances"},

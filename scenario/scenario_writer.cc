@@ -174,6 +174,7 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("instances", num(c.instances));
   b.set("start", boolean(s.start_instances));
   b.set("store_backend", name(names::kStoreBackends, c.topology.supplier));
+  b.set("lru_max_entries", num(c.topology.lru_max_entries));
   b.set("virtual_time_ms_max", num(s.virtual_time_ms_max));
   b.set("link_delay_ms_min", num(c.link.delay_ms_min));
   b.set("link_delay_ms_max", num(c.link.delay_ms_max));
@@ -196,6 +197,7 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("request.timeout.ms", num(c.consumer.request_timeout_ms));
   b.set("__iq.consistency.offset.vector.enabled__", boolean(sc.consistency_offset_vector_enabled));
   b.set("state.cleanup.delay.ms", num(sc.state_cleanup_delay_ms));
+  b.set("max.poll.records", num(sc.max_poll_records));
 
   const GroupCoordinatorConfig& g = c.broker.coordinator;
   b.header("[broker]");
@@ -203,6 +205,15 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("group.min.session.timeout.ms", num(g.group_min_session_timeout_ms));
   b.set("group.max.session.timeout.ms", num(g.group_max_session_timeout_ms));
   b.set("group.max.size", num(g.group_max_size));
+  const TransactionCoordinatorConfig& x = c.broker.transactions;
+  b.set("transaction.max.timeout.ms", num(x.transaction_max_timeout_ms));
+  b.set("transaction.abort.timed.out.transaction.cleanup.interval.ms",
+        num(x.abort_timed_out_transaction_cleanup_interval_ms));
+  b.set("log.cleaner.enable", boolean(c.broker.cleaner.enable));
+  b.set("log.cleaner.backoff.ms", num(c.broker.cleaner.backoff_ms));
+  b.set("log.segment.bytes", num(c.broker.topic_defaults.segment_bytes));
+  b.set("log.roll.ms", num(c.broker.topic_defaults.segment_ms));
+  b.set("log.cleaner.delete.retention.ms", num(c.broker.topic_defaults.delete_retention_ms));
 
   const TopologyConfig& t = c.topology;
   b.header("[topology]");
@@ -224,6 +235,11 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("coordinator_new_member_join_timeout_ms", num(g.new_member_join_timeout_ms));
   b.set("coordinator_groups_max", num(g.max_groups));
   b.set("coordinator_pending_outputs_max", num(g.max_pending_outputs));
+  b.set("broker_transactional_ids_max", num(c.broker.transactions.max_transactional_ids));
+  b.set("broker_transactions_open_max", num(c.broker.transactions.max_open_transactions));
+  b.set("broker_transaction_partitions_max", num(c.broker.transactions.max_transaction_partitions));
+  b.set("broker_cleaner_records_per_step_max", num(c.broker.cleaner.records_per_step_max));
+  b.set("offset_delta_threshold_for_checkpoint", num(sc.offset_delta_threshold_for_checkpoint));
 }
 
 void write_workload(Block& b, const ProducerWorkloadSpec& w) {

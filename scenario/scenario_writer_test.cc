@@ -32,11 +32,13 @@ instances = { range = [1, 5] }
 store_backend = { one_of = ['rocksdb', 'rocksdb_plain', 'in_memory', 'lru'] }
 link_delay_ms_max = { range = [1, 20] }
 link_loss_one_in = { one_of = [0, 100] }
+lru_max_entries = { one_of = [0, 3, 1_000] }
 
 [streams_config]
 "num.standby.replicas" = { one_of = [0, 1, 2] }
 "commit.interval.ms" = { range = [10, 30_000] }
 "statestore.cache.max.bytes" = { one_of = [0, 1_048_576] }
+"max.poll.records" = { range = [1, 2_000] }
 
 [topology]
 name = { one_of = ['Count', 'Sum', 'SourceTable', 'PapiWriter'] }
@@ -45,6 +47,7 @@ caching = { one_of = [true, false] }
 
 [knobs]
 lag_probe_interval_ms = { one_of = [0, 250] }
+offset_delta_threshold_for_checkpoint = { one_of = [0, 100, 10_000] }
 
 [[test]]
 duration_ms = { range = [5_000, 20_000] }
@@ -113,7 +116,9 @@ TEST(ScenarioWriterTest, WrittenFileIsConcreteAndExplicit) {
   EXPECT_EQ(text.find("range ="), std::string::npos) << text;
   for (const char* key :
        {"\"num.stream.threads\" = ", "\"group.max.size\" = ", "coordinator_pending_outputs_max = ",
-        "retry_backoff_ms = ", "max_down = ", "probe_interval_ms = ", "request.timeout.ms"}) {
+        "retry_backoff_ms = ", "max_down = ", "probe_interval_ms = ", "request.timeout.ms",
+        "lru_max_entries = ", "\"max.poll.records\" = ",
+        "offset_delta_threshold_for_checkpoint = "}) {
     EXPECT_NE(text.find(key), std::string::npos) << key << " missing (seed=3)\n" << text;
   }
 }

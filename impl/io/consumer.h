@@ -16,6 +16,13 @@
 
 namespace iq {
 
+// Kafka's org.apache.kafka.common.IsolationLevel: what a fetch or ListOffsets may see.
+// READ_UNCOMMITTED reads up to the high watermark, records of open and aborted transactions
+// included; READ_COMMITTED reads up to the last stable offset and drops aborted records. Neither
+// hands out transaction markers. A consumer's isolation.level is part of its configuration (sim/
+// sets it where it builds the consumer); Streams uses READ_COMMITTED under exactly_once_v2.
+enum class IsolationLevel { READ_UNCOMMITTED, READ_COMMITTED };
+
 class Consumer {
  public:
   virtual ~Consumer() = default;
@@ -39,6 +46,16 @@ class Admin {
   // ListOffsets(LATEST): the log end offset (next offset to be written) of each partition.
   [[nodiscard]] virtual base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(
       const std::vector<TopicPartition>& partitions) = 0;
+  // ListOffsets(LATEST) with an isolation level (Kafka's ListOffsetsOptions(isolationLevel)):
+  // READ_UNCOMMITTED is end_offsets(); READ_COMMITTED is each partition's last stable
+  // offset, the first offset of its oldest open transaction (or the high watermark if none is
+  // open). An Admin that knows no transactions answers READ_COMMITTED with an error.
+  [[nodiscard]] virtual base::Expected<TopicPartitionOffsets, StreamsError> list_end_offsets(
+      const std::vector<TopicPartition>& partitions, IsolationLevel isolation_level) {
+    if (isolation_level == IsolationLevel::READ_UNCOMMITTED) return end_offsets(partitions);
+    return base::unexpected(StreamsError{StreamsError::Kind::UnsupportedOperation,
+                                         "listOffsets(READ_COMMITTED) is not supported here"});
+  }
 };
 
 }  // namespace iq

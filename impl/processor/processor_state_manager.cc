@@ -105,7 +105,9 @@ Status ProcessorStateManager::restore(const std::string& store_name,
   if (records.empty()) return ok_status();
   std::vector<ConsumerRecord> converted;
   const std::vector<ConsumerRecord>* batch = &records;
-  if (m->store->is_timestamped()) {
+  // StateManagerUtil.converterForStore: timestamped stores get the timestamp prepended, except
+  // versioned ones, whose put takes it from the record.
+  if (m->store->is_timestamped() && !m->store->is_versioned()) {
     converted = records;
     for (auto& r : converted) r.value = timestamped_bytes::make(r.timestamp, r.value);
     batch = &converted;

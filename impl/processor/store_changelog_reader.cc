@@ -112,7 +112,7 @@ void StoreChangelogReader::update_pausing() {
 
 base::Expected<size_t, StreamsError> StoreChangelogReader::restore() {
   if (changelogs_.empty()) return size_t{0};
-  for (auto& r : consumer_.poll(kMaxPollRecords)) {
+  for (auto& r : consumer_.poll(max_poll_records_)) {
     auto it = changelogs_.find({r.topic, r.partition});
     if (it == changelogs_.end()) continue;  // unassigned while in flight
     it->second.buffered.push_back(std::move(r));

@@ -8,8 +8,9 @@
 // - A standby's changelog never completes; it follows the log end.
 // - While any active changelog is restoring the reader is in ACTIVE_RESTORING and pauses every
 //   standby changelog; otherwise STANDBY_UPDATING.
-// Each loop polls at most max.poll.records (1000) and applies, per changelog, one batch through
-// the store's batching restore callback.
+// Each loop polls at most max.poll.records (Streams' override, 1000, unless configured; the
+// restore consumer inherits it as Kafka's common consumer configs do) and applies, per changelog,
+// one batch through the store's batching restore callback.
 
 #include <map>
 
@@ -21,10 +22,10 @@ namespace iq {
 class StoreChangelogReader {
  public:
   enum class Mode { ACTIVE_RESTORING, STANDBY_UPDATING };
-  static constexpr size_t kMaxPollRecords = 1000;
-
-  StoreChangelogReader(Consumer& restore_consumer, Admin& admin)
-      : consumer_(restore_consumer), admin_(admin) {}
+  StoreChangelogReader(Consumer& restore_consumer, Admin& admin, size_t max_poll_records)
+      : consumer_(restore_consumer), admin_(admin), max_poll_records_(max_poll_records) {
+    IQ_ASSERT(max_poll_records_ >= 1, "max.poll.records={}", max_poll_records_);
+  }
 
   // Register every changelog of `task` (seeking the restore consumer), fixing the end offsets of
   // an active task's changelogs.
@@ -55,6 +56,7 @@ class StoreChangelogReader {
 
   Consumer& consumer_;
   Admin& admin_;
+  size_t max_poll_records_;
   std::map<TopicPartition, ChangelogMetadata> changelogs_;
 };
 

@@ -12,7 +12,8 @@ StreamThread::StreamThread(std::string name, ClientContext& client, Consumer& ma
       main_consumer_(main_consumer),
       membership_(membership) {
   IQ_ASSERT(client_.state_directory != nullptr && client_.admin != nullptr);
-  reader_ = std::make_unique<StoreChangelogReader>(restore_consumer, *client_.admin);
+  reader_ = std::make_unique<StoreChangelogReader>(restore_consumer, *client_.admin,
+                                                   client_.thread_config.max_poll_records);
   task_manager_ =
       std::make_unique<TaskManager>(client_.topology, *client_.state_directory, *reader_,
                                     main_consumer, membership, std::move(environment), name_);
@@ -113,8 +114,11 @@ std::vector<TopicPartition> StreamThread::owned_partitions() {
 
 base::Expected<std::map<std::string, Bytes>, StreamsError> StreamThread::assign(
     const std::vector<JoinedMember>& members) {
-  StreamsPartitionAssignor assignor(client_.application_id, client_.topology,
-                                    client_.assignment_configs, *client_.admin);
+  // A new assignor per assignment, as the leader's warmups are kept by the thread (below); the
+  // last ones go in for the probe on a warmup that became active.
+  StreamsPartitionAssignor assignor(
+      client_.application_id, client_.topology, client_.assignment_configs, *client_.admin,
+      last_leader_warmups_ ? last_leader_warmups_->warmups : Warmups{});
   auto result = assignor.assign(members, now_ms_);
   if (!result) return base::unexpected(result.error());
   last_leader_warmups_ = LeaderWarmups{now_ms_, std::move(result->warmups)};

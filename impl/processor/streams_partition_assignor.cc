@@ -1,11 +1,11 @@
-#include "base/probe.h"
 #include "processor/streams_partition_assignor.h"
+#include "base/probe.h"
 
 #include <algorithm>
 
 #include "assignment/client_state.h"
-#include "iq/changelog_topic.h"
 #include "assignment/high_availability_task_assignor.h"
+#include "iq/changelog_topic.h"
 
 namespace iq {
 namespace {
@@ -111,12 +111,12 @@ base::Expected<AssignorResult, StreamsError> StreamsPartitionAssignor::assign(
     if (warm == previous_warmups_.end()) continue;
     for (const TaskId& t : client.active_tasks()) {
       if (warm->second.count(t)) {
-        IQ_PROBE("assignor.warmup_became_active",
-                 "a task warmed up on a client became active there after a probing rebalance");
+        IQ_PROBE(
+            "assignor.warmup_became_active",
+            "a task warmed up on a client became active there in the leader's next assignment");
       }
     }
   }
-  previous_warmups_ = result.warmups;
 
   // Host maps of the target assignment, for every member's metadata.
   std::map<HostInfo, std::set<TopicPartitionName>> by_host;

@@ -32,12 +32,15 @@ struct AssignorResult {
 
 class StreamsPartitionAssignor {
  public:
+  // `previous_warmups`: the warmups of the last assignment this member computed as the leader
+  // (the thread keeps them: an assignor lives for one assignment), read only by a probe.
   StreamsPartitionAssignor(std::string application_id, TopologyConfig topology,
-                           AssignmentConfigs configs, Admin& admin)
+                           AssignmentConfigs configs, Admin& admin, Warmups previous_warmups = {})
       : application_id_(std::move(application_id)),
         topology_(std::move(topology)),
         configs_(configs),
-        admin_(admin) {}
+        admin_(admin),
+        previous_warmups_(std::move(previous_warmups)) {}
 
   [[nodiscard]] base::Expected<AssignorResult, StreamsError> assign(
       const std::vector<JoinedMember>& members, int64_t now_ms);
@@ -53,8 +56,8 @@ class StreamsPartitionAssignor {
   TopologyConfig topology_;
   AssignmentConfigs configs_;
   Admin& admin_;
-  // The warmups of this assignor's previous assignment, read only by a coverage probe (a warmup
-  // that became active); the assignment itself stays a function of the subscriptions.
+  // The warmups of this member's previous assignment as the leader, read only by a coverage probe
+  // (a warmup that became active); the assignment itself stays a function of the subscriptions.
   Warmups previous_warmups_;
 };
 

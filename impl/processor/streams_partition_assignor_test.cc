@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "assignment/process_id.h"
+#include "base/probe.h"
 #include "processor/streams_partition_assignor.h"
 #include "processor/test_fakes.h"
 
@@ -87,6 +88,33 @@ TEST_F(StreamsPartitionAssignorTest, LaggingNewcomerGetsWarmupsAndProbing) {
   EXPECT_FALSE(r->assignments.at("b").standby_tasks.empty()) << "warmups";
   EXPECT_LE(r->assignments.at("b").standby_tasks.size(), 2u) << "max.warmup.replicas";
   EXPECT_EQ(r->assignments.at("a").next_rebalance_ms, std::optional<int64_t>(601'000));
+}
+
+// Proves the probe on a warmup that became active fires when the leader's next assignment (a new
+// assignor, given the last warmups, as StreamThread::assign does) makes a caught-up warmup
+// active, and not without those warmups.
+TEST_F(StreamsPartitionAssignorTest, CaughtUpWarmupBecomesActiveAndIsProbed) {
+  for (int32_t p = 0; p < 4; ++p) changelog(p, 50);
+  std::vector<TopicPartition> owned{{"words", 0}, {"words", 1}, {"words", 2}, {"words", 3}};
+  std::map<TaskId, int64_t> running{{{0, 0}, -2}, {{0, 1}, -2}, {{0, 2}, -2}, {{0, 3}, -2}};
+  AssignmentConfigs configs;
+  configs.acceptable_recovery_lag = 10;
+  auto first = assignor(configs).assign({member("a", 1, running, owned), member("b", 2, {})}, 0);
+  ASSERT_TRUE(first.has_value());
+  const std::set<TaskId> warm = first->assignments.at("b").standby_tasks;
+  ASSERT_FALSE(warm.empty()) << "warmups";
+  std::map<TaskId, int64_t> caught_up;  // b reports its warmups at the changelog end
+  for (const TaskId& t : warm) caught_up[t] = 50;
+  for (const bool with_warmups : {true, false}) {
+    base::ProbeHits hits;
+    base::ProbeScope scope(hits);
+    StreamsPartitionAssignor next("app", topology_, configs, admin_,
+                                  with_warmups ? first->warmups : Warmups{});
+    auto second = next.assign({member("a", 1, running, owned), member("b", 2, caught_up)}, 60'000);
+    ASSERT_TRUE(second.has_value());
+    EXPECT_EQ(hits.hit("assignor.warmup_became_active"), with_warmups)
+        << "with the last warmups: " << with_warmups;
+  }
 }
 
 // Proves standbys go to another client than the active, one per task.

@@ -118,7 +118,7 @@ Status Task::maybe_checkpoint(bool enforce) {
           offset.value() -
           (it == offsets_at_last_checkpoint_->end() ? 0 : std::max<int64_t>(it->second.value(), 0));
     }
-    if (delta <= kOffsetDeltaThresholdForCheckpoint) return ok_status();
+    if (delta <= env_.offset_delta_threshold_for_checkpoint) return ok_status();
   }
   auto s = state_manager_->flush();
   if (!s) return s;

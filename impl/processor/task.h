@@ -24,6 +24,8 @@ struct TaskEnvironment {
   std::string application_id;
   std::string task_dir;  // <state.dir>/<application.id>/<task id>
   bool consistency_enabled = false;
+  // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT (StreamsConfig says why it is settable)
+  int64_t offset_delta_threshold_for_checkpoint = 10'000;
   FileSystem* fs = nullptr;
   rocksdb::Env* rocksdb_env = nullptr;
   ThreadCache* cache = nullptr;          // the thread's cache (actives)
@@ -34,8 +36,6 @@ struct TaskEnvironment {
 
 class Task {
  public:
-  // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT
-  static constexpr int64_t kOffsetDeltaThresholdForCheckpoint = 10'000;
   // TaskManager / SubscriptionInfo: the offset sum a RUNNING active reports.
   static constexpr int64_t kLatestOffset = -2;
 

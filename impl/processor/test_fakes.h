@@ -146,7 +146,7 @@ struct Instance {
       : collector(broker),
         restore_consumer(broker),
         admin(broker),
-        reader(restore_consumer, admin) {
+        reader(restore_consumer, admin, /*max_poll_records=*/1000) {
     env.application_id = "app";
     env.task_dir = (dir / "app" / "0_0").string();
     env.consistency_enabled = consistency;

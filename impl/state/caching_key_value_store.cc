@@ -1,8 +1,8 @@
 #include "state/caching_key_value_store.h"
 
 #include "iq/key_query.h"
-#include "state/key_value_ranges.h"
 #include "iq/serdes.h"
+#include "state/key_value_ranges.h"
 
 namespace iq {
 
@@ -35,10 +35,12 @@ StreamsError CachingKeyValueStore::closed_error() const {
   return {StreamsError::Kind::InvalidStateStore, "Store " + name() + " is currently closed"};
 }
 
+// Kafka merges both into an empty position; the merge is a per-partition max over the union of
+// topics and partitions, so starting from the copy the store below hands back gives the same
+// position with one copy fewer.
 Position CachingKeyValueStore::position() const {
-  Position merged = Position::empty_position();
+  Position merged = wrapped().position();
   merged.merge(position_);
-  merged.merge(wrapped().position());
   return merged;
 }
 
@@ -50,12 +52,12 @@ QueryOutcome CachingKeyValueStore::query(const Query& q, const PositionBound& bo
   } else {
     if (!is_open()) return base::unexpected(closed_error());  // escapes KafkaStreams#query
     const int32_t partition = context_->task_id().partition;
-    const Position merged = position();
+    Position merged = position();
     if (!store_query_utils::is_permitted(merged, bound, partition)) {
       // Kafka quirk 7: this NOT_UP_TO_BOUND carries no position, unlike the inner one.
       result = QueryResult::not_up_to_bound(merged, bound, partition);
     } else {
-      result = run_key_query(q, merged, config);
+      result = run_key_query(q, std::move(merged), config);
     }
   }
   if (result && config.is_collect_execution_info()) {
@@ -64,7 +66,7 @@ QueryOutcome CachingKeyValueStore::query(const Query& q, const PositionBound& bo
   return result;
 }
 
-QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, const Position& merged,
+QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, Position merged,
                                                  const QueryConfig& config) {
   const auto* key_query = dynamic_cast<const KeyQuery<Bytes, Bytes>*>(&q);
   IQ_ASSERT(key_query != nullptr, "a typed KeyQuery reached the caching layer");
@@ -77,7 +79,7 @@ QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, const Position&
     if (timestamped_schema_ && !wrapped().is_timestamped() && !wrapped().is_adapter()) {
       raw = timestamped_bytes::raw_value(raw);
     }
-    result = QueryResult::for_result(raw);
+    result = QueryResult::for_result(std::move(raw));
   }
   if (!result) {
     // The bound was checked on the merged position; the store below is asked unbounded.
@@ -85,8 +87,8 @@ QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, const Position&
     if (!below) return below;
     result = std::move(*below);
   }
-  result->set_position(merged.copy());
-  return *result;
+  result->set_position(std::move(merged));
+  return std::move(*result);
 }
 
 Status CachingKeyValueStore::put(const Bytes& key, const ValueBytes& value) {
@@ -159,7 +161,8 @@ StoreResult<BytesIterator> CachingKeyValueStore::range(const std::optional<Bytes
   auto next = stored.begin();
   if (named != nullptr) {
     named->for_each_in_range(from, to, [&](const Bytes& key, const LRUCacheEntry& entry) {
-      for (; next != stored.end() && next->key < key; ++next) out.entries.push_back(std::move(*next));
+      for (; next != stored.end() && next->key < key; ++next)
+        out.entries.push_back(std::move(*next));
       if (next != stored.end() && next->key == key) ++next;
       if (entry.value) out.entries.push_back({key, *entry.value});
     });

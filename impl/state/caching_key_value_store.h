@@ -63,7 +63,7 @@ class CachingKeyValueStore final : public WrappedKeyValueBytesStore {
  private:
   Status put_internal(const Bytes& key, const ValueBytes& value);
   Status put_and_maybe_forward(const DirtyEntry& entry);
-  QueryOutcome run_key_query(const Query& q, const Position& merged, const QueryConfig& config);
+  QueryOutcome run_key_query(const Query& q, Position merged, const QueryConfig& config);
   // The context's current cache (Kafka calls context.cache() on every access: a recycled task's
   // context switches between the thread's cache and a standby's zero-byte one). The flush
   // listener is registered on each cache the first time this store uses it.

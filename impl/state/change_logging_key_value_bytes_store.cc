@@ -1,8 +1,8 @@
-#include "base/probe.h"
 #include "state/change_logging_key_value_bytes_store.h"
+#include "base/probe.h"
 
-#include "state/memory_navigable_lru_cache.h"
 #include "iq/serdes.h"
+#include "state/memory_navigable_lru_cache.h"
 #include "state/state_store_context.h"
 
 namespace iq {
@@ -16,7 +16,10 @@ Status ChangeLoggingKeyValueBytesStore::init(StateStoreContext& context, StateSt
   // no eviction tombstones (a Kafka quirk kept as is).
   if (auto* lru = dynamic_cast<MemoryNavigableLRUCache*>(&wrapped())) {
     lru->set_when_eldest_removed([this](const Bytes& key, const Bytes&) {
-      IQ_PROBE("lru.eviction_tombstone_logged", "an LRU eviction logged a changelog tombstone");
+      IQ_PROBE("lru.eviction_tombstone_logged",
+               "an LRU eviction logged a changelog tombstone (not in the default campaign: only a "
+               "plain-builder LRU store logs them, the PapiWriter topology over store_backend "
+               "'lru'; the SourceTable's timestamped builder puts a marker between the layers)");
       return log(key, std::nullopt, context_timestamp());
     });
   }

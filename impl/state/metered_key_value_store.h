@@ -9,9 +9,9 @@
 
 #include "iq/key_query.h"
 #include "iq/range_query.h"
+#include "iq/serdes.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
-#include "iq/serdes.h"
 #include "state/state_store.h"
 #include "state/store_query_utils.h"
 
@@ -119,7 +119,8 @@ class MeteredKeyValueStoreBase : public StateStore {
     if (bytes) {
       if (auto e = Codec::size_error(*bytes)) return base::unexpected(*e);
     }
-    return result->with_substituted_result(convert(bytes));
+    auto converted = convert(bytes);
+    return std::move(*result).with_substituted_result(std::move(converted));
   }
 
   template <typename Typed, typename Convert>
@@ -139,7 +140,7 @@ class MeteredKeyValueStoreBase : public StateStore {
       if (auto e = Codec::size_error(kv.value)) return base::unexpected(*e);
       out.entries.push_back({Serde<K>::deserialize(kv.key), convert(kv.value)});
     }
-    return result->with_substituted_result(std::move(out));
+    return std::move(*result).with_substituted_result(std::move(out));
   }
 
  private:
@@ -176,7 +177,8 @@ struct TimestampedCodec {
     if (b.size() < 8) {
       return StreamsError{StreamsError::Kind::BufferUnderflow, "java.nio.BufferUnderflowException"};
     }
-    auto message = Serde<V>::size_error(Bytes(std::string(b.view().substr(8))));
+    // A view of the bytes after the timestamp: no copy per entry of a range.
+    auto message = Serde<V>::size_error(b.view().substr(8));
     if (!message) return std::nullopt;
     return StreamsError{StreamsError::Kind::Serialization, *message};
   }

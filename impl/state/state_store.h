@@ -47,6 +47,9 @@ class StateStore {
   virtual bool is_timestamped() const { return false; }
   // StoreQueryUtils.isAdapter: is this the plain-to-timestamped adapter.
   virtual bool is_adapter() const { return false; }
+  // StateManagerUtil.isVersioned: is this a versioned store stack (whose changelog values restore
+  // as they are, the timestamp travelling as the record's own).
+  virtual bool is_versioned() const { return false; }
 };
 
 using KeyValueBytes = KeyValue<Bytes, ValueBytes>;

@@ -3,10 +3,13 @@
 #include "base/assert.h"
 #include "base/probe.h"
 #include "iq/key_query.h"
+#include "iq/multi_versioned_key_query.h"
 #include "iq/range_query.h"
+#include "iq/versioned_key_query.h"
 #include "iq/window_key_query.h"
 #include "iq/window_range_query.h"
 #include "state/position_serde.h"
+#include "state/rocksdb_versioned_store.h"
 #include "state/session_store.h"
 #include "state/state_store_context.h"
 #include "state/window_store.h"
@@ -107,11 +110,50 @@ QueryResult run_window_range_query(const Query& query, StateStore& store) {
   return QueryResult::for_unknown_query_type(query, store.java_class());
 }
 
-// Versioned handlers: no versioned store exists yet, so for every store these are a known class
-// on the wrong kind of store, answered UNKNOWN_QUERY_TYPE after the bound check
-// (docs/iqv2-semantics.md §4, "bound then UQT").
-QueryResult run_other_family_query(const Query& query, StateStore& store) {
-  return QueryResult::for_unknown_query_type(query, store.java_class());
+// runVersionedKeyQuery: the latest version, or the one valid at asOf, from a versioned store;
+// std::optional<VersionedRecord<Bytes>> (nullopt for Kafka's null). Any other store answers
+// UNKNOWN_QUERY_TYPE after the bound check.
+QueryResult run_versioned_key_query(const Query& query, StateStore& store) {
+  auto* versioned = dynamic_cast<VersionedKeyValueBytesStore*>(&store);
+  if (versioned == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+  const auto* raw = dynamic_cast<const VersionedKeyQuery<Bytes, Bytes>*>(&query);
+  IQ_ASSERT(raw != nullptr, "a typed VersionedKeyQuery reached the position owner: {}",
+            query.to_string());
+  auto record = raw->as_of_timestamp() ? versioned->get(raw->key(), *raw->as_of_timestamp())
+                                       : versioned->get(raw->key());
+  if (!record) return store_exception(store, query, record.error());
+  IQ_PROBE("versioned.key_query_answered", "a versioned store answered a VersionedKeyQuery");
+  return QueryResult::for_result(std::move(*record));
+}
+
+// runMultiVersionedKeyQuery: Kafka casts any versioned store to RocksDBVersionedStore (the only
+// one there is) and runs get(key, fromTime, toTime, order); the typed layer always sets both
+// times. VersionedRecordIterator<Bytes>.
+QueryResult run_multi_versioned_key_query(const Query& query, StateStore& store) {
+  if (dynamic_cast<VersionedKeyValueBytesStore*>(&store) == nullptr) {
+    return QueryResult::for_unknown_query_type(query, store.java_class());
+  }
+  auto* rocksdb = dynamic_cast<RocksDBVersionedStore*>(&store);
+  IQ_ASSERT(rocksdb != nullptr, "a versioned store that is not a RocksDBVersionedStore");
+  const auto* raw = dynamic_cast<const MultiVersionedKeyQuery<Bytes, Bytes>*>(&query);
+  IQ_ASSERT(raw != nullptr, "a typed MultiVersionedKeyQuery reached the position owner: {}",
+            query.to_string());
+  IQ_ASSERT(raw->from_time() && raw->to_time(), "the typed layer always sets both times");
+  switch (raw->result_order()) {
+    case ResultOrder::ANY:
+      IQ_PROBE("versioned.order.ANY", "a multi-version query ran with ResultOrder ANY");
+      break;
+    case ResultOrder::ASCENDING:
+      IQ_PROBE("versioned.order.ASCENDING", "a multi-version query ran with ResultOrder ASCENDING");
+      break;
+    case ResultOrder::DESCENDING:
+      IQ_PROBE("versioned.order.DESCENDING",
+               "a multi-version query ran with ResultOrder DESCENDING");
+      break;
+  }
+  auto records = rocksdb->get(raw->key(), *raw->from_time(), *raw->to_time(), raw->result_order());
+  if (!records) return store_exception(store, query, records.error());
+  return QueryResult::for_result(std::move(*records));
 }
 
 }  // namespace
@@ -176,8 +218,11 @@ QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
     result = run_window_key_query(query, store);
   } else if (kind == QueryKind::WindowRangeQuery) {
     result = run_window_range_query(query, store);
+  } else if (kind == QueryKind::VersionedKeyQuery) {
+    result = run_versioned_key_query(query, store);
   } else {
-    result = run_other_family_query(query, store);
+    IQ_ASSERT(kind == QueryKind::MultiVersionedKeyQuery);
+    result = run_multi_versioned_key_query(query, store);
   }
   if (config.is_collect_execution_info())
     result.add_execution_info(execution_info(store.java_class()));

@@ -5,8 +5,9 @@
 namespace iq {
 
 TaskTopology::TaskTopology(const TopologyConfig& config) : config_(config) {
-  const StoreBuilderOptions options{
-      .caching = config.caching, .logging = config.logging, .lru_max_entries = 1000};
+  const StoreBuilderOptions options{.caching = config.caching,
+                                    .logging = config.logging,
+                                    .lru_max_entries = config.lru_max_entries};
   if (config.timestamped()) {
     auto store = stores::timestamped_key_value_store<int32_t, int64_t>(config.supplier,
                                                                        config.store_name, options);

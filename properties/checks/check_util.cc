@@ -220,8 +220,67 @@ std::optional<std::string> differs_from_model(const JudgeContext& context,
                                               int64_t offset) {
   IQ_ASSERT(!not_answerable(context, request), "{}", request.to_string());
   IQ_ASSERT(offset >= -1, "offset={}", offset);
+  if (lru_may_have_evicted(context, outcome.partition, offset)) {
+    return differs_from_model_with_eviction(context, request, outcome, offset);
+  }
   if (is_key_kind(request.kind)) return key_differs(context, request, outcome, offset);
   return range_differs(context, request, outcome, offset);
+}
+
+bool lru_may_have_evicted(const JudgeContext& context, int32_t partition, int64_t offset) {
+  const TopologyConfig& topology = context.trace().topology;
+  if (topology.supplier != KeyValueSupplier::kLruMap) return false;
+  int64_t keys = 0;
+  for (int32_t key : context.keys_written(partition)) {
+    const std::vector<int64_t>& offsets = context.key_write_offsets(partition, key);
+    if (!offsets.empty() && offsets.front() <= offset) ++keys;
+    if (keys > topology.lru_max_entries) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& context,
+                                                            const sim::QueryRequestRecord& request,
+                                                            const sim::PartitionOutcome& outcome,
+                                                            int64_t offset) {
+  IQ_ASSERT(!not_answerable(context, request), "{}", request.to_string());
+  const bool timestamped = is_timestamped_kind(request.kind);
+  if (is_key_kind(request.kind)) {
+    const auto* got = std::get_if<std::optional<int64_t>>(&outcome.value);
+    // Absent: evicted, or absent in the model too.
+    if (got != nullptr && !got->has_value() && outcome.timestamps.empty()) return std::nullopt;
+    return key_differs(context, request, outcome, offset);
+  }
+  const auto want = model::expected_range_query(
+      context.store(), outcome.partition, bound_bytes(request.lower), bound_bytes(request.upper),
+      to_model_order(request.order), offset, model::TimestampMode::kReal);
+  const auto* got = std::get_if<sim::KeyValueList>(&outcome.value);
+  // At most the capacity, unless a record cache above the store adds its unflushed entries.
+  const TopologyConfig& topology = context.trace().topology;
+  bool same = got != nullptr &&
+              (topology.caching || static_cast<int64_t>(got->size()) <= topology.lru_max_entries) &&
+              outcome.timestamps.size() == (timestamped ? got->size() : 0);
+  size_t w = 0;  // the next model entry a returned entry may match
+  for (size_t i = 0; same && i < got->size(); ++i) {
+    const auto& [key, value] = (*got)[i];
+    while (w < want.size() && model::deserialize_int32_key(want[w].first) != key) ++w;
+    same = w < want.size() && value == want[w].second.value;
+    if (same && timestamped) {
+      same =
+          timestamp_ok(context, request.kind, outcome.timestamps[i], *want[w].second.timestamp_ms);
+    }
+    ++w;
+  }
+  if (same) return std::nullopt;
+  std::string text = "a subsequence (LRU evictions) of [";
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += fmt::format("{}={}", model::deserialize_int32_key(want[i].first), want[i].second.value);
+    if (timestamped) {
+      text += "@" + timestamp_text(context, request.kind, *want[i].second.timestamp_ms);
+    }
+  }
+  return text + "]";
 }
 
 FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord& request,

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "checks/check.h"
-#include "trace/query_record.h"
 #include "iq/position.h"
 #include "iq/query.h"
+#include "trace/query_record.h"
 
 namespace iq::properties::detail {
 
@@ -74,6 +74,20 @@ class Tally {
 std::optional<std::string> differs_from_model(const JudgeContext& context,
                                               const sim::QueryRequestRecord& request,
                                               const sim::PartitionOutcome& outcome, int64_t offset);
+// An LRU store (Stores.lruMap) evicts its least recently used entry once it holds more than
+// lru_max_entries keys; the model knows no eviction. Whether the store of `partition` may have
+// evicted anything by `offset`: an LRU supplier, and more distinct keys written to the partition
+// up to that offset than the capacity.
+bool lru_may_have_evicted(const JudgeContext& context, int32_t partition, int64_t offset);
+// The comparison for such a store (differs_from_model uses it there): an evicted key may be
+// absent, but a key that is present has the model's value (and timestamp); a range answer is a
+// subsequence of the model's answer, in its order, with the model's values, and holds at most
+// lru_max_entries entries (without a record cache above the store, whose unflushed entries add
+// to the answer). nullopt: the result fits the model at `offset` with some eviction.
+std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& context,
+                                                            const sim::QueryRequestRecord& request,
+                                                            const sim::PartitionOutcome& outcome,
+                                                            int64_t offset);
 // Whether the recorded request is one the model can answer (a key-value query of a kind it
 // knows, with its key recorded, on the topology's store); if not, why not.
 std::optional<std::string> not_answerable(const JudgeContext& context,

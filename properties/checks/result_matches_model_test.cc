@@ -202,5 +202,54 @@ TEST(ResultMatchesModelTest, FailuresAndUnmodelledQueriesAreNotJudged) {
   EXPECT_EQ(tally.not_judged.size(), 2u) << "seed " << kSeed;
 }
 
+// An LRU store of capacity 1 (keys 1, 2, 3 written at offsets 0, 1, 2): an evicted key may be
+// absent and a range answer may skip evicted keys, but whatever is present must be the model's.
+TraceBuilder lru_table(int64_t capacity) {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kLruMap);
+  b.trace().topology.lru_max_entries = capacity;
+  b.produce(0, 1, 10);
+  b.produce(0, 2, 20);
+  b.produce(0, 3, 30);
+  return b;
+}
+
+TEST(ResultMatchesModelTest, AnLruStoreMayHaveEvictedButNeverAnswersWrongly) {
+  TraceBuilder b = lru_table(1);
+  b.add(b.key_query(0, 1).ok(std::nullopt, pos(0, 2)));            // evicted: passes
+  b.add(b.key_query(0, 3).ok(30, pos(0, 2)));                      // present, right value: passes
+  b.add(b.range_query(0, 1, 3).ok_entries({{3, 30}}, pos(0, 2)));  // a subsequence: passes
+  b.add(b.range_query(0, 1, 3).order(ResultOrder::DESCENDING).ok_entries({}, pos(0, 2)));
+  b.add(b.key_query(0, 2, QueryKind::TimestampedKeyQuery).ok(20, pos(0, 2), {200}));  // passes
+  b.add(b.key_query(0, 3).ok(31, pos(0, 2)));  // a present key with a wrong value: fails
+  b.add(b.range_query(0, 1, 3).ok_entries({{3, 30}, {1, 10}}, pos(0, 2)));  // out of order
+  b.add(b.range_query(0, 1, 3).ok_entries({{2, 21}}, pos(0, 2)));           // wrong value
+  b.add(b.range_query(0, 1, 3).ok_entries({{1, 10}, {3, 30}}, pos(0, 2)));  // over capacity
+  b.add(b.key_query(0, 2, QueryKind::TimestampedKeyQuery).ok(20, pos(0, 2), {999}));  // wrong ts
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 5u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 6u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].expected, "value=30") << "seed " << kSeed;
+  EXPECT_EQ(vs[1].record_id, 7u) << "seed " << kSeed;
+  EXPECT_EQ(vs[1].expected, "a subsequence (LRU evictions) of [1=10, 2=20, 3=30]")
+      << "seed " << kSeed;
+  EXPECT_EQ(vs[4].record_id, 10u) << "seed " << kSeed;
+}
+
+TEST(ResultMatchesModelTest, AnLruStoreThatCannotHaveEvictedIsJudgedExactly) {
+  // Capacity 3 with three keys: nothing was evicted, so an absent key is a wrong answer; the
+  // same holds at offset 0 of a capacity-1 store (one key written so far).
+  TraceBuilder b = lru_table(3);
+  b.add(b.key_query(0, 1).ok(std::nullopt, pos(0, 2)));
+  b.add(b.range_query(0, 1, 3).ok_entries({{3, 30}}, pos(0, 2)));
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected, "value=10") << "seed " << kSeed;
+  TraceBuilder one = lru_table(1);
+  one.add(one.key_query(0, 1).ok(std::nullopt, pos(0, 0)));
+  const auto vs1 = judge(one.trace());
+  ASSERT_EQ(vs1.size(), 1u) << "seed " << kSeed << "\n" << text(vs1);
+  EXPECT_EQ(vs1[0].expected, "value=10") << "seed " << kSeed;
+}
+
 }  // namespace
 }  // namespace iq::properties

@@ -104,5 +104,30 @@ TEST(SamePositionSameAnswerTest, StalePositionsWithTheSwitchOffAreNotJudged) {
   }
 }
 
+// Two replicas of an LRU store of capacity 1 (keys 1, 2, 3 at offsets 0, 1, 2) evict by their
+// own access order: at one position one may lack a key the other holds, but a key both return
+// must have one value.
+TEST(SamePositionSameAnswerTest, LruReplicasMayDifferInEvictedKeysOnly) {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kLruMap, /*caching=*/false);
+  b.trace().topology.lru_max_entries = 1;
+  b.produce(0, 1, 10);
+  b.produce(0, 2, 20);
+  b.produce(0, 3, 30);
+  b.add(b.key_query(0, 1).ok(10, pos(0, 2)));
+  b.add(b.key_query(0, 1).target("instance-2").ok(std::nullopt, pos(0, 2)));  // evicted there
+  b.add(b.range_query(0, 1, 3).ok_entries({{3, 30}}, pos(0, 2)));
+  b.add(b.range_query(0, 1, 3).target("instance-2").ok_entries({{1, 10}}, pos(0, 2)));
+  b.add(b.key_query(0, 3).ok(30, pos(0, 2)));
+  b.add(b.key_query(0, 3).target("instance-2").ok(31, pos(0, 2)));  // a present key differs
+  b.add(b.range_query(0, 1, 3).target("instance-3").ok_entries({{3, 33}}, pos(0, 2)));
+  const auto vs = judge(b.trace());
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 6u) << "seed " << kSeed;
+  EXPECT_EQ(vs[1].record_id, 7u) << "seed " << kSeed;
+  // The same answers from a store that cannot have evicted (capacity 3) all disagree.
+  b.trace().topology.lru_max_entries = 3;
+  EXPECT_EQ(judge(b.trace()).size(), 4u) << "seed " << kSeed;
+}
+
 }  // namespace
 }  // namespace iq::properties

@@ -1,7 +1,8 @@
 #pragma once
 // Errors: the error codes the simulated broker answers with, named as Kafka's
 // org.apache.kafka.common.protocol.Errors names them, so a trace reads like a broker log. Only the
-// codes the broker and the classic group coordinator can return here are listed.
+// codes the broker, the classic group coordinator and the transaction coordinator can return
+// here are listed.
 
 #include <ostream>
 
@@ -22,6 +23,17 @@ enum class Errors {
   GROUP_MAX_SIZE_REACHED,      // the group already holds group_max_size members
   NON_EMPTY_GROUP,             // delete_group on a group that still has members
   GROUP_ID_NOT_FOUND,          // delete_group on a group that does not exist
+  // Transactions (the transaction coordinator, transactional produce, read_committed offsets):
+  INVALID_REQUEST,              // InitProducerId with an empty transactional.id
+  INVALID_TRANSACTION_TIMEOUT,  // transaction.timeout.ms above transaction.max.timeout.ms
+  CONCURRENT_TRANSACTIONS,      // the transactional id is completing a transaction: retry
+  PRODUCER_FENCED,              // a newer incarnation of the transactional.id bumped the epoch
+  INVALID_PRODUCER_EPOCH,       // a produce with an epoch older than the one the log saw
+  INVALID_PRODUCER_ID_MAPPING,  // the producer id is not the transactional id's current one
+  INVALID_TXN_STATE,            // the request does not fit the transaction's state
+  UNSTABLE_OFFSET_COMMIT,       // OffsetFetch(require_stable) with a transactional commit pending
+  INVALID_CONFIG,               // create_topic with a topic config out of range
+  INVALID_RECORD,               // a record without a key for a compacted topic
 };
 
 inline const char* errors_name(Errors e) {
@@ -52,6 +64,26 @@ inline const char* errors_name(Errors e) {
       return "NON_EMPTY_GROUP";
     case Errors::GROUP_ID_NOT_FOUND:
       return "GROUP_ID_NOT_FOUND";
+    case Errors::INVALID_REQUEST:
+      return "INVALID_REQUEST";
+    case Errors::INVALID_TRANSACTION_TIMEOUT:
+      return "INVALID_TRANSACTION_TIMEOUT";
+    case Errors::CONCURRENT_TRANSACTIONS:
+      return "CONCURRENT_TRANSACTIONS";
+    case Errors::PRODUCER_FENCED:
+      return "PRODUCER_FENCED";
+    case Errors::INVALID_PRODUCER_EPOCH:
+      return "INVALID_PRODUCER_EPOCH";
+    case Errors::INVALID_PRODUCER_ID_MAPPING:
+      return "INVALID_PRODUCER_ID_MAPPING";
+    case Errors::INVALID_TXN_STATE:
+      return "INVALID_TXN_STATE";
+    case Errors::UNSTABLE_OFFSET_COMMIT:
+      return "UNSTABLE_OFFSET_COMMIT";
+    case Errors::INVALID_CONFIG:
+      return "INVALID_CONFIG";
+    case Errors::INVALID_RECORD:
+      return "INVALID_RECORD";
   }
   return "?";
 }

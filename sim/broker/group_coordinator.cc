@@ -198,6 +198,57 @@ std::optional<OffsetAndMetadata> GroupCoordinator::committed(const std::string& 
   return it->second;
 }
 
+base::Expected<std::optional<OffsetAndMetadata>, Errors> GroupCoordinator::committed_stable(
+    const std::string& group_id, const TopicPartition& tp) const {
+  const ClassicGroup* group = find(group_id);
+  if (group != nullptr) {
+    for (const auto& [producer_id, pending] : group->pending_txn_offsets) {
+      if (pending.contains(tp)) return base::unexpected(Errors::UNSTABLE_OFFSET_COMMIT);
+    }
+  }
+  return committed(group_id, tp);
+}
+
+// ClassicGroup.validateOffsetCommit(isTransactional = true): an unknown member or another
+// generation is refused, a request without member and generation is accepted whatever the
+// state, and CompletingRebalance is not refused ("the group state is not enforced" for them).
+Errors GroupCoordinator::txn_commit_offsets(const std::string& group_id, int64_t producer_id,
+                                            int32_t generation_id, const std::string& member_id,
+                                            const OffsetCommitMap& offsets, int64_t now_ms) {
+  advance_to(now_ms);
+  IQ_ASSERT(producer_id >= 0, "TxnOffsetCommit from producer {}", producer_id);
+  for (const auto& [tp, om] : offsets) {
+    IQ_ASSERT(om.offset >= 0, "txn commit of {}-{} at offset {}", tp.first, tp.second, om.offset);
+  }
+  ClassicGroup* group = find(group_id);
+  if (group == nullptr) {
+    if (generation_id >= 0) return Errors::ILLEGAL_GENERATION;
+    IQ_ASSERT(groups_.size() < static_cast<size_t>(config_.max_groups),
+              "more than {} groups: raise GroupCoordinatorConfig::max_groups", config_.max_groups);
+    group = &groups_[group_id];
+    group->group_id = group_id;
+  } else if (!(generation_id < 0 && group->state == ClassicGroupState::Empty) &&
+             (generation_id >= 0 || !member_id.empty())) {
+    if (!group->members.contains(member_id)) return Errors::UNKNOWN_MEMBER_ID;
+    if (generation_id != group->generation_id) return Errors::ILLEGAL_GENERATION;
+  }
+  OffsetCommitMap& pending = group->pending_txn_offsets[producer_id];
+  for (const auto& [tp, om] : offsets) pending.insert_or_assign(tp, om);
+  return Errors::NONE;
+}
+
+void GroupCoordinator::complete_txn_offsets(const std::string& group_id, int64_t producer_id,
+                                            bool commit) {
+  ClassicGroup* group = find(group_id);
+  if (group == nullptr) return;
+  auto it = group->pending_txn_offsets.find(producer_id);
+  if (it == group->pending_txn_offsets.end()) return;
+  if (commit) {
+    for (const auto& [tp, om] : it->second) group->offsets.insert_or_assign(tp, om);
+  }
+  group->pending_txn_offsets.erase(it);
+}
+
 Errors GroupCoordinator::delete_group(const std::string& group_id, int64_t now_ms) {
   advance_to(now_ms);
   ClassicGroup* group = find(group_id);

@@ -28,6 +28,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/expected.h"
 #include "broker/errors.h"
 #include "iq/bytes.h"
 #include "iq/topic_partition.h"
@@ -166,6 +167,8 @@ struct ClassicGroup {
   int64_t initial_remaining_ms = 0;
   int64_t next_member_number = 1;
   OffsetCommitMap offsets;
+  // TxnOffsetCommit offsets per producer id, visible only once its transaction commits.
+  std::map<int64_t, OffsetCommitMap> pending_txn_offsets;
 };
 
 class GroupCoordinator {
@@ -204,6 +207,21 @@ class GroupCoordinator {
                                       int64_t now_ms);
   std::optional<OffsetAndMetadata> committed(const std::string& group_id,
                                              const TopicPartition& tp) const;
+  // OffsetFetch with requireStable (a read_committed consumer): UNSTABLE_OFFSET_COMMIT while an
+  // open transaction holds a TxnOffsetCommit for the partition, else committed().
+  [[nodiscard]] base::Expected<std::optional<OffsetAndMetadata>, Errors> committed_stable(
+      const std::string& group_id, const TopicPartition& tp) const;
+
+  // TxnOffsetCommit from the transaction of `producer_id`, validated as Kafka's
+  // ClassicGroup.validateOffsetCommit does with isTransactional (EOS v2 fences a zombie by its
+  // member id and generation; unlike a plain commit, CompletingRebalance is not refused). The
+  // offsets stay pending until complete_txn_offsets.
+  [[nodiscard]] Errors txn_commit_offsets(const std::string& group_id, int64_t producer_id,
+                                          int32_t generation_id, const std::string& member_id,
+                                          const OffsetCommitMap& offsets, int64_t now_ms);
+  // The transaction marker reached the group (its __consumer_offsets partition): COMMIT makes
+  // the producer's pending offsets the committed ones, ABORT drops them.
+  void complete_txn_offsets(const std::string& group_id, int64_t producer_id, bool commit);
 
   // DeleteGroups for one group: only an Empty group; its committed offsets go with it.
   [[nodiscard]] Errors delete_group(const std::string& group_id, int64_t now_ms);

@@ -16,10 +16,16 @@ bool BrokerService::reachable(const std::string& node) const {
 BrokerService::BrokerService(EventLoop& loop, SimNetwork& network, SimBrokerConfig config)
     : loop_(loop), network_(network), broker_(config) {
   if (!network_.has_node(kNode)) network_.add_node(kNode);
+  if (broker_.cleaner_enabled()) {
+    cleaner_event_ = loop_.schedule_after(base::Duration::millis(broker_.cleaner_backoff_ms()),
+                                          "broker:log-cleaner", [this] { cleaner_loop(); });
+  }
 }
 
 BrokerService::~BrokerService() {
   if (tick_event_.valid()) loop_.cancel(tick_event_);
+  if (txn_tick_event_.valid()) loop_.cancel(txn_tick_event_);
+  if (cleaner_event_.valid()) loop_.cancel(cleaner_event_);
 }
 
 void BrokerService::request(const std::string& from, const std::string& label, Call call) {
@@ -99,6 +105,7 @@ void BrokerService::after_call() {
   deliver_parked_responses();
   drain_events();
   plan_tick();
+  plan_txn_tick();
 }
 
 void BrokerService::reply(const std::string& to, const std::string& label, Handler on_arrival) {
@@ -133,6 +140,10 @@ void BrokerService::drain_events() {
     group_events_.push_back(std::move(e));
     if (group_events_.size() > kEventsKeptMax) group_events_.pop_front();
   }
+  for (TxnEvent& e : broker_.transactions().take_events()) {
+    txn_events_.push_back(std::move(e));
+    if (txn_events_.size() > kEventsKeptMax) txn_events_.pop_front();
+  }
 }
 
 // Exactly one tick is scheduled, at the coordinator's earliest deadline.
@@ -145,6 +156,36 @@ void BrokerService::plan_tick() {
   tick_event_ = {};
   if (!deadline) return;
   tick_event_ = loop_.schedule_at(at, "broker:group-tick", [this] { tick(); });
+}
+
+// At most one txn tick is scheduled, at the transaction coordinator's next abort; none while no
+// transaction is open.
+void BrokerService::plan_txn_tick() {
+  const std::optional<int64_t> deadline = broker_.next_deadline_ms();
+  const base::Instant at =
+      deadline ? base::Instant::from_ms(std::max(*deadline, now_ms())) : base::Instant::max();
+  if (txn_tick_event_.valid() && txn_tick_event_.at == at) return;
+  if (txn_tick_event_.valid()) loop_.cancel(txn_tick_event_);
+  txn_tick_event_ = {};
+  if (!deadline) return;
+  txn_tick_event_ = loop_.schedule_at(at, "broker:txn-tick", [this] { txn_tick(); });
+}
+
+void BrokerService::txn_tick() {
+  txn_tick_event_ = {};
+  (void)broker_.tick(now_ms());  // its events also stay in the log drained below
+  after_call();
+}
+
+// One cleaning step per log.cleaner.backoff.ms (Kafka's cleaner thread sleeps that long when it
+// found nothing to clean; here every step waits it, so the work per virtual interval is bounded).
+void BrokerService::cleaner_loop() {
+  if (auto stats = broker_.clean_step(now_ms())) {
+    cleaner_steps_.push_back(*stats);
+    if (cleaner_steps_.size() > kEventsKeptMax) cleaner_steps_.pop_front();
+  }
+  cleaner_event_ = loop_.schedule_after(base::Duration::millis(broker_.cleaner_backoff_ms()),
+                                        "broker:log-cleaner", [this] { cleaner_loop(); });
 }
 
 void BrokerService::tick() {

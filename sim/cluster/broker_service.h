@@ -12,6 +12,11 @@
 // every tick, and after each of them drains take_responses() and sends every answer to a parked
 // JoinGroup or SyncGroup back to the client node that sent it.
 //
+// The transaction coordinator's timed-out-transaction scans are planned the same way, as one
+// "broker:txn-tick" event at broker().next_deadline_ms(), only while a transaction is open; the
+// log cleaner runs one "broker:log-cleaner" step every log.cleaner.backoff.ms, only when
+// log.cleaner.enable is on. A run that uses neither schedules exactly the events it did before.
+//
 // Routing parked answers: a parked request is remembered by (group, member id) with the node and
 // the client's callback. A new member has no id when it sends its first JoinGroup; the service
 // learns the id the coordinator gave it by comparing the group's members before and after the
@@ -77,6 +82,10 @@ class BrokerService {
 
   // Every GroupEvent so far (the latest events_kept_max of them), for tests and traces.
   const std::deque<GroupEvent>& group_events() const { return group_events_; }
+  // The transaction coordinator's fences and timeouts, and the cleaner's steps that did work
+  // (the latest kEventsKeptMax of each), for tests and traces.
+  const std::deque<TxnEvent>& txn_events() const { return txn_events_; }
+  const std::deque<CleanerStats>& cleaner_steps() const { return cleaner_steps_; }
 
  private:
   struct Parked {
@@ -90,6 +99,9 @@ class BrokerService {
   void drain_events();
   void plan_tick();
   void tick();
+  void plan_txn_tick();
+  void txn_tick();
+  void cleaner_loop();
 
   static constexpr size_t kEventsKeptMax = 10'000;
   static constexpr size_t kParkedMax = 10'000;
@@ -99,7 +111,11 @@ class BrokerService {
   SimBroker broker_;
   std::map<MemberKey, Parked> parked_;
   EventId tick_event_;
+  EventId txn_tick_event_;
+  EventId cleaner_event_;
   std::deque<GroupEvent> group_events_;
+  std::deque<TxnEvent> txn_events_;
+  std::deque<CleanerStats> cleaner_steps_;
 };
 
 }  // namespace iq::sim

@@ -14,10 +14,15 @@ Cluster::Cluster(ClusterConfig config) : config_(std::move(config)), prng_(confi
   (void)prng_.split("broker");
   broker_ = std::make_unique<BrokerService>(loop_, *network_, config_.broker);
   const TopologyConfig& t = config_.topology;
-  Errors e = broker_->broker().create_topic(t.source_topic, t.source_partitions);
+  SimBroker& b = broker_->broker();
+  Errors e = b.create_topic(t.source_topic, t.source_partitions, b.topic_defaults());
   IQ_ASSERT(e == Errors::NONE, "create {}: {}", t.source_topic, errors_name(e));
   if (t.logging) {
-    e = broker_->broker().create_topic(changelog_topic(), t.source_partitions);
+    // Streams creates changelogs with cleanup.policy=compact; they are cleaned only while the
+    // broker's log.cleaner.enable is on.
+    TopicConfig changelog = b.topic_defaults();
+    changelog.cleanup_policy = CleanupPolicy::kCompact;
+    e = b.create_topic(changelog_topic(), t.source_partitions, changelog);
     IQ_ASSERT(e == Errors::NONE, "create {}: {}", changelog_topic(), errors_name(e));
   }
   for (int32_t i = 0; i < config_.instances; ++i) add_instance();

@@ -107,11 +107,13 @@ std::vector<ConsumerRecord> SimConsumer::poll(size_t max_records) {
   for (auto& [tp, state] : partitions_) {
     if (state.paused) continue;
     while (!state.buffer.empty() && out.size() < max_records) {
-      IQ_ASSERT(state.buffer.front().offset == state.position, "{}: buffered offset {} position {}",
+      IQ_ASSERT(state.buffer.front().offset >= state.position, "{}: buffered offset {} position {}",
                 name_, state.buffer.front().offset, state.position);
+      state.position = state.buffer.front().offset + 1;
       out.push_back(std::move(state.buffer.front()));
       state.buffer.pop_front();
-      ++state.position;
+      // Past the last record, the position moves on to where the fetch said to continue.
+      if (state.buffer.empty()) state.position = std::max(state.position, state.buffer_end);
     }
   }
   return out;
@@ -127,6 +129,7 @@ void SimConsumer::reset(PartitionState& state, int64_t position) {
   state.epoch = epoch_next_++;
   state.fetch_in_flight.reset();
   state.buffer.clear();
+  state.buffer_end = position;
 }
 
 void SimConsumer::fetch_loop() {
@@ -169,14 +172,18 @@ void SimConsumer::send_fetch() {
   ++fetches_sent_;
   std::weak_ptr<Alive> alive = alive_;
   const int32_t max_records = config_.max_records_per_fetch;
+  const IsolationLevel isolation = config_.isolation_level;
   service_.request(node_, name_ + ":fetch",
-                   [this, alive, wants = std::move(wants), fetch_id, max_records](
+                   [this, alive, wants = std::move(wants), fetch_id, max_records, isolation](
                        SimBroker& broker, int64_t) -> Handler {
                      std::vector<FetchResult> results;
                      for (const Want& w : wants) {
-                       FetchResult r{w.tp, w.epoch, fetch_id, {}};
-                       auto records = broker.fetch(w.tp, w.offset, max_records);
-                       if (records) r.records = std::move(*records);
+                       FetchResult r{w.tp, w.epoch, fetch_id, {}, std::nullopt};
+                       auto data = broker.fetch(w.tp, w.offset, max_records, isolation);
+                       if (data) {
+                         r.records = std::move(data->records);
+                         r.next_fetch_offset = data->next_fetch_offset;
+                       }
                        results.push_back(std::move(r));
                      }
                      auto shared = std::make_shared<std::vector<FetchResult>>(std::move(results));
@@ -204,10 +211,17 @@ void SimConsumer::on_fetch_response(std::vector<FetchResult>& results) {
     state.fetch_in_flight.reset();
     IQ_ASSERT(state.buffer.empty(), "{}: fetched into a non-empty buffer", name_);
     for (ConsumerRecord& rec : r.records) {
-      IQ_ASSERT(rec.offset == state.position + static_cast<int64_t>(state.buffer.size()),
-                "{}: fetched offset {} position {}", name_, rec.offset, state.position);
+      const int64_t after = state.buffer.empty() ? state.position : state.buffer.back().offset + 1;
+      IQ_ASSERT(rec.offset >= after, "{}: fetched offset {} after {}", name_, rec.offset, after);
       state.buffer.push_back(std::move(rec));
     }
+    if (!r.next_fetch_offset) continue;
+    IQ_ASSERT(state.buffer.empty() || *r.next_fetch_offset > state.buffer.back().offset,
+              "{}: next fetch offset {} before fetched {}", name_, *r.next_fetch_offset,
+              state.buffer.back().offset);
+    state.buffer_end = std::max(state.position, *r.next_fetch_offset);
+    // Only markers, aborted records or removed offsets: the position moves past them now.
+    if (state.buffer.empty()) state.position = state.buffer_end;
   }
 }
 
@@ -222,6 +236,24 @@ base::Expected<TopicPartitionOffsets, StreamsError> SimAdmin::end_offsets(
   TopicPartitionOffsets out;
   for (const auto& tp : partitions) {
     auto end = service_.broker().end_offset(tp);
+    if (!end) {
+      return base::unexpected(StreamsError{
+          StreamsError::Kind::Streams, "listOffsets " + tp.first + "-" + std::to_string(tp.second) +
+                                           ": " + errors_name(end.error())});
+    }
+    out[tp] = *end;
+  }
+  return out;
+}
+
+base::Expected<TopicPartitionOffsets, StreamsError> SimAdmin::list_end_offsets(
+    const std::vector<TopicPartition>& partitions, IsolationLevel isolation_level) {
+  if (network_.is_cut(node_, BrokerService::kNode)) {
+    return base::unexpected(timeout_error("listOffsets", node_));
+  }
+  TopicPartitionOffsets out;
+  for (const auto& tp : partitions) {
+    auto end = service_.broker().end_offset(tp, isolation_level);
     if (!end) {
       return base::unexpected(StreamsError{
           StreamsError::Kind::Streams, "listOffsets " + tp.first + "-" + std::to_string(tp.second) +

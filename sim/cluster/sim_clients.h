@@ -5,6 +5,7 @@
 // - SimConsumer (iq::Consumer): a fetch buffer filled by a periodic fetch loop over the network.
 // - SimAdmin (iq::Admin): end offsets, answered synchronously (zero latency).
 // - SimRecordCollector (iq::RecordCollector): produce, acknowledged synchronously (zero latency).
+//   The transactional producer (iq::Producer) is SimTransactionalProducer in sim_producer.h.
 // - SimGroupMembership (iq::GroupMembership): JoinGroup/SyncGroup/Heartbeat over the network;
 //   offset commits synchronous (zero latency).
 //
@@ -69,6 +70,9 @@ struct SimConsumerConfig {
   // (an answer dropped on a link that stayed up). One whose connection a cut broke is resent at
   // once after the heal.
   int64_t request_timeout_ms = 30'000;
+  // isolation.level: READ_COMMITTED fetches stop at the last stable offset and drop aborted
+  // records. Either way markers are never handed out, and the position moves past them.
+  IsolationLevel isolation_level = IsolationLevel::READ_UNCOMMITTED;
   bool operator==(const SimConsumerConfig&) const = default;
 };
 
@@ -101,14 +105,18 @@ class SimConsumer final : public Consumer {
     bool paused = false;
     std::optional<uint64_t> fetch_in_flight;  // the id of the outstanding fetch
     int64_t fetch_sent_ms = 0;
-    uint64_t fetch_cuts = 0;            // BrokerService::link_cuts() when it went out
-    std::deque<ConsumerRecord> buffer;  // buffer[i].offset == position + i
+    uint64_t fetch_cuts = 0;  // BrokerService::link_cuts() when it went out
+    // Increasing offsets from `position` on; gaps where the fetch skipped markers, aborted
+    // records or compacted-away offsets. Without those, buffer[i].offset == position + i.
+    std::deque<ConsumerRecord> buffer;
+    int64_t buffer_end = 0;  // where the fetch that filled the buffer said to continue
   };
   struct FetchResult {
     TopicPartition tp;
     uint64_t epoch = 0;
     uint64_t fetch_id = 0;
-    std::vector<ConsumerRecord> records;  // empty on error
+    std::vector<ConsumerRecord> records;       // empty on error
+    std::optional<int64_t> next_fetch_offset;  // unset on error
   };
 
   void fetch_loop();
@@ -137,6 +145,9 @@ class SimAdmin final : public Admin {
   // ListOffsets with zero latency; a timeout-like StreamsError while the link is cut.
   base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(
       const std::vector<TopicPartition>& partitions) override;
+  // The same with an isolation level: READ_COMMITTED answers last stable offsets.
+  base::Expected<TopicPartitionOffsets, StreamsError> list_end_offsets(
+      const std::vector<TopicPartition>& partitions, IsolationLevel isolation_level) override;
 
  private:
   BrokerService& service_;

@@ -1,5 +1,7 @@
 #include "event_loop/event_loop.h"
 
+#include <algorithm>
+
 #include <boost/asio/post.hpp>
 
 namespace iq::sim {
@@ -23,14 +25,15 @@ EventLoop::EventLoop(EventLoopLimits limits) : limits_(limits) {
 }
 
 EventLoop::~EventLoop() {
-  // Each destroyed handler may enqueue a few more (aborted waits); they are destroyed in turn. The
-  // bound only catches a handler whose destruction schedules work without end.
+  // Each destroyed handler may enqueue a few more (aborted waits); they are destroyed in turn, in
+  // (time, sequence) order. The bound only catches a handler whose destruction schedules work
+  // without end.
   const uint64_t destroyed_max = 4 * limits_.events_pending_max;
-  for (uint64_t destroyed = 0; !queue_.empty(); ++destroyed) {
+  for (uint64_t destroyed = 0; pending_ > 0; ++destroyed) {
     IQ_ASSERT(destroyed < destroyed_max,
               "handlers keep scheduling work while the loop is destroyed");
-    auto node = queue_.extract(queue_.begin());
-    node.mapped().handler = nullptr;
+    Popped event = pop_earliest();
+    event.handler = nullptr;
   }
 }
 
@@ -48,7 +51,7 @@ RunResult EventLoop::run_until_quiescent(uint64_t events_max) {
 }
 
 bool EventLoop::step() {
-  if (queue_.empty()) {
+  if (pending_ == 0) {
     return false;
   }
   dispatch_earliest();
@@ -64,7 +67,7 @@ RunResult EventLoop::run(base::Instant until, bool stop_at_time, uint64_t events
       result.stop = RunStop::kStopRequested;
       return result;
     }
-    const bool due = !queue_.empty() && next_event_time() <= until;
+    const bool due = pending_ > 0 && next_event_time() <= until;
     if (!due) {
       result.stop = stop_at_time ? RunStop::kTimeReached : RunStop::kQuiescent;
       if (stop_at_time) {
@@ -85,17 +88,15 @@ RunResult EventLoop::run(base::Instant until, bool stop_at_time, uint64_t events
 // io_context.
 void EventLoop::dispatch_earliest() {
   IQ_ASSERT(!dispatching_, "step() from inside an event handler");
-  IQ_ASSERT(!queue_.empty());
-  auto node = queue_.extract(queue_.begin());
-  const auto [at_ms, seq] = node.key();
-  const base::Instant at = base::Instant::from_ms(at_ms);
-  IQ_ASSERT(at >= now_, "event {} at {} is before now {}", seq, at, now_);
+  IQ_ASSERT(pending_ > 0);
+  Popped event = pop_earliest();
+  const base::Instant at = base::Instant::from_ms(event.at_ms);
+  IQ_ASSERT(at >= now_, "event {} at {} is before now {}", event.seq, at, now_);
   now_ = at;
   ++events_dispatched_;
-  Pending& event = node.mapped();
-  digest_.add(at_ms).add(static_cast<int64_t>(seq)).add(event.label);
+  digest_.add(event.at_ms).add(static_cast<int64_t>(event.seq)).add(event.label);
   if (on_event_) {
-    on_event_(EventRecord{at, seq, event.label});
+    on_event_(EventRecord{at, event.seq, event.label});
   }
 
   // Resets the flag even when the handler throws (a test's failed expectation may).
@@ -110,20 +111,33 @@ void EventLoop::dispatch_earliest() {
   IQ_ASSERT(ran == 1,
             "event {} '{}' ran {} handlers in the io_context: work was posted to it directly "
             "instead of through EventLoop::executor()",
-            seq, event.label, ran);
+            event.seq, event.label, ran);
 }
 
 EventId EventLoop::schedule_at(base::Instant at, std::string label, Handler handler) {
   IQ_ASSERT(at >= now_, "'{}' scheduled at {}, before now {}", label, at, now_);
   IQ_ASSERT(static_cast<bool>(handler), "'{}' scheduled without a handler", label);
-  IQ_ASSERT(queue_.size() < limits_.events_pending_max,
-            "event queue full ({} pending) when scheduling '{}'", queue_.size(), label);
+  IQ_ASSERT(pending_ < limits_.events_pending_max,
+            "event queue full ({} pending) when scheduling '{}'", pending_, label);
   const uint64_t seq = seq_next_++;
-  const auto [it, inserted] =
-      queue_.emplace(Key{at.ms_since_epoch(), seq}, Pending{std::move(label), std::move(handler)});
-  IQ_ASSERT(inserted, "sequence number {} reused", seq);
-  (void)it;
-  return EventId{seq, at};
+  uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    IQ_ASSERT(slots_.size() < limits_.events_pending_max);
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  Slot& s = slots_[slot];
+  IQ_ASSERT(s.seq == 0, "slot {} of event {} is still in use by event {}", slot, seq, s.seq);
+  s.seq = seq;
+  s.label = std::move(label);
+  s.handler = std::move(handler);
+  heap_.push_back(HeapEntry{at.ms_since_epoch(), seq, slot});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  ++pending_;
+  return EventId{seq, at, slot};
 }
 
 EventId EventLoop::schedule_after(base::Duration d, std::string label, Handler handler) {
@@ -135,18 +149,68 @@ EventId EventLoop::post(std::string label, Handler handler) {
   return schedule_at(now_, std::move(label), std::move(handler));
 }
 
+// The slot is freed and the heap made consistent before the handler is destroyed, because a
+// handler's destructor may schedule or cancel other events.
 bool EventLoop::cancel(EventId id) {
-  if (!id.valid()) {
+  if (!id.valid() || id.slot >= slots_.size() || slots_[id.slot].seq != id.seq) {
     return false;
   }
-  return queue_.erase(Key{id.at.ms_since_epoch(), id.seq}) == 1;
+  Handler handler = std::move(slots_[id.slot].handler);
+  free_slot(id.slot);
+  drop_stale_top();
+  compact_if_stale();
+  return true;
 }
 
 base::Instant EventLoop::next_event_time() const {
-  if (queue_.empty()) {
+  if (pending_ == 0) {
     return base::Instant::max();
   }
-  return base::Instant::from_ms(queue_.begin()->first.first);
+  IQ_ASSERT(!heap_.empty() && is_live(heap_.front()));
+  return base::Instant::from_ms(heap_.front().at_ms);
+}
+
+// Removes the earliest event from the queue and hands back its contents.
+EventLoop::Popped EventLoop::pop_earliest() {
+  IQ_ASSERT(pending_ > 0 && !heap_.empty() && is_live(heap_.front()));
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
+  const HeapEntry top = heap_.back();
+  heap_.pop_back();
+  Slot& s = slots_[top.slot];
+  Popped out{top.at_ms, top.seq, std::move(s.label), std::move(s.handler)};
+  free_slot(top.slot);
+  drop_stale_top();
+  return out;
+}
+
+void EventLoop::free_slot(uint32_t slot) {
+  IQ_ASSERT(pending_ > 0 && slots_[slot].seq != 0);
+  slots_[slot].seq = 0;
+  slots_[slot].label.clear();
+  slots_[slot].handler = nullptr;
+  free_slots_.push_back(slot);
+  --pending_;
+}
+
+// Restores the invariant that the heap's front is live. Bounded by the heap's size.
+void EventLoop::drop_stale_top() {
+  while (!heap_.empty() && !is_live(heap_.front())) {
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+  }
+  IQ_ASSERT(heap_.size() >= pending_);
+}
+
+// Keeps the heap within twice the live events (plus a floor), so that cancelled timers far in the
+// future cannot pile up: a linear rebuild, paid for by the cancellations that made it necessary.
+void EventLoop::compact_if_stale() {
+  constexpr size_t kStaleFloor = 1024;
+  if (heap_.size() <= 2 * pending_ + kStaleFloor) {
+    return;
+  }
+  std::erase_if(heap_, [this](const HeapEntry& e) { return !is_live(e); });
+  std::make_heap(heap_.begin(), heap_.end(), Later{});
+  IQ_ASSERT(heap_.size() == pending_);
 }
 
 }  // namespace iq::sim

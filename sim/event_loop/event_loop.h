@@ -21,13 +21,22 @@
 // Bounds (STYLE: everything bounded): the queue holds at most events_pending_max events (assert);
 // each run_* call dispatches at most a given number of events and says so in its result when it
 // stops on that budget, which is how a livelock shows up.
+//
+// Cost per event (docs/performance.md): the queue is a binary min-heap of (time, sequence, slot)
+// over a slab of reusable slots holding the label and the handler, so scheduling an event
+// allocates nothing once the slab and the heap have grown to the run's peak (a std::map allocated
+// and rebalanced a node per event). A cancelled event's slot is freed at once and its handler
+// destroyed at once, as before; its heap entry is left behind and skipped (its slot's sequence no
+// longer matches) when it reaches the top, and the heap is compacted when such entries outnumber
+// the live ones. The io_context runs with BOOST_ASIO_CONCURRENCY_HINT_UNSAFE: one thread ever
+// touches it, so its scheduler needs no mutex.
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <boost/asio/execution.hpp>
 #include <boost/asio/execution_context.hpp>
@@ -47,6 +56,7 @@ using Handler = UniqueFunction<void()>;
 struct EventId {
   uint64_t seq = 0;
   base::Instant at;
+  uint32_t slot = 0;  // where the loop keeps the pending event; meaningful only with its seq
   bool valid() const { return seq != 0; }
   friend bool operator==(const EventId&, const EventId&) = default;
 };
@@ -117,7 +127,7 @@ class EventLoop {
   const base::Digest& digest() const { return digest_; }
   void on_event(std::function<void(const EventRecord&)> hook) { on_event_ = std::move(hook); }
   uint64_t events_dispatched() const { return events_dispatched_; }
-  size_t events_pending() const { return queue_.size(); }
+  size_t events_pending() const { return pending_; }
   // The time of the earliest pending event; Instant::max() when there is none.
   base::Instant next_event_time() const;
   const EventLoopLimits& limits() const { return limits_; }
@@ -129,18 +139,48 @@ class EventLoop {
   boost::asio::io_context& io_context() { return io_; }
 
  private:
-  using Key = std::pair<int64_t, uint64_t>;  // (virtual time in ms, sequence)
-  struct Pending {
+  // One heap entry: the event's (time, sequence) key and the slot holding it. An entry whose
+  // slot's seq differs is stale (the event was cancelled, the slot maybe reused).
+  struct HeapEntry {
+    int64_t at_ms;
+    uint64_t seq;
+    uint32_t slot;
+  };
+  // Orders the heap so that its front is the least (time, sequence).
+  struct Later {
+    bool operator()(const HeapEntry& a, const HeapEntry& b) const {
+      return a.at_ms != b.at_ms ? a.at_ms > b.at_ms : a.seq > b.seq;
+    }
+  };
+  struct Slot {
+    uint64_t seq = 0;  // 0: free
+    std::string label;
+    Handler handler;
+  };
+  // What leaves the queue: the event's key and its contents, moved out of its slot.
+  struct Popped {
+    int64_t at_ms;
+    uint64_t seq;
     std::string label;
     Handler handler;
   };
 
   RunResult run(base::Instant until, bool stop_at_time, uint64_t events_max);
   void dispatch_earliest();
+  Popped pop_earliest();
+  void free_slot(uint32_t slot);
+  void drop_stale_top();
+  void compact_if_stale();
+  bool is_live(const HeapEntry& e) const { return slots_[e.slot].seq == e.seq; }
 
   EventLoopLimits limits_;
-  boost::asio::io_context io_{1};  // concurrency hint 1: one thread, ours
-  std::map<Key, Pending> queue_;
+  // One thread, ours, ever runs or posts to it: no scheduler mutex needed.
+  boost::asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE};
+  // Invariant: heap_ is empty or its front is live, so the front is always the next event.
+  std::vector<HeapEntry> heap_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  size_t pending_ = 0;  // live events: heap_ entries whose slot still holds them
   base::Instant now_ = base::Instant::epoch();
   uint64_t seq_next_ = 1;  // 0 is EventId{}, "no event"
   uint64_t events_dispatched_ = 0;

@@ -87,6 +87,49 @@ TEST(EventLoop, CancelledEventNeverRuns) {
   EXPECT_FALSE(loop.cancel(ran));  // already ran
 }
 
+// A cancelled event's slot is reused by the next event, and the old EventId can neither cancel the
+// new event nor report a second cancellation.
+TEST(EventLoop, StaleEventIdDoesNotCancelTheSlotsNextEvent) {
+  EventLoop loop;
+  Log log;
+  const EventId old = loop.schedule_at(at_ms(10), "old", log.add(loop, "old"));
+  ASSERT_TRUE(loop.cancel(old));
+  const EventId next = loop.schedule_at(at_ms(20), "next", log.add(loop, "next"));
+  EXPECT_EQ(next.slot, old.slot);  // the freed slot was taken again
+  EXPECT_NE(next.seq, old.seq);
+  EXPECT_FALSE(loop.cancel(old));
+  EXPECT_EQ(loop.events_pending(), 1u);
+  (void)loop.run_until_quiescent(10);
+  EXPECT_EQ(log.entries, (std::vector<std::string>{"next@20"}));
+}
+
+// Many far-future timers cancelled in between near events (as rescheduled session timeouts are)
+// leave stale heap entries behind; the heap is compacted, and the events left still run in (time,
+// sequence) order, each exactly once.
+TEST(EventLoop, ManyCancellationsKeepTheOrder) {
+  EventLoop loop;
+  std::vector<int64_t> ran;
+  std::vector<EventId> far;
+  constexpr int64_t kRounds = 5'000;
+  for (int64_t i = 0; i < kRounds; ++i) {
+    far.push_back(loop.schedule_at(at_ms(1'000'000 + i), "far", [&ran, i] { ran.push_back(-i); }));
+    loop.schedule_at(at_ms(kRounds - i), "near", [&ran, i] { ran.push_back(kRounds - i); });
+    if (i % 10 != 0) {
+      ASSERT_TRUE(loop.cancel(far.back()));
+    }
+  }
+  EXPECT_EQ(loop.events_pending(), static_cast<size_t>(kRounds + kRounds / 10));
+  (void)loop.run_until_quiescent(3 * kRounds);
+  ASSERT_EQ(ran.size(), static_cast<size_t>(kRounds + kRounds / 10));
+  for (size_t k = 0; k < static_cast<size_t>(kRounds); ++k) {
+    EXPECT_EQ(ran[k], static_cast<int64_t>(k + 1)) << "near event " << k;
+  }
+  for (size_t k = 0; k < static_cast<size_t>(kRounds / 10); ++k) {
+    EXPECT_EQ(ran[kRounds + k], -static_cast<int64_t>(10 * k)) << "far event " << k;
+  }
+  EXPECT_EQ(loop.events_pending(), 0u);
+}
+
 // A handler cancels a later event, which then never runs (and is never dispatched or digested).
 TEST(EventLoop, HandlerCanCancelAnotherEvent) {
   EventLoop loop;

@@ -43,7 +43,7 @@ void SimNetwork::send(const std::string& from, const std::string& to, const std:
       std::max(loop_.now() + base::Duration::millis(delay_ms), l.last_delivery_at);
   l.last_delivery_at = at;
   const EventId id =
-      loop_.schedule_at(at, "net:" + from + "->" + to + ":" + label,
+      loop_.schedule_at(at, l.label_prefix + label,
                         [this, &l, h = std::move(on_delivery)]() mutable { deliver(l, h); });
   l.in_flight.push_back(id);
   ++l.stats.in_flight;
@@ -64,6 +64,11 @@ void SimNetwork::add_node(const std::string& name) {
   IQ_ASSERT(!name.empty());
   const bool inserted = nodes_.insert(name).second;
   IQ_ASSERT(inserted, "node '{}' added twice", name);
+  // A new node widens the table: rebuild it from the links, which stay where they are.
+  node_ids_.emplace(name, static_cast<uint32_t>(node_ids_.size()));
+  IQ_ASSERT(node_ids_.size() == nodes_.size());
+  link_table_.assign(node_ids_.size() * node_ids_.size(), nullptr);
+  for (auto& [key, l] : links_) index_link(key, l);
 }
 
 void SimNetwork::set_link(const std::string& from, const std::string& to, LinkConfig config) {
@@ -83,7 +88,10 @@ void SimNetwork::cut(const std::string& a, const std::string& b) {
 // Marks the link cut (a break, if it was up) and drops what is in flight on it.
 void SimNetwork::cut_one_way(const std::string& from, const std::string& to) {
   Link& l = link(from, to);
-  if (!l.cut) ++l.stats.cuts;  // cutting a cut link breaks nothing more
+  if (!l.cut) {
+    ++l.stats.cuts;  // cutting a cut link breaks nothing more
+    ++links_cut_;
+  }
   l.cut = true;
   for (const EventId& id : l.in_flight) {
     const bool was_pending = loop_.cancel(id);
@@ -95,8 +103,10 @@ void SimNetwork::cut_one_way(const std::string& from, const std::string& to) {
 }
 
 void SimNetwork::heal(const std::string& a, const std::string& b) {
-  link(a, b).cut = false;
-  link(b, a).cut = false;
+  for (Link* l : {&link(a, b), &link(b, a)}) {
+    if (l->cut) --links_cut_;
+    l->cut = false;
+  }
 }
 
 void SimNetwork::isolate(const std::string& node) {
@@ -121,16 +131,18 @@ void SimNetwork::heal_all() {
   for (auto& [key, l] : links_) {
     l.cut = false;
   }
+  links_cut_ = 0;
 }
 
 bool SimNetwork::is_cut(const std::string& from, const std::string& to) const {
-  const auto it = links_.find(LinkKey{from, to});
-  return it != links_.end() && it->second.cut;
+  if (links_cut_ == 0) return false;  // the usual case: nothing is cut anywhere
+  const Link* l = find_link(from, to);
+  return l != nullptr && l->cut;
 }
 
 LinkStats SimNetwork::stats(const std::string& from, const std::string& to) const {
-  const auto it = links_.find(LinkKey{from, to});
-  return it == links_.end() ? LinkStats{} : it->second.stats;
+  const Link* l = find_link(from, to);
+  return l == nullptr ? LinkStats{} : l->stats;
 }
 
 LinkStats SimNetwork::totals() const {
@@ -148,20 +160,41 @@ LinkStats SimNetwork::totals() const {
 
 // The link's state, created with the default config and its own Prng child on first use.
 SimNetwork::Link& SimNetwork::link(const std::string& from, const std::string& to) {
+  // A link in the table joins two registered, different nodes: the checks below held when it was
+  // made.
+  if (Link* known = find_link(from, to)) return *known;
   IQ_ASSERT(has_node(from), "unknown node '{}'", from);
   IQ_ASSERT(has_node(to), "unknown node '{}'", to);
   IQ_ASSERT(from != to, "'{}' sends to itself: local calls do not cross the network", from);
-  LinkKey key{from, to};
-  auto it = links_.find(key);
-  if (it == links_.end()) {
-    base::Prng link_prng = prng_.split(from + "->" + to);
-    it =
-        links_
-            .emplace(std::move(key),
-                     Link{default_link_, link_prng, false, base::Instant::epoch(), {}, LinkStats{}})
-            .first;
-  }
+  IQ_ASSERT(!links_.contains(LinkView{from, to}), "link {}->{} missing from the table", from, to);
+  base::Prng link_prng = prng_.split(from + "->" + to);
+  const auto it = links_
+                      .emplace(LinkKey{from, to}, Link{default_link_,
+                                                       link_prng,
+                                                       false,
+                                                       base::Instant::epoch(),
+                                                       {},
+                                                       LinkStats{},
+                                                       "net:" + from + "->" + to + ":"})
+                      .first;
+  index_link(it->first, it->second);
   return it->second;
+}
+
+// The link between two registered nodes, or nullptr when none was used yet (or a name is unknown).
+SimNetwork::Link* SimNetwork::find_link(std::string_view from, std::string_view to) const {
+  const auto f = node_ids_.find(from);
+  const auto t = node_ids_.find(to);
+  if (f == node_ids_.end() || t == node_ids_.end()) return nullptr;
+  return link_table_[f->second * node_ids_.size() + t->second];
+}
+
+void SimNetwork::index_link(const LinkKey& key, Link& l) {
+  const auto f = node_ids_.find(key.first);
+  const auto t = node_ids_.find(key.second);
+  IQ_ASSERT(f != node_ids_.end() && t != node_ids_.end(), "link {}->{} between unknown nodes",
+            key.first, key.second);
+  link_table_[f->second * node_ids_.size() + t->second] = &l;
 }
 
 void SimNetwork::check(const LinkConfig& c) {

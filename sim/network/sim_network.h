@@ -25,13 +25,20 @@
 // isolate(node) cuts the node from every node registered so far; heal_node(node) heals them all;
 // heal_all() heals every link. Delivery events are labelled "net:<from>-><to>:<label>", so they
 // enter the loop's digest and trace. Destroying the network cancels the deliveries in flight.
+//
+// Lookups are on the hot path (every send, and every fetch and broker request asks is_cut() and
+// stats() of its links), so besides the ordered map that owns the links (and fixes the order of
+// every iteration) there is a table of link pointers indexed by node numbers, and a count of cut
+// links that lets is_cut() answer without a lookup while nothing is cut (docs/performance.md).
 
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/prng.h"
 #include "base/time.h"
@@ -97,6 +104,16 @@ class SimNetwork {
 
  private:
   using LinkKey = std::pair<std::string, std::string>;  // (from, to)
+  using LinkView = std::pair<std::string_view, std::string_view>;
+  // LinkKey's own order (from, then to, bytewise), also over views: looking a link up (several
+  // times per message and per broker request) then copies no string (docs/performance.md).
+  struct LinkLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return LinkView(a.first, a.second) < LinkView(b.first, b.second);
+    }
+  };
   struct Link {
     LinkConfig config;
     base::Prng prng;
@@ -104,9 +121,13 @@ class SimNetwork {
     base::Instant last_delivery_at;
     std::deque<EventId> in_flight;  // delivery events, in delivery order (FIFO)
     LinkStats stats;
+    std::string label_prefix;  // "net:FROM->TO:", the start of every delivery's event label
   };
 
   Link& link(const std::string& from, const std::string& to);
+  // Const, yet the link it finds is not: the table holds plain pointers into links_.
+  Link* find_link(std::string_view from, std::string_view to) const;
+  void index_link(const LinkKey& key, Link& l);
   void cut_one_way(const std::string& from, const std::string& to);
   void deliver(Link& l, Handler& on_delivery);
   static void check(const LinkConfig& config);
@@ -116,7 +137,13 @@ class SimNetwork {
   LinkConfig default_link_;
   NetworkLimits limits_;
   std::set<std::string> nodes_;
-  std::map<LinkKey, Link> links_;  // created on first use; ordered, so iteration is deterministic
+  // Created on first use; ordered, so iteration is deterministic.
+  std::map<LinkKey, Link, LinkLess> links_;
+  // Node number by name (numbered in add_node order), and the links by number: entry
+  // from * node_ids_.size() + to points into links_ (map nodes never move), nullptr until used.
+  std::map<std::string, uint32_t, std::less<>> node_ids_;
+  std::vector<Link*> link_table_;
+  size_t links_cut_ = 0;  // links whose `cut` is set
 };
 
 }  // namespace iq::sim

@@ -1,14 +1,17 @@
 #pragma once
 #include "iq/query.h"
 #include "iq/result_order.h"
+#include "iq/versioned_record.h"
 
 namespace iq {
 
 // MultiVersionedKeyQuery (KIP-968): the versions of a key valid within [fromTime, toTime]; either
-// end open. Default order ANY, which the versioned store executes newest first.
+// end open. Default order ANY, which the versioned store executes newest first. Result type:
+// VersionedRecordIterator<V> (see versioned_record.h).
 template <typename K, typename V>
 class MultiVersionedKeyQuery final : public Query {
  public:
+  using Result = VersionedRecordIterator<V>;
   static MultiVersionedKeyQuery with_key(K key) {
     return MultiVersionedKeyQuery(std::move(key), std::nullopt, std::nullopt, ResultOrder::ANY);
   }

@@ -23,10 +23,13 @@ class Position {
   static Position from_map(const Map& map) { return Position(map); }
 
   // Monotone max: a lower or equal offset is ignored. Mutates and returns *this, as Kafka's does.
+  // One search per map (every processed record comes through here): the topic found before
+  // anything is allocated for it, the partition's slot reused rather than searched again.
   Position& with_component(const std::string& topic, int32_t partition, int64_t offset) {
-    auto& partitions = map_[topic];
-    auto it = partitions.find(partition);
-    if (it == partitions.end() || offset > it->second) partitions[partition] = offset;
+    auto t = map_.find(topic);
+    if (t == map_.end()) t = map_.emplace(topic, PartitionOffsets{}).first;
+    const auto [it, inserted] = t->second.try_emplace(partition, offset);
+    if (!inserted && offset > it->second) it->second = offset;
     return *this;
   }
 
@@ -43,8 +46,8 @@ class Position {
     for (const auto& [topic, partitions] : other.map_) {
       auto& mine = map_[topic];
       for (const auto& [partition, offset] : partitions) {
-        auto it = mine.find(partition);
-        if (it == mine.end() || offset > it->second) mine[partition] = offset;
+        const auto [it, inserted] = mine.try_emplace(partition, offset);
+        if (!inserted && offset > it->second) it->second = offset;
       }
     }
     return *this;

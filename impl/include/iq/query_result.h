@@ -74,11 +74,20 @@ class QueryResult {
 
   // InternalQueryResultUtil.copyAndSubstituteDeserializedResult: a success with a new result that
   // keeps the execution info and position of the raw one.
-  QueryResult with_substituted_result(std::any result) const {
+  QueryResult with_substituted_result(std::any result) const& {
     IQ_ASSERT(is_success(), "substituting the result of a failure");
     QueryResult out(std::move(result));
     out.execution_info_ = execution_info_;
     out.position_ = position_;
+    return out;
+  }
+  // The same from a raw result that is no longer needed: its execution info and position move
+  // over instead of being copied (the typed layers' path, once per query).
+  QueryResult with_substituted_result(std::any result) && {
+    IQ_ASSERT(is_success(), "substituting the result of a failure");
+    QueryResult out(std::move(result));
+    out.execution_info_ = std::move(execution_info_);
+    out.position_ = std::move(position_);
     return out;
   }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/assert.h"
 #include "iq/bytes.h"
@@ -43,7 +44,8 @@ struct Serde<int32_t> {  // IntegerSerde
     return static_cast<int32_t>(serde_detail::from_big_endian<uint32_t>(b.view()));
   }
   // IntegerDeserializer's SerializationException message for bytes of another size.
-  static std::optional<std::string> size_error(const Bytes& b) {
+  static std::optional<std::string> size_error(const Bytes& b) { return size_error(b.view()); }
+  static std::optional<std::string> size_error(std::string_view b) {
     if (b.size() == 4) return std::nullopt;
     return "Size of data received by IntegerDeserializer is not 4";
   }
@@ -59,7 +61,8 @@ struct Serde<int64_t> {  // LongSerde
     return static_cast<int64_t>(serde_detail::from_big_endian<uint64_t>(b.view()));
   }
   // LongDeserializer's SerializationException message for bytes of another size.
-  static std::optional<std::string> size_error(const Bytes& b) {
+  static std::optional<std::string> size_error(const Bytes& b) { return size_error(b.view()); }
+  static std::optional<std::string> size_error(std::string_view b) {
     if (b.size() == 8) return std::nullopt;
     return "Size of data received by LongDeserializer is not 8";
   }
@@ -71,6 +74,7 @@ struct Serde<std::string> {  // StringSerde (UTF-8)
   static Bytes serialize(const std::string& v) { return Bytes(v); }
   static std::string deserialize(const Bytes& b) { return b.get(); }
   static std::optional<std::string> size_error(const Bytes&) { return std::nullopt; }  // any size
+  static std::optional<std::string> size_error(std::string_view) { return std::nullopt; }
   static constexpr const char* kName = "StringSerde";
 };
 

@@ -56,6 +56,7 @@ struct TopologyConfig {
   KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped;
   bool caching = true;  // Kafka's default for DSL stores
   bool logging = true;
+  int64_t lru_max_entries = 1000;  // Stores.lruMap(name, maxCacheSize), when supplier is kLruMap
 
   // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
   bool timestamped() const { return kind != TopologyKind::PapiWriter; }

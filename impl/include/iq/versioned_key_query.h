@@ -1,14 +1,17 @@
 #pragma once
 #include "iq/query.h"
+#include "iq/versioned_record.h"
 
 namespace iq {
 
 // VersionedKeyQuery (KIP-960): the latest version of a key, or the version valid at as_of().
 // Only the versioned store answers it; on key-value stores the bound is checked first, then
-// UNKNOWN_QUERY_TYPE.
+// UNKNOWN_QUERY_TYPE. Result type: std::optional<VersionedRecord<V>> (nullopt where Kafka's result
+// is null: no version valid then, or the key absent).
 template <typename K, typename V>
 class VersionedKeyQuery final : public Query {
  public:
+  using Result = std::optional<VersionedRecord<V>>;
   static VersionedKeyQuery with_key(K key) {
     return VersionedKeyQuery(std::move(key), std::nullopt);
   }

@@ -1,0 +1,144 @@
+#pragma once
+// RocksDBVersionedStore (SI/RocksDBVersionedStore.java) over LogicalKeyValueSegments
+// (SI/LogicalKeyValueSegments.java, SI/LogicalKeyValueSegment.java): the persistent versioned
+// key-value store and the position owner of the versioned stack.
+//
+// One physical RocksDB (a RocksDBStore at <task dir>/rocksdb/<name>, opened without a context of
+// its own, as Kafka opens it) holds every logical segment: each row's key is an 8-byte big-endian
+// segment id followed by the record key. The reserved segment -1 is the latest-value store
+// ([timestamp][value] per key, never expiring, never holding a tombstone); segments 0, 1, ... hold
+// the older versions of each key in Kafka's segment value format
+// (rocksdb_versioned_store_segment_value_formatter.h), each version in the segment of its validTo
+// (segment id = timestamp / segment interval). Segments older than the history retention behind
+// the observed stream time are deleted on the next write.
+//
+// History retention doubles as the grace period: a put or delete older than
+// observedStreamTime - historyRetention is dropped. A get as of a time older than that answers
+// only from the latest value, even if older versions are still in a segment.
+//
+// Restore replays the changelog (value, version timestamp) through the same put procedure, with
+// the observed stream time fast-forwarded to the end of the batch as Kafka does; Kafka buffers the
+// batch's writes (RocksDBVersionedStoreRestoreWriteBuffer) and writes them as two RocksDB batches,
+// impl/ writes them through directly. With the WAL off nothing between two flushes survives a
+// crash either way, so no reader can tell the difference.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "iq/result_order.h"
+#include "state/offset_checkpoint.h"
+#include "state/rocksdb_store.h"
+#include "state/versioned_store.h"
+
+namespace iq {
+
+class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
+ public:
+  RocksDBVersionedStore(std::string name, int64_t history_retention_ms,
+                        int64_t segment_interval_ms);
+  ~RocksDBVersionedStore() override;
+  RocksDBVersionedStore(const RocksDBVersionedStore&) = delete;
+  RocksDBVersionedStore& operator=(const RocksDBVersionedStore&) = delete;
+
+  // StateStore.
+  const std::string& name() const override { return name_; }
+  [[nodiscard]] Status init(StateStoreContext& context, StateStore& root) override;
+  [[nodiscard]] Status flush() override;
+  void close() override;
+  bool persistent() const override { return true; }
+  bool is_open() const override { return open_; }
+  QueryOutcome query(const Query& query, const PositionBound& bound,
+                     const QueryConfig& config) override;
+  Position position() const override { return position_.copy(); }
+  std::string_view java_class() const override {
+    return "class org.apache.kafka.streams.state.internals.RocksDBVersionedStore";
+  }
+
+  // VersionedKeyValueStore<Bytes, byte[]>.
+  [[nodiscard]] StoreResult<int64_t> put(const Bytes& key, const ValueBytes& value,
+                                         int64_t timestamp_ms) override;
+  [[nodiscard]] StoreResult<std::optional<VersionedBytesRecord>> delete_key(
+      const Bytes& key, int64_t timestamp_ms) override;
+  [[nodiscard]] StoreResult<std::optional<VersionedBytesRecord>> get(const Bytes& key) override;
+  [[nodiscard]] StoreResult<std::optional<VersionedBytesRecord>> get(const Bytes& key,
+                                                                     int64_t as_of_ms) override;
+  // get(key, fromTime, toTime, order), what MultiVersionedKeyQuery runs: the versions valid at
+  // some time in [from_ms, to_ms], newest first unless `order` is ASCENDING (so ANY runs
+  // descending). See the .cc for which segments it reads.
+  [[nodiscard]] StoreResult<VersionedRecordIterator<Bytes>> get(const Bytes& key, int64_t from_ms,
+                                                                int64_t to_ms, ResultOrder order);
+
+  // The batching restore callback registered at init: changelog records in offset order, each
+  // carrying its version timestamp as the record timestamp.
+  [[nodiscard]] Status restore_batch(const std::vector<ConsumerRecord>& records);
+
+  int64_t observed_stream_time_ms() const { return observed_stream_time_ms_; }
+  int64_t history_retention_ms() const { return history_retention_ms_; }
+  int64_t segment_interval_ms() const { return segment_interval_ms_; }
+  // The ids of the regular segments this store object knows (open), ascending.
+  std::vector<int64_t> segment_ids() const;
+
+ private:
+  class PhysicalContext;
+  struct PutStatus {
+    bool complete;
+    int64_t found_ts;
+  };
+
+  [[nodiscard]] Status validate_store_open() const;
+  [[nodiscard]] StoreResult<int64_t> do_put(int64_t stream_time_ms, const Bytes& key,
+                                            const ValueBytes& value, int64_t timestamp_ms);
+  [[nodiscard]] StoreResult<PutStatus> maybe_put_to_latest_value_store(int64_t stream_time_ms,
+                                                                       const Bytes& key,
+                                                                       const ValueBytes& value,
+                                                                       int64_t timestamp_ms);
+  [[nodiscard]] StoreResult<PutStatus> maybe_put_to_segments(int64_t stream_time_ms,
+                                                             const Bytes& key,
+                                                             const ValueBytes& value,
+                                                             int64_t timestamp_ms,
+                                                             int64_t prev_found_ts);
+  [[nodiscard]] StoreResult<int64_t> put_to_segment(int64_t stream_time_ms, int64_t segment_id,
+                                                    const Bytes& raw_segment_value,
+                                                    const Bytes& key, const ValueBytes& value,
+                                                    int64_t timestamp_ms);
+  [[nodiscard]] StoreResult<int64_t> finish_put(int64_t stream_time_ms, const Bytes& key,
+                                                const ValueBytes& value, int64_t timestamp_ms,
+                                                int64_t found_ts);
+  [[nodiscard]] StoreResult<std::optional<VersionedBytesRecord>> get_from_segments(
+      const Bytes& key, int64_t as_of_ms);
+
+  // LogicalKeyValueSegments.
+  int64_t segment_id(int64_t timestamp_ms) const { return timestamp_ms / segment_interval_ms_; }
+  // getOrCreateSegmentIfLive: the id, created if need be, or nullopt when the segment is older
+  // than the history retention behind `stream_time_ms`.
+  std::optional<int64_t> get_or_create_segment_if_live(int64_t id, int64_t stream_time_ms);
+  // segments(timeFrom, timeTo, forward): the known segments with ids in
+  // [segment_id(from), segment_id(to)], in id order or reversed.
+  std::vector<int64_t> segments(int64_t time_from_ms, int64_t time_to_ms, bool forward) const;
+  [[nodiscard]] Status cleanup_expired_segments(int64_t stream_time_ms);
+  [[nodiscard]] StoreResult<ValueBytes> segment_get(int64_t id, const Bytes& key);
+  [[nodiscard]] Status segment_put(int64_t id, const Bytes& key, const ValueBytes& value);
+  [[nodiscard]] Status destroy_segment(int64_t id);
+
+  std::string name_;
+  int64_t history_retention_ms_;
+  int64_t grace_period_ms_;  // history retention doubles as grace period, as in Kafka
+  int64_t segment_interval_ms_;
+  // Kept across close and re-init of this object, like Kafka's field; a new object starts at -1.
+  int64_t observed_stream_time_ms_ = -1;  // ConsumerRecord.NO_TIMESTAMP
+  StateStoreContext* context_ = nullptr;  // nullptr until init: queries answer "not initialized"
+  bool open_ = false;
+  bool consistency_enabled_ = false;
+  Position position_ = Position::empty_position();
+  std::unique_ptr<OffsetCheckpoint> position_checkpoint_;
+  std::unique_ptr<PhysicalContext> physical_context_;
+  std::unique_ptr<RocksDBStore> physical_store_;
+  // The ids of the regular segments this object knows (Kafka's TreeMap of LogicalKeyValueSegment).
+  std::set<int64_t> segments_;
+};
+
+}  // namespace iq
