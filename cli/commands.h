@@ -10,9 +10,11 @@
 
 namespace iq::cli {
 
-// Every property held (and every declared finding failed as declared).
+// No failure: every violation (if any) is explained by a declared Kafka behaviour
+// (properties::ViolationClass), and every declared finding failed as declared.
 inline constexpr int kExitPassed = 0;
-// A property failed: a violation, or a declared finding that held.
+// A failure: a violation no declared Kafka behaviour explains, or a declared finding that held;
+// with --strict, any violation at all.
 inline constexpr int kExitFailed = 1;
 // Bad input: an unparsable scenario, a bad flag, an unreadable or unwritable file, an output
 // path that is not a regular file (or directory) or is an input of the same command.
@@ -29,6 +31,7 @@ struct RunArgs {
   std::string junit_out;
   bool check_determinism = false;
   std::string report_dir;  // --report DIR: write an HTML report there
+  bool strict = false;     // --strict: known Kafka behaviours fail the run too
 };
 int run_command(const RunArgs& args);
 
@@ -41,6 +44,7 @@ struct FuzzArgs {
   std::string json_out;
   std::string junit_out;
   bool stop_on_failure = false;
+  bool strict = false;  // --strict: a seed with a known Kafka behaviour fails the sweep too
   std::string failures_dir;
   std::string report_dir;  // --report DIR: index.html plus one page per failing seed
   // Each finished seed's result as a JSON line (after a header line naming the sweep), flushed
@@ -59,7 +63,8 @@ int fuzz_command(const FuzzArgs& args);
 int run_seed_command(const std::string& file, uint64_t seed, const std::string& failures_dir,
                      int64_t parent_pid = 0);
 
-int replay_command(const std::string& file, uint64_t seed, const std::string& report_dir = "");
+int replay_command(const std::string& file, uint64_t seed, const std::string& report_dir = "",
+                   bool strict = false);
 
 struct ShrinkArgs {
   std::string file;

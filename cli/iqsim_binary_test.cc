@@ -106,7 +106,9 @@ class IqsimBinaryTest : public ::testing::Test {
 TEST_F(IqsimBinaryTest, HelpDocumentsTheExitCodes) {
   Outcome o = iqsim({"--help"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("Exit codes:"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Exit codes (run, replay, fuzz):"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("declared Kafka behaviour"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("with --strict"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("2  bad input"), std::string::npos) << o.out;
   for (const char* command :
        {"run", "fuzz", "replay", "shrink", "check-determinism", "merge", "list-properties"}) {
@@ -117,9 +119,9 @@ TEST_F(IqsimBinaryTest, HelpDocumentsTheExitCodes) {
 TEST_F(IqsimBinaryTest, ListPropertiesNamesEveryProperty) {
   Outcome o = iqsim({"list-properties"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  for (const char* name :
-       {"ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored", "SessionMonotonic",
-        "FailureReasonCorrect", "EventuallyAvailable", "LagReported", "Deterministic"}) {
+  for (const char* name : {"ResultMatchesModel", "SamePositionSameAnswer", "BoundHonored",
+                           "SessionMonotonic", "FailureReasonCorrect", "EventuallyAvailable",
+                           "LagReported", "ChangelogWitness", "Deterministic"}) {
     EXPECT_NE(o.out.find(name), std::string::npos) << name << "\n" << o.out;
   }
 }
@@ -369,6 +371,59 @@ TEST_F(IqsimBinaryTest, FailingSeedsAreReportedReproducibleAndKept) {
   Outcome rerun = iqsim({"run", minimal});
   EXPECT_EQ(rerun.exit_code, 1) << rerun.out << rerun.err;
   EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
+}
+
+// The count finding without its declaration: every violation is at-least-once reprocessing the
+// run's record proves, so run, replay and fuzz exit 0 and print the known behaviour apart;
+// --strict makes each exit 1; the JSON counts the violations and seeds by class.
+TEST_F(IqsimBinaryTest, KnownKafkaBehaviourExitsZeroUnlessStrict) {
+  std::string text = read_file(fs::path(IQSIM_SCENARIOS_DIR) / "findings" /
+                               "alos_count_double_counts_after_crash.toml");
+  const std::string declared =
+      "expected_failures = ['ResultMatchesModel', 'SamePositionSameAnswer']\n";
+  const size_t at = text.find(declared);
+  ASSERT_NE(at, std::string::npos) << "the finding's declaration moved";
+  text.erase(at, declared.size());
+  fs::path file = path("alos.toml");
+  write_file(file, text);
+  const std::string f = file.string();
+
+  Outcome run = iqsim({"run", f});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(
+      run.out.find("[known Kafka behaviour: at-least-once reprocessing] [ResultMatchesModel]"),
+      std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("PASSED (every violation is a known Kafka behaviour)"), std::string::npos)
+      << run.out;
+  Outcome strict = iqsim({"run", f, "--strict"});
+  EXPECT_EQ(strict.exit_code, 1) << strict.out << strict.err;
+  Outcome replay = iqsim({"replay", f, "--seed", "1"});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("  class:     record #"), std::string::npos) << replay.out;
+  Outcome replay_strict = iqsim({"replay", f, "--seed", "1", "--strict"});
+  EXPECT_EQ(replay_strict.exit_code, 1) << replay_strict.out << replay_strict.err;
+
+  Outcome fuzz = iqsim({"fuzz", f, "--seeds", "2", "--json", path("alos.json").string(), "--junit",
+                        path("alos.xml").string()});
+  EXPECT_EQ(fuzz.exit_code, 0) << fuzz.out << fuzz.err;
+  EXPECT_NE(fuzz.out.find("PASSED: no failures; known Kafka behaviour: at-least-once "
+                          "reprocessing, 2 seeds"),
+            std::string::npos)
+      << fuzz.out;
+  nlohmann::json j = read_json(path("alos.json"));
+  EXPECT_EQ(j["totals"]["failed"], 0u) << j.dump(2);
+  EXPECT_EQ(j["totals"]["failed_strict"], 2u) << j.dump(2);
+  EXPECT_EQ(j["totals"]["seeds_by_class"]["alos_reprocessing"], 2u) << j.dump(2);
+  EXPECT_EQ(j["totals"]["violations_by_class"].count("failure"), 0u) << j.dump(2);
+  EXPECT_EQ(j["results"][0]["violations"][0]["class"], "alos_reprocessing") << j.dump(2);
+  const std::string junit = read_file(path("alos.xml"));
+  EXPECT_NE(junit.find("failures=\"0\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("name=\"seeds.alos_reprocessing\" value=\"2\""), std::string::npos) << junit;
+  Outcome fuzz_strict = iqsim({"fuzz", f, "--seeds", "2", "--strict"});
+  EXPECT_EQ(fuzz_strict.exit_code, 1) << fuzz_strict.out << fuzz_strict.err;
+  EXPECT_NE(fuzz_strict.out.find("FAILED (--strict): known Kafka behaviour"), std::string::npos)
+      << fuzz_strict.out;
 }
 
 // Whether an HTML report stands alone: nothing it would fetch (scripts, styles, images, frames

@@ -1,5 +1,6 @@
 #include "kafka_streams.h"
 
+#include "io/operation_marker.h"
 #include "iq/default_partitioner.h"
 
 namespace iq {
@@ -104,6 +105,7 @@ Status KafkaStreams::close() {
     return ok_status();
   }
   transition_to(KafkaStreamsState::PENDING_SHUTDOWN);
+  const OperationScope marker(Operation::kClose);
   Status status = ok_status();
   for (auto& t : threads_) {
     auto s = t->shutdown();

@@ -70,6 +70,7 @@ Judged judge_trace(const sim::Scenario& scenario, const sim::RunTrace& trace) {
     std::vector<Violation> found = check.run(context);
     for (Violation& v : found) judged.violations.push_back(std::move(v));
   }
+  classify_violations(context, judged.violations);
   for (const sim::QueryRecord& record : trace.history.records()) {
     bool looked_at = std::any_of(run.begin(), run.end(), [&](const CheckInfo* check) {
       return context.judged_by(record, check->name);
@@ -98,6 +99,25 @@ void classify(const sim::Scenario& scenario, Judged judged, RunReport& report) {
   }
 }
 
+// expect_probes: a listed probe the run never hit is a violation of the file's own assertions.
+void check_expected_probes(const sim::Scenario& scenario, const sim::RunTrace& trace,
+                           Judged& judged) {
+  if (scenario.expect_probes.empty()) return;
+  if (!lists(judged.properties, kScriptedExpectations)) {
+    judged.properties.emplace_back(kScriptedExpectations);
+  }
+  for (const std::string& probe : scenario.expect_probes) {
+    if (lists(trace.probes_hit, probe)) continue;
+    Violation v;
+    v.property = kScriptedExpectations;
+    v.at_ms = trace.end_ms;
+    v.summary = "expect_probes: the probe '" + probe + "' was never hit in this run";
+    v.expected = "'" + probe + "' hit";
+    v.returned = std::to_string(trace.probes_hit.size()) + " other probes hit";
+    judged.violations.push_back(std::move(v));
+  }
+}
+
 RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trace) {
   RunReport report;
   report.scenario = scenario.file;
@@ -114,7 +134,6 @@ RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trac
   return report;
 }
 
-
 }  // namespace
 
 RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options) {
@@ -123,6 +142,7 @@ RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options)
             scenario.seed);
   RunReport report = report_header(scenario, trace);
   Judged judged = judge_trace(scenario, trace);
+  check_expected_probes(scenario, trace, judged);
   if (wants_determinism(scenario, options)) {
     // The second run must see exactly the same scenario: the driver reads nothing else.
     sim::RunTrace second = sim::drive_scenario(scenario);
@@ -137,7 +157,9 @@ RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options)
 
 RunReport judge(const sim::Scenario& scenario, const sim::RunTrace& trace) {
   RunReport report = report_header(scenario, trace);
-  classify(scenario, judge_trace(scenario, trace), report);
+  Judged judged = judge_trace(scenario, trace);
+  check_expected_probes(scenario, trace, judged);
+  classify(scenario, std::move(judged), report);
   return report;
 }
 

@@ -196,5 +196,35 @@ TEST(RunnerTest, ReproduceCommandQuotesOnlyWhenNeeded) {
   EXPECT_EQ(report.reproduce_command(), "iqsim replay 'my dir/it'\\''s.toml' --seed 3");
 }
 
+// The findings' matchers: each finding about at-least-once processing runs, and every violation
+// it declares gets the class its Kafka behaviour has, from the run's record alone. The two
+// reprocessing findings are "at-least-once reprocessing"; the standby restarted without a
+// checkpoint is its own behaviour (a store kept across a restart under an empty position, not a
+// reprocessed changelog) and is worded as such.
+TEST(RunnerTest, FindingsAboutAtLeastOnceAreClassifiedByTheirRecord) {
+  const std::vector<std::pair<std::string, ViolationClass>> findings = {
+      {"alos_count_double_counts_after_crash.toml", ViolationClass::kAtLeastOnceReprocessing},
+      {"alos_source_table_replay_beneath_restored_position.toml",
+       ViolationClass::kAtLeastOnceReprocessing},
+      {"alos_standby_restart_without_checkpoint_underclaims.toml",
+       ViolationClass::kRestartWithoutCheckpoint},
+  };
+  for (const auto& [name, want] : findings) {
+    const std::string file = std::string(IQSIM_SCENARIOS_DIR) + "/findings/" + name;
+    auto scenario = sim::parse_scenario_file(file, std::nullopt);
+    ASSERT_TRUE(scenario.has_value()) << file << ": " << scenario.error().to_string();
+    const RunReport report = run_scenario(*scenario, {});
+    EXPECT_TRUE(report.passed(/*strict=*/true)) << file << " seed " << report.seed;
+    ASSERT_FALSE(report.expected_violations.empty()) << file << " seed " << report.seed;
+    for (const Violation& v : report.expected_violations) {
+      if (v.property == sim::property_names::kResultMatchesModel ||
+          v.property == sim::property_names::kSamePositionSameAnswer) {
+        EXPECT_EQ(v.violation_class, want) << file << " seed " << report.seed << "\n"
+                                           << v.to_string();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace iq::properties

@@ -29,8 +29,4 @@ struct ScenarioGenLimits {
 
 rc::Gen<sim::Scenario> gen_scenario(ScenarioGenLimits limits = {});
 
-// The properties a generated test with a crash is judged by: all but ResultMatchesModel and
-// SamePositionSameAnswer, which at-least-once reprocessing after a crash breaks as Kafka does.
-std::vector<std::string> crash_checks();
-
 }  // namespace iq::properties

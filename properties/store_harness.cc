@@ -90,7 +90,8 @@ void StoreHarness::open() {
   check(state_manager_->initialize_store_offsets_from_checkpoint(), "read .checkpoint");
   if (config_.logging) {
     const auto tp = *state_manager_->changelog_partition(kStoreName);
-    const int64_t from = state_manager_->changelog_offset(kStoreName).value_or(ChangelogOffset(-1)).value();
+    const int64_t from =
+        state_manager_->changelog_offset(kStoreName).value_or(ChangelogOffset(-1)).value();
     check(state_manager_->restore(kStoreName, changelog_.records_after(tp.first, tp.second, from)),
           "restore");
   }
@@ -165,6 +166,17 @@ void StoreHarness::commit() {
   check(state_manager_->flush(), "commit flush");
   check(state_manager_->checkpoint(), "checkpoint");
   if (!history_.empty()) committed_offset_ = history_.back().offset;
+}
+
+void StoreHarness::commit_then_crash(int writes_before_death) {
+  IQ_ASSERT(writes_before_death >= 0, "writes_before_death={}", writes_before_death);
+  check(state_manager_->flush(), "commit flush");
+  if (!history_.empty()) committed_offset_ = history_.back().offset;
+  fs_.die_after_writes(writes_before_death);
+  // What the dead process believes it wrote does not matter: it is dropped with it.
+  (void)state_manager_->checkpoint();
+  fs_.revive();
+  crash_and_recover();
 }
 
 void StoreHarness::close_and_reopen() {

@@ -53,6 +53,44 @@ class InMemoryChangelog final : public RecordCollector {
   std::map<std::pair<std::string, int32_t>, std::vector<ConsumerRecord>> logs_;
 };
 
+// The real file system, with a way to die part-way through a checkpoint: after
+// die_after_writes(n), the first n atomic file writes happen and every later one is dropped (a
+// process killed after n of them writes nothing more), until revive().
+class DyingFileSystem final : public FileSystem {
+ public:
+  base::Expected<std::optional<std::string>, StreamsError> read_file(
+      const std::string& path) override {
+    return real_.read_file(path);
+  }
+  Status write_file_atomically(const std::string& path, const std::string& content) override {
+    if (writes_left_ && *writes_left_ == 0) {
+      ++writes_dropped_;
+      return ok_status();  // a dead process learns nothing
+    }
+    if (writes_left_) --*writes_left_;
+    return real_.write_file_atomically(path, content);
+  }
+  Status delete_file(const std::string& path) override { return real_.delete_file(path); }
+  Status create_directories(const std::string& path) override {
+    return real_.create_directories(path);
+  }
+  Status delete_recursively(const std::string& path) override {
+    return real_.delete_recursively(path);
+  }
+  bool exists(const std::string& path) override { return real_.exists(path); }
+  std::vector<std::string> list_directory(const std::string& path) override {
+    return real_.list_directory(path);
+  }
+  void die_after_writes(int writes) { writes_left_ = writes; }
+  void revive() { writes_left_.reset(); }
+  uint64_t writes_dropped() const { return writes_dropped_; }
+
+ private:
+  PosixFileSystem real_;
+  std::optional<int> writes_left_;
+  uint64_t writes_dropped_ = 0;
+};
+
 // A source record as the harness feeds it: key, value (nullopt with kind tombstone), write kind.
 enum class WriteKind { kPut, kTombstone, kDelete };
 struct SourceWrite {
@@ -86,6 +124,11 @@ class StoreHarness {
   // Kill: drop every object without flushing, reopen, restore the changelog from the checkpoint,
   // then reprocess the source records after the last commit.
   void crash_and_recover();
+  // A commit killed inside its checkpoint: the stores flush, the source offset is committed (Kafka
+  // commits offsets before postCommit writes the checkpoint), then the process dies after
+  // `writes_before_death` of the checkpoint's file writes (<store>.position first, if the store
+  // keeps one, then .checkpoint); then crash_and_recover().
+  void commit_then_crash(int writes_before_death);
 
   QueryOutcome query(const Query& q, const PositionBound& bound, bool execution_info = false);
   const std::vector<SourceWrite>& history() const { return history_; }
@@ -101,7 +144,7 @@ class StoreHarness {
 
   StoreConfiguration config_;
   std::filesystem::path state_root_;
-  PosixFileSystem fs_;
+  DyingFileSystem fs_;
   InMemoryChangelog changelog_;
   std::unique_ptr<ThreadCache> cache_;
   std::unique_ptr<ProcessorStateManager> state_manager_;

@@ -1,6 +1,7 @@
 // Store-level properties: for every key-value store configuration (supplier x cache x logging x
 // consistency switch, plus the plain PAPI builder over RocksDB), random command sequences of
-// writes, flushes, commits, clean reopens and crashes, interleaved with queries of every
+// writes, flushes, commits, clean reopens, crashes and commits killed inside their checkpoint,
+// interleaved with queries of every
 // key-value type under random bounds and orders, are compared with the reference model (values,
 // order, timestamps) and with an independent account of the positions Kafka's rules give each
 // layer. A failure shrinks to a minimal command sequence and prints the seed that reproduces it
@@ -240,6 +241,26 @@ struct Crash final : Cmd {
   void show(std::ostream& os) const override { os << "Crash"; }
 };
 
+// A commit killed inside its checkpoint (crash points flush->checkpoint and
+// .position->.checkpoint): the flush and the source offset commit happened, then the first
+// `writes` of the checkpoint's file writes (<store>.position, then .checkpoint), then the crash.
+struct CheckpointThenCrash final : Cmd {
+  int writes = *rc::gen::inRange(0, 3);
+  void checkPreconditions(const Shadow& s) const override { RC_PRE(!s.can_lose_everything()); }
+  void apply(Shadow& s) const override {
+    flush_cache(s);
+    s.durable_data_offset = s.inner_data_offset;
+    if (s.last_offset >= 0) s.committed = s.last_offset;
+    // Only a persistent store keeps a <store>.position, and it is the first file written.
+    if (s.persistent() && writes >= 1) s.pos_file = s.inner_pos;
+    Crash().apply(s);
+  }
+  void run(const Shadow&, Harness& h) const override { h.commit_then_crash(writes); }
+  void show(std::ostream& os) const override {
+    os << "CheckpointThenCrash(after " << writes << " checkpoint file writes)";
+  }
+};
+
 // A bound: unbounded, on this partition, on another partition only, or on a topic never written.
 struct BoundChoice {
   int kind = *rc::gen::inRange(0, 4);
@@ -452,10 +473,10 @@ TEST_P(StoreProperties, CommandSequencesAgreeWithTheModel) {
     const auto dir = root / ("iqsim-store-props-" + std::to_string(::getpid()) + "-" +
                              std::to_string(run_counter++));
     Harness harness(config, dir);
-    rc::state::check(
-        initial, harness,
-        rc::state::gen::execOneOfWithArgs<Write, Write, Write, PutAll, Flush, Commit, CloseReopen,
-                                          Crash, QueryCmd, QueryCmd, QueryCmd, QueryCmd>());
+    rc::state::check(initial, harness,
+                     rc::state::gen::execOneOfWithArgs<Write, Write, Write, PutAll, Flush, Commit,
+                                                       CloseReopen, Crash, CheckpointThenCrash,
+                                                       QueryCmd, QueryCmd, QueryCmd, QueryCmd>());
   });
   EXPECT_TRUE(ok) << "configuration: " << base.describe();
 }

@@ -132,6 +132,14 @@ std::string query_counts(const sim::RunTrace& trace) {
   return html + "</table>\n";
 }
 
+// Violations by class, in the class's words ("failure", "known Kafka behaviour: ...").
+std::map<std::string, uint64_t> class_counts(const std::vector<properties::Violation>& violations) {
+  std::map<std::string, uint64_t> counts;
+  for (const properties::Violation& v : violations)
+    ++counts[properties::to_string(v.violation_class)];
+  return counts;
+}
+
 std::string summary_section(
     const properties::RunReport& r, const std::string* scenario_toml,
     const std::vector<std::pair<std::string, const properties::Violation*>>& anchors) {
@@ -156,7 +164,12 @@ std::string summary_section(
             ? fmt::format(" (and {} ranges past the cap, not kept)", r.trace->reprocessed_dropped)
             : std::string());
   }
-  if (!r.passed()) {
+  // Violations by class: only failures fail the run; a declared Kafka behaviour is counted apart.
+  for (const auto& [cls, n] : class_counts(r.violations)) {
+    html += fmt::format("<tr><th>{}</th><td>{} violation{}</td></tr>\n", html_escape(cls), n,
+                        n == 1 ? "" : "s");
+  }
+  if (!r.passed(/*strict=*/true)) {
     html += "<tr><th>reproduce</th><td><code>" + html_escape(r.reproduce_command()) +
             "</code></td></tr>\n";
   }
@@ -164,16 +177,22 @@ std::string summary_section(
       "</table>\n<h4>Properties</h4>\n<table><tr><th>property</th><th>verdict</th><th>violations</"
       "th></tr>\n";
   std::set<std::string> held(r.unexpectedly_held.begin(), r.unexpectedly_held.end());
-  std::map<std::string, uint64_t> failing, findings;
-  for (const properties::Violation& v : r.violations) ++failing[v.property];
+  std::map<std::string, uint64_t> failing, known, findings;
+  for (const properties::Violation& v : r.violations) {
+    ++(v.violation_class == properties::ViolationClass::kFailure ? failing : known)[v.property];
+  }
   for (const properties::Violation& v : r.expected_violations) ++findings[v.property];
   for (const std::string& p : r.properties_checked) {
     std::string verdict =
         failing.count(p)    ? "<span class=\"verdict fail\">violated</span>"
         : held.count(p)     ? "<span class=\"verdict fail\">declared finding held</span>"
+        : known.count(p)    ? "<span class=\"verdict finding\">known Kafka behaviour</span>"
         : findings.count(p) ? "<span class=\"verdict finding\">finding (expected)</span>"
                             : "<span class=\"verdict pass\">held</span>";
-    uint64_t n = failing.count(p) ? failing[p] : findings.count(p) ? findings[p] : 0;
+    uint64_t n = failing.count(p)    ? failing[p] + (known.count(p) ? known[p] : 0)
+                 : known.count(p)    ? known[p]
+                 : findings.count(p) ? findings[p]
+                                     : 0;
     html += "<tr><td>" + html_escape(p) + "</td><td>" + verdict +
             fmt::format("</td><td class=\"num\">{}</td></tr>\n", n);
   }
@@ -181,7 +200,8 @@ std::string summary_section(
   if (r.trace) html += "<h4>Queries</h4>\n" + query_counts(*r.trace);
   html += "<h4>Violations and findings</h4>\n<ul>\n";
   for (const auto& [anchor, v] : anchors) {
-    html += "<li><a href=\"#" + html_escape(anchor) + "\">" + html_escape(v->property) +
+    html += "<li>[" + html_escape(properties::to_string(v->violation_class)) + "] <a href=\"#" +
+            html_escape(anchor) + "\">" + html_escape(v->property) +
             "</a>: " + html_escape(v->summary) + "</li>\n";
   }
   if (anchors.empty()) html += "<li>none</li>\n";
@@ -358,8 +378,14 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
   std::map<std::string, std::pair<uint64_t, uint64_t>> per_property;  // seeds violating, violations
   // property -> cause -> seeds
   std::map<std::string, std::map<std::string, std::vector<uint64_t>>> causes;
+  // class -> (seeds, violations listed); the lists may be cut, so these count what is listed
+  std::map<std::string, std::pair<uint64_t, uint64_t>> per_class;
   for (const SweepRun& run : s.runs) {
     if (!run.passed) ++failed;
+    for (const auto& [cls, n] : class_counts(run.violations)) {
+      ++per_class[cls].first;
+      per_class[cls].second += n;
+    }
     properties.insert(run.properties_checked.begin(), run.properties_checked.end());
     std::map<std::string, uint64_t> counts = run.violations_by_property;
     if (counts.empty()) {
@@ -371,7 +397,8 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
     }
     for (const properties::Violation& v : run.violations) {
       auto& seeds =
-          causes[v.property][violation_cause(v.summary) +
+          causes[v.property]["[" + std::string(properties::to_string(v.violation_class)) + "] " +
+                             violation_cause(v.summary) +
                              (v.reprocessed_before.empty()
                                   ? ""
                                   : " (after at-least-once reprocessing of the partition)")];
@@ -389,6 +416,17 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
       "<tr><th>runs</th><td>{}</td></tr><tr><th>passed</th><td>{}</td></tr>"
       "<tr><th>failed</th><td>{}</td></tr>\n</table>\n",
       s.runs.size(), s.runs.size() - failed, failed);
+  html +=
+      "<h4>Violations by class</h4>\n<p>Only failures fail a seed; a violation the run's record "
+      "proves to be a declared Kafka behaviour is counted apart.</p>\n<table><tr><th>class</th>"
+      "<th>seeds</th><th>violations listed</th></tr>\n";
+  if (per_class.empty())
+    html += "<tr><td>none</td><td class=\"num\">0</td><td class=\"num\">0</td></tr>\n";
+  for (const auto& [cls, counts] : per_class) {
+    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                        html_escape(cls), counts.first, counts.second);
+  }
+  html += "</table>\n";
   html +=
       "<h4>Verdicts per property</h4>\n<table><tr><th>property</th><th>seeds "
       "violating</th><th>violations</th></tr>\n";

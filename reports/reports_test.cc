@@ -322,11 +322,24 @@ TEST(SweepReport, GroupsByPropertyAndCause) {
   s.runs[2].violations[0].reprocessed_before = {"offsets 0-4 of partition 3 again"};
   html = render_sweep_report(s);
   EXPECT_NE(
-      html.find("<tr><td>partition N behind by N</td><td><a href=\"x-seed1.html\">1</a></td>"),
+      html.find(
+          "<tr><td>[failure] partition N behind by N</td><td><a href=\"x-seed1.html\">1</a></td>"),
       std::string::npos)
       << "seed " << kSeed;
-  EXPECT_NE(html.find("<tr><td>partition N behind by N (after at-least-once reprocessing of the "
-                      "partition)</td><td><a href=\"x-seed3.html\">3</a></td>"),
+  EXPECT_NE(html.find("<tr><td>[failure] partition N behind by N (after at-least-once "
+                      "reprocessing of the partition)</td><td><a href=\"x-seed3.html\">3</a></td>"),
+            std::string::npos)
+      << "seed " << kSeed;
+
+  // Causes and the class table name each violation's class.
+  s.runs[2].violations[0].violation_class = properties::ViolationClass::kAtLeastOnceReprocessing;
+  html = render_sweep_report(s);
+  EXPECT_NE(html.find("<tr><td>[known Kafka behaviour: at-least-once reprocessing] partition N "
+                      "behind by N (after at-least-once"),
+            std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(html.find("<tr><td>known Kafka behaviour: at-least-once reprocessing</td><td "
+                      "class=\"num\">1</td>"),
             std::string::npos)
       << "seed " << kSeed;
 }

@@ -94,8 +94,12 @@ std::string render_violation_section(const properties::Violation& v, const sim::
                                      bool expected_failure, bool render_diagram,
                                      const DotCaps& caps) {
   std::string html = "<section class=\"violation\" id=\"" + html_escape(anchor) + "\">\n";
-  html += fmt::format("<h3>{}{}: {}</h3>\n", expected_failure ? "(finding) " : "",
+  html += fmt::format("<h3>{}[{}] {}: {}</h3>\n", expected_failure ? "(finding) " : "",
+                      html_escape(properties::to_string(v.violation_class)),
                       html_escape(v.property), html_escape(v.summary));
+  if (!v.class_evidence.empty()) {
+    html += "<p class=\"class\">class: " + html_escape(v.class_evidence) + "</p>\n";
+  }
   html += "<div class=\"cols\"><div>\n<h4>What happened</h4>\n<ol class=\"steps\">\n";
   for (const std::string& e : v.events_before) html += "<li>" + html_escape(e) + "</li>\n";
   if (q != nullptr) {

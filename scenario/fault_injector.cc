@@ -22,6 +22,9 @@ FaultInjector::FaultInjector(Cluster& cluster, std::vector<FaultRecord>& faults)
 
 FaultInjector::~FaultInjector() {
   cancel_pending();
+  for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
+    cluster_.instance(n).set_on_crash_landed(nullptr);
+  }
 }
 
 bool FaultInjector::apply(FaultAction action, int32_t n, bool wipe, const std::string& detail,
@@ -50,20 +53,86 @@ bool FaultInjector::apply(FaultAction action, int32_t n, bool wipe, const std::s
 
 void FaultInjector::schedule(int64_t at_ms, FaultAction action, int32_t n, bool wipe,
                              std::string detail, std::optional<int64_t> undo_after_ms) {
+  (void)schedule_event(at_ms, std::string("fault:") + to_string(action),
+                       [this, action, n, wipe, detail = std::move(detail), undo_after_ms] {
+                         (void)apply(action, n, wipe, detail, undo_after_ms);
+                       });
+}
+
+uint64_t FaultInjector::schedule_event(int64_t at_ms, std::string label, std::function<void()> f) {
   IQ_ASSERT(at_ms >= cluster_.now_ms(), "fault at {} before now {}", at_ms, cluster_.now_ms());
   IQ_ASSERT(pending_.size() < kPendingMax, "more than {} pending faults", kPendingMax);
   const uint64_t key = next_pending_++;
-  pending_[key] = cluster_.loop().schedule_at(
-      base::Instant::from_ms(at_ms), std::string("fault:") + to_string(action),
-      [this, key, action, n, wipe, detail = std::move(detail), undo_after_ms] {
-        pending_.erase(key);
-        (void)apply(action, n, wipe, detail, undo_after_ms);
-      });
+  pending_[key] = cluster_.loop().schedule_at(base::Instant::from_ms(at_ms), std::move(label),
+                                              [this, key, f = std::move(f)] {
+                                                pending_.erase(key);
+                                                f();
+                                              });
+  return key;
+}
+
+bool FaultInjector::arm_crash_inside(int32_t n, const CrashInsideSpec& spec, bool wipe,
+                                     const std::string& detail,
+                                     std::optional<int64_t> undo_after_ms) {
+  FaultRecord record;
+  record.at_ms = cluster_.now_ms();
+  record.action = "arm_crash";
+  record.instance = "instance-" + std::to_string(n);
+  record.detail = detail + (detail.empty() ? "" : "; ") + "inside an operation at " +
+                  spec.to_string() + (wipe ? ", restart wiped" : "");
+  std::optional<std::string> why;
+  if (n < 1 || n > cluster_.instance_count()) {
+    why = "the cluster has " + std::to_string(cluster_.instance_count()) + " instances";
+  } else if (cluster_.instance(n).retired()) {
+    why = cluster_.instance(n).name() + " was removed";
+  } else if (cluster_.instance(n).crash_inside_armed()) {
+    why = cluster_.instance(n).name() + " is armed already";
+  }
+  if (why) {
+    record.detail += "; skipped: " + *why;
+    faults_.push_back(std::move(record));
+    return false;
+  }
+  Instance& i = cluster_.instance(n);
+  i.set_on_crash_landed([this, n, wipe, detail, undo_after_ms](const CrashLanding& landing) {
+    on_crash_landed(n, landing, wipe, detail, undo_after_ms);
+  });
+  i.arm_crash_inside(spec);
+  faults_.push_back(std::move(record));
+  return true;
+}
+
+void FaultInjector::schedule_crash_inside(int64_t at_ms, int32_t n, const CrashInsideSpec& spec,
+                                          bool wipe, std::string detail,
+                                          std::optional<int64_t> undo_after_ms) {
+  (void)schedule_event(at_ms, "fault:arm_crash",
+                       [this, n, spec, wipe, detail = std::move(detail), undo_after_ms] {
+                         (void)arm_crash_inside(n, spec, wipe, detail, undo_after_ms);
+                       });
+}
+
+void FaultInjector::on_crash_landed(int32_t n, const CrashLanding& landing, bool wipe,
+                                    const std::string& detail,
+                                    std::optional<int64_t> undo_after_ms) {
+  FaultRecord record;
+  record.at_ms = cluster_.now_ms();
+  record.action = to_string(FaultAction::kCrash);
+  record.instance = cluster_.instance(n).name();
+  record.detail = detail + (detail.empty() ? "" : "; ") + "landed inside: " + landing.to_string();
+  faults_.push_back(std::move(record));
+  if (undo_after_ms) {
+    IQ_ASSERT(*undo_after_ms >= 0, "undo_after_ms={}", *undo_after_ms);
+    schedule(cluster_.now_ms() + *undo_after_ms, *undo_of(FaultAction::kCrash, wipe), n,
+             /*wipe=*/false, detail + ": undo");
+  }
 }
 
 void FaultInjector::cancel_pending() {
   for (const auto& [key, id] : pending_) (void)cluster_.loop().cancel(id);
   pending_.clear();
+  for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
+    cluster_.instance(n).disarm_crash_inside();
+  }
 }
 
 void FaultInjector::heal_all(const std::string& detail) {
@@ -95,7 +164,8 @@ int32_t FaultInjector::down_count() const {
 std::vector<int32_t> FaultInjector::up_instances() const {
   std::vector<int32_t> out;
   for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
-    if (!cluster_.instance(n).retired() && !down(n)) out.push_back(n);
+    const Instance& i = cluster_.instance(n);
+    if (!i.retired() && !down(n) && !i.crash_inside_armed()) out.push_back(n);
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "io/operation_marker.h"
+
 namespace iq::sim {
 
 RandomFaults::RandomFaults(Cluster& cluster, FaultInjector& injector, RandomFaultsWorkloadSpec spec,
@@ -11,6 +13,7 @@ RandomFaults::RandomFaults(Cluster& cluster, FaultInjector& injector, RandomFaul
   IQ_ASSERT(spec_.undo_ms_min >= 0 && spec_.undo_ms_min <= spec_.undo_ms_max, "undo [{}, {}]",
             spec_.undo_ms_min, spec_.undo_ms_max);
   IQ_ASSERT(spec_.max_down >= 0, "max_down={}", spec_.max_down);
+  IQ_ASSERT(spec_.crash_inside_n_max >= 1, "crash_inside_n_max={}", spec_.crash_inside_n_max);
 }
 
 RandomFaults::~RandomFaults() {
@@ -45,10 +48,38 @@ std::optional<FaultAction> RandomFaults::draw_kind() {
   return std::nullopt;
 }
 
+CrashInsideSpec RandomFaults::draw_crash_inside() {
+  static constexpr CrashInsideAt kAt[] = {CrashInsideAt::kDiskOp, CrashInsideAt::kSend,
+                                          CrashInsideAt::kCommit, CrashInsideAt::kRestorePoll};
+  // A disk event is drawn inside one of impl/'s multi-step operations (or anywhere), so that the
+  // named crash points come up and not only the commit flushes that make most disk events.
+  static constexpr iq::Operation kDuring[] = {iq::Operation::kCommit,
+                                              iq::Operation::kCheckpoint,
+                                              iq::Operation::kWritePosition,
+                                              iq::Operation::kWriteCheckpoint,
+                                              iq::Operation::kStateDirectoryCleaner,
+                                              iq::Operation::kClose};
+  CrashInsideSpec spec;
+  spec.at = kAt[prng_.below(std::size(kAt))];
+  int64_t n_max = spec_.crash_inside_n_max;
+  if (spec.at == CrashInsideAt::kDiskOp) {
+    const uint64_t d = prng_.below(std::size(kDuring) + 1);  // the last: any
+    if (d < std::size(kDuring)) {
+      spec.during = static_cast<uint32_t>(kDuring[d]);
+      n_max = std::min<int64_t>(n_max, kCrashInsideDuringNMax);
+    }
+  }
+  spec.n = static_cast<uint64_t>(prng_.range_inclusive(1, n_max));
+  return spec;
+}
+
 void RandomFaults::tick() {
   tick_event_ = {};
   ++ticks_;
   const auto kind = draw_kind();
+  // Off (odds 0), the crash inside an operation draws nothing, so older schedules are unchanged.
+  const bool inside =
+      !kind && spec_.crash_inside_odds.num > 0 && prng_.chance(spec_.crash_inside_odds);
   std::vector<int32_t> up = injector_.up_instances();
   if (kind && !up.empty()) {
     const int32_t victim = prng_.pick(up);
@@ -56,6 +87,15 @@ void RandomFaults::tick() {
     const int64_t undo_ms = prng_.range_inclusive(spec_.undo_ms_min, spec_.undo_ms_max);
     if (injector_.down_count() < spec_.max_down &&
         injector_.apply(*kind, victim, wipe, "random-faults", undo_ms)) {
+      ++faults_applied_;
+    }
+  } else if (inside && !up.empty()) {
+    const int32_t victim = prng_.pick(up);
+    const bool wipe = prng_.chance(spec_.wipe_odds);
+    const int64_t undo_ms = prng_.range_inclusive(spec_.undo_ms_min, spec_.undo_ms_max);
+    const CrashInsideSpec at = draw_crash_inside();
+    if (injector_.down_count() < spec_.max_down &&
+        injector_.arm_crash_inside(victim, at, wipe, "random-faults", undo_ms)) {
       ++faults_applied_;
     }
   }

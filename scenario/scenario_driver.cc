@@ -1,5 +1,5 @@
-#include "scenario/scenario_driver.h"
 #include "base/probe.h"
+#include "scenario/scenario_driver.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -11,20 +11,22 @@
 #include <vector>
 
 #include "history/placement.h"
-#include "iq/default_partitioner.h"
 #include "iq/key_query.h"
 #include "iq/multi_versioned_key_query.h"
 #include "iq/range_query.h"
-#include "iq/serdes.h"
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
 #include "iq/versioned_key_query.h"
 #include "iq/window_key_query.h"
 #include "iq/window_range_query.h"
+#include "iq/default_partitioner.h"
 #include "scenario/fault_injector.h"
 #include "scenario/quiescence.h"
 #include "scenario/random_faults.h"
+#include "iq/serdes.h"
+#include "state/position_serde.h"
+#include "state/store_query_utils.h"
 #include "workload/producer_workload.h"
 #include "workload/query_client_workload.h"
 #include "workload/query_conversion.h"
@@ -132,6 +134,30 @@ std::string prng_name(const std::string& kind, size_t test, int32_t k) {
   return name;
 }
 
+// One changelog record as the trace holds it (see ChangelogRecord).
+ChangelogRecord changelog_record(const BrokerService& service, const TopicPartition& tp,
+                                 const ConsumerRecord& c) {
+  const int32_t partition = tp.second;
+  ChangelogRecord r;
+  r.partition = partition;
+  r.offset = c.offset;
+  r.key = Serde<int32_t>::deserialize(*c.key);
+  if (c.value) r.value = Serde<int64_t>::deserialize(*c.value);
+  r.timestamp_ms = c.timestamp;
+  auto appended = service.broker().append_time_ms(tp, c.offset);
+  IQ_ASSERT(appended.has_value(), "append time of {}-{} offset {}", tp.first, partition, c.offset);
+  r.appended_ms = *appended;
+  if (const std::string* writer = service.writer(tp, c.offset)) r.writer = *writer;
+  for (const Header& h : c.headers) {
+    if (h.key != store_query_utils::kVectorHeader) continue;
+    auto position = position_serde::deserialize(h.value.view());
+    IQ_ASSERT(position.has_value(), "position header of {}-{} offset {}", tp.first, partition,
+              c.offset);
+    r.position = std::move(*position);
+  }
+  return r;
+}
+
 class ScenarioDriver {
  public:
   explicit ScenarioDriver(const Scenario& scenario);
@@ -159,6 +185,7 @@ class ScenarioDriver {
   Position produced_bound() const;
   std::set<int32_t> all_partitions() const;
   void read_source_log();
+  void read_changelog();
 
   const Scenario& scenario_;
   RunTrace trace_;
@@ -207,17 +234,16 @@ bool ScenarioDriver::check_bounds() {
   } else if (trace_.lags.size() >= kLagRecordsMax) {
     knob = "lag_probe_interval_ms";  // the bound is the driver's; the knob is what fills it
     value = scenario_.knobs.lag_probe_interval_ms;
-    trace_.bound_reached = fmt::format(
-        "{} lag records (the driver's bound) reached at {} ms: "
-        "raise knob {} (now {})",
-        kLagRecordsMax, cluster_->now_ms(), knob, value);
+    trace_.bound_reached = fmt::format("{} lag records (the driver's bound) reached at {} ms: "
+                                       "raise knob {} (now {})",
+                                       kLagRecordsMax, cluster_->now_ms(), knob, value);
     stopped_ = true;
     return true;
   } else {
     return false;
   }
-  trace_.bound_reached =
-      fmt::format("knob {} = {} reached at {} ms", knob, value, cluster_->now_ms());
+  trace_.bound_reached = fmt::format("knob {} = {} reached at {} ms", knob, value,
+                                     cluster_->now_ms());
   stopped_ = true;
   return true;
 }
@@ -285,7 +311,10 @@ void ScenarioDriver::start_workloads(size_t index, const TestSpec& test, int64_t
           *cluster_, trace_.history, c,
           cluster_->split(prng_name("query-clients", index, clients++)), std::move(bound)));
       query_clients_.back()->start();
-    } else if (const auto* f = std::get_if<FaultWorkloadSpec>(&spec)) {
+    } else if (const auto* f = std::get_if<FaultWorkloadSpec>(&spec); f != nullptr && f->inside) {
+      injector_->schedule_crash_inside(std::max(phase_start_ms + f->at_ms, cluster_->now_ms()),
+                                       f->instance, *f->inside, f->wipe, detail, f->undo_after_ms);
+    } else if (f != nullptr) {
       injector_->schedule(std::max(phase_start_ms + f->at_ms, cluster_->now_ms()), f->action,
                           f->instance, f->wipe, detail, f->undo_after_ms);
     } else if (const auto* r = std::get_if<RandomFaultsWorkloadSpec>(&spec)) {
@@ -594,6 +623,7 @@ void ScenarioDriver::finish() {
   if (lag_probe_.valid()) (void)cluster_->loop().cancel(lag_probe_);
   lag_probe_ = {};
   read_source_log();
+  read_changelog();
   for (int32_t n = 1; n <= cluster_->instance_count(); ++n) {
     const Instance& i = cluster_->instance(n);
     for (const std::string& e : i.errors()) trace_.instance_errors.push_back(i.name() + ": " + e);
@@ -638,6 +668,36 @@ void ScenarioDriver::read_source_log() {
         s.appended_ms = *appended;
         trace_.source_log.push_back(std::move(s));
         ++next;
+      }
+    }
+  }
+}
+
+// The store's changelog as the broker holds it, decoded as the store's value type, with the
+// writer of each record (BrokerService's omniscient record) and its position header.
+void ScenarioDriver::read_changelog() {
+  const TopologyConfig& t = cluster_->config().topology;
+  const BrokerService& service = cluster_->broker();
+  const SimBroker& broker = service.broker();
+  const std::string topic = cluster_->changelog_topic();
+  trace_.changelog_recorded = true;
+  for (int32_t p = 0; p < t.source_partitions; ++p) {
+    const TopicPartition tp{topic, p};
+    auto begin = broker.beginning_offset(tp);
+    auto end = broker.end_offset(tp);
+    if (!begin.has_value() || !end.has_value()) continue;  // no changelog topic (unlogged)
+    int64_t next = *begin;
+    while (next < *end) {
+      auto records = broker.fetch(tp, next, kSourceFetchRecords);
+      IQ_ASSERT(records.has_value() && !records->empty(), "fetch {}-{} at {}", topic, p, next);
+      for (const ConsumerRecord& c : *records) {
+        IQ_ASSERT(c.offset == next && c.key.has_value(), "{}-{} offset {}", topic, p, c.offset);
+        ++next;
+        if (trace_.changelog.size() >= RunTrace::kChangelogRecordsMax) {
+          ++trace_.changelog_dropped;
+          continue;
+        }
+        trace_.changelog.push_back(changelog_record(service, tp, c));
       }
     }
   }

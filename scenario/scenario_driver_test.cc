@@ -268,8 +268,12 @@ Scenario timed_scenario(uint64_t seed) {
   q.store = "counts";
   q.stop_ms = 0;  // the phase's end
   test.workloads.push_back(QueryClientsWorkloadSpec{q});
-  test.workloads.push_back(FaultWorkloadSpec{
-      .action = FaultAction::kCrash, .instance = 2, .at_ms = 10'000, .undo_after_ms = 8'000});
+  test.workloads.push_back(FaultWorkloadSpec{.action = FaultAction::kCrash,
+                                             .instance = 2,
+                                             .at_ms = 10'000,
+                                             .undo_after_ms = 8'000,
+                                             .wipe = false,
+                                             .inside = std::nullopt});
   s.tests.push_back(test);
   s.liveness.timeout_ms = 60'000;
   s.liveness.probe_interval_ms = 500;
@@ -465,7 +469,8 @@ TEST(ScenarioDriverTest, ReachedKnobBoundsEndTheRunWithAVerdict) {
     c.set(s);
     const RunTrace trace = drive_scenario(s);
     const std::string prefix = std::string("knob ") + c.knob + " = ";
-    EXPECT_EQ(trace.bound_reached.rfind(prefix, 0), 0u) << seed_text(s) << ": " << trace.bound_reached;
+    EXPECT_EQ(trace.bound_reached.rfind(prefix, 0), 0u)
+        << seed_text(s) << ": " << trace.bound_reached;
     EXPECT_NE(trace.bound_reached.find(" ms"), std::string::npos) << trace.bound_reached;
     EXPECT_LT(trace.end_ms, 30'000) << seed_text(s) << " " << c.knob;
     EXPECT_FALSE(trace.liveness.has_value()) << seed_text(s) << " " << c.knob;

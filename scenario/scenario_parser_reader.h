@@ -63,6 +63,8 @@ constexpr IntLimits kPositiveTimeMs{1, kTimeMsMax};
 constexpr IntLimits kAnyInt32{kInt32Min, kInt32Max};
 constexpr IntLimits kAnyInt64{kInt64Min, kInt64Max};
 constexpr IntLimits kOneIn{0, kOneInMax};
+// A crash inside an operation lands at the Nth event at most this far from its arming.
+constexpr int64_t kCrashAtNMax = 1'000'000;
 
 // A key path as errors print it and as seeded choices split the Prng by it:
 // "test.0.workload.1.clients", "streams_config.\"num.standby.replicas\"".

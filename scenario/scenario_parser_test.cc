@@ -261,7 +261,8 @@ Scenario full_file_scenario(const std::string& text) {
   clients.retry.on_streams_error = false;
   clients.retry.on_not_routed = false;
   timed.workloads.push_back(QueryClientsWorkloadSpec{clients});
-  timed.workloads.push_back(FaultWorkloadSpec{FaultAction::kCrash, 1, 20'000, 5'000, true});
+  timed.workloads.push_back(
+      FaultWorkloadSpec{FaultAction::kCrash, 1, 20'000, 5'000, true, std::nullopt});
   RandomFaultsWorkloadSpec random;
   random.start_ms = 1'000;
   random.stop_ms = 30'000;
@@ -493,6 +494,25 @@ std::vector<BadInput> bad_inputs() {
        "bad.toml:3:11: key 'test.0.checks.0'", "unknown property name 'BoundHonoured'"},
       {"unknown expected failure", "expected_failures = ['Nope']" + kTest,
        "bad.toml:1:22: key 'expected_failures.0'", "unknown property name 'Nope'"},
+      {"unknown expected probe", "expect_probes = ['crash.point.close', 'crash.nope']" + kTest,
+       "bad.toml:1:39: key 'expect_probes.1'", "unknown probe 'crash.nope'"},
+      {"unknown crash_at event",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\ncrash_at = 'fsync'\n",
+       "bad.toml:5:12: key 'test.0.workload.0.crash_at'",
+       "unknown crash_at event 'fsync' (expected 'disk' | 'send' | 'commit' | 'restore_poll')"},
+      {"crash_at_n < 1",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\ncrash_at_n = 0\n",
+       "bad.toml:5:14: key 'test.0.workload.0.crash_at_n'", "must be >= 1 (got 0)"},
+      {"unknown operation",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\nduring = 'flush'\n",
+       "bad.toml:5:10: key 'test.0.workload.0.during'", "unknown operation 'flush'"},
+      {"crash inside with a wipe but no restart",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\n"
+       "state_directory = 'wipe'\n",
+       "bad.toml:5:19: key 'test.0.workload.0.state_directory'", "needs restart_after_ms"},
+      {"crash_inside_n_max < 1",
+       "[[test]]\n[[test.workload]]\nname = 'RandomFaults'\ncrash_inside_n_max = 0\n",
+       "bad.toml:4:22: key 'test.0.workload.0.crash_inside_n_max'", "must be >= 1 (got 0)"},
       {"unknown enum name", "[configuration]\nstore_backend = 'leveldb'" + kTest,
        "bad.toml:2:17: key 'configuration.store_backend'",
        "unknown store backend 'leveldb' (expected 'rocksdb' | 'rocksdb_plain' | 'in_memory' | "
@@ -657,8 +677,7 @@ TEST(ScenarioParserTest, DeepKeysAndNestingAreRefusedBeforeTheTomlParser) {
     EXPECT_NE(text.find(c.message), std::string::npos) << text;
   }
   // At the limits: 32 parts, 32 deep, and dots inside strings, comments and floats not counted.
-  std::string ok =
-      "title = 'x'\n# a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a\n";
+  std::string ok = "title = 'x'\n# a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a\n";
   ok += "description = '" + std::string(100, '.') + "'\n[configuration]\n";
   std::string nested = std::string(32, '[') + std::string(32, ']');
   ok += "[x]\ny = " + nested + "\nz = \"" + std::string(100, '.') + "\"\nw = 1.5\n";
@@ -693,8 +712,8 @@ TEST(ScenarioParserTest, BlockCountsAreBoundedAtTheFirstBlockPast) {
        "t.toml:68:3: key 'test.0.workload.32'", "more than 32 [[workload]] blocks (got 33)"},
       {head + "[[test]]\n" + repeat(step, 501), "t.toml:1004:3: key 'test.0.step.500'",
        "more than 500 [[step]] blocks (got 501)"},
-      {head + repeat("[[test]]\n" + repeat(step, 450), 5), "t.toml:4008:3: key 'test.4.step.200'",
-       "more than 2000 [[test.step]] blocks in the file"},
+      {head + repeat("[[test]]\n" + repeat(step, 450), 5),
+       "t.toml:4008:3: key 'test.4.step.200'", "more than 2000 [[test.step]] blocks in the file"},
       {head + "[[test]]\n" + repeat("  [[test.step]]\n  add_instance = true\n", 64),
        "t.toml:130:3: key 'test.0.step.63.add_instance'",
        "`instances` (1) plus 64 add_instance would be more than 64 instances"},

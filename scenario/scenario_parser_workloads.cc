@@ -22,14 +22,14 @@ WorkloadSpec ScenarioParser::parse_workload(const toml::table& table, const KeyP
     spec = parse_query_clients(w, context);
   } else if (name == "RandomFaults") {
     spec = parse_random_faults(w, context);
-  } else if (name == "Fault" || name == "CrashRestart" || name == "Pause" || name == "Partition" ||
-             name == "ScaleOut" || name == "ScaleIn") {
+  } else if (name == "Fault" || name == "CrashRestart" || name == "CrashInside" ||
+             name == "Pause" || name == "Partition" || name == "ScaleOut" || name == "ScaleIn") {
     spec = parse_fault_workload(w, name, context);
   } else {
     r_.fail(*name_node, path.key("name"),
             fmt::format("unknown workload '{}' (expected 'Producer' | 'QueryClients' | 'Fault' | "
-                        "'CrashRestart' | 'Pause' | 'Partition' | 'ScaleOut' | 'ScaleIn' | "
-                        "'RandomFaults')",
+                        "'CrashRestart' | 'CrashInside' | 'Pause' | 'Partition' | 'ScaleOut' | "
+                        "'ScaleIn' | 'RandomFaults')",
                         name));
   }
   w.find("name");
@@ -171,7 +171,7 @@ std::vector<BoundMode> ScenarioParser::bound_modes(const toml::node& n, const Ke
 RandomFaultsWorkloadSpec ScenarioParser::parse_random_faults(Table& w, const TestContext& context) {
   w.allow({"name", "start_ms", "stop_ms", "interval_ms", "crash_one_in", "wipe_one_in",
            "pause_one_in", "isolate_one_in", "close_one_in", "undo_ms_min", "undo_ms_max",
-           "max_down"});
+           "max_down", "crash_inside_one_in", "crash_inside_n_max"});
   RandomFaultsWorkloadSpec c;
   std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
   c.interval_ms = w.integer("interval_ms", c.interval_ms, kPositiveTimeMs).value;
@@ -186,6 +186,9 @@ RandomFaultsWorkloadSpec ScenarioParser::parse_random_faults(Table& w, const Tes
   c.undo_ms_min = undo_min.value;
   c.undo_ms_max = undo_max.value;
   c.max_down = w.integer("max_down", c.max_down, {1, kInstancesMax}).as_int32();
+  c.crash_inside_odds = w.one_in("crash_inside_one_in", 0);
+  c.crash_inside_n_max =
+      w.integer("crash_inside_n_max", c.crash_inside_n_max, {1, kCrashAtNMax}).value;
   return c;
 }
 
@@ -202,6 +205,16 @@ FaultWorkloadSpec ScenarioParser::parse_fault_workload(Table& w, const std::stri
     w.allow({"name", "instance", "at_ms", "restart_after_ms", "state_directory"});
     c.action = FaultAction::kCrash;
     undo_key = "restart_after_ms";
+  } else if (name == "CrashInside") {
+    w.allow({"name", "instance", "at_ms", "crash_at", "crash_at_n", "during", "restart_after_ms",
+             "state_directory"});
+    c.action = FaultAction::kCrash;
+    undo_key = "restart_after_ms";
+    CrashInsideSpec inside;
+    inside.at = w.enumeration("crash_at", inside.at, names::kCrashInsideAt, "crash_at event");
+    inside.n = static_cast<uint64_t>(w.integer("crash_at_n", 1, {1, kCrashAtNMax}).value);
+    inside.during = w.enumeration("during", uint32_t{0}, names::kCrashDuring, "operation");
+    c.inside = inside;
   } else if (name == "Pause") {
     w.allow({"name", "instance", "at_ms", "resume_after_ms"});
     c.action = FaultAction::kPause;

@@ -164,6 +164,7 @@ void write_top(std::string& out, const Scenario& s) {
                     ? std::to_string(s.seed)
                     : str(std::to_string(s.seed)));
   b.set("expected_failures", strings(s.expected_failures));
+  b.set("expect_probes", strings(s.expect_probes));
 }
 
 void write_cluster(std::string& out, const Scenario& s) {
@@ -294,6 +295,18 @@ void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {
 }
 
 void write_workload(Block& b, const FaultWorkloadSpec& w) {
+  if (w.inside) {
+    IQ_ASSERT(w.action == FaultAction::kCrash, "a crash inside an operation is a crash");
+    b.set("name", str("CrashInside"));
+    b.set("instance", instance(w.instance));
+    b.set("at_ms", num(w.at_ms));
+    b.set("crash_at", name(names::kCrashInsideAt, w.inside->at));
+    b.set("crash_at_n", num(static_cast<int64_t>(w.inside->n)));
+    b.set("during", name(names::kCrashDuring, w.inside->during));
+    if (w.undo_after_ms) b.set("restart_after_ms", num(*w.undo_after_ms));
+    b.set("state_directory", str(w.wipe ? "wipe" : "keep"));
+    return;
+  }
   b.set("name", str("Fault"));
   b.set("action", name(names::kFaultActions, w.action));
   if (w.action != FaultAction::kAddInstance) b.set("instance", instance(w.instance));
@@ -317,6 +330,8 @@ void write_workload(Block& b, const RandomFaultsWorkloadSpec& w) {
   b.set("undo_ms_min", num(w.undo_ms_min));
   b.set("undo_ms_max", num(w.undo_ms_max));
   b.set("max_down", num(w.max_down));
+  b.set("crash_inside_one_in", one_in(w.crash_inside_odds));
+  b.set("crash_inside_n_max", num(w.crash_inside_n_max));
 }
 
 void write_step(Block& b, const Scenario& s, const ProduceStep& step) {

@@ -1,4 +1,5 @@
 #include "scenario/scenario_writer.h"
+#include "io/operation_marker.h"
 
 #include <gtest/gtest.h>
 
@@ -79,9 +80,19 @@ checks = { one_of = [[], ['BoundHonored', 'SessionMonotonic']] }
   state_directory = { one_of = ['keep', 'wipe'] }
 
   [[test.workload]]
+  name = 'CrashInside'
+  instance = 1
+  crash_at = { one_of = ['disk', 'send', 'commit', 'restore_poll'] }
+  crash_at_n = { range = [1, 9] }
+  during = { one_of = ['any', 'close', 'cleaner'] }
+  restart_after_ms = { range = [0, 500] }
+
+  [[test.workload]]
   name = 'RandomFaults'
   interval_ms = { range = [100, 1_000] }
   undo_ms_min = { range = [0, 500] }
+  crash_inside_one_in = { one_of = [0, 5] }
+  crash_inside_n_max = { range = [1, 100] }
 
 [[test]]
   [[test.step]]
@@ -129,6 +140,7 @@ Scenario hand_built() {
   s.description = "émoji-free ünïcode";
   s.tags = {"a", "b c"};
   s.expected_failures = {"LagReported"};
+  s.expect_probes = {"crash.point.close", "lru.evicted"};
   s.seed = 18'446'744'073'709'551'615ull;  // does not fit a TOML integer
   s.cluster.seed = s.seed;
   s.cluster.instances = 2;
@@ -155,13 +167,24 @@ Scenario hand_built() {
   clients.retry = RetryPolicy{1, 0, false, false, false, false, false, false};
   clients.stop_ms = 2'000;
   t.workloads.push_back(QueryClientsWorkloadSpec{clients});
-  t.workloads.push_back(FaultWorkloadSpec{FaultAction::kAddInstance, 0, 5, std::nullopt, false});
-  t.workloads.push_back(FaultWorkloadSpec{FaultAction::kClose, 3, 10, 20, true});
-  t.workloads.push_back(FaultWorkloadSpec{FaultAction::kCrash, 1, 10, std::nullopt, false});
-  t.workloads.push_back(FaultWorkloadSpec{FaultAction::kIsolate, 2, 0, 0, false});
+  t.workloads.push_back(
+      FaultWorkloadSpec{FaultAction::kAddInstance, 0, 5, std::nullopt, false, std::nullopt});
+  t.workloads.push_back(FaultWorkloadSpec{FaultAction::kClose, 3, 10, 20, true, std::nullopt});
+  t.workloads.push_back(
+      FaultWorkloadSpec{FaultAction::kCrash, 1, 10, std::nullopt, false, std::nullopt});
+  t.workloads.push_back(FaultWorkloadSpec{FaultAction::kIsolate, 2, 0, 0, false, std::nullopt});
+  // Crashes inside operations: every event kind and operation, with and without a restart.
+  t.workloads.push_back(
+      FaultWorkloadSpec{FaultAction::kCrash, 2, 7, 300, true,
+                        CrashInsideSpec{CrashInsideAt::kDiskOp, 3,
+                                        static_cast<uint32_t>(iq::Operation::kWriteCheckpoint)}});
+  t.workloads.push_back(FaultWorkloadSpec{FaultAction::kCrash, 1, 8, std::nullopt, false,
+                                          CrashInsideSpec{CrashInsideAt::kRestorePoll, 1, 0}});
   RandomFaultsWorkloadSpec random;
   random.stop_ms = 2'000;
   random.crash_odds = {0, 1};
+  random.crash_inside_odds = {1, 3};
+  random.crash_inside_n_max = 17;
   t.workloads.push_back(random);
   t.steps.push_back(FaultStep{FaultAction::kStart, 1});
   t.steps.push_back(FaultStep{FaultAction::kAddInstance, 0});

@@ -141,8 +141,9 @@ std::string ReplicaSnapshot::to_string() const {
   out += " task=" + opt_string(task_state) + " thread=" + opt_string(thread_state);
   out += " pos=" + opt_string(store_position);
   out += " changelog=" + opt_string(changelog_offset) + "/" + opt_string(changelog_end_offset);
-  out += " lag=" + opt_string(lag) + "}";
-  return out;
+  out += " lag=" + opt_string(lag);
+  if (!unlogged_writes.empty()) out += " unlogged=" + std::to_string(unlogged_writes.size());
+  return out + "}";
 }
 
 int32_t PlacementSnapshot::count(int32_t partition, ReplicaRole role) const {

@@ -1,5 +1,6 @@
 #include "processor/processor_state_manager.h"
 
+#include "io/operation_marker.h"
 #include "iq/changelog_topic.h"
 #include "iq/serdes.h"
 
@@ -142,6 +143,7 @@ Status ProcessorStateManager::checkpoint() {
   ChangelogOffsets offsets;
   for (auto& m : stores_) {
     if (m.commit) {
+      const OperationScope marker(Operation::kWritePosition);
       auto s = m.commit();  // <store>.position first: it is written before .checkpoint (quirk 12)
       if (!s) return s;
     }
@@ -159,6 +161,7 @@ Status ProcessorStateManager::checkpoint() {
                        : written == ChangelogOffset(OffsetCheckpoint::kOffsetUnknown),
               "store {}: checkpoint {}", m.store->name(), written);
   }
+  const OperationScope marker(Operation::kWriteCheckpoint);
   return checkpoint_file_.write_changelog_offsets(offsets);
 }
 

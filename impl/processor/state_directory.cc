@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "base/assert.h"
+#include "io/operation_marker.h"
 
 namespace iq {
 namespace {
@@ -66,6 +67,7 @@ base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_
       ++it;
       continue;
     }
+    const OperationScope marker(Operation::kStateDirectoryCleaner);
     auto s = fs_.delete_recursively(task_dir(it->first));
     if (!s) return base::unexpected(s.error());
     IQ_PROBE("cleaner.deleted_task_dir", "the state-directory cleaner deleted a task directory");

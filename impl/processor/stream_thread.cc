@@ -1,6 +1,7 @@
 #include "processor/stream_thread.h"
 
 #include <algorithm>
+#include "io/operation_marker.h"
 
 namespace iq {
 
@@ -66,10 +67,13 @@ Status StreamThread::run_once(int64_t now_ms) {
 }
 
 Status StreamThread::restore_and_process() {
-  auto restored = reader_->restore();
-  if (!restored) return base::unexpected(restored.error());
-  auto completed = task_manager_->try_complete_restoration();
-  if (!completed) return base::unexpected(completed.error());
+  {
+    const OperationScope marker(Operation::kRestore);
+    auto restored = reader_->restore();
+    if (!restored) return base::unexpected(restored.error());
+    auto completed = task_manager_->try_complete_restoration();
+    if (!completed) return base::unexpected(completed.error());
+  }
   // allRunning: a task still waiting for another thread's lock keeps the thread (and so the
   // client) from RUNNING.
   if (state_ == ThreadState::PARTITIONS_ASSIGNED && task_manager_->all_tasks_running()) {

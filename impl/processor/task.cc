@@ -1,4 +1,5 @@
 #include "processor/task.h"
+#include "io/operation_marker.h"
 
 namespace iq {
 
@@ -120,6 +121,7 @@ Status Task::maybe_checkpoint(bool enforce) {
     }
     if (delta <= env_.offset_delta_threshold_for_checkpoint) return ok_status();
   }
+  const OperationScope marker(Operation::kCheckpoint);  // flush, <store>.position, .checkpoint
   auto s = state_manager_->flush();
   if (!s) return s;
   s = state_manager_->checkpoint();

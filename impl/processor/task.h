@@ -57,6 +57,9 @@ class Task {
   ProcessorStateManager& state_manager() { return *state_manager_; }
   // The changelog partitions of this task's logged stores.
   std::vector<TopicPartition> changelog_partitions() const;
+  // The record cache an active's caching stores write into (the thread's), nullptr for a standby.
+  // For observers (sim/ records its dirty entries as writes not yet in the changelog).
+  const ThreadCache* active_cache() const { return is_active() ? env_.cache : nullptr; }
   // Changelog offsets of the stores (the last applied or written record), for lags and offset sums.
   ChangelogOffsets changelog_offsets() const;
 

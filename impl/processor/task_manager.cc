@@ -2,6 +2,7 @@
 #include "base/probe.h"
 
 #include <algorithm>
+#include "io/operation_marker.h"
 
 namespace iq {
 
@@ -48,6 +49,7 @@ std::vector<TopicPartition> TaskManager::owned_input_partitions() const {
 }
 
 Status TaskManager::commit_actives(const std::vector<StreamTask*>& tasks) {
+  const OperationScope marker(Operation::kCommit);  // flush, offset commit, postCommit
   TopicPartitionOffsets offsets;
   for (StreamTask* t : tasks) {
     auto o = t->prepare_commit();

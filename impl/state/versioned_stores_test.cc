@@ -433,6 +433,25 @@ TEST_F(VersionedStoresTest, ClosedStoreAnswersStoreException) {
   EXPECT_EQ(r.position(), Position::from_map({{"input-topic", {{0, 3}}}}));
 }
 
+// withLoggingDisabled: the stack is Metered -> adapter -> store, nothing is logged, the adapter
+// adds no execution-info line, and the answers are the same.
+TEST_F(VersionedStoresTest, UnloggedStackAnswersTheSameWithoutAChangelog) {
+  context_ = std::make_unique<VersionedTestContext>(fs_, root_ + "/u/0_0", false);
+  store_ = stores::versioned_key_value_store<int32_t, int32_t>(
+      "versioned-store", VersionedStoreOptions{24 * kHour, kHour, /*logging=*/false});
+  ASSERT_TRUE(store_->init(*context_, *store_).has_value());
+  EXPECT_NE(dynamic_cast<VersionedKeyValueToBytesStoreAdapter*>(&store_->wrapped()), nullptr);
+  for (int i = 0; i < 4; ++i) {
+    context_->at(i, kTs[i]);
+    ASSERT_TRUE(store_->put(kRecordKey, kValues[i], kTs[i]).has_value());
+  }
+  EXPECT_TRUE(context_->changelog.empty());
+  expect_versioned(*store_, VKQ::with_key(kRecordKey).as_of(kTs[1]), kValues[1], kTs[1], kTs[2]);
+  expect_multi(*store_, MVKQ::with_key(kRecordKey).with_ascending_timestamps(), 0, 3);
+  const QueryResult r = run(*store_, VKQ::with_key(kRecordKey), bound_at(3), /*info=*/true);
+  EXPECT_EQ(r.execution_info().size(), 2u);
+}
+
 // Kafka's supplier defaults and argument checks.
 TEST_F(VersionedStoresTest, SupplierDefaultsAndValidation) {
   EXPECT_EQ(stores::default_segment_interval_ms(30'000), 10'000);

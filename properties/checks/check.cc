@@ -68,13 +68,40 @@ const std::vector<int64_t> kNoOffsets;
 
 }  // namespace
 
+const char* to_string(ViolationClass c) {
+  switch (c) {
+    case ViolationClass::kFailure:
+      return "failure";
+    case ViolationClass::kAtLeastOnceReprocessing:
+      return "known Kafka behaviour: at-least-once reprocessing";
+    case ViolationClass::kRestartWithoutCheckpoint:
+      return "known Kafka behaviour: a store restarted without a checkpoint keeps its data under "
+             "an empty position";
+  }
+  return "?";
+}
+
+const char* class_key(ViolationClass c) {
+  switch (c) {
+    case ViolationClass::kFailure:
+      return "failure";
+    case ViolationClass::kAtLeastOnceReprocessing:
+      return "alos_reprocessing";
+    case ViolationClass::kRestartWithoutCheckpoint:
+      return "restart_without_checkpoint";
+  }
+  return "?";
+}
+
 std::string Violation::to_string() const {
-  std::string out = "[" + property + "]";
+  std::string out =
+      "[" + std::string(iq::properties::to_string(violation_class)) + "] [" + property + "]";
   if (record_id != 0) out += " record #" + std::to_string(record_id);
   out += " at " + std::to_string(at_ms) + " ms: " + summary + "\n";
   if (!query.empty()) out += "  query:     " + query + "\n";
   if (!expected.empty()) out += "  expected:  " + expected + "\n";
   if (!returned.empty()) out += "  returned:  " + returned + "\n";
+  if (!class_evidence.empty()) out += "  class:     " + class_evidence + "\n";
   if (!replica.empty()) out += "  replica:   " + replica + "\n";
   if (!placement.empty()) out += "  placement: " + placement + "\n";
   if (!events_before.empty()) {
@@ -250,6 +277,10 @@ const std::vector<CheckInfo>& all_checks() {
        "reported lags (allLocalStorePartitionLags) equal end offset minus the replica's actual "
        "offset",
        &check_lag_reported},
+      {names::kChangelogWitness.data(),
+       "a replica's successful answer equals the fold of the changelog prefix it had applied, "
+       "plus an active's writes not yet logged",
+       &check_changelog_witness},
       {names::kScriptedExpectations.data(),
        "every scripted query's outcome is exactly what its scenario step expects",
        &check_scripted_expectations},

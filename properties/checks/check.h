@@ -15,6 +15,7 @@
 // Each check lives in its own file (checks/<snake_name>.cc) whose header comment is its
 // one-line statement; properties/checks/README.md says what each one can and cannot see.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -30,9 +31,39 @@
 
 namespace iq::properties {
 
+// What explains a violation (properties/checks/violation_class.cc decides, from the run's record,
+// never from a label). Anything the record does not prove to be a declared Kafka behaviour is a
+// failure.
+enum class ViolationClass {
+  kFailure,  // not explained: a bug of iqsim or of Kafka until someone reads it
+  // Kafka's at-least-once reprocessing: the answer is the fold of the changelog its replica had
+  // applied (ChangelogWitness holds for it), and that changelog holds records written by
+  // reprocessing input the ProcessingLedger shows processed again, beneath the answer's position.
+  kAtLeastOnceReprocessing,
+  // Kafka keeps a persistent store restarted without a checkpoint under at-least-once and loads
+  // its position from the missing .position file as empty: a ResultMatchesModel under-claim
+  // whose answer has an empty position and is, by ChangelogWitness, the applied prefix's fold over
+  // an earlier life's (a longer prefix's) fold, on an instance that crashed, restarted or closed
+  // before (scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml).
+  kRestartWithoutCheckpoint,
+};
+// "failure", "known Kafka behaviour: at-least-once reprocessing"
+const char* to_string(ViolationClass c);
+// "failure", "alos_reprocessing", "restart_without_checkpoint": the key in JSON summaries.
+const char* class_key(ViolationClass c);
+inline constexpr std::array<ViolationClass, 3> kViolationClasses{
+    ViolationClass::kFailure, ViolationClass::kAtLeastOnceReprocessing,
+    ViolationClass::kRestartWithoutCheckpoint};
+
 struct Violation {
-  std::string property;    // the check's name
-  uint64_t record_id = 0;  // the query record, 0 when the violation is not about one query
+  std::string property;  // the check's name
+  ViolationClass violation_class = ViolationClass::kFailure;
+  // Why the class was given (the proof, in one line), or why a violation of a property the
+  // classification looks at stayed a failure.
+  std::string class_evidence;
+  uint64_t record_id = 0;        // the query record, 0 when the violation is not about one query
+  int32_t partition = -1;        // the partition result it is about, -1 if none
+  uint64_t other_record_id = 0;  // SamePositionSameAnswer: the earlier record it differs from
   int64_t at_ms = 0;
   std::string summary;  // one line
   std::string query;    // QueryRecord::request.to_string(), or empty
@@ -46,7 +77,8 @@ struct Violation {
   // violation is about no single partition or nothing was reprocessed.
   std::vector<std::string> reprocessed_before;
 
-  std::string to_string() const;  // multi-line, readable
+  // Multi-line, readable; the first line names the class ("[failure] ResultMatchesModel ...").
+  std::string to_string() const;
 };
 
 // What a check looked at: `judged` items (query results, lag samples, expectations) were
@@ -56,6 +88,9 @@ struct CheckTally {
   uint64_t judged = 0;
   std::map<std::string, uint64_t> not_judged;  // reason -> count
 };
+
+// The trace's changelog indexed for folds (checks/changelog_witness.cc builds it on first use).
+struct ChangelogIndex;
 
 // What every check shares: the trace and the reference model built from its source log.
 class JudgeContext {
@@ -97,6 +132,9 @@ class JudgeContext {
   std::vector<int64_t> silent_writes_between(int32_t partition, int64_t after,
                                              int64_t before) const;
 
+  // The changelog, indexed by partition and key, built on first use.
+  const ChangelogIndex& changelog_index() const;
+
   // Checks count what they judged here (mutable: the context is shared read-only otherwise).
   void add_tally(std::string_view property, const CheckTally& tally) const;
   const std::map<std::string, CheckTally, std::less<>>& tallies() const { return tallies_; }
@@ -117,6 +155,8 @@ class JudgeContext {
   std::map<int32_t, PartitionIndex> index_;  // by partition
   std::vector<size_t> faults_by_time_;       // indices into trace_.faults, stable-sorted by time
   mutable std::map<std::string, CheckTally, std::less<>> tallies_;
+  mutable std::unique_ptr<ChangelogIndex, void (*)(ChangelogIndex*)> changelog_index_{nullptr,
+                                                                                      nullptr};
 };
 
 using CheckFn = std::vector<Violation> (*)(const JudgeContext&);
@@ -146,6 +186,13 @@ std::vector<Violation> check_session_monotonic(const JudgeContext& context);
 std::vector<Violation> check_failure_reason_correct(const JudgeContext& context);
 std::vector<Violation> check_eventually_available(const JudgeContext& context);
 std::vector<Violation> check_lag_reported(const JudgeContext& context);
+std::vector<Violation> check_changelog_witness(const JudgeContext& context);
+
+// Gives every violation its class (see ViolationClass): ResultMatchesModel and
+// SamePositionSameAnswer violations that the run's record proves to be at-least-once
+// reprocessing get kAtLeastOnceReprocessing, with the proof in class_evidence; everything else
+// stays kFailure. Deterministic: depends only on the trace.
+void classify_violations(const JudgeContext& context, std::vector<Violation>& violations);
 std::vector<Violation> check_scripted_expectations(const JudgeContext& context);
 
 }  // namespace iq::properties

@@ -195,17 +195,24 @@ TEST(RenderingTest, ViolationAndFaultPrintEveryField) {
   v.placement = "@1200[]";
   v.events_before = {"@100 crash instance-1 (random-faults)"};
   v.reprocessed_before = {"offsets 0-3 of partition 0 again on instance-2 at 900-950 ms"};
+  v.class_evidence = "why";
   EXPECT_EQ(v.to_string(),
-            "[BoundHonored] record #7 at 1200 ms: a summary\n"
+            "[failure] [BoundHonored] record #7 at 1200 ms: a summary\n"
             "  query:     store=kv-store\n"
             "  expected:  E\n"
             "  returned:  R\n"
+            "  class:     why\n"
             "  replica:   {p=0 instance-1}\n"
             "  placement: @1200[]\n"
             "  faults before:\n"
             "    @100 crash instance-1 (random-faults)\n"
             "  reprocessed before (at-least-once, this partition):\n"
             "    offsets 0-3 of partition 0 again on instance-2 at 900-950 ms\n")
+      << "seed " << kSeed;
+  v.violation_class = ViolationClass::kAtLeastOnceReprocessing;
+  EXPECT_EQ(v.to_string().substr(0, v.to_string().find('\n')),
+            "[known Kafka behaviour: at-least-once reprocessing] [BoundHonored] record #7 at 1200 "
+            "ms: a summary")
       << "seed " << kSeed;
   sim::FaultRecord f{5, "heal", "", ""};
   EXPECT_EQ(f.to_string(), "@5 heal") << "seed " << kSeed;

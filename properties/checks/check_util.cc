@@ -177,6 +177,7 @@ Violation record_violation(const JudgeContext& context, std::string_view propert
   Violation v;
   v.property = std::string(property);
   v.record_id = record.id;
+  if (outcome != nullptr) v.partition = outcome->partition;
   v.at_ms = record.complete_ms;
   v.summary = std::move(summary);
   v.query = record.request.to_string();

@@ -109,6 +109,24 @@ struct FitResult {
 FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord& request,
                      const sim::PartitionOutcome& outcome, int64_t reported_offset);
 
+// ChangelogWitness's judgement of one successful partition result (changelog_witness.cc): the
+// classification of other properties' violations reads it too.
+enum class Witness { kHolds, kDiffers, kNotJudged };
+struct WitnessResult {
+  Witness verdict = Witness::kNotJudged;
+  std::string why;       // kNotJudged: the reason (a tally key); kDiffers: a one-line summary
+  std::string expected;  // kDiffers: the fold, rendered
+  const sim::ReplicaSnapshot* replica = nullptr;  // the answering replica at the answer
+  int64_t applied_offset = -1;                    // the prefix's last changelog offset
+  // The position was not judged (the value was): why, else empty.
+  std::string position_not_judged;
+  // kNotJudged because the answer is fold(applied) over the fold of this longer prefix, on a
+  // persistent store of an instance that crashed, restarted or closed before: the prefix's end.
+  std::optional<int64_t> earlier_life_offset;
+};
+WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
+                                const sim::PartitionOutcome& outcome);
+
 // position[source_topic][partition], -1 if absent.
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);
 

@@ -29,4 +29,16 @@ std::string RunReport::reproduce_command() const {
   return "iqsim replay " + shell_word(scenario) + " --seed " + std::to_string(seed);
 }
 
+uint64_t RunReport::failures() const {
+  return static_cast<uint64_t>(std::count_if(
+      violations.begin(), violations.end(),
+      [](const Violation& v) { return v.violation_class == ViolationClass::kFailure; }));
+}
+
+std::map<std::string, uint64_t> RunReport::violations_by_class() const {
+  std::map<std::string, uint64_t> counts;
+  for (const Violation& v : violations) ++counts[class_key(v.violation_class)];
+  return counts;
+}
+
 }  // namespace iq::properties

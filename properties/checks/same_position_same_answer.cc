@@ -191,7 +191,7 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
       const auto* answered_by =
           detail::find_replica(detail::explaining_placement(*earlier.record),
                                earlier.record->target_instance, earlier.outcome->partition);
-      out.push_back(detail::record_violation(
+      Violation& v = out.emplace_back(detail::record_violation(
           context, kName, record, &outcome,
           "a different answer than record #" + std::to_string(earlier.record->id) + " (" +
               earlier.record->target_instance + ") at the same position " +
@@ -200,6 +200,7 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
               std::to_string(earlier.record->id) + " served by " +
               (answered_by ? answered_by->to_string() : earlier.record->target_instance),
           detail::outcome_string(outcome)));
+      v.other_record_id = earlier.record->id;
     }
   }
   return out;

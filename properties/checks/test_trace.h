@@ -41,11 +41,11 @@ inline Position pos(int32_t partition, int64_t offset, const std::string& topic 
   return Position::empty_position().with_component(topic, partition, offset);
 }
 
-inline sim::ReplicaSnapshot replica(int32_t partition, sim::ReplicaRole role,
-                                    std::optional<Position> position,
-                                    const std::string& instance = "instance-1",
-                                    sim::ReplicaSnapshot::TaskState task = sim::ReplicaSnapshot::TaskState::RUNNING,
-                                    sim::ReplicaSnapshot::ThreadState thread = sim::ReplicaSnapshot::ThreadState::RUNNING) {
+inline sim::ReplicaSnapshot replica(
+    int32_t partition, sim::ReplicaRole role, std::optional<Position> position,
+    const std::string& instance = "instance-1",
+    sim::ReplicaSnapshot::TaskState task = sim::ReplicaSnapshot::TaskState::RUNNING,
+    sim::ReplicaSnapshot::ThreadState thread = sim::ReplicaSnapshot::ThreadState::RUNNING) {
   sim::ReplicaSnapshot r;
   r.partition = partition;
   r.instance = instance;
@@ -60,16 +60,24 @@ inline sim::ReplicaSnapshot replica(int32_t partition, sim::ReplicaRole role,
   return r;
 }
 
-inline sim::ReplicaSnapshot active(int32_t partition, std::optional<Position> position,
-                                   const std::string& instance = "instance-1",
-                                   sim::ReplicaSnapshot::TaskState task = sim::ReplicaSnapshot::TaskState::RUNNING,
-                                   sim::ReplicaSnapshot::ThreadState thread = sim::ReplicaSnapshot::ThreadState::RUNNING) {
+inline sim::ReplicaSnapshot active(
+    int32_t partition, std::optional<Position> position, const std::string& instance = "instance-1",
+    sim::ReplicaSnapshot::TaskState task = sim::ReplicaSnapshot::TaskState::RUNNING,
+    sim::ReplicaSnapshot::ThreadState thread = sim::ReplicaSnapshot::ThreadState::RUNNING) {
   return replica(partition, sim::ReplicaRole::kActive, std::move(position), instance, task, thread);
 }
 
 inline sim::ReplicaSnapshot standby(int32_t partition, std::optional<Position> position,
                                     const std::string& instance = "instance-1") {
   return replica(partition, sim::ReplicaRole::kStandby, std::move(position), instance);
+}
+
+// A replica that had applied (or written) the changelog up to `offset`, with unlogged writes.
+inline sim::ReplicaSnapshot applied(sim::ReplicaSnapshot r, std::optional<int64_t> offset,
+                                    std::vector<sim::UnloggedWrite> unlogged = {}) {
+  r.changelog_offset = offset;
+  r.unlogged_writes = std::move(unlogged);
+  return r;
 }
 
 // An instance that is up but holds no task of the partition.
@@ -255,6 +263,25 @@ class TraceBuilder {
     if (q.r.placement_at_answer) q.r.placement_at_answer->at_ms = q.r.complete_ms;
     trace_.history.append(std::move(q.r));
     return trace_.history.records().back();
+  }
+
+  // Appends a record to the changelog of `partition` at its next offset (the trace then counts
+  // as having its changelog recorded) and returns that changelog offset. Partition by partition.
+  int64_t log(int32_t partition, int32_t key, std::optional<int64_t> value, int64_t timestamp_ms,
+              std::optional<Position> header, const std::string& writer = "instance-1",
+              int64_t appended_ms = 0) {
+    trace_.changelog_recorded = true;
+    int64_t offset = 0;
+    for (const auto& r : trace_.changelog) {
+      if (r.partition == partition) offset = r.offset + 1;
+    }
+    trace_.changelog.push_back(
+        {partition, offset, key, value, timestamp_ms, appended_ms, writer, std::move(header)});
+    return offset;
+  }
+  void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
+                   int64_t start_ms, int64_t end_ms) {
+    trace_.reprocessed.push_back({partition, first, last, std::move(instance), start_ms, end_ms});
   }
 
   void fault(int64_t at_ms, std::string action, std::string instance) {

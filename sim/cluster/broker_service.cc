@@ -194,4 +194,23 @@ void BrokerService::tick() {
   after_call();
 }
 
+void BrokerService::record_writer(const TopicPartition& tp, int64_t offset,
+                                  const std::string& node) {
+  auto name = std::find(writer_nodes_.begin(), writer_nodes_.end(), node);
+  if (name == writer_nodes_.end()) name = writer_nodes_.insert(writer_nodes_.end(), node);
+  auto& offsets = writers_[tp];
+  IQ_ASSERT(offsets.empty() || offsets.back().first < offset, "writer of {}-{} offset {}", tp.first,
+            tp.second, offset);
+  offsets.emplace_back(offset, static_cast<uint32_t>(name - writer_nodes_.begin()));
+}
+
+const std::string* BrokerService::writer(const TopicPartition& tp, int64_t offset) const {
+  auto it = writers_.find(tp);
+  if (it == writers_.end()) return nullptr;
+  const auto& offsets = it->second;
+  auto at = std::lower_bound(offsets.begin(), offsets.end(), std::make_pair(offset, uint32_t{0}));
+  if (at == offsets.end() || at->first != offset) return nullptr;
+  return &writer_nodes_[at->second];
+}
+
 }  // namespace iq::sim

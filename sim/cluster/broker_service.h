@@ -29,6 +29,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "broker/sim_broker.h"
 #include "event_loop/event_loop.h"
@@ -80,6 +81,13 @@ class BrokerService {
   // Call after touching the coordinator directly (a commit), so deadlines stay scheduled.
   void after_call();
 
+  // Who produced each record a record collector sent (an omniscient fact for the trace: the
+  // changelog witness tells a fenced member's late writes from the active's). Bounded by the
+  // broker's own record bound: one entry per record produced.
+  void record_writer(const TopicPartition& tp, int64_t offset, const std::string& node);
+  // The node that produced `offset` of `tp` through a record collector, or nullptr.
+  const std::string* writer(const TopicPartition& tp, int64_t offset) const;
+
   // Every GroupEvent so far (the latest events_kept_max of them), for tests and traces.
   const std::deque<GroupEvent>& group_events() const { return group_events_; }
   // The transaction coordinator's fences and timeouts, and the cleaner's steps that did work
@@ -116,6 +124,9 @@ class BrokerService {
   std::deque<GroupEvent> group_events_;
   std::deque<TxnEvent> txn_events_;
   std::deque<CleanerStats> cleaner_steps_;
+  std::vector<std::string> writer_nodes_;  // interned node names; writers_ holds indices
+  // Per partition, (offset, index into writer_nodes_) in produce order, so offsets ascending.
+  std::map<TopicPartition, std::vector<std::pair<int64_t, uint32_t>>> writers_;
 };
 
 }  // namespace iq::sim

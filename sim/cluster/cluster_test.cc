@@ -194,6 +194,42 @@ TEST(InstanceTest, RestartAfterCrashKeepsCounts) {
   }
 }
 
+// Proves a wiped instance restores exactly from a changelog the broker's log cleaner compacted
+// (offsets with gaps, one record per key below the active segment) and goes on counting.
+TEST(InstanceTest, WipedRestartRestoresFromACompactedChangelog) {
+  ClusterConfig config = count_config(31, 1, 2);
+  config.topology.caching = false;  // every update reaches the changelog
+  config.broker.cleaner.enable = true;
+  config.broker.cleaner.backoff_ms = 1'000;
+  config.broker.topic_defaults.segment_bytes = 600;  // a few changelog records per segment
+  Cluster cluster(config);
+  cluster.start_all();
+  for (int round = 0; round < 3; ++round) produce_counts(cluster, 6);
+  ASSERT_EQ(cluster.run_until(20'000).stop, RunStop::kTimeReached);
+  const SimBroker& broker = cluster.broker().broker();
+  int64_t written = 0;
+  int64_t retained = 0;
+  for (int32_t p = 0; p < 2; ++p) {
+    written += *broker.end_offset({cluster.changelog_topic(), p});
+    retained += broker.retained_entries({cluster.changelog_topic(), p});
+  }
+  EXPECT_EQ(written, 63) << cluster.seed_text();
+  EXPECT_LT(retained, written / 2) << cluster.seed_text() << ": the cleaner removed too little";
+  EXPECT_FALSE(cluster.broker().cleaner_steps().empty()) << cluster.seed_text();
+
+  Instance& one = cluster.instance(1);
+  one.crash();
+  one.restart(/*wipe=*/true);
+  produce_counts(cluster, 6);
+  ASSERT_EQ(cluster.run_until(80'000).stop, RunStop::kTimeReached);
+  EXPECT_EQ(one.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
+  for (int32_t k = 1; k <= 6; ++k) {
+    EXPECT_EQ(count_on(one, k), std::optional<int64_t>(4 * k))
+        << cluster.seed_text() << " key " << k;
+  }
+  expect_no_errors(cluster);
+}
+
 // Proves the processing ledger sees at-least-once reprocessing: an instance that crashes before
 // its first commit restarts from no committed offset and processes its five records again, one
 // range; nothing was reprocessed before the crash.

@@ -8,20 +8,23 @@ namespace iq::sim {
 class LedgerListener final : public ProcessedRecordListener {
  public:
   LedgerListener(ProcessingLedger* ledger, EventLoop& loop, std::string instance,
-                 std::string source_topic)
+                 std::string source_topic, const CrashArm* arm)
       : ledger_(ledger),
+        arm_(arm),
         loop_(loop),
         instance_(std::move(instance)),
         source_topic_(std::move(source_topic)) {}
   void on_processed(const std::string& topic, int32_t partition, int64_t offset) override {
     IQ_ASSERT(topic == source_topic_, "{} processed {}-{}, not its source topic {}", instance_,
               topic, partition, source_topic_);
-    if (ledger_ != nullptr)
+    // A dead process (a crash that landed inside an operation) processes nothing to the world.
+    if (ledger_ != nullptr && !arm_->dead())
       ledger_->processed(loop_.now().ms_since_epoch(), instance_, partition, offset);
   }
 
  private:
   ProcessingLedger* ledger_;
+  const CrashArm* arm_;
   EventLoop& loop_;
   std::string instance_;
   std::string source_topic_;
@@ -63,6 +66,10 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
   config_.streams.state_dir = kStateDir;
   config_.streams.application_server = config_.name + ":" + std::to_string(kPort);
   if (!service_.network().has_node(config_.name)) service_.network().add_node(config_.name);
+  disk_.set_op_observer([this](DiskOp op, const std::string& path) {
+    if (!crash_arm_.armed()) return false;
+    return crash_arm_.count(CrashInsideAt::kDiskOp, std::string(to_string(op)) + " " + path);
+  });
 }
 
 Instance::~Instance() {
@@ -74,6 +81,7 @@ void Instance::create() {
   IQ_ASSERT(!running(), "{} created while running", config_.name);
   IQ_ASSERT(!retired_, "{} was removed", config_.name);
   build_process();
+  (void)land_crash_if_dead();
 }
 
 void Instance::start() {
@@ -88,6 +96,7 @@ void Instance::start() {
   process_->streams->start();
   IQ_ASSERT(!run_event_.valid(), "{} has a loop before start", config_.name);
   run_loop();
+  (void)land_crash_if_dead();
 }
 
 // A new process on the current disk with its clients and a KafkaStreams in CREATED.
@@ -95,19 +104,23 @@ void Instance::build_process() {
   closed_process_.reset();  // the closed client goes before a new one opens the same stores
   cut_since_ms_.reset();
   blocked_ = false;
-  process_ = std::make_unique<Process>(
-      disk_, LedgerListener(ledger_, service_.loop(), config_.name, config_.topology.source_topic));
+  process_ =
+      std::make_unique<Process>(disk_, LedgerListener(ledger_, service_.loop(), config_.name,
+                                                      config_.topology.source_topic, &crash_arm_));
   Process& p = *process_;
+  p.gate.arm = &crash_arm_;
   SimNetwork& network = service_.network();
   p.admin = std::make_unique<SimAdmin>(service_, network, config_.name);
   ClientIo io{p.admin.get(), &p.fs, p.rocks.env(), {}, &p.processed};
   for (int32_t i = 1; i <= config_.streams.num_stream_threads; ++i) {
     const std::string thread = "StreamThread-" + std::to_string(i);
-    p.collectors.push_back(std::make_unique<SimRecordCollector>(service_, network, config_.name));
+    p.collectors.push_back(
+        std::make_unique<SimRecordCollector>(service_, network, config_.name, &p.gate));
     p.main_consumers.push_back(std::make_unique<SimConsumer>(
         service_, config_.name, thread + "-consumer", config_.consumer, &p.gate));
     p.restore_consumers.push_back(std::make_unique<SimConsumer>(
         service_, config_.name, thread + "-restore-consumer", config_.consumer, &p.gate));
+    p.restore_consumers.back()->set_restore_consumer(true);
     SimMembershipConfig m;
     m.group_id = config_.streams.application_id;
     // Kafka's "<application.id>-<process id>-StreamThread-<n>-consumer".
@@ -129,6 +142,7 @@ Status Instance::close() {
   IQ_ASSERT(running(), "{} closed while not running", config_.name);
   IQ_ASSERT(!paused(), "{} closed while paused (a stopped process cannot close)", config_.name);
   auto s = process_->streams->close();
+  if (land_crash_if_dead()) return s;  // died inside close: what it says no longer matters
   if (!s) errors_.push_back("close: " + s.error().to_string());
   service_.loop().cancel(run_event_);
   run_event_ = {};
@@ -152,9 +166,31 @@ void Instance::crash() {
     }
   }
   // Destroying KafkaStreams closes every database without a flush; SimDisk::crash() asserts
-  // that no handle or lock is left, which checks exactly that.
+  // that no handle or lock is left, which checks exactly that. Nothing the teardown writes
+  // counts for a crash arm (a killed process writes nothing), and a crash that landed inside an
+  // operation is complete once the disk reverted to what was durable when it landed.
+  crash_arm_.set_suspended(true);
   process_.reset();
   disk_.crash();
+  crash_arm_.set_suspended(false);
+  crash_arm_.clear_landing();
+}
+
+void Instance::arm_crash_inside(const CrashInsideSpec& spec) {
+  IQ_ASSERT(!retired_, "{} was removed", config_.name);
+  crash_arm_.arm(spec);
+}
+
+bool Instance::land_crash_if_dead() {
+  if (!running() || !crash_arm_.dead()) return false;
+  const std::optional<CrashLanding> landing = crash_arm_.landing();
+  IQ_ASSERT(landing.has_value());
+  probe_crash_points(*landing);
+  crash();
+  IQ_ASSERT(!crash_arm_.dead() && !disk_.frozen(), "{}: crash not complete", config_.name);
+  if (crashes_landed_.size() < kCrashesLandedMax) crashes_landed_.push_back(*landing);
+  if (on_crash_landed_) on_crash_landed_(*landing);
+  return true;
 }
 
 void Instance::restart(bool wipe) {
@@ -177,6 +213,7 @@ void Instance::pause() {
 void Instance::resume() {
   IQ_ASSERT(running() && paused(), "{} resumed while not paused", config_.name);
   process_->gate.resume();
+  if (land_crash_if_dead()) return;
   if (!not_started()) run_loop();  // a created process gets its loop from start()
 }
 
@@ -191,6 +228,7 @@ bool Instance::paused() const {
 void Instance::deliver(std::function<void()> f) {
   IQ_ASSERT(running(), "{} is not running", config_.name);
   process_->gate.deliver(std::move(f));
+  (void)land_crash_if_dead();
 }
 
 void Instance::retire() {
@@ -237,6 +275,7 @@ void Instance::run_loop() {
           return;
         }
         auto s = process_->streams->run_once(service_.now_ms());
+        if (land_crash_if_dead()) return;  // it died inside this pass: no loop, no errors
         if (!s) errors_.push_back("run_once: " + s.error().to_string());
         check_callback_errors();
         run_loop();

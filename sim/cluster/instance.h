@@ -32,6 +32,12 @@
 //   kDeliveryTimeoutMs since the cut was first seen; after that the passes run again and the
 //   zero-latency calls fail as before (a thread failure, surfacing the timeout).
 // - retire(): the machine is gone for good (Cluster::remove_instance); start() refuses.
+// - arm_crash_inside(spec): a crash that lands inside an operation (cluster/crash_inside.h): at
+//   the spec's Nth disk operation, send, commit or restore poll the process is dead to the world;
+//   at the end of that event (a loop pass, start, close, a delivered message) the crash is
+//   completed as crash() does, the crash points it hit are probed ("crash.point.<name>") and the
+//   listener set by set_on_crash_landed hears of it. The arm outlives processes (armed while down,
+//   it counts in the next process) until it fires or is disarmed; crash() itself counts nothing.
 
 #include <cstdint>
 #include <functional>
@@ -43,6 +49,7 @@
 #include "assignment/process_id.h"
 #include "base/prng.h"
 #include "cluster/broker_service.h"
+#include "cluster/crash_inside.h"
 #include "cluster/processing_ledger.h"
 #include "cluster/sim_clients.h"
 #include "disk/sim_disk.h"
@@ -69,6 +76,7 @@ class Instance {
   static constexpr int32_t kPort = 8080;
   // Kafka's delivery.timeout.ms default: how long a send blocks on an unreachable broker.
   static constexpr int64_t kDeliveryTimeoutMs = 120'000;
+  static constexpr size_t kCrashesLandedMax = 1'000;
 
   // `prng` is this instance's own child stream (world.split("instance-N")). `ledger`, if not
   // null, hears of every input record this instance's tasks process, over all its lifetimes.
@@ -91,6 +99,15 @@ class Instance {
   void deliver(std::function<void()> f);
   // The machine is gone for good: the process must be down; start() is refused afterwards.
   void retire();
+  // A crash inside an operation: see the header comment.
+  void arm_crash_inside(const CrashInsideSpec& spec);
+  void disarm_crash_inside() { crash_arm_.disarm(); }
+  bool crash_inside_armed() const { return crash_arm_.armed(); }
+  void set_on_crash_landed(std::function<void(const CrashLanding&)> listener) {
+    on_crash_landed_ = std::move(listener);
+  }
+  // Crashes that landed inside an operation, over all lifetimes, oldest first (at most 1 000).
+  const std::vector<CrashLanding>& crashes_landed() const { return crashes_landed_; }
 
   // A process exists (created, started, possibly paused).
   bool running() const { return process_ != nullptr; }
@@ -127,6 +144,8 @@ class Instance {
   void check_callback_errors();
   // Updates cut_since_ms_ and returns whether this pass is blocked on the broker.
   bool check_blocked();
+  // At the end of an event of this process: completes a crash that landed inside it, if any.
+  bool land_crash_if_dead();
 
   BrokerService& service_;
   InstanceConfig config_;
@@ -143,6 +162,9 @@ class Instance {
   std::optional<int64_t> cut_since_ms_;
   bool blocked_ = false;
   uint64_t passes_blocked_ = 0;
+  CrashArm crash_arm_;
+  std::function<void(const CrashLanding&)> on_crash_landed_;
+  std::vector<CrashLanding> crashes_landed_;
 };
 
 }  // namespace iq::sim

@@ -104,6 +104,12 @@ void SimConsumer::resume(const std::vector<TopicPartition>& partitions) {
 // Buffered records of unpaused partitions, partition by partition, each in offset order.
 std::vector<ConsumerRecord> SimConsumer::poll(size_t max_records) {
   std::vector<ConsumerRecord> out;
+  if (restore_ && gate_ != nullptr && gate_->arm != nullptr) {
+    const bool any = std::any_of(partitions_.begin(), partitions_.end(), [](const auto& p) {
+      return !p.second.paused && !p.second.buffer.empty();
+    });
+    if (any) (void)gate_->dies_at(CrashInsideAt::kRestorePoll, name_ + " poll");
+  }
   for (auto& [tp, state] : partitions_) {
     if (state.paused) continue;
     while (!state.buffer.empty() && out.size() < max_records) {
@@ -149,6 +155,7 @@ void SimConsumer::fetch_loop() {
 // partition processed nothing meanwhile.
 void SimConsumer::send_fetch() {
   if (!service_.reachable(node_)) return;
+  if (gate_ != nullptr && gate_->dead()) return;  // a dead process sends nothing
   const uint64_t cuts = service_.link_cuts(node_);
   struct Want {
     TopicPartition tp;
@@ -269,6 +276,11 @@ base::Expected<int64_t, StreamsError> SimRecordCollector::send(const std::string
                                                                const std::optional<Bytes>& value,
                                                                int64_t timestamp,
                                                                const Headers& headers) {
+  if (gate_ != nullptr &&
+      gate_->dies_at(CrashInsideAt::kSend, "send " + topic + "-" + std::to_string(partition))) {
+    const auto end = service_.broker().end_offset({topic, partition});
+    return (end ? *end : 0) + dropped_[{topic, partition}]++;
+  }
   if (network_.is_cut(node_, BrokerService::kNode)) {
     return base::unexpected(timeout_error("produce to " + topic, node_));
   }
@@ -279,6 +291,7 @@ base::Expected<int64_t, StreamsError> SimRecordCollector::send(const std::string
                                          "produce to " + topic + "-" + std::to_string(partition) +
                                              ": " + errors_name(offset.error())});
   }
+  service_.record_writer({topic, partition}, *offset, node_);
   return *offset;
 }
 
@@ -342,6 +355,7 @@ SimGroupMembership::~SimGroupMembership() {
 // (re)joins if it has to, once the coordinator is reachable (AbstractCoordinator's
 // ensureCoordinatorReady). A request whose answer can no longer come is failed first.
 void SimGroupMembership::poll(RebalanceListener& listener) {
+  if (gate_ != nullptr && gate_->dead()) return;  // a dead process handles and sends nothing
   while (!arrived_.empty()) {
     Arrived a = std::move(arrived_.front());
     arrived_.pop_front();
@@ -492,7 +506,7 @@ void SimGroupMembership::heartbeat_loop() {
   const bool lost =
       heartbeat_in_flight_ && (now_ms() - heartbeat_sent_ms_ > config_.sync_timeout_ms ||
                                connection_cuts() != heartbeat_cuts_);
-  const bool paused = gate_ != nullptr && gate_->paused;
+  const bool paused = gate_ != nullptr && (gate_->paused || gate_->dead());
   if (!paused && joined_ && !join_in_flight_ && (!heartbeat_in_flight_ || lost) &&
       coordinator_reachable()) {
     heartbeat_in_flight_ = true;
@@ -531,6 +545,10 @@ bool SimGroupMembership::coordinator_reachable() const {
 // skips the commit and reports success, as Streams retries at the next commit interval (see
 // README: the seam has no "retry later" answer).
 Status SimGroupMembership::commit_offsets(const TopicPartitionOffsets& offsets) {
+  // A dead process's commit never reaches the coordinator; it cannot learn that it failed.
+  if (gate_ != nullptr && gate_->dies_at(CrashInsideAt::kCommit, config_.client_id + " commit")) {
+    return ok_status();
+  }
   if (network_.is_cut(node_, BrokerService::kNode)) {
     return base::unexpected(timeout_error("commitSync", node_));
   }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cluster/broker_service.h"
+#include "cluster/crash_inside.h"
 #include "io/consumer.h"
 #include "io/group_membership.h"
 #include "io/record_collector.h"
@@ -41,9 +42,21 @@ struct Alive {};
 // arrives for them (fetch answers, group answers, heartbeat answers; queries through
 // Instance::deliver) is held here and handled in arrival order on resume, as a stopped process's
 // sockets keep their data. A process that goes away drops its held messages with the gate.
+//
+// A crash inside an operation (cluster/crash_inside.h) is counted here too: `arm` is the
+// instance's, and once it fired the process is dead (dead()): its clients drop the send or
+// commit it died at and every later one, and send nothing over the network, until Instance
+// completes the crash at the end of the event.
 struct ProcessGate {
   bool paused = false;
   std::deque<std::function<void()>> held;
+  CrashArm* arm = nullptr;  // the instance's; null: never dies inside an operation
+  bool dead() const { return arm != nullptr && arm->dead(); }
+  // Counts one event for the arm; true if the process is dead (now or before).
+  bool dies_at(CrashInsideAt at, std::string_view what) {
+    if (arm == nullptr) return false;
+    return arm->count(at, what) || arm->dead();
+  }
   // Runs `f` now, or holds it until resume().
   void deliver(std::function<void()> f) {
     if (paused) {
@@ -94,6 +107,9 @@ class SimConsumer final : public Consumer {
   void resume(const std::vector<TopicPartition>& partitions) override;
   std::vector<ConsumerRecord> poll(size_t max_records) override;
 
+  // A restore consumer: a poll that hands out records counts as CrashInsideAt::kRestorePoll.
+  void set_restore_consumer(bool restore) { restore_ = restore; }
+
   // Observing, for tests.
   uint64_t fetches_sent() const { return fetches_sent_; }
   size_t buffered(const TopicPartition& tp) const;
@@ -130,6 +146,7 @@ class SimConsumer final : public Consumer {
   std::string name_;
   SimConsumerConfig config_;
   ProcessGate* gate_ = nullptr;  // the process's; null: never paused
+  bool restore_ = false;
   std::map<TopicPartition, PartitionState> partitions_;
   uint64_t epoch_next_ = 1;
   uint64_t fetch_id_next_ = 1;
@@ -157,9 +174,12 @@ class SimAdmin final : public Admin {
 
 class SimRecordCollector final : public RecordCollector {
  public:
-  SimRecordCollector(BrokerService& service, SimNetwork& network, std::string node)
-      : service_(service), network_(network), node_(std::move(node)) {}
+  SimRecordCollector(BrokerService& service, SimNetwork& network, std::string node,
+                     ProcessGate* gate = nullptr)
+      : service_(service), network_(network), node_(std::move(node)), gate_(gate) {}
   // Produce with acks=all, acknowledged at once (zero latency); an error while the link is cut.
+  // A dead process's send (see ProcessGate) reaches nothing but looks acknowledged to it, with
+  // offsets counted on from the log's end, as a killed process never learns otherwise.
   base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition,
                                              const Bytes& key, const std::optional<Bytes>& value,
                                              int64_t timestamp, const Headers& headers) override;
@@ -168,6 +188,8 @@ class SimRecordCollector final : public RecordCollector {
   BrokerService& service_;
   SimNetwork& network_;
   std::string node_;
+  ProcessGate* gate_ = nullptr;
+  std::map<TopicPartition, int64_t> dropped_;  // sends a dead process made, per partition
 };
 
 struct SimMembershipConfig {

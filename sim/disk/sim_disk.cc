@@ -33,6 +33,7 @@ constexpr size_t kPathComponentsMax = 4096;
 void SimDisk::crash() {
   std::lock_guard lock(mu_);
   check_quiescent_locked("crash");
+  restore_frozen_locked();
   revert_to_durable_locked(nullptr);
 }
 
@@ -40,7 +41,9 @@ void SimDisk::crash_torn(
     const std::function<size_t(const std::string& path, size_t unsynced_bytes)>& keep) {
   std::lock_guard lock(mu_);
   check_quiescent_locked("crash_torn");
-  revert_to_durable_locked(&keep);
+  // A frozen disk keeps nothing of what came after the freeze, torn appends included.
+  const bool was_frozen = restore_frozen_locked();
+  revert_to_durable_locked(was_frozen ? nullptr : &keep);
 }
 
 void SimDisk::wipe() {
@@ -51,8 +54,88 @@ void SimDisk::wipe() {
   inodes_.clear();
   dirs_ = {"/"};
   bytes_ = 0;
+  frozen_.reset();
   ++seq_;
   IQ_ASSERT(names_.empty() && inodes_.empty() && dirs_.size() == 1);
+}
+
+// ---- A crash inside an operation ----
+
+const char* to_string(DiskOp op) {
+  switch (op) {
+    case DiskOp::kCreate:
+      return "create";
+    case DiskOp::kAppend:
+      return "append";
+    case DiskOp::kTruncate:
+      return "truncate";
+    case DiskOp::kSync:
+      return "sync";
+    case DiskOp::kSyncDirectory:
+      return "sync_directory";
+    case DiskOp::kRename:
+      return "rename";
+    case DiskOp::kLink:
+      return "link";
+    case DiskOp::kUnlink:
+      return "unlink";
+    case DiskOp::kMakeDirectory:
+      return "mkdir";
+    case DiskOp::kRemoveDirectory:
+      return "rmdir";
+  }
+  return "?";
+}
+
+void SimDisk::set_op_observer(OpObserver observer) {
+  std::lock_guard lock(mu_);
+  observer_ = std::move(observer);
+}
+
+bool SimDisk::frozen() const {
+  std::lock_guard lock(mu_);
+  return frozen_.has_value();
+}
+
+void SimDisk::observe_locked(DiskOp op, const std::string& path) {
+  if (!observer_ || frozen_) return;  // a dead process cannot die twice
+  if (observer_(op, path)) freeze_locked();
+}
+
+// Copies what a crash would keep now: every directory, every durable name and the durable bytes
+// of every inode one refers to.
+void SimDisk::freeze_locked() {
+  IQ_ASSERT(!frozen_, "frozen twice");
+  Frozen f;
+  f.dirs = dirs_;
+  f.durable_names = durable_names_;
+  for (const auto& [path, id] : durable_names_) f.durable_bytes.emplace(id, inodes_.at(id).durable);
+  frozen_ = std::move(f);
+}
+
+// Puts the frozen durable state back as the durable state (inodes freed since are made again
+// under their old ids), so the revert that follows leaves exactly what the freeze saw. Returns
+// whether the disk was frozen.
+bool SimDisk::restore_frozen_locked() {
+  if (!frozen_) return false;
+  Frozen f = std::move(*frozen_);
+  frozen_.reset();
+  for (auto& [id, inode] : inodes_) {
+    const auto kept = f.durable_bytes.find(id);
+    set_content_locked(inode, &inode.durable, kept == f.durable_bytes.end() ? "" : kept->second);
+    inode.durable_links = 0;
+  }
+  for (auto& [id, bytes] : f.durable_bytes) {
+    if (inodes_.contains(id)) continue;
+    IQ_ASSERT(id < next_inode_, "frozen inode {} was never made", id);
+    Inode& inode = inodes_[id];
+    set_content_locked(inode, &inode.durable, std::move(bytes));
+  }
+  durable_names_ = std::move(f.durable_names);
+  for (const auto& [path, id] : durable_names_) ++inodes_.at(id).durable_links;
+  dirs_ = std::move(f.dirs);
+  IQ_ASSERT(dirs_.contains("/"));
+  return true;
 }
 
 // ---- Construction ----
@@ -75,6 +158,7 @@ DiskStatus SimDisk::create_directory(const std::string& raw) {
     return fail(DiskErrc::AlreadyExists, "mkdir", path, kExists);
   }
   if (auto parent = check_parent_locked("mkdir", path); !parent) return parent;
+  observe_locked(DiskOp::kMakeDirectory, path);
   dirs_.insert(path);
   ++seq_;
   return Unit{};
@@ -113,6 +197,7 @@ DiskStatus SimDisk::remove_directory(const std::string& raw) {
       (child_file != names_.end() && child_file->first.starts_with(prefix))) {
     return fail(DiskErrc::NotEmpty, "rmdir", path, "Directory not empty");
   }
+  observe_locked(DiskOp::kRemoveDirectory, path);
   // The directory goes durably, so the unsynced removals of its entries become durable too.
   std::vector<std::string> stale;
   for (auto it = durable_names_.lower_bound(prefix);
@@ -148,6 +233,7 @@ DiskStatus SimDisk::sync_directory(const std::string& raw) {
   std::lock_guard lock(mu_);
   if (names_.contains(path)) return fail(DiskErrc::NotADirectory, "fsync", path, kNotDir);
   if (!dirs_.contains(path)) return fail(DiskErrc::NotFound, "fsync", path, kNoEntry);
+  observe_locked(DiskOp::kSyncDirectory, path);
   const std::string prefix = path == "/" ? "/" : path + "/";
   std::vector<std::string> stale;
   for (auto it = durable_names_.lower_bound(prefix);
@@ -183,6 +269,7 @@ DiskStatus SimDisk::rename_file(const std::string& raw_from, const std::string& 
   if (const auto target = names_.find(to); target != names_.end() && target->second == *id) {
     return Unit{};
   }
+  observe_locked(DiskOp::kRename, to);
   add_name_locked(to, *id);  // replaces whatever `to` named; the inode keeps a link meanwhile
   remove_name_locked(from);
   ++seq_;
@@ -200,6 +287,7 @@ DiskStatus SimDisk::link_file(const std::string& raw_from, const std::string& ra
     return fail(DiskErrc::AlreadyExists, "link", to, kExists);
   }
   if (auto parent = check_parent_locked("link", to); !parent) return parent;
+  observe_locked(DiskOp::kLink, to);
   add_name_locked(to, *id);
   ++seq_;
   IQ_ASSERT(inodes_.at(*id).links >= 2);
@@ -211,6 +299,7 @@ DiskStatus SimDisk::unlink(const std::string& raw) {
   std::lock_guard lock(mu_);
   if (dirs_.contains(path)) return fail(DiskErrc::IsADirectory, "unlink", path, kIsDir);
   if (!names_.contains(path)) return fail(DiskErrc::NotFound, "unlink", path, kNoEntry);
+  observe_locked(DiskOp::kUnlink, path);
   remove_name_locked(path);
   ++seq_;
   IQ_ASSERT(!names_.contains(path));
@@ -228,6 +317,7 @@ DiskResult<SimDisk::OpenFile> SimDisk::open(const std::string& raw, OpenMode mod
     id = found->second;
     Inode& inode = inodes_.at(id);
     if (mode == OpenMode::Truncate && !inode.current.empty()) {
+      observe_locked(DiskOp::kCreate, path);
       set_content_locked(inode, &inode.current, {});
       inode.modified_seq = ++seq_;
     }
@@ -236,6 +326,7 @@ DiskResult<SimDisk::OpenFile> SimDisk::open(const std::string& raw, OpenMode mod
     if (auto parent = check_parent_locked("open", path); !parent) {
       return base::unexpected(parent.error());
     }
+    observe_locked(DiskOp::kCreate, path);
     id = new_inode_locked();
     add_name_locked(path, id);
   }
@@ -269,7 +360,7 @@ DiskStatus SimDisk::truncate(const std::string& raw, uint64_t size) {
     id = file_id_locked("truncate", path);
     if (!id) return base::unexpected(id.error());
   }
-  truncate_inode(*id, size);
+  truncate_inode(*id, path, size);
   return Unit{};
 }
 
@@ -533,8 +624,9 @@ size_t SimDisk::read_at(InodeId id, uint64_t offset, size_t n, char* out) const 
   return count;
 }
 
-void SimDisk::append(InodeId id, std::string_view data) {
+void SimDisk::append(InodeId id, const std::string& path, std::string_view data) {
   std::lock_guard lock(mu_);
+  observe_locked(DiskOp::kAppend, path);
   Inode& inode = inodes_.at(id);
   inode.current.append(data);
   bytes_ += data.size();
@@ -542,8 +634,9 @@ void SimDisk::append(InodeId id, std::string_view data) {
   check_bytes_locked();
 }
 
-void SimDisk::truncate_inode(InodeId id, uint64_t size) {
+void SimDisk::truncate_inode(InodeId id, const std::string& path, uint64_t size) {
   std::lock_guard lock(mu_);
+  observe_locked(DiskOp::kTruncate, path);
   Inode& inode = inodes_.at(id);
   std::string content = inode.current;
   content.resize(size, '\0');  // extending with zeros, as ftruncate does
@@ -551,8 +644,9 @@ void SimDisk::truncate_inode(InodeId id, uint64_t size) {
   inode.modified_seq = ++seq_;
 }
 
-void SimDisk::sync_inode(InodeId id) {
+void SimDisk::sync_inode(InodeId id, const std::string& path) {
   std::lock_guard lock(mu_);
+  observe_locked(DiskOp::kSync, path);
   Inode& inode = inodes_.at(id);
   set_content_locked(inode, &inode.durable, inode.current);
   IQ_ASSERT(inode.durable == inode.current);
@@ -597,17 +691,17 @@ size_t SimDisk::OpenFile::read(uint64_t offset, size_t n, char* out) const {
 
 void SimDisk::OpenFile::append(std::string_view data) {
   IQ_ASSERT(disk_ != nullptr, "append to closed file {}", path_);
-  disk_->append(id_, data);
+  disk_->append(id_, path_, data);
 }
 
 void SimDisk::OpenFile::truncate(uint64_t size) {
   IQ_ASSERT(disk_ != nullptr, "truncate of closed file {}", path_);
-  disk_->truncate_inode(id_, size);
+  disk_->truncate_inode(id_, path_, size);
 }
 
 void SimDisk::OpenFile::sync() {
   IQ_ASSERT(disk_ != nullptr, "sync of closed file {}", path_);
-  disk_->sync_inode(id_);
+  disk_->sync_inode(id_, path_);
 }
 
 uint64_t SimDisk::OpenFile::size() const {

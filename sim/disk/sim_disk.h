@@ -37,6 +37,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -46,6 +47,22 @@
 #include "io/file_system.h"
 
 namespace iq::sim {
+
+// The operations that change a disk, as an observer of the process that makes them sees them
+// (set_op_observer). Reads, locks and the faults themselves are not among them.
+enum class DiskOp {
+  kCreate,           // open() creating a file, or truncating a non-empty one
+  kAppend,           // a write
+  kTruncate,         // ftruncate
+  kSync,             // fsync of a file
+  kSyncDirectory,    // fsync of a directory
+  kRename,           // rename (the path is the target)
+  kLink,             // link (the path is the new name)
+  kUnlink,           // unlink
+  kMakeDirectory,    // mkdir
+  kRemoveDirectory,  // rmdir
+};
+const char* to_string(DiskOp op);
 
 enum class DiskErrc {
   NotFound,       // ENOENT: the path, or its parent, does not exist
@@ -90,6 +107,19 @@ class SimDisk {
   void crash_torn(
       const std::function<size_t(const std::string& path, size_t unsynced_bytes)>& keep);
   void wipe();
+
+  // A crash inside an operation (sim/cluster's crash arm): the observer is called before every
+  // operation that changes the disk (DiskOp), under the disk's lock and possibly on a RocksDB
+  // thread, so it must not call back into the disk. Returning true makes the process that writes
+  // to this disk dead from this operation on: the durable state is frozen as it is now (names,
+  // bytes and directories), so neither this operation nor any later one survives the next crash()
+  // or crash_torn() (which then behaves as crash()), whatever it writes or syncs meanwhile. The
+  // process still sees its own writes until then, as a process that does not know it was killed.
+  // A null observer removes it.
+  using OpObserver = std::function<bool(DiskOp op, const std::string& path)>;
+  void set_op_observer(OpObserver observer);
+  // Whether the durable state is frozen (an observer returned true since the last crash or wipe).
+  bool frozen() const;
 
   // Directories: durable at once.
   DiskStatus create_directory(const std::string& path);  // the parent must exist
@@ -159,12 +189,16 @@ class SimDisk {
   void revert_to_durable_locked(
       const std::function<size_t(const std::string& path, size_t unsynced_bytes)>* keep);
   void check_quiescent_locked(const char* what) const;
+  // Asks the observer about `op` on `path`; freezes the durable state if it says so.
+  void observe_locked(DiskOp op, const std::string& path);
+  void freeze_locked();
+  bool restore_frozen_locked();
 
   // Used by OpenFile.
   size_t read_at(InodeId id, uint64_t offset, size_t n, char* out) const;
-  void append(InodeId id, std::string_view data);
-  void truncate_inode(InodeId id, uint64_t size);
-  void sync_inode(InodeId id);
+  void append(InodeId id, const std::string& path, std::string_view data);
+  void truncate_inode(InodeId id, const std::string& path, uint64_t size);
+  void sync_inode(InodeId id, const std::string& path);
   uint64_t size_of(InodeId id) const;
   void release(InodeId id);
 
@@ -179,6 +213,14 @@ class SimDisk {
   std::map<std::string, InodeId> durable_names_;  // what a crash would leave
   std::map<InodeId, Inode> inodes_;
   std::set<std::string> locks_;
+  // The durable state frozen when the observer declared the process dead (see set_op_observer).
+  struct Frozen {
+    std::set<std::string> dirs;
+    std::map<std::string, InodeId> durable_names;
+    std::map<InodeId, std::string> durable_bytes;  // of every inode a durable name refers to
+  };
+  OpObserver observer_;
+  std::optional<Frozen> frozen_;
 };
 
 // An open file: the handle a seam reads, writes and syncs through. Like a POSIX descriptor it

@@ -238,6 +238,89 @@ TEST_F(SimDiskTest, ModificationSeqIsLogicalAndGrows) {
   EXPECT_GT(*disk_.modification_seq("/d/f"), first);
 }
 
+// The observer sees every changing operation in order, with its path: an atomic write is
+// create, append, sync, rename, directory sync; reads are not among them, and a lock only as
+// the create of its missing file.
+TEST_F(SimDiskTest, ObserverSeesEveryChangingOperationInOrder) {
+  std::vector<std::string> seen;
+  disk_.set_op_observer([&](DiskOp op, const std::string& path) {
+    seen.push_back(std::string(to_string(op)) + " " + path);
+    return false;
+  });
+  write(disk_, "/d/f.tmp", "x", true, false);
+  ASSERT_TRUE(disk_.rename_file("/d/f.tmp", "/d/f").has_value());
+  ASSERT_TRUE(disk_.sync_directory("/d").has_value());
+  EXPECT_EQ(read(disk_, "/d/f"), "x");
+  ASSERT_TRUE(disk_.lock("/d/LOCK").has_value());
+  ASSERT_TRUE(disk_.unlock("/d/LOCK").has_value());
+  const std::vector<std::string> expected{"create /d/f.tmp", "append /d/f.tmp",   "sync /d/f.tmp",
+                                          "rename /d/f",     "sync_directory /d", "create /d/LOCK"};
+  EXPECT_EQ(seen, expected);
+  EXPECT_FALSE(disk_.frozen());
+}
+
+// Once the observer declares the process dead, nothing written or synced afterwards survives a
+// crash, including the operation it died at: the disk comes back as it was durable just before.
+TEST_F(SimDiskTest, DeadProcessWritesAndSyncsNothingDurable) {
+  write(disk_, "/d/a", "old", true, true);
+  int ops = 0;
+  disk_.set_op_observer([&](DiskOp op, const std::string& path) {
+    ++ops;
+    return op == DiskOp::kSync && path == "/d/a";  // dies at the sync of the new content
+  });
+  write(disk_, "/d/a", "new", true, true);
+  EXPECT_TRUE(disk_.frozen());
+  write(disk_, "/d/b", "after death", true, true);
+  ASSERT_TRUE(disk_.create_directories("/d/sub").has_value());
+  ASSERT_TRUE(disk_.unlink("/d/a").has_value());
+  ASSERT_TRUE(disk_.sync_directory("/d").has_value());
+  EXPECT_FALSE(disk_.exists("/d/a"));  // the process still sees its own writes
+  EXPECT_EQ(read(disk_, "/d/b"), "after death");
+  disk_.crash();
+  EXPECT_FALSE(disk_.frozen());
+  EXPECT_EQ(read(disk_, "/d/a"), "old");
+  EXPECT_FALSE(disk_.exists("/d/b"));
+  EXPECT_FALSE(disk_.is_directory("/d/sub")) << "mkdir after death is not durable";
+  EXPECT_GE(ops, 3);
+  EXPECT_EQ(disk_.bytes(), 6u) << "old, twice (current and durable)";
+  // The next process lives: without a verdict of death its writes are durable again.
+  disk_.set_op_observer(nullptr);
+  write(disk_, "/d/a", "next", true, true);
+  disk_.crash();
+  EXPECT_EQ(read(disk_, "/d/a"), "next");
+}
+
+// A death in the middle of a recursive delete (the cleaner's) leaves what was durable then: an
+// rmdir after the death does not count, even though rmdir is otherwise durable at once.
+TEST_F(SimDiskTest, DeadProcessRemovesNoDirectoryDurably) {
+  ASSERT_TRUE(disk_.create_directories("/d/task/rocksdb").has_value());
+  write(disk_, "/d/task/.checkpoint", "cp", true, true);
+  write(disk_, "/d/task/rocksdb/CURRENT", "db", true, true);
+  disk_.set_op_observer(
+      [&](DiskOp op, const std::string&) { return op == DiskOp::kRemoveDirectory; });
+  ASSERT_TRUE(disk_.unlink("/d/task/.checkpoint").has_value());
+  ASSERT_TRUE(disk_.unlink("/d/task/rocksdb/CURRENT").has_value());
+  ASSERT_TRUE(disk_.remove_directory("/d/task/rocksdb").has_value());
+  ASSERT_TRUE(disk_.remove_directory("/d/task").has_value());
+  EXPECT_FALSE(disk_.is_directory("/d/task"));
+  disk_.crash();
+  EXPECT_EQ(read(disk_, "/d/task/.checkpoint"), "cp");
+  EXPECT_EQ(read(disk_, "/d/task/rocksdb/CURRENT"), "db");
+}
+
+// crash_torn on a frozen disk keeps no torn prefix of an append made after the death.
+TEST_F(SimDiskTest, FrozenDiskKeepsNoTornAppend) {
+  write(disk_, "/d/log", "head", true, true);
+  disk_.set_op_observer([&](DiskOp op, const std::string&) { return op == DiskOp::kAppend; });
+  {
+    auto file = disk_.open("/d/log", SimDisk::OpenMode::Append);
+    ASSERT_TRUE(file.has_value());
+    file->append("-tail");
+  }
+  disk_.crash_torn([](const std::string&, size_t unsynced) { return unsynced; });
+  EXPECT_EQ(read(disk_, "/d/log"), "head");
+}
+
 // Crashing with a file still open is a harness bug, stopped with a message naming the cause.
 TEST_F(SimDiskTest, CrashWithOpenFileDies) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");

@@ -2,6 +2,8 @@
 
 #include "base/assert.h"
 #include "iq/changelog_topic.h"
+#include "iq/serdes.h"
+#include "state/thread_cache.h"
 
 namespace iq::sim {
 namespace {
@@ -15,6 +17,35 @@ bool task_holds_store(Task& task, const std::string& store) {
   return false;
 }
 
+// An active's writes not yet in the changelog: the dirty entries of its cache namespace, decoded
+// as the changelog will hold them (a timestamped store caches value-and-timestamp bytes and logs
+// the raw value under the timestamp).
+std::vector<UnloggedWrite> unlogged_writes(const Task& task, const std::string& store) {
+  std::vector<UnloggedWrite> out;
+  const ThreadCache* cache = task.active_cache();
+  if (cache == nullptr) return out;
+  const NamedCache* named = cache->named_cache(ThreadCache::name_space(task.id(), store));
+  if (named == nullptr || named->dirty_count() == 0) return out;
+  const bool timestamped = task.topology_config().timestamped();
+  named->for_each_in_range(
+      std::nullopt, std::nullopt, [&](const Bytes& key, const LRUCacheEntry& entry) {
+        if (!entry.dirty) return;
+        UnloggedWrite w;
+        w.key = Serde<int32_t>::deserialize(key);
+        w.timestamp_ms = entry.context.timestamp;
+        w.source_offset = entry.context.offset;
+        if (entry.value) {
+          const Bytes raw = timestamped ? timestamped_bytes::raw_value(*entry.value) : *entry.value;
+          if (timestamped) {
+            w.timestamp_ms = timestamped_bytes::timestamp(*entry.value);
+          }
+          w.value = Serde<int64_t>::deserialize(raw);
+        }
+        out.push_back(std::move(w));
+      });
+  return out;
+}
+
 void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadState thread_state,
                ReplicaSnapshot& r) {
   r.role = task.is_active() ? ReplicaRole::kActive : ReplicaRole::kStandby;
@@ -23,6 +54,7 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   if (const StateStore* s = task.store(store)) r.store_position = s->position();
   // The trace records changelog offsets as numbers (trace/ is plain data).
   if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = o->value();
+  r.unlogged_writes = unlogged_writes(task, store);
   for (const auto& tp : task.changelog_partitions()) {
     auto end = cluster.broker().broker().end_offset(tp);
     if (!end) continue;

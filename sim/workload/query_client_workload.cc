@@ -232,6 +232,7 @@ void QueryClientWorkload::attempt(int32_t client) {
   r.request.key = s.key;
   r.request.bound_mode = s.bound_mode;
   r.request.require_active = s.require_active;
+  r.request.skip_cache = s.skip_cache;
   if (s.bound_mode == BoundMode::kSession) r.request.bound = c.session;
   if (s.bound_mode == BoundMode::kProduced) r.request.bound = produced_();
 

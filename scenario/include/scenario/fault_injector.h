@@ -10,10 +10,18 @@
 //
 // "Down" (what RandomFaults' max_down bounds) means: not removed, and not running, only created,
 // paused or isolated. Isolation is tracked here (every isolate and heal goes through this class).
+// An instance armed to crash inside an operation is not down until the crash lands (so that other
+// faults go on moving tasks and trigger the operations it waits for), but it is not "up" either:
+// up_instances() leaves it out, so it is not picked again.
+//
+// A crash inside an operation (cluster/crash_inside.h) is armed here and recorded as
+// "arm_crash"; when it lands (at the end of the event in which the instance died) it is recorded
+// as a "crash" whose detail says what it interrupted, and its restart is scheduled from then.
 //
 // The injector must be destroyed before the Cluster: it cancels its pending events.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,8 +29,8 @@
 #include <vector>
 
 #include "cluster/cluster.h"
-#include "trace/run_trace.h"
 #include "scenario/scenario.h"
+#include "trace/run_trace.h"
 
 namespace iq::sim {
 
@@ -44,7 +52,16 @@ class FaultInjector {
   // The same at virtual time at_ms (>= now).
   void schedule(int64_t at_ms, FaultAction action, int32_t n, bool wipe, std::string detail,
                 std::optional<int64_t> undo_after_ms = std::nullopt);
-  // Cancels every scheduled fault and undo (faults stop before the liveness phase).
+  // Arms instance n to crash inside an operation (see above); if it lands and `undo_after_ms` is
+  // set, the instance restarts (on a wiped disk if `wipe`) that long after. Returns whether it was
+  // armed: not for an instance that does not exist, was removed or is armed already.
+  bool arm_crash_inside(int32_t n, const CrashInsideSpec& spec, bool wipe,
+                        const std::string& detail, std::optional<int64_t> undo_after_ms);
+  // The same at virtual time at_ms (>= now).
+  void schedule_crash_inside(int64_t at_ms, int32_t n, const CrashInsideSpec& spec, bool wipe,
+                             std::string detail, std::optional<int64_t> undo_after_ms);
+  // Cancels every scheduled fault and undo and disarms every crash armed inside an operation
+  // (faults stop before the liveness phase).
   void cancel_pending();
   // Heals isolated, resumes paused and (re)starts down or only-created instances that are not
   // removed, keeping their disks; each recorded with `detail`.
@@ -53,13 +70,18 @@ class FaultInjector {
   bool isolated(int32_t n) const { return isolated_.contains(n); }
   bool down(int32_t n) const;
   int32_t down_count() const;
-  // Instances that are up (not removed, started, not paused, not isolated), ascending.
+  // Instances that are up (not removed, started, not paused, not isolated, not armed to crash
+  // inside an operation), ascending.
   std::vector<int32_t> up_instances() const;
   size_t pending() const { return pending_.size(); }
 
  private:
   // Why `action` cannot apply to instance n now, or nullopt if it can.
   std::optional<std::string> why_not(FaultAction action, int32_t n) const;
+  // Records a crash that landed inside an operation and schedules its restart.
+  void on_crash_landed(int32_t n, const CrashLanding& landing, bool wipe, const std::string& detail,
+                       std::optional<int64_t> undo_after_ms);
+  uint64_t schedule_event(int64_t at_ms, std::string label, std::function<void()> f);
   // Applies an action that why_not() allowed; returns the instance's name.
   std::string execute(FaultAction action, int32_t n, bool wipe);
 

@@ -9,6 +9,16 @@
 //      means no fault (and no more draws);
 //   3. for a crash, whether its restart wipes the disk (wipe_odds);
 //   4. the undo delay, uniform in [undo_ms_min, undo_ms_max].
+// When no kind hit and crash_inside_odds is not 0, one more draw says whether the tick arms a
+// crash inside an operation (cluster/crash_inside.h): then the victim, the wipe, the undo delay,
+// the event kind (disk, send, commit, restore_poll, evenly), for a disk event the operation it must
+// fall in (commit, checkpoint, write_position, write_checkpoint, cleaner, close or any, evenly),
+// and N in [1, crash_inside_n_max] (at most kCrashInsideDuringNMax inside an operation). The
+// armed instance is not picked again; it is not counted as down until the crash lands (other
+// faults go on, and move the tasks whose checkpoints and restores it waits for), so when it lands
+// max_down may be exceeded by one for the restart delay. An arm that has not landed when faults
+// stop is disarmed. With crash_inside_odds 0 nothing more is drawn, so a schedule
+// without it is the one older versions drew.
 // The fault is applied only if an instance is up and fewer than max_down instances are down
 // (crashed, closed, only created, paused or isolated); the undo (restart, resume, heal, start) is
 // scheduled through the injector. Instances are never removed. Every fault applied is recorded by
@@ -25,6 +35,9 @@ namespace iq::sim {
 
 class RandomFaults {
  public:
+  // The largest N drawn for a disk event inside a named operation (a checkpoint write is 5 disk
+  // events, a cleaner pass a few per file): larger ones would rarely land before faults stop.
+  static constexpr int64_t kCrashInsideDuringNMax = 16;
   // `spec` has absolute times. `prng` is the workload's own child (split("random-faults-<test>")).
   RandomFaults(Cluster& cluster, FaultInjector& injector, RandomFaultsWorkloadSpec spec,
                base::Prng prng);
@@ -43,6 +56,7 @@ class RandomFaults {
   void tick();
   void schedule_tick(int64_t at_ms);
   std::optional<FaultAction> draw_kind();
+  CrashInsideSpec draw_crash_inside();
 
   Cluster& cluster_;
   FaultInjector& injector_;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "cluster/crash_inside.h"
 #include "iq/failure_reason.h"
 #include "iq/position.h"
 #include "iq/query.h"
@@ -77,6 +78,9 @@ struct FaultWorkloadSpec {
   int64_t at_ms = 0;
   std::optional<int64_t> undo_after_ms;  // restart / resume / heal after this long
   bool wipe = false;                     // a crash's restart uses a wiped disk
+  // kCrash only (the 'CrashInside' workload): the crash is armed at at_ms and lands inside an
+  // operation (cluster/crash_inside.h); the undo counts from when it lands.
+  std::optional<CrashInsideSpec> inside;
   bool operator==(const FaultWorkloadSpec&) const = default;
 };
 
@@ -96,6 +100,11 @@ struct RandomFaultsWorkloadSpec {
   int64_t undo_ms_min = 1'000;
   int64_t undo_ms_max = 20'000;
   int32_t max_down = 1;
+  // A crash armed to land inside an operation (cluster/crash_inside.h), tried after the kinds
+  // above; its event kind is drawn evenly among disk, send, commit and restore_poll, its N in
+  // [1, crash_inside_n_max]. Off (0) by default, and then it takes nothing from the Prng.
+  base::Ratio crash_inside_odds{0, 1};
+  int64_t crash_inside_n_max = 64;
   bool operator==(const RandomFaultsWorkloadSpec&) const = default;
 };
 
@@ -193,6 +202,9 @@ struct Scenario {
   // Properties this scenario is known to violate (findings): their violations are reported as
   // expected, and the run fails if one of them does NOT fail.
   std::vector<std::string> expected_failures;
+  // Coverage probes (base/probe.h) the run must hit: one that was not fails the run (reported
+  // under ScriptedExpectations, as the file's own assertion).
+  std::vector<std::string> expect_probes;
 
   std::string file;   // where it was parsed from ("<generated>" for generated ones)
   uint64_t seed = 1;  // the seed the choices were drawn with; also the world's seed

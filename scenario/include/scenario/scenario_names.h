@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/operation_marker.h"
 #include "iq/failure_reason.h"
 #include "iq/query.h"
 #include "iq/result_order.h"
@@ -95,6 +96,24 @@ inline constexpr std::array<Named<FaultAction>, 11> kFaultActions{{
     {FaultAction::kHeal, "heal"},
     {FaultAction::kAddInstance, "add_instance"},
     {FaultAction::kRemoveInstance, "remove_instance"},
+}};
+
+// A 'CrashInside' workload's crash_at and during (cluster/crash_inside.h).
+inline constexpr std::array<Named<CrashInsideAt>, 4> kCrashInsideAt{{
+    {CrashInsideAt::kDiskOp, "disk"},
+    {CrashInsideAt::kSend, "send"},
+    {CrashInsideAt::kCommit, "commit"},
+    {CrashInsideAt::kRestorePoll, "restore_poll"},
+}};
+inline constexpr std::array<Named<uint32_t>, 8> kCrashDuring{{
+    {0, "any"},
+    {static_cast<uint32_t>(Operation::kCheckpoint), "checkpoint"},
+    {static_cast<uint32_t>(Operation::kWritePosition), "write_position"},
+    {static_cast<uint32_t>(Operation::kWriteCheckpoint), "write_checkpoint"},
+    {static_cast<uint32_t>(Operation::kRestore), "restore"},
+    {static_cast<uint32_t>(Operation::kStateDirectoryCleaner), "cleaner"},
+    {static_cast<uint32_t>(Operation::kClose), "close"},
+    {static_cast<uint32_t>(Operation::kCommit), "commit"},
 }};
 
 // expect_error: the Java exception class names StreamsError::kind_name spells.

@@ -23,13 +23,14 @@ inline constexpr std::string_view kSessionMonotonic = "SessionMonotonic";
 inline constexpr std::string_view kFailureReasonCorrect = "FailureReasonCorrect";
 inline constexpr std::string_view kEventuallyAvailable = "EventuallyAvailable";
 inline constexpr std::string_view kLagReported = "LagReported";
+inline constexpr std::string_view kChangelogWitness = "ChangelogWitness";
 inline constexpr std::string_view kScriptedExpectations = "ScriptedExpectations";
 inline constexpr std::string_view kDeterministic = "Deterministic";
 
-inline constexpr std::array<std::string_view, 9> kAll{
-    kResultMatchesModel, kSamePositionSameAnswer, kBoundHonored,
-    kSessionMonotonic,   kFailureReasonCorrect,   kEventuallyAvailable,
-    kLagReported,        kScriptedExpectations,   kDeterministic,
+inline constexpr std::array<std::string_view, 10> kAll{
+    kResultMatchesModel,   kSamePositionSameAnswer, kBoundHonored, kSessionMonotonic,
+    kFailureReasonCorrect, kEventuallyAvailable,    kLagReported,  kChangelogWitness,
+    kScriptedExpectations, kDeterministic,
 };
 
 // How many of kAll are trace-level checks (all but the trailing Deterministic).

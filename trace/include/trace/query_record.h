@@ -31,6 +31,16 @@ namespace iq::sim {
 enum class ReplicaRole { kNone, kActive, kStandby };
 const char* to_string(ReplicaRole r);
 
+// A write an active made that is not in the changelog yet: a dirty entry of its record cache
+// (flushed to the changelog at commit or eviction), decoded as the changelog will hold it.
+struct UnloggedWrite {
+  int32_t key = 0;
+  std::optional<int64_t> value;  // absent: a tombstone
+  int64_t timestamp_ms = 0;
+  int64_t source_offset = -1;  // the input record it was written under
+  bool operator==(const UnloggedWrite&) const = default;
+};
+
 // One instance's replica of one partition at one instant. Fields that do not apply (a stopped
 // instance, no task for the partition, a store not yet registered) are empty.
 struct ReplicaSnapshot {
@@ -72,6 +82,10 @@ struct ReplicaSnapshot {
   std::optional<int64_t> changelog_end_offset;
   // LagInfo's convention: end - (changelog_offset + 1), or end when there is no offset yet.
   std::optional<int64_t> lag;
+  // An active's writes not yet in the changelog (its record cache's dirty entries for the store),
+  // in key order; empty for a standby, an uncached store, or nothing dirty. With the changelog
+  // prefix up to changelog_offset, what the replica's store answers from.
+  std::vector<UnloggedWrite> unlogged_writes;
 
   std::string to_string() const;
 };
@@ -106,6 +120,9 @@ struct QueryRequestRecord {
   BoundMode bound_mode = BoundMode::kUnbounded;
   Position bound = Position::empty_position();
   bool require_active = false;
+  // KeyQuery.skipCache(): the caching layer passes the query to the store below, so the answer
+  // holds neither the cache's unlogged writes nor their position (CachingKeyValueStore.query).
+  bool skip_cache = false;
 
   std::string to_string() const;
 };

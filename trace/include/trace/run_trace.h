@@ -11,6 +11,8 @@
 // - the liveness phase: when faults stopped and when each partition first answered;
 // - reprocessing: the input records some task processed again (at-least-once), from the
 //   cluster's ProcessingLedger;
+// - the store's changelog: every record of each changelog partition as the broker holds it at the
+//   end, with the instance that wrote it and its position header (the ChangelogWitness folds it);
 // - the run's end: virtual time, trace digest, events, instance errors, time limit reached.
 
 #include <cstdint>
@@ -35,6 +37,24 @@ struct SourceLogRecord {
   int64_t timestamp_ms = 0;      // the record's own timestamp (event time)
   int64_t appended_ms = 0;       // when the broker appended it (virtual time)
   bool operator==(const SourceLogRecord&) const = default;
+};
+
+// One record of the store's changelog topic as the broker holds it at the end of the run. The
+// value is decoded as the store's value type (the timestamp of a timestamped store travels as the
+// record's timestamp, as in Kafka); `writer` is the instance whose record collector sent it, an
+// omniscient fact (the broker keeps no producer identity that impl/ could read).
+struct ChangelogRecord {
+  int32_t partition = 0;  // the changelog partition, which is the task's (and source) partition
+  int64_t offset = 0;     // a changelog offset, not a source offset
+  int32_t key = 0;
+  std::optional<int64_t> value;  // absent: a tombstone
+  int64_t timestamp_ms = 0;      // the record's timestamp
+  int64_t appended_ms = 0;       // when the broker appended it (virtual time)
+  std::string writer;            // "instance-2"
+  // The position header (__iq.consistency.offset.vector.enabled__): the writer's store position
+  // after the write, in source offsets. Absent when the record carries none (the switch off).
+  std::optional<Position> position;
+  bool operator==(const ChangelogRecord&) const = default;
 };
 
 struct FaultRecord {
@@ -121,6 +141,15 @@ struct RunTrace {
   // see), as ranges in the order they opened; ranges past the ledger's cap are only counted.
   std::vector<ReprocessedRange> reprocessed;
   uint64_t reprocessed_dropped = 0;
+
+  // The store's changelog (topology.store_name; empty for an unlogged store), partition-major,
+  // offsets ascending, from each partition's log start. Bounded by the broker's record bound;
+  // records past kChangelogRecordsMax are only counted, and the witness does not judge a
+  // partition whose log it does not hold whole.
+  static constexpr size_t kChangelogRecordsMax = 2'000'000;
+  bool changelog_recorded = false;  // the recorder read the changelog (hand-made traces may not)
+  std::vector<ChangelogRecord> changelog;
+  uint64_t changelog_dropped = 0;
 
   // Names of the coverage probes (base/probe.h) this run reached, sorted.
   std::vector<std::string> probes_hit;

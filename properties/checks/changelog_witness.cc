@@ -1,0 +1,520 @@
+// ChangelogWitness: a replica's successful answer equals the fold of the changelog prefix that
+// replica had applied, plus, for an active, its writes not yet in the changelog.
+//
+// Every replica of a store, active or standby, restored or not, is a fold of the same log: a
+// standby and a restoring active apply changelog records in offset order up to their changelog
+// offset; a running active writes each change to the changelog as it makes it (through its
+// record cache when caching is on, whose dirty entries are the writes not logged yet). So an
+// answer (value, timestamp, position) must equal the fold of changelog[log start ..
+// changelog_offset] of the partition, overlaid with the dirty cache entries the recorder saw at
+// the answer. This holds under any processing guarantee: at-least-once reprocessing rewrites the
+// log, it never makes a replica disagree with it. It is exact where ResultMatchesModel cannot be
+// (after reprocessing), and catches restore, standby, checkpoint and cache bugs in crash runs.
+//
+// What is compared:
+// - values: a key query's value (absent: null); a range's entries within its bounds, in key-byte
+//   order for ASCENDING and ANY (compared as the sorted set for ANY) and reversed for DESCENDING;
+// - timestamps (timestamped queries): the changelog record's timestamp, with Kafka's -1 rules
+//   (the adapter over a plain RocksDB store gives -1; a cached TimestampedKeyQuery may give the
+//   real one; docs/iqv2-semantics.md §4);
+// - the position, with the consistency switch on: {source topic: {partition: the highest
+//   component of the position headers in the prefix, or of the source offsets of the unlogged
+//   writes}}, or empty when neither has one.
+// - Kafka's caching layer answers only key queries from the cache, under the merged position of
+//   cache and store (CachingKeyValueStore.query: its handlers hold KeyQuery alone); a range goes
+//   to the store below. So the unlogged writes (and their offsets) count for key queries only.
+//
+// What is not judged, and why (counted in the tally under the reason, never as a pass):
+// - a trace without a recorded changelog (hand-made traces), an unlogged store, a changelog past
+//   the trace's bound, a query the fold cannot answer (other stores and query kinds), a result
+//   without a replica snapshot at the answer;
+// - LRU stores: the fold knows no eviction when the store logs none (the timestamped builder
+//   logs no eviction tombstone; restore evicts without logging), so a key of the fold that the
+//   answer lacks may have been evicted; the keys the answer holds must still equal the fold's.
+//   Such an answer counts under "LRU store: ..." when a key is missing;
+// - a replica whose changelog prefix holds another instance's writes after a write of its own
+//   instance (a fenced member's late writes interleaved with an active's, that active perhaps
+//   recycled to a standby since): it never applied those, and the record does not say which
+//   prefix it restored, so a difference is passed over;
+// - a persistent store on an instance that crashed, restarted or closed before: Kafka keeps the
+//   data of a store restarted without a checkpoint under at-least-once and restores the log from
+//   its start over it (ProcessorStateManager.initializeStoreOffsetsFromCheckpoint), so the state
+//   is fold(prefix) over fold(an older, longer prefix). A difference explained that way (the
+//   answer equals the overlay for some longer prefix) is passed over with its reason;
+// - the position: with the switch off (no headers to fold), or when a header names another
+//   topic or partition. The value is still judged; the result then also counts under
+//   "position not judged: ..." (so these reasons can exceed the results).
+// - A key query that skips the cache (KeyQuery.skipCache) goes to the store below: no overlay.
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "base/assert.h"
+#include "checks/check.h"
+#include "checks/check_util.h"
+#include "model/key_bytes.h"
+
+namespace iq::properties {
+
+struct ChangelogIndex {
+  struct Partition {
+    std::vector<const sim::ChangelogRecord*> records;  // offsets ascending
+    std::map<int32_t, std::vector<const sim::ChangelogRecord*>> by_key;
+    // header_max[i]: the highest position[source][partition] of records[0..i]'s headers, -1 none.
+    std::vector<int64_t> header_max;
+    bool foreign_header = false;  // a header names another topic or partition
+  };
+  std::map<int32_t, Partition> partitions;
+
+  const Partition* partition(int32_t p) const {
+    auto it = partitions.find(p);
+    return it == partitions.end() ? nullptr : &it->second;
+  }
+};
+
+namespace {
+
+constexpr const char* kName = sim::property_names::kChangelogWitness.data();
+
+void delete_index(ChangelogIndex* index) {
+  delete index;
+}
+
+// The latest record of `key` at or below `offset`, or nullptr.
+const sim::ChangelogRecord* latest(const ChangelogIndex::Partition& log, int32_t key,
+                                   int64_t offset) {
+  auto it = log.by_key.find(key);
+  if (it == log.by_key.end()) return nullptr;
+  const auto& v = it->second;
+  auto after = std::upper_bound(v.begin(), v.end(), offset,
+                                [](int64_t o, const auto* r) { return o < r->offset; });
+  return after == v.begin() ? nullptr : *(after - 1);
+}
+
+// One key of a folded state: its value and timestamp.
+struct Entry {
+  int64_t value = 0;
+  int64_t timestamp_ms = 0;
+};
+using State = std::map<int32_t, Entry>;  // only the keys the query touches
+
+// The keys whose state the query reads: the key of a key query, every key in the log or the
+// unlogged writes within a range's bounds.
+std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
+                                  const ChangelogIndex::Partition* log,
+                                  const std::vector<sim::UnloggedWrite>& unlogged) {
+  if (detail::is_key_kind(q.kind)) return {*q.key};
+  std::vector<int32_t> keys;
+  const auto lower = q.lower ? std::optional(model::serialize_int32_key(*q.lower)) : std::nullopt;
+  const auto upper = q.upper ? std::optional(model::serialize_int32_key(*q.upper)) : std::nullopt;
+  const auto within = [&](int32_t key) {
+    const model::KeyBytes bytes = model::serialize_int32_key(key);
+    if (lower && model::compare_key_bytes(bytes, *lower) < 0) return false;
+    if (upper && model::compare_key_bytes(bytes, *upper) > 0) return false;
+    return true;
+  };
+  if (log != nullptr) {
+    for (const auto& [key, records] : log->by_key) {
+      if (within(key)) keys.push_back(key);
+    }
+  }
+  for (const auto& w : unlogged) {
+    if (within(w.key)) keys.push_back(w.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+// fold(changelog[.. offset]) for `keys`, then `older` (a longer prefix's fold) for keys the
+// prefix never wrote, then the unlogged writes on top.
+State fold(const ChangelogIndex::Partition* log, const std::vector<int32_t>& keys, int64_t offset,
+           std::optional<int64_t> older, const std::vector<sim::UnloggedWrite>& unlogged) {
+  State state;
+  for (int32_t key : keys) {
+    const sim::ChangelogRecord* r = log ? latest(*log, key, offset) : nullptr;
+    if (r == nullptr && older && log) r = latest(*log, key, *older);
+    if (r != nullptr && r->value) state[key] = Entry{*r->value, r->timestamp_ms};
+  }
+  for (const auto& w : unlogged) {
+    if (!std::binary_search(keys.begin(), keys.end(), w.key)) continue;
+    if (w.value) {
+      state[w.key] = Entry{*w.value, w.timestamp_ms};
+    } else {
+      state.erase(w.key);
+    }
+  }
+  return state;
+}
+
+bool timestamp_ok(const JudgeContext& context, QueryKind kind, int64_t got, int64_t real) {
+  switch (context.timestamp_mode()) {
+    case model::TimestampMode::kReal:
+      return got == real;
+    case model::TimestampMode::kMinusOne:
+      return got == -1 || (kind == QueryKind::TimestampedKeyQuery &&
+                           context.trace().topology.caching && got == real);
+    case model::TimestampMode::kNone:
+      return false;
+  }
+  return false;
+}
+
+// The answer's (key, value, timestamp) entries in the order compared: key-byte order, reversed
+// for DESCENDING; for ANY the answer is sorted first (the order is ResultMatchesModel's to judge).
+struct Answer {
+  std::vector<std::pair<int32_t, Entry>> entries;
+  bool shape_ok = true;  // the value has the query's shape and one timestamp per entry
+};
+
+bool key_bytes_less(int32_t a, int32_t b) {
+  return model::compare_key_bytes(model::serialize_int32_key(a), model::serialize_int32_key(b)) < 0;
+}
+
+Answer answer_of(const sim::QueryRequestRecord& q, const sim::PartitionOutcome& outcome) {
+  Answer a;
+  const bool timestamped = detail::is_timestamped_kind(q.kind);
+  if (detail::is_key_kind(q.kind)) {
+    const auto* got = std::get_if<std::optional<int64_t>>(&outcome.value);
+    if (got == nullptr) return {{}, false};
+    if (!got->has_value()) {
+      a.shape_ok = outcome.timestamps.empty();
+      return a;
+    }
+    if (timestamped != (outcome.timestamps.size() == 1)) return {{}, false};
+    a.entries.push_back({*q.key, Entry{**got, timestamped ? outcome.timestamps[0] : 0}});
+    return a;
+  }
+  const auto* got = std::get_if<sim::KeyValueList>(&outcome.value);
+  if (got == nullptr) return {{}, false};
+  if (outcome.timestamps.size() != (timestamped ? got->size() : 0)) return {{}, false};
+  for (size_t i = 0; i < got->size(); ++i) {
+    a.entries.push_back(
+        {(*got)[i].first, Entry{(*got)[i].second, timestamped ? outcome.timestamps[i] : 0}});
+  }
+  if (q.order == ResultOrder::ANY) {
+    std::stable_sort(a.entries.begin(), a.entries.end(),
+                     [](const auto& x, const auto& y) { return key_bytes_less(x.first, y.first); });
+  }
+  return a;
+}
+
+// The fold's entries in the compared order.
+std::vector<std::pair<int32_t, Entry>> ordered(const sim::QueryRequestRecord& q,
+                                               const State& state) {
+  std::vector<std::pair<int32_t, Entry>> out(state.begin(), state.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& x, const auto& y) { return key_bytes_less(x.first, y.first); });
+  if (q.order == ResultOrder::DESCENDING) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+bool entry_equal(const JudgeContext& context, const sim::QueryRequestRecord& q,
+                 const std::pair<int32_t, Entry>& got, const std::pair<int32_t, Entry>& want) {
+  if (got.first != want.first || got.second.value != want.second.value) return false;
+  if (!detail::is_timestamped_kind(q.kind)) return true;
+  return timestamp_ok(context, q.kind, got.second.timestamp_ms, want.second.timestamp_ms);
+}
+
+enum class Match { kEqual, kLruSubset, kDiffers };
+
+// The answer against a folded state. An LRU store may lack keys the fold holds (eviction).
+Match compare(const JudgeContext& context, const sim::QueryRequestRecord& q, const Answer& answer,
+              const State& state) {
+  if (!answer.shape_ok) return Match::kDiffers;
+  const auto want = ordered(q, state);
+  const bool lru = context.trace().topology.supplier == KeyValueSupplier::kLruMap;
+  size_t w = 0;
+  bool skipped = false;
+  for (const auto& got : answer.entries) {
+    while (lru && w < want.size() && want[w].first != got.first) {
+      ++w;
+      skipped = true;
+    }
+    if (w >= want.size() || !entry_equal(context, q, got, want[w])) return Match::kDiffers;
+    ++w;
+  }
+  if (w < want.size()) {
+    if (!lru) return Match::kDiffers;
+    skipped = true;
+  }
+  return skipped ? Match::kLruSubset : Match::kEqual;
+}
+
+std::string render(const sim::QueryRequestRecord& q, const State& state) {
+  const bool timestamped = detail::is_timestamped_kind(q.kind);
+  if (detail::is_key_kind(q.kind)) {
+    auto it = state.find(*q.key);
+    if (it == state.end()) return "null";
+    std::string text = "value=" + std::to_string(it->second.value);
+    if (timestamped) text += " ts=" + std::to_string(it->second.timestamp_ms);
+    return text;
+  }
+  std::string text = "[";
+  bool first = true;
+  for (const auto& [key, e] : ordered(q, state)) {
+    if (!first) text += ", ";
+    first = false;
+    text += fmt::format("{}={}", key, e.value);
+    if (timestamped) text += "@" + std::to_string(e.timestamp_ms);
+  }
+  return text + "]";
+}
+
+// Whether another instance wrote into the prefix after `instance`'s first write there.
+bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::string& instance,
+                              int64_t offset) {
+  bool own_seen = false;
+  for (const sim::ChangelogRecord* r : log.records) {
+    if (r->offset > offset) break;
+    if (r->writer == instance) {
+      own_seen = true;
+    } else if (own_seen && !r->writer.empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `instance` crashed, restarted or closed before at_ms (a store may have kept data of an
+// earlier life).
+bool restarted_before(const JudgeContext& context, const std::string& instance, int64_t at_ms) {
+  for (const sim::FaultRecord& f : context.trace().faults) {
+    if (f.at_ms > at_ms || f.instance != instance) continue;
+    if (f.action.find("crash") != std::string::npos ||
+        f.action.find("restart") != std::string::npos ||
+        f.action.find("close") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool persistent(const TopologyConfig& t) {
+  return t.supplier == KeyValueSupplier::kRocksDb ||
+         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
+}
+
+// A longer prefix whose fold, under the applied prefix's, gives the answer (Kafka keeps a store
+// restarted without a checkpoint and restores the log over it), or nullopt.
+std::optional<int64_t> older_life(const JudgeContext& context, const sim::QueryRecord& record,
+                                  const ChangelogIndex::Partition& log,
+                                  const std::vector<int32_t>& keys, int64_t applied,
+                                  const std::vector<sim::UnloggedWrite>& unlogged,
+                                  const Answer& answer) {
+  constexpr size_t kCandidatesMax = 4'096;
+  std::vector<int64_t> candidates;
+  for (int32_t key : keys) {
+    auto it = log.by_key.find(key);
+    if (it == log.by_key.end()) continue;
+    for (const sim::ChangelogRecord* r : it->second) {
+      if (r->offset > applied && r->appended_ms <= record.complete_ms) {
+        candidates.push_back(r->offset);
+      }
+    }
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  if (candidates.size() > kCandidatesMax) candidates.resize(kCandidatesMax);
+  for (int64_t older : candidates) {
+    const State state = fold(&log, keys, applied, older, unlogged);
+    if (compare(context, record.request, answer, state) != Match::kDiffers) return older;
+  }
+  return std::nullopt;
+}
+
+// The position the prefix and the unlogged writes give, or why it cannot be judged.
+std::variant<Position, std::string> folded_position(
+    const JudgeContext& context, const ChangelogIndex::Partition* log, int32_t partition,
+    int64_t applied, const std::vector<sim::UnloggedWrite>& unlogged) {
+  if (!context.trace().consistency_offset_vector_enabled) {
+    return std::string("position not judged: consistency switch off (no headers to fold)");
+  }
+  if (log != nullptr && log->foreign_header) {
+    return std::string("position not judged: a header names another topic or partition");
+  }
+  int64_t component = -1;
+  if (log != nullptr) {
+    auto after = std::upper_bound(log->records.begin(), log->records.end(), applied,
+                                  [](int64_t o, const auto* r) { return o < r->offset; });
+    if (after != log->records.begin()) {
+      component = log->header_max[static_cast<size_t>(after - log->records.begin() - 1)];
+    }
+  }
+  for (const auto& w : unlogged) component = std::max(component, w.source_offset);
+  Position p = Position::empty_position();
+  if (component >= 0) p.with_component(context.trace().topology.source_topic, partition, component);
+  return p;
+}
+
+}  // namespace
+
+const ChangelogIndex& JudgeContext::changelog_index() const {
+  if (changelog_index_) return *changelog_index_;
+  changelog_index_ = std::unique_ptr<ChangelogIndex, void (*)(ChangelogIndex*)>(
+      new ChangelogIndex(), &delete_index);
+  const std::string& topic = trace_.topology.source_topic;
+  for (const sim::ChangelogRecord& r : trace_.changelog) {
+    ChangelogIndex::Partition& log = changelog_index_->partitions[r.partition];
+    IQ_ASSERT(log.records.empty() || log.records.back()->offset < r.offset,
+              "changelog-{} offset {} out of order", r.partition, r.offset);
+    int64_t component = log.header_max.empty() ? -1 : log.header_max.back();
+    if (r.position) {
+      for (const auto& [t, offsets] : r.position->map()) {
+        for (const auto& [p, o] : offsets) {
+          if (t == topic && p == r.partition) {
+            component = std::max(component, o);
+          } else {
+            log.foreign_header = true;
+          }
+        }
+      }
+    }
+    log.records.push_back(&r);
+    log.header_max.push_back(component);
+    log.by_key[r.key].push_back(&r);
+  }
+  return *changelog_index_;
+}
+
+namespace detail {
+namespace {
+
+WitnessResult not_judged(std::string why, const sim::ReplicaSnapshot* replica = nullptr,
+                         int64_t applied = -1) {
+  WitnessResult r;
+  r.verdict = Witness::kNotJudged;
+  r.why = std::move(why);
+  r.replica = replica;
+  r.applied_offset = applied;
+  return r;
+}
+
+}  // namespace
+
+WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
+                                const sim::PartitionOutcome& outcome) {
+  IQ_ASSERT(outcome.success, "record #{} partition {}", record.id, outcome.partition);
+  WitnessResult result;
+  const sim::RunTrace& trace = context.trace();
+  if (!trace.changelog_recorded) return not_judged("the trace records no changelog");
+  if (!trace.topology.logging) return not_judged("the store is not logged");
+  if (trace.changelog_dropped > 0) {
+    return not_judged("the changelog exceeds the trace's bound");
+  }
+  if (auto why = not_answerable(context, record.request)) return not_judged(*why);
+  if (!record.placement_at_answer) {
+    return not_judged("no placement snapshot at the answer");
+  }
+  result.replica =
+      find_replica(*record.placement_at_answer, record.target_instance, outcome.partition);
+  if (result.replica == nullptr || result.replica->role == sim::ReplicaRole::kNone) {
+    result.why = "no replica of the partition in the snapshot at the answer";
+    return result;
+  }
+  const sim::ReplicaSnapshot& replica = *result.replica;
+  const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
+  const int64_t applied = replica.changelog_offset.value_or(-1);
+  result.applied_offset = applied;
+  // Kafka's caching layer answers only key queries from the cache (CachingKeyValueStore's
+  // queryHandlers hold KeyQuery alone; the timestamped key query reaches it as a KeyQuery), with
+  // the merged position of cache and store; ranges go to the store below, under its own position.
+  static const std::vector<sim::UnloggedWrite> kNone;
+  const std::vector<sim::UnloggedWrite>& unlogged =
+      is_key_kind(record.request.kind) && !record.request.skip_cache ? replica.unlogged_writes
+                                                                     : kNone;
+  const std::vector<int32_t> keys = touched_keys(record.request, log, unlogged);
+  const Answer answer = answer_of(record.request, outcome);
+  const State state = fold(log, keys, applied, std::nullopt, unlogged);
+  const Match match = compare(context, record.request, answer, state);
+  if (match == Match::kDiffers) {
+    // An active (or an active since recycled to a standby) never applied the writes another
+    // instance interleaved with its own.
+    if (log != nullptr && foreign_writes_after_own(*log, replica.instance, applied)) {
+      return not_judged(
+          "another instance's writes follow this instance's own in the changelog prefix (a "
+          "fenced member's late writes)",
+          result.replica, applied);
+    }
+    std::optional<int64_t> older;
+    if (log != nullptr && persistent(trace.topology) &&
+        restarted_before(context, replica.instance, record.complete_ms)) {
+      older = older_life(context, record, *log, keys, applied, unlogged, answer);
+    }
+    if (older) {
+      result = not_judged(
+          "a persistent store kept an earlier life's data beneath its restore (restarted "
+          "without a checkpoint)",
+          result.replica, applied);
+      result.earlier_life_offset = older;
+      return result;
+    }
+    result.verdict = Witness::kDiffers;
+    result.why = fmt::format(
+        "the answer is not the fold of changelog-{} [.., {}]{} that {}'s {} had "
+        "applied",
+        outcome.partition, applied,
+        unlogged.empty() ? "" : fmt::format(" + {} unlogged writes", unlogged.size()),
+        replica.instance, sim::to_string(replica.role));
+    result.expected = render(record.request, state);
+    return result;
+  }
+  if (match == Match::kLruSubset) {
+    return not_judged(
+        "LRU store: keys of the fold are missing (evicted without a logged tombstone)",
+        result.replica, applied);
+  }
+  const auto position = folded_position(context, log, outcome.partition, applied, unlogged);
+  if (const auto* why = std::get_if<std::string>(&position)) {
+    result.verdict = Witness::kHolds;
+    result.position_not_judged = *why;
+    return result;
+  }
+  const Position& want = std::get<Position>(position);
+  if (!outcome.position || outcome.position->map() != want.map()) {
+    result.verdict = Witness::kDiffers;
+    result.why = fmt::format(
+        "the position is not the fold of the headers of changelog-{} [.., {}] that {}'s {} had "
+        "applied",
+        outcome.partition, applied, replica.instance, sim::to_string(replica.role));
+    result.expected = "position " + want.to_string();
+    return result;
+  }
+  result.verdict = Witness::kHolds;
+  return result;
+}
+
+}  // namespace detail
+
+std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
+  std::vector<Violation> out;
+  detail::Tally tally(context, kName);
+  for (const sim::QueryRecord& record : context.trace().history.records()) {
+    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
+      continue;
+    }
+    for (const sim::PartitionOutcome& outcome : record.partitions) {
+      if (!outcome.success) continue;
+      const detail::WitnessResult w = detail::changelog_witness(context, record, outcome);
+      switch (w.verdict) {
+        case detail::Witness::kNotJudged:
+          tally.not_judged(w.why);
+          break;
+        case detail::Witness::kHolds:
+          tally.judged();
+          if (!w.position_not_judged.empty()) tally.not_judged(w.position_not_judged);
+          break;
+        case detail::Witness::kDiffers:
+          tally.judged();
+          out.push_back(detail::record_violation(context, kName, record, &outcome, w.why,
+                                                 w.expected, detail::outcome_string(outcome)));
+          break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace iq::properties

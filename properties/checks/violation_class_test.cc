@@ -1,0 +1,135 @@
+#include <gtest/gtest.h>
+
+#include "checks/check.h"
+#include "checks/test_trace.h"
+
+namespace iq::properties {
+namespace {
+
+using namespace testing;  // NOLINT
+
+// Key 1 written twice (source offsets 0 and 1, changelog 0 and 1 by instance-1), then instance-1
+// crashes before committing, restores changelog 0..1 (position {0=1}) and processes source offset
+// 0 again at 100 ms, writing key 1 = 1 at changelog 2 under the unchanged position {0=1}.
+TraceBuilder replay_after_crash(bool ledger_saw_it) {
+  TraceBuilder b(TopologyKind::SourceTable);
+  b.produce(0, 1, 1);
+  b.produce(0, 1, 2);
+  b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+  b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 11);
+  b.fault(50, "crash", "instance-1");
+  b.log(0, 1, 1, 100, pos(0, 1), "instance-1", 100);
+  if (ledger_saw_it) b.reprocessed(0, 0, 0, "instance-1", 100, 100);
+  return b;
+}
+
+std::vector<Violation> judge_and_classify(const JudgeContext& context) {
+  std::vector<Violation> vs = check_result_matches_model(context);
+  for (Violation& v : check_same_position_same_answer(context)) vs.push_back(std::move(v));
+  classify_violations(context, vs);
+  return vs;
+}
+
+// An older value beneath a position that covers the replayed input is at-least-once reprocessing
+// only when the record proves it: the answer is the changelog fold and the fold holds a record the
+// reprocessing wrote beneath the position. The same answer without the ledger's range, or an
+// answer that is not the fold, stays a failure, and its first line says so.
+TEST(ViolationClassTest, AtLeastOnceOnlyWhenTheRecordProvesIt) {
+  for (bool ledger : {true, false}) {
+    TraceBuilder b = replay_after_crash(ledger);
+    b.add(b.key_query(0, 1).at(90, 90).ok(2, pos(0, 1)).replica(applied(active(0, pos(0, 1)), 1)));
+    b.add(
+        b.key_query(0, 1).at(101, 101).ok(1, pos(0, 1)).replica(applied(active(0, pos(0, 1)), 2)));
+    JudgeContext context(b.trace());
+    const auto vs = judge_and_classify(context);
+    // ResultMatchesModel on the second answer, SamePositionSameAnswer against the first.
+    ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << " ledger=" << ledger << "\n" << text(vs);
+    for (const Violation& v : vs) {
+      EXPECT_EQ(v.violation_class,
+                ledger ? ViolationClass::kAtLeastOnceReprocessing : ViolationClass::kFailure)
+          << "seed " << kSeed << " ledger=" << ledger << "\n"
+          << v.to_string();
+      EXPECT_EQ(
+          v.to_string().rfind(
+              ledger ? "[known Kafka behaviour: at-least-once reprocessing]" : "[failure]", 0),
+          0u)
+          << "seed " << kSeed << "\n"
+          << v.to_string();
+      EXPECT_FALSE(v.class_evidence.empty()) << "seed " << kSeed;
+    }
+  }
+}
+
+// The same replay, but the answer is not what the replica's changelog prefix holds (a restore
+// bug would look so): a failure, with the witness named as the reason.
+TEST(ViolationClassTest, AnAnswerThatIsNotTheFoldStaysAFailure) {
+  TraceBuilder b = replay_after_crash(true);
+  // Applied only up to changelog 1 (key 1 = 2), yet answers 1.
+  b.add(b.key_query(0, 1).at(101, 101).ok(1, pos(0, 1)).replica(applied(standby(0, pos(0, 1)), 1)));
+  JudgeContext context(b.trace());
+  const auto vs = judge_and_classify(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+  EXPECT_NE(vs[0].class_evidence.find("not the changelog fold"), std::string::npos)
+      << "seed " << kSeed << "\n"
+      << vs[0].to_string();
+}
+
+// Reprocessing that wrote only ABOVE the replica's applied prefix explains nothing: the replica
+// never saw it.
+TEST(ViolationClassTest, ReprocessingBeyondTheAppliedPrefixExplainsNothing) {
+  TraceBuilder b(TopologyKind::SourceTable);
+  b.produce(0, 1, 1);
+  b.produce(0, 1, 2);
+  b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+  b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 11);
+  b.log(0, 1, 1, 100, pos(0, 1), "instance-1", 100);
+  b.reprocessed(0, 0, 0, "instance-1", 100, 100);
+  // A standby that applied 0..1 answers the right value under a wrong position: no ALOS.
+  b.add(b.key_query(0, 1).at(101, 101).ok(1, pos(0, 1)).replica(applied(standby(0, pos(0, 1)), 0)));
+  JudgeContext context(b.trace());
+  const auto vs = judge_and_classify(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+}
+
+// Only ResultMatchesModel and SamePositionSameAnswer are ever explained by reprocessing.
+TEST(ViolationClassTest, OtherPropertiesStayFailures) {
+  TraceBuilder b = replay_after_crash(true);
+  b.add(b.key_query(0, 1).at(101, 101).ok(1, pos(0, 1)).replica(applied(active(0, pos(0, 1)), 2)));
+  JudgeContext context(b.trace());
+  std::vector<Violation> vs = check_result_matches_model(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed;
+  vs[0].property = "BoundHonored";
+  classify_violations(context, vs);
+  EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+}
+
+// A persistent standby restarted without a checkpoint answers its pre-crash data under an empty
+// position: that class only when the witness finds the answer to be the applied prefix's fold over
+// an earlier life's, on an instance that crashed before; otherwise a failure.
+TEST(ViolationClassTest, AStoreKeptAcrossARestartWithoutACheckpoint) {
+  for (bool crashed : {true, false}) {
+    TraceBuilder b(TopologyKind::SourceTable);
+    b.produce(0, 1, 1);
+    b.produce(0, 2, 2);
+    b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+    b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
+    if (crashed) b.fault(50, "crash", "instance-1");
+    // Restored changelog 0 only, yet key 2 is there: kept from before the crash.
+    b.add(b.key_query(0, 2)
+              .at(101, 101)
+              .ok(2, Position::empty_position())
+              .replica(applied(standby(0, Position::empty_position()), 0)));
+    JudgeContext context(b.trace());
+    const auto vs = judge_and_classify(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " crashed=" << crashed << "\n" << text(vs);
+    EXPECT_EQ(vs[0].violation_class,
+              crashed ? ViolationClass::kRestartWithoutCheckpoint : ViolationClass::kFailure)
+        << "seed " << kSeed << "\n"
+        << vs[0].to_string();
+  }
+}
+
+}  // namespace
+}  // namespace iq::properties
