@@ -3,7 +3,7 @@
 // entries keyed [segment id][key][window start][seqnum 0] (SegmentedCacheFunction), and reach the
 // store below on flush or eviction, each under the record context it was written with.
 //
-// Kafka quirk (docs/iqv2-semantics.md §10): this layer overrides neither query()
+// Kafka quirk 19 (docs/iqv2-semantics.md §10): this layer overrides neither query()
 // nor getPosition(), so IQv2 sees only flushed data and the inner position: `{}` until the first
 // flush, even though the cache already holds the writes. Only the processor-facing fetches merge
 // the cache over the store.

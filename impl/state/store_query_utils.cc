@@ -10,6 +10,7 @@
 #include "iq/window_range_query.h"
 #include "state/position_serde.h"
 #include "state/rocksdb_versioned_store.h"
+#include "state/session_store.h"
 #include "state/state_store_context.h"
 #include "state/window_store.h"
 
@@ -78,22 +79,35 @@ QueryResult run_window_key_query(const Query& query, StateStore& store) {
   return QueryResult::for_result(std::move(*it));
 }
 
-// runWindowRangeQuery: a window store serves only the time-range shape (fetchAll); a withKey
-// query that gets this far (a caller below the typed layer) fails as the typed layer would.
-// Session stores are not built yet, so every other store answers UNKNOWN_QUERY_TYPE.
+// runWindowRangeQuery: a window store serves only the time-range shape (fetchAll), a session
+// store only withKey (fetch(key), i.e. findSessions(key, 0, Long.MAX_VALUE)); the other shape
+// fails with each family's message (a caller below the typed layer gets this far); any other
+// store answers UNKNOWN_QUERY_TYPE.
 QueryResult run_window_range_query(const Query& query, StateStore& store) {
-  auto* window = dynamic_cast<WindowBytesStore*>(&store);
-  if (window == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
   const auto* raw = dynamic_cast<const WindowRangeQuery<Bytes, Bytes>*>(&query);
-  IQ_ASSERT(raw != nullptr, "a typed WindowRangeQuery reached the position owner: {}",
-            query.to_string());
-  if (!raw->time_from() || !raw->time_to()) {
-    return QueryResult::for_failure(FailureReason::UNKNOWN_QUERY_TYPE,
-                                    window_range_with_key_message(store.java_class(), query));
+  if (auto* window = dynamic_cast<WindowBytesStore*>(&store)) {
+    IQ_ASSERT(raw != nullptr, "a typed WindowRangeQuery reached the position owner: {}",
+              query.to_string());
+    if (!raw->time_from() || !raw->time_to()) {
+      return QueryResult::for_failure(FailureReason::UNKNOWN_QUERY_TYPE,
+                                      window_range_with_key_message(store.java_class(), query));
+    }
+    auto it = window->fetch_all(*raw->time_from(), *raw->time_to(), /*forward=*/true);
+    if (!it) return store_exception(store, query, it.error());
+    return QueryResult::for_result(std::move(*it));
   }
-  auto it = window->fetch_all(*raw->time_from(), *raw->time_to(), /*forward=*/true);
-  if (!it) return store_exception(store, query, it.error());
-  return QueryResult::for_result(std::move(*it));
+  if (auto* session = dynamic_cast<SessionBytesStore*>(&store)) {
+    IQ_ASSERT(raw != nullptr, "a typed WindowRangeQuery reached the position owner: {}",
+              query.to_string());
+    if (!raw->key()) {
+      return QueryResult::for_failure(FailureReason::UNKNOWN_QUERY_TYPE,
+                                      session_range_with_time_message(store.java_class(), query));
+    }
+    auto it = session->fetch(*raw->key(), /*forward=*/true);
+    if (!it) return store_exception(store, query, it.error());
+    return QueryResult::for_result(std::move(*it));
+  }
+  return QueryResult::for_unknown_query_type(query, store.java_class());
 }
 
 // runVersionedKeyQuery: the latest version, or the one valid at asOf, from a versioned store;
@@ -167,6 +181,13 @@ std::string window_range_with_key_message(std::string_view store_class, const Qu
          ") doesn't know how to execute the given query (" + query.to_string() +
          ") because WindowStores only supports WindowRangeQuery.withWindowStartRange. Contact the "
          "store maintainer if you need support for a new query type.";
+}
+
+std::string session_range_with_time_message(std::string_view store_class, const Query& query) {
+  return "This store (" + std::string(store_class) +
+         ") doesn't know how to execute the given query (" + query.to_string() +
+         ") because SessionStores only support WindowRangeQuery.withKey. Contact the store "
+         "maintainer if you need support for a new query type.";
 }
 
 std::string execution_info(std::string_view java_class) {

@@ -35,6 +35,10 @@ QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
 // and runWindowRangeQuery word it alike; note "supports", where the session one says "support").
 std::string window_range_with_key_message(std::string_view store_class, const Query& query);
 
+// The UNKNOWN_QUERY_TYPE message of WindowRangeQuery.withWindowStartRange on a session store
+// (MeteredSessionStore and runWindowRangeQuery word it alike: "SessionStores only support").
+std::string session_range_with_time_message(std::string_view store_class, const Query& query);
+
 // The line a layer appends to a result's execution info. Kafka appends elapsed nanoseconds too;
 // impl/ has no wall clock, so the line names the layer only.
 std::string execution_info(std::string_view java_class);

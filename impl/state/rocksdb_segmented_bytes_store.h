@@ -1,0 +1,95 @@
+#pragma once
+// RocksDBSegmentedBytesStore and RocksDBTimestampedSegmentedBytesStore
+// (SI/AbstractRocksDBSegmentedBytesStore.java, SI/RocksDBSegmentedBytesStore.java): a bytes
+// store of [key][time suffix] -> value over time segments (segments.h), with the key layout and
+// search rules of one key schema:
+//   - WindowKeySchema: [key][8-byte window start][4-byte seqnum]; the segment time is the window
+//     start; fetch(key, from, to) finds window starts in [from, to].
+//   - SessionKeySchema: [key][8-byte end][8-byte start]; the segment time is the session end;
+//     fetch(key, earliestSessionEnd, latestSessionStart) finds sessions with end >= from and
+//     start <= to.
+//
+// Retention follows the observed stream time (the largest segment time ever put or restored,
+// -1 at init: it is not persisted): reads start at observedStreamTime - retention + 1 (clamped
+// at 0 where Kafka's key ranges clamp it), and a put whose segment is older than
+// segmentId(observedStreamTime - retention) is dropped WITHOUT advancing the position. Inside a
+// segment, entries come in key-byte order (key, then time), segments in id order.
+//
+// The store owns the position, persisted to <task dir>/<name>.position at each commit like
+// RocksDBStore; the segments have none.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "iq/position.h"
+#include "state/offset_checkpoint.h"
+#include "state/segments.h"
+#include "state/state_store.h"
+#include "state/state_store_context.h"
+
+namespace iq {
+
+enum class SegmentKeySchema { kWindow, kSession };
+
+class RocksDBSegmentedBytesStore {
+ public:
+  // `timestamped` picks TimestampedSegments (column family "keyValueWithTimestamp").
+  RocksDBSegmentedBytesStore(std::string name, int64_t retention_period_ms,
+                             int64_t segment_interval_ms, SegmentKeySchema schema,
+                             bool timestamped);
+
+  const std::string& name() const { return name_; }
+  // Reads <name>.position, opens the segments on disk, registers `root` with the batching restore
+  // and the position commit callback.
+  [[nodiscard]] Status init(StateStoreContext& context, StateStore& root);
+  [[nodiscard]] Status flush() { return segments_.flush(); }
+  void close();
+  bool is_open() const { return open_; }
+  const Position& position() const { return position_; }
+  StateStoreContext* context() const { return context_; }
+
+  [[nodiscard]] Status put(const Bytes& store_key, const ValueBytes& value);
+  // Deletes in the key's segment without advancing the position (Kafka's remove(Bytes)).
+  [[nodiscard]] Status remove(const Bytes& store_key);
+  [[nodiscard]] StoreResult<ValueBytes> get(const Bytes& store_key);
+  // fetch(key, from, to) and backwardFetch: see the schema notes above.
+  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> fetch(const Bytes& key,
+                                                                       int64_t from, int64_t to,
+                                                                       bool forward);
+  // fetchAll(timeFrom, timeTo) (WindowKeySchema: every key, times in range).
+  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> fetch_all(int64_t time_from_ms,
+                                                                           int64_t time_to_ms,
+                                                                           bool forward);
+  // all() / backwardAll(): every live entry from max(0, floor).
+  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> all(bool forward);
+
+  [[nodiscard]] Status restore_all(const std::vector<ConsumerRecord>& records);
+
+  int64_t observed_stream_time_ms() const { return observed_stream_time_ms_; }
+  std::vector<int64_t> segment_ids() const { return segments_.segment_ids(); }
+  int64_t segment_id(int64_t timestamp_ms) const { return segments_.segment_id(timestamp_ms); }
+
+ private:
+  int64_t segment_timestamp(const Bytes& store_key) const;
+  int64_t actual_from(int64_t from) const;
+  [[nodiscard]] Status validate_open() const;
+  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> scan(
+      const std::vector<KeyValueSegment*>& search_space, const std::optional<Bytes>& from,
+      const std::optional<Bytes>& to, bool forward, const KeyValueSegment::KeyFilter& keep);
+
+  std::string name_;
+  int64_t retention_period_ms_;
+  SegmentKeySchema schema_;
+  KeyValueSegments segments_;
+  int64_t observed_stream_time_ms_ = -1;  // ConsumerRecord.NO_TIMESTAMP
+  bool consistency_enabled_ = false;
+  Position position_ = Position::empty_position();
+  std::unique_ptr<OffsetCheckpoint> position_checkpoint_;
+  StateStoreContext* context_ = nullptr;
+  bool open_ = false;
+};
+
+}  // namespace iq
