@@ -404,6 +404,9 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   if (trace.changelog_dropped > 0) {
     return not_judged("the changelog exceeds the trace's bound");
   }
+  if (trace.changelog_compacted) {
+    return not_judged("the changelog was compacted: the prefix a replica applied is gone");
+  }
   if (auto why = not_answerable(context, record.request)) return not_judged(*why);
   if (!record.placement_at_answer) {
     return not_judged("no placement snapshot at the answer");

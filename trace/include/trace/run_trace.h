@@ -150,6 +150,9 @@ struct RunTrace {
   bool changelog_recorded = false;  // the recorder read the changelog (hand-made traces may not)
   std::vector<ChangelogRecord> changelog;
   uint64_t changelog_dropped = 0;
+  // The broker's log cleaner removed records (offsets have gaps): the prefix a replica applied is
+  // no longer in the log whole, so the witness does not judge against it.
+  bool changelog_compacted = false;
 
   // Names of the coverage probes (base/probe.h) this run reached, sorted.
   std::vector<std::string> probes_hit;
