@@ -120,8 +120,8 @@ struct QueryRequestRecord {
   BoundMode bound_mode = BoundMode::kUnbounded;
   Position bound = Position::empty_position();
   bool require_active = false;
-  // KeyQuery.skipCache(): the caching layer passes the query to the store below, so the answer
-  // holds neither the cache's unlogged writes nor their position (CachingKeyValueStore.query).
+  // The client asked KeyQuery.skipCache(). Through KafkaStreams#query the metered layer drops the
+  // flag (quirk 1 of docs/iqv2-semantics.md), so the answer still reads through the cache.
   bool skip_cache = false;
 
   std::string to_string() const;
