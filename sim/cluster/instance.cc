@@ -67,6 +67,11 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
   config_.streams.application_server = config_.name + ":" + std::to_string(kPort);
   if (!service_.network().has_node(config_.name)) service_.network().add_node(config_.name);
   disk_.set_op_observer([this](DiskOp op, const std::string& path) {
+    // A crash that landed at a send, a commit or a restore poll killed the process too: nothing it
+    // writes or syncs afterwards may become durable (it would let a .checkpoint name changelog
+    // records the broker never got). Freezing at its next disk operation keeps exactly the durable
+    // state of the moment it died, since only disk operations change that state.
+    if (crash_arm_.dead()) return true;
     if (!crash_arm_.armed()) return false;
     return crash_arm_.count(CrashInsideAt::kDiskOp, std::string(to_string(op)) + " " + path);
   });
