@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "summary.h"
+#include "base/probe.h"
 
 #include <algorithm>
 #include <filesystem>

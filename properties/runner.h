@@ -15,8 +15,8 @@
 
 #include "checks/check.h"
 #include "checks/run_report.h"
-#include "trace/run_trace.h"
 #include "scenario/scenario.h"
+#include "trace/run_trace.h"
 
 namespace iq::properties {
 

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "checks/check.h"
+#include "checks/run_report.h"
 #include "dot_writer.h"
 #include "placement_graph.h"
 #include "position_timeline.h"
-#include "checks/run_report.h"
 
 namespace iq::reports {
 

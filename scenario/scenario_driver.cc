@@ -1,5 +1,5 @@
-#include "base/probe.h"
 #include "scenario/scenario_driver.h"
+#include "base/probe.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -11,20 +11,20 @@
 #include <vector>
 
 #include "history/placement.h"
+#include "iq/default_partitioner.h"
 #include "iq/key_query.h"
 #include "iq/multi_versioned_key_query.h"
 #include "iq/range_query.h"
+#include "iq/serdes.h"
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
 #include "iq/versioned_key_query.h"
 #include "iq/window_key_query.h"
 #include "iq/window_range_query.h"
-#include "iq/default_partitioner.h"
 #include "scenario/fault_injector.h"
 #include "scenario/quiescence.h"
 #include "scenario/random_faults.h"
-#include "iq/serdes.h"
 #include "state/position_serde.h"
 #include "state/store_query_utils.h"
 #include "workload/producer_workload.h"
@@ -234,16 +234,17 @@ bool ScenarioDriver::check_bounds() {
   } else if (trace_.lags.size() >= kLagRecordsMax) {
     knob = "lag_probe_interval_ms";  // the bound is the driver's; the knob is what fills it
     value = scenario_.knobs.lag_probe_interval_ms;
-    trace_.bound_reached = fmt::format("{} lag records (the driver's bound) reached at {} ms: "
-                                       "raise knob {} (now {})",
-                                       kLagRecordsMax, cluster_->now_ms(), knob, value);
+    trace_.bound_reached = fmt::format(
+        "{} lag records (the driver's bound) reached at {} ms: "
+        "raise knob {} (now {})",
+        kLagRecordsMax, cluster_->now_ms(), knob, value);
     stopped_ = true;
     return true;
   } else {
     return false;
   }
-  trace_.bound_reached = fmt::format("knob {} = {} reached at {} ms", knob, value,
-                                     cluster_->now_ms());
+  trace_.bound_reached =
+      fmt::format("knob {} = {} reached at {} ms", knob, value, cluster_->now_ms());
   stopped_ = true;
   return true;
 }

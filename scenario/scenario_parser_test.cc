@@ -677,7 +677,8 @@ TEST(ScenarioParserTest, DeepKeysAndNestingAreRefusedBeforeTheTomlParser) {
     EXPECT_NE(text.find(c.message), std::string::npos) << text;
   }
   // At the limits: 32 parts, 32 deep, and dots inside strings, comments and floats not counted.
-  std::string ok = "title = 'x'\n# a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a\n";
+  std::string ok =
+      "title = 'x'\n# a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a\n";
   ok += "description = '" + std::string(100, '.') + "'\n[configuration]\n";
   std::string nested = std::string(32, '[') + std::string(32, ']');
   ok += "[x]\ny = " + nested + "\nz = \"" + std::string(100, '.') + "\"\nw = 1.5\n";
@@ -712,8 +713,8 @@ TEST(ScenarioParserTest, BlockCountsAreBoundedAtTheFirstBlockPast) {
        "t.toml:68:3: key 'test.0.workload.32'", "more than 32 [[workload]] blocks (got 33)"},
       {head + "[[test]]\n" + repeat(step, 501), "t.toml:1004:3: key 'test.0.step.500'",
        "more than 500 [[step]] blocks (got 501)"},
-      {head + repeat("[[test]]\n" + repeat(step, 450), 5),
-       "t.toml:4008:3: key 'test.4.step.200'", "more than 2000 [[test.step]] blocks in the file"},
+      {head + repeat("[[test]]\n" + repeat(step, 450), 5), "t.toml:4008:3: key 'test.4.step.200'",
+       "more than 2000 [[test.step]] blocks in the file"},
       {head + "[[test]]\n" + repeat("  [[test.step]]\n  add_instance = true\n", 64),
        "t.toml:130:3: key 'test.0.step.63.add_instance'",
        "`instances` (1) plus 64 add_instance would be more than 64 instances"},

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "iq/key_query.h"
 #include "iq/default_partitioner.h"
+#include "iq/key_query.h"
 #include "iq/serdes.h"
 
 namespace iq::sim {
@@ -60,7 +60,8 @@ TEST(ClusterTest, TwoInstancesSharePartitionsAndMetadataRoutesQueries) {
   ASSERT_EQ(cluster.run_until(15'000).stop, RunStop::kTimeReached) << cluster.seed_text();
   for (int32_t n = 1; n <= 2; ++n) {
     const Instance& i = cluster.instance(n);
-    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING)
+        << cluster.seed_text() << " " << i.name();
     EXPECT_FALSE(i.streams().threads()[0]->task_manager().active_task_ids().empty())
         << cluster.seed_text() << " " << i.name() << " has no active task";
   }
@@ -92,7 +93,8 @@ TEST(ClusterTest, TwoThreadsPerInstanceEachOwnTasks) {
   size_t actives = 0;
   for (int32_t n = 1; n <= 2; ++n) {
     const Instance& i = cluster.instance(n);
-    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING)
+        << cluster.seed_text() << " " << i.name();
     ASSERT_EQ(i.streams().threads().size(), 2u);
     for (const auto& thread : i.streams().threads()) {
       EXPECT_EQ(thread->state(), ThreadState::RUNNING)
@@ -245,7 +247,8 @@ TEST(InstanceTest, CrashBeforeTheFirstCommitReprocessesWhatItHadProcessed) {
   cluster.instance(1).crash();
   cluster.instance(1).restart(/*wipe=*/false);
   ASSERT_EQ(cluster.run_until(70'000).stop, RunStop::kTimeReached);
-  ASSERT_EQ(cluster.instance(1).streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
+  ASSERT_EQ(cluster.instance(1).streams().state(), KafkaStreamsState::RUNNING)
+      << cluster.seed_text();
   EXPECT_EQ(cluster.processing_ledger().processed_count(), 10u) << cluster.seed_text();
   ASSERT_EQ(cluster.processing_ledger().ranges().size(), 1u) << cluster.seed_text();
   const ReprocessedRange& r = cluster.processing_ledger().ranges()[0];

@@ -84,7 +84,6 @@ struct [[nodiscard]] RunResult {
   RunStop stop = RunStop::kQuiescent;
 };
 
-
 class EventLoop {
  public:
   explicit EventLoop(EventLoopLimits limits = {});
