@@ -226,5 +226,26 @@ TEST(RunnerTest, FindingsAboutAtLeastOnceAreClassifiedByTheirRecord) {
   }
 }
 
+// The record-cache flush findings: a replica that applied part of one flush (the rest later in
+// the log, or lost when the writer died inside a send) answers beneath a position that covers
+// keys later in that flush; each declared violation is classified as that Kafka behaviour from
+// the run's record alone.
+TEST(RunnerTest, FindingsAboutACachedFlushAreClassifiedByTheirRecord) {
+  for (const std::string name :
+       {"cache_flush_partly_applied_overclaims.toml", "cache_flush_cut_by_crash_overclaims.toml"}) {
+    const std::string file = std::string(IQSIM_SCENARIOS_DIR) + "/findings/" + name;
+    auto scenario = sim::parse_scenario_file(file, std::nullopt);
+    ASSERT_TRUE(scenario.has_value()) << file << ": " << scenario.error().to_string();
+    const RunReport report = run_scenario(*scenario, {});
+    EXPECT_TRUE(report.passed(/*strict=*/true)) << file << " seed " << report.seed;
+    ASSERT_FALSE(report.expected_violations.empty()) << file << " seed " << report.seed;
+    for (const Violation& v : report.expected_violations) {
+      EXPECT_EQ(v.violation_class, ViolationClass::kCacheFlushPartlyApplied)
+          << file << " seed " << report.seed << "\n"
+          << v.to_string();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace iq::properties

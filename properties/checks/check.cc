@@ -77,6 +77,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kRestartWithoutCheckpoint:
       return "known Kafka behaviour: a store restarted without a checkpoint keeps its data under "
              "an empty position";
+    case ViolationClass::kCacheFlushPartlyApplied:
+      return "known Kafka behaviour: a replica inside one cached flush of the changelog "
+             "over-claims";
   }
   return "?";
 }
@@ -89,6 +92,8 @@ const char* class_key(ViolationClass c) {
       return "alos_reprocessing";
     case ViolationClass::kRestartWithoutCheckpoint:
       return "restart_without_checkpoint";
+    case ViolationClass::kCacheFlushPartlyApplied:
+      return "cache_flush_partly_applied";
   }
   return "?";
 }

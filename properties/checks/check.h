@@ -46,14 +46,23 @@ enum class ViolationClass {
   // an earlier life's (a longer prefix's) fold, on an instance that crashed, restarted or closed
   // before (scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml).
   kRestartWithoutCheckpoint,
+  // Kafka's record cache logs a flush key by key, each key once under its last write's context,
+  // with a position header that only grows: a replica that applied part of one flush reports a
+  // position covering writes of keys later in it. A ResultMatchesModel violation whose answer is
+  // the fold of the changelog prefix its replica applied (ChangelogWitness holds), that prefix
+  // ending inside a flush (one writer, one event; its rest later in the log, or lost when the
+  // writer crashed inside a send), and every key it differs from the model on written by the rest
+  // of that flush (checks/partial_flush.cc; scenarios/findings/cache_flush_*).
+  kCacheFlushPartlyApplied,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
-// "failure", "alos_reprocessing", "restart_without_checkpoint": the key in JSON summaries.
+// "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied": the
+// key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 3> kViolationClasses{
+inline constexpr std::array<ViolationClass, 4> kViolationClasses{
     ViolationClass::kFailure, ViolationClass::kAtLeastOnceReprocessing,
-    ViolationClass::kRestartWithoutCheckpoint};
+    ViolationClass::kRestartWithoutCheckpoint, ViolationClass::kCacheFlushPartlyApplied};
 
 struct Violation {
   std::string property;  // the check's name

@@ -33,7 +33,8 @@ std::optional<model::KeyBytes> bound_bytes(const std::optional<int32_t>& key) {
   return model::serialize_int32_key(*key);
 }
 
-// Whether a returned timestamp is one Kafka gives for a value whose record timestamp is `real`.
+}  // namespace
+
 bool timestamp_ok(const JudgeContext& context, QueryKind kind, int64_t got, int64_t real) {
   switch (context.timestamp_mode()) {
     case model::TimestampMode::kReal:
@@ -47,6 +48,8 @@ bool timestamp_ok(const JudgeContext& context, QueryKind kind, int64_t got, int6
   }
   return false;
 }
+
+namespace {
 
 std::string timestamp_text(const JudgeContext& context, QueryKind kind, int64_t real) {
   switch (context.timestamp_mode()) {

@@ -127,6 +127,20 @@ struct WitnessResult {
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
 
+// Whether a returned timestamp is one Kafka gives for a value whose record timestamp is `real`
+// (the store's timestamp mode; the adapter's -1, or the real one from a cached key query).
+bool timestamp_ok(const JudgeContext& context, QueryKind kind, int64_t got, int64_t real);
+
+// Whether a successful answer is a replica inside one record-cache flush of the changelog, the
+// Kafka behaviour ViolationClass::kCacheFlushPartlyApplied names (partial_flush.cc states the
+// proof). `text` holds the proof, or which of its conditions failed.
+struct PartialFlushProof {
+  bool proven = false;
+  std::string text;
+};
+PartialFlushProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
+                                      const sim::PartitionOutcome& outcome);
+
 // position[source_topic][partition], -1 if absent.
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);
 

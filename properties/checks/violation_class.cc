@@ -166,6 +166,18 @@ void classify_one(const JudgeContext& context,
       return;
     }
   }
+  if (!proof.proven && rmm) {
+    // Not reprocessing: perhaps a replica inside one cached flush (partial_flush.cc).
+    const detail::PartialFlushProof flush =
+        detail::prove_partial_flush(context, *it->second, *outcome);
+    if (flush.proven) {
+      v.violation_class = ViolationClass::kCacheFlushPartlyApplied;
+      v.class_evidence = flush.text;
+      return;
+    }
+    v.class_evidence = "not at-least-once reprocessing: " + proof.text + "; " + flush.text;
+    return;
+  }
   if (!proof.proven) {
     v.class_evidence = "not at-least-once reprocessing: " + proof.text;
     return;

@@ -131,5 +131,112 @@ TEST(ViolationClassTest, AStoreKeptAcrossARestartWithoutACheckpoint) {
   }
 }
 
+// One commit's flush of a record cache (checks/partial_flush.cc): source offsets 0-3 write keys
+// 1, 2, 1, 3; the flush logs each key once, in the order of its last write (key 2 from offset 1,
+// key 1 from offset 2, key 3 from offset 3), all by instance-1 at 50 ms, each under the growing
+// position header. `rest` says how much of the flush after its first record reaches the log:
+// 0 (instance-1 crashed inside the second send when `crash_at_send` names this changelog), 1 or
+// 2 records; `key1_value` is what the flush logs for key 1 (3 is the right value).
+TraceBuilder cached_flush(int rest, int64_t key1_value = 3, int64_t rest_appended_ms = 50,
+                          const std::string& crash_at_send = "") {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped,
+                 /*caching=*/true);
+  b.produce(0, 1, 1);
+  b.produce(0, 2, 2);
+  b.produce(0, 1, 3);
+  b.produce(0, 3, 4);
+  b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 50);
+  if (rest >= 1) b.log(0, 1, key1_value, 300, pos(0, 2), "instance-1", rest_appended_ms);
+  if (rest >= 2) b.log(0, 3, 4, 400, pos(0, 3), "instance-1", rest_appended_ms);
+  if (!crash_at_send.empty()) {
+    b.fault(50, "crash", "instance-1");
+    b.trace().faults.back().detail = "random-faults; landed inside: send " + crash_at_send +
+                                     " (in progress: commit; points: send_commit)";
+  }
+  // A standby that applied the flush's first record: key 1 is absent under {0=1}, which covers
+  // key 1's first write (offset 0): ResultMatchesModel, an over-claim.
+  b.add(b.key_query(0, 1)
+            .at(60, 60)
+            .target("instance-2")
+            .ok(std::nullopt, pos(0, 1))
+            .replica(applied(standby(0, pos(0, 1), "instance-2"), 0)));
+  return b;
+}
+
+ViolationClass class_of_only_violation(TraceBuilder& b, const std::string& what) {
+  JudgeContext context(b.trace());
+  const auto vs = judge_and_classify(context);
+  EXPECT_EQ(vs.size(), 1u) << "seed " << kSeed << " " << what << "\n" << text(vs);
+  if (vs.empty()) return ViolationClass::kFailure;
+  EXPECT_FALSE(vs[0].class_evidence.empty()) << "seed " << kSeed << " " << what;
+  EXPECT_EQ(vs[0].to_string().rfind(std::string("[") + to_string(vs[0].violation_class) + "]", 0),
+            0u)
+      << "seed " << kSeed << " " << what << "\n"
+      << vs[0].to_string();
+  if (vs[0].violation_class == ViolationClass::kFailure) {
+    // The evidence says which condition of the flush's proof failed.
+    EXPECT_NE(vs[0].class_evidence.find("is not inside a cached flush: "), std::string::npos)
+        << "seed " << kSeed << " " << what << "\n"
+        << vs[0].to_string();
+  }
+  return vs[0].violation_class;
+}
+
+// A replica that stopped inside one cached flush is that Kafka behaviour only when the record
+// proves it: the rest of the flush (same writer, same event) is in the log after the applied
+// record and writes the missing key with the model's value at its header, or the writer died
+// inside a send of this changelog partition and the key was dirty. The same answer stays a failure
+// when the flush ended at the applied record, when the rest logs a wrong value, when the crash
+// landed in another partition's send, or when the store has no cache.
+TEST(ViolationClassTest, ACachedFlushPartlyAppliedOnlyWhenTheRecordProvesIt) {
+  const std::string here = "app-" + kStore + "-changelog-0";
+  const std::string other = "app-" + kStore + "-changelog-1";
+  struct Case {
+    const char* what;
+    TraceBuilder b;
+    ViolationClass want;
+  };
+  std::vector<Case> cases;
+  cases.push_back(
+      {"rest of the flush in the log", cached_flush(2), ViolationClass::kCacheFlushPartlyApplied});
+  cases.push_back(
+      {"only key 1 after it", cached_flush(1), ViolationClass::kCacheFlushPartlyApplied});
+  cases.push_back({"cut by a crash inside this partition's send", cached_flush(0, 3, 50, here),
+                   ViolationClass::kCacheFlushPartlyApplied});
+  cases.push_back(
+      {"the flush ended at the applied record", cached_flush(0), ViolationClass::kFailure});
+  cases.push_back(
+      {"the next record is another event's", cached_flush(2, 3, 70), ViolationClass::kFailure});
+  cases.push_back({"the rest logs a wrong value", cached_flush(2, 7), ViolationClass::kFailure});
+  cases.push_back({"a crash inside another partition's send", cached_flush(0, 3, 50, other),
+                   ViolationClass::kFailure});
+  {
+    TraceBuilder no_cache = cached_flush(2);
+    no_cache.trace().topology.caching = false;
+    cases.push_back({"no record cache", std::move(no_cache), ViolationClass::kFailure});
+  }
+  for (Case& c : cases) {
+    EXPECT_EQ(class_of_only_violation(c.b, c.what), c.want) << "seed " << kSeed << " " << c.what;
+  }
+}
+
+// A key the flush never writes is not explained by it, even inside a flush: key 1 differs, but
+// the rest of the flush writes key 3 only.
+TEST(ViolationClassTest, AKeyTheRestOfTheFlushDoesNotWriteStaysAFailure) {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, true);
+  b.produce(0, 1, 1);
+  b.produce(0, 2, 2);
+  b.produce(0, 3, 4);
+  b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 50);
+  b.log(0, 3, 4, 300, pos(0, 2), "instance-1", 50);
+  b.add(b.key_query(0, 1)
+            .at(60, 60)
+            .target("instance-2")
+            .ok(std::nullopt, pos(0, 1))
+            .replica(applied(standby(0, pos(0, 1), "instance-2"), 0)));
+  EXPECT_EQ(class_of_only_violation(b, "key 1 never logged"), ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
 }  // namespace
 }  // namespace iq::properties
