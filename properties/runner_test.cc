@@ -226,13 +226,17 @@ TEST(RunnerTest, FindingsAboutAtLeastOnceAreClassifiedByTheirRecord) {
   }
 }
 
-// The record-cache flush findings: a replica that applied part of one flush (the rest later in
-// the log, or lost when the writer died inside a send) answers beneath a position that covers
-// keys later in that flush; each declared violation is classified as that Kafka behaviour from
-// the run's record alone.
-TEST(RunnerTest, FindingsAboutACachedFlushAreClassifiedByTheirRecord) {
-  for (const std::string name :
-       {"cache_flush_partly_applied_overclaims.toml", "cache_flush_cut_by_crash_overclaims.toml"}) {
+// The record-cache flush findings (a replica that applied part of one flush, the rest later in
+// the log or lost when the writer died inside a send) and quirk 12 (a store restored under a
+// .position newer than its .checkpoint): each declared violation is classified as that Kafka
+// behaviour from the run's record alone.
+TEST(RunnerTest, FindingsAboutOverClaimsAreClassifiedByTheirRecord) {
+  const std::vector<std::pair<std::string, ViolationClass>> findings = {
+      {"cache_flush_partly_applied_overclaims.toml", ViolationClass::kCacheFlushPartlyApplied},
+      {"cache_flush_cut_by_crash_overclaims.toml", ViolationClass::kCacheFlushPartlyApplied},
+      {"position_file_ahead_of_checkpoint.toml", ViolationClass::kPositionAheadOfCheckpoint},
+  };
+  for (const auto& [name, want] : findings) {
     const std::string file = std::string(IQSIM_SCENARIOS_DIR) + "/findings/" + name;
     auto scenario = sim::parse_scenario_file(file, std::nullopt);
     ASSERT_TRUE(scenario.has_value()) << file << ": " << scenario.error().to_string();
@@ -240,9 +244,8 @@ TEST(RunnerTest, FindingsAboutACachedFlushAreClassifiedByTheirRecord) {
     EXPECT_TRUE(report.passed(/*strict=*/true)) << file << " seed " << report.seed;
     ASSERT_FALSE(report.expected_violations.empty()) << file << " seed " << report.seed;
     for (const Violation& v : report.expected_violations) {
-      EXPECT_EQ(v.violation_class, ViolationClass::kCacheFlushPartlyApplied)
-          << file << " seed " << report.seed << "\n"
-          << v.to_string();
+      EXPECT_EQ(v.violation_class, want) << file << " seed " << report.seed << "\n"
+                                         << v.to_string();
     }
   }
 }

@@ -483,6 +483,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
         "applied",
         outcome.partition, applied, replica.instance, sim::to_string(replica.role));
     result.expected = "position " + want.to_string();
+    result.folded_position = want;
     return result;
   }
   result.verdict = Witness::kHolds;

@@ -80,6 +80,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kCacheFlushPartlyApplied:
       return "known Kafka behaviour: a replica inside one cached flush of the changelog "
              "over-claims";
+    case ViolationClass::kPositionAheadOfCheckpoint:
+      return "known Kafka behaviour: a store restored under a .position newer than its "
+             ".checkpoint over-claims";
   }
   return "?";
 }
@@ -94,6 +97,8 @@ const char* class_key(ViolationClass c) {
       return "restart_without_checkpoint";
     case ViolationClass::kCacheFlushPartlyApplied:
       return "cache_flush_partly_applied";
+    case ViolationClass::kPositionAheadOfCheckpoint:
+      return "position_ahead_of_checkpoint";
   }
   return "?";
 }

@@ -54,15 +54,24 @@ enum class ViolationClass {
   // writer crashed inside a send), and every key it differs from the model on written by the rest
   // of that flush (checks/partial_flush.cc; scenarios/findings/cache_flush_*).
   kCacheFlushPartlyApplied,
+  // Quirk 12 of docs/iqv2-semantics.md: a checkpoint writes <store>.position before .checkpoint;
+  // a crash between them makes the restarted store restore from the old changelog offset under
+  // the newer position. A ResultMatchesModel or ChangelogWitness violation whose answer's value is
+  // what ChangelogWitness says its replica holds, on a persistent store whose instance's last
+  // crash landed inside this task's .checkpoint write and which restarted on its kept disk, with
+  // a position above its applied prefix's headers and within those the log held at the crash
+  // (checks/position_file_ahead.cc; scenarios/findings/position_file_ahead_of_checkpoint.toml).
+  kPositionAheadOfCheckpoint,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
-// "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied": the
-// key in JSON summaries.
+// "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
+// "position_ahead_of_checkpoint": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 4> kViolationClasses{
+inline constexpr std::array<ViolationClass, 5> kViolationClasses{
     ViolationClass::kFailure, ViolationClass::kAtLeastOnceReprocessing,
-    ViolationClass::kRestartWithoutCheckpoint, ViolationClass::kCacheFlushPartlyApplied};
+    ViolationClass::kRestartWithoutCheckpoint, ViolationClass::kCacheFlushPartlyApplied,
+    ViolationClass::kPositionAheadOfCheckpoint};
 
 struct Violation {
   std::string property;  // the check's name
@@ -199,8 +208,10 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context);
 
 // Gives every violation its class (see ViolationClass): ResultMatchesModel and
 // SamePositionSameAnswer violations that the run's record proves to be at-least-once
-// reprocessing get kAtLeastOnceReprocessing, with the proof in class_evidence; everything else
-// stays kFailure. Deterministic: depends only on the trace.
+// reprocessing get kAtLeastOnceReprocessing, with the proof in class_evidence; ResultMatchesModel
+// violations may also get kRestartWithoutCheckpoint, kCacheFlushPartlyApplied or
+// kPositionAheadOfCheckpoint, ChangelogWitness violations kPositionAheadOfCheckpoint, each only
+// with its proof; everything else stays kFailure. Deterministic: depends only on the trace.
 void classify_violations(const JudgeContext& context, std::vector<Violation>& violations);
 std::vector<Violation> check_scripted_expectations(const JudgeContext& context);
 

@@ -120,6 +120,8 @@ struct WitnessResult {
   int64_t applied_offset = -1;                    // the prefix's last changelog offset
   // The position was not judged (the value was): why, else empty.
   std::string position_not_judged;
+  // kDiffers on the position alone (the value is the fold): the headers' fold it should be.
+  std::optional<Position> folded_position;
   // kNotJudged because the answer is fold(applied) over the fold of this longer prefix, on a
   // persistent store of an instance that crashed, restarted or closed before: the prefix's end.
   std::optional<int64_t> earlier_life_offset;
@@ -131,15 +133,21 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
 // (the store's timestamp mode; the adapter's -1, or the real one from a cached key query).
 bool timestamp_ok(const JudgeContext& context, QueryKind kind, int64_t got, int64_t real);
 
-// Whether a successful answer is a replica inside one record-cache flush of the changelog, the
-// Kafka behaviour ViolationClass::kCacheFlushPartlyApplied names (partial_flush.cc states the
-// proof). `text` holds the proof, or which of its conditions failed.
-struct PartialFlushProof {
+// The proof that one successful answer is a declared Kafka behaviour, or which of its conditions
+// failed (`text` holds either).
+struct ClassProof {
   bool proven = false;
   std::string text;
 };
-PartialFlushProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
-                                      const sim::PartitionOutcome& outcome);
+// A replica inside one record-cache flush of the changelog: ViolationClass::
+// kCacheFlushPartlyApplied (partial_flush.cc states the proof).
+ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
+                               const sim::PartitionOutcome& outcome);
+// A persistent store restored under a .position newer than its .checkpoint: ViolationClass::
+// kPositionAheadOfCheckpoint (position_file_ahead.cc states the proof).
+ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
+                                              const sim::QueryRecord& record,
+                                              const sim::PartitionOutcome& outcome);
 
 // position[source_topic][partition], -1 if absent.
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);

@@ -209,9 +209,9 @@ bool record_is_model(const JudgeContext& context, const sim::ChangelogRecord& r,
 
 }  // namespace
 
-PartialFlushProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
-                                      const sim::PartitionOutcome& outcome) {
-  PartialFlushProof proof;
+ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
+                               const sim::PartitionOutcome& outcome) {
+  ClassProof proof;
   const auto fail = [&](std::string why) {
     proof.text = fmt::format("record #{} is not inside a cached flush: {}", record.id, why);
     return proof;

@@ -29,6 +29,12 @@
 // a longer prefix (the store's earlier life) on a persistent store whose instance crashed,
 // restarted or closed before the answer.
 //
+// Known Kafka behaviour: a replica inside one cached flush of the changelog over-claims
+// (kCacheFlushPartlyApplied, a ResultMatchesModel violation; partial_flush.cc holds the proof),
+// and a store restored under a .position newer than its .checkpoint over-claims
+// (kPositionAheadOfCheckpoint, quirk 12, a ResultMatchesModel or ChangelogWitness violation;
+// position_file_ahead.cc holds the proof). Each is tried when reprocessing is not proven.
+//
 // Limits (conservative: they leave a violation a failure, never excuse one): a cached write
 // flushed after its reprocessed range closed is not attributed to it; a record written by R's
 // instance in the very millisecond R ended, for a new input record, is attributed to R.
@@ -123,16 +129,51 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
   return proof;
 }
 
+// The declared behaviours besides reprocessing, tried in turn on one answer: the first the record
+// proves, or kFailure with each one's reason.
+struct OtherClass {
+  ViolationClass c = ViolationClass::kFailure;
+  std::string text;
+};
+
+OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& record,
+                       const sim::PartitionOutcome& outcome) {
+  const detail::ClassProof flush = detail::prove_partial_flush(context, record, outcome);
+  if (flush.proven) return {ViolationClass::kCacheFlushPartlyApplied, flush.text};
+  const detail::ClassProof ahead =
+      detail::prove_position_ahead_of_checkpoint(context, record, outcome);
+  if (ahead.proven) return {ViolationClass::kPositionAheadOfCheckpoint, ahead.text};
+  return {ViolationClass::kFailure, flush.text + "; " + ahead.text};
+}
+
+// Whether a successful answer is the model's at the offset its position reports.
+bool is_the_models_answer(const JudgeContext& context, const sim::QueryRecord& record,
+                          const sim::PartitionOutcome& outcome) {
+  if (!outcome.position || detail::not_answerable(context, record.request)) return false;
+  const int64_t offset = detail::reported_offset(context, *outcome.position, outcome.partition);
+  return detail::fit_answer(context, record.request, outcome, offset).fit == detail::Fit::kMatches;
+}
+
 void classify_one(const JudgeContext& context,
                   const std::map<uint64_t, const sim::QueryRecord*>& records, Violation& v) {
   v.violation_class = ViolationClass::kFailure;
   const bool rmm = v.property == sim::property_names::kResultMatchesModel;
   const bool spsa = v.property == sim::property_names::kSamePositionSameAnswer;
-  if ((!rmm && !spsa) || v.record_id == 0 || v.partition < 0) return;
+  const bool witness = v.property == sim::property_names::kChangelogWitness;
+  if ((!rmm && !spsa && !witness) || v.record_id == 0 || v.partition < 0) return;
   const auto it = records.find(v.record_id);
   const sim::PartitionOutcome* outcome =
       it == records.end() ? nullptr : outcome_of(*it->second, v.partition);
   if (outcome == nullptr) return;
+  if (witness) {
+    // Only one declared behaviour makes a replica's answer differ from its changelog's fold: a
+    // position loaded from a .position file newer than the .checkpoint it restored from.
+    const detail::ClassProof ahead =
+        detail::prove_position_ahead_of_checkpoint(context, *it->second, *outcome);
+    if (ahead.proven) v.violation_class = ViolationClass::kPositionAheadOfCheckpoint;
+    v.class_evidence = ahead.text;
+    return;
+  }
   if (rmm && context.trace().consistency_offset_vector_enabled && outcome->position &&
       outcome->position->is_empty()) {
     const detail::WitnessResult w = detail::changelog_witness(context, *it->second, *outcome);
@@ -147,43 +188,54 @@ void classify_one(const JudgeContext& context,
     }
   }
   Proof proof = prove(context, *it->second, *outcome);
-  if (spsa) {
-    const auto other = records.find(v.other_record_id);
-    const sim::PartitionOutcome* other_outcome =
-        other == records.end() ? nullptr : outcome_of(*other->second, v.partition);
-    if (other_outcome == nullptr) {
-      v.class_evidence = "not at-least-once reprocessing: the earlier answer is not recorded";
+  if (rmm) {
+    if (proof.proven) {
+      v.violation_class = ViolationClass::kAtLeastOnceReprocessing;
+      v.class_evidence = proof.text;
       return;
     }
-    const Proof earlier = prove(context, *other->second, *other_outcome);
-    if (!earlier.witness_holds) {
-      v.class_evidence = "not at-least-once reprocessing: " + earlier.text;
-      return;
-    }
-    if (!proof.proven && earlier.proven) proof = earlier;
-    if (!proof.witness_holds) {
-      v.class_evidence = "not at-least-once reprocessing: " + proof.text;
-      return;
-    }
-  }
-  if (!proof.proven && rmm) {
-    // Not reprocessing: perhaps a replica inside one cached flush (partial_flush.cc).
-    const detail::PartialFlushProof flush =
-        detail::prove_partial_flush(context, *it->second, *outcome);
-    if (flush.proven) {
-      v.violation_class = ViolationClass::kCacheFlushPartlyApplied;
-      v.class_evidence = flush.text;
-      return;
-    }
-    v.class_evidence = "not at-least-once reprocessing: " + proof.text + "; " + flush.text;
+    const OtherClass o = other_class(context, *it->second, *outcome);
+    v.violation_class = o.c;
+    v.class_evidence = o.c != ViolationClass::kFailure
+                           ? o.text
+                           : "not at-least-once reprocessing: " + proof.text + "; " + o.text;
     return;
   }
-  if (!proof.proven) {
-    v.class_evidence = "not at-least-once reprocessing: " + proof.text;
+  const auto other = records.find(v.other_record_id);
+  const sim::PartitionOutcome* other_outcome =
+      other == records.end() ? nullptr : outcome_of(*other->second, v.partition);
+  if (other_outcome == nullptr) {
+    v.class_evidence = "not at-least-once reprocessing: the earlier answer is not recorded";
     return;
   }
-  v.violation_class = ViolationClass::kAtLeastOnceReprocessing;
-  v.class_evidence = proof.text;
+  const Proof earlier = prove(context, *other->second, *other_outcome);
+  // As before the other classes existed: the earlier answer's witness must hold, and either proof
+  // suffices.
+  if (earlier.witness_holds && (proof.proven || earlier.proven)) {
+    v.violation_class = ViolationClass::kAtLeastOnceReprocessing;
+    v.class_evidence = proof.proven ? proof.text : earlier.text;
+    return;
+  }
+  const std::string alos_why = !earlier.witness_holds ? earlier.text : proof.text;
+  // Another declared behaviour explains the difference when one answer is proven to be it and the
+  // other is proven alike or is the model's answer at the position both report.
+  const std::pair<const sim::QueryRecord*, const sim::PartitionOutcome*> answers[2] = {
+      {it->second, outcome}, {other->second, other_outcome}};
+  const OtherClass classes[2] = {other_class(context, *answers[0].first, *answers[0].second),
+                                 other_class(context, *answers[1].first, *answers[1].second)};
+  for (int i = 0; i < 2; ++i) {
+    if (classes[i].c == ViolationClass::kFailure) continue;
+    const auto& [r, o] = answers[1 - i];
+    if (classes[1 - i].c == classes[i].c || is_the_models_answer(context, *r, *o)) {
+      v.violation_class = classes[i].c;
+      v.class_evidence = classes[i].text + fmt::format("; record #{} is {}", r->id,
+                                                       classes[1 - i].c == classes[i].c
+                                                           ? "proven alike"
+                                                           : "the model's answer at that position");
+      return;
+    }
+  }
+  v.class_evidence = "not at-least-once reprocessing: " + alos_why + "; " + classes[0].text;
 }
 
 }  // namespace
@@ -191,7 +243,8 @@ void classify_one(const JudgeContext& context,
 void classify_violations(const JudgeContext& context, std::vector<Violation>& violations) {
   const bool any = std::any_of(violations.begin(), violations.end(), [](const Violation& v) {
     return v.property == sim::property_names::kResultMatchesModel ||
-           v.property == sim::property_names::kSamePositionSameAnswer;
+           v.property == sim::property_names::kSamePositionSameAnswer ||
+           v.property == sim::property_names::kChangelogWitness;
   });
   std::map<uint64_t, const sim::QueryRecord*> records;
   if (any) {
