@@ -39,7 +39,11 @@
 // Limits: the records a crash cut off are not in the trace, so for a cut flush condition 3 can
 // only say the key was dirty, not which value the lost record held. A group of one writer's
 // records appended in one millisecond may hold more than one flush (an eviction's, then a
-// commit's); each ends consistent, so the group's end is as good a bound as a flush's.
+// commit's); each ends consistent, so the group's end is as good a bound as a flush's. The order
+// inside a flush is not checked (an eviction flush writes the evicted entry first, so headers may
+// plateau): a flush in another order than Kafka's would be classified alike; impl/'s order is
+// pinned by NamedCacheTest.DirtyEvictionFlushesEvictedFirstThenAllDirtyInLastWriteOrder
+// (impl/state/thread_cache_test.cc).
 
 #include <algorithm>
 #include <map>
