@@ -127,6 +127,13 @@ struct WitnessResult {
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
 
+// Whether the replica's store applied changelog record `r`: every record of its prefix [..,
+// applied], except another instance's records inside one of the replica's runs of own writes
+// (ReplicaSnapshot::own_write_runs: a fenced member's late writes appended after the replica's
+// restore had read to its end, which it never read).
+bool applied_by(const sim::ReplicaSnapshot& replica, int64_t applied,
+                const sim::ChangelogRecord& r);
+
 // position[source_topic][partition], -1 if absent.
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);
 

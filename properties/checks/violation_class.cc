@@ -72,7 +72,7 @@ std::optional<std::string> reprocessed_write(const JudgeContext& context,
   for (auto it = first; it != trace.changelog.end() && it->partition == range.partition &&
                         it->appended_ms <= range.end_ms && it->offset <= applied;
        ++it) {
-    if (it->writer == range.instance) {
+    if (it->writer == range.instance && detail::applied_by(replica, applied, *it)) {
       return fmt::format("changelog-{} offset {} (written by {} at {} ms while it processed {})",
                          it->partition, it->offset, it->writer, it->appended_ms, range.to_string());
     }
