@@ -77,6 +77,8 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kRestartWithoutCheckpoint:
       return "known Kafka behaviour: a store restarted without a checkpoint keeps its data under "
              "an empty position";
+    case ViolationClass::kFencedLateWrite:
+      return "known Kafka behaviour: a fenced member's late writes";
   }
   return "?";
 }
@@ -89,6 +91,8 @@ const char* class_key(ViolationClass c) {
       return "alos_reprocessing";
     case ViolationClass::kRestartWithoutCheckpoint:
       return "restart_without_checkpoint";
+    case ViolationClass::kFencedLateWrite:
+      return "fenced_late_write";
   }
   return "?";
 }
