@@ -501,9 +501,11 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     return result;
   }
   if (match == Match::kLruSubset) {
-    return not_judged(
-        "LRU store: keys of the fold are missing (evicted without a logged tombstone)",
-        result.replica, applied);
+    result =
+        not_judged("LRU store: keys of the fold are missing (evicted without a logged tombstone)",
+                   result.replica, applied);
+    result.present_keys_hold = true;
+    return result;
   }
   const auto position =
       folded_position(context, log, replica, outcome.partition, applied, unlogged);

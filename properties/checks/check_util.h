@@ -123,6 +123,9 @@ struct WitnessResult {
   // kNotJudged because the answer is fold(applied) over the fold of this longer prefix, on a
   // persistent store of an instance that crashed, restarted or closed before: the prefix's end.
   std::optional<int64_t> earlier_life_offset;
+  // kNotJudged on an LRU store because keys of the fold are missing (evicted without a logged
+  // tombstone), while every key the answer holds has the fold's value and timestamp, in order.
+  bool present_keys_hold = false;
 };
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);

@@ -17,7 +17,10 @@
 // 3. the replica's applied prefix holds a changelog record R's instance appended while it
 //    reprocessed R (appended within [R.start_ms, R.end_ms]), or the replica is that instance's
 //    active holding an unlogged write of an offset in R: the reprocessing reached this answer.
-// Anything else stays a failure, and class_evidence says which condition failed.
+// Anything else stays a failure, and class_evidence says which condition failed. On an LRU store
+// condition 1 may hold for the keys the answer holds only (the others evicted without a logged
+// tombstone, so the witness cannot judge the whole answer): each present key is the fold's, and a
+// range is within the store's capacity where no record cache above adds entries.
 //
 // Known Kafka behaviour: a fenced member's late writes
 // (scenarios/findings/alos_fenced_member_late_write_beneath_newer_position.toml). A member paused
@@ -140,11 +143,23 @@ std::optional<std::string> reprocessed_write(const JudgeContext& context,
   return std::nullopt;
 }
 
+// An LRU store's answer whose present keys are the fold's (the others evicted without a logged
+// tombstone), within the store's capacity where no record cache above adds entries: for the
+// proof, the replica served the log faithfully for every key it answered.
+bool lru_present_keys_hold(const JudgeContext& context, const detail::WitnessResult& w,
+                           const sim::PartitionOutcome& outcome) {
+  if (w.verdict != detail::Witness::kNotJudged || !w.present_keys_hold) return false;
+  const TopologyConfig& topology = context.trace().topology;
+  const auto* list = std::get_if<sim::KeyValueList>(&outcome.value);
+  return list == nullptr || topology.caching ||
+         static_cast<int64_t>(list->size()) <= topology.lru_max_entries;
+}
+
 Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
             const sim::PartitionOutcome& outcome) {
   Proof proof;
   const detail::WitnessResult w = detail::changelog_witness(context, record, outcome);
-  if (w.verdict != detail::Witness::kHolds) {
+  if (w.verdict != detail::Witness::kHolds && !lru_present_keys_hold(context, w, outcome)) {
     proof.text = w.verdict == detail::Witness::kDiffers
                      ? "record #" + std::to_string(record.id) + " is not the changelog fold"
                      : "the changelog witness cannot judge record #" + std::to_string(record.id) +

@@ -184,5 +184,37 @@ TEST(ViolationClassTest, AFencedMembersLateWriteOnlyWhenTheRecordProvesIt) {
   }
 }
 
+// On an LRU store whose answer lacks keys of the fold (evicted without a logged tombstone), the
+// proof stands on the keys the answer holds: each is the fold's, so a reprocessed write beneath
+// the position explains the violation; a present key that is not the fold's stays a failure.
+TEST(ViolationClassTest, AnLruAnswerIsProvenByTheKeysItHolds) {
+  for (const bool faithful : {true, false}) {
+    TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kLruMap);
+    b.trace().topology.lru_max_entries = 1;
+    b.produce(0, 1, 1);
+    b.produce(0, 2, 2);
+    b.produce(0, 1, 3);
+    b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+    b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
+    b.log(0, 1, 3, 300, pos(0, 2), "instance-1", 12);
+    b.fault(50, "crash", "instance-1");
+    b.reprocessed(0, 0, 0, "instance-1", 100, 100);
+    b.log(0, 1, 1, 100, pos(0, 2), "instance-1", 100);  // offset 0 again, under {0=2}
+    // Key 2 evicted; key 1 as the log holds it (1), or as neither the log nor the model does (7).
+    b.add(b.range_query(0, 1, 2)
+              .at(150, 150)
+              .target("instance-2")
+              .ok_entries({{1, faithful ? 1 : 7}}, pos(0, 2))
+              .replica(applied(standby(0, pos(0, 2), "instance-2"), 3)));
+    JudgeContext context(b.trace());
+    const auto vs = judge_and_classify(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " faithful=" << faithful << "\n" << text(vs);
+    EXPECT_EQ(vs[0].violation_class,
+              faithful ? ViolationClass::kAtLeastOnceReprocessing : ViolationClass::kFailure)
+        << "seed " << kSeed << "\n"
+        << vs[0].to_string();
+  }
+}
+
 }  // namespace
 }  // namespace iq::properties
