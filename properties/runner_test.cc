@@ -208,6 +208,8 @@ TEST(RunnerTest, FindingsAboutAtLeastOnceAreClassifiedByTheirRecord) {
        ViolationClass::kAtLeastOnceReprocessing},
       {"alos_standby_restart_without_checkpoint_underclaims.toml",
        ViolationClass::kRestartWithoutCheckpoint},
+      {"alos_fenced_member_late_write_beneath_newer_position.toml",
+       ViolationClass::kFencedLateWrite},
   };
   for (const auto& [name, want] : findings) {
     const std::string file = std::string(IQSIM_SCENARIOS_DIR) + "/findings/" + name;

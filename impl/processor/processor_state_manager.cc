@@ -30,7 +30,8 @@ void ProcessorStateManager::register_store(StateStore& store, RestoreCallback re
         it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown))
       offset = it->second;
   }
-  stores_.push_back({&store, std::move(restore), std::move(commit), changelog, offset});
+  stores_.push_back(
+      {&store, std::move(restore), std::move(commit), changelog, offset, {}, 0, false});
 }
 
 ProcessorStateManager::StoreMetadata* ProcessorStateManager::metadata(const std::string& name) {
@@ -96,7 +97,35 @@ void ProcessorStateManager::update_changelog_offset(const std::string& store_nam
   IQ_ASSERT(!m->offset || offset > *m->offset, "changelog offset went from {} to {}", *m->offset,
             offset);
   IQ_ASSERT(offset >= ChangelogOffset(0), "store {}: changelog offset {}", store_name, offset);
+  if (!m->writing) {
+    if (m->own_write_runs.size() == kOwnWriteRunsMax) {
+      m->own_write_runs.erase(m->own_write_runs.begin());
+      ++m->own_write_runs_dropped;
+    }
+    m->own_write_runs.push_back({m->offset ? m->offset->value() : -1, offset.value()});
+    m->writing = true;
+  }
   m->offset = offset;
+  m->own_write_runs.back().last_offset = offset.value();
+  IQ_ASSERT(m->own_write_runs.back().after_offset < m->own_write_runs.back().last_offset,
+            "store {}: own write run ({}, {}]", store_name, m->own_write_runs.back().after_offset,
+            m->own_write_runs.back().last_offset);
+}
+
+const std::vector<ProcessorStateManager::OwnWriteRun>& ProcessorStateManager::own_write_runs(
+    const std::string& store_name) const {
+  static const std::vector<OwnWriteRun> kNone;
+  for (const auto& m : stores_) {
+    if (m.store->name() == store_name) return m.own_write_runs;
+  }
+  return kNone;
+}
+
+uint64_t ProcessorStateManager::own_write_runs_dropped(const std::string& store_name) const {
+  for (const auto& m : stores_) {
+    if (m.store->name() == store_name) return m.own_write_runs_dropped;
+  }
+  return 0;
 }
 
 Status ProcessorStateManager::restore(const std::string& store_name,
@@ -125,6 +154,7 @@ Status ProcessorStateManager::restore(const std::string& store_name,
   auto s = m->restore(*batch);
   if (!s) return s;
   m->offset = ChangelogOffset(records.back().offset);
+  m->writing = false;  // the next own write begins a new run
   IQ_ASSERT(*m->offset >= ChangelogOffset(0), "store {}: restored to {}", store_name, *m->offset);
   return ok_status();
 }

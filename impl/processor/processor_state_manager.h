@@ -34,6 +34,21 @@ class ProcessorStateManager {
   std::optional<ChangelogOffset> changelog_offset(const std::string& store_name) const;
   // An active task's own changelog write was appended at `offset`.
   void update_changelog_offset(const std::string& store_name, ChangelogOffset offset);
+
+  // Not Kafka state: an observation the simulator's recorder reads (sim/history/placement.cc).
+  // A run of own writes: from the first own write after the store last applied something
+  // (restored, or loaded from .checkpoint) to the latest own write. Over a run the store took
+  // only its own task's writes, so a record another instance appended inside (after_offset,
+  // last_offset] (a fenced member's late write, landed after this active's restore had read to
+  // its fixed end offset) never reached the store. after_offset is -1 when nothing was applied.
+  struct OwnWriteRun {
+    int64_t after_offset = -1;
+    int64_t last_offset = -1;
+  };
+  static constexpr size_t kOwnWriteRunsMax = 16;
+  // The store's runs, oldest first, at most kOwnWriteRunsMax (older ones are dropped and counted).
+  const std::vector<OwnWriteRun>& own_write_runs(const std::string& store_name) const;
+  uint64_t own_write_runs_dropped(const std::string& store_name) const;
   // Apply a batch of changelog records (in offset order) to a store. Timestamped stores get each
   // value as [record timestamp][value] (RecordConverters.rawValueToTimestampedValue).
   [[nodiscard]] Status restore(const std::string& store_name,
@@ -51,6 +66,10 @@ class ProcessorStateManager {
     CommitCallback commit;
     std::optional<TopicPartition> changelog;
     std::optional<ChangelogOffset> offset;
+    // See own_write_runs(): `writing` is true from an own write until the store applies again.
+    std::vector<OwnWriteRun> own_write_runs;
+    uint64_t own_write_runs_dropped = 0;
+    bool writing = false;
   };
   StoreMetadata* metadata(const std::string& name);
 

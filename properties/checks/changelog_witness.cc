@@ -32,10 +32,13 @@
 //   logs no eviction tombstone; restore evicts without logging), so a key of the fold that the
 //   answer lacks may have been evicted; the keys the answer holds must still equal the fold's.
 //   Such an answer counts under "LRU store: ..." when a key is missing;
-// - a replica whose changelog prefix holds another instance's writes after a write of its own
-//   instance (a fenced member's late writes interleaved with an active's, that active perhaps
-//   recycled to a standby since): it never applied those, and the record does not say which
-//   prefix it restored, so a difference is passed over;
+// - a fenced member's late writes: an active never reads another instance's records appended
+//   after its restore read to its fixed end offset (StoreChangelogReader fixes an active's end
+//   once). The snapshot carries the store's runs of own writes (ReplicaSnapshot::own_write_runs,
+//   from its state manager): the fold skips another instance's records inside them, exactly. A
+//   difference left where the prefix holds another instance's writes after one of the replica's
+//   own instance's (a store whose runs an earlier state manager kept, e.g. a task closed and
+//   assigned back) is passed over, as the record does not say which records that store skipped;
 // - a persistent store on an instance that crashed, restarted or closed before: Kafka keeps the
 //   data of a store restarted without a checkpoint under at-least-once and restores the log from
 //   its start over it (ProcessorStateManager.initializeStoreOffsetsFromCheckpoint), so the state
@@ -83,15 +86,20 @@ void delete_index(ChangelogIndex* index) {
   delete index;
 }
 
-// The latest record of `key` at or below `offset`, or nullptr.
+// The latest record of `key` at or below `offset` that `replica` applied (every one when
+// replica is null), or nullptr.
 const sim::ChangelogRecord* latest(const ChangelogIndex::Partition& log, int32_t key,
-                                   int64_t offset) {
+                                   int64_t offset, const sim::ReplicaSnapshot* replica = nullptr) {
   auto it = log.by_key.find(key);
   if (it == log.by_key.end()) return nullptr;
   const auto& v = it->second;
   auto after = std::upper_bound(v.begin(), v.end(), offset,
                                 [](int64_t o, const auto* r) { return o < r->offset; });
-  return after == v.begin() ? nullptr : *(after - 1);
+  while (after != v.begin()) {
+    --after;
+    if (replica == nullptr || detail::applied_by(*replica, offset, **after)) return *after;
+  }
+  return nullptr;
 }
 
 // One key of a folded state: its value and timestamp.
@@ -131,11 +139,12 @@ std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
 
 // fold(changelog[.. offset]) for `keys`, then `older` (a longer prefix's fold) for keys the
 // prefix never wrote, then the unlogged writes on top.
-State fold(const ChangelogIndex::Partition* log, const std::vector<int32_t>& keys, int64_t offset,
-           std::optional<int64_t> older, const std::vector<sim::UnloggedWrite>& unlogged) {
+State fold(const ChangelogIndex::Partition* log, const sim::ReplicaSnapshot& replica,
+           const std::vector<int32_t>& keys, int64_t offset, std::optional<int64_t> older,
+           const std::vector<sim::UnloggedWrite>& unlogged) {
   State state;
   for (int32_t key : keys) {
-    const sim::ChangelogRecord* r = log ? latest(*log, key, offset) : nullptr;
+    const sim::ChangelogRecord* r = log ? latest(*log, key, offset, &replica) : nullptr;
     if (r == nullptr && older && log) r = latest(*log, key, *older);
     if (r != nullptr && r->value) state[key] = Entry{*r->value, r->timestamp_ms};
   }
@@ -301,6 +310,7 @@ bool persistent(const TopologyConfig& t) {
 // A longer prefix whose fold, under the applied prefix's, gives the answer (Kafka keeps a store
 // restarted without a checkpoint and restores the log over it), or nullopt.
 std::optional<int64_t> older_life(const JudgeContext& context, const sim::QueryRecord& record,
+                                  const sim::ReplicaSnapshot& replica,
                                   const ChangelogIndex::Partition& log,
                                   const std::vector<int32_t>& keys, int64_t applied,
                                   const std::vector<sim::UnloggedWrite>& unlogged,
@@ -320,16 +330,23 @@ std::optional<int64_t> older_life(const JudgeContext& context, const sim::QueryR
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   if (candidates.size() > kCandidatesMax) candidates.resize(kCandidatesMax);
   for (int64_t older : candidates) {
-    const State state = fold(&log, keys, applied, older, unlogged);
+    const State state = fold(&log, replica, keys, applied, older, unlogged);
     if (compare(context, record.request, answer, state) != Match::kDiffers) return older;
   }
   return std::nullopt;
 }
 
+// A record's header component for its own partition of the source topic, -1 if none.
+int64_t header_component(const JudgeContext& context, const sim::ChangelogRecord& r) {
+  if (!r.position) return -1;
+  return detail::reported_offset(context, *r.position, r.partition);
+}
+
 // The position the prefix and the unlogged writes give, or why it cannot be judged.
 std::variant<Position, std::string> folded_position(
-    const JudgeContext& context, const ChangelogIndex::Partition* log, int32_t partition,
-    int64_t applied, const std::vector<sim::UnloggedWrite>& unlogged) {
+    const JudgeContext& context, const ChangelogIndex::Partition* log,
+    const sim::ReplicaSnapshot& replica, int32_t partition, int64_t applied,
+    const std::vector<sim::UnloggedWrite>& unlogged) {
   if (!context.trace().consistency_offset_vector_enabled) {
     return std::string("position not judged: consistency switch off (no headers to fold)");
   }
@@ -340,8 +357,16 @@ std::variant<Position, std::string> folded_position(
   if (log != nullptr) {
     auto after = std::upper_bound(log->records.begin(), log->records.end(), applied,
                                   [](int64_t o, const auto* r) { return o < r->offset; });
-    if (after != log->records.begin()) {
-      component = log->header_max[static_cast<size_t>(after - log->records.begin() - 1)];
+    if (replica.own_write_runs.empty()) {
+      if (after != log->records.begin()) {
+        component = log->header_max[static_cast<size_t>(after - log->records.begin() - 1)];
+      }
+    } else {
+      // Records the replica skipped do not count: fold the headers of those it applied.
+      for (auto it = log->records.begin(); it != after; ++it) {
+        if (!detail::applied_by(replica, applied, **it)) continue;
+        component = std::max(component, header_component(context, **it));
+      }
     }
   }
   for (const auto& w : unlogged) component = std::max(component, w.source_offset);
@@ -381,6 +406,17 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
 }
 
 namespace detail {
+
+bool applied_by(const sim::ReplicaSnapshot& replica, int64_t applied,
+                const sim::ChangelogRecord& r) {
+  if (r.offset > applied) return false;
+  if (r.writer == replica.instance) return true;
+  for (const sim::OwnWriteRun& run : replica.own_write_runs) {
+    if (r.offset > run.after_offset && r.offset <= run.last_offset) return false;
+  }
+  return true;
+}
+
 namespace {
 
 WitnessResult not_judged(std::string why, const sim::ReplicaSnapshot* replica = nullptr,
@@ -430,7 +466,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
       is_key_kind(record.request.kind) ? replica.unlogged_writes : kNone;
   const std::vector<int32_t> keys = touched_keys(record.request, log, unlogged);
   const Answer answer = answer_of(record.request, outcome);
-  const State state = fold(log, keys, applied, std::nullopt, unlogged);
+  const State state = fold(log, replica, keys, applied, std::nullopt, unlogged);
   const Match match = compare(context, record.request, answer, state);
   if (match == Match::kDiffers) {
     // An active (or an active since recycled to a standby) never applied the writes another
@@ -444,7 +480,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     std::optional<int64_t> older;
     if (log != nullptr && persistent(trace.topology) &&
         restarted_before(context, replica.instance, record.complete_ms)) {
-      older = older_life(context, record, *log, keys, applied, unlogged, answer);
+      older = older_life(context, record, replica, *log, keys, applied, unlogged, answer);
     }
     if (older) {
       result = not_judged(
@@ -465,11 +501,14 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     return result;
   }
   if (match == Match::kLruSubset) {
-    return not_judged(
-        "LRU store: keys of the fold are missing (evicted without a logged tombstone)",
-        result.replica, applied);
+    result =
+        not_judged("LRU store: keys of the fold are missing (evicted without a logged tombstone)",
+                   result.replica, applied);
+    result.present_keys_hold = true;
+    return result;
   }
-  const auto position = folded_position(context, log, outcome.partition, applied, unlogged);
+  const auto position =
+      folded_position(context, log, replica, outcome.partition, applied, unlogged);
   if (const auto* why = std::get_if<std::string>(&position)) {
     result.verdict = Witness::kHolds;
     result.position_not_judged = *why;

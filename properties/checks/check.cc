@@ -83,6 +83,8 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kPositionAheadOfCheckpoint:
       return "known Kafka behaviour: a store restored under a .position newer than its "
              ".checkpoint over-claims";
+    case ViolationClass::kFencedLateWrite:
+      return "known Kafka behaviour: a fenced member's late writes";
   }
   return "?";
 }
@@ -99,6 +101,8 @@ const char* class_key(ViolationClass c) {
       return "cache_flush_partly_applied";
     case ViolationClass::kPositionAheadOfCheckpoint:
       return "position_ahead_of_checkpoint";
+    case ViolationClass::kFencedLateWrite:
+      return "fenced_late_write";
   }
   return "?";
 }

@@ -62,16 +62,28 @@ enum class ViolationClass {
   // a position above its applied prefix's headers and within those the log held at the crash
   // (checks/position_file_ahead.cc; scenarios/findings/position_file_ahead_of_checkpoint.toml).
   kPositionAheadOfCheckpoint,
+  // A fenced member's late writes under at-least-once: a member that was paused or cut off past
+  // its session flushes and sends what it processed (StreamTask.prepareCommit) before its offset
+  // commit fails, and no producer fencing stops those sends; they land after the new owner began
+  // processing the same input again, beneath a newer position. The answer is the fold of the
+  // changelog its replica applied, which holds such a write: by an instance paused or isolated
+  // before, carrying (position header) input a range the ProcessingLedger shows processed again by
+  // another instance, appended after that range began, beneath the answer's position
+  // (scenarios/findings/alos_fenced_member_late_write_beneath_newer_position.toml).
+  kFencedLateWrite,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
-// "position_ahead_of_checkpoint": the key in JSON summaries.
+// "position_ahead_of_checkpoint", "fenced_late_write": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 5> kViolationClasses{
-    ViolationClass::kFailure, ViolationClass::kAtLeastOnceReprocessing,
-    ViolationClass::kRestartWithoutCheckpoint, ViolationClass::kCacheFlushPartlyApplied,
-    ViolationClass::kPositionAheadOfCheckpoint};
+inline constexpr std::array<ViolationClass, 6> kViolationClasses{
+    ViolationClass::kFailure,
+    ViolationClass::kAtLeastOnceReprocessing,
+    ViolationClass::kRestartWithoutCheckpoint,
+    ViolationClass::kCacheFlushPartlyApplied,
+    ViolationClass::kPositionAheadOfCheckpoint,
+    ViolationClass::kFencedLateWrite};
 
 struct Violation {
   std::string property;  // the check's name

@@ -125,6 +125,9 @@ struct WitnessResult {
   // kNotJudged because the answer is fold(applied) over the fold of this longer prefix, on a
   // persistent store of an instance that crashed, restarted or closed before: the prefix's end.
   std::optional<int64_t> earlier_life_offset;
+  // kNotJudged on an LRU store because keys of the fold are missing (evicted without a logged
+  // tombstone), while every key the answer holds has the fold's value and timestamp, in order.
+  bool present_keys_hold = false;
 };
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
@@ -148,6 +151,13 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
 ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
                                               const sim::QueryRecord& record,
                                               const sim::PartitionOutcome& outcome);
+
+// Whether the replica's store applied changelog record `r`: every record of its prefix [..,
+// applied], except another instance's records inside one of the replica's runs of own writes
+// (ReplicaSnapshot::own_write_runs: a fenced member's late writes appended after the replica's
+// restore had read to its end, which it never read).
+bool applied_by(const sim::ReplicaSnapshot& replica, int64_t applied,
+                const sim::ChangelogRecord& r);
 
 // position[source_topic][partition], -1 if absent.
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);

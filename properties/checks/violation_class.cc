@@ -17,7 +17,23 @@
 // 3. the replica's applied prefix holds a changelog record R's instance appended while it
 //    reprocessed R (appended within [R.start_ms, R.end_ms]), or the replica is that instance's
 //    active holding an unlogged write of an offset in R: the reprocessing reached this answer.
-// Anything else stays a failure, and class_evidence says which condition failed.
+// Anything else stays a failure, and class_evidence says which condition failed. On an LRU store
+// condition 1 may hold for the keys the answer holds only (the others evicted without a logged
+// tombstone, so the witness cannot judge the whole answer): each present key is the fold's, and a
+// range is within the store's capacity where no record cache above adds entries.
+//
+// Known Kafka behaviour: a fenced member's late writes
+// (scenarios/findings/alos_fenced_member_late_write_beneath_newer_position.toml). A member paused
+// or cut off past its session timeout still flushes its cache and sends what it processed at its
+// next commit (TaskManager.commitTasksAndMaybeUpdateCommittableOffsets prepares, i.e. flushes,
+// every task before TaskExecutor.commitOffsetsOrTransaction fails with CommitFailedException), and
+// under at-least-once nothing fences those sends. They land after the new owner began processing
+// the same input again, with their old position headers, over the new owner's newer writes. A
+// ResultMatchesModel or SamePositionSameAnswer violation gets this class, when the at-least-once
+// proof fails, only when conditions 1 and 2 hold and the replica applied a changelog record whose
+// writer is not R's instance, was paused or isolated before the record was appended, whose header
+// component lies within R, and which was appended after R began: the earlier processing of R's
+// input, arriving late.
 //
 // Known Kafka behaviour: a store restarted without a checkpoint keeps its data under an empty
 // position (scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml; Kafka's
@@ -50,12 +66,51 @@
 namespace iq::properties {
 namespace {
 
-// The ALOS proof for one successful answer, or why there is none.
+// The proof for one successful answer (its class), or why there is none.
 struct Proof {
   bool witness_holds = false;
   bool proven = false;
+  ViolationClass proven_class = ViolationClass::kFailure;
   std::string text;
 };
+
+// Whether `instance` was paused or isolated before at_ms (it may have dropped out of the group
+// while it could not reach the coordinator, and written afterwards).
+bool cut_off_before(const JudgeContext& context, const std::string& instance, int64_t at_ms) {
+  for (const sim::FaultRecord& f : context.trace().faults) {
+    if (f.at_ms < at_ms && f.instance == instance && (f.action == "pause" || f.action == "isolate"))
+      return true;
+  }
+  return false;
+}
+
+// A fenced member's late write of R's input in the replica's applied prefix (the fenced proof's
+// condition 3): a record by another instance than R's, paused or isolated before, whose position
+// header lies in R, appended after R began.
+std::optional<std::string> fenced_late_write(const JudgeContext& context,
+                                             const sim::ReprocessedRange& range,
+                                             const sim::ReplicaSnapshot& replica, int64_t applied) {
+  const sim::RunTrace& trace = context.trace();
+  auto first = std::lower_bound(trace.changelog.begin(), trace.changelog.end(), range,
+                                [](const sim::ChangelogRecord& r, const sim::ReprocessedRange& g) {
+                                  if (r.partition != g.partition) return r.partition < g.partition;
+                                  return r.appended_ms < g.start_ms;
+                                });
+  for (auto it = first;
+       it != trace.changelog.end() && it->partition == range.partition && it->offset <= applied;
+       ++it) {
+    if (it->writer == range.instance || it->writer.empty() || !it->position) continue;
+    const int64_t header = detail::reported_offset(context, *it->position, it->partition);
+    if (header < range.first_offset || header > range.last_offset) continue;
+    if (!detail::applied_by(replica, applied, *it)) continue;
+    if (!cut_off_before(context, it->writer, it->appended_ms)) continue;
+    return fmt::format(
+        "changelog-{} offset {} (written by {} at {} ms under position {}, after it was paused or "
+        "isolated, while {})",
+        it->partition, it->offset, it->writer, it->appended_ms, header, range.to_string());
+  }
+  return std::nullopt;
+}
 
 const sim::PartitionOutcome* outcome_of(const sim::QueryRecord& record, int32_t partition) {
   for (const auto& o : record.partitions) {
@@ -78,7 +133,7 @@ std::optional<std::string> reprocessed_write(const JudgeContext& context,
   for (auto it = first; it != trace.changelog.end() && it->partition == range.partition &&
                         it->appended_ms <= range.end_ms && it->offset <= applied;
        ++it) {
-    if (it->writer == range.instance) {
+    if (it->writer == range.instance && detail::applied_by(replica, applied, *it)) {
       return fmt::format("changelog-{} offset {} (written by {} at {} ms while it processed {})",
                          it->partition, it->offset, it->writer, it->appended_ms, range.to_string());
     }
@@ -94,11 +149,23 @@ std::optional<std::string> reprocessed_write(const JudgeContext& context,
   return std::nullopt;
 }
 
+// An LRU store's answer whose present keys are the fold's (the others evicted without a logged
+// tombstone), within the store's capacity where no record cache above adds entries: for the
+// proof, the replica served the log faithfully for every key it answered.
+bool lru_present_keys_hold(const JudgeContext& context, const detail::WitnessResult& w,
+                           const sim::PartitionOutcome& outcome) {
+  if (w.verdict != detail::Witness::kNotJudged || !w.present_keys_hold) return false;
+  const TopologyConfig& topology = context.trace().topology;
+  const auto* list = std::get_if<sim::KeyValueList>(&outcome.value);
+  return list == nullptr || topology.caching ||
+         static_cast<int64_t>(list->size()) <= topology.lru_max_entries;
+}
+
 Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
             const sim::PartitionOutcome& outcome) {
   Proof proof;
   const detail::WitnessResult w = detail::changelog_witness(context, record, outcome);
-  if (w.verdict != detail::Witness::kHolds) {
+  if (w.verdict != detail::Witness::kHolds && !lru_present_keys_hold(context, w, outcome)) {
     proof.text = w.verdict == detail::Witness::kDiffers
                      ? "record #" + std::to_string(record.id) + " is not the changelog fold"
                      : "the changelog witness cannot judge record #" + std::to_string(record.id) +
@@ -116,6 +183,7 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
     }
     if (auto write = reprocessed_write(context, range, *w.replica, w.applied_offset)) {
       proof.proven = true;
+      proof.proven_class = ViolationClass::kAtLeastOnceReprocessing;
       proof.text = fmt::format(
           "record #{} is the changelog fold of {}'s {} (changelog-{} [.., {}]), which holds {}, "
           "beneath its position {}",
@@ -124,8 +192,25 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
       return proof;
     }
   }
+  for (const sim::ReprocessedRange& range : context.trace().reprocessed) {
+    if (range.partition != outcome.partition || range.start_ms > record.complete_ms ||
+        range.first_offset > covered) {
+      continue;
+    }
+    if (auto write = fenced_late_write(context, range, *w.replica, w.applied_offset)) {
+      proof.proven = true;
+      proof.proven_class = ViolationClass::kFencedLateWrite;
+      proof.text = fmt::format(
+          "record #{} is the changelog fold of {}'s {} (changelog-{} [.., {}]), which holds a "
+          "fenced member's late write, {}, beneath its position {}",
+          record.id, w.replica->instance, sim::to_string(w.replica->role), outcome.partition,
+          w.applied_offset, *write, covered);
+      return proof;
+    }
+  }
   proof.text = "record #" + std::to_string(record.id) +
-               " is the changelog fold, but no reprocessed write lies beneath its position";
+               " is the changelog fold, but no reprocessed write (nor a fenced member's late "
+               "write of reprocessed input) lies beneath its position";
   return proof;
 }
 
@@ -190,7 +275,7 @@ void classify_one(const JudgeContext& context,
   Proof proof = prove(context, *it->second, *outcome);
   if (rmm) {
     if (proof.proven) {
-      v.violation_class = ViolationClass::kAtLeastOnceReprocessing;
+      v.violation_class = proof.proven_class;
       v.class_evidence = proof.text;
       return;
     }
@@ -198,22 +283,27 @@ void classify_one(const JudgeContext& context,
     v.violation_class = o.c;
     v.class_evidence = o.c != ViolationClass::kFailure
                            ? o.text
-                           : "not at-least-once reprocessing: " + proof.text + "; " + o.text;
+                           : "not a known Kafka behaviour (at-least-once reprocessing, a fenced "
+                             "member's late writes): " +
+                                 proof.text + "; " + o.text;
     return;
   }
   const auto other = records.find(v.other_record_id);
   const sim::PartitionOutcome* other_outcome =
       other == records.end() ? nullptr : outcome_of(*other->second, v.partition);
   if (other_outcome == nullptr) {
-    v.class_evidence = "not at-least-once reprocessing: the earlier answer is not recorded";
+    v.class_evidence = "not a known Kafka behaviour: the earlier answer is not recorded";
     return;
   }
   const Proof earlier = prove(context, *other->second, *other_outcome);
-  // As before the other classes existed: the earlier answer's witness must hold, and either proof
-  // suffices.
-  if (earlier.witness_holds && (proof.proven || earlier.proven)) {
-    v.violation_class = ViolationClass::kAtLeastOnceReprocessing;
-    v.class_evidence = proof.proven ? proof.text : earlier.text;
+  // Both answers must be the folds of the changelog prefixes their replicas applied (the witness
+  // holds for each), and one of them proven: two folds of one log at one position differ only
+  // where that log holds records written by processing input again (or a fenced member's late
+  // writes), which the proof shows.
+  if (earlier.witness_holds && proof.witness_holds && (proof.proven || earlier.proven)) {
+    const Proof& proven = proof.proven ? proof : earlier;
+    v.violation_class = proven.proven_class;
+    v.class_evidence = proven.text;
     return;
   }
   const std::string alos_why = !earlier.witness_holds ? earlier.text : proof.text;
@@ -235,7 +325,9 @@ void classify_one(const JudgeContext& context,
       return;
     }
   }
-  v.class_evidence = "not at-least-once reprocessing: " + alos_why + "; " + classes[0].text;
+  v.class_evidence =
+      "not a known Kafka behaviour (at-least-once reprocessing, a fenced member's late writes): " +
+      alos_why + "; " + classes[0].text;
 }
 
 }  // namespace

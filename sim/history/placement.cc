@@ -55,6 +55,11 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   // The trace records changelog offsets as numbers (trace/ is plain data).
   if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = o->value();
   r.unlogged_writes = unlogged_writes(task, store);
+  r.own_write_runs.clear();
+  for (const auto& run : task.state_manager().own_write_runs(store)) {
+    r.own_write_runs.push_back({run.after_offset, run.last_offset});
+  }
+  r.own_write_runs_dropped = task.state_manager().own_write_runs_dropped(store);
   for (const auto& tp : task.changelog_partitions()) {
     auto end = cluster.broker().broker().end_offset(tp);
     if (!end) continue;

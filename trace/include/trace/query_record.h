@@ -41,6 +41,16 @@ struct UnloggedWrite {
   bool operator==(const UnloggedWrite&) const = default;
 };
 
+// A run of an active's own changelog writes (ProcessorStateManager::OwnWriteRun): over the
+// changelog offsets (after_offset, last_offset] its store took only its own instance's writes, so
+// another instance's record there (a fenced member's late write, appended after this active's
+// restore had read to its fixed end offset) never reached it. after_offset -1: nothing applied.
+struct OwnWriteRun {
+  int64_t after_offset = -1;
+  int64_t last_offset = -1;
+  bool operator==(const OwnWriteRun&) const = default;
+};
+
 // One instance's replica of one partition at one instant. Fields that do not apply (a stopped
 // instance, no task for the partition, a store not yet registered) are empty.
 struct ReplicaSnapshot {
@@ -86,6 +96,11 @@ struct ReplicaSnapshot {
   // in key order; empty for a standby, an uncached store, or nothing dirty. With the changelog
   // prefix up to changelog_offset, what the replica's store answers from.
   std::vector<UnloggedWrite> unlogged_writes;
+  // The store's runs of own writes since its state manager was created (while an active, also
+  // one recycled to a standby since), oldest first; the changelog witness skips the other
+  // instances' records inside them. own_write_runs_dropped > 0: older runs were not kept.
+  std::vector<OwnWriteRun> own_write_runs;
+  uint64_t own_write_runs_dropped = 0;
 
   std::string to_string() const;
 };
