@@ -73,6 +73,15 @@ CrashInsideSpec RandomFaults::draw_crash_inside() {
   return spec;
 }
 
+// Closes the armed instance: the crash lands inside the close (its restart is scheduled by the
+// landing), or the close ends first and the arm is dropped (the close's undo restarts it).
+void RandomFaults::close_armed(int32_t victim, int64_t undo_ms) {
+  Instance& instance = cluster_.instance(victim);
+  (void)injector_.apply(FaultAction::kClose, victim, false, "random-faults: a close to crash in",
+                        undo_ms);
+  if (instance.crash_inside_armed()) instance.disarm_crash_inside();
+}
+
 void RandomFaults::tick() {
   tick_event_ = {};
   ++ticks_;
@@ -97,6 +106,9 @@ void RandomFaults::tick() {
     if (injector_.down_count() < spec_.max_down &&
         injector_.arm_crash_inside(victim, at, wipe, "random-faults", undo_ms)) {
       ++faults_applied_;
+      // An armed instance is never picked again, so nothing would ever close it: an arm that
+      // must land inside a close gets its close now (crash.point.close was hit by no seed).
+      if (at.during == static_cast<uint32_t>(iq::Operation::kClose)) close_armed(victim, undo_ms);
     }
   }
   const int64_t next_ms = cluster_.now_ms() + spec_.interval_ms;
