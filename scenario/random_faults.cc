@@ -53,10 +53,17 @@ CrashInsideSpec RandomFaults::draw_crash_inside() {
                                           CrashInsideAt::kCommit, CrashInsideAt::kRestorePoll};
   // A disk event is drawn inside one of impl/'s multi-step operations (or anywhere), so that the
   // named crash points come up and not only the commit flushes that make most disk events.
+  // The flush inside a checkpoint has its own entry: a checkpoint arm lands mostly at the
+  // .position of an active's checkpoint, whose flush is empty (its commit flushed). The cleaner
+  // is listed three times: it runs only when a moved task's directory has waited out
+  // state.cleanup.delay.ms, so with one entry its arms landed in 1 or 2 seeds of 500.
   static constexpr iq::Operation kDuring[] = {iq::Operation::kCommit,
                                               iq::Operation::kCheckpoint,
+                                              iq::Operation::kCheckpointFlush,
                                               iq::Operation::kWritePosition,
                                               iq::Operation::kWriteCheckpoint,
+                                              iq::Operation::kStateDirectoryCleaner,
+                                              iq::Operation::kStateDirectoryCleaner,
                                               iq::Operation::kStateDirectoryCleaner,
                                               iq::Operation::kClose};
   CrashInsideSpec spec;

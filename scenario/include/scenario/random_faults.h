@@ -12,7 +12,8 @@
 // When no kind hit and crash_inside_odds is not 0, one more draw says whether the tick arms a
 // crash inside an operation (cluster/crash_inside.h): then the victim, the wipe, the undo delay,
 // the event kind (disk, send, commit, restore_poll, evenly), for a disk event the operation it must
-// fall in (commit, checkpoint, write_position, write_checkpoint, cleaner, close or any, evenly),
+// fall in (commit, checkpoint, checkpoint_flush, write_position, write_checkpoint, cleaner three
+// times, close, or any, evenly among those ten),
 // and N in [1, crash_inside_n_max] (at most kCrashInsideDuringNMax inside an operation). The
 // armed instance is not picked again; it is not counted as down until the crash lands (other
 // faults go on, and move the tasks whose checkpoints and restores it waits for), so when it lands
