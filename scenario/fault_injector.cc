@@ -40,6 +40,19 @@ bool FaultInjector::apply(FaultAction action, int32_t n, bool wipe, const std::s
     faults_.push_back(std::move(record));
     return false;
   }
+  if (action == FaultAction::kAddInstance && undo_after_ms) {
+    // Added but not started yet: its KafkaStreams is CREATED until the start, which the undo is.
+    Instance& added = cluster_.add_instance();
+    added.create();
+    record.instance = added.name();
+    record.detail += (record.detail.empty() ? "" : "; ") +
+                     ("created, started after " + std::to_string(*undo_after_ms) + " ms");
+    faults_.push_back(std::move(record));
+    IQ_ASSERT(*undo_after_ms >= 0, "undo_after_ms={}", *undo_after_ms);
+    schedule(cluster_.now_ms() + *undo_after_ms, FaultAction::kStart, cluster_.instance_count(),
+             /*wipe=*/false, detail + ": start");
+    return true;
+  }
   record.instance = execute(action, n, wipe);
   faults_.push_back(std::move(record));
   if (undo_after_ms) {

@@ -53,10 +53,17 @@ CrashInsideSpec RandomFaults::draw_crash_inside() {
                                           CrashInsideAt::kCommit, CrashInsideAt::kRestorePoll};
   // A disk event is drawn inside one of impl/'s multi-step operations (or anywhere), so that the
   // named crash points come up and not only the commit flushes that make most disk events.
+  // The flush inside a checkpoint has its own entry: a checkpoint arm lands mostly at the
+  // .position of an active's checkpoint, whose flush is empty (its commit flushed). The cleaner
+  // is listed three times: it runs only when a moved task's directory has waited out
+  // state.cleanup.delay.ms, so with one entry its arms landed in 1 or 2 seeds of 500.
   static constexpr iq::Operation kDuring[] = {iq::Operation::kCommit,
                                               iq::Operation::kCheckpoint,
+                                              iq::Operation::kCheckpointFlush,
                                               iq::Operation::kWritePosition,
                                               iq::Operation::kWriteCheckpoint,
+                                              iq::Operation::kStateDirectoryCleaner,
+                                              iq::Operation::kStateDirectoryCleaner,
                                               iq::Operation::kStateDirectoryCleaner,
                                               iq::Operation::kClose};
   CrashInsideSpec spec;
@@ -71,6 +78,15 @@ CrashInsideSpec RandomFaults::draw_crash_inside() {
   }
   spec.n = static_cast<uint64_t>(prng_.range_inclusive(1, n_max));
   return spec;
+}
+
+// Closes the armed instance: the crash lands inside the close (its restart is scheduled by the
+// landing), or the close ends first and the arm is dropped (the close's undo restarts it).
+void RandomFaults::close_armed(int32_t victim, int64_t undo_ms) {
+  Instance& instance = cluster_.instance(victim);
+  (void)injector_.apply(FaultAction::kClose, victim, false, "random-faults: a close to crash in",
+                        undo_ms);
+  if (instance.crash_inside_armed()) instance.disarm_crash_inside();
 }
 
 void RandomFaults::tick() {
@@ -97,6 +113,9 @@ void RandomFaults::tick() {
     if (injector_.down_count() < spec_.max_down &&
         injector_.arm_crash_inside(victim, at, wipe, "random-faults", undo_ms)) {
       ++faults_applied_;
+      // An armed instance is never picked again, so nothing would ever close it: an arm that
+      // must land inside a close gets its close now (crash.point.close was hit by no seed).
+      if (at.during == static_cast<uint32_t>(iq::Operation::kClose)) close_armed(victim, undo_ms);
     }
   }
   const int64_t next_ms = cluster_.now_ms() + spec_.interval_ms;

@@ -88,6 +88,10 @@ QueryClientsWorkloadSpec ScenarioParser::parse_query_clients(Table& w, const Tes
            "open_range_one_in",
            "absent_key_one_in",
            "skip_cache_one_in",
+           "inverted_range_one_in",
+           "window_query_one_in",
+           "unknown_store_one_in",
+           "direct_one_in",
            "require_active_bounded"});
   QueryClientConfig c;
   c.clients = w.integer("clients", c.clients, {1, 1'000}).as_int32();
@@ -130,6 +134,10 @@ QueryClientsWorkloadSpec ScenarioParser::parse_query_clients(Table& w, const Tes
   c.open_range_odds = w.one_in("open_range_one_in", 0);
   c.absent_key_odds = w.one_in("absent_key_one_in", 0);
   c.skip_cache_odds = w.one_in("skip_cache_one_in", 0);
+  c.inverted_range_odds = w.one_in("inverted_range_one_in", 0);
+  c.window_query_odds = w.one_in("window_query_one_in", 0);
+  c.unknown_store_odds = w.one_in("unknown_store_one_in", 0);
+  c.direct_odds = w.one_in("direct_one_in", 0);
   c.timeout_ms = w.integer("timeout_ms", c.timeout_ms, kPositiveTimeMs).value;
   c.retry.attempts_max = w.integer("retry_attempts", c.retry.attempts_max, {1, 100}).as_int32();
   c.retry.backoff_ms = w.integer("retry_backoff_ms", c.retry.backoff_ms, kTimeMs).value;
@@ -224,8 +232,9 @@ FaultWorkloadSpec ScenarioParser::parse_fault_workload(Table& w, const std::stri
     c.action = FaultAction::kIsolate;
     undo_key = "heal_after_ms";
   } else if (name == "ScaleOut") {
-    w.allow({"name", "at_ms"});
+    w.allow({"name", "at_ms", "start_after_ms"});
     c.action = FaultAction::kAddInstance;
+    undo_key = "start_after_ms";
   } else {
     IQ_ASSERT(name == "ScaleIn", "{}", name);
     w.allow({"name", "instance", "at_ms"});
@@ -236,10 +245,13 @@ FaultWorkloadSpec ScenarioParser::parse_fault_workload(Table& w, const std::stri
   c.at_ms = at.value;
   c.instance = fault_instance(w, c.action);
   if (!undo_key.empty() && w.has(undo_key)) {
-    if (!undoable(c.action)) {
+    // An added instance's "undo" is its start: created at at_ms, started this long after.
+    if (!undoable(c.action) && c.action != FaultAction::kAddInstance) {
       w.fail_key(undo_key, fmt::format("a '{}' fault has nothing to undo", to_string(c.action)));
     }
     c.undo_after_ms = w.integer(undo_key, 0, kTimeMs).value;
+    // An instance added with start_after_ms = 0 is started at once, as without the key.
+    if (c.action == FaultAction::kAddInstance && *c.undo_after_ms == 0) c.undo_after_ms.reset();
   }
   if (w.has("state_directory")) {
     if (c.action != FaultAction::kCrash && c.action != FaultAction::kClose) {

@@ -284,6 +284,10 @@ void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {
   b.set("open_range_one_in", one_in(c.open_range_odds));
   b.set("absent_key_one_in", one_in(c.absent_key_odds));
   b.set("skip_cache_one_in", one_in(c.skip_cache_odds));
+  b.set("inverted_range_one_in", one_in(c.inverted_range_odds));
+  b.set("window_query_one_in", one_in(c.window_query_odds));
+  b.set("unknown_store_one_in", one_in(c.unknown_store_odds));
+  b.set("direct_one_in", one_in(c.direct_odds));
   b.set("timeout_ms", num(c.timeout_ms));
   b.set("retry_attempts", num(c.retry.attempts_max));
   b.set("retry_backoff_ms", num(c.retry.backoff_ms));

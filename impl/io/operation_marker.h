@@ -37,6 +37,9 @@ enum class Operation : uint32_t {
   // TaskManager::commit_actives: the stores' flush (prepareCommit), the offset commit, then each
   // task's postCommit (which may checkpoint: kCheckpoint inside it).
   kCommit = 1u << 6,
+  // Inside kCheckpoint, before the files: the stores' flush. Usually empty for an active (its
+  // commit flushed just before); a standby's only flush, and the flush after a restore.
+  kCheckpointFlush = 1u << 7,
 };
 
 inline std::atomic<uint32_t>& operations_in_progress_mask() {

@@ -56,8 +56,10 @@ void probe_failure(FailureReason reason) {
       break;
     case FailureReason::STORE_EXCEPTION:
       IQ_PROBE("failure.STORE_EXCEPTION",
-               "a partition answered STORE_EXCEPTION (not in the default campaign: only a failing "
-               "get or range of an open store gives it, and the simulated disk injects no errors)");
+               "a partition answered STORE_EXCEPTION (not in the default campaign: only an "
+               "exception from the store's own get or range gives it, a RocksDB read error or a "
+               "store another thread closed under the query; the simulated disk injects no read "
+               "errors and queries run between loop passes, when no store is closing)");
       break;
   }
 }
@@ -74,11 +76,7 @@ void probe_error(StreamsError::Kind kind) {
       IQ_PROBE("error.StreamsStopped", "a query raised StreamsStoppedException");
       break;
     default:
-      IQ_PROBE(
-          "error.store",
-          "a store's exception escaped a query (not in the default campaign: query clients "
-          "reach only running instances' open stores, and the undecodable values of "
-          "findings/papi_plain_builder_timestamped_supplier.toml need the PapiWriter topology)");
+      IQ_PROBE("error.store", "a store's exception escaped a query");
       break;
   }
 }
@@ -124,9 +122,10 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
   const auto s = context.client_state;
   if (s == KafkaStreamsState::PENDING_SHUTDOWN || s == KafkaStreamsState::PENDING_ERROR ||
       s == KafkaStreamsState::NOT_RUNNING || s == KafkaStreamsState::ERROR) {
-    return base::unexpected(
-        StreamsError{StreamsError::Kind::StreamsStopped,
-                     std::string("KafkaStreams has been stopped (") + to_string(s) + ")."});
+    return base::unexpected(StreamsError{StreamsError::Kind::StreamsStopped,
+                                         std::string("KafkaStreams has been stopped (") +
+                                             to_string(s) +
+                                             "). This instance can no longer serve queries."});
   }
   StateQueryResult result;
   if (context.global_store_names.count(name) != 0) {

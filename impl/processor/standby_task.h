@@ -2,7 +2,7 @@
 // StandbyTask (PI/StandbyTask.java): no input, no processing, no output. Its stores are kept up
 // to date from their changelog partitions by the thread's StoreChangelogReader; its context
 // refuses logChange. It is RUNNING ("updating") as soon as it is initialized, and checkpoints on
-// commit under the same 10,000-offset rule.
+// commit under the same 10,000-offset rule; it flushes its stores only inside that checkpoint.
 
 #include "processor/task.h"
 
@@ -23,11 +23,11 @@ class StandbyTask final : public Task {
     transition_to(TaskState::RUNNING);  // StandbyTask.initializeIfNeeded
     return ok_status();
   }
-  [[nodiscard]] Status commit() {
-    auto s = state_manager_->flush();
-    if (!s) return s;
-    return maybe_checkpoint(/*enforce=*/false);
-  }
+  // StandbyTask.prepareCommit flushes nothing ("nothing would be sent for standby tasks");
+  // postCommit checkpoints past the threshold, and that checkpoint's flush is the standby's only
+  // one: between checkpoints its RocksDB memtable holds what it applied (lost by a crash, as
+  // .checkpoint does not name it), and a crash can land inside that flush.
+  [[nodiscard]] Status commit() { return maybe_checkpoint(/*enforce=*/false); }
 };
 
 }  // namespace iq

@@ -122,7 +122,11 @@ Status Task::maybe_checkpoint(bool enforce) {
     if (delta <= env_.offset_delta_threshold_for_checkpoint) return ok_status();
   }
   const OperationScope marker(Operation::kCheckpoint);  // flush, <store>.position, .checkpoint
-  auto s = state_manager_->flush();
+  Status s = ok_status();
+  {
+    const OperationScope flushing(Operation::kCheckpointFlush);
+    s = state_manager_->flush();
+  }
   if (!s) return s;
   s = state_manager_->checkpoint();
   if (!s) return s;

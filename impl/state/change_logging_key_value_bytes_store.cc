@@ -19,7 +19,10 @@ Status ChangeLoggingKeyValueBytesStore::init(StateStoreContext& context, StateSt
       IQ_PROBE("lru.eviction_tombstone_logged",
                "an LRU eviction logged a changelog tombstone (not in the default campaign: only a "
                "plain-builder LRU store logs them, the PapiWriter topology over store_backend "
-               "'lru'; the SourceTable's timestamped builder puts a marker between the layers)");
+               "'lru' (the SourceTable's timestamped builder puts a marker between the layers), "
+               "and a template cannot draw PapiWriter without also drawing it over the "
+               "timestamped 'rocksdb' supplier, a misuse Kafka's Javadoc forbids: "
+               "findings/papi_plain_builder_timestamped_supplier.toml)");
       return log(key, std::nullopt, context_timestamp());
     });
   }

@@ -8,6 +8,8 @@
 //   1. a store the topology does not have     -> UnknownStateStoreException (before any state);
 //      client CREATED                          -> StreamsNotStartedException;
 //      PENDING_SHUTDOWN, PENDING_ERROR, NOT_RUNNING, ERROR -> StreamsStoppedException;
+//      each with Kafka's exact message (the store name, or the state, in it); a closed client in
+//      a live application (not running, NOT_RUNNING in the snapshot) is judged so too;
 //   2. per partition (the named ones, or every partition for an all-partitions request):
 //      no task with the store registered       -> NOT_PRESENT if named, no entry otherwise
 //                                                 (out-of-range partitions too: DOES_NOT_EXIST is
@@ -41,6 +43,7 @@
 #include <map>
 #include <set>
 
+#include "base/assert.h"
 #include "checks/check.h"
 #include "checks/check_util.h"
 #include "model/key_bytes.h"
@@ -137,8 +140,10 @@ class Allowed {
 };
 
 bool is_stopped(sim::ReplicaSnapshot::StreamsState s) {
-  return s == sim::ReplicaSnapshot::StreamsState::PENDING_SHUTDOWN || s == sim::ReplicaSnapshot::StreamsState::PENDING_ERROR ||
-         s == sim::ReplicaSnapshot::StreamsState::NOT_RUNNING || s == sim::ReplicaSnapshot::StreamsState::ERROR;
+  return s == sim::ReplicaSnapshot::StreamsState::PENDING_SHUTDOWN ||
+         s == sim::ReplicaSnapshot::StreamsState::PENDING_ERROR ||
+         s == sim::ReplicaSnapshot::StreamsState::NOT_RUNNING ||
+         s == sim::ReplicaSnapshot::StreamsState::ERROR;
 }
 
 // The error KafkaStreams#query throws before looking at any task, if any.
@@ -148,9 +153,30 @@ std::optional<StreamsError::Kind> expected_error(const JudgeContext& context,
   if (record.request.store != context.trace().topology.store_name) {
     return StreamsError::Kind::UnknownStateStore;
   }
-  if (client_state == sim::ReplicaSnapshot::StreamsState::CREATED) return StreamsError::Kind::StreamsNotStarted;
+  if (client_state == sim::ReplicaSnapshot::StreamsState::CREATED)
+    return StreamsError::Kind::StreamsNotStarted;
   if (is_stopped(client_state)) return StreamsError::Kind::StreamsStopped;
   return std::nullopt;
+}
+
+// The message KafkaStreams#query gives with that error (KafkaStreams.java at 1eb7644), written
+// from Kafka's source: the store name or the client state is part of it.
+std::string kafka_error_message(StreamsError::Kind kind, const std::string& store,
+                                sim::ReplicaSnapshot::StreamsState client_state) {
+  switch (kind) {
+    case StreamsError::Kind::UnknownStateStore:
+      return "Cannot get state store " + store +
+             " because no such store is registered in the topology.";
+    case StreamsError::Kind::StreamsNotStarted:
+      return "KafkaStreams has not been started, you can retry after calling start().";
+    case StreamsError::Kind::StreamsStopped:
+      return std::string("KafkaStreams has been stopped (") + sim::to_string(client_state) +
+             "). This instance can no longer serve queries.";
+    default:
+      break;
+  }
+  IQ_ASSERT(false, "no query-path message for {}", StreamsError::kind_name(kind));
+  return "";
 }
 
 bool inverted_range(const sim::QueryRequestRecord& request) {
@@ -189,7 +215,8 @@ Allowed partition_oracle(const JudgeContext& context, const sim::QueryRecord& re
     return {named ? Outcome::kNotPresent : Outcome::kNoEntry};
   }
   if (request.require_active &&
-      (replica.thread_state != sim::ReplicaSnapshot::ThreadState::RUNNING || replica.role != sim::ReplicaRole::kActive)) {
+      (replica.thread_state != sim::ReplicaSnapshot::ThreadState::RUNNING ||
+       replica.role != sim::ReplicaRole::kActive)) {
     return {Outcome::kNotActive};
   }
   const bool plain = !topology.timestamped();
@@ -309,13 +336,23 @@ void judge_record(const JudgeContext& context, const sim::QueryRecord& record, d
   for (const auto& r : record.placement_at_answer->replicas) {
     if (r.instance == record.target_instance) any = &r;
   }
-  if (any == nullptr || !any->running || !any->client_state) {
+  // A closed client (not running, NOT_RUNNING) still answers: StreamsStoppedException.
+  if (any == nullptr || !any->client_state) {
     tally.not_judged("the answering instance is not in placement_at_answer");
     return;
   }
   if (auto error = expected_error(context, record, *any->client_state)) {
     tally.judged();
-    if (record.outcome == sim::OutcomeKind::kStreamsError && record.error->kind == *error) return;
+    const std::string message =
+        kafka_error_message(*error, record.request.store, *any->client_state);
+    if (record.outcome == sim::OutcomeKind::kStreamsError && record.error->kind == *error) {
+      if (record.error->message == message) return;
+      out.push_back(detail::record_violation(
+          context, kName, record, nullptr,
+          std::string(StreamsError::kind_name(*error)) + " with a message that is not Kafka's",
+          message, record.error->message));
+      return;
+    }
     out.push_back(detail::record_violation(
         context, kName, record, nullptr,
         std::string("expected ") + StreamsError::kind_name(*error) + " (client " +

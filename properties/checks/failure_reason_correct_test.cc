@@ -66,11 +66,11 @@ TEST(FailureReasonCorrectTest, KafkasReasonsPass) {
 // queries the store unbounded whatever the request's bound.
 TEST(FailureReasonCorrectTest, RequireActiveQuirksPass) {
   TraceBuilder b = table();
-  b.add(
-      b.key_query(0, 1)
-          .require_active()
-          .ok(1, pos(0, 1))
-          .replica(active(0, pos(0, 1), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING, sim::ReplicaSnapshot::ThreadState::RUNNING)));
+  b.add(b.key_query(0, 1)
+            .require_active()
+            .ok(1, pos(0, 1))
+            .replica(active(0, pos(0, 1), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING,
+                            sim::ReplicaSnapshot::ThreadState::RUNNING)));
   b.add(b.key_query(0, 1)
             .require_active()
             .bound(pos(0, 3))
@@ -107,19 +107,29 @@ TEST(FailureReasonCorrectTest, WrongReasonsFail) {
   EXPECT_EQ(vs[4].expected, "NOT_PRESENT") << "seed " << kSeed;
 }
 
+// KafkaStreams#query's exact messages (KafkaStreams.java at 1eb7644).
+constexpr const char* kNotStarted =
+    "KafkaStreams has not been started, you can retry after calling start().";
+constexpr const char* kStoppedPendingShutdown =
+    "KafkaStreams has been stopped (PENDING_SHUTDOWN). This instance can no longer serve queries.";
+constexpr const char* kStoppedNotRunning =
+    "KafkaStreams has been stopped (NOT_RUNNING). This instance can no longer serve queries.";
+constexpr const char* kUnknownNope =
+    "Cannot get state store nope because no such store is registered in the topology.";
+
 TEST(FailureReasonCorrectTest, ClientStateErrors) {
   TraceBuilder b = table();
   b.add(b.key_query(0, 1)
-            .error(StreamsError::Kind::StreamsNotStarted)
+            .error(StreamsError::Kind::StreamsNotStarted, kNotStarted)
             .replica(no_task(0))
             .client_state(sim::ReplicaSnapshot::StreamsState::CREATED));
   b.add(b.key_query(0, 1)
-            .error(StreamsError::Kind::StreamsStopped)
+            .error(StreamsError::Kind::StreamsStopped, kStoppedPendingShutdown)
             .replica(no_task(0))
             .client_state(sim::ReplicaSnapshot::StreamsState::PENDING_SHUTDOWN));
   b.add(b.key_query(0, 1)
             .store("nope")
-            .error(StreamsError::Kind::UnknownStateStore)
+            .error(StreamsError::Kind::UnknownStateStore, kUnknownNope)
             .replica(active(0, pos(0, 3))));
   EXPECT_TRUE(judge(b.trace()).empty()) << "seed " << kSeed;
 
@@ -127,11 +137,87 @@ TEST(FailureReasonCorrectTest, ClientStateErrors) {
   w.add(w.key_query(0, 1)
             .fail(FailureReason::NOT_PRESENT)
             .replica(no_task(0))
-            .client_state(sim::ReplicaSnapshot::StreamsState::NOT_RUNNING));  // must throw StreamsStoppedException
-  w.add(w.key_query(0, 1).error(StreamsError::Kind::StreamsStopped).replica(active(0, pos(0, 3))));
+            .client_state(
+                sim::ReplicaSnapshot::StreamsState::NOT_RUNNING));  // must throw
+                                                                    // StreamsStoppedException
+  w.add(w.key_query(0, 1)
+            .error(StreamsError::Kind::StreamsStopped, kStoppedNotRunning)
+            .replica(active(0, pos(0, 3))));
   const auto vs = judge(w.trace());
   ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
   EXPECT_EQ(vs[0].expected, "StreamsStoppedException") << "seed " << kSeed;
+}
+
+// Proves the three query-path errors are judged with Kafka's exact message, and that a closed
+// client in a live application (not running, NOT_RUNNING) is judged: StreamsStoppedException,
+// and UnknownStateStoreException before it for a store the topology does not have.
+TEST(FailureReasonCorrectTest, ClientStateErrorsCarryKafkasMessage) {
+  sim::ReplicaSnapshot closed = no_task(0);
+  closed.running = false;
+  closed.client_state = sim::ReplicaSnapshot::StreamsState::NOT_RUNNING;
+  TraceBuilder b = table();
+  b.add(b.key_query(0, 1)
+            .error(StreamsError::Kind::StreamsStopped, kStoppedNotRunning)
+            .replica(closed));
+  b.add(b.key_query(0, 1)
+            .store("nope")
+            .error(StreamsError::Kind::UnknownStateStore, kUnknownNope)
+            .replica(closed));
+  EXPECT_TRUE(judge(b.trace()).empty()) << "seed " << kSeed;
+
+  TraceBuilder w = table();
+  // The state in the message is the client's, and the store name is the one asked.
+  w.add(w.key_query(0, 1)
+            .error(StreamsError::Kind::StreamsStopped, kStoppedPendingShutdown)
+            .replica(closed));
+  w.add(w.key_query(0, 1)
+            .store("nope")
+            .error(StreamsError::Kind::UnknownStateStore,
+                   "Cannot get state store counts because no such store is registered in the "
+                   "topology.")
+            .replica(active(0, pos(0, 3))));
+  w.add(w.key_query(0, 1)
+            .error(StreamsError::Kind::StreamsNotStarted, "KafkaStreams has not been started.")
+            .replica(no_task(0))
+            .client_state(sim::ReplicaSnapshot::StreamsState::CREATED));
+  // A closed client must throw, not answer.
+  w.add(w.key_query(0, 1).fail(FailureReason::NOT_PRESENT).replica(closed));
+  const auto vs = judge(w.trace());
+  ASSERT_EQ(vs.size(), 4u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected, kStoppedNotRunning) << "seed " << kSeed;
+  EXPECT_EQ(vs[1].expected, kUnknownNope) << "seed " << kSeed;
+  EXPECT_EQ(vs[2].expected, kNotStarted) << "seed " << kSeed;
+  EXPECT_EQ(vs[3].expected, "StreamsStoppedException") << "seed " << kSeed;
+}
+
+// Proves a window query against a key-value store (what the query clients draw with
+// window_query_one_in) is judged as Kafka answers it: NOT_UP_TO_BOUND when the position does not
+// dominate the bound, UNKNOWN_QUERY_TYPE otherwise (the bound check first, quirk 11), never a
+// success.
+TEST(FailureReasonCorrectTest, WindowQueriesOnAKeyValueStoreAreUnknownAfterTheBound) {
+  TraceBuilder b = table();
+  for (QueryKind kind : {QueryKind::WindowKeyQuery, QueryKind::WindowRangeQuery}) {
+    b.add(b.key_query(0, 1, kind)
+              .fail(FailureReason::UNKNOWN_QUERY_TYPE)
+              .replica(active(0, pos(0, 3))));
+    b.add(b.key_query(0, 1, kind)
+              .bound(pos(0, 5))
+              .fail(FailureReason::NOT_UP_TO_BOUND, pos(0, 3))
+              .replica(active(0, pos(0, 3))));
+  }
+  EXPECT_TRUE(judge(b.trace()).empty()) << "seed " << kSeed;
+
+  TraceBuilder w = table();
+  w.add(
+      w.key_query(0, 1, QueryKind::WindowKeyQuery).ok(1, pos(0, 3)).replica(active(0, pos(0, 3))));
+  w.add(w.key_query(0, 1, QueryKind::WindowRangeQuery)
+            .bound(pos(0, 5))
+            .fail(FailureReason::UNKNOWN_QUERY_TYPE)
+            .replica(active(0, pos(0, 3))));
+  const auto vs = judge(w.trace());
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected, "UNKNOWN_QUERY_TYPE") << "seed " << kSeed;
+  EXPECT_EQ(vs[1].expected, "NOT_UP_TO_BOUND") << "seed " << kSeed;
 }
 
 TEST(FailureReasonCorrectTest, UnknownQueryTypeOnAPlainStoreComesBeforeTheBound) {

@@ -12,8 +12,9 @@ namespace iq::sim {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Operation>, 7> kOperationNames{{
+constexpr std::array<std::pair<std::string_view, Operation>, 8> kOperationNames{{
     {"checkpoint", Operation::kCheckpoint},
+    {"checkpoint_flush", Operation::kCheckpointFlush},
     {"write_position", Operation::kWritePosition},
     {"write_checkpoint", Operation::kWriteCheckpoint},
     {"restore", Operation::kRestore},

@@ -35,7 +35,8 @@ const char* to_string(CrashInsideAt at);  // "disk", "send", "commit", "restore_
 std::optional<CrashInsideAt> crash_inside_at_from_string(std::string_view s);
 
 // Names of the iq::Operation bits a `during` mask may hold, as scenario files spell them:
-// "checkpoint", "write_position", "write_checkpoint", "restore", "cleaner", "close", "commit";
+// "checkpoint", "checkpoint_flush", "write_position", "write_checkpoint", "restore", "cleaner",
+// "close", "commit";
 // "any" is 0.
 std::optional<uint32_t> operation_mask_from_string(std::string_view s);
 std::string operation_mask_to_string(uint32_t mask);  // "any", or names joined by '+'

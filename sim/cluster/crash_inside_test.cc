@@ -257,3 +257,39 @@ TEST(CrashInsideTest, DiskArmDuringCheckpointLandsAtRestoreCompletion) {
 }
 }  // namespace
 }  // namespace iq::sim
+
+namespace iq::sim {
+namespace {
+// Proves a standby flushes its RocksDB store only inside its checkpoint, as Kafka's StandbyTask
+// (prepareCommit flushes nothing, postCommit's maybeCheckpoint flushes then checkpoints): a disk
+// arm restricted to checkpoints on the standby's instance lands inside that flush (`store_flush`)
+// and not at the later <store>.position write.
+TEST(CrashInsideTest, DiskArmDuringStandbyCheckpointLandsInsideItsFlush) {
+  ClusterConfig c = count_config(37, 2, 1);
+  c.streams.statestore_cache_max_bytes = 0;
+  c.topology.caching = false;
+  c.streams.assignment.num_standby_replicas = 1;
+  c.streams.offset_delta_threshold_for_checkpoint = 0;  // checkpoint on every commit that moved
+  Cluster cluster(c);
+  cluster.start_all();
+  ASSERT_EQ(cluster.run_until(10'000).stop, RunStop::kTimeReached);
+  Instance* standby = nullptr;
+  for (int32_t n = 1; n <= 2; ++n) {
+    const auto& tm = cluster.instance(n).streams().threads()[0]->task_manager();
+    if (!tm.standby_task_ids().empty()) standby = &cluster.instance(n);
+  }
+  ASSERT_NE(standby, nullptr) << cluster.seed_text();
+  standby->arm_crash_inside({CrashInsideAt::kDiskOp, 1, mask(Operation::kCheckpoint)});
+  base::ProbeHits hits;
+  {
+    base::ProbeScope scope(hits);
+    for (int32_t i = 0; i < 20; ++i) cluster.produce(i % 4, 1);
+    ASSERT_EQ(cluster.run_until(cluster.now_ms() + 5'000).stop, RunStop::kTimeReached);
+  }
+  ASSERT_EQ(standby->crashes_landed().size(), 1u) << cluster.seed_text();
+  EXPECT_EQ(standby->crashes_landed()[0].points(), "store_flush")
+      << standby->crashes_landed()[0].to_string() << " " << cluster.seed_text();
+  EXPECT_TRUE(hits.hit("crash.point.store_flush")) << cluster.seed_text();
+}
+}  // namespace
+}  // namespace iq::sim

@@ -74,7 +74,14 @@ ReplicaSnapshot replica_of(Cluster& cluster, Instance& instance, const std::stri
   r.partition = partition;
   r.instance = instance.name();
   r.running = instance.running();
-  if (!r.running) return r;
+  if (!r.running) {
+    // A closed client (NOT_RUNNING) in a live application still answers query(); its state is
+    // what FailureReasonCorrect judges that answer by. It holds no task.
+    if (const KafkaStreams* closed = instance.closed_streams()) {
+      r.client_state = recorded(closed->state());
+    }
+    return r;
+  }
   const KafkaStreams& streams = instance.streams();
   r.client_state = recorded(streams.state());
   // Two threads of one instance may hold the same task for a moment (a standby not yet closed on

@@ -11,6 +11,8 @@
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
+#include "iq/window_key_query.h"
+#include "iq/window_range_query.h"
 #include "workload/query_conversion.h"
 
 namespace iq::sim {
@@ -33,6 +35,11 @@ struct QueryClientWorkload::Spec {
   bool lower_open = false;
   bool upper_open = false;
   bool skip_cache = false;
+  // 0: the key-value query drawn above; 1: a WindowKeyQuery; 2: a WindowRangeQuery instead.
+  int32_t window = 0;
+  bool inverted = false;  // a closed range with lower > upper
+  bool unknown_store = false;
+  bool direct = false;  // sent to any instance, without metadata
   // The partitions named: nullopt for all (no with_partitions); always holds the key's otherwise.
   std::optional<std::set<int32_t>> partitions;
   int32_t attempt = 0;
@@ -91,6 +98,17 @@ StateQueryRequest make_request(const std::string& store, bool range, bool timest
   }
   auto q = KeyQuery<int32_t, int64_t>::with_key(key);
   return StateQueryRequest::in_store_with_query(store, skip_cache ? q.skip_cache() : q);
+}
+
+// A window query (which a key-value store does not know): its windows start in [0, now].
+StateQueryRequest make_window_request(const std::string& store, int32_t window, int32_t key,
+                                      int64_t now_ms) {
+  if (window == 1) {
+    return StateQueryRequest::in_store_with_query(
+        store, WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(key, 0, now_ms));
+  }
+  return StateQueryRequest::in_store_with_query(store,
+                                                WindowRangeQuery<int32_t, int64_t>::with_key(key));
 }
 
 // A draw that is off takes nothing from the Prng, so configurations without it keep their runs.
@@ -213,6 +231,17 @@ void QueryClientWorkload::start_query(int32_t client) {
       if (p != key_partition && p != other && c.prng.chance({1, 2})) s.partitions->insert(p);
     }
   }
+  // Drawn last, so that workloads without them keep every earlier draw.
+  if (maybe(c.prng, config_.window_query_odds)) {
+    s.window = 1 + static_cast<int32_t>(c.prng.below(2));
+    s.range = false;
+    s.skip_cache = false;
+  }
+  if (s.range && !s.lower_open && !s.upper_open) {
+    s.inverted = maybe(c.prng, config_.inverted_range_odds);
+  }
+  s.unknown_store = maybe(c.prng, config_.unknown_store_odds);
+  s.direct = maybe(c.prng, config_.direct_odds);
   c.spec = s;
   attempt(client);
 }
@@ -228,7 +257,7 @@ void QueryClientWorkload::attempt(int32_t client) {
   r.query = s.query;
   r.attempt = s.attempt;
   r.invoke_ms = cluster_.now_ms();
-  r.request.store = config_.store;
+  r.request.store = s.unknown_store ? config_.store + kUnknownStoreSuffix : config_.store;
   r.request.key = s.key;
   r.request.bound_mode = s.bound_mode;
   r.request.require_active = s.require_active;
@@ -241,9 +270,15 @@ void QueryClientWorkload::attempt(int32_t client) {
   if (s.range) {
     if (!s.lower_open) lower = s.key;
     if (!s.upper_open) upper = s.key + config_.range_width - 1;
+    if (s.inverted) {
+      lower = s.key + std::max(config_.range_width - 1, 1);
+      upper = s.key;
+    }
   }
-  auto request = make_request(config_.store, s.range, s.timestamped, lower, upper, s.order, s.key,
-                              s.skip_cache);
+  auto request = s.window != 0
+                     ? make_window_request(r.request.store, s.window, s.key, cluster_.now_ms())
+                     : make_request(r.request.store, s.range, s.timestamped, lower, upper, s.order,
+                                    s.key, s.skip_cache);
   r.request.query = request.query().describe();
   r.request.kind = request.query().kind();
   if (s.range) {
@@ -263,17 +298,18 @@ void QueryClientWorkload::attempt(int32_t client) {
   } else {
     for (int32_t p = 0; p < source_partitions; ++p) placement_partitions.insert(p);
   }
-  r.placement_at_invoke = take_placement(cluster_, config_.store, placement_partitions);
+  r.placement_at_invoke = take_placement(cluster_, r.request.store, placement_partitions);
 
   int32_t partition = -1;
-  if (!route(c, r, partition)) {
+  const bool routed = s.direct ? route_direct(c, r) : route(c, r, partition);
+  if (!routed) {
     r.outcome = OutcomeKind::kNotRouted;
     r.complete_ms = r.invoke_ms;
     finish_attempt(client, std::move(r));
     return;
   }
-  IQ_ASSERT(partition == key_partition, "metadata partition {} != {} for key {}", partition,
-            key_partition, s.key);
+  IQ_ASSERT(s.direct || partition == key_partition, "metadata partition {} != {} for key {}",
+            partition, key_partition, s.key);
   request = s.partitions ? request.with_partitions(*s.partitions) : request.with_all_partitions();
   request = request.with_position_bound(PositionBound::at(r.request.bound));
   if (s.require_active) request = request.require_active();
@@ -332,13 +368,31 @@ bool QueryClientWorkload::route(Client& c, QueryRecord& r, int32_t& partition) {
   return true;
 }
 
-// At the instance, when the request arrives: run the query if the process is alive and answer.
+// A load balancer's pick: any instance not removed, whatever its state (no metadata asked).
+bool QueryClientWorkload::route_direct(Client& c, QueryRecord& r) {
+  std::vector<Instance*> present;
+  for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
+    if (!cluster_.instance(n).retired()) present.push_back(&cluster_.instance(n));
+  }
+  if (present.empty()) {
+    r.not_routed_reason = "no instance";
+    return false;
+  }
+  r.target_instance = c.prng.pick(present)->name();
+  return true;
+}
+
+// At the instance, when the request arrives: run the query if the application is alive and
+// answer. An application whose KafkaStreams was closed is alive and asks the closed client
+// (Kafka's StreamsStoppedException); a crashed one answers nothing.
 void QueryClientWorkload::serve(uint64_t id, const std::string& target, const std::string& from) {
   auto it = pending_.find(id);
   if (it == pending_.end()) return;  // the client gave up already; nobody reads the answer
   Instance* instance = instance_named(target);
   IQ_ASSERT(instance != nullptr, "target {}", target);
-  if (!instance->running()) return;  // a dead process: the request is lost, the client times out
+  if (!instance->running() && instance->closed_streams() == nullptr) {
+    return;  // a dead process: the request is lost, the client times out
+  }
   if (instance->paused()) {
     // A stopped process: the request waits in its socket and is served (in order) on resume.
     std::weak_ptr<Alive> weak = alive_;
@@ -350,8 +404,9 @@ void QueryClientWorkload::serve(uint64_t id, const std::string& target, const st
   Pending& p = *it->second;
   IQ_ASSERT(!p.served, "record {} served twice", id);
   p.served = true;
-  auto result = instance->streams().query(*p.request);
-  p.placement_at_answer = take_placement(cluster_, config_.store, p.placement_partitions);
+  KafkaStreams& streams = instance->running() ? instance->streams() : *instance->closed_streams();
+  auto result = streams.query(*p.request);
+  p.placement_at_answer = take_placement(cluster_, p.record.request.store, p.placement_partitions);
   QueryRecord answer;
   record_outcome(answer, result);
   p.outcome = answer.outcome;

@@ -18,9 +18,13 @@
 // all), the bound mode (unbounded, session = the client's merged Position of all its successful
 // partition results so far, produced = the producer's acknowledged Position), require_active
 // (with or without a bound), and whether to prefer a standby. The bound itself is recomputed per
-// attempt. The request is always routed by its key, so a request naming several partitions
-// reaches the host of one of them and the others answer as Kafka answers there (NOT_PRESENT, or
-// a standby's or a co-hosted active's result).
+// attempt. The request is routed by its key, so a request naming several partitions reaches the
+// host of one of them and the others answer as Kafka answers there (NOT_PRESENT, or a standby's
+// or a co-hosted active's result). Rarer draws (each off unless configured) make requests Kafka
+// refuses: a window query against the key-value store (UNKNOWN_QUERY_TYPE), a store name the
+// topology does not have (UnknownStateStoreException), and a request sent without metadata to
+// any instance, which may be added but not started (StreamsNotStartedException) or closed
+// (StreamsStoppedException: a closed client's application still answers, see serve()).
 //
 // The workload must be destroyed before the Cluster (its events live in the cluster's loop); its
 // handlers hold a weak liveness token and do nothing once it is gone.
@@ -84,6 +88,22 @@ struct QueryClientConfig {
   base::Ratio open_range_odds{0, 1};  // a range with a null lower and/or upper bound
   base::Ratio absent_key_odds{0, 1};  // a key in [keys, 2 * keys): never produced
   base::Ratio skip_cache_odds{0, 1};  // skipCache() on a key query
+  // A closed range asked upside down, [key + range_width - 1, key] (at least [key + 1, key]):
+  // empty on most stores, ClassCastException out of the DSL adapter over a plain RocksDB store
+  // (docs/iqv2-semantics.md quirk 10).
+  base::Ratio inverted_range_odds{0, 1};
+  // Requests Kafka refuses, each off by default (and then drawing nothing):
+  // a WindowKeyQuery or WindowRangeQuery (evenly) instead of the key-value query: the key-value
+  // store answers UNKNOWN_QUERY_TYPE (after its bound check, docs/iqv2-semantics.md quirk 11);
+  base::Ratio window_query_odds{0, 1};
+  // a store name the topology does not have (kUnknownStoreSuffix after the store's), routed by
+  // the key as usual: UnknownStateStoreException, before any state check;
+  base::Ratio unknown_store_odds{0, 1};
+  // sent to an instance drawn among all that are not removed, without metadata, as a load
+  // balancer's pick whose handler queries its local KafkaStreams: an added instance not started
+  // yet answers StreamsNotStartedException, one that closed its client StreamsStoppedException,
+  // a crashed one nothing (a timeout), the others their local replicas or NOT_PRESENT.
+  base::Ratio direct_odds{0, 1};
   int64_t timeout_ms = 1'000;
   RetryPolicy retry;
   bool operator==(const QueryClientConfig&) const = default;
@@ -91,6 +111,8 @@ struct QueryClientConfig {
 
 class QueryClientWorkload {
  public:
+  // Appended to the store's name for a query that names a store the topology does not have.
+  static constexpr const char* kUnknownStoreSuffix = "-unknown";
   // The "produced" bound of an attempt, read when the attempt starts.
   using ProducedBound = std::function<Position()>;
 
@@ -124,6 +146,7 @@ class QueryClientWorkload {
   void start_query(int32_t client);
   void attempt(int32_t client);
   bool route(Client& c, QueryRecord& record, int32_t& partition);
+  bool route_direct(Client& c, QueryRecord& record);
   void send(int32_t client, QueryRecord record, int32_t partition);
   void serve(uint64_t id, const std::string& target, const std::string& from);
   void complete(uint64_t id);

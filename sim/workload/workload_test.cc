@@ -2,6 +2,9 @@
 // KeyQueryMetadata over the simulated network into a History, on a Count topology.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "cluster/cluster_test_utils.h"
 #include "trace/history.h"
 #include "workload/producer_workload.h"
@@ -215,5 +218,71 @@ TEST(QueryClientWorkloadTest, SameSeedSameHistory) {
   EXPECT_NE(a.find("outcome=timed_out"), std::string::npos) << "seed=45: no query timed out";
 }
 
+}  // namespace
+}  // namespace iq::sim
+
+namespace iq::sim {
+namespace {
+// Proves the refused requests the query clients draw reach Kafka's answers: sent without metadata
+// to an added instance not started yet they raise StreamsNotStartedException, to one whose client
+// was closed StreamsStoppedException (its application still answers), with a store the topology
+// does not have UnknownStateStoreException (first, whatever the client's state), and a window
+// query against the key-value store answers UNKNOWN_QUERY_TYPE.
+TEST(QueryClientWorkloadTest, RefusedRequestsGetKafkasErrors) {
+  Cluster cluster(count_config(43, 3, 4));
+  cluster.instance(1).start();
+  cluster.instance(2).start();
+  cluster.instance(3).create();  // added, not started
+  History history(10'000);
+  QueryClientConfig q = client_config(3, 1'000, 20'000);
+  q.direct_odds = {1, 1};
+  q.window_query_odds = {1, 3};
+  q.unknown_store_odds = {1, 4};
+  q.bound_modes = {BoundMode::kUnbounded};
+  q.retry.attempts_max = 1;
+  QueryClientWorkload clients(cluster, history, q, world(cluster).split("query-clients"),
+                              QueryClientWorkload::ProducedBound());
+  clients.start();
+  ASSERT_EQ(cluster.run_until(10'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  ASSERT_TRUE(cluster.instance(2).close().has_value()) << cluster.seed_text();
+  ASSERT_EQ(cluster.run_until(20'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  std::map<std::string, int> seen;
+  for (const QueryRecord& r : history.records()) {
+    const bool unknown_store = r.request.store != "counts";
+    // Closed at 10 s: a query served after it raises; one invoked after it is surely served so.
+    const bool closed = r.target_instance == "instance-2" &&
+                        (r.invoke_ms > 10'000 || r.outcome == OutcomeKind::kStreamsError);
+    if (r.outcome == OutcomeKind::kTimedOut) continue;  // lost on a cut or a late reply
+    ASSERT_TRUE(r.outcome == OutcomeKind::kAnswered || r.outcome == OutcomeKind::kStreamsError)
+        << cluster.seed_text() << " " << r.to_string();
+    if (unknown_store) {
+      ASSERT_EQ(r.outcome, OutcomeKind::kStreamsError) << cluster.seed_text() << r.to_string();
+      EXPECT_EQ(r.error->kind, StreamsError::Kind::UnknownStateStore) << r.to_string();
+      EXPECT_EQ(r.request.store, std::string("counts") + QueryClientWorkload::kUnknownStoreSuffix);
+      ++seen["unknown store"];
+    } else if (r.target_instance == "instance-3") {
+      ASSERT_EQ(r.outcome, OutcomeKind::kStreamsError) << cluster.seed_text() << r.to_string();
+      EXPECT_EQ(r.error->kind, StreamsError::Kind::StreamsNotStarted) << r.to_string();
+      ++seen["not started"];
+    } else if (closed) {
+      ASSERT_EQ(r.outcome, OutcomeKind::kStreamsError) << cluster.seed_text() << r.to_string();
+      EXPECT_EQ(r.error->kind, StreamsError::Kind::StreamsStopped) << r.to_string();
+      EXPECT_EQ(r.error->message,
+                "KafkaStreams has been stopped (NOT_RUNNING). This instance can no longer serve "
+                "queries.");
+      ++seen["stopped"];
+    } else if (r.request.kind == QueryKind::WindowKeyQuery ||
+               r.request.kind == QueryKind::WindowRangeQuery) {
+      ASSERT_EQ(r.outcome, OutcomeKind::kAnswered) << cluster.seed_text() << r.to_string();
+      for (const PartitionOutcome& p : r.partitions) {
+        EXPECT_FALSE(p.success) << cluster.seed_text() << r.to_string();
+        if (p.failure_reason == FailureReason::UNKNOWN_QUERY_TYPE) ++seen["unknown query type"];
+      }
+    }
+  }
+  for (const char* what : {"unknown store", "not started", "stopped", "unknown query type"}) {
+    EXPECT_GT(seen[what], 3) << cluster.seed_text() << ": too few '" << what << "'";
+  }
+}
 }  // namespace
 }  // namespace iq::sim

@@ -12,17 +12,20 @@
 // When no kind hit and crash_inside_odds is not 0, one more draw says whether the tick arms a
 // crash inside an operation (cluster/crash_inside.h): then the victim, the wipe, the undo delay,
 // the event kind (disk, send, commit, restore_poll, evenly), for a disk event the operation it must
-// fall in (commit, checkpoint, write_position, write_checkpoint, cleaner, close or any, evenly),
+// fall in (commit, checkpoint, checkpoint_flush, write_position, write_checkpoint, cleaner three
+// times, close, or any, evenly among those ten),
 // and N in [1, crash_inside_n_max] (at most kCrashInsideDuringNMax inside an operation). The
 // armed instance is not picked again; it is not counted as down until the crash lands (other
 // faults go on, and move the tasks whose checkpoints and restores it waits for), so when it lands
-// max_down may be exceeded by one for the restart delay. An arm that has not landed when faults
-// stop is disarmed. With crash_inside_odds 0 nothing more is drawn, so a schedule
-// without it is the one older versions drew.
-// The fault is applied only if an instance is up and fewer than max_down instances are down
-// (crashed, closed, only created, paused or isolated); the undo (restart, resume, heal, start) is
-// scheduled through the injector. Instances are never removed. Every fault applied is recorded by
-// the injector with detail "random-faults".
+// max_down may be exceeded by one for the restart delay. An arm that must land inside a close
+// (during = close) closes the instance at once, since nothing else would: the crash lands inside
+// that close, or the close ends first, the arm is dropped and the close's undo starts the
+// instance again. An arm that has not landed when faults stop is disarmed. With crash_inside_odds 0
+// nothing more is drawn, so a schedule without it is the one older versions drew. The fault is
+// applied only if an instance is up and fewer than max_down instances are down (crashed, closed,
+// only created, paused or isolated); the undo (restart, resume, heal, start) is scheduled through
+// the injector. Instances are never removed. Every fault applied is recorded by the injector with
+// detail "random-faults".
 
 #include <cstdint>
 
@@ -57,6 +60,7 @@ class RandomFaults {
   void schedule_tick(int64_t at_ms);
   std::optional<FaultAction> draw_kind();
   CrashInsideSpec draw_crash_inside();
+  void close_armed(int32_t victim, int64_t undo_ms);
 
   Cluster& cluster_;
   FaultInjector& injector_;

@@ -64,7 +64,7 @@ enum class FaultAction {
   kResume,          // SIGCONT
   kIsolate,         // cut every link of the instance
   kHeal,            // restore its links
-  kAddInstance,     // scale out: a new instance, started at once
+  kAddInstance,     // scale out: a new instance, started at once (or created, started later)
   kRemoveInstance,  // scale in: closed (if running) and retired for good
 };
 const char* to_string(FaultAction a);
@@ -76,8 +76,10 @@ struct FaultWorkloadSpec {
   FaultAction action = FaultAction::kCrash;
   int32_t instance = 1;
   int64_t at_ms = 0;
-  std::optional<int64_t> undo_after_ms;  // restart / resume / heal after this long
-  bool wipe = false;                     // a crash's restart uses a wiped disk
+  // restart / resume / heal after this long; for kAddInstance: the instance is created at at_ms
+  // (KafkaStreams CREATED, not started) and started this long after
+  std::optional<int64_t> undo_after_ms;
+  bool wipe = false;  // a crash's restart uses a wiped disk
   // kCrash only (the 'CrashInside' workload): the crash is armed at at_ms and lands inside an
   // operation (cluster/crash_inside.h); the undo counts from when it lands.
   std::optional<CrashInsideSpec> inside;

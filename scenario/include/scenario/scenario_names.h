@@ -105,9 +105,10 @@ inline constexpr std::array<Named<CrashInsideAt>, 4> kCrashInsideAt{{
     {CrashInsideAt::kCommit, "commit"},
     {CrashInsideAt::kRestorePoll, "restore_poll"},
 }};
-inline constexpr std::array<Named<uint32_t>, 8> kCrashDuring{{
+inline constexpr std::array<Named<uint32_t>, 9> kCrashDuring{{
     {0, "any"},
     {static_cast<uint32_t>(Operation::kCheckpoint), "checkpoint"},
+    {static_cast<uint32_t>(Operation::kCheckpointFlush), "checkpoint_flush"},
     {static_cast<uint32_t>(Operation::kWritePosition), "write_position"},
     {static_cast<uint32_t>(Operation::kWriteCheckpoint), "write_checkpoint"},
     {static_cast<uint32_t>(Operation::kRestore), "restore"},

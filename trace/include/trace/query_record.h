@@ -80,7 +80,7 @@ struct ReplicaSnapshot {
   int32_t partition = -1;
   std::string instance;  // node name, "instance-1"
   bool running = false;
-  std::optional<StreamsState> client_state;
+  std::optional<StreamsState> client_state;  // also of a closed client (running false)
   ReplicaRole role = ReplicaRole::kNone;
   // A standby the group leader's last assignment created as a warmup (to Kafka's IQ and to every
   // check it is a standby; reports draw it apart).
