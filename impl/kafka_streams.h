@@ -16,12 +16,23 @@
 
 namespace iq {
 
+// StreamsConfig.PROCESSING_GUARANTEE_CONFIG: "at_least_once" (the default) or "exactly_once_v2"
+// (the deprecated "exactly_once" and "exactly_once_beta" are not modelled).
+enum class ProcessingGuarantee { AT_LEAST_ONCE, EXACTLY_ONCE_V2 };
+inline const char* to_string(ProcessingGuarantee g) {
+  return g == ProcessingGuarantee::EXACTLY_ONCE_V2 ? "exactly_once_v2" : "at_least_once";
+}
+
 struct StreamsConfig {
   std::string application_id = "iqsim";
   std::string application_server;  // "host:port"; empty leaves the client out of metadata
   std::string state_dir = "/tmp/kafka-streams";
   int32_t num_stream_threads = 1;
+  // commit.interval.ms: Kafka's default is 30 000 under at_least_once and 100 under
+  // exactly_once_v2 (StreamsConfig.EOS_DEFAULT_COMMIT_INTERVAL_MS); the scenario parser applies
+  // the latter when a file sets the guarantee and no interval.
   int64_t commit_interval_ms = 30'000;
+  ProcessingGuarantee processing_guarantee = ProcessingGuarantee::AT_LEAST_ONCE;
   int64_t statestore_cache_max_bytes = 10 * 1024 * 1024;
   int64_t state_cleanup_delay_ms = 600'000;
   int32_t max_poll_records = 1000;  // max.poll.records: Streams' override of the consumer's 500

@@ -39,10 +39,15 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
            "statestore.cache.max.bytes", "acceptable.recovery.lag", "max.warmup.replicas",
            "probing.rebalance.interval.ms", "session.timeout.ms", "heartbeat.interval.ms",
            "max.poll.interval.ms", "request.timeout.ms", "__iq.consistency.offset.vector.enabled__",
-           "state.cleanup.delay.ms", "max.poll.records"});
+           "state.cleanup.delay.ms", "max.poll.records", "processing.guarantee"});
   StreamsConfig& c = s_.cluster.streams;
   c.application_id = t.name("application.id", c.application_id);
   c.num_stream_threads = t.integer("num.stream.threads", c.num_stream_threads, {1, 32}).as_int32();
+  c.processing_guarantee = t.enumeration("processing.guarantee", c.processing_guarantee,
+                                         names::kProcessingGuarantees, "processing guarantee");
+  // StreamsConfig.postProcessParsedConfig: under exactly_once_v2 an unset commit.interval.ms is
+  // EOS_DEFAULT_COMMIT_INTERVAL_MS (100), not 30 000.
+  if (c.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2) c.commit_interval_ms = 100;
   c.commit_interval_ms = t.integer("commit.interval.ms", c.commit_interval_ms, kTimeMs).value;
   c.statestore_cache_max_bytes =
       t.integer("statestore.cache.max.bytes", c.statestore_cache_max_bytes, {0, kInt64Max}).value;

@@ -38,6 +38,12 @@ inline constexpr std::array<Named<KeyValueSupplier>, 4> kStoreBackends{{
     {KeyValueSupplier::kLruMap, "lru"},
 }};
 
+// [streams_config] processing.guarantee, as StreamsConfig spells it.
+inline constexpr std::array<Named<ProcessingGuarantee>, 2> kProcessingGuarantees{{
+    {ProcessingGuarantee::AT_LEAST_ONCE, "at_least_once"},
+    {ProcessingGuarantee::EXACTLY_ONCE_V2, "exactly_once_v2"},
+}};
+
 inline constexpr std::array<Named<TopologyKind>, 4> kTopologies{{
     {TopologyKind::SourceTable, "SourceTable"},
     {TopologyKind::Count, "Count"},
