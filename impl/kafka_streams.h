@@ -13,6 +13,7 @@
 #include "iq/streams_metadata.h"
 #include "processor/interactive_query.h"
 #include "processor/stream_thread.h"
+#include "processor/streams_producer.h"
 
 namespace iq {
 
@@ -49,7 +50,11 @@ struct ThreadIo {
   Consumer* main_consumer = nullptr;
   Consumer* restore_consumer = nullptr;
   GroupMembership* membership = nullptr;
-  RecordCollector* collector = nullptr;
+  RecordCollector* collector = nullptr;  // at_least_once: the plain producer
+  // exactly_once_v2: makes the thread's transactional producer for a transactional.id (again
+  // after each resetProducer). The main and restore consumers must read read_committed
+  // (StreamsConfig sets isolation.level so under EOS; the caller builds them).
+  StreamsProducer::ProducerFactory producer_factory;
 };
 
 struct ClientIo {
@@ -69,6 +74,9 @@ class KafkaStreams {
   const StreamsConfig& config() const { return config_; }
   const std::string& process_id() const { return client_.process_id; }
   const std::vector<std::unique_ptr<StreamThread>>& threads() const { return threads_; }
+  bool eos_enabled() const {
+    return config_.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2;
+  }
 
   void start();
   // One pass of every thread, then the client state follows the threads'.
@@ -97,6 +105,7 @@ class KafkaStreams {
   ClientContext client_;
   std::vector<std::unique_ptr<ThreadCache>> caches_;
   std::vector<std::unique_ptr<ThreadCache>> standby_caches_;
+  std::vector<std::unique_ptr<StreamsProducer>> producers_;  // one per thread under EOS
   std::vector<std::unique_ptr<StreamThread>> threads_;
   KafkaStreamsState state_ = KafkaStreamsState::CREATED;
 };

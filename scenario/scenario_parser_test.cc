@@ -461,6 +461,18 @@ TEST(ScenarioParserTest, ProcessingGuaranteeIsParsedDefaultedAndWrittenBack) {
   EXPECT_NE(error.find("bad.toml:2:"), std::string::npos) << error;
   EXPECT_NE(error.find("processing.guarantee"), std::string::npos) << error;
   EXPECT_NE(error.find("exactly_once_v2"), std::string::npos) << error;
+
+  // StreamsConfig refuses a commit interval above the transaction timeout under EOS.
+  auto slow = parse_scenario_text(
+      "[streams_config]\n\"processing.guarantee\" = 'exactly_once_v2'\n"
+      "\"commit.interval.ms\" = 30_000" +
+          workload,
+      "slow.toml", 1);
+  ASSERT_FALSE(slow.has_value());
+  EXPECT_NE(slow.error().to_string().find("slow.toml:3:"), std::string::npos)
+      << slow.error().to_string();
+  EXPECT_NE(slow.error().to_string().find("Transaction timeout 10000"), std::string::npos)
+      << slow.error().to_string();
 }
 
 TEST(ScenarioParserTest, SeedComesFromTheCallerElseTheFileElseOne) {

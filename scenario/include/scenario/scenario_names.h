@@ -123,14 +123,14 @@ inline constexpr std::array<Named<uint32_t>, 8> kCrashDuring{{
 }};
 
 // expect_error: the Java exception class names StreamsError::kind_name spells.
-inline constexpr std::array<StreamsError::Kind, 13> kStreamsErrorKinds{
+inline constexpr std::array<StreamsError::Kind, 14> kStreamsErrorKinds{
     StreamsError::Kind::UnknownStateStore,    StreamsError::Kind::StreamsNotStarted,
     StreamsError::Kind::StreamsStopped,       StreamsError::Kind::InvalidStateStore,
     StreamsError::Kind::UnsupportedOperation, StreamsError::Kind::IllegalArgument,
     StreamsError::Kind::IllegalState,         StreamsError::Kind::ClassCast,
     StreamsError::Kind::ProcessorState,       StreamsError::Kind::Streams,
     StreamsError::Kind::BufferUnderflow,      StreamsError::Kind::TaskMigrated,
-    StreamsError::Kind::Serialization,
+    StreamsError::Kind::Serialization,        StreamsError::Kind::TaskCorrupted,
 };
 
 // The properties checks, expected_failures and [liveness] checks may name: the one list, in
