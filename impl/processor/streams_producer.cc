@@ -33,6 +33,14 @@ Status StreamsProducer::init_transaction() {
 
 Status StreamsProducer::maybe_begin_transaction() {
   if (transaction_in_flight_) return ok_status();
+  if (!transaction_initialized_) {
+    // A new producer (after resetProducer) whose first user is a task that did not initialize
+    // again (a standby promoted in place): Kafka's RecordCollectorImpl.initialize runs
+    // initTransaction when that task initializes; here the first send or commit does it.
+    auto init = producer_->init_transactions();
+    if (!init) return base::unexpected(to_streams_error(init.error(), "initialize transactions"));
+    transaction_initialized_ = true;
+  }
   auto s = producer_->begin_transaction();
   if (!s) return base::unexpected(to_streams_error(s.error(), "begin a new transaction"));
   transaction_in_flight_ = true;
@@ -44,7 +52,6 @@ base::Expected<int64_t, StreamsError> StreamsProducer::send(const std::string& t
                                                             const std::optional<Bytes>& value,
                                                             int64_t timestamp,
                                                             const Headers& headers) {
-  IQ_ASSERT(transaction_initialized_, "send before initTransaction [{}]", transactional_id_);
   auto begun = maybe_begin_transaction();
   if (!begun) return base::unexpected(begun.error());
   auto offset = producer_->send(topic, partition, key, value, timestamp, headers);
@@ -54,7 +61,6 @@ base::Expected<int64_t, StreamsError> StreamsProducer::send(const std::string& t
 
 Status StreamsProducer::commit_transaction(const TopicPartitionOffsets& offsets,
                                            const ConsumerGroupMetadata& group_metadata) {
-  IQ_ASSERT(transaction_initialized_, "commit before initTransaction [{}]", transactional_id_);
   auto s = maybe_begin_transaction();
   if (!s) return s;
   auto sent = producer_->send_offsets_to_transaction(offsets, group_metadata);
