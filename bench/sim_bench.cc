@@ -5,8 +5,9 @@
 // commit.interval.ms=100, link delays 1..5 ms. A producer writes 20 records per virtual second
 // (2 every 100 ms, 20 keys) until 50 s; instance-1 crashes at 20 s and restarts on its kept disk
 // at 30 s (its old session expires at ~65 s, then a rebalance hands its tasks back); the run ends
-// at 120 virtual seconds. Every iteration builds a fresh Cluster from the same seed, so every
-// iteration does exactly the same work (checked: the digest must not change between iterations).
+// at 120 virtual seconds. BM_CrashRestart3x4Standby1Eos runs it under exactly_once_v2. Every
+// iteration builds a fresh Cluster from the same seed, so every iteration does exactly the same
+// work (checked: the digest must not change between iterations).
 //
 // Counters (wall time is Google Benchmark's own, UseRealTime):
 //   virtual_s_per_wall_s  virtual seconds simulated / elapsed wall seconds (kIsRate over the
@@ -34,8 +35,9 @@ using iq::sim::ClusterConfig;
 
 constexpr int64_t kVirtualDurationMs = 120'000;
 
-ClusterConfig scenario_config(uint64_t seed) {
+ClusterConfig scenario_config(uint64_t seed, iq::ProcessingGuarantee guarantee) {
   ClusterConfig c;
+  c.streams.processing_guarantee = guarantee;
   c.seed = seed;
   c.instances = 3;
   c.link = iq::sim::LinkConfig{.delay_ms_min = 1, .delay_ms_max = 5};
@@ -73,8 +75,8 @@ double process_cpu_s() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-ScenarioRun run_scenario(uint64_t seed) {
-  Cluster cluster(scenario_config(seed));
+ScenarioRun run_scenario(uint64_t seed, iq::ProcessingGuarantee guarantee) {
+  Cluster cluster(scenario_config(seed, guarantee));
   cluster.start_all();
   int32_t next_key = 1;
   produce_until(cluster, 20'000, next_key);
@@ -91,14 +93,14 @@ ScenarioRun run_scenario(uint64_t seed) {
   return out;
 }
 
-void BM_CrashRestart3x4Standby1(benchmark::State& state) {
+void run_benchmark(benchmark::State& state, iq::ProcessingGuarantee guarantee) {
   constexpr uint64_t kSeed = 42;
   uint64_t events_total = 0;
   uint64_t events_last = 0;
   std::string digest_first;
   const double cpu_s_start = process_cpu_s();
   for (auto _ : state) {
-    const ScenarioRun run = run_scenario(kSeed);
+    const ScenarioRun run = run_scenario(kSeed, guarantee);
     if (run.errors != 0) {
       state.SkipWithError("an instance reported errors");
       return;
@@ -127,7 +129,18 @@ void BM_CrashRestart3x4Standby1(benchmark::State& state) {
   state.counters["events"] = benchmark::Counter(static_cast<double>(events_last));
   state.SetLabel("seed=" + std::to_string(kSeed) + " digest=" + digest_first);
 }
+// The standard scenario under Kafka's default at-least-once.
+void BM_CrashRestart3x4Standby1(benchmark::State& state) {
+  run_benchmark(state, iq::ProcessingGuarantee::AT_LEAST_ONCE);
+}
 BENCHMARK(BM_CrashRestart3x4Standby1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same scenario under exactly_once_v2: a transaction per commit (every 100 ms), read_committed
+// consumers, and the crashed instance's tasks wiped and restored from the changelog on restart.
+void BM_CrashRestart3x4Standby1Eos(benchmark::State& state) {
+  run_benchmark(state, iq::ProcessingGuarantee::EXACTLY_ONCE_V2);
+}
+BENCHMARK(BM_CrashRestart3x4Standby1Eos)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

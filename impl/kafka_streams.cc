@@ -30,14 +30,27 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
     caches_.push_back(std::make_unique<ThreadCache>(per_thread));
     standby_caches_.push_back(std::make_unique<ThreadCache>(0));  // standbys cache nothing
     const ThreadIo& t = io_.threads[static_cast<size_t>(i)];
-    IQ_ASSERT(t.main_consumer && t.restore_consumer && t.membership && t.collector);
+    IQ_ASSERT(t.main_consumer && t.restore_consumer && t.membership);
+    RecordCollector* collector = t.collector;
+    StreamsProducer* producer = nullptr;
+    if (eos_enabled()) {
+      // ActiveTaskCreator: one StreamsProducer per thread, the tasks' collectors share it.
+      IQ_ASSERT(t.producer_factory != nullptr, "exactly_once_v2 needs a producer factory");
+      producers_.push_back(std::make_unique<StreamsProducer>(
+          StreamsProducer::transactional_id(config_.application_id, client_.process_id, i + 1),
+          t.producer_factory));
+      producer = producers_.back().get();
+      collector = producer;
+    }
+    IQ_ASSERT(collector != nullptr);
     ThreadCache* cache = caches_.back().get();
     ThreadCache* standby_cache = standby_caches_.back().get();
-    auto environment = [this, cache, standby_cache, collector = t.collector](const TaskId& id) {
+    auto environment = [this, cache, standby_cache, collector](const TaskId& id) {
       TaskEnvironment env;
       env.application_id = config_.application_id;
       env.task_dir = state_directory_->task_dir(id);
       env.consistency_enabled = config_.consistency_offset_vector_enabled;
+      env.eos_enabled = eos_enabled();
       env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
       env.fs = io_.fs;
       env.rocksdb_env = io_.rocksdb_env;
@@ -49,7 +62,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
     };
     threads_.push_back(std::make_unique<StreamThread>(
         config_.application_id + "-StreamThread-" + std::to_string(i + 1), client_,
-        *t.main_consumer, *t.restore_consumer, *t.membership, environment));
+        *t.main_consumer, *t.restore_consumer, *t.membership, environment, producer));
   }
 }
 

@@ -13,15 +13,27 @@
 #include "iq/streams_metadata.h"
 #include "processor/interactive_query.h"
 #include "processor/stream_thread.h"
+#include "processor/streams_producer.h"
 
 namespace iq {
+
+// StreamsConfig.PROCESSING_GUARANTEE_CONFIG: "at_least_once" (the default) or "exactly_once_v2"
+// (the deprecated "exactly_once" and "exactly_once_beta" are not modelled).
+enum class ProcessingGuarantee { AT_LEAST_ONCE, EXACTLY_ONCE_V2 };
+inline const char* to_string(ProcessingGuarantee g) {
+  return g == ProcessingGuarantee::EXACTLY_ONCE_V2 ? "exactly_once_v2" : "at_least_once";
+}
 
 struct StreamsConfig {
   std::string application_id = "iqsim";
   std::string application_server;  // "host:port"; empty leaves the client out of metadata
   std::string state_dir = "/tmp/kafka-streams";
   int32_t num_stream_threads = 1;
+  // commit.interval.ms: Kafka's default is 30 000 under at_least_once and 100 under
+  // exactly_once_v2 (StreamsConfig.EOS_DEFAULT_COMMIT_INTERVAL_MS); the scenario parser applies
+  // the latter when a file sets the guarantee and no interval.
   int64_t commit_interval_ms = 30'000;
+  ProcessingGuarantee processing_guarantee = ProcessingGuarantee::AT_LEAST_ONCE;
   int64_t statestore_cache_max_bytes = 10 * 1024 * 1024;
   int64_t state_cleanup_delay_ms = 600'000;
   int32_t max_poll_records = 1000;  // max.poll.records: Streams' override of the consumer's 500
@@ -38,7 +50,11 @@ struct ThreadIo {
   Consumer* main_consumer = nullptr;
   Consumer* restore_consumer = nullptr;
   GroupMembership* membership = nullptr;
-  RecordCollector* collector = nullptr;
+  RecordCollector* collector = nullptr;  // at_least_once: the plain producer
+  // exactly_once_v2: makes the thread's transactional producer for a transactional.id (again
+  // after each resetProducer). The main and restore consumers must read read_committed
+  // (StreamsConfig sets isolation.level so under EOS; the caller builds them).
+  StreamsProducer::ProducerFactory producer_factory;
 };
 
 struct ClientIo {
@@ -58,6 +74,9 @@ class KafkaStreams {
   const StreamsConfig& config() const { return config_; }
   const std::string& process_id() const { return client_.process_id; }
   const std::vector<std::unique_ptr<StreamThread>>& threads() const { return threads_; }
+  bool eos_enabled() const {
+    return config_.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2;
+  }
 
   void start();
   // One pass of every thread, then the client state follows the threads'.
@@ -86,6 +105,7 @@ class KafkaStreams {
   ClientContext client_;
   std::vector<std::unique_ptr<ThreadCache>> caches_;
   std::vector<std::unique_ptr<ThreadCache>> standby_caches_;
+  std::vector<std::unique_ptr<StreamsProducer>> producers_;  // one per thread under EOS
   std::vector<std::unique_ptr<StreamThread>> threads_;
   KafkaStreamsState state_ = KafkaStreamsState::CREATED;
 };

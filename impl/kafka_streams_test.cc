@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "assignment/process_id.h"
+#include "iq/default_partitioner.h"
 #include "iq/key_query.h"
 #include "kafka_streams.h"
-#include "iq/default_partitioner.h"
 #include "processor/test_fakes.h"
 
 namespace iq {
@@ -29,7 +29,8 @@ class KafkaStreamsTest : public testing::Test {
     topology_.source_topic = "words";
     topology_.source_partitions = 2;
     topology_.store_name = "counts";
-    ClientIo io{&admin_, &fs_, nullptr, {ThreadIo{&main_, &restore_, &membership_, &collector_}}};
+    ClientIo io{
+        &admin_, &fs_, nullptr, {ThreadIo{&main_, &restore_, &membership_, &collector_, {}}}};
     streams_ =
         std::make_unique<KafkaStreams>(config_, topology_, io, ProcessId::for_int(1).to_string());
   }

@@ -9,6 +9,12 @@
 
 namespace iq::sim::parsing {
 
+namespace {
+// StreamsConfig.DEFAULT_TRANSACTION_TIMEOUT, the producer's transaction.timeout.ms under EOS (the
+// SimProducerConfig default); no scenario key overrides it.
+constexpr int64_t kEosTransactionTimeoutMs = 10'000;
+}  // namespace
+
 void ScenarioParser::parse_configuration(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("configuration"));
   t.allow({"instances", "start", "store_backend", "lru_max_entries", "virtual_time_ms_max",
@@ -39,11 +45,27 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
            "statestore.cache.max.bytes", "acceptable.recovery.lag", "max.warmup.replicas",
            "probing.rebalance.interval.ms", "session.timeout.ms", "heartbeat.interval.ms",
            "max.poll.interval.ms", "request.timeout.ms", "__iq.consistency.offset.vector.enabled__",
-           "state.cleanup.delay.ms", "max.poll.records"});
+           "state.cleanup.delay.ms", "max.poll.records", "processing.guarantee"});
   StreamsConfig& c = s_.cluster.streams;
   c.application_id = t.name("application.id", c.application_id);
   c.num_stream_threads = t.integer("num.stream.threads", c.num_stream_threads, {1, 32}).as_int32();
-  c.commit_interval_ms = t.integer("commit.interval.ms", c.commit_interval_ms, kTimeMs).value;
+  c.processing_guarantee = t.enumeration("processing.guarantee", c.processing_guarantee,
+                                         names::kProcessingGuarantees, "processing guarantee");
+  // StreamsConfig.postProcessParsedConfig: under exactly_once_v2 an unset commit.interval.ms is
+  // EOS_DEFAULT_COMMIT_INTERVAL_MS (100), not 30 000.
+  const bool eos = c.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2;
+  if (eos) c.commit_interval_ms = 100;
+  const IntValue commit = t.integer("commit.interval.ms", c.commit_interval_ms, kTimeMs);
+  c.commit_interval_ms = commit.value;
+  // StreamsConfig.verifyEOSTransactionTimeoutCompatibility: under EOS the commit interval may not
+  // exceed the producer's transaction.timeout.ms (Streams' 10 000), or every transaction would
+  // time out before its commit.
+  if (eos && commit.hi > kEosTransactionTimeoutMs) {
+    r_.fail(commit.at, commit.path,
+            fmt::format("Transaction timeout {} was set lower than streams commit interval {} "
+                        "(processing.guarantee=exactly_once_v2)",
+                        kEosTransactionTimeoutMs, commit.hi));
+  }
   c.statestore_cache_max_bytes =
       t.integer("statestore.cache.max.bytes", c.statestore_cache_max_bytes, {0, kInt64Max}).value;
   c.state_cleanup_delay_ms =

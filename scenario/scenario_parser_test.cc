@@ -429,6 +429,52 @@ broker_cleaner_records_per_step_max = 11
       << bad.error().to_string();
 }
 
+TEST(ScenarioParserTest, ProcessingGuaranteeIsParsedDefaultedAndWrittenBack) {
+  // processing.guarantee reaches StreamsConfig (at_least_once by default), an exactly_once_v2
+  // file without commit.interval.ms gets Kafka's EOS default of 100 ms, the writer writes both
+  // back, and an unknown guarantee is refused at its file:line:col.
+  const std::string workload = "\n[[test]]\n[[test.workload]]\nname = 'Producer'\n";
+  const Scenario alos = parse_ok(workload, 1);
+  EXPECT_EQ(alos.cluster.streams.processing_guarantee, ProcessingGuarantee::AT_LEAST_ONCE);
+  EXPECT_EQ(alos.cluster.streams.commit_interval_ms, 30'000);
+  const Scenario eos =
+      parse_ok("[streams_config]\n\"processing.guarantee\" = 'exactly_once_v2'" + workload, 1);
+  EXPECT_EQ(eos.cluster.streams.processing_guarantee, ProcessingGuarantee::EXACTLY_ONCE_V2);
+  EXPECT_EQ(eos.cluster.streams.commit_interval_ms, 100);
+  const Scenario eos_slow = parse_ok(
+      "[streams_config]\n\"processing.guarantee\" = 'exactly_once_v2'\n"
+      "\"commit.interval.ms\" = 2_000" +
+          workload,
+      1);
+  EXPECT_EQ(eos_slow.cluster.streams.commit_interval_ms, 2'000);
+  const std::string written = to_toml(eos_slow);
+  EXPECT_NE(written.find("\"processing.guarantee\" = 'exactly_once_v2'"), std::string::npos)
+      << written;
+  auto again = parse_scenario_text(written, "written.toml", 1);
+  ASSERT_TRUE(again.has_value()) << again.error().to_string();
+  EXPECT_EQ(again->cluster.streams, eos_slow.cluster.streams);
+
+  auto bad = parse_scenario_text(
+      "[streams_config]\n\"processing.guarantee\" = 'exactly_once'" + workload, "bad.toml", 1);
+  ASSERT_FALSE(bad.has_value());
+  const std::string error = bad.error().to_string();
+  EXPECT_NE(error.find("bad.toml:2:"), std::string::npos) << error;
+  EXPECT_NE(error.find("processing.guarantee"), std::string::npos) << error;
+  EXPECT_NE(error.find("exactly_once_v2"), std::string::npos) << error;
+
+  // StreamsConfig refuses a commit interval above the transaction timeout under EOS.
+  auto slow = parse_scenario_text(
+      "[streams_config]\n\"processing.guarantee\" = 'exactly_once_v2'\n"
+      "\"commit.interval.ms\" = 30_000" +
+          workload,
+      "slow.toml", 1);
+  ASSERT_FALSE(slow.has_value());
+  EXPECT_NE(slow.error().to_string().find("slow.toml:3:"), std::string::npos)
+      << slow.error().to_string();
+  EXPECT_NE(slow.error().to_string().find("Transaction timeout 10000"), std::string::npos)
+      << slow.error().to_string();
+}
+
 TEST(ScenarioParserTest, SeedComesFromTheCallerElseTheFileElseOne) {
   const std::string text = "seed = 42\n[[test]]\nduration_ms = 1\n";
   EXPECT_EQ(parse_ok(text, std::nullopt).seed, 42u);

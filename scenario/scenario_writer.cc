@@ -187,6 +187,7 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("application.id", str(sc.application_id));
   b.set("num.stream.threads", num(sc.num_stream_threads));
   b.set("num.standby.replicas", num(sc.assignment.num_standby_replicas));
+  b.set("processing.guarantee", name(names::kProcessingGuarantees, sc.processing_guarantee));
   b.set("commit.interval.ms", num(sc.commit_interval_ms));
   b.set("statestore.cache.max.bytes", num(sc.statestore_cache_max_bytes));
   b.set("acceptable.recovery.lag", num(sc.assignment.acceptable_recovery_lag));

@@ -1,5 +1,8 @@
 #include "processor/processor_state_manager.h"
 
+#include <fmt/format.h>
+
+#include "base/probe.h"
 #include "io/operation_marker.h"
 #include "iq/changelog_topic.h"
 #include "iq/serdes.h"
@@ -8,12 +11,13 @@ namespace iq {
 
 ProcessorStateManager::ProcessorStateManager(std::string application_id, TaskId task,
                                              std::string task_dir, FileSystem& fs,
-                                             std::set<std::string> logged_stores)
+                                             std::set<std::string> logged_stores, bool eos_enabled)
     : application_id_(std::move(application_id)),
       task_(task),
       task_dir_(std::move(task_dir)),
       logged_stores_(std::move(logged_stores)),
-      checkpoint_file_(fs, task_dir_ + "/.checkpoint") {}
+      checkpoint_file_(fs, task_dir_ + "/.checkpoint"),
+      eos_enabled_(eos_enabled) {}
 
 void ProcessorStateManager::register_store(StateStore& store, RestoreCallback restore,
                                            CommitCallback commit) {
@@ -62,7 +66,7 @@ std::optional<TopicPartition> ProcessorStateManager::changelog_partition(
   return std::nullopt;
 }
 
-Status ProcessorStateManager::initialize_store_offsets_from_checkpoint() {
+Status ProcessorStateManager::initialize_store_offsets_from_checkpoint(bool store_dir_was_empty) {
   auto offsets = checkpoint_file_.read_changelog_offsets();
   if (!offsets) return base::unexpected(offsets.error());
   loaded_offsets_ = *offsets;
@@ -78,8 +82,28 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint() {
     if (it != loaded_offsets_.end() &&
         it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown))
       m.offset = it->second;
+    // Kafka's EOS rule: no checkpointed offset for a persistent store whose directory is not
+    // empty means the previous process did not close cleanly. (Kafka tests only whether the
+    // file has the partition; a checkpointed unknown offset, -1 here, counts as present.)
+    if (eos_enabled_ && m.store->persistent() && it == loaded_offsets_.end() &&
+        !store_dir_was_empty) {
+      IQ_PROBE("eos.task_corrupted_no_checkpoint",
+               "a task's stores were not empty but had no .checkpoint: TaskCorrupted (not in the "
+               "default campaign: exactly_once_v2 only, templates/exactly_once.toml)");
+      return base::unexpected(StreamsError{
+          StreamsError::Kind::TaskCorrupted,
+          fmt::format("task {}: store {} found no checkpoint offset while the task directory {} "
+                      "is not empty; under EOS its state may hold uncommitted data",
+                      task_.to_string(), m.store->name(), task_dir_)});
+    }
   }
-  return ok_status();
+  // Under EOS there is never a .checkpoint while the task processes: delete it once loaded.
+  return delete_checkpoint_if_eos();
+}
+
+Status ProcessorStateManager::delete_checkpoint_if_eos() {
+  if (!eos_enabled_) return ok_status();
+  return checkpoint_file_.remove();
 }
 
 std::optional<ChangelogOffset> ProcessorStateManager::changelog_offset(

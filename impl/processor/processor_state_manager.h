@@ -18,8 +18,10 @@ namespace iq {
 class ProcessorStateManager {
  public:
   // `logged_stores`: the stores whose changes go to "<application.id>-<store>-changelog".
+  // `eos_enabled`: processing.guarantee=exactly_once_v2 (the checkpoint rules below change).
   ProcessorStateManager(std::string application_id, TaskId task, std::string task_dir,
-                        FileSystem& fs, std::set<std::string> logged_stores);
+                        FileSystem& fs, std::set<std::string> logged_stores,
+                        bool eos_enabled = false);
 
   void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit);
   StateStore* store(const std::string& name) const;
@@ -28,8 +30,18 @@ class ProcessorStateManager {
   std::optional<TopicPartition> changelog_partition(const std::string& store_name) const;
 
   // Load the changelog offsets from .checkpoint (missing file: none). Kafka does this once the
-  // stores are registered (KAFKA-8574).
-  [[nodiscard]] Status initialize_store_offsets_from_checkpoint();
+  // stores are registered (KAFKA-8574). Under exactly_once_v2 (ProcessorStateManager.
+  // initializeStoreOffsetsFromCheckpoint): a persistent logged store without a checkpointed
+  // offset while the task directory held more than .checkpoint before the stores opened
+  // (`store_dir_was_empty` false) is TaskCorrupted (the stores may hold uncommitted writes of a
+  // process that did not close cleanly); and once loaded, .checkpoint is deleted, so that it
+  // exists only while the task is not processing and a crash leaves none.
+  [[nodiscard]] Status initialize_store_offsets_from_checkpoint(bool store_dir_was_empty = true);
+  // Under exactly_once_v2, a recycled task's initialization deletes .checkpoint too (Kafka's
+  // initializeStoreOffsetsFromCheckpoint skips the recycled stores' offsets but still deletes
+  // the file). A no-op under at-least-once.
+  [[nodiscard]] Status delete_checkpoint_if_eos();
+  bool eos_enabled() const { return eos_enabled_; }
   // The offset of the last changelog record applied to or written by `store_name`, if any.
   std::optional<ChangelogOffset> changelog_offset(const std::string& store_name) const;
   // An active task's own changelog write was appended at `offset`.
@@ -80,6 +92,7 @@ class ProcessorStateManager {
   std::vector<StoreMetadata> stores_;  // registration order: flush and checkpoint follow it
   OffsetCheckpoint checkpoint_file_;
   ChangelogOffsets loaded_offsets_;
+  bool eos_enabled_ = false;
 };
 
 }  // namespace iq

@@ -5,8 +5,12 @@ namespace iq {
 Status StreamTask::complete_restoration() {
   IQ_ASSERT(state_ == TaskState::RESTORING, "task {} completes restoration in {}", id_.to_string(),
             to_string(state_));
-  auto s = maybe_checkpoint(/*enforce=*/true);
-  if (!s) return s;
+  // StreamTask.completeRestoration checkpoints only under at-least-once: under exactly_once_v2
+  // no .checkpoint may exist while the task processes.
+  if (!env_.eos_enabled) {
+    auto s = maybe_checkpoint(/*enforce=*/true);
+    if (!s) return s;
+  }
   transition_to(TaskState::RUNNING);
   return ok_status();
 }
@@ -48,7 +52,10 @@ base::Expected<TopicPartitionOffsets, StreamsError> StreamTask::prepare_commit()
 
 Status StreamTask::post_commit(bool enforce_checkpoint) {
   commit_needed_ = false;
-  // At-least-once RUNNING actives check the threshold on every commit (StreamTask.postCommit).
+  // StreamTask.postCommit: a RUNNING active checks the threshold on every commit under
+  // at-least-once; under exactly_once_v2 it checkpoints only when enforced (suspension,
+  // revocation), so that no .checkpoint exists while it processes.
+  if (state_ == TaskState::RUNNING && env_.eos_enabled && !enforce_checkpoint) return ok_status();
   if (state_ == TaskState::RUNNING || enforce_checkpoint)
     return maybe_checkpoint(enforce_checkpoint);
   return ok_status();

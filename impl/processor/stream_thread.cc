@@ -1,13 +1,16 @@
 #include "processor/stream_thread.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "base/probe.h"
 #include "io/operation_marker.h"
 
 namespace iq {
 
 StreamThread::StreamThread(std::string name, ClientContext& client, Consumer& main_consumer,
                            Consumer& restore_consumer, GroupMembership& membership,
-                           TaskManager::EnvironmentFactory environment)
+                           TaskManager::EnvironmentFactory environment, StreamsProducer* producer)
     : name_(std::move(name)),
       client_(client),
       main_consumer_(main_consumer),
@@ -15,9 +18,9 @@ StreamThread::StreamThread(std::string name, ClientContext& client, Consumer& ma
   IQ_ASSERT(client_.state_directory != nullptr && client_.admin != nullptr);
   reader_ = std::make_unique<StoreChangelogReader>(restore_consumer, *client_.admin,
                                                    client_.thread_config.max_poll_records);
-  task_manager_ =
-      std::make_unique<TaskManager>(client_.topology, *client_.state_directory, *reader_,
-                                    main_consumer, membership, std::move(environment), name_);
+  task_manager_ = std::make_unique<TaskManager>(
+      client_.topology, *client_.state_directory, *reader_, main_consumer, membership,
+      std::move(environment), name_, producer, client_.application_id);
 }
 
 StreamThread::~StreamThread() {
@@ -44,26 +47,45 @@ Status StreamThread::run_once(int64_t now_ms) {
     next_rebalance_ms_.reset();
     membership_.enforce_rebalance();
   }
-  membership_.poll(*this);                                  // may revoke and assign, inside
+  membership_.poll(*this);  // may revoke and assign, inside
+  if (std::exchange(task_migrated_in_callback_, false)) membership_.enforce_rebalance();
   if (state_ == ThreadState::STARTING) return ok_status();  // no assignment yet
   auto s = restore_and_process();
-  if (!s) return s;
+  if (task_manager_->take_enforce_rebalance()) {
+    // StreamThread.runLoop: an active found corrupted under EOS triggers a rebalance.
+    membership_.enforce_rebalance();
+  }
+  if (!s) return handle_task_exception(s.error());
   // StreamThread.maybeCommit: during a rebalance TaskManager.commit returns -1 without committing
   // (or flushing) anything, and lastCommitMs stays, so the commit runs as soon as it completes.
   if (now_ms - last_commit_ms_ >= client_.thread_config.commit_interval_ms &&
       !task_manager_->rebalance_in_progress()) {
     s = task_manager_->commit_all();
-    if (!s && s.error().kind == StreamsError::Kind::TaskMigrated) {
-      // StreamThread.runLoop's TaskMigratedException handling: drop the actives, rejoin.
-      s = on_partitions_lost();
-      membership_.enforce_rebalance();
-    }
+    if (!s) s = handle_task_exception(s.error());
     if (!s) return s;
     last_commit_ms_ = now_ms;
   }
   auto cleaned = client_.state_directory->clean_removed_tasks(now_ms);
   if (!cleaned) return base::unexpected(cleaned.error());
   return ok_status();
+}
+
+// StreamThread.runLoop's handlers: TaskMigratedException drops the actives and rejoins;
+// TaskCorruptedException (exactly_once_v2) wipes and revives the tasks of the open transaction,
+// and rejoins when an active was among them. Anything else is a thread failure.
+Status StreamThread::handle_task_exception(const StreamsError& e) {
+  if (e.kind == StreamsError::Kind::TaskMigrated) {
+    auto s = on_partitions_lost();
+    membership_.enforce_rebalance();
+    return s;
+  }
+  if (e.kind == StreamsError::Kind::TaskCorrupted && task_manager_->eos_enabled()) {
+    auto active_corrupted = task_manager_->handle_corruption(now_ms_);
+    if (!active_corrupted) return base::unexpected(active_corrupted.error());
+    if (*active_corrupted) membership_.enforce_rebalance();
+    return ok_status();
+  }
+  return base::unexpected(e);
 }
 
 Status StreamThread::restore_and_process() {
@@ -146,6 +168,18 @@ Status StreamThread::on_assignment(int32_t generation, const Bytes& bytes) {
   if (!revoked.empty()) {
     transition_to(ThreadState::PARTITIONS_REVOKED);
     auto s = task_manager_->handle_revocation(revoked, now_ms_);
+    if (!s && s.error().kind == StreamsError::Kind::TaskMigrated && task_manager_->eos_enabled()) {
+      // The revocation's transaction commit found the producer fenced (a zombie that outlived
+      // its transaction or its generation): Kafka's exception leaves the callback and reaches
+      // runLoop's TaskMigrated handling; here the actives are dropped now, the assignment goes
+      // on, and the thread rejoins after the poll.
+      IQ_PROBE("eos.revocation_task_migrated",
+               "a revocation's commit found the producer fenced (not in the default campaign: "
+               "exactly_once_v2 only, templates/exactly_once.toml)");
+      task_manager_->handle_lost_all(now_ms_);
+      task_migrated_in_callback_ = true;
+      s = ok_status();
+    }
     if (!s) return s;
   }
   client_.partitions_by_host = info->partitions_by_host;

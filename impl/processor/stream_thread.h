@@ -44,9 +44,10 @@ struct ClientContext {
 
 class StreamThread final : public RebalanceListener {
  public:
+  // `producer`: the thread's transactional producer under exactly_once_v2, else nullptr.
   StreamThread(std::string name, ClientContext& client, Consumer& main_consumer,
                Consumer& restore_consumer, GroupMembership& membership,
-               TaskManager::EnvironmentFactory environment);
+               TaskManager::EnvironmentFactory environment, StreamsProducer* producer = nullptr);
   ~StreamThread() override;
 
   const std::string& name() const { return name_; }
@@ -82,6 +83,7 @@ class StreamThread final : public RebalanceListener {
  private:
   void transition_to(ThreadState next);
   Status restore_and_process();
+  Status handle_task_exception(const StreamsError& e);
 
   std::string name_;
   ClientContext& client_;
@@ -95,6 +97,7 @@ class StreamThread final : public RebalanceListener {
   std::optional<int64_t> next_rebalance_ms_;
   int32_t unique_field_ = 0;
   std::optional<LeaderWarmups> last_leader_warmups_;
+  bool task_migrated_in_callback_ = false;
 };
 
 }  // namespace iq

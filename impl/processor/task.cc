@@ -41,7 +41,7 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   std::set<std::string> logged;
   if (topology.logging) logged.insert(topology.store_name);
   state_manager_ = std::make_unique<ProcessorStateManager>(env_.application_id, id_, env_.task_dir,
-                                                           *env_.fs, logged);
+                                                           *env_.fs, logged, env_.eos_enabled);
   ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
   context_ = std::make_unique<ProcessorContextImpl>(
       ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled},
@@ -95,10 +95,18 @@ Status Task::initialize() {
   IQ_ASSERT(state_ == TaskState::CREATED, "initialize in state {}", to_string(state_));
   auto s = env_.fs->create_directories(env_.task_dir);
   if (!s) return s;
+  // StateDirectory.directoryForTaskIsEmpty, asked before the stores open: anything but
+  // .checkpoint counts. Only exactly_once_v2 reads the answer, so only it lists the directory.
+  bool store_dir_was_empty = true;
+  if (env_.eos_enabled) {
+    for (const std::string& name : env_.fs->list_directory(env_.task_dir)) {
+      if (name != ".checkpoint") store_dir_was_empty = false;
+    }
+  }
   // KAFKA-8574: stores register first, then the checkpoint is loaded.
   s = topology_->store().init(*context_, topology_->store());
   if (!s) return s;
-  s = state_manager_->initialize_store_offsets_from_checkpoint();
+  s = state_manager_->initialize_store_offsets_from_checkpoint(store_dir_was_empty);
   if (!s) return s;
   offsets_at_last_checkpoint_ = changelog_offsets();
   initialized_ = true;

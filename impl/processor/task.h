@@ -24,6 +24,7 @@ struct TaskEnvironment {
   std::string application_id;
   std::string task_dir;  // <state.dir>/<application.id>/<task id>
   bool consistency_enabled = false;
+  bool eos_enabled = false;  // processing.guarantee=exactly_once_v2
   // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT (StreamsConfig says why it is settable)
   int64_t offset_delta_threshold_for_checkpoint = 10'000;
   FileSystem* fs = nullptr;
@@ -68,8 +69,11 @@ class Task {
   // AbstractTask.maybeCheckpoint: flush and checkpoint when enforced or when the changelog
   // offsets moved more than 10,000 since the last checkpoint.
   [[nodiscard]] Status maybe_checkpoint(bool enforce);
-  // Close without flushing or checkpointing (a crash is simply dropping the object).
+  // Close without flushing or checkpointing (a crash is simply dropping the object). Under
+  // exactly_once_v2 the caller then wipes the task directory (StateManagerUtil.closeStateManager:
+  // an unclean close leaves state that may hold uncommitted writes).
   void close_dirty();
+  bool eos_enabled() const { return env_.eos_enabled; }
   [[nodiscard]] Status close_clean();
 
  protected:

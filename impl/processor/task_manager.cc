@@ -56,7 +56,10 @@ Status TaskManager::commit_actives(const std::vector<StreamTask*>& tasks) {
     if (!o) return base::unexpected(o.error());
     offsets.insert(o->begin(), o->end());
   }
-  if (!offsets.empty()) {
+  if (eos_enabled()) {
+    auto s = commit_transaction(offsets);
+    if (!s) return s;
+  } else if (!offsets.empty()) {
     auto s = membership_.commit_offsets(offsets);
     if (!s) return s;
   }
@@ -67,6 +70,32 @@ Status TaskManager::commit_actives(const std::vector<StreamTask*>& tasks) {
   return ok_status();
 }
 
+Status TaskManager::commit_transaction(const TopicPartitionOffsets& offsets) {
+  IQ_ASSERT(producer_ != nullptr);
+  // Quirk (TaskExecutor.commitOffsetsOrTransaction): the transaction commits when offsets are
+  // given OR one is in flight, so a revocation whose revoked tasks have nothing to commit still
+  // commits the other tasks' writes of the open transaction, without their input offsets.
+  if (offsets.empty() && !producer_->transaction_in_flight()) return ok_status();
+  const ConsumerGroupMetadata metadata{application_id_, membership_.generation(),
+                                       membership_.member_id()};
+  return producer_->commit_transaction(offsets, metadata);
+}
+
+void TaskManager::close_dirty_and_release(Task& task, int64_t now_ms) {
+  task.close_dirty();
+  // StateManagerUtil.closeStateManager: an unclean close under EOS wipes the task directory
+  // (stores, .position, .checkpoint) while the lock is still held.
+  if (eos_enabled() && task.initialized()) {
+    IQ_PROBE("eos.dirty_close_wiped",
+             "an active closed dirty under EOS had its task directory wiped (not in the default "
+             "campaign: exactly_once_v2 only, templates/exactly_once.toml)");
+    auto wiped = state_directory_.wipe_task(task.id());
+    IQ_ASSERT(wiped.has_value(), "wiping task {}: {}", task.id().to_string(),
+              wiped.error().to_string());
+  }
+  release_task_directory(task, now_ms);
+}
+
 Status TaskManager::handle_revocation(const std::set<TaskId>& revoked, int64_t now_ms) {
   (void)now_ms;
   std::vector<StreamTask*> tasks;
@@ -74,6 +103,7 @@ Status TaskManager::handle_revocation(const std::set<TaskId>& revoked, int64_t n
     if (StreamTask* t = active(id); t != nullptr && t->state() != TaskState::SUSPENDED)
       tasks.push_back(t);
   }
+  if (eos_enabled()) return handle_revocation_eos(tasks);
   auto s = commit_actives(tasks);
   if (!s) return s;
   for (StreamTask* t : tasks) {
@@ -113,22 +143,111 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
   return s;
 }
 
+// TaskManager.handleRevocation under exactly_once_v2: the revoked tasks share the thread's open
+// transaction with the others, so when a revoked task has something to commit, every other task
+// that needs a commit is committed with it; the revoked ones then checkpoint (enforced) and
+// suspend, the others do not checkpoint (they keep RUNNING).
+Status TaskManager::handle_revocation_eos(const std::vector<StreamTask*>& revoked) {
+  const OperationScope marker(Operation::kCommit);
+  TopicPartitionOffsets offsets;
+  std::vector<StreamTask*> additional;
+  for (StreamTask* t : revoked) {
+    auto o = t->prepare_commit();
+    if (!o) return base::unexpected(o.error());
+    if (t->commit_needed()) offsets.insert(o->begin(), o->end());
+  }
+  if (!offsets.empty()) {
+    for (auto& [id, t] : actives_) {
+      if (t->state() != TaskState::RUNNING || !t->commit_needed()) continue;
+      if (std::find(revoked.begin(), revoked.end(), t.get()) != revoked.end()) continue;
+      auto o = t->prepare_commit();
+      if (!o) return base::unexpected(o.error());
+      offsets.insert(o->begin(), o->end());
+      additional.push_back(t.get());
+    }
+  }
+  auto s = commit_transaction(offsets);
+  if (!s) return s;
+  for (StreamTask* t : revoked) {
+    s = t->post_commit(/*enforce_checkpoint=*/true);
+    if (!s) return s;
+  }
+  for (StreamTask* t : additional) {
+    s = t->post_commit(/*enforce_checkpoint=*/false);
+    if (!s) return s;
+  }
+  for (StreamTask* t : revoked) {
+    s = t->suspend();
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
 void TaskManager::handle_lost_all(int64_t now_ms) {
   for (auto& [id, task] : actives_) {
     reader_.unregister_task(id);
-    task->close_dirty();
-    release_task_directory(*task, now_ms);
+    close_dirty_and_release(*task, now_ms);
   }
   actives_.clear();
+  if (eos_enabled()) {
+    // RecordCollectorImpl.closeDirty aborts the open transaction; then
+    // ActiveTaskCreator.reInitializeProducer makes a new client (initTransactions runs again when
+    // the next active initializes, fencing whatever the old one left open).
+    producer_->abort_transaction();
+    producer_->reset_producer();
+  }
   reassign_input_partitions();
+}
+
+base::Expected<bool, StreamsError> TaskManager::handle_corruption(int64_t now_ms) {
+  IQ_ASSERT(eos_enabled(), "TaskCorrupted under at-least-once");
+  // Every active in the open transaction: a simplification of Kafka's per-task set, which is
+  // the same tasks here since the transaction must be aborted and each of them wrote into it.
+  std::vector<TaskId> corrupted;
+  for (const auto& [id, t] : actives_) {
+    if (t->state() == TaskState::RUNNING && t->commit_needed()) corrupted.push_back(id);
+  }
+  producer_->abort_transaction();
+  for (const TaskId& id : corrupted) {
+    IQ_PROBE("eos.task_corrupted_revived",
+             "a corrupted active was closed dirty, wiped and revived (not in the default campaign: "
+             "exactly_once_v2 only, templates/exactly_once.toml)");
+    reader_.unregister_task(id);
+    close_dirty_and_release(*actives_.at(id), now_ms);
+    actives_.erase(id);
+    auto s = create_active(id);
+    if (!s) return base::unexpected(s.error());
+  }
+  reassign_input_partitions();
+  return !corrupted.empty();
 }
 
 base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task) {
   if (task.state() != TaskState::CREATED) return true;
+  // RecordCollectorImpl.initialize: the thread's producer runs initTransactions once before its
+  // first active initializes; a failure (the broker unreachable) leaves the task CREATED, to be
+  // retried on the next loop.
+  if (eos_enabled() && task.is_active() && !producer_->init_transaction()) {
+    IQ_PROBE("eos.init_transactions_retried",
+             "initTransactions failed and the task waits for the next loop (not in the default "
+             "campaign: exactly_once_v2 only, templates/exactly_once.toml)");
+    return false;
+  }
   // StateManagerUtil.registerStateStores: no lock, no stores (LockException). The other thread
   // releases the lock when it closes or hands back its copy at its own assignment.
   if (!state_directory_.lock(task.id(), thread_name_)) return false;
   auto s = task.initialize();
+  if (!s && s.error().kind == StreamsError::Kind::TaskCorrupted) {
+    // StreamThread.runLoop's TaskCorruptedException handling: close dirty (which wipes the
+    // directory under EOS) and revive; the fresh task initializes on an empty directory and
+    // restores from the committed changelog. An active's corruption enforces a rebalance.
+    IQ_ASSERT(eos_enabled(), "TaskCorrupted under at-least-once: {}", s.error().to_string());
+    if (task.is_active()) enforce_rebalance_ = true;
+    task.close_dirty();
+    auto wiped = state_directory_.wipe_task(task.id());
+    if (!wiped) return base::unexpected(wiped.error());
+    return base::unexpected(s.error());  // the caller revives the task
+  }
   if (!s) return base::unexpected(s.error());
   IQ_ASSERT(task.initialized() && task.state() != TaskState::CREATED);
   s = reader_.register_task(task);
@@ -140,12 +259,43 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task)
 Status TaskManager::initialize_created_tasks() {
   for (auto& [id, t] : actives_) {
     auto r = initialize_if_needed(*t);
-    if (!r) return base::unexpected(r.error());
+    if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) {
+      auto s = revive_corrupted(id, /*now_ms=*/0);
+      if (!s) return s;
+    } else if (!r) {
+      return base::unexpected(r.error());
+    }
   }
   for (auto& [id, t] : standbys_) {
     auto r = initialize_if_needed(*t);
-    if (!r) return base::unexpected(r.error());
+    if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) {
+      auto s = revive_corrupted(id, /*now_ms=*/0);
+      if (!s) return s;
+    } else if (!r) {
+      return base::unexpected(r.error());
+    }
   }
+  return ok_status();
+}
+
+// The corrupted task was closed and its directory wiped under its lock, which this thread keeps:
+// a fresh object takes its place and initializes at once on the empty directory.
+Status TaskManager::revive_corrupted(const TaskId& id, int64_t now_ms) {
+  (void)now_ms;
+  IQ_PROBE("eos.task_corrupted_revived",
+           "a corrupted active was closed dirty, wiped and revived (not in the default campaign: "
+           "exactly_once_v2 only, templates/exactly_once.toml)");
+  Task* fresh = nullptr;
+  if (auto it = actives_.find(id); it != actives_.end()) {
+    it->second = std::make_unique<StreamTask>(id, topology_, environment_(id));
+    fresh = it->second.get();
+  } else {
+    auto& standby = standbys_.at(id);
+    standby = std::make_unique<StandbyTask>(id, topology_, environment_(id));
+    fresh = standby.get();
+  }
+  auto r = initialize_if_needed(*fresh);
+  if (!r) return base::unexpected(r.error());  // corrupted again on an empty directory: a bug
   return ok_status();
 }
 
@@ -154,6 +304,7 @@ Status TaskManager::create_active(const TaskId& id) {
       actives_.emplace(id, std::make_unique<StreamTask>(id, topology_, environment_(id)));
   IQ_ASSERT(inserted, "active {} created twice", id.to_string());
   auto r = initialize_if_needed(*it->second);
+  if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) return revive_corrupted(id, 0);
   if (!r) return base::unexpected(r.error());
   return ok_status();
 }
@@ -163,6 +314,7 @@ Status TaskManager::create_standby(const TaskId& id) {
       standbys_.emplace(id, std::make_unique<StandbyTask>(id, topology_, environment_(id)));
   IQ_ASSERT(inserted, "standby {} created twice", id.to_string());
   auto r = initialize_if_needed(*it->second);
+  if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) return revive_corrupted(id, 0);
   if (!r) return base::unexpected(r.error());
   return ok_status();
 }
@@ -188,6 +340,9 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
       actives_.at(id)->prepare_recycle();
       auto standby = std::make_unique<StandbyTask>(std::move(*actives_.at(id)));
       actives_.erase(id);
+      // The recycled task's initialization deletes .checkpoint under EOS (see the header).
+      s = standby->state_manager().delete_checkpoint_if_eos();
+      if (!s) return s;
       s = reader_.register_task(*standby);
       if (!s) return s;
       standbys_.emplace(id, std::move(standby));
@@ -211,6 +366,8 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
       if (!s) return s;
       auto active = std::make_unique<StreamTask>(std::move(*standbys_.at(id)));
       standbys_.erase(id);
+      s = active->state_manager().delete_checkpoint_if_eos();
+      if (!s) return s;
       s = reader_.register_task(*active);
       if (!s) return s;
       actives_.emplace(id, std::move(active));

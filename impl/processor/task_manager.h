@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <utility>
 
 #include "io/consumer.h"
 #include "io/group_membership.h"
@@ -21,6 +22,7 @@
 #include "processor/state_directory.h"
 #include "processor/store_changelog_reader.h"
 #include "processor/stream_task.h"
+#include "processor/streams_producer.h"
 
 namespace iq {
 
@@ -31,14 +33,19 @@ class TaskManager {
 
   TaskManager(TopologyConfig topology, StateDirectory& state_directory,
               StoreChangelogReader& reader, Consumer& main_consumer, GroupMembership& membership,
-              EnvironmentFactory environment, std::string thread_name)
+              EnvironmentFactory environment, std::string thread_name,
+              StreamsProducer* producer = nullptr, std::string application_id = {})
       : topology_(std::move(topology)),
         state_directory_(state_directory),
         reader_(reader),
         main_consumer_(main_consumer),
         membership_(membership),
         environment_(std::move(environment)),
-        thread_name_(std::move(thread_name)) {}
+        thread_name_(std::move(thread_name)),
+        producer_(producer),
+        application_id_(std::move(application_id)) {
+    IQ_ASSERT(producer_ == nullptr || !application_id_.empty(), "EOS needs the group id");
+  }
   ~TaskManager();
 
   // onPartitionsRevoked: commit and suspend the actives whose input partitions were revoked.
@@ -47,8 +54,20 @@ class TaskManager {
   [[nodiscard]] Status handle_assignment(const std::set<TaskId>& actives,
                                          const std::set<TaskId>& standbys, int64_t now_ms);
   // handleLostAll: close every active dirty (uncommitted work is dropped, nothing is flushed);
-  // standbys stay.
+  // standbys stay. Under exactly_once_v2 the open transaction is aborted, every dirty-closed
+  // task's directory wiped, and the thread's producer made anew (reInitializeProducer).
   void handle_lost_all(int64_t now_ms);
+  // handleCorruption (exactly_once_v2): the actives whose state cannot be trusted (the open
+  // transaction's, after a send or commit timed out) are closed dirty (the transaction aborted,
+  // their directories wiped) and revived: created again, they restore from the committed
+  // changelog and resume from the committed input offset. Returns whether an active was among
+  // them (the thread then enforces a rebalance, as StreamThread.runLoop does under EOS).
+  [[nodiscard]] base::Expected<bool, StreamsError> handle_corruption(int64_t now_ms);
+  // Set when an active task's initialization found it corrupted (exactly_once_v2) and revived
+  // it; the thread enforces a rebalance and clears it.
+  bool take_enforce_rebalance() { return std::exchange(enforce_rebalance_, false); }
+  bool eos_enabled() const { return producer_ != nullptr; }
+  StreamsProducer* producer() const { return producer_; }
   // First initializes the CREATED tasks whose lock is now free; then actives whose changelogs are
   // restored (or that have none) become RUNNING and start reading input from the committed
   // offset. Returns the tasks that became RUNNING.
@@ -99,6 +118,15 @@ class TaskManager {
   [[nodiscard]] Status close_active(const TaskId& id, int64_t now_ms);
   [[nodiscard]] Status close_standby(const TaskId& id, int64_t now_ms);
   [[nodiscard]] Status commit_actives(const std::vector<StreamTask*>& tasks);
+  // TaskExecutor.commitOffsetsOrTransaction under exactly_once_v2: one transaction commit with
+  // every task's offsets and the group metadata, also when no offsets but a transaction is in
+  // flight.
+  [[nodiscard]] Status commit_transaction(const TopicPartitionOffsets& offsets);
+  [[nodiscard]] Status handle_revocation_eos(const std::vector<StreamTask*>& revoked);
+  // Closes a task dirty; under exactly_once_v2 its directory is wiped while still locked.
+  void close_dirty_and_release(Task& task, int64_t now_ms);
+  // Replaces a task found corrupted at initialization by a fresh one on an empty directory.
+  [[nodiscard]] Status revive_corrupted(const TaskId& id, int64_t now_ms);
   void reassign_input_partitions();
 
   TopologyConfig topology_;
@@ -107,8 +135,11 @@ class TaskManager {
   Consumer& main_consumer_;
   GroupMembership& membership_;
   EnvironmentFactory environment_;
-  std::string thread_name_;  // the owner of this thread's task directory locks
+  std::string thread_name_;     // the owner of this thread's task directory locks
+  StreamsProducer* producer_;   // the thread's, under exactly_once_v2; else nullptr
+  std::string application_id_;  // the group id sendOffsetsToTransaction names (EOS only)
   bool rebalance_in_progress_ = false;
+  bool enforce_rebalance_ = false;
   std::map<TaskId, std::unique_ptr<StreamTask>> actives_;
   std::map<TaskId, std::unique_ptr<StandbyTask>> standbys_;
 };

@@ -1,6 +1,7 @@
 #include "cluster/instance.h"
 
 #include "base/probe.h"
+#include "cluster/sim_producer.h"
 
 namespace iq::sim {
 
@@ -38,6 +39,8 @@ struct Instance::Process {
   SimRocksEnv rocks;
   std::unique_ptr<SimAdmin> admin;
   std::vector<std::unique_ptr<SimRecordCollector>> collectors;
+  // Under exactly_once_v2 KafkaStreams owns each thread's StreamsProducer, which owns the
+  // SimTransactionalProducer the factory makes; they point at `gate`, which outlives them.
   std::vector<std::unique_ptr<SimConsumer>> main_consumers;
   std::vector<std::unique_ptr<SimConsumer>> restore_consumers;
   std::vector<std::unique_ptr<SimGroupMembership>> memberships;
@@ -117,14 +120,19 @@ void Instance::build_process() {
   SimNetwork& network = service_.network();
   p.admin = std::make_unique<SimAdmin>(service_, network, config_.name);
   ClientIo io{p.admin.get(), &p.fs, p.rocks.env(), {}, &p.processed};
+  // StreamsConfig under exactly_once_v2 sets isolation.level=read_committed on the main and
+  // restore consumers (getMainConsumerConfigs / getRestoreConsumerConfigs).
+  const bool eos = config_.streams.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2;
+  SimConsumerConfig consumer = config_.consumer;
+  if (eos) consumer.isolation_level = IsolationLevel::READ_COMMITTED;
   for (int32_t i = 1; i <= config_.streams.num_stream_threads; ++i) {
     const std::string thread = "StreamThread-" + std::to_string(i);
     p.collectors.push_back(
         std::make_unique<SimRecordCollector>(service_, network, config_.name, &p.gate));
     p.main_consumers.push_back(std::make_unique<SimConsumer>(
-        service_, config_.name, thread + "-consumer", config_.consumer, &p.gate));
+        service_, config_.name, thread + "-consumer", consumer, &p.gate));
     p.restore_consumers.push_back(std::make_unique<SimConsumer>(
-        service_, config_.name, thread + "-restore-consumer", config_.consumer, &p.gate));
+        service_, config_.name, thread + "-restore-consumer", consumer, &p.gate));
     p.restore_consumers.back()->set_restore_consumer(true);
     SimMembershipConfig m;
     m.group_id = config_.streams.application_id;
@@ -136,8 +144,18 @@ void Instance::build_process() {
     m.heartbeat_interval_ms = config_.heartbeat_interval_ms;
     p.memberships.push_back(
         std::make_unique<SimGroupMembership>(service_, network, config_.name, m, &p.gate));
-    io.threads.push_back(ThreadIo{p.main_consumers.back().get(), p.restore_consumers.back().get(),
-                                  p.memberships.back().get(), p.collectors.back().get()});
+    io.threads.push_back(ThreadIo{p.main_consumers.back().get(),
+                                  p.restore_consumers.back().get(),
+                                  p.memberships.back().get(),
+                                  p.collectors.back().get(),
+                                  {}});
+    if (eos) {
+      io.threads.back().producer_factory =
+          [this, gate = &p.gate](const std::string& transactional_id) -> std::unique_ptr<Producer> {
+        return std::make_unique<SimTransactionalProducer>(
+            service_, config_.name, SimProducerConfig{transactional_id}, gate);
+      };
+    }
   }
   p.streams = std::make_unique<KafkaStreams>(config_.streams, config_.topology, std::move(io),
                                              process_id_.to_string());

@@ -34,8 +34,8 @@ const char* producer_state_name(SimTransactionalProducer::State state) {
 }
 
 SimTransactionalProducer::SimTransactionalProducer(BrokerService& service, std::string node,
-                                                   SimProducerConfig config)
-    : service_(service), node_(std::move(node)), config_(std::move(config)) {
+                                                   SimProducerConfig config, ProcessGate* gate)
+    : service_(service), node_(std::move(node)), config_(std::move(config)), gate_(gate) {
   IQ_ASSERT(!config_.transactional_id.empty(), "{}: a transactional producer needs an id", node_);
 }
 
@@ -46,6 +46,7 @@ ProducerStatus SimTransactionalProducer::init_transactions() {
         ProducerError{ProducerError::Kind::InvalidTxnState,
                       "initTransactions in state " + std::string(producer_state_name(state_))});
   }
+  if (dead()) return Unit{};  // nothing reaches the broker; the process is gone
   for (int attempt = 1;; ++attempt) {
     if (unreachable()) return base::unexpected(timeout("initTransactions"));
     auto r = service_.broker().init_producer_id(config_.transactional_id,
@@ -78,9 +79,14 @@ ProducerStatus SimTransactionalProducer::begin_transaction() {
 base::Expected<int64_t, ProducerError> SimTransactionalProducer::send(
     const std::string& topic, int32_t partition, const Bytes& key,
     const std::optional<Bytes>& value, int64_t timestamp, const Headers& headers) {
+  const TopicPartition tp{topic, partition};
+  if (gate_ != nullptr &&
+      gate_->dies_at(CrashInsideAt::kSend, "send " + topic + "-" + std::to_string(partition))) {
+    const auto end = service_.broker().end_offset(tp);
+    return (end ? *end : 0) + dropped_[tp]++;
+  }
   if (auto e = check_state("send")) return base::unexpected(*e);
   if (unreachable()) return base::unexpected(timeout("send"));
-  const TopicPartition tp{topic, partition};
   SimBroker& broker = service_.broker();
   if (!partitions_.contains(tp)) {
     const Errors e =
@@ -93,11 +99,13 @@ base::Expected<int64_t, ProducerError> SimTransactionalProducer::send(
                                              timestamp, headers, service_.now_ms());
   service_.after_call();
   if (!offset) return base::unexpected(fail("send", offset.error()));
+  service_.record_writer(tp, *offset, node_);
   return *offset;
 }
 
 ProducerStatus SimTransactionalProducer::send_offsets_to_transaction(
     const TopicPartitionOffsets& offsets, const ConsumerGroupMetadata& group_metadata) {
+  if (dead()) return Unit{};
   if (auto e = check_state("sendOffsetsToTransaction")) return base::unexpected(*e);
   if (unreachable()) return base::unexpected(timeout("sendOffsetsToTransaction"));
   SimBroker& broker = service_.broker();
@@ -119,6 +127,11 @@ ProducerStatus SimTransactionalProducer::send_offsets_to_transaction(
 }
 
 ProducerStatus SimTransactionalProducer::commit_transaction() {
+  // A dead process's EndTxn never reaches the coordinator: the transaction stays open.
+  if (gate_ != nullptr &&
+      gate_->dies_at(CrashInsideAt::kCommit, config_.transactional_id + " commitTransaction")) {
+    return Unit{};
+  }
   if (state_ == State::ABORTABLE_ERROR) {
     return base::unexpected(
         ProducerError{ProducerError::Kind::Kafka,
@@ -129,6 +142,7 @@ ProducerStatus SimTransactionalProducer::commit_transaction() {
 }
 
 ProducerStatus SimTransactionalProducer::abort_transaction() {
+  if (dead()) return Unit{};
   return end(ControlRecordType::ABORT);
 }
 

@@ -11,13 +11,21 @@
 // ProducerFenced. Partitions join the transaction on their first send (AddPartitionsToTxn), the
 // group on sendOffsetsToTransaction (AddOffsetsToTxn); a transaction that added nothing ends on
 // the client alone, as Kafka's does.
+//
+// With a ProcessGate (the instance's), a crash that lands inside an operation counts each send
+// (CrashInsideAt::kSend) and each commitTransaction (kCommit): from the call it lands at on, the
+// process is dead to the world and nothing more reaches the broker (a send answers a made-up
+// offset past the log end, as SimRecordCollector does; every other call answers success), so a
+// crash at a commit leaves the transaction open until the coordinator's timeout aborts it.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "cluster/broker_service.h"
+#include "cluster/sim_clients.h"
 #include "io/producer.h"
 
 namespace iq::sim {
@@ -32,7 +40,8 @@ class SimTransactionalProducer final : public Producer {
  public:
   enum class State { UNINITIALIZED, READY, IN_TRANSACTION, ABORTABLE_ERROR, FATAL_ERROR };
 
-  SimTransactionalProducer(BrokerService& service, std::string node, SimProducerConfig config);
+  SimTransactionalProducer(BrokerService& service, std::string node, SimProducerConfig config,
+                           ProcessGate* gate = nullptr);
 
   ProducerStatus init_transactions() override;
   ProducerStatus begin_transaction() override;
@@ -56,11 +65,14 @@ class SimTransactionalProducer final : public Producer {
   ProducerError fail(const char* call, Errors e);
   ProducerStatus end(ControlRecordType result);
   bool unreachable() const { return !service_.reachable(node_); }
+  bool dead() const { return gate_ != nullptr && gate_->dead(); }
   ProducerError timeout(const char* call) const;
 
   BrokerService& service_;
   std::string node_;
   SimProducerConfig config_;
+  ProcessGate* gate_;
+  std::map<TopicPartition, int64_t> dropped_;  // sends of a dead process, per partition
   State state_ = State::UNINITIALIZED;
   ProducerIdAndEpoch producer_;
   std::set<TopicPartition> partitions_;  // added to the open transaction

@@ -22,6 +22,9 @@ struct StreamsError {
     BufferUnderflow,       // java.nio.BufferUnderflowException (a truncated position header)
     TaskMigrated,  // TaskMigratedException: the member was fenced (commit failed, stale generation)
     Serialization,  // SerializationException: a deserializer given bytes of the wrong size
+    TaskCorrupted,  // TaskCorruptedException: under exactly_once_v2 a task's state cannot be
+                    // trusted (no .checkpoint beside non-empty stores, a commit timed out): wipe
+                    // and restore
   };
   Kind kind;
   std::string message;
@@ -54,6 +57,8 @@ struct StreamsError {
         return "TaskMigratedException";
       case Kind::Serialization:
         return "SerializationException";
+      case Kind::TaskCorrupted:
+        return "TaskCorruptedException";
     }
     return "?";
   }

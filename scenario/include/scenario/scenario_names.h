@@ -38,6 +38,12 @@ inline constexpr std::array<Named<KeyValueSupplier>, 4> kStoreBackends{{
     {KeyValueSupplier::kLruMap, "lru"},
 }};
 
+// [streams_config] processing.guarantee, as StreamsConfig spells it.
+inline constexpr std::array<Named<ProcessingGuarantee>, 2> kProcessingGuarantees{{
+    {ProcessingGuarantee::AT_LEAST_ONCE, "at_least_once"},
+    {ProcessingGuarantee::EXACTLY_ONCE_V2, "exactly_once_v2"},
+}};
+
 inline constexpr std::array<Named<TopologyKind>, 4> kTopologies{{
     {TopologyKind::SourceTable, "SourceTable"},
     {TopologyKind::Count, "Count"},
@@ -118,14 +124,14 @@ inline constexpr std::array<Named<uint32_t>, 9> kCrashDuring{{
 }};
 
 // expect_error: the Java exception class names StreamsError::kind_name spells.
-inline constexpr std::array<StreamsError::Kind, 13> kStreamsErrorKinds{
+inline constexpr std::array<StreamsError::Kind, 14> kStreamsErrorKinds{
     StreamsError::Kind::UnknownStateStore,    StreamsError::Kind::StreamsNotStarted,
     StreamsError::Kind::StreamsStopped,       StreamsError::Kind::InvalidStateStore,
     StreamsError::Kind::UnsupportedOperation, StreamsError::Kind::IllegalArgument,
     StreamsError::Kind::IllegalState,         StreamsError::Kind::ClassCast,
     StreamsError::Kind::ProcessorState,       StreamsError::Kind::Streams,
     StreamsError::Kind::BufferUnderflow,      StreamsError::Kind::TaskMigrated,
-    StreamsError::Kind::Serialization,
+    StreamsError::Kind::Serialization,        StreamsError::Kind::TaskCorrupted,
 };
 
 // The properties checks, expected_failures and [liveness] checks may name: the one list, in
