@@ -225,6 +225,10 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("keys", num(s.keys));
   b.set("caching", boolean(t.caching));
   b.set("logging", boolean(t.logging));
+  if (t.versioned()) {
+    b.set("history_retention_ms", num(t.history_retention_ms));
+    if (t.segment_interval_ms) b.set("segment_interval_ms", num(*t.segment_interval_ms));
+  }
 
   b.header("[knobs]");
   b.set("lag_probe_interval_ms", num(s.knobs.lag_probe_interval_ms));
@@ -379,6 +383,17 @@ std::string expected(const ExpectedPartition& e) {
     out += "]";
   }
   if (e.timestamps) out += ", timestamps = " + ints(*e.timestamps);
+  if (e.versions) {
+    out += ", versions = [";
+    for (size_t i = 0; i < e.versions->size(); ++i) {
+      const VersionedValue& v = (*e.versions)[i];
+      out += (i > 0 ? ", { value = " : "{ value = ") + num(v.value) +
+             ", timestamp_ms = " + num(v.valid_from_ms);
+      if (v.valid_to_ms) out += ", valid_to_ms = " + num(*v.valid_to_ms);
+      out += " }";
+    }
+    out += "]";
+  }
   if (e.position) out += ", position = " + position(*e.position);
   if (e.failure_reason)
     out += ", failure_reason = " + name(names::kFailureReasons, *e.failure_reason);
@@ -392,6 +407,9 @@ void write_step(Block& b, const Scenario&, const QueryStep& q) {
   if (q.lower) query += ", lower = " + num(*q.lower);
   if (q.upper) query += ", upper = " + num(*q.upper);
   query += ", order = " + name(names::kResultOrders, q.order);
+  if (q.as_of_ms) query += ", as_of_ms = " + num(*q.as_of_ms);
+  if (q.from_time_ms) query += ", from_ms = " + num(*q.from_time_ms);
+  if (q.to_time_ms) query += ", to_ms = " + num(*q.to_time_ms);
   if (q.partitions) query += ", partitions = " + ints(*q.partitions);
   IQ_ASSERT(!(q.bound && q.bound_produced), "a query bounded both by a position and 'produced'");
   query += ", bound = " +

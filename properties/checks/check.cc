@@ -14,6 +14,10 @@ model::Aggregation aggregation_of(TopologyKind kind) {
   switch (kind) {
     case TopologyKind::SourceTable:
     case TopologyKind::PapiWriter:
+    // The latest-by-offset fold is only what positions are judged by here: every record writes
+    // a versioned store's position, a put dropped beyond grace included (quirk 14). Its versioned
+    // answers are judged by the model's VersionedHistory instead.
+    case TopologyKind::VersionedTable:
       return model::Aggregation::kLatest;
     case TopologyKind::Count:
       return model::Aggregation::kCount;
@@ -30,6 +34,7 @@ model::WriteKind write_kind_of(TopologyKind kind, const sim::SourceLogRecord& re
   if (record.value) return model::WriteKind::kPut;
   switch (kind) {
     case TopologyKind::SourceTable:
+    case TopologyKind::VersionedTable:
       return model::WriteKind::kTombstone;
     case TopologyKind::PapiWriter:
       return model::WriteKind::kDelete;

@@ -5,6 +5,7 @@
 // without linking the runtime.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace iq {
@@ -32,7 +33,7 @@ inline const char* to_string(KeyValueSupplier s) {
 }
 
 // The registered topologies (topology/topologies.h says what each does).
-enum class TopologyKind { SourceTable, Count, Sum, PapiWriter };
+enum class TopologyKind { SourceTable, Count, Sum, PapiWriter, VersionedTable };
 
 inline const char* to_string(TopologyKind kind) {
   switch (kind) {
@@ -44,6 +45,8 @@ inline const char* to_string(TopologyKind kind) {
       return "Sum";
     case TopologyKind::PapiWriter:
       return "PapiWriter";
+    case TopologyKind::VersionedTable:
+      return "VersionedTable";
   }
   return "?";
 }
@@ -57,9 +60,17 @@ struct TopologyConfig {
   bool caching = true;  // Kafka's default for DSL stores
   bool logging = true;
   int64_t lru_max_entries = 1000;  // Stores.lruMap(name, maxCacheSize), when supplier is kLruMap
+  // VersionedTable only: Stores.persistentVersionedKeyValueStore(name, historyRetention[,
+  // segmentInterval]); the supplier is then ignored (the store is always the RocksDB versioned
+  // one) and so is caching (Kafka's materializer refuses caching for versioned stores).
+  int64_t history_retention_ms = 60'000;
+  std::optional<int64_t> segment_interval_ms;  // nullopt: the supplier's default for the retention
 
   // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
   bool timestamped() const { return kind != TopologyKind::PapiWriter; }
+  bool versioned() const { return kind == TopologyKind::VersionedTable; }
+  // Whether a caching layer sits in the store stack: never over a versioned store.
+  bool cached() const { return caching && !versioned(); }
   bool operator==(const TopologyConfig&) const = default;
 };
 

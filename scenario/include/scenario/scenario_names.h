@@ -38,11 +38,12 @@ inline constexpr std::array<Named<KeyValueSupplier>, 4> kStoreBackends{{
     {KeyValueSupplier::kLruMap, "lru"},
 }};
 
-inline constexpr std::array<Named<TopologyKind>, 4> kTopologies{{
+inline constexpr std::array<Named<TopologyKind>, 5> kTopologies{{
     {TopologyKind::SourceTable, "SourceTable"},
     {TopologyKind::Count, "Count"},
     {TopologyKind::Sum, "Sum"},
     {TopologyKind::PapiWriter, "PapiWriter"},
+    {TopologyKind::VersionedTable, "VersionedTable"},
 }};
 
 inline constexpr std::array<Named<KeyDistribution>, 2> kKeyDistributions{{
