@@ -162,14 +162,10 @@ void ScenarioParser::parse_topology(const toml::table* section) {
   c.caching = t.boolean("caching", c.caching);
   c.logging = t.boolean("logging", c.logging);
   // Stores.persistentVersionedKeyValueStore refuses a negative retention and a segment interval
-  // below 1; the keys mean nothing to the other topologies, so they are refused there.
+  // below 1. Only VersionedTable reads them (a template may draw the topology and give them for
+  // all).
   const IntValue retention = t.integer("history_retention_ms", c.history_retention_ms, kTimeMs);
   const IntValue interval = t.integer("segment_interval_ms", 0, kPositiveTimeMs);
-  for (const IntValue* v : {&retention, &interval}) {
-    if (v->given && !c.versioned()) {
-      r_.fail(v->at, v->path, "only the VersionedTable topology has a versioned store");
-    }
-  }
   c.history_retention_ms = retention.value;
   if (interval.given) c.segment_interval_ms = interval.value;
   // KeyValueStoreMaterializer does not enable caching on a versioned store, whatever the

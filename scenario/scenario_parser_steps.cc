@@ -257,8 +257,8 @@ ExpectedPartition ScenarioParser::expected_partition(const toml::table& table, c
   if ((e.has("value") || e.has("value_absent")) && !is_key_query(step.type)) {
     e.fail_key(e.has("value") ? "value" : "value_absent", "only a key query answers a value");
   }
-  const bool versioned = step.type == QueryKind::VersionedKeyQuery ||
-                         step.type == QueryKind::MultiVersionedKeyQuery;
+  const bool versioned =
+      step.type == QueryKind::VersionedKeyQuery || step.type == QueryKind::MultiVersionedKeyQuery;
   if ((e.has("value") || e.has("value_absent")) && versioned) {
     e.fail_key(e.has("value") ? "value" : "value_absent",
                "a versioned query answers versions (versions = [] for null)");

@@ -259,6 +259,12 @@ void write_workload(Block& b, const ProducerWorkloadSpec& w) {
   b.set("value", num(c.value));
   IQ_ASSERT(c.records_max <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
   b.set("records_max", num(static_cast<int64_t>(c.records_max)));
+  // Event-time settings only when set, so files without them are written as before.
+  if (c.out_of_order_odds.num > 0) {
+    b.set("out_of_order_one_in", one_in(c.out_of_order_odds));
+    b.set("out_of_order_ms_max", num(c.out_of_order_ms_max));
+  }
+  if (c.sequence_values) b.set("sequence_values", boolean(true));
 }
 
 void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {

@@ -128,10 +128,16 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
   // Sized to the log: a trace holds every source record, and the model keeps every version.
   store_ = std::make_unique<model::ReferenceStore>(
       aggregation, std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size())));
+  if (trace.topology.versioned()) {
+    versioned_ = std::make_unique<model::VersionedHistory>(
+        trace.topology.history_retention_ms, trace.topology.effective_segment_interval_ms(),
+        std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size())));
+  }
   for (const sim::SourceLogRecord& r : trace.source_log) {
     const model::SourceRecord record{r.offset, model::serialize_int32_key(r.key), r.value,
                                      r.timestamp_ms, write_kind_of(trace.topology.kind, r)};
     store_->apply(r.partition, record);
+    if (versioned_) versioned_->apply(r.partition, record);
     PartitionIndex& index = index_[r.partition];
     if (!model::writes_store(aggregation, record)) continue;
     push_distinct(index.key_writes[r.key], r.offset);

@@ -84,6 +84,13 @@ struct QueryClientConfig {
   base::Ratio open_range_odds{0, 1};  // a range with a null lower and/or upper bound
   base::Ratio absent_key_odds{0, 1};  // a key in [keys, 2 * keys): never produced
   base::Ratio skip_cache_odds{0, 1};  // skipCache() on a key query
+  // Against a versioned store (the VersionedTable topology) every query is a VersionedKeyQuery or
+  // a MultiVersionedKeyQuery (KeyQuery and RangeQuery throw there, quirk 15): with these odds a
+  // MultiVersionedKeyQuery (time range drawn in [0, now], each end open with odds 1/4, any
+  // ResultOrder), else a VersionedKeyQuery, asOf a time in [0, now] with
+  // as_of_odds, else the latest.
+  base::Ratio multi_versioned_odds{1, 2};
+  base::Ratio as_of_odds{1, 2};
   int64_t timeout_ms = 1'000;
   RetryPolicy retry;
   bool operator==(const QueryClientConfig&) const = default;
@@ -123,6 +130,7 @@ class QueryClientWorkload {
 
   void start_query(int32_t client);
   void attempt(int32_t client);
+  void draw_versioned(Client& c, Spec& s);
   bool route(Client& c, QueryRecord& record, int32_t& partition);
   void send(int32_t client, QueryRecord record, int32_t partition);
   void serve(uint64_t id, const std::string& target, const std::string& from);

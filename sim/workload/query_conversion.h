@@ -13,10 +13,10 @@
 #include <cstdint>
 
 #include "base/expected.h"
-#include "trace/query_record.h"
 #include "iq/query_result.h"
 #include "iq/state_query_result.h"
 #include "iq/streams_error.h"
+#include "trace/query_record.h"
 
 namespace iq::sim {
 

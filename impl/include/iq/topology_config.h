@@ -4,6 +4,7 @@
 // state/stores.h); the recorded trace carries it, so that the checks know what the store was
 // without linking the runtime.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -69,6 +70,16 @@ struct TopologyConfig {
   // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
   bool timestamped() const { return kind != TopologyKind::PapiWriter; }
   bool versioned() const { return kind == TopologyKind::VersionedTable; }
+  // The segment interval the versioned store runs with: the given one, or Kafka's default for the
+  // history retention (RocksDbVersionedKeyValueBytesStoreSupplier.defaultSegmentInterval).
+  int64_t effective_segment_interval_ms() const {
+    if (segment_interval_ms) return *segment_interval_ms;
+    const int64_t r = history_retention_ms;
+    if (r <= 60'000) return std::max<int64_t>(r / 3, 2'000);
+    if (r <= 300'000) return std::max<int64_t>(r / 5, 20'000);
+    if (r <= 3'600'000) return std::max<int64_t>(r / 12, 60'000);
+    return std::max<int64_t>(r / 24, 300'000);
+  }
   // Whether a caching layer sits in the store stack: never over a versioned store.
   bool cached() const { return caching && !versioned(); }
   bool operator==(const TopologyConfig&) const = default;

@@ -115,7 +115,7 @@ struct QueryRequestRecord {
   std::optional<int32_t> lower;
   std::optional<int32_t> upper;
   ResultOrder order = ResultOrder::ANY;
-  std::optional<int32_t> key;                   // the key the client routed by
+  std::optional<int32_t> key;  // the key the client routed by
   // VersionedKeyQuery.asOf, MultiVersionedKeyQuery.fromTime/toTime (absent: latest, open).
   std::optional<int64_t> as_of_ms;
   std::optional<int64_t> from_time_ms;
