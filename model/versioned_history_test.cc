@@ -21,7 +21,7 @@ std::vector<Version> versions(const VersionedRange& r) {
 }
 
 // In-order puts: each version is valid until the next one; the latest has no validTo.
-TEST(VersionedHistoryTest, VersionsAreValidUntilTheNextOne) {
+TEST(ModelVersionedHistoryTest, VersionsAreValidUntilTheNextOne) {
   VersionedHistory h(/*history_retention_ms=*/10'000, /*segment_interval_ms=*/1'000);
   h.apply(0, put(0, kA, 10, 1'000));
   h.apply(0, put(1, kA, 11, 2'000));
@@ -39,7 +39,7 @@ TEST(VersionedHistoryTest, VersionsAreValidUntilTheNextOne) {
 
 // An out-of-order record within grace is inserted into the history, splitting the interval it
 // falls in; the latest version stays the one with the largest timestamp.
-TEST(VersionedHistoryTest, OutOfOrderRecordsSplitAnInterval) {
+TEST(ModelVersionedHistoryTest, OutOfOrderRecordsSplitAnInterval) {
   VersionedHistory h(10'000, 1'000);
   h.apply(0, put(0, kA, 10, 1'000));
   h.apply(0, put(1, kA, 12, 5'000));
@@ -55,7 +55,7 @@ TEST(VersionedHistoryTest, OutOfOrderRecordsSplitAnInterval) {
 }
 
 // Tombstones end a version and answer null; they are never returned themselves.
-TEST(VersionedHistoryTest, TombstonesEndVersions) {
+TEST(ModelVersionedHistoryTest, TombstonesEndVersions) {
   VersionedHistory h(10'000, 1'000);
   h.apply(0, put(0, kA, 10, 1'000));
   h.apply(0, put(1, kA, std::nullopt, 2'000));
@@ -71,7 +71,7 @@ TEST(VersionedHistoryTest, TombstonesEndVersions) {
 
 // The grace period is the history retention behind the partition's stream time, which every
 // key's records advance; a record older than it is dropped and counted as such.
-TEST(VersionedHistoryTest, RecordsBeyondGraceAreDropped) {
+TEST(ModelVersionedHistoryTest, RecordsBeyondGraceAreDropped) {
   VersionedHistory h(1'000, 500);
   h.apply(0, put(0, kA, 10, 1'000));
   h.apply(0, put(1, kB, 20, 5'000));  // stream time 5000: grace starts at 4000
@@ -91,7 +91,7 @@ TEST(VersionedHistoryTest, RecordsBeyondGraceAreDropped) {
 
 // asOf older than stream time minus history retention answers null, except from the latest
 // version, which never expires.
-TEST(VersionedHistoryTest, AsOfBeyondHistoryRetention) {
+TEST(ModelVersionedHistoryTest, AsOfBeyondHistoryRetention) {
   VersionedHistory h(1'000, 500);
   h.apply(0, put(0, kA, 10, 1'000));
   h.apply(0, put(1, kA, 11, 2'000));
@@ -105,7 +105,7 @@ TEST(VersionedHistoryTest, AsOfBeyondHistoryRetention) {
 // MultiVersionedKeyQuery: overlap with [from, to], order, the latest-only answer beyond history
 // retention, segment expiry flagged uncertain, and quirk 16 (a version whose validTo lies in a
 // later segment than toTime's is not found).
-TEST(VersionedHistoryTest, MultiVersionedRanges) {
+TEST(ModelVersionedHistoryTest, MultiVersionedRanges) {
   VersionedHistory h(100'000, 1'000);
   h.apply(0, put(0, kA, 10, 1'000));
   h.apply(0, put(1, kA, 11, 1'500));
