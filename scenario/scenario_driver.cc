@@ -98,11 +98,19 @@ StateQueryRequest make_request(const QueryStep& step) {
       return StateQueryRequest::in_store_with_query(
           store, WindowRangeQuery<K, V>::with_window_start_range(step.lower.value_or(0),
                                                                  step.upper.value_or(0)));
-    case QueryKind::VersionedKeyQuery:
-      return StateQueryRequest::in_store_with_query(store, VersionedKeyQuery<K, V>::with_key(key));
-    case QueryKind::MultiVersionedKeyQuery:
-      return StateQueryRequest::in_store_with_query(store,
-                                                    MultiVersionedKeyQuery<K, V>::with_key(key));
+    case QueryKind::VersionedKeyQuery: {
+      auto q = VersionedKeyQuery<K, V>::with_key(key);
+      if (step.as_of_ms) q = q.as_of(*step.as_of_ms);
+      return StateQueryRequest::in_store_with_query(store, q);
+    }
+    case QueryKind::MultiVersionedKeyQuery: {
+      auto q = MultiVersionedKeyQuery<K, V>::with_key(key);
+      if (step.from_time_ms) q = q.from_time(*step.from_time_ms);
+      if (step.to_time_ms) q = q.to_time(*step.to_time_ms);
+      if (step.order == ResultOrder::ASCENDING) q = q.with_ascending_timestamps();
+      if (step.order == ResultOrder::DESCENDING) q = q.with_descending_timestamps();
+      return StateQueryRequest::in_store_with_query(store, q);
+    }
     case QueryKind::Custom:
       return StateQueryRequest::in_store_with_query(store, UnknownQuery());
   }
@@ -388,6 +396,10 @@ void ScenarioDriver::scripted_query(const QueryStep& step) {
     r.request.order = step.order;
   } else {
     r.request.key = step.key;
+    if (step.type == QueryKind::MultiVersionedKeyQuery) r.request.order = step.order;
+    r.request.as_of_ms = step.as_of_ms;
+    r.request.from_time_ms = step.from_time_ms;
+    r.request.to_time_ms = step.to_time_ms;
   }
   r.request.partitions = step.partitions;
   if (step.bound_produced) {
@@ -474,6 +486,13 @@ bool ScenarioDriver::probe_partition(int32_t partition, const Position& bound, b
                                                    KeyQuery<int32_t, int64_t>::with_key(*key))
           : StateQueryRequest::in_store_with_query(t.store_name,
                                                    RangeQuery<int32_t, int64_t>::with_no_bounds());
+  // A versioned store throws on KeyQuery and RangeQuery (quirk 15): probe it with the latest
+  // version of the key instead (key 0 when no key of the key space falls in the partition; the
+  // request names the partition, so any key does).
+  if (t.versioned()) {
+    request = StateQueryRequest::in_store_with_query(
+        t.store_name, VersionedKeyQuery<int32_t, int64_t>::with_key(key.value_or(0)));
+  }
   request = request.with_partitions({partition}).with_position_bound(PositionBound::at(bound));
   QueryRecord r;
   r.id = trace_.history.next_id();

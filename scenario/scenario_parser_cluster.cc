@@ -172,7 +172,8 @@ void ScenarioParser::parse_broker(const toml::table* section) {
 
 void ScenarioParser::parse_topology(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("topology"));
-  t.allow({"name", "source_topic", "source_partitions", "store", "keys", "caching", "logging"});
+  t.allow({"name", "source_topic", "source_partitions", "store", "keys", "caching", "logging",
+           "history_retention_ms", "segment_interval_ms"});
   TopologyConfig& c = s_.cluster.topology;
   c.kind = t.enumeration("name", c.kind, names::kTopologies, "topology");
   c.source_topic = t.name("source_topic", c.source_topic);
@@ -182,6 +183,16 @@ void ScenarioParser::parse_topology(const toml::table* section) {
   s_.keys = t.integer("keys", s_.keys, {1, kKeysMax}).as_int32();
   c.caching = t.boolean("caching", c.caching);
   c.logging = t.boolean("logging", c.logging);
+  // Stores.persistentVersionedKeyValueStore refuses a negative retention and a segment interval
+  // below 1. Only VersionedTable reads them (a template may draw the topology and give them for
+  // all).
+  const IntValue retention = t.integer("history_retention_ms", c.history_retention_ms, kTimeMs);
+  const IntValue interval = t.integer("segment_interval_ms", 0, kPositiveTimeMs);
+  c.history_retention_ms = retention.value;
+  if (interval.given) c.segment_interval_ms = interval.value;
+  // KeyValueStoreMaterializer does not enable caching on a versioned store, whatever the
+  // Materialized says; the effective value is what the run and its checks see.
+  if (c.versioned()) c.caching = false;
   t.finish();
 }
 

@@ -757,6 +757,10 @@ class ScenarioParser {
 
   std::vector<int64_t> timestamps(const toml::node& n, const KeyPath& p) const;
 
+  VersionedList versions(const toml::node& n, const KeyPath& p) const;
+
+  void parse_versioned_times(Table& q, QueryStep& step);
+
   // A set of source partitions (query partitions, expect_partitions), each one that exists.
   std::optional<std::set<int32_t>> partition_set(Table& t, std::string_view key);
 

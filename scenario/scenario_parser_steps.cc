@@ -130,7 +130,7 @@ QueryStep ScenarioParser::parse_query(Table& st, const toml::table& step_table) 
   step.where = SourceLocation{r_.file(), static_cast<int32_t>(step_table.source().begin.line)};
   Table q(r_, *st.subtable("query"), st.path("query"));
   q.allow({"store", "type", "key", "lower", "upper", "order", "partitions", "bound",
-           "require_active", "instance"});
+           "require_active", "instance", "as_of_ms", "from_ms", "to_ms"});
   step.store = q.name("store", s_.cluster.topology.store_name);
   step.type = q.enumeration("type", step.type, names::kQueryKinds, "query type");
   if (is_key_query(step.type)) {
@@ -149,6 +149,7 @@ QueryStep ScenarioParser::parse_query(Table& st, const toml::table& step_table) 
     }
   }
   step.order = q.enumeration("order", step.order, names::kResultOrders, "result order");
+  parse_versioned_times(q, step);
   step.partitions = partition_set(q, "partitions");
   const std::optional<BoundSpec> bound = q.get<BoundSpec>(
       "bound", [&](const toml::node& n, const KeyPath& p) { return bound_spec(n, p); });
@@ -161,6 +162,22 @@ QueryStep ScenarioParser::parse_query(Table& st, const toml::table& step_table) 
   q.finish();
   parse_expectations(st, step);
   return step;
+}
+
+// VersionedKeyQuery.asOf and MultiVersionedKeyQuery's fromTime/toTime: any long, as Kafka takes
+// them (fromTime > toTime is left for the query to refuse with IllegalArgumentException).
+void ScenarioParser::parse_versioned_times(Table& q, QueryStep& step) {
+  if (q.has("as_of_ms") && step.type != QueryKind::VersionedKeyQuery) {
+    q.fail_key("as_of_ms", "only a VersionedKeyQuery takes as_of_ms");
+  }
+  for (std::string_view k : {"from_ms", "to_ms"}) {
+    if (q.has(k) && step.type != QueryKind::MultiVersionedKeyQuery) {
+      q.fail_key(k, fmt::format("only a MultiVersionedKeyQuery takes {}", k));
+    }
+  }
+  if (auto v = q.optional_integer("as_of_ms", kAnyInt64)) step.as_of_ms = v->value;
+  if (auto v = q.optional_integer("from_ms", kAnyInt64)) step.from_time_ms = v->value;
+  if (auto v = q.optional_integer("to_ms", kAnyInt64)) step.to_time_ms = v->value;
 }
 
 BoundSpec ScenarioParser::bound_spec(const toml::node& n, const KeyPath& p) const {
@@ -219,8 +236,8 @@ void ScenarioParser::parse_expectations(Table& st, QueryStep& step) {
 ExpectedPartition ScenarioParser::expected_partition(const toml::table& table, const KeyPath& path,
                                                      const QueryStep& step) {
   Table e(r_, table, path);
-  e.allow({"partition", "success", "value", "value_absent", "entries", "timestamps", "position",
-           "failure_reason", "message_contains"});
+  e.allow({"partition", "success", "value", "value_absent", "entries", "timestamps", "versions",
+           "position", "failure_reason", "message_contains"});
   ExpectedPartition x;
   if (!e.has("partition")) e.missing("partition");
   x.partition = checked_partition(e.integer("partition", 0, kAnyInt32));
@@ -239,6 +256,20 @@ ExpectedPartition ScenarioParser::expected_partition(const toml::table& table, c
   }
   if ((e.has("value") || e.has("value_absent")) && !is_key_query(step.type)) {
     e.fail_key(e.has("value") ? "value" : "value_absent", "only a key query answers a value");
+  }
+  const bool versioned =
+      step.type == QueryKind::VersionedKeyQuery || step.type == QueryKind::MultiVersionedKeyQuery;
+  if ((e.has("value") || e.has("value_absent")) && versioned) {
+    e.fail_key(e.has("value") ? "value" : "value_absent",
+               "a versioned query answers versions (versions = [] for null)");
+  }
+  if (e.has("versions") && !versioned) {
+    e.fail_key("versions", "only a VersionedKeyQuery or MultiVersionedKeyQuery answers versions");
+  }
+  x.versions = e.get<VersionedList>(
+      "versions", [&](const toml::node& n, const KeyPath& p) { return versions(n, p); });
+  if (x.versions && step.type == QueryKind::VersionedKeyQuery && x.versions->size() > 1) {
+    e.fail_key("versions", "a VersionedKeyQuery answers at most one version");
   }
   if (e.has("value") && e.has("value_absent")) {
     e.fail_key("value_absent", "a value is either given or absent");
@@ -263,13 +294,13 @@ ExpectedPartition ScenarioParser::expected_partition(const toml::table& table, c
       "position", [&](const toml::node& n, const KeyPath& p) { return r_.plain_position(n, p); });
   x.failure_reason =
       e.optional_enumeration("failure_reason", names::kFailureReasons, "failure reason");
-  if (x.failure_reason && (x.value || x.entries)) {
+  if (x.failure_reason && (x.value || x.entries || x.versions)) {
     e.fail_key("failure_reason", "a failed partition answers no value or entries");
   }
   if (x.failure_reason && x.success == true) {
     e.fail_key("success", "success = true contradicts failure_reason");
   }
-  if (x.success == false && (x.value || x.entries)) {
+  if (x.success == false && (x.value || x.entries || x.versions)) {
     e.fail_key("success", "success = false contradicts an expected value or entries");
   }
   if (e.has("message_contains")) x.message_contains = e.string("message_contains", "");
@@ -291,6 +322,42 @@ KeyValueList ScenarioParser::entries(const toml::node& n, const KeyPath& p) cons
     out.emplace_back(
         static_cast<int32_t>(r_.plain_int(*pair->get(0), p.index(i).index(0), kAnyInt32)),
         r_.plain_int(*pair->get(1), p.index(i).index(1), kAnyInt64));
+  }
+  return out;
+}
+
+// [{ value, timestamp_ms, valid_to_ms? }, ...]: VersionedRecords in order; no valid_to_ms is
+// the latest version (validTo empty).
+VersionedList ScenarioParser::versions(const toml::node& n, const KeyPath& p) const {
+  const toml::array* a = n.as_array();
+  if (a == nullptr) {
+    r_.fail(n, p,
+            fmt::format("expected [{{ value, timestamp_ms, valid_to_ms? }}, ...], got {}",
+                        type_name(n)));
+  }
+  if (a->size() > kListItemsMax) r_.fail(n, p, "too many items");
+  VersionedList out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::table* item = a->get(i)->as_table();
+    if (item == nullptr) {
+      r_.fail(*a->get(i), p.index(i),
+              fmt::format("expected a table, got {}", type_name(*a->get(i))));
+    }
+    Table v(r_, *item, p.index(i));
+    v.allow({"value", "timestamp_ms", "valid_to_ms"});
+    if (!v.has("value")) v.missing("value");
+    if (!v.has("timestamp_ms")) v.missing("timestamp_ms");
+    VersionedValue x;
+    x.value = v.integer("value", 0, kAnyInt64).value;
+    x.valid_from_ms = v.integer("timestamp_ms", 0, kAnyInt64).value;
+    if (auto to = v.optional_integer("valid_to_ms", kAnyInt64)) {
+      if (to->value <= x.valid_from_ms) {
+        v.fail_key("valid_to_ms", fmt::format("must be > timestamp_ms ({})", x.valid_from_ms));
+      }
+      x.valid_to_ms = to->value;
+    }
+    v.finish();
+    out.push_back(x);
   }
   return out;
 }

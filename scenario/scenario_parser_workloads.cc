@@ -48,7 +48,8 @@ std::pair<int64_t, int64_t> ScenarioParser::start_stop(Table& w, const TestConte
 
 ProducerWorkloadSpec ScenarioParser::parse_producer(Table& w, const TestContext& context) {
   w.allow({"name", "start_ms", "stop_ms", "records_per_second", "tick_ms", "keys",
-           "key_distribution", "value", "records_max"});
+           "key_distribution", "value", "records_max", "out_of_order_one_in", "out_of_order_ms_max",
+           "sequence_values"});
   ProducerConfig c;
   std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
   c.records_per_second =
@@ -60,6 +61,9 @@ ProducerWorkloadSpec ScenarioParser::parse_producer(Table& w, const TestContext&
   c.value = w.integer("value", c.value, kAnyInt64).value;
   c.records_max = static_cast<uint64_t>(
       w.integer("records_max", static_cast<int64_t>(c.records_max), {0, kInt64Max}).value);
+  c.out_of_order_odds = w.one_in("out_of_order_one_in", 0);
+  c.out_of_order_ms_max = w.integer("out_of_order_ms_max", c.out_of_order_ms_max, kTimeMs).value;
+  c.sequence_values = w.boolean("sequence_values", c.sequence_values);
   return ProducerWorkloadSpec{c};
 }
 

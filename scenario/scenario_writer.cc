@@ -226,6 +226,10 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("keys", num(s.keys));
   b.set("caching", boolean(t.caching));
   b.set("logging", boolean(t.logging));
+  if (t.versioned()) {
+    b.set("history_retention_ms", num(t.history_retention_ms));
+    if (t.segment_interval_ms) b.set("segment_interval_ms", num(*t.segment_interval_ms));
+  }
 
   b.header("[knobs]");
   b.set("lag_probe_interval_ms", num(s.knobs.lag_probe_interval_ms));
@@ -256,6 +260,12 @@ void write_workload(Block& b, const ProducerWorkloadSpec& w) {
   b.set("value", num(c.value));
   IQ_ASSERT(c.records_max <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
   b.set("records_max", num(static_cast<int64_t>(c.records_max)));
+  // Event-time settings only when set, so files without them are written as before.
+  if (c.out_of_order_odds.num > 0) {
+    b.set("out_of_order_one_in", one_in(c.out_of_order_odds));
+    b.set("out_of_order_ms_max", num(c.out_of_order_ms_max));
+  }
+  if (c.sequence_values) b.set("sequence_values", boolean(true));
 }
 
 void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {
@@ -384,6 +394,17 @@ std::string expected(const ExpectedPartition& e) {
     out += "]";
   }
   if (e.timestamps) out += ", timestamps = " + ints(*e.timestamps);
+  if (e.versions) {
+    out += ", versions = [";
+    for (size_t i = 0; i < e.versions->size(); ++i) {
+      const VersionedValue& v = (*e.versions)[i];
+      out += (i > 0 ? ", { value = " : "{ value = ") + num(v.value) +
+             ", timestamp_ms = " + num(v.valid_from_ms);
+      if (v.valid_to_ms) out += ", valid_to_ms = " + num(*v.valid_to_ms);
+      out += " }";
+    }
+    out += "]";
+  }
   if (e.position) out += ", position = " + position(*e.position);
   if (e.failure_reason)
     out += ", failure_reason = " + name(names::kFailureReasons, *e.failure_reason);
@@ -397,6 +418,9 @@ void write_step(Block& b, const Scenario&, const QueryStep& q) {
   if (q.lower) query += ", lower = " + num(*q.lower);
   if (q.upper) query += ", upper = " + num(*q.upper);
   query += ", order = " + name(names::kResultOrders, q.order);
+  if (q.as_of_ms) query += ", as_of_ms = " + num(*q.as_of_ms);
+  if (q.from_time_ms) query += ", from_ms = " + num(*q.from_time_ms);
+  if (q.to_time_ms) query += ", to_ms = " + num(*q.to_time_ms);
   if (q.partitions) query += ", partitions = " + ints(*q.partitions);
   IQ_ASSERT(!(q.bound && q.bound_produced), "a query bounded both by a position and 'produced'");
   query += ", bound = " +

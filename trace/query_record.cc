@@ -24,6 +24,14 @@ std::string value_string(const ResultValue& v) {
   }
   std::string out = "[";
   bool first = true;
+  if (const auto* versions = std::get_if<VersionedList>(&v)) {
+    for (const VersionedValue& version : *versions) {
+      if (!first) out += ", ";
+      first = false;
+      out += to_string(version);
+    }
+    return out + "]";
+  }
   for (const auto& [k, value] : std::get<KeyValueList>(v)) {
     if (!first) out += ", ";
     first = false;
@@ -33,6 +41,11 @@ std::string value_string(const ResultValue& v) {
 }
 
 }  // namespace
+
+std::string to_string(const VersionedValue& v) {
+  return std::to_string(v.value) + "@[" + std::to_string(v.valid_from_ms) + "," +
+         (v.valid_to_ms ? std::to_string(*v.valid_to_ms) : "") + ")";
+}
 
 const char* to_string(ReplicaRole r) {
   switch (r) {

@@ -1,5 +1,7 @@
 #include "topology/topologies.h"
 
+#include "base/probe.h"
+
 #include "state/caching_key_value_store.h"
 
 namespace iq {
@@ -8,7 +10,16 @@ TaskTopology::TaskTopology(const TopologyConfig& config) : config_(config) {
   const StoreBuilderOptions options{.caching = config.caching,
                                     .logging = config.logging,
                                     .lru_max_entries = config.lru_max_entries};
-  if (config.timestamped()) {
+  if (config.versioned()) {
+    // KeyValueStoreMaterializer: a versioned supplier gets versionedKeyValueStoreBuilder, and
+    // caching is not enabled on it whatever Materialized says.
+    VersionedStoreOptions versioned{.history_retention_ms = config.history_retention_ms,
+                                    .segment_interval_ms = config.segment_interval_ms,
+                                    .logging = config.logging};
+    auto store = stores::versioned_key_value_store<int32_t, int64_t>(config.store_name, versioned);
+    versioned_ = store.get();
+    store_ = std::move(store);
+  } else if (config.timestamped()) {
     auto store = stores::timestamped_key_value_store<int32_t, int64_t>(config.supplier,
                                                                        config.store_name, options);
     // The DSL forwards downstream on flush (TimestampedCacheFlushListener); with a listener set,
@@ -29,6 +40,7 @@ TaskTopology::TaskTopology(const TopologyConfig& config) : config_(config) {
 }
 
 CachingKeyValueStore* TaskTopology::caching_layer() {
+  if (versioned_ != nullptr) return nullptr;
   KeyValueBytesStore& below = timestamped_ != nullptr ? timestamped_->wrapped() : plain_->wrapped();
   return dynamic_cast<CachingKeyValueStore*>(&below);
 }
@@ -50,6 +62,8 @@ Status TaskTopology::process(const ConsumerRecord& record) {
       return process_aggregate(key, *value, record.timestamp);
     case TopologyKind::PapiWriter:
       return process_papi(key, value);
+    case TopologyKind::VersionedTable:
+      return process_versioned_table(key, value, record.timestamp);
   }
   return ok_status();
 }
@@ -82,6 +96,23 @@ Status TaskTopology::process_papi(int32_t key, const std::optional<int64_t>& val
     return ok_status();
   }
   return plain_->put(key, *value);
+}
+
+// KTableSource over a versioned store: it reads the latest version (only to log an out-of-order
+// update and to forward the old value; nothing is downstream here), then puts the record as a
+// version at its own timestamp. A put older than the grace period (= history retention) comes
+// back PUT_RETURN_CODE_NOT_PUT and is not forwarded; the store and its changelog layer decide
+// what is kept and logged (docs/iqv2-semantics.md quirks 13-14).
+Status TaskTopology::process_versioned_table(int32_t key, const std::optional<int64_t>& value,
+                                             int64_t timestamp) {
+  auto latest = versioned_->get(key);
+  if (!latest) return base::unexpected(latest.error());
+  if (latest->has_value() && timestamp < (*latest)->timestamp) {
+    IQ_PROBE("versioned.table_out_of_order", "a versioned table took an out-of-order update");
+  }
+  auto put = versioned_->put(key, value, timestamp);
+  if (!put) return base::unexpected(put.error());
+  return ok_status();
 }
 
 }  // namespace iq

@@ -14,6 +14,10 @@ model::Aggregation aggregation_of(TopologyKind kind) {
   switch (kind) {
     case TopologyKind::SourceTable:
     case TopologyKind::PapiWriter:
+    // The latest-by-offset fold is only what positions are judged by here: every record writes
+    // a versioned store's position, a put dropped beyond grace included (quirk 14). Its versioned
+    // answers are judged by the model's VersionedHistory instead.
+    case TopologyKind::VersionedTable:
       return model::Aggregation::kLatest;
     case TopologyKind::Count:
       return model::Aggregation::kCount;
@@ -30,6 +34,7 @@ model::WriteKind write_kind_of(TopologyKind kind, const sim::SourceLogRecord& re
   if (record.value) return model::WriteKind::kPut;
   switch (kind) {
     case TopologyKind::SourceTable:
+    case TopologyKind::VersionedTable:
       return model::WriteKind::kTombstone;
     case TopologyKind::PapiWriter:
       return model::WriteKind::kDelete;
@@ -137,10 +142,16 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
   // Sized to the log: a trace holds every source record, and the model keeps every version.
   store_ = std::make_unique<model::ReferenceStore>(
       aggregation, std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size())));
+  if (trace.topology.versioned()) {
+    versioned_ = std::make_unique<model::VersionedHistory>(
+        trace.topology.history_retention_ms, trace.topology.effective_segment_interval_ms(),
+        std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size())));
+  }
   for (const sim::SourceLogRecord& r : trace.source_log) {
     const model::SourceRecord record{r.offset, model::serialize_int32_key(r.key), r.value,
                                      r.timestamp_ms, write_kind_of(trace.topology.kind, r)};
     store_->apply(r.partition, record);
+    if (versioned_) versioned_->apply(r.partition, record);
     PartitionIndex& index = index_[r.partition];
     if (!model::writes_store(aggregation, record)) continue;
     push_distinct(index.key_writes[r.key], r.offset);

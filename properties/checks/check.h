@@ -26,6 +26,7 @@
 
 #include "model/expected_answer.h"
 #include "model/reference_store.h"
+#include "model/versioned_history.h"
 #include "trace/property_names.h"
 #include "trace/run_trace.h"
 
@@ -132,6 +133,8 @@ class JudgeContext {
 
   const sim::RunTrace& trace() const { return trace_; }
   const model::ReferenceStore& store() const { return *store_; }
+  // The versioned model, for a VersionedTable topology; nullptr otherwise.
+  const model::VersionedHistory* versioned() const { return versioned_.get(); }
   model::TimestampMode timestamp_mode() const { return timestamp_mode_; }
   // Whether the store's delete() advances its position (false for in-memory stores).
   bool deletes_advance() const { return deletes_advance_; }
@@ -180,6 +183,7 @@ class JudgeContext {
 
   const sim::RunTrace& trace_;
   std::unique_ptr<model::ReferenceStore> store_;
+  std::unique_ptr<model::VersionedHistory> versioned_;
   model::TimestampMode timestamp_mode_;
   bool deletes_advance_;
   std::map<int32_t, PartitionIndex> index_;  // by partition

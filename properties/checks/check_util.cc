@@ -122,10 +122,49 @@ std::optional<std::string> range_differs(const JudgeContext& context,
   return text + "]";
 }
 
+std::string versions_text(const std::vector<model::Version>& versions) {
+  std::string text = "[";
+  for (const model::Version& v : versions) {
+    if (text.size() > 1) text += ", ";
+    text += sim::to_string(sim::VersionedValue{v.value, v.valid_from_ms, v.valid_to_ms});
+  }
+  return text + "]";
+}
+
+// A VersionedKeyQuery or MultiVersionedKeyQuery answer against the model's VersionedHistory.
+std::optional<std::string> versioned_differs(const JudgeContext& context,
+                                             const sim::QueryRequestRecord& request,
+                                             const sim::PartitionOutcome& outcome, int64_t offset) {
+  const model::VersionedHistory& model = *context.versioned();
+  const model::KeyBytes key = model::serialize_int32_key(*request.key);
+  std::vector<model::Version> want;
+  if (request.kind == QueryKind::VersionedKeyQuery) {
+    const auto one = request.as_of_ms
+                         ? model.get_as_of(outcome.partition, key, *request.as_of_ms, offset)
+                         : model.get(outcome.partition, key, offset);
+    if (one) want.push_back(*one);
+  } else {
+    want = model
+               .get_range(outcome.partition, key,
+                          request.from_time_ms.value_or(std::numeric_limits<int64_t>::min()),
+                          request.to_time_ms.value_or(std::numeric_limits<int64_t>::max()),
+                          to_model_order(request.order), offset)
+               .versions;
+  }
+  const auto* got = std::get_if<sim::VersionedList>(&outcome.value);
+  bool same = got != nullptr && got->size() == want.size();
+  for (size_t i = 0; same && i < want.size(); ++i) {
+    same =
+        (*got)[i] == sim::VersionedValue{want[i].value, want[i].valid_from_ms, want[i].valid_to_ms};
+  }
+  if (same) return std::nullopt;
+  return versions_text(want);
+}
+
 // The keys whose writes can change the answer to `request` on `partition`.
 std::vector<int32_t> keys_involved(const JudgeContext& context,
                                    const sim::QueryRequestRecord& request, int32_t partition) {
-  if (is_key_kind(request.kind)) return {*request.key};
+  if (is_key_kind(request.kind) || is_versioned_kind(request.kind)) return {*request.key};
   const auto lower = bound_bytes(request.lower);
   const auto upper = bound_bytes(request.upper);
   std::vector<int32_t> keys;
@@ -156,6 +195,39 @@ bool is_key_kind(QueryKind kind) {
 
 bool is_range_kind(QueryKind kind) {
   return kind == QueryKind::RangeQuery || kind == QueryKind::TimestampedRangeQuery;
+}
+
+bool is_versioned_kind(QueryKind kind) {
+  return kind == QueryKind::VersionedKeyQuery || kind == QueryKind::MultiVersionedKeyQuery;
+}
+
+std::optional<std::string> versioned_not_judged(const JudgeContext& context,
+                                                const sim::QueryRequestRecord& request,
+                                                int32_t partition, int64_t offset) {
+  const model::VersionedHistory* model = context.versioned();
+  if (model == nullptr || !is_versioned_kind(request.kind)) return std::nullopt;
+  const model::KeyBytes key = model::serialize_int32_key(*request.key);
+  // Kafka does not persist a versioned store's observed stream time (RocksDBVersionedStore
+  // starts at -1 when reopened), so what lies beyond the grace period or the history retention
+  // of the partition's stream time depends on the replica's history, which the model lacks.
+  if (model->grace_dropped(partition, key, offset)) {
+    return std::string("versioned: a record of the key came beyond grace (observed stream time)");
+  }
+  const int64_t floor_ms = model->stream_time(partition, offset) - model->history_retention_ms();
+  if (request.kind == QueryKind::VersionedKeyQuery && request.as_of_ms &&
+      *request.as_of_ms < floor_ms) {
+    return std::string("versioned: asOf beyond history retention (observed stream time)");
+  }
+  if (request.kind == QueryKind::MultiVersionedKeyQuery &&
+      model
+          ->get_range(partition, key,
+                      request.from_time_ms.value_or(std::numeric_limits<int64_t>::min()),
+                      request.to_time_ms.value_or(std::numeric_limits<int64_t>::max()),
+                      to_model_order(request.order), offset)
+          .uncertain) {
+    return std::string("versioned: a version in an expired segment (observed stream time)");
+  }
+  return std::nullopt;
 }
 
 bool is_timestamped_kind(QueryKind kind) {
@@ -211,6 +283,14 @@ std::string outcome_string(const sim::PartitionOutcome& outcome) {
 std::optional<std::string> not_answerable(const JudgeContext& context,
                                           const sim::QueryRequestRecord& request) {
   if (request.store != context.trace().topology.store_name) return "not the topology's store";
+  if (context.versioned() != nullptr) {
+    if (!is_versioned_kind(request.kind)) {
+      return std::string("a query kind a versioned store does not answer: ") +
+             to_string(request.kind);
+    }
+    if (!request.key) return "a key query without a recorded key";
+    return std::nullopt;
+  }
   if (!is_key_kind(request.kind) && !is_range_kind(request.kind)) {
     return std::string("a query kind the model does not cover: ") + to_string(request.kind);
   }
@@ -224,6 +304,7 @@ std::optional<std::string> differs_from_model(const JudgeContext& context,
                                               int64_t offset) {
   IQ_ASSERT(!not_answerable(context, request), "{}", request.to_string());
   IQ_ASSERT(offset >= -1, "offset={}", offset);
+  if (is_versioned_kind(request.kind)) return versioned_differs(context, request, outcome, offset);
   if (lru_may_have_evicted(context, outcome.partition, offset)) {
     return differs_from_model_with_eviction(context, request, outcome, offset);
   }
@@ -313,6 +394,14 @@ FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord&
   }
   // An under-claim: the answer is a state the store reached after the reported offset.
   std::vector<int64_t> candidates;
+  if (is_versioned_kind(request.kind)) {
+    // Every record of the partition moves the stream time, which the answer depends on.
+    std::optional<int64_t> next = context.next_advancing_write(partition, reported);
+    for (size_t n = 0; next && n <= kUnderClaimCandidatesMax; ++n) {
+      candidates.push_back(*next);
+      next = context.next_advancing_write(partition, *next);
+    }
+  }
   for (int32_t key : keys_involved(context, request, partition)) {
     const auto& offsets = context.key_write_offsets(partition, key);
     candidates.insert(candidates.end(), std::upper_bound(offsets.begin(), offsets.end(), reported),

@@ -26,6 +26,12 @@ using iq::to_string;                 // QueryKind names live in iq/query.h
 bool is_key_kind(QueryKind kind);    // KeyQuery, TimestampedKeyQuery
 bool is_range_kind(QueryKind kind);  // RangeQuery, TimestampedRangeQuery
 bool is_timestamped_kind(QueryKind kind);
+bool is_versioned_kind(QueryKind kind);  // VersionedKeyQuery, MultiVersionedKeyQuery
+// Why a versioned answer cannot be judged against the model at `offset` (its answer depends on
+// the replica's observed stream time, which Kafka does not persist), or nullopt.
+std::optional<std::string> versioned_not_judged(const JudgeContext& context,
+                                                const sim::QueryRequestRecord& request,
+                                                int32_t partition, int64_t offset);
 
 // The replica of `partition` on `instance` in a snapshot, or nullptr.
 const sim::ReplicaSnapshot* find_replica(const sim::PlacementSnapshot& snapshot,

@@ -14,7 +14,11 @@
 //   then gives nothing to compare at. A result that equals the model at a LATER offset than it
 //   reports (an under-claim: data newer than its position) is that same documented behaviour,
 //   not a wrong answer. With the switch on, both are judged: the headers rebuild the position.
-// - Queries the model does not cover (other stores, window/versioned kinds).
+// - Queries the model does not cover (other stores, window kinds).
+// - Versioned answers (VersionedKeyQuery, MultiVersionedKeyQuery against the model's
+//   VersionedHistory) that depend on the replica's observed stream time, which Kafka does not
+//   persist: a key with a record dropped beyond grace, an asOf beyond history retention, a
+//   range touching an expired segment (check_util.h versioned_not_judged).
 
 #include "checks/check.h"
 #include "checks/check_util.h"
@@ -65,6 +69,10 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
         context, kName, record, &outcome,
         "the reported position is not one the store can report at offset " + std::to_string(offset),
         *want, outcome.position->to_string()));
+    return;
+  }
+  if (auto why = detail::versioned_not_judged(context, record.request, outcome.partition, offset)) {
+    tally.not_judged(*why);
     return;
   }
   const detail::FitResult fit = detail::fit_answer(context, record.request, outcome, offset);

@@ -1,12 +1,12 @@
 // SamePositionSameAnswer: two results for the same store partition and query that report the same
 // position are equal, whichever replica or incarnation served them.
 //
-// "The same query" is the same kind, key, range bounds and order. Only successes with a non-empty
-// position take part: an empty position claims nothing. Each result is compared with the first
-// one recorded (in completion order) under the same key; values must be equal, and timestamps
-// too, except that Kafka's adapter over a plain RocksDB store gives -1 on a cache miss and the
-// real timestamp on a hit (docs/iqv2-semantics.md §4), so -1 against a real timestamp is no
-// difference there.
+// "The same query" is the same kind, key, range bounds and order (and asOf, fromTime, toTime). Only
+// successes with a non-empty position take part: an empty position claims nothing. Each result is
+// compared with the first one recorded (in completion order) under the same key; values must be
+// equal, and timestamps too, except that Kafka's adapter over a plain RocksDB store gives -1 on a
+// cache miss and the real timestamp on a hit (docs/iqv2-semantics.md §4), so -1 against a real
+// timestamp is no difference there.
 //
 // An LRU store (Stores.lruMap) evicts by its own access order, which differs between replicas
 // (queries touch entries too): once it may have evicted, two replicas at one position can hold
@@ -42,12 +42,17 @@ struct AnswerKey {
   std::optional<int32_t> lower;
   std::optional<int32_t> upper;
   ResultOrder order;
+  // VersionedKeyQuery.asOf, MultiVersionedKeyQuery's fromTime and toTime.
+  std::optional<int64_t> as_of_ms;
+  std::optional<int64_t> from_time_ms;
+  std::optional<int64_t> to_time_ms;
   const Position* position;
 };
 
 bool operator==(const AnswerKey& a, const AnswerKey& b) {
   return a.partition == b.partition && a.kind == b.kind && a.key == b.key && a.lower == b.lower &&
-         a.upper == b.upper && a.order == b.order && *a.store == *b.store &&
+         a.upper == b.upper && a.order == b.order && a.as_of_ms == b.as_of_ms &&
+         a.from_time_ms == b.from_time_ms && a.to_time_ms == b.to_time_ms && *a.store == *b.store &&
          a.position->map() == b.position->map();
 }
 
@@ -62,6 +67,8 @@ struct AnswerKeyHash {
     mix(k.lower ? static_cast<uint64_t>(*k.lower) + 1 : 0);
     mix(k.upper ? static_cast<uint64_t>(*k.upper) + 1 : 0);
     mix(static_cast<uint64_t>(k.order));
+    for (const auto& t : {k.as_of_ms, k.from_time_ms, k.to_time_ms})
+      mix(t ? static_cast<uint64_t>(*t) ^ 0x5bd1e995ULL : 0);
     for (const auto& [topic, offsets] : k.position->map()) {
       mix(std::hash<std::string>{}(topic));
       for (const auto& [partition, offset] : offsets) {
@@ -156,13 +163,17 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
         continue;
       }
       const bool range = detail::is_range_kind(q.kind);
+      const bool ordered = range || q.kind == QueryKind::MultiVersionedKeyQuery;
       const AnswerKey key{&q.store,
                           outcome.partition,
                           q.kind,
                           range ? std::nullopt : q.key,
                           range ? q.lower : std::nullopt,
                           range ? q.upper : std::nullopt,
-                          range ? q.order : ResultOrder::ANY,
+                          ordered ? q.order : ResultOrder::ANY,
+                          q.as_of_ms,
+                          q.from_time_ms,
+                          q.to_time_ms,
                           &*outcome.position};
       const auto [it, inserted] = first.emplace(key, FirstAnswer{&record, &outcome});
       if (inserted) {

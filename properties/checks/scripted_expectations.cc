@@ -76,6 +76,15 @@ std::vector<std::string> partition_mismatches(const sim::ExpectedPartition& want
       bad.push_back("entries=" + entries_text(*want.entries));
     }
   }
+  if (want.versions) {
+    const auto* v = std::get_if<sim::VersionedList>(&got.value);
+    if (!got.success || v == nullptr || *v != *want.versions) {
+      std::string text = "[";
+      for (const auto& version : *want.versions)
+        text += (text.size() > 1 ? ", " : "") + sim::to_string(version);
+      bad.push_back("versions=" + text + "]");
+    }
+  }
   if (want.timestamps && got.timestamps != *want.timestamps) {
     bad.push_back("timestamps=" + timestamps_text(*want.timestamps));
   }

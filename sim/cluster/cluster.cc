@@ -22,6 +22,11 @@ Cluster::Cluster(ClusterConfig config) : config_(std::move(config)), prng_(confi
     // broker's log.cleaner.enable is on.
     TopicConfig changelog = b.topic_defaults();
     changelog.cleanup_policy = CleanupPolicy::kCompact;
+    // A versioned store's changelog (VersionedChangelogTopicConfig) is compacted too, but with
+    // min.compaction.lag.ms = historyRetention + 1 day, so that restore finds every version. The
+    // simulated broker has no compaction lag and no run lasts a simulated day, so the changelog
+    // is created never to be cleaned: the same records survive as under Kafka's lag.
+    if (t.versioned()) changelog.cleanup_policy = CleanupPolicy::kDelete;
     e = b.create_topic(changelog_topic(), t.source_partitions, changelog);
     IQ_ASSERT(e == Errors::NONE, "create {}: {}", changelog_topic(), errors_name(e));
   }

@@ -1,5 +1,9 @@
 #include "workload/producer_workload.h"
 
+#include <algorithm>
+
+#include "base/probe.h"
+#include "iq/default_partitioner.h"
 #include "iq/serdes.h"
 
 namespace iq::sim {
@@ -49,7 +53,22 @@ void ProducerWorkload::tick() {
 
 void ProducerWorkload::produce_one() {
   const int32_t key = draw_key(prng_, config_.distribution, config_.keys);
-  const int32_t partition = cluster_.produce(key, config_.value);
+  const bool event_time = cluster_.config().topology.versioned();
+  const int64_t value = event_time && config_.sequence_values
+                            ? static_cast<int64_t>(records_produced_) + 1
+                            : config_.value;
+  int32_t partition = 0;
+  if (event_time && config_.out_of_order_odds.num > 0 && prng_.chance(config_.out_of_order_odds)) {
+    const auto back_ms = static_cast<int64_t>(
+        prng_.below(static_cast<uint64_t>(std::max<int64_t>(config_.out_of_order_ms_max, 0)) + 1));
+    const int64_t timestamp_ms = std::max<int64_t>(cluster_.now_ms() - back_ms, 0);
+    IQ_PROBE("producer.out_of_order", "a producer stamped a record before now");
+    partition = partition_for_key(Serde<int32_t>::serialize(key).view(),
+                                  cluster_.config().topology.source_partitions);
+    (void)cluster_.produce_to(partition, key, value, timestamp_ms);
+  } else {
+    partition = cluster_.produce(key, value);
+  }
   ++rate_records_;
   acknowledge(partition, key);
 }

@@ -34,6 +34,15 @@ struct ProducerConfig {
   KeyDistribution distribution = KeyDistribution::kUniform;
   int64_t value = 1;
   uint64_t records_max = 1'000'000;
+  // Event time out of order, for a store that keeps event time (the VersionedTable topology; the
+  // key-value topologies ignore both settings, so a template that draws the topology keeps their
+  // runs): with these odds a record is stamped up to out_of_order_ms_max before now instead of
+  // now (never below 0). An off draw takes nothing from the Prng.
+  base::Ratio out_of_order_odds{0, 1};
+  int64_t out_of_order_ms_max = 0;
+  // Under VersionedTable only: each record's value is its sequence number (1, 2, ...) instead of
+  // `value`, so that versions of a key can be told apart.
+  bool sequence_values = false;
   bool operator==(const ProducerConfig&) const = default;
 };
 

@@ -6,11 +6,13 @@
 #include "history/placement.h"
 #include "iq/default_partitioner.h"
 #include "iq/key_query.h"
+#include "iq/multi_versioned_key_query.h"
 #include "iq/range_query.h"
 #include "iq/serdes.h"
 #include "iq/state_query_request.h"
 #include "iq/timestamped_key_query.h"
 #include "iq/timestamped_range_query.h"
+#include "iq/versioned_key_query.h"
 #include "iq/window_key_query.h"
 #include "iq/window_range_query.h"
 #include "workload/query_conversion.h"
@@ -40,6 +42,13 @@ struct QueryClientWorkload::Spec {
   bool inverted = false;  // a closed range with lower > upper
   bool unknown_store = false;
   bool direct = false;  // sent to any instance, without metadata
+  // A versioned store's query: VersionedKeyQuery (as_of) or MultiVersionedKeyQuery (from, to,
+  // order).
+  bool versioned = false;
+  bool multi_versioned = false;
+  std::optional<int64_t> as_of_ms;
+  std::optional<int64_t> from_time_ms;
+  std::optional<int64_t> to_time_ms;
   // The partitions named: nullopt for all (no with_partitions); always holds the key's otherwise.
   std::optional<std::set<int32_t>> partitions;
   int32_t attempt = 0;
@@ -109,6 +118,23 @@ StateQueryRequest make_window_request(const std::string& store, int32_t window, 
   }
   return StateQueryRequest::in_store_with_query(store,
                                                 WindowRangeQuery<int32_t, int64_t>::with_key(key));
+}
+
+// A VersionedKeyQuery or MultiVersionedKeyQuery, in the shape the spec drew.
+StateQueryRequest make_versioned_request(const std::string& store, int32_t key, bool multi,
+                                         std::optional<int64_t> as_of_ms,
+                                         std::optional<int64_t> from_ms,
+                                         std::optional<int64_t> to_ms, ResultOrder order) {
+  if (!multi) {
+    auto q = VersionedKeyQuery<int32_t, int64_t>::with_key(key);
+    if (as_of_ms) q = q.as_of(*as_of_ms);
+    return StateQueryRequest::in_store_with_query(store, q);
+  }
+  auto q =
+      MultiVersionedKeyQuery<int32_t, int64_t>::with_key(key).from_time(from_ms).to_time(to_ms);
+  if (order == ResultOrder::ASCENDING) q = q.with_ascending_timestamps();
+  if (order == ResultOrder::DESCENDING) q = q.with_descending_timestamps();
+  return StateQueryRequest::in_store_with_query(store, q);
 }
 
 // A draw that is off takes nothing from the Prng, so configurations without it keep their runs.
@@ -195,6 +221,7 @@ void QueryClientWorkload::start_query(int32_t client) {
     // A key no producer writes (they draw from [0, keys)): the answer is null or no entries.
     s.key = config_.keys + static_cast<int32_t>(c.prng.below(static_cast<uint64_t>(config_.keys)));
   }
+  if (cluster_.config().topology.versioned()) draw_versioned(c, s);
   if (s.range) {
     if (config_.range_orders.size() > 1) s.order = c.prng.pick(config_.range_orders);
     if (config_.range_orders.size() == 1) s.order = config_.range_orders.front();
@@ -246,6 +273,31 @@ void QueryClientWorkload::start_query(int32_t client) {
   attempt(client);
 }
 
+// The versioned shape of a query, drawn after the key-value draws (which it then overrides), so
+// that key-value runs draw exactly as before. Times fall in [0, now]: records are stamped now or
+// earlier, so asOf and ranges land among versions, before them and beyond history retention.
+void QueryClientWorkload::draw_versioned(Client& c, Spec& s) {
+  s.versioned = true;
+  s.range = false;
+  s.timestamped = false;
+  const auto time = [&] {
+    return static_cast<int64_t>(c.prng.below(static_cast<uint64_t>(cluster_.now_ms()) + 1));
+  };
+  s.multi_versioned = c.prng.chance(config_.multi_versioned_odds);
+  if (!s.multi_versioned) {
+    if (c.prng.chance(config_.as_of_odds)) s.as_of_ms = time();
+    return;
+  }
+  int64_t from = time();
+  int64_t to = time();
+  if (from > to) std::swap(from, to);
+  if (!c.prng.chance({1, 4})) s.from_time_ms = from;
+  if (!c.prng.chance({1, 4})) s.to_time_ms = to;
+  std::vector<ResultOrder> orders{ResultOrder::ANY, ResultOrder::ASCENDING,
+                                  ResultOrder::DESCENDING};
+  s.order = c.prng.pick(orders);
+}
+
 void QueryClientWorkload::attempt(int32_t client) {
   Client& c = *clients_[static_cast<size_t>(client)];
   IQ_ASSERT(c.spec.has_value());
@@ -275,16 +327,24 @@ void QueryClientWorkload::attempt(int32_t client) {
       upper = s.key;
     }
   }
-  auto request = s.window != 0
-                     ? make_window_request(r.request.store, s.window, s.key, cluster_.now_ms())
-                     : make_request(r.request.store, s.range, s.timestamped, lower, upper, s.order,
-                                    s.key, s.skip_cache);
+  auto request =
+      s.versioned ? make_versioned_request(r.request.store, s.key, s.multi_versioned, s.as_of_ms,
+                                           s.from_time_ms, s.to_time_ms, s.order)
+      : s.window != 0 ? make_window_request(r.request.store, s.window, s.key, cluster_.now_ms())
+                      : make_request(r.request.store, s.range, s.timestamped, lower, upper, s.order,
+                                     s.key, s.skip_cache);
   r.request.query = request.query().describe();
   r.request.kind = request.query().kind();
   if (s.range) {
     r.request.lower = lower;
     r.request.upper = upper;
     r.request.order = s.order;
+  }
+  if (s.versioned) {
+    r.request.as_of_ms = s.as_of_ms;
+    r.request.from_time_ms = s.from_time_ms;
+    r.request.to_time_ms = s.to_time_ms;
+    if (s.multi_versioned) r.request.order = s.order;
   }
   const int32_t source_partitions = cluster_.config().topology.source_partitions;
   const int32_t key_partition =

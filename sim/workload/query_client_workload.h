@@ -104,6 +104,13 @@ struct QueryClientConfig {
   // yet answers StreamsNotStartedException, one that closed its client StreamsStoppedException,
   // a crashed one nothing (a timeout), the others their local replicas or NOT_PRESENT.
   base::Ratio direct_odds{0, 1};
+  // Against a versioned store (the VersionedTable topology) every query is a VersionedKeyQuery or
+  // a MultiVersionedKeyQuery (KeyQuery and RangeQuery throw there, quirk 15): with these odds a
+  // MultiVersionedKeyQuery (time range drawn in [0, now], each end open with odds 1/4, any
+  // ResultOrder), else a VersionedKeyQuery, asOf a time in [0, now] with
+  // as_of_odds, else the latest.
+  base::Ratio multi_versioned_odds{1, 2};
+  base::Ratio as_of_odds{1, 2};
   int64_t timeout_ms = 1'000;
   RetryPolicy retry;
   bool operator==(const QueryClientConfig&) const = default;
@@ -145,6 +152,7 @@ class QueryClientWorkload {
 
   void start_query(int32_t client);
   void attempt(int32_t client);
+  void draw_versioned(Client& c, Spec& s);
   bool route(Client& c, QueryRecord& record, int32_t& partition);
   bool route_direct(Client& c, QueryRecord& record);
   void send(int32_t client, QueryRecord record, int32_t partition);

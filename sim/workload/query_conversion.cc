@@ -5,6 +5,7 @@
 
 #include "iq/key_value_iterator.h"
 #include "iq/value_and_timestamp.h"
+#include "iq/versioned_record.h"
 
 namespace iq::sim {
 
@@ -37,6 +38,15 @@ PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& 
   } else if (const auto* tv = std::any_cast<std::optional<ValueAndTimestamp<int64_t>>>(&raw)) {
     o.value = *tv ? std::optional<int64_t>((*tv)->value) : std::nullopt;
     if (*tv) o.timestamps.push_back((*tv)->timestamp);
+  } else if (const auto* vr = std::any_cast<std::optional<VersionedRecord<int64_t>>>(&raw)) {
+    VersionedList versions;
+    if (*vr) versions.push_back({(*vr)->value, (*vr)->timestamp, (*vr)->valid_to});
+    o.value = std::move(versions);
+  } else if (const auto* vit = std::any_cast<VersionedRecordIterator<int64_t>>(&raw)) {
+    VersionedList versions;
+    for (const auto& rec : vit->records)
+      versions.push_back({rec.value, rec.timestamp, rec.valid_to});
+    o.value = std::move(versions);
   }
   IQ_ASSERT(!std::holds_alternative<std::monostate>(o.value),
             "partition {}: a success of an unexpected result type", partition);

@@ -4,7 +4,8 @@
 // result prints and compares the same whoever asked.
 //
 // - convert_partition_result: one partition's QueryResult as a PartitionOutcome (success with the
-//   value or entries of any of the four key-value result shapes, plain or timestamped; or the
+//   value or entries of any of the four key-value result shapes, plain or timestamped, or the
+//   versioned record(s) of a VersionedKeyQuery or MultiVersionedKeyQuery; or the
 //   failure reason and message; the position either way).
 // - record_outcome: the whole answer into a QueryRecord: kStreamsError with the error, or
 //   kAnswered with every partition's outcome, ordered by partition.
@@ -12,14 +13,15 @@
 #include <cstdint>
 
 #include "base/expected.h"
-#include "trace/query_record.h"
 #include "iq/query_result.h"
 #include "iq/state_query_result.h"
 #include "iq/streams_error.h"
+#include "trace/query_record.h"
 
 namespace iq::sim {
 
-// Asserts that a success carries one of the key-value result types over <int32_t, int64_t>.
+// Asserts that a success carries one of the key-value or versioned result types over
+// <int32_t, int64_t>.
 PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& result);
 
 void record_outcome(QueryRecord& record,

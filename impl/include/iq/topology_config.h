@@ -4,7 +4,9 @@
 // state/stores.h); the recorded trace carries it, so that the checks know what the store was
 // without linking the runtime.
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace iq {
@@ -32,7 +34,7 @@ inline const char* to_string(KeyValueSupplier s) {
 }
 
 // The registered topologies (topology/topologies.h says what each does).
-enum class TopologyKind { SourceTable, Count, Sum, PapiWriter };
+enum class TopologyKind { SourceTable, Count, Sum, PapiWriter, VersionedTable };
 
 inline const char* to_string(TopologyKind kind) {
   switch (kind) {
@@ -44,6 +46,8 @@ inline const char* to_string(TopologyKind kind) {
       return "Sum";
     case TopologyKind::PapiWriter:
       return "PapiWriter";
+    case TopologyKind::VersionedTable:
+      return "VersionedTable";
   }
   return "?";
 }
@@ -57,9 +61,27 @@ struct TopologyConfig {
   bool caching = true;  // Kafka's default for DSL stores
   bool logging = true;
   int64_t lru_max_entries = 1000;  // Stores.lruMap(name, maxCacheSize), when supplier is kLruMap
+  // VersionedTable only: Stores.persistentVersionedKeyValueStore(name, historyRetention[,
+  // segmentInterval]); the supplier is then ignored (the store is always the RocksDB versioned
+  // one) and so is caching (Kafka's materializer refuses caching for versioned stores).
+  int64_t history_retention_ms = 60'000;
+  std::optional<int64_t> segment_interval_ms;  // nullopt: the supplier's default for the retention
 
   // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
   bool timestamped() const { return kind != TopologyKind::PapiWriter; }
+  bool versioned() const { return kind == TopologyKind::VersionedTable; }
+  // The segment interval the versioned store runs with: the given one, or Kafka's default for the
+  // history retention (RocksDbVersionedKeyValueBytesStoreSupplier.defaultSegmentInterval).
+  int64_t effective_segment_interval_ms() const {
+    if (segment_interval_ms) return *segment_interval_ms;
+    const int64_t r = history_retention_ms;
+    if (r <= 60'000) return std::max<int64_t>(r / 3, 2'000);
+    if (r <= 300'000) return std::max<int64_t>(r / 5, 20'000);
+    if (r <= 3'600'000) return std::max<int64_t>(r / 12, 60'000);
+    return std::max<int64_t>(r / 24, 300'000);
+  }
+  // Whether a caching layer sits in the store stack: never over a versioned store.
+  bool cached() const { return caching && !versioned(); }
   bool operator==(const TopologyConfig&) const = default;
 };
 

@@ -153,7 +153,10 @@ struct QueryStep {
   std::optional<int32_t> key;            // key queries
   std::optional<int32_t> lower;          // range queries; absent = open
   std::optional<int32_t> upper;
-  ResultOrder order = ResultOrder::ANY;
+  ResultOrder order = ResultOrder::ANY;  // range queries and MultiVersionedKeyQuery
+  std::optional<int64_t> as_of_ms;       // VersionedKeyQuery.asOf; absent: the latest version
+  std::optional<int64_t> from_time_ms;   // MultiVersionedKeyQuery.fromTime; absent: open
+  std::optional<int64_t> to_time_ms;     // MultiVersionedKeyQuery.toTime; absent: open
   std::optional<std::set<int32_t>> partitions;  // absent: all partitions
   std::optional<Position> bound;                // absent: unbounded
   bool bound_produced = false;                  // the bound is everything produced so far

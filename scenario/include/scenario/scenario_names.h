@@ -44,11 +44,12 @@ inline constexpr std::array<Named<ProcessingGuarantee>, 2> kProcessingGuarantees
     {ProcessingGuarantee::EXACTLY_ONCE_V2, "exactly_once_v2"},
 }};
 
-inline constexpr std::array<Named<TopologyKind>, 4> kTopologies{{
+inline constexpr std::array<Named<TopologyKind>, 5> kTopologies{{
     {TopologyKind::SourceTable, "SourceTable"},
     {TopologyKind::Count, "Count"},
     {TopologyKind::Sum, "Sum"},
     {TopologyKind::PapiWriter, "PapiWriter"},
+    {TopologyKind::VersionedTable, "VersionedTable"},
 }};
 
 inline constexpr std::array<Named<KeyDistribution>, 2> kKeyDistributions{{

@@ -130,7 +130,11 @@ struct QueryRequestRecord {
   std::optional<int32_t> lower;
   std::optional<int32_t> upper;
   ResultOrder order = ResultOrder::ANY;
-  std::optional<int32_t> key;                   // the key the client routed by
+  std::optional<int32_t> key;  // the key the client routed by
+  // VersionedKeyQuery.asOf, MultiVersionedKeyQuery.fromTime/toTime (absent: latest, open).
+  std::optional<int64_t> as_of_ms;
+  std::optional<int64_t> from_time_ms;
+  std::optional<int64_t> to_time_ms;
   std::optional<std::set<int32_t>> partitions;  // empty: all partitions
   BoundMode bound_mode = BoundMode::kUnbounded;
   Position bound = Position::empty_position();
@@ -144,7 +148,20 @@ struct QueryRequestRecord {
 
 // A KeyQuery's value (nullopt: key absent) or a RangeQuery's entries, or nothing for a failure.
 using KeyValueList = std::vector<std::pair<int32_t, int64_t>>;
-using ResultValue = std::variant<std::monostate, std::optional<int64_t>, KeyValueList>;
+// One VersionedRecord: its value, its timestamp (validFrom) and its validTo (absent: the latest
+// version, valid until further notice).
+struct VersionedValue {
+  int64_t value = 0;
+  int64_t valid_from_ms = 0;
+  std::optional<int64_t> valid_to_ms;
+  bool operator==(const VersionedValue&) const = default;
+};
+// A VersionedKeyQuery's record (empty: null) or a MultiVersionedKeyQuery's records, in order.
+using VersionedList = std::vector<VersionedValue>;
+using ResultValue =
+    std::variant<std::monostate, std::optional<int64_t>, KeyValueList, VersionedList>;
+// "10@[5000,7000)", "12@[100000,)".
+std::string to_string(const VersionedValue& v);
 
 struct PartitionOutcome {
   int32_t partition = -1;

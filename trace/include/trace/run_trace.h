@@ -99,6 +99,8 @@ struct ExpectedPartition {
   std::optional<std::optional<int64_t>> value;  // KeyQuery: a value, or explicitly absent (null)
   std::optional<KeyValueList> entries;          // RangeQuery: (key, value) in order
   std::optional<std::vector<int64_t>> timestamps;
+  // VersionedKeyQuery (empty: null) and MultiVersionedKeyQuery: the records in order.
+  std::optional<VersionedList> versions;
   std::optional<Position> position;
   std::optional<FailureReason> failure_reason;
   std::optional<std::string> message_contains;
