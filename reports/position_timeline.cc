@@ -44,7 +44,8 @@ void add_sample(PartitionTimeline& t, int64_t at_ms, const sim::ReplicaSnapshot&
   s.at_ms = at_ms;
   s.role = role_label(r);
   s.applied = applied_records(r);
-  s.end_offset = r.changelog_end_offset;
+  // Plotted as a number on the applied records' scale (both count changelog records from 0).
+  if (r.changelog_end_offset) s.end_offset = r.changelog_end_offset->value();
   s.position = r.store_position ? r.store_position->to_string() : "";
   t.lanes[r.instance].push_back(std::move(s));
 }

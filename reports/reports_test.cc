@@ -27,8 +27,8 @@ sim::ReplicaSnapshot replica(int32_t partition, int32_t instance, sim::ReplicaRo
   r.role = running ? role : sim::ReplicaRole::kNone;
   if (running && role != sim::ReplicaRole::kNone) {
     r.task_state = sim::ReplicaSnapshot::TaskState::RUNNING;
-    r.changelog_offset = offset;
-    r.changelog_end_offset = end;
+    r.changelog_offset = ChangelogOffset(offset);
+    r.changelog_end_offset = ChangelogOffset(end);
     r.lag = end - (offset + 1);
     r.store_position = Position::empty_position().with_component("words", partition, offset);
   }
@@ -234,7 +234,8 @@ TEST(Staleness, VirtualMsFromAppendTimes) {
   trace.seed = kSeed;
   trace.topology.source_topic = "words";
   for (int64_t offset = 0; offset < 10; ++offset) {
-    trace.source_log.push_back({0, offset, 1, offset, /*timestamp_ms=*/7, 100 * offset});
+    trace.source_log.push_back(
+        {0, SourceOffset(offset), 1, offset, /*timestamp_ms=*/7, 100 * offset});
   }
   // (serving instance, its position, the other replica's position); every query answers at 1 s.
   struct Case {
@@ -349,10 +350,10 @@ TEST(SweepReport, GroupsByPropertyAndCause) {
 TEST(HtmlReport, ReprocessingIsDrawnListedAndCapped) {
   auto trace = std::make_shared<sim::RunTrace>(synthetic_trace(200, 2, 3, 40));
   for (int32_t i = 0; i < 6; ++i) {
-    trace->reprocessed.push_back(
-        {0, 10 * i, 10 * i + 4, "instance-2", 300 + 100 * i, 340 + 100 * i});
+    trace->reprocessed.push_back({0, SourceOffset(10 * i), SourceOffset(10 * i + 4), "instance-2",
+                                  300 + 100 * i, 340 + 100 * i});
   }
-  trace->reprocessed.push_back({1, 0, 0, "instance-3", 900, 900});
+  trace->reprocessed.push_back({1, SourceOffset(0), SourceOffset(0), "instance-3", 900, 900});
   TimelineCaps caps;
   caps.reprocessed_max = 4;
   auto timelines = build_timelines(*trace, {}, caps);

@@ -31,8 +31,9 @@ class AppendTimes {
  public:
   explicit AppendTimes(const std::vector<sim::SourceLogRecord>& log) {
     for (const sim::SourceLogRecord& r : log) {
-      auto [it, inserted] = partitions_.try_emplace(r.partition, Log{r.offset, {}});
-      IQ_ASSERT(it->second.first + static_cast<int64_t>(it->second.ms.size()) == r.offset,
+      // Keyed by the raw source offset: the positions it is asked about hold longs.
+      auto [it, inserted] = partitions_.try_emplace(r.partition, Log{r.offset.value(), {}});
+      IQ_ASSERT(it->second.first + static_cast<int64_t>(it->second.ms.size()) == r.offset.value(),
                 "source log of partition {} not in offset order at {}", r.partition, r.offset);
       it->second.ms.push_back(r.appended_ms);
     }
@@ -110,7 +111,8 @@ Staleness compute_staleness(const sim::RunTrace& trace) {
             newest = std::max(newest, applied_records(other).value_or(0));
         }
         for (Samples* s : groups) {
-          s->end.push_back(std::max<int64_t>(0, *r->changelog_end_offset - *applied));
+          // Both count changelog records from 0 (applied_records), so the difference is a lag.
+          s->end.push_back(std::max<int64_t>(0, r->changelog_end_offset->value() - *applied));
           s->newest.push_back(newest - *applied);
         }
       } else {

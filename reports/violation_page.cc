@@ -11,7 +11,8 @@ namespace {
 std::string replica_label(const sim::ReplicaSnapshot& r) {
   std::string label = fmt::format("P{} {}", r.partition, role_label(r));
   if (auto applied = applied_records(r)) {
-    label += fmt::format("\napplied {} of {}", *applied, r.changelog_end_offset.value_or(0));
+    label += fmt::format("\napplied {} of {}", *applied,
+                         r.changelog_end_offset.value_or(ChangelogOffset(0)));
   }
   if (r.lag) label += fmt::format("\nlag {}", *r.lag);
   if (r.store_position && !r.store_position->is_empty()) {
@@ -131,12 +132,12 @@ std::string render_violation_section(const properties::Violation& v, const sim::
     for (const sim::PartitionOutcome& p : q->partitions) {
       const sim::ReplicaSnapshot* r = find_replica(snap, q->target_instance, p.partition);
       if (r == nullptr) continue;
-      html +=
-          kv_row(fmt::format("replica P{}", p.partition),
-                 fmt::format("{} on {}: position {}, lag {}, applied {} of {}", role_label(*r),
-                             r->instance, r->store_position ? r->store_position->to_string() : "-",
-                             r->lag ? std::to_string(*r->lag) : "-",
-                             applied_records(*r).value_or(0), r->changelog_end_offset.value_or(0)));
+      html += kv_row(
+          fmt::format("replica P{}", p.partition),
+          fmt::format("{} on {}: position {}, lag {}, applied {} of {}", role_label(*r),
+                      r->instance, r->store_position ? r->store_position->to_string() : "-",
+                      r->lag ? std::to_string(*r->lag) : "-", applied_records(*r).value_or(0),
+                      r->changelog_end_offset.value_or(ChangelogOffset(0))));
     }
   }
   if (!v.reprocessed_before.empty()) {

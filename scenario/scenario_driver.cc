@@ -140,7 +140,8 @@ ChangelogRecord changelog_record(const BrokerService& service, const TopicPartit
   const int32_t partition = tp.second;
   ChangelogRecord r;
   r.partition = partition;
-  r.offset = c.offset;
+  // The broker's records carry raw longs; tp is the store's changelog partition.
+  r.offset = ChangelogOffset(c.offset);
   r.key = Serde<int32_t>::deserialize(*c.key);
   if (c.value) r.value = Serde<int64_t>::deserialize(*c.value);
   r.timestamp_ms = c.timestamp;
@@ -659,7 +660,8 @@ void ScenarioDriver::read_source_log() {
                   t.source_topic, p, c.offset, next);
         SourceLogRecord s;
         s.partition = p;
-        s.offset = c.offset;
+        // The broker's records carry raw longs; tp is a source topic partition.
+        s.offset = SourceOffset(c.offset);
         s.key = Serde<int32_t>::deserialize(*c.key);
         if (c.value) s.value = Serde<int64_t>::deserialize(*c.value);
         s.timestamp_ms = c.timestamp;

@@ -192,7 +192,8 @@ TEST(ScenarioDriverTest, ScriptedKafkaStoreQueriesGiveKafkasAnswers) {
     const SourceLogRecord& r = trace.source_log[j];
     const int32_t i = order[j];
     EXPECT_EQ(r.partition, (i / 2) % 2) << seed_text(s) << " record " << j;
-    EXPECT_EQ(r.offset, static_cast<int64_t>(j < 6 ? j : j - 6)) << seed_text(s) << " " << j;
+    EXPECT_EQ(r.offset, SourceOffset(static_cast<int64_t>(j < 6 ? j : j - 6)))
+        << seed_text(s) << " " << j;
     EXPECT_EQ(r.key, i / 2) << seed_text(s) << " record " << j;
     EXPECT_EQ(r.value, std::optional<int64_t>(i)) << seed_text(s) << " record " << j;
     EXPECT_EQ(r.timestamp_ms, kW + 120'000 * i) << seed_text(s) << " record " << j;
@@ -228,7 +229,7 @@ TEST(ScenarioDriverTest, TombstoneDeletesFromTheSourceTable) {
   ASSERT_EQ(trace.source_log.size(), 11u) << seed_text(s);
   const SourceLogRecord& tombstone = trace.source_log[6];  // partition 0, offset 6
   EXPECT_EQ(tombstone.partition, 0) << seed_text(s);
-  EXPECT_EQ(tombstone.offset, 6) << seed_text(s);
+  EXPECT_EQ(tombstone.offset, SourceOffset(6)) << seed_text(s);
   EXPECT_EQ(tombstone.key, 2) << seed_text(s);
   EXPECT_FALSE(tombstone.value.has_value()) << seed_text(s);
   ASSERT_EQ(trace.history.size(), 1u) << seed_text(s);
@@ -348,7 +349,7 @@ TEST(ScenarioDriverTest, TimedWorkloadsFaultsLagsAndLiveness) {
     EXPECT_TRUE(r.key >= 0 && r.key < 16) << seed_text(s);
     EXPECT_EQ(r.partition, partition_for_key(Serde<int32_t>::serialize(r.key).view(), 4))
         << seed_text(s);
-    EXPECT_EQ(r.offset, next_offset[r.partition]++) << seed_text(s);
+    EXPECT_EQ(r.offset, SourceOffset(next_offset[r.partition]++)) << seed_text(s);
     EXPECT_TRUE(r.timestamp_ms >= 1'000 && r.timestamp_ms < 25'000) << seed_text(s);
   }
   EXPECT_GT(trace.events, 0u) << seed_text(s);

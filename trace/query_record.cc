@@ -12,6 +12,8 @@ std::string opt_string(const std::optional<T>& o) {
     return iq::to_string(*o);
   } else if constexpr (std::is_enum_v<T>) {
     return sim::to_string(*o);
+  } else if constexpr (std::is_same_v<T, ChangelogOffset>) {
+    return o->to_string();
   } else {
     return std::to_string(*o);
   }

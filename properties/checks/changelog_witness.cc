@@ -64,7 +64,7 @@ struct ChangelogIndex {
     std::vector<const sim::ChangelogRecord*> records;  // offsets ascending
     std::map<int32_t, std::vector<const sim::ChangelogRecord*>> by_key;
     // header_max[i]: the highest position[source][partition] of records[0..i]'s headers, -1 none.
-    std::vector<int64_t> header_max;
+    std::vector<SourceOffset> header_max;
     bool foreign_header = false;  // a header names another topic or partition
   };
   std::map<int32_t, Partition> partitions;
@@ -85,12 +85,12 @@ void delete_index(ChangelogIndex* index) {
 
 // The latest record of `key` at or below `offset`, or nullptr.
 const sim::ChangelogRecord* latest(const ChangelogIndex::Partition& log, int32_t key,
-                                   int64_t offset) {
+                                   ChangelogOffset offset) {
   auto it = log.by_key.find(key);
   if (it == log.by_key.end()) return nullptr;
   const auto& v = it->second;
   auto after = std::upper_bound(v.begin(), v.end(), offset,
-                                [](int64_t o, const auto* r) { return o < r->offset; });
+                                [](ChangelogOffset o, const auto* r) { return o < r->offset; });
   return after == v.begin() ? nullptr : *(after - 1);
 }
 
@@ -131,8 +131,9 @@ std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
 
 // fold(changelog[.. offset]) for `keys`, then `older` (a longer prefix's fold) for keys the
 // prefix never wrote, then the unlogged writes on top.
-State fold(const ChangelogIndex::Partition* log, const std::vector<int32_t>& keys, int64_t offset,
-           std::optional<int64_t> older, const std::vector<sim::UnloggedWrite>& unlogged) {
+State fold(const ChangelogIndex::Partition* log, const std::vector<int32_t>& keys,
+           ChangelogOffset offset, std::optional<ChangelogOffset> older,
+           const std::vector<sim::UnloggedWrite>& unlogged) {
   State state;
   for (int32_t key : keys) {
     const sim::ChangelogRecord* r = log ? latest(*log, key, offset) : nullptr;
@@ -266,7 +267,7 @@ std::string render(const sim::QueryRequestRecord& q, const State& state) {
 
 // Whether another instance wrote into the prefix after `instance`'s first write there.
 bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::string& instance,
-                              int64_t offset) {
+                              ChangelogOffset offset) {
   bool own_seen = false;
   for (const sim::ChangelogRecord* r : log.records) {
     if (r->offset > offset) break;
@@ -300,13 +301,14 @@ bool persistent(const TopologyConfig& t) {
 
 // A longer prefix whose fold, under the applied prefix's, gives the answer (Kafka keeps a store
 // restarted without a checkpoint and restores the log over it), or nullopt.
-std::optional<int64_t> older_life(const JudgeContext& context, const sim::QueryRecord& record,
-                                  const ChangelogIndex::Partition& log,
-                                  const std::vector<int32_t>& keys, int64_t applied,
-                                  const std::vector<sim::UnloggedWrite>& unlogged,
-                                  const Answer& answer) {
+std::optional<ChangelogOffset> older_life(const JudgeContext& context,
+                                          const sim::QueryRecord& record,
+                                          const ChangelogIndex::Partition& log,
+                                          const std::vector<int32_t>& keys, ChangelogOffset applied,
+                                          const std::vector<sim::UnloggedWrite>& unlogged,
+                                          const Answer& answer) {
   constexpr size_t kCandidatesMax = 4'096;
-  std::vector<int64_t> candidates;
+  std::vector<ChangelogOffset> candidates;
   for (int32_t key : keys) {
     auto it = log.by_key.find(key);
     if (it == log.by_key.end()) continue;
@@ -318,8 +320,10 @@ std::optional<int64_t> older_life(const JudgeContext& context, const sim::QueryR
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  if (candidates.size() > kCandidatesMax) candidates.resize(kCandidatesMax);
-  for (int64_t older : candidates) {
+  if (candidates.size() > kCandidatesMax) {
+    candidates.erase(candidates.begin() + kCandidatesMax, candidates.end());  // no default offset
+  }
+  for (ChangelogOffset older : candidates) {
     const State state = fold(&log, keys, applied, older, unlogged);
     if (compare(context, record.request, answer, state) != Match::kDiffers) return older;
   }
@@ -329,24 +333,25 @@ std::optional<int64_t> older_life(const JudgeContext& context, const sim::QueryR
 // The position the prefix and the unlogged writes give, or why it cannot be judged.
 std::variant<Position, std::string> folded_position(
     const JudgeContext& context, const ChangelogIndex::Partition* log, int32_t partition,
-    int64_t applied, const std::vector<sim::UnloggedWrite>& unlogged) {
+    ChangelogOffset applied, const std::vector<sim::UnloggedWrite>& unlogged) {
   if (!context.trace().consistency_offset_vector_enabled) {
     return std::string("position not judged: consistency switch off (no headers to fold)");
   }
   if (log != nullptr && log->foreign_header) {
     return std::string("position not judged: a header names another topic or partition");
   }
-  int64_t component = -1;
+  SourceOffset component(-1);
   if (log != nullptr) {
     auto after = std::upper_bound(log->records.begin(), log->records.end(), applied,
-                                  [](int64_t o, const auto* r) { return o < r->offset; });
+                                  [](ChangelogOffset o, const auto* r) { return o < r->offset; });
     if (after != log->records.begin()) {
       component = log->header_max[static_cast<size_t>(after - log->records.begin() - 1)];
     }
   }
   for (const auto& w : unlogged) component = std::max(component, w.source_offset);
   Position p = Position::empty_position();
-  if (component >= 0) p.with_component(context.trace().topology.source_topic, partition, component);
+  if (component >= SourceOffset(0))
+    p.with_component(context.trace().topology.source_topic, partition, component);
   return p;
 }
 
@@ -361,12 +366,13 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
     ChangelogIndex::Partition& log = changelog_index_->partitions[r.partition];
     IQ_ASSERT(log.records.empty() || log.records.back()->offset < r.offset,
               "changelog-{} offset {} out of order", r.partition, r.offset);
-    int64_t component = log.header_max.empty() ? -1 : log.header_max.back();
+    SourceOffset component = log.header_max.empty() ? SourceOffset(-1) : log.header_max.back();
     if (r.position) {
       for (const auto& [t, offsets] : r.position->map()) {
         for (const auto& [p, o] : offsets) {
           if (t == topic && p == r.partition) {
-            component = std::max(component, o);
+            // A position header's component is a source offset (Position holds them as longs).
+            component = std::max(component, SourceOffset(o));
           } else {
             log.foreign_header = true;
           }
@@ -384,7 +390,7 @@ namespace detail {
 namespace {
 
 WitnessResult not_judged(std::string why, const sim::ReplicaSnapshot* replica = nullptr,
-                         int64_t applied = -1) {
+                         ChangelogOffset applied = ChangelogOffset(-1)) {
   WitnessResult r;
   r.verdict = Witness::kNotJudged;
   r.why = std::move(why);
@@ -420,7 +426,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   }
   const sim::ReplicaSnapshot& replica = *result.replica;
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
-  const int64_t applied = replica.changelog_offset.value_or(-1);
+  const ChangelogOffset applied = replica.changelog_offset.value_or(ChangelogOffset(-1));
   result.applied_offset = applied;
   // Kafka's caching layer answers only key queries from the cache (CachingKeyValueStore's
   // queryHandlers hold KeyQuery alone; the timestamped key query reaches it as a KeyQuery), with
@@ -441,7 +447,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
           "fenced member's late writes)",
           result.replica, applied);
     }
-    std::optional<int64_t> older;
+    std::optional<ChangelogOffset> older;
     if (log != nullptr && persistent(trace.topology) &&
         restarted_before(context, replica.instance, record.complete_ms)) {
       older = older_life(context, record, *log, keys, applied, unlogged, answer);

@@ -124,16 +124,19 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
   store_ = std::make_unique<model::ReferenceStore>(
       aggregation, std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size())));
   for (const sim::SourceLogRecord& r : trace.source_log) {
-    const model::SourceRecord record{r.offset, model::serialize_int32_key(r.key), r.value,
+    // The model (it sees only base/) and the index below hold source offsets as the raw numbers a
+    // Position's components are.
+    const int64_t offset = r.offset.value();
+    const model::SourceRecord record{offset, model::serialize_int32_key(r.key), r.value,
                                      r.timestamp_ms, write_kind_of(trace.topology.kind, r)};
     store_->apply(r.partition, record);
     PartitionIndex& index = index_[r.partition];
     if (!model::writes_store(aggregation, record)) continue;
-    push_distinct(index.key_writes[r.key], r.offset);
+    push_distinct(index.key_writes[r.key], offset);
     if (record.kind == model::WriteKind::kDelete && !deletes_advance_) {
-      push_distinct(index.silent, r.offset);
+      push_distinct(index.silent, offset);
     } else {
-      push_distinct(index.advancing, r.offset);
+      push_distinct(index.advancing, offset);
     }
   }
   faults_by_time_.reserve(trace.faults.size());

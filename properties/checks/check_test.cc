@@ -125,10 +125,13 @@ TEST(JudgeContextTest, EventsBeforeAreTheLastFaultsInTimeOrder) {
 TEST(JudgeContextTest, ReprocessedBeforeListsThePartitionsRangesBegunByThen) {
   TraceBuilder b;
   b.produce(0, 1, 10);
-  b.trace().reprocessed = {{0, 0, 0, "instance-2", 100, 100}, {1, 0, 4, "instance-2", 150, 160},
-                           {0, 0, 0, "instance-1", 200, 200}, {0, 0, 0, "instance-3", 300, 300},
-                           {0, 0, 0, "instance-2", 400, 400}, {0, 0, 0, "instance-1", 500, 500},
-                           {0, 0, 0, "instance-3", 600, 600}};
+  b.reprocessed(0, 0, 0, "instance-2", 100, 100);
+  b.reprocessed(1, 0, 4, "instance-2", 150, 160);
+  b.reprocessed(0, 0, 0, "instance-1", 200, 200);
+  b.reprocessed(0, 0, 0, "instance-3", 300, 300);
+  b.reprocessed(0, 0, 0, "instance-2", 400, 400);
+  b.reprocessed(0, 0, 0, "instance-1", 500, 500);
+  b.reprocessed(0, 0, 0, "instance-3", 600, 600);
   JudgeContext c(b.trace());
   EXPECT_TRUE(c.reprocessed_before(99, 0).empty()) << "seed " << kSeed;
   EXPECT_EQ(c.reprocessed_before(150, 0),

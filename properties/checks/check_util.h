@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks/check.h"
+#include "iq/offsets.h"
 #include "iq/position.h"
 #include "iq/query.h"
 #include "trace/query_record.h"
@@ -117,12 +118,12 @@ struct WitnessResult {
   std::string why;       // kNotJudged: the reason (a tally key); kDiffers: a one-line summary
   std::string expected;  // kDiffers: the fold, rendered
   const sim::ReplicaSnapshot* replica = nullptr;  // the answering replica at the answer
-  int64_t applied_offset = -1;                    // the prefix's last changelog offset
+  ChangelogOffset applied_offset{-1};             // the prefix's last changelog offset
   // The position was not judged (the value was): why, else empty.
   std::string position_not_judged;
   // kNotJudged because the answer is fold(applied) over the fold of this longer prefix, on a
   // persistent store of an instance that crashed, restarted or closed before: the prefix's end.
-  std::optional<int64_t> earlier_life_offset;
+  std::optional<ChangelogOffset> earlier_life_offset;
 };
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);

@@ -19,8 +19,8 @@ using testing::TraceBuilder;
 
 sim::ReplicaSnapshot with_changelog(sim::ReplicaSnapshot r, std::optional<int64_t> offset,
                                     std::optional<int64_t> end) {
-  r.changelog_offset = offset;
-  r.changelog_end_offset = end;
+  r.changelog_offset = offset ? std::optional(ChangelogOffset(*offset)) : std::nullopt;
+  r.changelog_end_offset = end ? std::optional(ChangelogOffset(*end)) : std::nullopt;
   return r;
 }
 

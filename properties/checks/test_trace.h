@@ -75,7 +75,7 @@ inline sim::ReplicaSnapshot standby(int32_t partition, std::optional<Position> p
 // A replica that had applied (or written) the changelog up to `offset`, with unlogged writes.
 inline sim::ReplicaSnapshot applied(sim::ReplicaSnapshot r, std::optional<int64_t> offset,
                                     std::vector<sim::UnloggedWrite> unlogged = {}) {
-  r.changelog_offset = offset;
+  r.changelog_offset = offset ? std::optional(ChangelogOffset(*offset)) : std::nullopt;
   r.unlogged_writes = std::move(unlogged);
   return r;
 }
@@ -239,10 +239,10 @@ class TraceBuilder {
                   std::optional<int64_t> timestamp_ms = std::nullopt) {
     int64_t offset = 0;
     for (const auto& r : trace_.source_log) {
-      if (r.partition == partition) offset = r.offset + 1;
+      if (r.partition == partition) offset = r.offset.value() + 1;
     }
     trace_.source_log.push_back(
-        {partition, offset, key, value, timestamp_ms.value_or(100 * (offset + 1))});
+        {partition, SourceOffset(offset), key, value, timestamp_ms.value_or(100 * (offset + 1))});
     return offset;
   }
 
@@ -277,15 +277,16 @@ class TraceBuilder {
     trace_.changelog_recorded = true;
     int64_t offset = 0;
     for (const auto& r : trace_.changelog) {
-      if (r.partition == partition) offset = r.offset + 1;
+      if (r.partition == partition) offset = r.offset.value() + 1;
     }
-    trace_.changelog.push_back(
-        {partition, offset, key, value, timestamp_ms, appended_ms, writer, std::move(header)});
+    trace_.changelog.push_back({partition, ChangelogOffset(offset), key, value, timestamp_ms,
+                                appended_ms, writer, std::move(header)});
     return offset;
   }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
                    int64_t start_ms, int64_t end_ms) {
-    trace_.reprocessed.push_back({partition, first, last, std::move(instance), start_ms, end_ms});
+    trace_.reprocessed.push_back({partition, SourceOffset(first), SourceOffset(last),
+                                  std::move(instance), start_ms, end_ms});
   }
 
   void fault(int64_t at_ms, std::string action, std::string instance) {
@@ -356,7 +357,7 @@ inline sim::RunTrace synthetic_trace(uint64_t seed, int64_t queries, int32_t par
     Partition& part = parts[static_cast<size_t>(p)];
     const int64_t offset = part.next_offset++;
     const int64_t ts = 1'000 + i;
-    part.log.push_back({p, offset, key, 1, ts});
+    part.log.push_back({p, SourceOffset(offset), key, 1, ts});
     auto& [count, max_ts] = part.state[key];
     ++count;
     max_ts = std::max(max_ts, ts);
@@ -405,8 +406,10 @@ inline sim::RunTrace synthetic_trace(uint64_t seed, int64_t queries, int32_t par
     r.partitions.push_back(std::move(o));
     r.outcome = sim::OutcomeKind::kAnswered;
     sim::ReplicaSnapshot rs = active(p, position);
-    rs.changelog_offset = offset;
-    rs.changelog_end_offset = offset + 1;
+    // A Count store logs one changelog record per input record, and this generator never
+    // crashes, so the changelog offsets equal the source offsets here.
+    rs.changelog_offset = ChangelogOffset(offset);
+    rs.changelog_end_offset = ChangelogOffset(offset + 1);
     rs.lag = 0;
     r.placement_at_invoke.at_ms = i;
     r.placement_at_invoke.replicas.push_back(rs);

@@ -61,7 +61,8 @@ const sim::PartitionOutcome* outcome_of(const sim::QueryRecord& record, int32_t 
 // Whether R's reprocessing wrote into the replica's applied prefix (condition 3).
 std::optional<std::string> reprocessed_write(const JudgeContext& context,
                                              const sim::ReprocessedRange& range,
-                                             const sim::ReplicaSnapshot& replica, int64_t applied) {
+                                             const sim::ReplicaSnapshot& replica,
+                                             ChangelogOffset applied) {
   const sim::RunTrace& trace = context.trace();
   // Changelog records of one partition are appended in offset order, so their times ascend.
   auto first = std::lower_bound(trace.changelog.begin(), trace.changelog.end(), range,
@@ -104,8 +105,9 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
       outcome.position ? detail::reported_offset(context, *outcome.position, outcome.partition)
                        : -1;
   for (const sim::ReprocessedRange& range : context.trace().reprocessed) {
+    // The covered offset is a position component, so a source offset like the range's.
     if (range.partition != outcome.partition || range.start_ms > record.complete_ms ||
-        range.first_offset > covered) {
+        range.first_offset > SourceOffset(covered)) {
       continue;
     }
     if (auto write = reprocessed_write(context, range, *w.replica, w.applied_offset)) {

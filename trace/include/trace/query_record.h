@@ -20,7 +20,9 @@
 #include <variant>
 #include <vector>
 
+#include "base/time.h"
 #include "iq/failure_reason.h"
+#include "iq/offsets.h"
 #include "iq/position.h"
 #include "iq/query.h"
 #include "iq/result_order.h"
@@ -35,9 +37,9 @@ const char* to_string(ReplicaRole r);
 // (flushed to the changelog at commit or eviction), decoded as the changelog will hold it.
 struct UnloggedWrite {
   int32_t key = 0;
-  std::optional<int64_t> value;  // absent: a tombstone
-  int64_t timestamp_ms = 0;
-  int64_t source_offset = -1;  // the input record it was written under
+  std::optional<int64_t> value;    // absent: a tombstone
+  int64_t timestamp_ms = 0;        // the record's timestamp (event time, a raw long)
+  SourceOffset source_offset{-1};  // the input record it was written under
   bool operator==(const UnloggedWrite&) const = default;
 };
 
@@ -76,11 +78,12 @@ struct ReplicaSnapshot {
   // check it is a standby; reports draw it apart).
   bool warmup = false;
   std::optional<TaskState> task_state;
-  std::optional<ThreadState> thread_state;  // of the thread that owns the task
-  std::optional<Position> store_position;   // the store's position (source offsets)
-  std::optional<int64_t> changelog_offset;  // last changelog record applied or written
-  std::optional<int64_t> changelog_end_offset;
-  // LagInfo's convention: end - (changelog_offset + 1), or end when there is no offset yet.
+  std::optional<ThreadState> thread_state;          // of the thread that owns the task
+  std::optional<Position> store_position;           // the store's position (source offsets)
+  std::optional<ChangelogOffset> changelog_offset;  // last changelog record applied or written
+  std::optional<ChangelogOffset> changelog_end_offset;
+  // LagInfo's convention: end - (changelog_offset + 1), or end when there is no offset yet; a
+  // count of changelog records, so a raw number.
   std::optional<int64_t> lag;
   // An active's writes not yet in the changelog (its record cache's dirty entries for the store),
   // in key order; empty for a standby, an uncached store, or nothing dirty. With the changelog

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "base/time.h"
+#include "iq/offsets.h"
 #include "iq/streams_metadata.h"
 #include "iq/topology_config.h"
 #include "trace/history.h"
@@ -31,11 +33,13 @@ namespace iq::sim {
 
 struct SourceLogRecord {
   int32_t partition = 0;
-  int64_t offset = 0;
+  SourceOffset offset{0};
   int32_t key = 0;
   std::optional<int64_t> value;  // absent: a tombstone
-  int64_t timestamp_ms = 0;      // the record's own timestamp (event time)
-  int64_t appended_ms = 0;       // when the broker appended it (virtual time)
+  // The record's own timestamp (event time): data the producer chose, compared with the
+  // timestamps a query answers (ValueAndTimestamp), so a raw long as in Kafka, not an Instant.
+  int64_t timestamp_ms = 0;
+  int64_t appended_ms = 0;  // when the broker appended it (virtual time)
   bool operator==(const SourceLogRecord&) const = default;
 };
 
@@ -44,11 +48,11 @@ struct SourceLogRecord {
 // record's timestamp, as in Kafka); `writer` is the instance whose record collector sent it, an
 // omniscient fact (the broker keeps no producer identity that impl/ could read).
 struct ChangelogRecord {
-  int32_t partition = 0;  // the changelog partition, which is the task's (and source) partition
-  int64_t offset = 0;     // a changelog offset, not a source offset
+  int32_t partition = 0;      // the changelog partition, which is the task's (and source) partition
+  ChangelogOffset offset{0};  // a changelog offset, not a source offset
   int32_t key = 0;
   std::optional<int64_t> value;  // absent: a tombstone
-  int64_t timestamp_ms = 0;      // the record's timestamp
+  int64_t timestamp_ms = 0;      // the record's timestamp (event time, a raw long as in Kafka)
   int64_t appended_ms = 0;       // when the broker appended it (virtual time)
   std::string writer;            // "instance-2"
   // The position header (__iq.consistency.offset.vector.enabled__): the writer's store position
