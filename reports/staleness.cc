@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/assert.h"
+#include "base/time.h"
 #include "report_common.h"
 
 namespace iq::reports {
@@ -38,7 +39,7 @@ class AppendTimes {
       it->second.ms.push_back(r.appended_ms);
     }
   }
-  std::optional<int64_t> at(int32_t partition, int64_t offset) const {
+  std::optional<base::Instant> at(int32_t partition, int64_t offset) const {
     auto it = partitions_.find(partition);
     if (it == partitions_.end()) return std::nullopt;
     const int64_t i = offset - it->second.first;
@@ -53,7 +54,7 @@ class AppendTimes {
  private:
   struct Log {
     int64_t first = 0;
-    std::vector<int64_t> ms;
+    std::vector<base::Instant> ms;
   };
   std::map<int32_t, Log> partitions_;
 };
@@ -133,9 +134,9 @@ Staleness compute_staleness(const sim::RunTrace& trace) {
             newest,
             source_offset(other.store_position, topic, p.partition, first).value_or(first - 1));
       }
-      std::optional<int64_t> missing_since = appended.at(p.partition, *served + 1);
+      std::optional<base::Instant> missing_since = appended.at(p.partition, *served + 1);
       const int64_t age =
-          missing_since && *missing_since <= snap.at_ms ? snap.at_ms - *missing_since : 0;
+          missing_since && *missing_since <= snap.at_ms ? (snap.at_ms - *missing_since).ms() : 0;
       for (Samples* s : groups) {
         s->end_ms.push_back(age);
         s->newest_ms.push_back(newest > *served ? age : 0);

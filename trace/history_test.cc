@@ -9,8 +9,8 @@ namespace {
 QueryRecord record(History& h, int64_t invoke_ms, int64_t complete_ms) {
   QueryRecord r;
   r.id = h.next_id();
-  r.invoke_ms = invoke_ms;
-  r.complete_ms = complete_ms;
+  r.invoke_ms = base::Instant::from_ms(invoke_ms);
+  r.complete_ms = base::Instant::from_ms(complete_ms);
   r.request.store = "counts";
   r.request.query = "KeyQuery{key=1, skipCache=false}";
   r.outcome = OutcomeKind::kAnswered;

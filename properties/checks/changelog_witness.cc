@@ -282,7 +282,8 @@ bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::s
 
 // Whether `instance` crashed, restarted or closed before at_ms (a store may have kept data of an
 // earlier life).
-bool restarted_before(const JudgeContext& context, const std::string& instance, int64_t at_ms) {
+bool restarted_before(const JudgeContext& context, const std::string& instance,
+                      base::Instant at_ms) {
   for (const sim::FaultRecord& f : context.trace().faults) {
     if (f.at_ms > at_ms || f.instance != instance) continue;
     if (f.action.find("crash") != std::string::npos ||

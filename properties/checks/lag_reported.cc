@@ -32,7 +32,7 @@ Violation lag_violation(const JudgeContext& context, const sim::LagRecord& sampl
                         std::string summary, std::string expected) {
   Violation v;
   v.property = kName;
-  v.at_ms = sample.at_ms;
+  v.at_ms = sample.at_ms.ms_since_epoch();
   v.summary = sample.instance + " " + sample.store + "[" + std::to_string(sample.partition) +
               "]: " + std::move(summary);
   v.query = "allLocalStorePartitionLags() on " + sample.instance;

@@ -25,12 +25,8 @@ sim::ReplicaSnapshot with_changelog(sim::ReplicaSnapshot r, std::optional<int64_
 }
 
 sim::LagRecord sample(int64_t at_ms, sim::ReplicaSnapshot actual, int64_t current, int64_t end) {
-  return {at_ms,
-          actual.instance,
-          testing::kStore,
-          actual.partition,
-          LagInfo{current, end},
-          std::move(actual)};
+  return {testing::instant(at_ms), actual.instance,       testing::kStore,
+          actual.partition,        LagInfo{current, end}, std::move(actual)};
 }
 
 TEST(LagReportedTest, KafkasConventionPasses) {

@@ -19,6 +19,7 @@
 
 #include "base/assert.h"
 #include "base/prng.h"
+#include "base/time.h"
 #include "checks/check.h"
 #include "trace/run_trace.h"
 
@@ -35,6 +36,11 @@ inline std::string text(const std::vector<Violation>& vs) {
   std::string out;
   for (const auto& v : vs) out += v.to_string();
   return out;
+}
+
+// The trace's instants, from the virtual milliseconds the tests reason in.
+inline base::Instant instant(int64_t ms) {
+  return base::Instant::from_ms(ms);
 }
 
 inline Position pos(int32_t partition, int64_t offset, const std::string& topic = kTopic) {
@@ -133,8 +139,8 @@ struct Q {
     return *this;
   }
   Q& at(int64_t invoke_ms, int64_t complete_ms) {
-    r.invoke_ms = invoke_ms;
-    r.complete_ms = complete_ms;
+    r.invoke_ms = base::Instant::from_ms(invoke_ms);
+    r.complete_ms = base::Instant::from_ms(complete_ms);
     return *this;
   }
   Q& target(std::string instance) {
@@ -280,20 +286,23 @@ class TraceBuilder {
       if (r.partition == partition) offset = r.offset.value() + 1;
     }
     trace_.changelog.push_back({partition, ChangelogOffset(offset), key, value, timestamp_ms,
-                                appended_ms, writer, std::move(header)});
+                                base::Instant::from_ms(appended_ms), writer, std::move(header)});
     return offset;
   }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
                    int64_t start_ms, int64_t end_ms) {
     trace_.reprocessed.push_back({partition, SourceOffset(first), SourceOffset(last),
-                                  std::move(instance), start_ms, end_ms});
+                                  std::move(instance), base::Instant::from_ms(start_ms),
+                                  base::Instant::from_ms(end_ms)});
   }
 
   void fault(int64_t at_ms, std::string action, std::string instance) {
-    trace_.faults.push_back({at_ms, std::move(action), std::move(instance), "test"});
+    trace_.faults.push_back(
+        {base::Instant::from_ms(at_ms), std::move(action), std::move(instance), "test"});
   }
   void phase(std::string title, int64_t start_ms, int64_t end_ms, std::vector<std::string> checks) {
-    trace_.phases.push_back({std::move(title), start_ms, end_ms, std::move(checks)});
+    trace_.phases.push_back({std::move(title), base::Instant::from_ms(start_ms),
+                             base::Instant::from_ms(end_ms), std::move(checks)});
   }
 
   sim::RunTrace& trace() { return trace_; }
@@ -308,9 +317,9 @@ class TraceBuilder {
     q.r.request.partitions = std::set<int32_t>{partition};
     q.r.home_instance = "instance-1";
     q.r.target_instance = "instance-1";
-    q.r.invoke_ms = ++now_ms_;
-    q.r.complete_ms = now_ms_;
-    q.r.placement_at_invoke.at_ms = now_ms_;
+    q.r.invoke_ms = base::Instant::from_ms(++now_ms_);
+    q.r.complete_ms = q.r.invoke_ms;
+    q.r.placement_at_invoke.at_ms = q.r.invoke_ms;
     return q;
   }
 
@@ -368,8 +377,8 @@ inline sim::RunTrace synthetic_trace(uint64_t seed, int64_t queries, int32_t par
     r.source = sim::QueryRecord::Source::kClient;
     r.client = 0;
     r.query = static_cast<uint64_t>(i + 1);
-    r.invoke_ms = i;
-    r.complete_ms = i;
+    r.invoke_ms = base::Instant::from_ms(i);
+    r.complete_ms = r.invoke_ms;
     r.request.store = kStore;
     r.request.partitions = std::set<int32_t>{p};
     const int32_t shape = static_cast<int32_t>(prng.below(4));
@@ -411,19 +420,20 @@ inline sim::RunTrace synthetic_trace(uint64_t seed, int64_t queries, int32_t par
     rs.changelog_offset = ChangelogOffset(offset);
     rs.changelog_end_offset = ChangelogOffset(offset + 1);
     rs.lag = 0;
-    r.placement_at_invoke.at_ms = i;
+    r.placement_at_invoke.at_ms = r.invoke_ms;
     r.placement_at_invoke.replicas.push_back(rs);
     r.placement_at_answer = r.placement_at_invoke;
     session.merge(position);
     if (i % 16 == 0) {
-      trace.lags.push_back({i, "instance-1", kStore, p, LagInfo{offset + 1, offset + 1}, rs});
+      trace.lags.push_back(
+          {r.invoke_ms, "instance-1", kStore, p, LagInfo{offset + 1, offset + 1}, rs});
     }
     trace.history.append(std::move(r));
   }
   for (auto& part : parts) {
     trace.source_log.insert(trace.source_log.end(), part.log.begin(), part.log.end());
   }
-  trace.end_ms = queries;
+  trace.end_ms = base::Instant::from_ms(queries);
   return trace;
 }
 

@@ -75,7 +75,8 @@ std::optional<std::string> reprocessed_write(const JudgeContext& context,
        ++it) {
     if (it->writer == range.instance) {
       return fmt::format("changelog-{} offset {} (written by {} at {} ms while it processed {})",
-                         it->partition, it->offset, it->writer, it->appended_ms, range.to_string());
+                         it->partition, it->offset, it->writer, it->appended_ms.ms_since_epoch(),
+                         range.to_string());
     }
   }
   if (replica.role == sim::ReplicaRole::kActive && replica.instance == range.instance) {

@@ -256,7 +256,7 @@ TEST(InstanceTest, CrashBeforeTheFirstCommitReprocessesWhatItHadProcessed) {
   EXPECT_EQ(r.first_offset, SourceOffset(0)) << cluster.seed_text();
   EXPECT_EQ(r.last_offset, SourceOffset(4)) << cluster.seed_text();
   EXPECT_EQ(r.instance, "instance-1") << cluster.seed_text();
-  EXPECT_GT(r.start_ms, 10'000) << cluster.seed_text();
+  EXPECT_GT(r.start_ms, base::Instant::from_ms(10'000)) << cluster.seed_text();
   expect_no_errors(cluster);
 }
 

@@ -22,8 +22,12 @@ void process(ProcessingLedger& ledger, int64_t from_ms, const std::string& insta
 // The range the ledger should have recorded: offsets of the input (source) partition.
 ReprocessedRange range(int32_t partition, int64_t first, int64_t last, const std::string& instance,
                        int64_t start_ms, int64_t end_ms) {
-  return ReprocessedRange{partition, SourceOffset(first), SourceOffset(last), instance, start_ms,
-                          end_ms};
+  return ReprocessedRange{partition,
+                          SourceOffset(first),
+                          SourceOffset(last),
+                          instance,
+                          base::Instant::from_ms(start_ms),
+                          base::Instant::from_ms(end_ms)};
 }
 
 TEST(ProcessingLedgerTest, FirstProcessingsRecordNothing) {

@@ -181,7 +181,7 @@ ReplicaSnapshot::TaskState recorded(TaskState s) {
 PlacementSnapshot take_placement(Cluster& cluster, const std::string& store,
                                  const std::set<int32_t>& partitions) {
   PlacementSnapshot snapshot;
-  snapshot.at_ms = cluster.now_ms();
+  snapshot.at_ms = cluster.loop().now();
   const StreamThread::LeaderWarmups* leader = newest_leader_warmups(cluster);
   for (int32_t partition : partitions) {
     for (int32_t n = 1; n <= cluster.instance_count(); ++n) {

@@ -99,7 +99,7 @@ const char* to_string(ReplicaSnapshot::TaskState s);
 
 // Every instance's replica of every queried partition, ordered by (partition, instance number).
 struct PlacementSnapshot {
-  int64_t at_ms = 0;
+  base::Instant at_ms{};
   std::vector<ReplicaSnapshot> replicas;
 
   int32_t count(int32_t partition, ReplicaRole role) const;
@@ -158,8 +158,8 @@ struct QueryRecord {
   int32_t client = -1;
   uint64_t query = 0;   // the client's logical query; retries share it
   int32_t attempt = 1;  // 1 for the first try
-  int64_t invoke_ms = 0;
-  int64_t complete_ms = 0;
+  base::Instant invoke_ms{};
+  base::Instant complete_ms{};
   QueryRequestRecord request;
   std::string home_instance;    // whose metadata routed the query
   std::string target_instance;  // the instance it was sent to ("" if not routed)
