@@ -925,13 +925,14 @@ int check_determinism_command(const std::string& file, std::optional<uint64_t> s
   }
   sim::RunTrace first = sim::drive_scenario(*scenario);
   std::printf("run 1: digest %s, %llu events, %lld virtual ms\n", first.digest.c_str(),
-              static_cast<unsigned long long>(first.events), static_cast<long long>(first.end_ms));
+              static_cast<unsigned long long>(first.events),
+              static_cast<long long>(first.end_ms.ms_since_epoch()));
   std::vector<properties::Violation> violations;
   for (int32_t k = 2; k <= runs; ++k) {
     sim::RunTrace again = sim::drive_scenario(*scenario);
     std::printf("run %d: digest %s, %llu events, %lld virtual ms\n", k, again.digest.c_str(),
                 static_cast<unsigned long long>(again.events),
-                static_cast<long long>(again.end_ms));
+                static_cast<long long>(again.end_ms.ms_since_epoch()));
     for (properties::Violation& v : properties::check_deterministic(first, again)) {
       violations.push_back(std::move(v));
     }

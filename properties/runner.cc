@@ -110,7 +110,7 @@ void check_expected_probes(const sim::Scenario& scenario, const sim::RunTrace& t
     if (lists(trace.probes_hit, probe)) continue;
     Violation v;
     v.property = kScriptedExpectations;
-    v.at_ms = trace.end_ms;
+    v.at_ms = trace.end_ms.ms_since_epoch();
     v.summary = "expect_probes: the probe '" + probe + "' was never hit in this run";
     v.expected = "'" + probe + "' hit";
     v.returned = std::to_string(trace.probes_hit.size()) + " other probes hit";
@@ -124,7 +124,7 @@ RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trac
   report.title = scenario.title;
   report.seed = scenario.seed;
   report.queries_total = trace.history.size();
-  report.virtual_ms = trace.end_ms;
+  report.virtual_ms = trace.end_ms.ms_since_epoch();  // the report holds a number
   report.events = trace.events;
   for (const sim::ReprocessedRange& r : trace.reprocessed) {
     report.records_reprocessed += static_cast<uint64_t>(r.last_offset - r.first_offset + 1);

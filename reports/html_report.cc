@@ -278,7 +278,8 @@ std::string render_run_report(const properties::RunReport& r, const std::string*
       html +=
           fmt::format("<div class=\"timeline-part\" id=\"timeline-p{}\"><h3>{} partition {}</h3>\n",
                       t.partition, html_escape(r.trace->topology.store_name), t.partition);
-      html += render_timeline_svg(t, r.trace->faults, r.trace->end_ms, caps.timeline);
+      html +=
+          render_timeline_svg(t, r.trace->faults, r.trace->end_ms.ms_since_epoch(), caps.timeline);
       for (const std::string& n : t.cut_notes)
         html += "<p class=\"cut\">cut: " + html_escape(n) + "</p>\n";
       html += "</div>\n";

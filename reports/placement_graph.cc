@@ -55,15 +55,15 @@ std::vector<PlacementEpoch> placement_epochs(const sim::RunTrace& trace) {
   std::vector<Observation> seen;
   for (const sim::QueryRecord& q : trace.history.records()) {
     for (const sim::ReplicaSnapshot& r : q.placement_at_invoke.replicas) {
-      seen.push_back({q.placement_at_invoke.at_ms, &r, r.instance, r.partition});
+      seen.push_back({q.placement_at_invoke.at_ms.ms_since_epoch(), &r, r.instance, r.partition});
     }
     if (!q.placement_at_answer) continue;
     for (const sim::ReplicaSnapshot& r : q.placement_at_answer->replicas) {
-      seen.push_back({q.placement_at_answer->at_ms, &r, r.instance, r.partition});
+      seen.push_back({q.placement_at_answer->at_ms.ms_since_epoch(), &r, r.instance, r.partition});
     }
   }
   for (const sim::LagRecord& l : trace.lags) {
-    seen.push_back({l.at_ms, &l.actual, l.instance, l.partition});
+    seen.push_back({l.at_ms.ms_since_epoch(), &l.actual, l.instance, l.partition});
   }
   std::stable_sort(seen.begin(), seen.end(),
                    [](const Observation& a, const Observation& b) { return a.at_ms < b.at_ms; });

@@ -39,12 +39,13 @@ std::string num(double v) {
   return fmt::format("{:.1f}", v);
 }
 
-void add_sample(PartitionTimeline& t, int64_t at_ms, const sim::ReplicaSnapshot& r) {
+void add_sample(PartitionTimeline& t, base::Instant at, const sim::ReplicaSnapshot& r) {
   LaneSample s;
-  s.at_ms = at_ms;
+  s.at_ms = at.ms_since_epoch();  // the timeline plots virtual ms as numbers
   s.role = role_label(r);
   s.applied = applied_records(r);
-  s.end_offset = r.changelog_end_offset;
+  // Plotted as a number on the applied records' scale (both count changelog records from 0).
+  if (r.changelog_end_offset) s.end_offset = r.changelog_end_offset->value();
   s.position = r.store_position ? r.store_position->to_string() : "";
   t.lanes[r.instance].push_back(std::move(s));
 }
@@ -66,8 +67,8 @@ std::vector<LaneSample> thin(const std::vector<LaneSample>& samples, size_t max)
 
 std::string dot_tooltip(const sim::QueryRecord& q, const sim::PartitionOutcome* p,
                         const std::string& instance) {
-  std::string text =
-      fmt::format("#{} at {} ms on {}: {}", q.id, q.complete_ms, instance, q.request.to_string());
+  std::string text = fmt::format("#{} at {} ms on {}: {}", q.id, q.complete_ms.ms_since_epoch(),
+                                 instance, q.request.to_string());
   if (p != nullptr)
     text += " -> " + p->to_string();
   else if (q.error)
@@ -87,7 +88,7 @@ void add_queries(PartitionTimeline& t, const sim::RunTrace& trace,
       for (const sim::PartitionOutcome& p : q.partitions) {
         if (p.partition != t.partition) continue;
         const sim::ReplicaSnapshot* r = find_replica(snap, q.target_instance, p.partition);
-        t.queries.push_back({q.complete_ms, q.target_instance,
+        t.queries.push_back({q.complete_ms.ms_since_epoch(), q.target_instance,
                              r != nullptr ? applied_records(*r) : std::nullopt,
                              outcome_class(q, &p), dot_tooltip(q, &p, q.target_instance), anchor});
       }
@@ -103,8 +104,9 @@ void add_queries(PartitionTimeline& t, const sim::RunTrace& trace,
       }
     }
     if (!about || q.target_instance.empty()) continue;
-    t.queries.push_back({q.complete_ms, q.target_instance, std::nullopt, outcome_class(q, nullptr),
-                         dot_tooltip(q, nullptr, q.target_instance), anchor});
+    t.queries.push_back({q.complete_ms.ms_since_epoch(), q.target_instance, std::nullopt,
+                         outcome_class(q, nullptr), dot_tooltip(q, nullptr, q.target_instance),
+                         anchor});
   }
 }
 
@@ -225,7 +227,8 @@ std::vector<PartitionTimeline> build_timelines(const sim::RunTrace& trace,
                         caps.reprocessed_max));
         break;
       }
-      t.reprocessing.push_back({r.instance, r.start_ms, r.end_ms, r.to_string()});
+      t.reprocessing.push_back(
+          {r.instance, r.start_ms.ms_since_epoch(), r.end_ms.ms_since_epoch(), r.to_string()});
     }
     add_queries(t, trace, anchors);
     cap_queries(t, caps.queries_max);
@@ -332,7 +335,7 @@ std::string render_timeline_svg(const PartitionTimeline& t,
   size_t drawn = 0;
   for (const sim::FaultRecord& f : faults) {
     if (drawn == caps.faults_max) break;
-    double x = sc.x(f.at_ms);
+    double x = sc.x(f.at_ms.ms_since_epoch());
     const char* colour = f.action.find("restart") != std::string::npos || f.action == "heal" ||
                                  f.action == "resume" || f.action == "start"
                              ? "#2ca02c"

@@ -72,7 +72,8 @@ std::string role_label(const sim::ReplicaSnapshot& replica) {
   if (!replica.running) return "down";
   switch (replica.role) {
     case sim::ReplicaRole::kActive:
-      return replica.task_state == sim::ReplicaSnapshot::TaskState::RESTORING ? "restoring" : "active";
+      return replica.task_state == sim::ReplicaSnapshot::TaskState::RESTORING ? "restoring"
+                                                                              : "active";
     case sim::ReplicaRole::kStandby:
       return replica.warmup ? "warmup" : "standby";
     case sim::ReplicaRole::kNone:
@@ -103,7 +104,9 @@ const char* outcome_colour(std::string_view outcome_class) {
 
 std::optional<int64_t> applied_records(const sim::ReplicaSnapshot& replica) {
   if (!replica.running || replica.role == sim::ReplicaRole::kNone) return std::nullopt;
-  if (replica.changelog_offset) return *replica.changelog_offset + 1;
+  // Changelog offsets count from 0, so the records applied are the applied offset + 1: a number
+  // the reports plot, no longer an offset.
+  if (replica.changelog_offset) return replica.changelog_offset->value() + 1;
   if (replica.changelog_end_offset) return 0;  // a store with nothing applied yet
   return std::nullopt;
 }

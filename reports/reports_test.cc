@@ -18,6 +18,11 @@ namespace {
 
 constexpr uint64_t kSeed = 42;  // the synthetic traces' seed, named in every failure
 
+// The trace's instants, from the virtual milliseconds the tests reason in.
+base::Instant instant(int64_t ms) {
+  return base::Instant::from_ms(ms);
+}
+
 sim::ReplicaSnapshot replica(int32_t partition, int32_t instance, sim::ReplicaRole role,
                              int64_t offset, int64_t end, bool running = true) {
   sim::ReplicaSnapshot r;
@@ -27,8 +32,8 @@ sim::ReplicaSnapshot replica(int32_t partition, int32_t instance, sim::ReplicaRo
   r.role = running ? role : sim::ReplicaRole::kNone;
   if (running && role != sim::ReplicaRole::kNone) {
     r.task_state = sim::ReplicaSnapshot::TaskState::RUNNING;
-    r.changelog_offset = offset;
-    r.changelog_end_offset = end;
+    r.changelog_offset = ChangelogOffset(offset);
+    r.changelog_end_offset = ChangelogOffset(end);
     r.lag = end - (offset + 1);
     r.store_position = Position::empty_position().with_component("words", partition, offset);
   }
@@ -44,13 +49,13 @@ sim::RunTrace synthetic_trace(int32_t records, int32_t partitions, int32_t insta
   trace.scenario = "synthetic.toml";
   trace.seed = kSeed;
   trace.topology.store_name = "counts";
-  trace.faults.push_back({1000, "crash", "instance-1", "scripted <step> & \"quoted\""});
-  trace.faults.push_back({3000, "restart", "instance-1", "liveness: heal"});
+  trace.faults.push_back({instant(1000), "crash", "instance-1", "scripted <step> & \"quoted\""});
+  trace.faults.push_back({instant(3000), "restart", "instance-1", "liveness: heal"});
   for (int32_t i = 0; i < records; ++i) {
     sim::QueryRecord q;
     q.id = trace.history.next_id();
-    q.invoke_ms = i * 10;
-    q.complete_ms = i * 10 + 5;
+    q.invoke_ms = instant(i * 10);
+    q.complete_ms = instant(i * 10 + 5);
     int32_t p = i % partitions;
     q.request.store = "counts";
     q.request.query = "KeyQuery(key=" + std::to_string(i % 7) + ")";
@@ -63,7 +68,7 @@ sim::RunTrace synthetic_trace(int32_t records, int32_t partitions, int32_t insta
     sim::PlacementSnapshot snap;
     snap.at_ms = q.complete_ms;
     for (int32_t k = 0; k < instances; ++k) {
-      bool down = k == 0 && q.complete_ms >= 1000 && q.complete_ms < 3000;
+      bool down = k == 0 && q.complete_ms >= instant(1000) && q.complete_ms < instant(3000);
       sim::ReplicaRole role = k == active    ? sim::ReplicaRole::kActive
                               : k == standby ? sim::ReplicaRole::kStandby
                                              : sim::ReplicaRole::kNone;
@@ -83,7 +88,7 @@ sim::RunTrace synthetic_trace(int32_t records, int32_t partitions, int32_t insta
     q.partitions.push_back(outcome);
     trace.history.append(std::move(q));
   }
-  trace.end_ms = records * 10 + 10;
+  trace.end_ms = instant(records * 10 + 10);
   return trace;
 }
 
@@ -104,7 +109,7 @@ properties::RunReport report_for(std::shared_ptr<const sim::RunTrace> trace) {
   v.events_before = {"1000 ms: crash instance-1"};
   r.violations.push_back(v);
   r.violations_by_property["ResultMatchesModel"] = 1;
-  r.virtual_ms = trace->end_ms;
+  r.virtual_ms = trace->end_ms.ms_since_epoch();
   r.trace = std::move(trace);
   return r;
 }
@@ -234,7 +239,8 @@ TEST(Staleness, VirtualMsFromAppendTimes) {
   trace.seed = kSeed;
   trace.topology.source_topic = "words";
   for (int64_t offset = 0; offset < 10; ++offset) {
-    trace.source_log.push_back({0, offset, 1, offset, /*timestamp_ms=*/7, 100 * offset});
+    trace.source_log.push_back(
+        {0, SourceOffset(offset), 1, offset, /*timestamp_ms=*/7, instant(100 * offset)});
   }
   // (serving instance, its position, the other replica's position); every query answers at 1 s.
   struct Case {
@@ -245,10 +251,10 @@ TEST(Staleness, VirtualMsFromAppendTimes) {
   for (const Case& c : {Case{1, 9, 4}, Case{2, 4, 9}, Case{2, 4, 4}, Case{2, std::nullopt, 9}}) {
     sim::QueryRecord q;
     q.id = trace.history.next_id();
-    q.complete_ms = 1000;
+    q.complete_ms = instant(1000);
     q.outcome = sim::OutcomeKind::kAnswered;
     q.target_instance = "instance-" + std::to_string(c.serving);
-    q.placement_at_invoke.at_ms = 1000;
+    q.placement_at_invoke.at_ms = instant(1000);
     for (int32_t k = 1; k <= 2; ++k) {
       sim::ReplicaSnapshot r =
           replica(0, k, k == 1 ? sim::ReplicaRole::kActive : sim::ReplicaRole::kStandby, 0, 10);
@@ -349,10 +355,11 @@ TEST(SweepReport, GroupsByPropertyAndCause) {
 TEST(HtmlReport, ReprocessingIsDrawnListedAndCapped) {
   auto trace = std::make_shared<sim::RunTrace>(synthetic_trace(200, 2, 3, 40));
   for (int32_t i = 0; i < 6; ++i) {
-    trace->reprocessed.push_back(
-        {0, 10 * i, 10 * i + 4, "instance-2", 300 + 100 * i, 340 + 100 * i});
+    trace->reprocessed.push_back({0, SourceOffset(10 * i), SourceOffset(10 * i + 4), "instance-2",
+                                  instant(300 + 100 * i), instant(340 + 100 * i)});
   }
-  trace->reprocessed.push_back({1, 0, 0, "instance-3", 900, 900});
+  trace->reprocessed.push_back(
+      {1, SourceOffset(0), SourceOffset(0), "instance-3", instant(900), instant(900)});
   TimelineCaps caps;
   caps.reprocessed_max = 4;
   auto timelines = build_timelines(*trace, {}, caps);
@@ -364,7 +371,8 @@ TEST(HtmlReport, ReprocessingIsDrawnListedAndCapped) {
     cut_said = cut_said || n.find("only the first 4 reprocessing ranges") != std::string::npos;
   }
   EXPECT_TRUE(cut_said) << "seed " << kSeed;
-  std::string svg = render_timeline_svg(timelines[1], trace->faults, trace->end_ms, caps);
+  std::string svg =
+      render_timeline_svg(timelines[1], trace->faults, trace->end_ms.ms_since_epoch(), caps);
   EXPECT_NE(svg.find("class=\"reproc\""), std::string::npos) << "seed " << kSeed;
   EXPECT_NE(svg.find("offset 0 of partition 1 again on instance-3 at 900 ms"), std::string::npos)
       << "seed " << kSeed;

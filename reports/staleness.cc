@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/assert.h"
+#include "base/time.h"
 #include "report_common.h"
 
 namespace iq::reports {
@@ -31,13 +32,14 @@ class AppendTimes {
  public:
   explicit AppendTimes(const std::vector<sim::SourceLogRecord>& log) {
     for (const sim::SourceLogRecord& r : log) {
-      auto [it, inserted] = partitions_.try_emplace(r.partition, Log{r.offset, {}});
-      IQ_ASSERT(it->second.first + static_cast<int64_t>(it->second.ms.size()) == r.offset,
+      // Keyed by the raw source offset: the positions it is asked about hold longs.
+      auto [it, inserted] = partitions_.try_emplace(r.partition, Log{r.offset.value(), {}});
+      IQ_ASSERT(it->second.first + static_cast<int64_t>(it->second.ms.size()) == r.offset.value(),
                 "source log of partition {} not in offset order at {}", r.partition, r.offset);
       it->second.ms.push_back(r.appended_ms);
     }
   }
-  std::optional<int64_t> at(int32_t partition, int64_t offset) const {
+  std::optional<base::Instant> at(int32_t partition, int64_t offset) const {
     auto it = partitions_.find(partition);
     if (it == partitions_.end()) return std::nullopt;
     const int64_t i = offset - it->second.first;
@@ -52,7 +54,7 @@ class AppendTimes {
  private:
   struct Log {
     int64_t first = 0;
-    std::vector<int64_t> ms;
+    std::vector<base::Instant> ms;
   };
   std::map<int32_t, Log> partitions_;
 };
@@ -110,7 +112,8 @@ Staleness compute_staleness(const sim::RunTrace& trace) {
             newest = std::max(newest, applied_records(other).value_or(0));
         }
         for (Samples* s : groups) {
-          s->end.push_back(std::max<int64_t>(0, *r->changelog_end_offset - *applied));
+          // Both count changelog records from 0 (applied_records), so the difference is a lag.
+          s->end.push_back(std::max<int64_t>(0, r->changelog_end_offset->value() - *applied));
           s->newest.push_back(newest - *applied);
         }
       } else {
@@ -131,9 +134,9 @@ Staleness compute_staleness(const sim::RunTrace& trace) {
             newest,
             source_offset(other.store_position, topic, p.partition, first).value_or(first - 1));
       }
-      std::optional<int64_t> missing_since = appended.at(p.partition, *served + 1);
+      std::optional<base::Instant> missing_since = appended.at(p.partition, *served + 1);
       const int64_t age =
-          missing_since && *missing_since <= snap.at_ms ? snap.at_ms - *missing_since : 0;
+          missing_since && *missing_since <= snap.at_ms ? (snap.at_ms - *missing_since).ms() : 0;
       for (Samples* s : groups) {
         s->end_ms.push_back(age);
         s->newest_ms.push_back(newest > *served ? age : 0);

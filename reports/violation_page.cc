@@ -11,7 +11,8 @@ namespace {
 std::string replica_label(const sim::ReplicaSnapshot& r) {
   std::string label = fmt::format("P{} {}", r.partition, role_label(r));
   if (auto applied = applied_records(r)) {
-    label += fmt::format("\napplied {} of {}", *applied, r.changelog_end_offset.value_or(0));
+    label += fmt::format("\napplied {} of {}", *applied,
+                         r.changelog_end_offset.value_or(ChangelogOffset(0)));
   }
   if (r.lag) label += fmt::format("\nlag {}", *r.lag);
   if (r.store_position && !r.store_position->is_empty()) {
@@ -41,11 +42,12 @@ std::string describe_outcome(const sim::QueryRecord& q) {
 
 DotWriter cluster_dot(const sim::QueryRecord& q, const DotCaps& caps) {
   const sim::PlacementSnapshot& snap = served_snapshot(q);
-  DotWriter dot(fmt::format("cluster_at_{}", snap.at_ms), caps);
+  DotWriter dot(fmt::format("cluster_at_{}", snap.at_ms.ms_since_epoch()), caps);
   dot.graph_attr("rankdir", "TB");
   dot.graph_attr("fontname", "Helvetica");
   dot.graph_attr("fontsize", "11");
-  dot.graph_attr("label", fmt::format("cluster at {} ms (query #{})", snap.at_ms, q.id));
+  dot.graph_attr("label",
+                 fmt::format("cluster at {} ms (query #{})", snap.at_ms.ms_since_epoch(), q.id));
   dot.node_defaults({{"shape", "box"},
                      {"style", "rounded,filled"},
                      {"fontname", "Helvetica"},
@@ -105,7 +107,7 @@ std::string render_violation_section(const properties::Violation& v, const sim::
   if (q != nullptr) {
     html +=
         "<li>" +
-        html_escape(fmt::format("at {} ms, {} asked {}{}: {}", q->invoke_ms,
+        html_escape(fmt::format("at {} ms, {} asked {}{}: {}", q->invoke_ms.ms_since_epoch(),
                                 q->source == sim::QueryRecord::Source::kScripted ? "a scripted step"
                                 : q->source == sim::QueryRecord::Source::kLiveness
                                     ? "the liveness probe"
@@ -113,10 +115,10 @@ std::string render_violation_section(const properties::Violation& v, const sim::
                                 q->target_instance.empty() ? "nobody" : q->target_instance,
                                 q->to_standby ? " (a standby host)" : "", q->request.to_string())) +
         "</li>\n";
-    html +=
-        "<li>" +
-        html_escape(fmt::format("at {} ms it answered: {}", q->complete_ms, describe_outcome(*q))) +
-        "</li>\n";
+    html += "<li>" +
+            html_escape(fmt::format("at {} ms it answered: {}", q->complete_ms.ms_since_epoch(),
+                                    describe_outcome(*q))) +
+            "</li>\n";
   } else {
     html += "<li>" + html_escape(fmt::format("at {} ms: {}", v.at_ms, v.summary)) + "</li>\n";
   }
@@ -131,12 +133,12 @@ std::string render_violation_section(const properties::Violation& v, const sim::
     for (const sim::PartitionOutcome& p : q->partitions) {
       const sim::ReplicaSnapshot* r = find_replica(snap, q->target_instance, p.partition);
       if (r == nullptr) continue;
-      html +=
-          kv_row(fmt::format("replica P{}", p.partition),
-                 fmt::format("{} on {}: position {}, lag {}, applied {} of {}", role_label(*r),
-                             r->instance, r->store_position ? r->store_position->to_string() : "-",
-                             r->lag ? std::to_string(*r->lag) : "-",
-                             applied_records(*r).value_or(0), r->changelog_end_offset.value_or(0)));
+      html += kv_row(
+          fmt::format("replica P{}", p.partition),
+          fmt::format("{} on {}: position {}, lag {}, applied {} of {}", role_label(*r),
+                      r->instance, r->store_position ? r->store_position->to_string() : "-",
+                      r->lag ? std::to_string(*r->lag) : "-", applied_records(*r).value_or(0),
+                      r->changelog_end_offset.value_or(ChangelogOffset(0))));
     }
   }
   if (!v.reprocessed_before.empty()) {

@@ -30,7 +30,7 @@ FaultInjector::~FaultInjector() {
 bool FaultInjector::apply(FaultAction action, int32_t n, bool wipe, const std::string& detail,
                           std::optional<int64_t> undo_after_ms) {
   FaultRecord record;
-  record.at_ms = cluster_.now_ms();
+  record.at_ms = cluster_.loop().now();
   record.action =
       to_string(action == FaultAction::kRestart && wipe ? FaultAction::kRestartWiped : action);
   record.detail = detail;
@@ -88,7 +88,7 @@ bool FaultInjector::arm_crash_inside(int32_t n, const CrashInsideSpec& spec, boo
                                      const std::string& detail,
                                      std::optional<int64_t> undo_after_ms) {
   FaultRecord record;
-  record.at_ms = cluster_.now_ms();
+  record.at_ms = cluster_.loop().now();
   record.action = "arm_crash";
   record.instance = "instance-" + std::to_string(n);
   record.detail = detail + (detail.empty() ? "" : "; ") + "inside an operation at " +
@@ -128,7 +128,7 @@ void FaultInjector::on_crash_landed(int32_t n, const CrashLanding& landing, bool
                                     const std::string& detail,
                                     std::optional<int64_t> undo_after_ms) {
   FaultRecord record;
-  record.at_ms = cluster_.now_ms();
+  record.at_ms = cluster_.loop().now();
   record.action = to_string(FaultAction::kCrash);
   record.instance = cluster_.instance(n).name();
   record.detail = detail + (detail.empty() ? "" : "; ") + "landed inside: " + landing.to_string();

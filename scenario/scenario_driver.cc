@@ -148,13 +148,14 @@ ChangelogRecord changelog_record(const BrokerService& service, const TopicPartit
   const int32_t partition = tp.second;
   ChangelogRecord r;
   r.partition = partition;
-  r.offset = c.offset;
+  // The broker's records carry raw longs; tp is the store's changelog partition.
+  r.offset = ChangelogOffset(c.offset);
   r.key = Serde<int32_t>::deserialize(*c.key);
   if (c.value) r.value = Serde<int64_t>::deserialize(*c.value);
   r.timestamp_ms = c.timestamp;
   auto appended = service.broker().append_time_ms(tp, c.offset);
   IQ_ASSERT(appended.has_value(), "append time of {}-{} offset {}", tp.first, partition, c.offset);
-  r.appended_ms = *appended;
+  r.appended_ms = base::Instant::from_ms(*appended);  // the broker keeps virtual ms as longs
   if (const std::string* writer = service.writer(tp, c.offset)) r.writer = *writer;
   for (const Header& h : c.headers) {
     if (h.key != store_query_utils::kVectorHeader) continue;
@@ -275,15 +276,17 @@ RunTrace ScenarioDriver::run() {
 void ScenarioDriver::run_test(size_t index, const TestSpec& test) {
   RunTrace::Phase phase;
   phase.title = test.title;
-  phase.start_ms = cluster_->now_ms();
+  phase.start_ms = cluster_->loop().now();
   phase.checks = test.checks;
-  start_workloads(index, test, phase.start_ms);
-  bool go = test.duration_ms <= 0 || advance_to(phase.start_ms + test.duration_ms);
+  // The scenario's times are longs (as its file writes them); the driver schedules in those.
+  const int64_t start_ms = phase.start_ms.ms_since_epoch();
+  start_workloads(index, test, start_ms);
+  bool go = test.duration_ms <= 0 || advance_to(start_ms + test.duration_ms);
   for (size_t s = 0; s < test.steps.size() && go; ++s) {
     run_step(index, s, test.steps[s]);
     go = !stopped_;
   }
-  phase.end_ms = cluster_->now_ms();
+  phase.end_ms = cluster_->loop().now();
   trace_.phases.push_back(std::move(phase));
 }
 
@@ -376,8 +379,8 @@ void ScenarioDriver::run_until_quiescent(const RunUntilStep& step) {
   }
   if (!gap) return;
   trace_.liveness_failures.push_back(
-      {cluster_->now_ms(), "run_until quiescent: not quiescent after " +
-                               std::to_string(step.ms_max) + " ms (" + *gap + ")"});
+      {cluster_->loop().now(), "run_until quiescent: not quiescent after " +
+                                   std::to_string(step.ms_max) + " ms (" + *gap + ")"});
 }
 
 void ScenarioDriver::scripted_query(const QueryStep& step) {
@@ -385,7 +388,7 @@ void ScenarioDriver::scripted_query(const QueryStep& step) {
   QueryRecord r;
   r.id = trace_.history.next_id();
   r.source = QueryRecord::Source::kScripted;
-  r.invoke_ms = cluster_->now_ms();
+  r.invoke_ms = cluster_->loop().now();
   r.complete_ms = r.invoke_ms;
   r.request.store = step.store;
   r.request.query = request.query().describe();
@@ -454,18 +457,18 @@ void ScenarioDriver::liveness() {
   for (auto& r : random_faults_) r->stop();
   injector_->cancel_pending();
   LivenessRecord record;
-  record.faults_stopped_ms = cluster_->now_ms();
-  record.timeout_ms = spec.timeout_ms;
+  record.faults_stopped_ms = cluster_->loop().now();
+  record.timeout_ms = base::Duration::millis(spec.timeout_ms);
   injector_->heal_all("liveness");
   record.bound = produced_bound();
   for (int32_t p : all_partitions()) record.first_success_ms[p] = std::nullopt;
   trace_.liveness = record;
   base::Prng prng = cluster_->split("liveness");
-  const int64_t deadline_ms = record.faults_stopped_ms + spec.timeout_ms;
+  const int64_t deadline_ms = (record.faults_stopped_ms + record.timeout_ms).ms_since_epoch();
   while (true) {
     bool all = true;
     for (auto& [p, first] : trace_.liveness->first_success_ms) {
-      if (!first && probe_partition(p, record.bound, prng)) first = cluster_->now_ms();
+      if (!first && probe_partition(p, record.bound, prng)) first = cluster_->loop().now();
       all = all && first.has_value();
     }
     if (all || cluster_->now_ms() >= deadline_ms) return;
@@ -497,7 +500,7 @@ bool ScenarioDriver::probe_partition(int32_t partition, const Position& bound, b
   QueryRecord r;
   r.id = trace_.history.next_id();
   r.source = QueryRecord::Source::kLiveness;
-  r.invoke_ms = cluster_->now_ms();
+  r.invoke_ms = cluster_->loop().now();
   r.complete_ms = r.invoke_ms;
   r.request.store = t.store_name;
   r.request.query = request.query().describe();
@@ -564,8 +567,9 @@ bool ScenarioDriver::advance_to(int64_t ms) {
     if (r.stop == RunStop::kStopRequested) return false;
     if (r.stop == RunStop::kEventBudgetExhausted) {
       trace_.liveness_failures.push_back(
-          {cluster_->now_ms(), "event budget exhausted running to " + std::to_string(target_ms) +
-                                   " ms (" + std::to_string(r.events) + " events): a livelock?"});
+          {cluster_->loop().now(), "event budget exhausted running to " +
+                                       std::to_string(target_ms) + " ms (" +
+                                       std::to_string(r.events) + " events): a livelock?"});
       stopped_ = true;
       return false;
     }
@@ -608,7 +612,7 @@ void ScenarioDriver::probe_lags() {
         // ends the run with a verdict rather than an assertion.
         if (trace_.lags.size() >= kLagRecordsMax) return;
         LagRecord record;
-        record.at_ms = cluster_->now_ms();
+        record.at_ms = cluster_->loop().now();
         record.instance = instance.name();
         record.store = store;
         record.partition = partition;
@@ -650,7 +654,7 @@ void ScenarioDriver::finish() {
   }
   trace_.reprocessed = cluster_->processing_ledger().ranges();
   trace_.reprocessed_dropped = cluster_->processing_ledger().ranges_dropped();
-  trace_.end_ms = cluster_->now_ms();
+  trace_.end_ms = cluster_->loop().now();
   trace_.events = cluster_->loop().events_dispatched();
   trace_.digest = cluster_->digest().hex();
   // The workloads go before the trace they write into is handed out.
@@ -678,14 +682,15 @@ void ScenarioDriver::read_source_log() {
                   t.source_topic, p, c.offset, next);
         SourceLogRecord s;
         s.partition = p;
-        s.offset = c.offset;
+        // The broker's records carry raw longs; tp is a source topic partition.
+        s.offset = SourceOffset(c.offset);
         s.key = Serde<int32_t>::deserialize(*c.key);
         if (c.value) s.value = Serde<int64_t>::deserialize(*c.value);
         s.timestamp_ms = c.timestamp;
         auto appended = broker.append_time_ms(tp, c.offset);
         IQ_ASSERT(appended.has_value(), "append time of {}-{} offset {}", t.source_topic, p,
                   c.offset);
-        s.appended_ms = *appended;
+        s.appended_ms = base::Instant::from_ms(*appended);  // the broker keeps virtual ms
         trace_.source_log.push_back(std::move(s));
         ++next;
       }

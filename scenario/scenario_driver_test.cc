@@ -20,6 +20,11 @@ namespace {
 // Kafka's window start W (IQv2StoreIntegrationTest's WINDOW_START): timestamps are W + 120 000 i.
 constexpr int64_t kW = 1'700'000'100'000;
 
+// The trace's instants, from the virtual milliseconds the tests reason in.
+base::Instant instant(int64_t ms) {
+  return base::Instant::from_ms(ms);
+}
+
 std::string seed_text(const Scenario& s) {
   return "seed=" + std::to_string(s.seed) + " scenario='" + s.title + "'";
 }
@@ -192,7 +197,8 @@ TEST(ScenarioDriverTest, ScriptedKafkaStoreQueriesGiveKafkasAnswers) {
     const SourceLogRecord& r = trace.source_log[j];
     const int32_t i = order[j];
     EXPECT_EQ(r.partition, (i / 2) % 2) << seed_text(s) << " record " << j;
-    EXPECT_EQ(r.offset, static_cast<int64_t>(j < 6 ? j : j - 6)) << seed_text(s) << " " << j;
+    EXPECT_EQ(r.offset, SourceOffset(static_cast<int64_t>(j < 6 ? j : j - 6)))
+        << seed_text(s) << " " << j;
     EXPECT_EQ(r.key, i / 2) << seed_text(s) << " record " << j;
     EXPECT_EQ(r.value, std::optional<int64_t>(i)) << seed_text(s) << " record " << j;
     EXPECT_EQ(r.timestamp_ms, kW + 120'000 * i) << seed_text(s) << " record " << j;
@@ -228,7 +234,7 @@ TEST(ScenarioDriverTest, TombstoneDeletesFromTheSourceTable) {
   ASSERT_EQ(trace.source_log.size(), 11u) << seed_text(s);
   const SourceLogRecord& tombstone = trace.source_log[6];  // partition 0, offset 6
   EXPECT_EQ(tombstone.partition, 0) << seed_text(s);
-  EXPECT_EQ(tombstone.offset, 6) << seed_text(s);
+  EXPECT_EQ(tombstone.offset, SourceOffset(6)) << seed_text(s);
   EXPECT_EQ(tombstone.key, 2) << seed_text(s);
   EXPECT_FALSE(tombstone.value.has_value()) << seed_text(s);
   ASSERT_EQ(trace.history.size(), 1u) << seed_text(s);
@@ -310,28 +316,29 @@ TEST(ScenarioDriverTest, TimedWorkloadsFaultsLagsAndLiveness) {
   ASSERT_GT(trace.lags.size(), 100u) << seed_text(s);
   std::set<std::string> sampled;
   for (const LagRecord& l : trace.lags) {
-    EXPECT_EQ(l.at_ms % 1'000, 0) << seed_text(s);
+    EXPECT_EQ(l.at_ms.ms_since_epoch() % 1'000, 0) << seed_text(s);
     EXPECT_EQ(l.store, "counts") << seed_text(s);
     EXPECT_EQ(l.actual.instance, l.instance) << seed_text(s);
     EXPECT_EQ(l.actual.partition, l.partition) << seed_text(s);
     EXPECT_NE(l.actual.role, ReplicaRole::kNone) << seed_text(s) << " " << l.actual.to_string();
     sampled.insert(l.instance);
     if (l.instance == "instance-2") {
-      EXPECT_FALSE(l.at_ms > 10'000 && l.at_ms < 18'000) << seed_text(s) << " sample of a dead "
-                                                         << "instance at " << l.at_ms;
+      EXPECT_FALSE(l.at_ms > instant(10'000) && l.at_ms < instant(18'000))
+          << seed_text(s) << " sample of a dead "
+          << "instance at " << l.at_ms;
     }
   }
   EXPECT_EQ(sampled.size(), 3u) << seed_text(s);
 
   // Liveness: every partition answered a query bounded by everything produced.
   ASSERT_TRUE(trace.liveness.has_value()) << seed_text(s);
-  EXPECT_EQ(trace.liveness->faults_stopped_ms, 30'000) << seed_text(s);
-  EXPECT_EQ(trace.liveness->timeout_ms, 60'000) << seed_text(s);
+  EXPECT_EQ(trace.liveness->faults_stopped_ms, instant(30'000)) << seed_text(s);
+  EXPECT_EQ(trace.liveness->timeout_ms, base::Duration::millis(60'000)) << seed_text(s);
   ASSERT_EQ(trace.liveness->first_success_ms.size(), 4u) << seed_text(s);
   for (const auto& [p, first] : trace.liveness->first_success_ms) {
     ASSERT_TRUE(first.has_value()) << seed_text(s) << " partition " << p << " never answered";
-    EXPECT_GE(*first, 30'000) << seed_text(s);
-    EXPECT_LE(*first, 90'000) << seed_text(s);
+    EXPECT_GE(*first, instant(30'000)) << seed_text(s);
+    EXPECT_LE(*first, instant(90'000)) << seed_text(s);
   }
 
   // The source log is what the producer wrote: 2 400 records of value 1, keys in [0, 16), each on
@@ -348,7 +355,7 @@ TEST(ScenarioDriverTest, TimedWorkloadsFaultsLagsAndLiveness) {
     EXPECT_TRUE(r.key >= 0 && r.key < 16) << seed_text(s);
     EXPECT_EQ(r.partition, partition_for_key(Serde<int32_t>::serialize(r.key).view(), 4))
         << seed_text(s);
-    EXPECT_EQ(r.offset, next_offset[r.partition]++) << seed_text(s);
+    EXPECT_EQ(r.offset, SourceOffset(next_offset[r.partition]++)) << seed_text(s);
     EXPECT_TRUE(r.timestamp_ms >= 1'000 && r.timestamp_ms < 25'000) << seed_text(s);
   }
   EXPECT_GT(trace.events, 0u) << seed_text(s);
@@ -395,12 +402,12 @@ TEST(ScenarioDriverTest, QuiescenceNotReachedInMsMaxIsRecorded) {
   s.tests.push_back(test);
   const RunTrace trace = drive_scenario(s);
   ASSERT_EQ(trace.liveness_failures.size(), 1u) << seed_text(s);
-  EXPECT_EQ(trace.liveness_failures[0].at_ms, 500) << seed_text(s);
+  EXPECT_EQ(trace.liveness_failures[0].at_ms, instant(500)) << seed_text(s);
   EXPECT_NE(trace.liveness_failures[0].what.find("run_until quiescent: not quiescent after 500 ms"),
             std::string::npos)
       << seed_text(s) << " " << trace.liveness_failures[0].what;
-  EXPECT_GT(trace.end_ms, 3'000) << seed_text(s) << ": the second wait reached quiescence";
-  EXPECT_LT(trace.end_ms, 60'500) << seed_text(s);
+  EXPECT_GT(trace.end_ms, instant(3'000)) << seed_text(s) << ": the second wait reached quiescence";
+  EXPECT_LT(trace.end_ms, instant(60'500)) << seed_text(s);
 }
 
 // Proves a query before start() answers StreamsNotStartedException (IQv2IntegrationTest) and, once
@@ -424,7 +431,7 @@ TEST(ScenarioDriverTest, QueryBeforeStartIsStreamsNotStarted) {
   ASSERT_TRUE(trace.liveness_failures.empty()) << seed_text(s);
   ASSERT_EQ(trace.history.size(), 2u) << seed_text(s);
   const QueryRecord& first = trace.history.records()[0];
-  EXPECT_EQ(first.invoke_ms, 0) << seed_text(s);
+  EXPECT_EQ(first.invoke_ms, instant(0)) << seed_text(s);
   ASSERT_EQ(first.outcome, OutcomeKind::kStreamsError) << seed_text(s) << " " << first.to_string();
   EXPECT_EQ(first.error->kind, StreamsError::Kind::StreamsNotStarted) << seed_text(s);
   EXPECT_EQ(trace.expectations[0].error, "StreamsNotStartedException") << seed_text(s);
@@ -442,11 +449,11 @@ TEST(ScenarioDriverTest, VirtualTimeLimitStopsTheRun) {
   s.virtual_time_ms_max = 5'000;
   const RunTrace trace = drive_scenario(s);
   EXPECT_TRUE(trace.time_limit_reached) << seed_text(s);
-  EXPECT_EQ(trace.end_ms, 5'000) << seed_text(s);
+  EXPECT_EQ(trace.end_ms, instant(5'000)) << seed_text(s);
   EXPECT_FALSE(trace.liveness.has_value()) << seed_text(s);
   ASSERT_EQ(trace.phases.size(), 1u) << seed_text(s);
-  EXPECT_EQ(trace.phases[0].end_ms, 5'000) << seed_text(s);
-  for (const QueryRecord& r : trace.history.records()) EXPECT_LE(r.complete_ms, 5'000);
+  EXPECT_EQ(trace.phases[0].end_ms, instant(5'000)) << seed_text(s);
+  for (const QueryRecord& r : trace.history.records()) EXPECT_LE(r.complete_ms, instant(5'000));
 }
 
 // Bounds a scenario sets (history_records_max, broker_records_max,
@@ -472,7 +479,7 @@ TEST(ScenarioDriverTest, ReachedKnobBoundsEndTheRunWithAVerdict) {
     EXPECT_EQ(trace.bound_reached.rfind(prefix, 0), 0u)
         << seed_text(s) << ": " << trace.bound_reached;
     EXPECT_NE(trace.bound_reached.find(" ms"), std::string::npos) << trace.bound_reached;
-    EXPECT_LT(trace.end_ms, 30'000) << seed_text(s) << " " << c.knob;
+    EXPECT_LT(trace.end_ms, instant(30'000)) << seed_text(s) << " " << c.knob;
     EXPECT_FALSE(trace.liveness.has_value()) << seed_text(s) << " " << c.knob;
   }
   Scenario s = timed_scenario(34);

@@ -9,8 +9,8 @@ namespace {
 QueryRecord record(History& h, int64_t invoke_ms, int64_t complete_ms) {
   QueryRecord r;
   r.id = h.next_id();
-  r.invoke_ms = invoke_ms;
-  r.complete_ms = complete_ms;
+  r.invoke_ms = base::Instant::from_ms(invoke_ms);
+  r.complete_ms = base::Instant::from_ms(complete_ms);
   r.request.store = "counts";
   r.request.query = "KeyQuery{key=1, skipCache=false}";
   r.outcome = OutcomeKind::kAnswered;
@@ -54,8 +54,8 @@ TEST(HistoryTest, ReplicaPrintsRecordedStatesByKafkaName) {
   r.role = ReplicaRole::kStandby;
   r.task_state = ReplicaSnapshot::TaskState::RESTORING;
   r.thread_state = ReplicaSnapshot::ThreadState::PARTITIONS_ASSIGNED;
-  r.changelog_offset = 4;
-  r.changelog_end_offset = 9;
+  r.changelog_offset = ChangelogOffset(4);
+  r.changelog_end_offset = ChangelogOffset(9);
   r.lag = 4;
   EXPECT_EQ(r.to_string(),
             "{p=2 instance-3 client=REBALANCING role=standby task=RESTORING "

@@ -12,6 +12,8 @@ std::string opt_string(const std::optional<T>& o) {
     return iq::to_string(*o);
   } else if constexpr (std::is_enum_v<T>) {
     return sim::to_string(*o);
+  } else if constexpr (std::is_same_v<T, ChangelogOffset>) {
+    return o->to_string();
   } else {
     return std::to_string(*o);
   }
@@ -166,7 +168,7 @@ int32_t PlacementSnapshot::count(int32_t partition, ReplicaRole role) const {
 }
 
 std::string PlacementSnapshot::to_string() const {
-  std::string out = "@" + std::to_string(at_ms) + "[";
+  std::string out = "@" + std::to_string(at_ms.ms_since_epoch()) + "[";
   bool first = true;
   for (const auto& r : replicas) {
     if (!first) out += " ";
@@ -215,8 +217,9 @@ std::string PartitionOutcome::to_string() const {
 std::string QueryRecord::to_string() const {
   std::string out = "#" + std::to_string(id) + " client=" + std::to_string(client) +
                     " query=" + std::to_string(query) + " attempt=" + std::to_string(attempt) +
-                    " t=" + std::to_string(invoke_ms) + ".." + std::to_string(complete_ms) + " " +
-                    request.to_string() + " home=" + (home_instance.empty() ? "-" : home_instance) +
+                    " t=" + std::to_string(invoke_ms.ms_since_epoch()) + ".." +
+                    std::to_string(complete_ms.ms_since_epoch()) + " " + request.to_string() +
+                    " home=" + (home_instance.empty() ? "-" : home_instance) +
                     " target=" + (target_instance.empty() ? "-" : target_instance) +
                     (to_standby ? "(standby)" : "") + " outcome=" + sim::to_string(outcome);
   if (error) out += " error=" + error->to_string();

@@ -3,11 +3,12 @@
 namespace iq::sim {
 
 std::string ReprocessedRange::to_string() const {
-  std::string offsets = first_offset == last_offset ? "offset " + std::to_string(first_offset)
-                                                    : "offsets " + std::to_string(first_offset) +
-                                                          "-" + std::to_string(last_offset);
-  std::string at = start_ms == end_ms ? std::to_string(start_ms)
-                                      : std::to_string(start_ms) + "-" + std::to_string(end_ms);
+  std::string offsets = first_offset == last_offset
+                            ? "offset " + first_offset.to_string()
+                            : "offsets " + first_offset.to_string() + "-" + last_offset.to_string();
+  const std::string start = std::to_string(start_ms.ms_since_epoch());
+  std::string at =
+      start_ms == end_ms ? start : start + "-" + std::to_string(end_ms.ms_since_epoch());
   return offsets + " of partition " + std::to_string(partition) + " again on " + instance + " at " +
          at + " ms";
 }

@@ -70,7 +70,7 @@ struct ChangelogIndex {
     std::vector<const sim::ChangelogRecord*> records;  // offsets ascending
     std::map<int32_t, std::vector<const sim::ChangelogRecord*>> by_key;
     // header_max[i]: the highest position[source][partition] of records[0..i]'s headers, -1 none.
-    std::vector<int64_t> header_max;
+    std::vector<SourceOffset> header_max;
     bool foreign_header = false;  // a header names another topic or partition
   };
   std::map<int32_t, Partition> partitions;
@@ -92,12 +92,13 @@ void delete_index(ChangelogIndex* index) {
 // The latest record of `key` at or below `offset` that `replica` applied (every one when
 // replica is null), or nullptr.
 const sim::ChangelogRecord* latest(const ChangelogIndex::Partition& log, int32_t key,
-                                   int64_t offset, const sim::ReplicaSnapshot* replica = nullptr) {
+                                   ChangelogOffset offset,
+                                   const sim::ReplicaSnapshot* replica = nullptr) {
   auto it = log.by_key.find(key);
   if (it == log.by_key.end()) return nullptr;
   const auto& v = it->second;
   auto after = std::upper_bound(v.begin(), v.end(), offset,
-                                [](int64_t o, const auto* r) { return o < r->offset; });
+                                [](ChangelogOffset o, const auto* r) { return o < r->offset; });
   while (after != v.begin()) {
     --after;
     if (replica == nullptr || detail::applied_by(*replica, offset, **after)) return *after;
@@ -143,8 +144,8 @@ std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
 // fold(changelog[.. offset]) for `keys`, then `older` (a longer prefix's fold) for keys the
 // prefix never wrote, then the unlogged writes on top.
 State fold(const ChangelogIndex::Partition* log, const sim::ReplicaSnapshot& replica,
-           const std::vector<int32_t>& keys, int64_t offset, std::optional<int64_t> older,
-           const std::vector<sim::UnloggedWrite>& unlogged) {
+           const std::vector<int32_t>& keys, ChangelogOffset offset,
+           std::optional<ChangelogOffset> older, const std::vector<sim::UnloggedWrite>& unlogged) {
   State state;
   for (int32_t key : keys) {
     const sim::ChangelogRecord* r = log ? latest(*log, key, offset, &replica) : nullptr;
@@ -278,7 +279,7 @@ std::string render(const sim::QueryRequestRecord& q, const State& state) {
 
 // Whether another instance wrote into the prefix after `instance`'s first write there.
 bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::string& instance,
-                              int64_t offset) {
+                              ChangelogOffset offset) {
   bool own_seen = false;
   for (const sim::ChangelogRecord* r : log.records) {
     if (r->offset > offset) break;
@@ -293,7 +294,8 @@ bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::s
 
 // Whether `instance` crashed, restarted or closed before at_ms (a store may have kept data of an
 // earlier life).
-bool restarted_before(const JudgeContext& context, const std::string& instance, int64_t at_ms) {
+bool restarted_before(const JudgeContext& context, const std::string& instance,
+                      base::Instant at_ms) {
   for (const sim::FaultRecord& f : context.trace().faults) {
     if (f.at_ms > at_ms || f.instance != instance) continue;
     if (f.action.find("crash") != std::string::npos ||
@@ -312,14 +314,15 @@ bool persistent(const TopologyConfig& t) {
 
 // A longer prefix whose fold, under the applied prefix's, gives the answer (Kafka keeps a store
 // restarted without a checkpoint and restores the log over it), or nullopt.
-std::optional<int64_t> older_life(const JudgeContext& context, const sim::QueryRecord& record,
-                                  const sim::ReplicaSnapshot& replica,
-                                  const ChangelogIndex::Partition& log,
-                                  const std::vector<int32_t>& keys, int64_t applied,
-                                  const std::vector<sim::UnloggedWrite>& unlogged,
-                                  const Answer& answer) {
+std::optional<ChangelogOffset> older_life(const JudgeContext& context,
+                                          const sim::QueryRecord& record,
+                                          const sim::ReplicaSnapshot& replica,
+                                          const ChangelogIndex::Partition& log,
+                                          const std::vector<int32_t>& keys, ChangelogOffset applied,
+                                          const std::vector<sim::UnloggedWrite>& unlogged,
+                                          const Answer& answer) {
   constexpr size_t kCandidatesMax = 4'096;
-  std::vector<int64_t> candidates;
+  std::vector<ChangelogOffset> candidates;
   for (int32_t key : keys) {
     auto it = log.by_key.find(key);
     if (it == log.by_key.end()) continue;
@@ -331,24 +334,27 @@ std::optional<int64_t> older_life(const JudgeContext& context, const sim::QueryR
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  if (candidates.size() > kCandidatesMax) candidates.resize(kCandidatesMax);
-  for (int64_t older : candidates) {
+  if (candidates.size() > kCandidatesMax) {
+    candidates.erase(candidates.begin() + kCandidatesMax, candidates.end());  // no default offset
+  }
+  for (ChangelogOffset older : candidates) {
     const State state = fold(&log, replica, keys, applied, older, unlogged);
     if (compare(context, record.request, answer, state) != Match::kDiffers) return older;
   }
   return std::nullopt;
 }
 
-// A record's header component for its own partition of the source topic, -1 if none.
-int64_t header_component(const JudgeContext& context, const sim::ChangelogRecord& r) {
-  if (!r.position) return -1;
-  return detail::reported_offset(context, *r.position, r.partition);
+// A record's header component for its own partition of the source topic, -1 if none (a position
+// header's component is a source offset; Position holds them as longs).
+SourceOffset header_component(const JudgeContext& context, const sim::ChangelogRecord& r) {
+  if (!r.position) return SourceOffset(-1);
+  return SourceOffset(detail::reported_offset(context, *r.position, r.partition));
 }
 
 // The position the prefix and the unlogged writes give, or why it cannot be judged.
 std::variant<Position, std::string> folded_position(
     const JudgeContext& context, const ChangelogIndex::Partition* log,
-    const sim::ReplicaSnapshot& replica, int32_t partition, int64_t applied,
+    const sim::ReplicaSnapshot& replica, int32_t partition, ChangelogOffset applied,
     const std::vector<sim::UnloggedWrite>& unlogged) {
   if (!context.trace().consistency_offset_vector_enabled) {
     return std::string("position not judged: consistency switch off (no headers to fold)");
@@ -356,10 +362,10 @@ std::variant<Position, std::string> folded_position(
   if (log != nullptr && log->foreign_header) {
     return std::string("position not judged: a header names another topic or partition");
   }
-  int64_t component = -1;
+  SourceOffset component(-1);
   if (log != nullptr) {
     auto after = std::upper_bound(log->records.begin(), log->records.end(), applied,
-                                  [](int64_t o, const auto* r) { return o < r->offset; });
+                                  [](ChangelogOffset o, const auto* r) { return o < r->offset; });
     if (replica.own_write_runs.empty()) {
       if (after != log->records.begin()) {
         component = log->header_max[static_cast<size_t>(after - log->records.begin() - 1)];
@@ -374,7 +380,8 @@ std::variant<Position, std::string> folded_position(
   }
   for (const auto& w : unlogged) component = std::max(component, w.source_offset);
   Position p = Position::empty_position();
-  if (component >= 0) p.with_component(context.trace().topology.source_topic, partition, component);
+  if (component >= SourceOffset(0))
+    p.with_component(context.trace().topology.source_topic, partition, component);
   return p;
 }
 
@@ -389,12 +396,13 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
     ChangelogIndex::Partition& log = changelog_index_->partitions[r.partition];
     IQ_ASSERT(log.records.empty() || log.records.back()->offset < r.offset,
               "changelog-{} offset {} out of order", r.partition, r.offset);
-    int64_t component = log.header_max.empty() ? -1 : log.header_max.back();
+    SourceOffset component = log.header_max.empty() ? SourceOffset(-1) : log.header_max.back();
     if (r.position) {
       for (const auto& [t, offsets] : r.position->map()) {
         for (const auto& [p, o] : offsets) {
           if (t == topic && p == r.partition) {
-            component = std::max(component, o);
+            // A position header's component is a source offset (Position holds them as longs).
+            component = std::max(component, SourceOffset(o));
           } else {
             log.foreign_header = true;
           }
@@ -410,7 +418,7 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
 
 namespace detail {
 
-bool applied_by(const sim::ReplicaSnapshot& replica, int64_t applied,
+bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
                 const sim::ChangelogRecord& r) {
   if (r.offset > applied) return false;
   if (r.writer == replica.instance) return true;
@@ -423,7 +431,7 @@ bool applied_by(const sim::ReplicaSnapshot& replica, int64_t applied,
 namespace {
 
 WitnessResult not_judged(std::string why, const sim::ReplicaSnapshot* replica = nullptr,
-                         int64_t applied = -1) {
+                         ChangelogOffset applied = ChangelogOffset(-1)) {
   WitnessResult r;
   r.verdict = Witness::kNotJudged;
   r.why = std::move(why);
@@ -465,7 +473,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   }
   const sim::ReplicaSnapshot& replica = *result.replica;
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
-  const int64_t applied = replica.changelog_offset.value_or(-1);
+  const ChangelogOffset applied = replica.changelog_offset.value_or(ChangelogOffset(-1));
   result.applied_offset = applied;
   // Kafka's caching layer answers only key queries from the cache (CachingKeyValueStore's
   // queryHandlers hold KeyQuery alone; the timestamped key query reaches it as a KeyQuery), with
@@ -486,7 +494,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
           "fenced member's late writes)",
           result.replica, applied);
     }
-    std::optional<int64_t> older;
+    std::optional<ChangelogOffset> older;
     if (log != nullptr && persistent(trace.topology) &&
         restarted_before(context, replica.instance, record.complete_ms)) {
       older = older_life(context, record, replica, *log, keys, applied, unlogged, answer);

@@ -91,7 +91,8 @@ TEST(ChangelogWitnessTest, AnActivesUnloggedWritesServeKeyQueriesOnly) {
   TraceBuilder b = three_writes();
   b.produce(0, 1, 12);
   b.produce(0, 2, std::nullopt);
-  const std::vector<sim::UnloggedWrite> cache{{1, 12, 400, 3}, {2, std::nullopt, 500, 4}};
+  const std::vector<sim::UnloggedWrite> cache{{1, 12, 400, SourceOffset(3)},
+                                              {2, std::nullopt, 500, SourceOffset(4)}};
   const auto replica = applied(active(0, pos(0, 4)), 2, cache);
   b.add(b.key_query(0, 1).ok(12, pos(0, 4)).replica(replica));
   b.add(b.key_query(0, 2).ok(std::nullopt, pos(0, 4)).replica(replica));
@@ -112,7 +113,7 @@ TEST(ChangelogWitnessTest, AnActivesUnloggedWritesServeKeyQueriesOnly) {
 TEST(ChangelogWitnessTest, AKeyQueryThatAsksToSkipTheCacheStillSeesIt) {
   TraceBuilder b = three_writes();
   b.produce(0, 1, 12);
-  const std::vector<sim::UnloggedWrite> cache{{1, 12, 400, 3}};
+  const std::vector<sim::UnloggedWrite> cache{{1, 12, 400, SourceOffset(3)}};
   const auto replica = applied(active(0, pos(0, 3)), 2, cache);
   b.add(b.key_query(0, 1).skip_cache().ok(12, pos(0, 3)).replica(replica));
   // Wrong: a skipCache answer from the store below, as if the flag had reached the cache.
@@ -191,7 +192,7 @@ TEST(ChangelogWitnessTest, AnActiveSkipsOtherWritersInsideItsRunsOfOwnWrites) {
     b.log(0, 1, 99, 300, pos(0, 5), "instance-2");  // the fenced member's late write
     b.log(0, 2, 7, 400, pos(0, 3), "instance-1");   // the new active's first own write
     auto replica = applied(active(0, pos(0, 3)), 3);
-    replica.own_write_runs = {{run_after, 3}};
+    replica.own_write_runs = {{ChangelogOffset(run_after), ChangelogOffset(3)}};
     const uint64_t without = b.add(b.key_query(0, 1).ok(11, pos(0, 3)).replica(replica)).id;
     const uint64_t with = b.add(b.key_query(0, 1).ok(99, pos(0, 5)).replica(replica)).id;
     JudgeContext context(b.trace());

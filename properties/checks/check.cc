@@ -148,17 +148,20 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
         std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size())));
   }
   for (const sim::SourceLogRecord& r : trace.source_log) {
-    const model::SourceRecord record{r.offset, model::serialize_int32_key(r.key), r.value,
+    // The model (it sees only base/) and the index below hold source offsets as the raw numbers a
+    // Position's components are.
+    const int64_t offset = r.offset.value();
+    const model::SourceRecord record{offset, model::serialize_int32_key(r.key), r.value,
                                      r.timestamp_ms, write_kind_of(trace.topology.kind, r)};
     store_->apply(r.partition, record);
     if (versioned_) versioned_->apply(r.partition, record);
     PartitionIndex& index = index_[r.partition];
     if (!model::writes_store(aggregation, record)) continue;
-    push_distinct(index.key_writes[r.key], r.offset);
+    push_distinct(index.key_writes[r.key], offset);
     if (record.kind == model::WriteKind::kDelete && !deletes_advance_) {
-      push_distinct(index.silent, r.offset);
+      push_distinct(index.silent, offset);
     } else {
-      push_distinct(index.advancing, r.offset);
+      push_distinct(index.advancing, offset);
     }
   }
   faults_by_time_.reserve(trace.faults.size());
@@ -170,7 +173,7 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
 
 JudgeContext::~JudgeContext() = default;
 
-int32_t JudgeContext::phase_index(int64_t at_ms) const {
+int32_t JudgeContext::phase_index(base::Instant at_ms) const {
   for (size_t i = 0; i < trace_.phases.size(); ++i) {
     const auto& phase = trace_.phases[i];
     if (phase.start_ms <= at_ms && at_ms < phase.end_ms) return static_cast<int32_t>(i);
@@ -178,7 +181,7 @@ int32_t JudgeContext::phase_index(int64_t at_ms) const {
   return -1;
 }
 
-bool JudgeContext::phase_includes(int64_t at_ms, std::string_view property) const {
+bool JudgeContext::phase_includes(base::Instant at_ms, std::string_view property) const {
   const int32_t i = phase_index(at_ms);
   if (i < 0) return true;
   const auto& checks = trace_.phases[static_cast<size_t>(i)].checks;
@@ -190,14 +193,14 @@ bool JudgeContext::judged_by(const sim::QueryRecord& record, std::string_view pr
   return phase_includes(record.invoke_ms, property);
 }
 
-bool JudgeContext::judged_at(int64_t at_ms, std::string_view property) const {
+bool JudgeContext::judged_at(base::Instant at_ms, std::string_view property) const {
   return phase_includes(at_ms, property);
 }
 
-std::vector<std::string> JudgeContext::events_before(int64_t at_ms, size_t n) const {
+std::vector<std::string> JudgeContext::events_before(base::Instant at_ms, size_t n) const {
   const auto end =
       std::upper_bound(faults_by_time_.begin(), faults_by_time_.end(), at_ms,
-                       [&](int64_t t, size_t i) { return t < trace_.faults[i].at_ms; });
+                       [&](base::Instant t, size_t i) { return t < trace_.faults[i].at_ms; });
   const auto count = std::min<size_t>(n, static_cast<size_t>(end - faults_by_time_.begin()));
   std::vector<std::string> out;
   out.reserve(count);
@@ -207,7 +210,7 @@ std::vector<std::string> JudgeContext::events_before(int64_t at_ms, size_t n) co
   return out;
 }
 
-std::vector<std::string> JudgeContext::reprocessed_before(int64_t at_ms, int32_t partition,
+std::vector<std::string> JudgeContext::reprocessed_before(base::Instant at_ms, int32_t partition,
                                                           size_t n) const {
   // Ranges open in time order, so the ones begun by at_ms are a prefix.
   std::vector<const sim::ReprocessedRange*> begun;

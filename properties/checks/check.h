@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/time.h"
 #include "model/expected_answer.h"
 #include "model/reference_store.h"
 #include "model/versioned_history.h"
@@ -143,14 +144,15 @@ class JudgeContext {
   bool judged_by(const sim::QueryRecord& record, std::string_view property) const;
   // The same for something that happened at a virtual time (a lag sample): the phase whose
   // [start_ms, end_ms) holds at_ms decides; outside every phase, all properties judge.
-  bool judged_at(int64_t at_ms, std::string_view property) const;
+  bool judged_at(base::Instant at_ms, std::string_view property) const;
   // The index in trace().phases of the phase whose [start_ms, end_ms) holds at_ms, or -1.
-  int32_t phase_index(int64_t at_ms) const;
+  int32_t phase_index(base::Instant at_ms) const;
   // The last `n` faults at or before at_ms, rendered one per line, oldest first.
-  std::vector<std::string> events_before(int64_t at_ms, size_t n = 8) const;
+  std::vector<std::string> events_before(base::Instant at_ms, size_t n = 8) const;
   // The last `n` reprocessed ranges of `partition` begun at or before at_ms, oldest first, after
   // a "(K earlier ranges)" line when more were begun.
-  std::vector<std::string> reprocessed_before(int64_t at_ms, int32_t partition, size_t n = 4) const;
+  std::vector<std::string> reprocessed_before(base::Instant at_ms, int32_t partition,
+                                              size_t n = 4) const;
 
   // Offsets of the source records that wrote the store for `key` in `partition` (ascending,
   // distinct): where the answer to a query touching that key can change. Empty if none.
@@ -179,7 +181,7 @@ class JudgeContext {
     std::vector<int64_t> advancing;                      // offsets that advance the position
     std::vector<int64_t> silent;                         // writes that do not (in-memory deletes)
   };
-  bool phase_includes(int64_t at_ms, std::string_view property) const;
+  bool phase_includes(base::Instant at_ms, std::string_view property) const;
 
   const sim::RunTrace& trace_;
   std::unique_ptr<model::ReferenceStore> store_;

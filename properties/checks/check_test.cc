@@ -90,19 +90,19 @@ TEST(JudgeContextTest, PhasesDecideWhichChecksJudgeARecord) {
   b.phase("all", 100, 200, {});
   JudgeContext c(b.trace());
   sim::QueryRecord r;
-  r.invoke_ms = 50;
+  r.invoke_ms = testing::instant(50);
   EXPECT_TRUE(c.judged_by(r, "BoundHonored")) << "seed " << kSeed;
   EXPECT_FALSE(c.judged_by(r, "ResultMatchesModel")) << "seed " << kSeed;
   r.source = sim::QueryRecord::Source::kLiveness;
   EXPECT_TRUE(c.judged_by(r, "ResultMatchesModel")) << "seed " << kSeed;
   r.source = sim::QueryRecord::Source::kClient;
-  r.invoke_ms = 150;
+  r.invoke_ms = testing::instant(150);
   EXPECT_TRUE(c.judged_by(r, "ResultMatchesModel")) << "seed " << kSeed;
-  r.invoke_ms = 250;
+  r.invoke_ms = testing::instant(250);
   EXPECT_TRUE(c.judged_by(r, "ResultMatchesModel")) << "seed " << kSeed;
-  EXPECT_FALSE(c.judged_at(99, "LagReported")) << "seed " << kSeed;
-  EXPECT_EQ(c.phase_index(100), 1) << "seed " << kSeed;
-  EXPECT_EQ(c.phase_index(200), -1) << "seed " << kSeed;
+  EXPECT_FALSE(c.judged_at(testing::instant(99), "LagReported")) << "seed " << kSeed;
+  EXPECT_EQ(c.phase_index(testing::instant(100)), 1) << "seed " << kSeed;
+  EXPECT_EQ(c.phase_index(testing::instant(200)), -1) << "seed " << kSeed;
 }
 
 // events_before lists the last faults up to and including the instant, oldest first.
@@ -113,11 +113,12 @@ TEST(JudgeContextTest, EventsBeforeAreTheLastFaultsInTimeOrder) {
   b.fault(200, "pause", "instance-1");
   b.fault(400, "resume", "instance-1");
   JudgeContext c(b.trace());
-  EXPECT_EQ(c.events_before(300, 2), (std::vector<std::string>{"@200 pause instance-1 (test)",
-                                                               "@300 restart instance-2 (test)"}))
+  EXPECT_EQ(
+      c.events_before(testing::instant(300), 2),
+      (std::vector<std::string>{"@200 pause instance-1 (test)", "@300 restart instance-2 (test)"}))
       << "seed " << kSeed;
-  EXPECT_TRUE(c.events_before(99).empty()) << "seed " << kSeed;
-  EXPECT_EQ(c.events_before(10'000).size(), 4u) << "seed " << kSeed;
+  EXPECT_TRUE(c.events_before(testing::instant(99)).empty()) << "seed " << kSeed;
+  EXPECT_EQ(c.events_before(testing::instant(10'000)).size(), 4u) << "seed " << kSeed;
 }
 
 // reprocessed_before lists the partition's ranges begun by the instant, the newest few, and
@@ -125,31 +126,34 @@ TEST(JudgeContextTest, EventsBeforeAreTheLastFaultsInTimeOrder) {
 TEST(JudgeContextTest, ReprocessedBeforeListsThePartitionsRangesBegunByThen) {
   TraceBuilder b;
   b.produce(0, 1, 10);
-  b.trace().reprocessed = {{0, 0, 0, "instance-2", 100, 100}, {1, 0, 4, "instance-2", 150, 160},
-                           {0, 0, 0, "instance-1", 200, 200}, {0, 0, 0, "instance-3", 300, 300},
-                           {0, 0, 0, "instance-2", 400, 400}, {0, 0, 0, "instance-1", 500, 500},
-                           {0, 0, 0, "instance-3", 600, 600}};
+  b.reprocessed(0, 0, 0, "instance-2", 100, 100);
+  b.reprocessed(1, 0, 4, "instance-2", 150, 160);
+  b.reprocessed(0, 0, 0, "instance-1", 200, 200);
+  b.reprocessed(0, 0, 0, "instance-3", 300, 300);
+  b.reprocessed(0, 0, 0, "instance-2", 400, 400);
+  b.reprocessed(0, 0, 0, "instance-1", 500, 500);
+  b.reprocessed(0, 0, 0, "instance-3", 600, 600);
   JudgeContext c(b.trace());
-  EXPECT_TRUE(c.reprocessed_before(99, 0).empty()) << "seed " << kSeed;
-  EXPECT_EQ(c.reprocessed_before(150, 0),
+  EXPECT_TRUE(c.reprocessed_before(testing::instant(99), 0).empty()) << "seed " << kSeed;
+  EXPECT_EQ(c.reprocessed_before(testing::instant(150), 0),
             (std::vector<std::string>{"offset 0 of partition 0 again on instance-2 at 100 ms"}))
       << "seed " << kSeed;
   EXPECT_EQ(
-      c.reprocessed_before(160, 1),
+      c.reprocessed_before(testing::instant(160), 1),
       (std::vector<std::string>{"offsets 0-4 of partition 1 again on instance-2 at 150-160 ms"}))
       << "seed " << kSeed;
-  EXPECT_EQ(c.reprocessed_before(155, 1),
+  EXPECT_EQ(c.reprocessed_before(testing::instant(155), 1),
             (std::vector<std::string>{"offsets 0-4 of partition 1 again on instance-2 at 150-160 "
                                       "ms (under way at the answer)"}))
       << "seed " << kSeed;
-  const auto late = c.reprocessed_before(550, 0, 2);
+  const auto late = c.reprocessed_before(testing::instant(550), 0, 2);
   EXPECT_EQ(late, (std::vector<std::string>{
                       "(3 earlier ranges)", "offset 0 of partition 0 again on instance-2 at 400 ms",
                       "offset 0 of partition 0 again on instance-1 at 500 ms"}))
       << "seed " << kSeed;
 
   sim::QueryRecord r = b.key_query(0, 1).ok(10, pos(0, 0)).replica(active(0, pos(0, 0))).r;
-  r.complete_ms = 250;
+  r.complete_ms = testing::instant(250);
   const Violation v =
       detail::record_violation(c, "ResultMatchesModel", r, &r.partitions[0], "s", "e", "r");
   EXPECT_EQ(v.reprocessed_before.size(), 2u) << "seed " << kSeed;
@@ -214,7 +218,7 @@ TEST(RenderingTest, ViolationAndFaultPrintEveryField) {
             "[known Kafka behaviour: at-least-once reprocessing] [BoundHonored] record #7 at 1200 "
             "ms: a summary")
       << "seed " << kSeed;
-  sim::FaultRecord f{5, "heal", "", ""};
+  sim::FaultRecord f{testing::instant(5), "heal", "", ""};
   EXPECT_EQ(f.to_string(), "@5 heal") << "seed " << kSeed;
 }
 

@@ -253,7 +253,7 @@ Violation record_violation(const JudgeContext& context, std::string_view propert
   v.property = std::string(property);
   v.record_id = record.id;
   if (outcome != nullptr) v.partition = outcome->partition;
-  v.at_ms = record.complete_ms;
+  v.at_ms = record.complete_ms.ms_since_epoch();  // a Violation holds its instant as a number
   v.summary = std::move(summary);
   v.query = record.request.to_string();
   v.expected = std::move(expected);
@@ -271,8 +271,8 @@ Violation record_violation(const JudgeContext& context, std::string_view propert
     }
   }
   v.placement = placement.to_string();
-  v.events_before = context.events_before(v.at_ms);
-  if (partition) v.reprocessed_before = context.reprocessed_before(v.at_ms, *partition);
+  v.events_before = context.events_before(record.complete_ms);
+  if (partition) v.reprocessed_before = context.reprocessed_before(record.complete_ms, *partition);
   return v;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks/check.h"
+#include "iq/offsets.h"
 #include "iq/position.h"
 #include "iq/query.h"
 #include "trace/query_record.h"
@@ -123,14 +124,14 @@ struct WitnessResult {
   std::string why;       // kNotJudged: the reason (a tally key); kDiffers: a one-line summary
   std::string expected;  // kDiffers: the fold, rendered
   const sim::ReplicaSnapshot* replica = nullptr;  // the answering replica at the answer
-  int64_t applied_offset = -1;                    // the prefix's last changelog offset
+  ChangelogOffset applied_offset{-1};             // the prefix's last changelog offset
   // The position was not judged (the value was): why, else empty.
   std::string position_not_judged;
   // kDiffers on the position alone (the value is the fold): the headers' fold it should be.
   std::optional<Position> folded_position;
   // kNotJudged because the answer is fold(applied) over the fold of this longer prefix, on a
   // persistent store of an instance that crashed, restarted or closed before: the prefix's end.
-  std::optional<int64_t> earlier_life_offset;
+  std::optional<ChangelogOffset> earlier_life_offset;
   // kNotJudged on an LRU store because keys of the fold are missing (evicted without a logged
   // tombstone), while every key the answer holds has the fold's value and timestamp, in order.
   bool present_keys_hold = false;
@@ -162,7 +163,7 @@ ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
 // applied], except another instance's records inside one of the replica's runs of own writes
 // (ReplicaSnapshot::own_write_runs: a fenced member's late writes appended after the replica's
 // restore had read to its end, which it never read).
-bool applied_by(const sim::ReplicaSnapshot& replica, int64_t applied,
+bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
                 const sim::ChangelogRecord& r);
 
 // position[source_topic][partition], -1 if absent.

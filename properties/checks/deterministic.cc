@@ -18,8 +18,8 @@ constexpr const char* kName = sim::property_names::kDeterministic.data();
 
 std::string run_text(const sim::RunTrace& t) {
   return "digest=" + t.digest + " events=" + std::to_string(t.events) +
-         " end_ms=" + std::to_string(t.end_ms) + " history=" + std::to_string(t.history.size()) +
-         " records";
+         " end_ms=" + std::to_string(t.end_ms.ms_since_epoch()) +
+         " history=" + std::to_string(t.history.size()) + " records";
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ std::vector<Violation> check_deterministic(const sim::RunTrace& first,
   if (!same_run) {
     Violation v;
     v.property = kName;
-    v.at_ms = std::min(first.end_ms, second.end_ms);
+    v.at_ms = std::min(first.end_ms, second.end_ms).ms_since_epoch();
     v.summary = "seed " + std::to_string(first.seed) + " of " + first.scenario +
                 ": the second run differs from the first";
     v.expected = run_text(first);
@@ -49,7 +49,7 @@ std::vector<Violation> check_deterministic(const sim::RunTrace& first,
     Violation v;
     v.property = kName;
     v.record_id = a[i].id;
-    v.at_ms = std::min(a[i].complete_ms, b[i].complete_ms);
+    v.at_ms = std::min(a[i].complete_ms, b[i].complete_ms).ms_since_epoch();
     v.summary = "history record " + std::to_string(i + 1) + " differs between the two runs";
     v.expected = std::move(left);
     v.returned = std::move(right);
@@ -61,7 +61,7 @@ std::vector<Violation> check_deterministic(const sim::RunTrace& first,
     Violation v;
     v.property = kName;
     v.record_id = longer[common].id;
-    v.at_ms = longer[common].complete_ms;
+    v.at_ms = longer[common].complete_ms.ms_since_epoch();
     v.summary = "the histories have " + std::to_string(a.size()) + " and " +
                 std::to_string(b.size()) + " records; the first extra one is here";
     v.expected = a.size() > b.size() ? a[common].to_string() : "no record";

@@ -20,7 +20,7 @@ TraceBuilder run(int64_t value_of_second = 2) {
   b.add(b.key_query(0, 1).ok(3, pos(0, 0)));
   b.trace().digest = "abc";
   b.trace().events = 1'000;
-  b.trace().end_ms = 5'000;
+  b.trace().end_ms = testing::instant(5'000);
   return b;
 }
 

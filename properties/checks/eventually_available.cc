@@ -35,14 +35,16 @@ std::string outcome_text(const sim::QueryRecord& record) {
   return out;
 }
 
-Violation partition_violation(const JudgeContext& context, int32_t partition, int64_t at_ms,
+Violation partition_violation(const JudgeContext& context, int32_t partition, base::Instant at,
                               std::string summary, std::string expected) {
+  // A Violation holds its instant as a number (the summaries' JSON writes it).
+  const int64_t at_ms = at.ms_since_epoch();
   if (const sim::QueryRecord* probe = last_probe(context, partition)) {
     Violation v = detail::record_violation(context, kName, *probe, nullptr, std::move(summary),
                                            std::move(expected), outcome_text(*probe));
     v.record_id = 0;  // about the partition, not about that probe
     v.at_ms = at_ms;
-    v.events_before = context.events_before(at_ms);
+    v.events_before = context.events_before(at);
     v.query = "last probe #" + std::to_string(probe->id) + ": " + v.query;
     return v;
   }
@@ -52,7 +54,7 @@ Violation partition_violation(const JudgeContext& context, int32_t partition, in
   v.summary = std::move(summary);
   v.expected = std::move(expected);
   v.returned = "no liveness probe of this partition was recorded";
-  v.events_before = context.events_before(at_ms);
+  v.events_before = context.events_before(at);
   return v;
 }
 
@@ -65,7 +67,7 @@ std::vector<Violation> check_eventually_available(const JudgeContext& context) {
   for (const sim::LivenessFailure& failure : trace.liveness_failures) {
     Violation v;
     v.property = kName;
-    v.at_ms = failure.at_ms;
+    v.at_ms = failure.at_ms.ms_since_epoch();
     v.summary = "liveness failure: " + failure.what;
     v.events_before = context.events_before(failure.at_ms);
     out.push_back(std::move(v));
@@ -73,15 +75,15 @@ std::vector<Violation> check_eventually_available(const JudgeContext& context) {
   if (trace.time_limit_reached) {
     Violation v;
     v.property = kName;
-    v.at_ms = trace.end_ms;
-    v.summary = "the run reached its virtual time limit at " + std::to_string(trace.end_ms) + " ms";
+    v.at_ms = trace.end_ms.ms_since_epoch();
+    v.summary = "the run reached its virtual time limit at " + std::to_string(v.at_ms) + " ms";
     v.events_before = context.events_before(trace.end_ms);
     out.push_back(std::move(v));
   }
   if (!trace.bound_reached.empty()) {
     Violation v;
     v.property = kName;
-    v.at_ms = trace.end_ms;
+    v.at_ms = trace.end_ms.ms_since_epoch();
     v.summary = "BoundReached: the run stopped: " + trace.bound_reached;
     v.events_before = context.events_before(trace.end_ms);
     out.push_back(std::move(v));
@@ -91,22 +93,24 @@ std::vector<Violation> check_eventually_available(const JudgeContext& context) {
     return out;
   }
   const sim::LivenessRecord& liveness = *trace.liveness;
-  const int64_t deadline_ms = liveness.faults_stopped_ms + liveness.timeout_ms;
+  const base::Instant deadline = liveness.faults_stopped_ms + liveness.timeout_ms;
   const std::string expected =
-      "a successful bounded probe by " + std::to_string(deadline_ms) + " ms (faults stopped at " +
-      std::to_string(liveness.faults_stopped_ms) + " ms, timeout " +
-      std::to_string(liveness.timeout_ms) + " ms; bound " + liveness.bound.to_string() + ")";
+      "a successful bounded probe by " + std::to_string(deadline.ms_since_epoch()) +
+      " ms (faults stopped at " + std::to_string(liveness.faults_stopped_ms.ms_since_epoch()) +
+      " ms, timeout " + std::to_string(liveness.timeout_ms.ms()) + " ms; bound " +
+      liveness.bound.to_string() + ")";
   for (int32_t p = 0; p < trace.topology.source_partitions; ++p) {
     tally.judged();
     const auto it = liveness.first_success_ms.find(p);
     if (it == liveness.first_success_ms.end() || !it->second) {
       out.push_back(partition_violation(
-          context, p, deadline_ms,
+          context, p, deadline,
           "partition " + std::to_string(p) + " never answered a bounded query", expected));
-    } else if (*it->second > deadline_ms) {
+    } else if (*it->second > deadline) {
       out.push_back(partition_violation(context, p, *it->second,
                                         "partition " + std::to_string(p) + " first answered at " +
-                                            std::to_string(*it->second) + " ms, after the deadline",
+                                            std::to_string(it->second->ms_since_epoch()) +
+                                            " ms, after the deadline",
                                         expected));
     }
   }

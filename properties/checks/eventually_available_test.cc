@@ -18,8 +18,8 @@ using testing::TraceBuilder;
 TraceBuilder three_partitions() {
   TraceBuilder b(TopologyKind::Count, KeyValueSupplier::kRocksDbTimestamped, false, 3);
   sim::LivenessRecord liveness;
-  liveness.faults_stopped_ms = 1'000;
-  liveness.timeout_ms = 500;
+  liveness.faults_stopped_ms = testing::instant(1'000);
+  liveness.timeout_ms = base::Duration::millis(500);
   liveness.bound = pos(0, 4);
   b.trace().liveness = liveness;
   return b;
@@ -27,7 +27,9 @@ TraceBuilder three_partitions() {
 
 TEST(EventuallyAvailableTest, EveryPartitionAnsweringByTheDeadlinePasses) {
   TraceBuilder b = three_partitions();
-  b.trace().liveness->first_success_ms = {{0, 1'000}, {1, 1'200}, {2, 1'500}};  // 1500 is in time
+  b.trace().liveness->first_success_ms = {{0, testing::instant(1'000)},
+                                          {1, testing::instant(1'200)},
+                                          {2, testing::instant(1'500)}};  // 1500 is in time
   JudgeContext context(b.trace());
   const auto vs = check_eventually_available(context);
   EXPECT_TRUE(vs.empty()) << "seed " << kSeed << "\n" << text(vs);
@@ -43,7 +45,8 @@ TEST(EventuallyAvailableTest, NoLivenessPhaseHasNothingToJudge) {
 
 TEST(EventuallyAvailableTest, MissingAndLatePartitionsFail) {
   TraceBuilder b = three_partitions();
-  b.trace().liveness->first_success_ms = {{0, 1'000}, {1, std::nullopt}, {2, 1'501}};
+  b.trace().liveness->first_success_ms = {
+      {0, testing::instant(1'000)}, {1, std::nullopt}, {2, testing::instant(1'501)}};
   // The last probe of partition 1 explains why it never answered.
   b.add(b.key_query(1, 1)
             .source(sim::QueryRecord::Source::kLiveness)
@@ -63,7 +66,8 @@ TEST(EventuallyAvailableTest, MissingAndLatePartitionsFail) {
       << "seed " << kSeed;
 
   TraceBuilder absent = three_partitions();
-  absent.trace().liveness->first_success_ms = {{0, 1'000}, {1, 1'000}};  // partition 2 absent
+  absent.trace().liveness->first_success_ms = {{0, testing::instant(1'000)},
+                                               {1, testing::instant(1'000)}};  // partition 2 absent
   const auto missing = check_eventually_available(JudgeContext(absent.trace()));
   ASSERT_EQ(missing.size(), 1u) << "seed " << kSeed;
   EXPECT_EQ(missing[0].returned, "no liveness probe of this partition was recorded")
@@ -73,9 +77,9 @@ TEST(EventuallyAvailableTest, MissingAndLatePartitionsFail) {
 TEST(EventuallyAvailableTest, LivenessFailuresAndTheTimeLimitFail) {
   TraceBuilder b(TopologyKind::Count);
   b.trace().liveness_failures.push_back(
-      {4'000, "run_until quiescent: not quiescent after 60000 ms"});
+      {testing::instant(4'000), "run_until quiescent: not quiescent after 60000 ms"});
   b.trace().time_limit_reached = true;
-  b.trace().end_ms = 600'000;
+  b.trace().end_ms = testing::instant(600'000);
   const auto vs = check_eventually_available(JudgeContext(b.trace()));
   ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
   EXPECT_EQ(vs[0].summary, "liveness failure: run_until quiescent: not quiescent after 60000 ms")

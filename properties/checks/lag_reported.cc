@@ -32,7 +32,7 @@ Violation lag_violation(const JudgeContext& context, const sim::LagRecord& sampl
                         std::string summary, std::string expected) {
   Violation v;
   v.property = kName;
-  v.at_ms = sample.at_ms;
+  v.at_ms = sample.at_ms.ms_since_epoch();
   v.summary = sample.instance + " " + sample.store + "[" + std::to_string(sample.partition) +
               "]: " + std::move(summary);
   v.query = "allLocalStorePartitionLags() on " + sample.instance;
@@ -62,16 +62,16 @@ std::vector<Violation> check_lag_reported(const JudgeContext& context) {
       continue;
     }
     tally.judged();
-    const int64_t end = *actual.changelog_end_offset;
-    const bool running_active =
-        actual.role == sim::ReplicaRole::kActive && actual.task_state == sim::ReplicaSnapshot::TaskState::RUNNING;
-    int64_t current = 0;
+    const ChangelogOffset end = *actual.changelog_end_offset;
+    const bool running_active = actual.role == sim::ReplicaRole::kActive &&
+                                actual.task_state == sim::ReplicaSnapshot::TaskState::RUNNING;
+    ChangelogOffset current(0);
     if (running_active) {
       current = end;
     } else if (actual.changelog_offset) {
       current = *actual.changelog_offset + 1;
     }
-    const LagInfo expected{current, end};
+    const LagInfo expected = LagInfo::of(current, end);
     if (sample.reported == expected) continue;
     out.push_back(lag_violation(context, sample,
                                 running_active

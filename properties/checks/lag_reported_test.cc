@@ -19,18 +19,14 @@ using testing::TraceBuilder;
 
 sim::ReplicaSnapshot with_changelog(sim::ReplicaSnapshot r, std::optional<int64_t> offset,
                                     std::optional<int64_t> end) {
-  r.changelog_offset = offset;
-  r.changelog_end_offset = end;
+  r.changelog_offset = offset ? std::optional(ChangelogOffset(*offset)) : std::nullopt;
+  r.changelog_end_offset = end ? std::optional(ChangelogOffset(*end)) : std::nullopt;
   return r;
 }
 
 sim::LagRecord sample(int64_t at_ms, sim::ReplicaSnapshot actual, int64_t current, int64_t end) {
-  return {at_ms,
-          actual.instance,
-          testing::kStore,
-          actual.partition,
-          LagInfo{current, end},
-          std::move(actual)};
+  return {testing::instant(at_ms), actual.instance,       testing::kStore,
+          actual.partition,        LagInfo{current, end}, std::move(actual)};
 }
 
 TEST(LagReportedTest, KafkasConventionPasses) {
@@ -41,7 +37,10 @@ TEST(LagReportedTest, KafkasConventionPasses) {
   b.trace().lags.push_back(sample(20, with_changelog(standby(0, pos(0, 1)), 4, 10), 5, 10));
   // A restoring active is not "running": offset + 1 as well.
   b.trace().lags.push_back(sample(
-      30, with_changelog(active(0, pos(0, 1), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING), 7, 10), 8, 10));
+      30,
+      with_changelog(active(0, pos(0, 1), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING),
+                     7, 10),
+      8, 10));
   // Nothing applied yet: current 0.
   b.trace().lags.push_back(
       sample(40, with_changelog(standby(0, std::nullopt), std::nullopt, 10), 0, 10));

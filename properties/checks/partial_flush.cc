@@ -85,8 +85,8 @@ int64_t header_offset(const JudgeContext& context, const sim::ChangelogRecord& r
 
 // Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
 // `partition` of the topology's store (FaultInjector's "landed inside: send <topic>-<p>").
-bool crashed_inside_send(const JudgeContext& context, const std::string& writer, int64_t at_ms,
-                         int32_t partition) {
+bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
+                         base::Instant at_ms, int32_t partition) {
   const std::string suffix =
       "-" + context.trace().topology.store_name + "-changelog-" + std::to_string(partition);
   const std::string marker = "landed inside: send ";
@@ -106,16 +106,18 @@ bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
 
 // A source write of `key` in `partition` at an offset above `after`, appended by at_ms.
 bool written_after(const JudgeContext& context, int32_t partition, int32_t key, int64_t after,
-                   int64_t at_ms) {
+                   base::Instant at_ms) {
   const auto& log = context.trace().source_log;
   for (int64_t offset : context.key_write_offsets(partition, key)) {
     if (offset <= after) continue;
+    // key_write_offsets holds the source log's offsets as longs (they index Position numbers).
+    const SourceOffset source_offset(offset);
     const auto it =
-        std::lower_bound(log.begin(), log.end(), std::pair(partition, offset),
-                         [](const sim::SourceLogRecord& r, std::pair<int32_t, int64_t> k) {
+        std::lower_bound(log.begin(), log.end(), std::pair(partition, source_offset),
+                         [](const sim::SourceLogRecord& r, std::pair<int32_t, SourceOffset> k) {
                            return std::pair(r.partition, r.offset) < k;
                          });
-    if (it != log.end() && it->partition == partition && it->offset == offset &&
+    if (it != log.end() && it->partition == partition && it->offset == source_offset &&
         it->appended_ms <= at_ms) {
       return true;
     }
@@ -239,13 +241,14 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
   // Record A: the last one the replica applied (offsets of one partition are dense unless
   // compacted, which the witness refuses).
   const size_t a = static_cast<size_t>(
-      std::lower_bound(log.begin() + static_cast<std::ptrdiff_t>(begin),
-                       log.begin() + static_cast<std::ptrdiff_t>(end), w.applied_offset,
-                       [](const sim::ChangelogRecord& r, int64_t o) { return r.offset < o; }) -
+      std::lower_bound(
+          log.begin() + static_cast<std::ptrdiff_t>(begin),
+          log.begin() + static_cast<std::ptrdiff_t>(end), w.applied_offset,
+          [](const sim::ChangelogRecord& r, ChangelogOffset o) { return r.offset < o; }) -
       log.begin());
   if (a == end || log[a].offset != w.applied_offset) return fail("no record at the applied offset");
   const std::string& writer = log[a].writer;
-  const int64_t t = log[a].appended_ms;
+  const base::Instant t = log[a].appended_ms;
   const auto same_flush = [&](size_t i) {
     return i >= begin && i < end && log[i].writer == writer && log[i].appended_ms == t;
   };

@@ -69,7 +69,7 @@ bool landed_between_position_and_checkpoint(const sim::FaultRecord& f, int32_t p
 }
 
 // The highest position header of changelog-<partition> records appended by at_ms, -1 if none.
-int64_t header_max_by(const JudgeContext& context, int32_t partition, int64_t at_ms) {
+int64_t header_max_by(const JudgeContext& context, int32_t partition, base::Instant at_ms) {
   int64_t out = -1;
   for (const sim::ChangelogRecord& r : context.trace().changelog) {
     if (r.partition != partition || r.appended_ms > at_ms || !r.position) continue;

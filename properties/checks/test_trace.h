@@ -19,6 +19,7 @@
 
 #include "base/assert.h"
 #include "base/prng.h"
+#include "base/time.h"
 #include "checks/check.h"
 #include "trace/run_trace.h"
 
@@ -35,6 +36,11 @@ inline std::string text(const std::vector<Violation>& vs) {
   std::string out;
   for (const auto& v : vs) out += v.to_string();
   return out;
+}
+
+// The trace's instants, from the virtual milliseconds the tests reason in.
+inline base::Instant instant(int64_t ms) {
+  return base::Instant::from_ms(ms);
 }
 
 inline Position pos(int32_t partition, int64_t offset, const std::string& topic = kTopic) {
@@ -75,7 +81,7 @@ inline sim::ReplicaSnapshot standby(int32_t partition, std::optional<Position> p
 // A replica that had applied (or written) the changelog up to `offset`, with unlogged writes.
 inline sim::ReplicaSnapshot applied(sim::ReplicaSnapshot r, std::optional<int64_t> offset,
                                     std::vector<sim::UnloggedWrite> unlogged = {}) {
-  r.changelog_offset = offset;
+  r.changelog_offset = offset ? std::optional(ChangelogOffset(*offset)) : std::nullopt;
   r.unlogged_writes = std::move(unlogged);
   return r;
 }
@@ -133,8 +139,8 @@ struct Q {
     return *this;
   }
   Q& at(int64_t invoke_ms, int64_t complete_ms) {
-    r.invoke_ms = invoke_ms;
-    r.complete_ms = complete_ms;
+    r.invoke_ms = base::Instant::from_ms(invoke_ms);
+    r.complete_ms = base::Instant::from_ms(complete_ms);
     return *this;
   }
   Q& target(std::string instance) {
@@ -239,10 +245,10 @@ class TraceBuilder {
                   std::optional<int64_t> timestamp_ms = std::nullopt) {
     int64_t offset = 0;
     for (const auto& r : trace_.source_log) {
-      if (r.partition == partition) offset = r.offset + 1;
+      if (r.partition == partition) offset = r.offset.value() + 1;
     }
     trace_.source_log.push_back(
-        {partition, offset, key, value, timestamp_ms.value_or(100 * (offset + 1))});
+        {partition, SourceOffset(offset), key, value, timestamp_ms.value_or(100 * (offset + 1))});
     return offset;
   }
 
@@ -277,22 +283,26 @@ class TraceBuilder {
     trace_.changelog_recorded = true;
     int64_t offset = 0;
     for (const auto& r : trace_.changelog) {
-      if (r.partition == partition) offset = r.offset + 1;
+      if (r.partition == partition) offset = r.offset.value() + 1;
     }
-    trace_.changelog.push_back(
-        {partition, offset, key, value, timestamp_ms, appended_ms, writer, std::move(header)});
+    trace_.changelog.push_back({partition, ChangelogOffset(offset), key, value, timestamp_ms,
+                                base::Instant::from_ms(appended_ms), writer, std::move(header)});
     return offset;
   }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
                    int64_t start_ms, int64_t end_ms) {
-    trace_.reprocessed.push_back({partition, first, last, std::move(instance), start_ms, end_ms});
+    trace_.reprocessed.push_back({partition, SourceOffset(first), SourceOffset(last),
+                                  std::move(instance), base::Instant::from_ms(start_ms),
+                                  base::Instant::from_ms(end_ms)});
   }
 
   void fault(int64_t at_ms, std::string action, std::string instance) {
-    trace_.faults.push_back({at_ms, std::move(action), std::move(instance), "test"});
+    trace_.faults.push_back(
+        {base::Instant::from_ms(at_ms), std::move(action), std::move(instance), "test"});
   }
   void phase(std::string title, int64_t start_ms, int64_t end_ms, std::vector<std::string> checks) {
-    trace_.phases.push_back({std::move(title), start_ms, end_ms, std::move(checks)});
+    trace_.phases.push_back({std::move(title), base::Instant::from_ms(start_ms),
+                             base::Instant::from_ms(end_ms), std::move(checks)});
   }
 
   sim::RunTrace& trace() { return trace_; }
@@ -307,9 +317,9 @@ class TraceBuilder {
     q.r.request.partitions = std::set<int32_t>{partition};
     q.r.home_instance = "instance-1";
     q.r.target_instance = "instance-1";
-    q.r.invoke_ms = ++now_ms_;
-    q.r.complete_ms = now_ms_;
-    q.r.placement_at_invoke.at_ms = now_ms_;
+    q.r.invoke_ms = base::Instant::from_ms(++now_ms_);
+    q.r.complete_ms = q.r.invoke_ms;
+    q.r.placement_at_invoke.at_ms = q.r.invoke_ms;
     return q;
   }
 
@@ -356,7 +366,7 @@ inline sim::RunTrace synthetic_trace(uint64_t seed, int64_t queries, int32_t par
     Partition& part = parts[static_cast<size_t>(p)];
     const int64_t offset = part.next_offset++;
     const int64_t ts = 1'000 + i;
-    part.log.push_back({p, offset, key, 1, ts});
+    part.log.push_back({p, SourceOffset(offset), key, 1, ts});
     auto& [count, max_ts] = part.state[key];
     ++count;
     max_ts = std::max(max_ts, ts);
@@ -367,8 +377,8 @@ inline sim::RunTrace synthetic_trace(uint64_t seed, int64_t queries, int32_t par
     r.source = sim::QueryRecord::Source::kClient;
     r.client = 0;
     r.query = static_cast<uint64_t>(i + 1);
-    r.invoke_ms = i;
-    r.complete_ms = i;
+    r.invoke_ms = base::Instant::from_ms(i);
+    r.complete_ms = r.invoke_ms;
     r.request.store = kStore;
     r.request.partitions = std::set<int32_t>{p};
     const int32_t shape = static_cast<int32_t>(prng.below(4));
@@ -405,22 +415,25 @@ inline sim::RunTrace synthetic_trace(uint64_t seed, int64_t queries, int32_t par
     r.partitions.push_back(std::move(o));
     r.outcome = sim::OutcomeKind::kAnswered;
     sim::ReplicaSnapshot rs = active(p, position);
-    rs.changelog_offset = offset;
-    rs.changelog_end_offset = offset + 1;
+    // A Count store logs one changelog record per input record, and this generator never
+    // crashes, so the changelog offsets equal the source offsets here.
+    rs.changelog_offset = ChangelogOffset(offset);
+    rs.changelog_end_offset = ChangelogOffset(offset + 1);
     rs.lag = 0;
-    r.placement_at_invoke.at_ms = i;
+    r.placement_at_invoke.at_ms = r.invoke_ms;
     r.placement_at_invoke.replicas.push_back(rs);
     r.placement_at_answer = r.placement_at_invoke;
     session.merge(position);
     if (i % 16 == 0) {
-      trace.lags.push_back({i, "instance-1", kStore, p, LagInfo{offset + 1, offset + 1}, rs});
+      trace.lags.push_back(
+          {r.invoke_ms, "instance-1", kStore, p, LagInfo{offset + 1, offset + 1}, rs});
     }
     trace.history.append(std::move(r));
   }
   for (auto& part : parts) {
     trace.source_log.insert(trace.source_log.end(), part.log.begin(), part.log.end());
   }
-  trace.end_ms = queries;
+  trace.end_ms = base::Instant::from_ms(queries);
   return trace;
 }
 

@@ -76,7 +76,7 @@ struct Proof {
 
 // Whether `instance` was paused or isolated before at_ms (it may have dropped out of the group
 // while it could not reach the coordinator, and written afterwards).
-bool cut_off_before(const JudgeContext& context, const std::string& instance, int64_t at_ms) {
+bool cut_off_before(const JudgeContext& context, const std::string& instance, base::Instant at_ms) {
   for (const sim::FaultRecord& f : context.trace().faults) {
     if (f.at_ms < at_ms && f.instance == instance && (f.action == "pause" || f.action == "isolate"))
       return true;
@@ -89,7 +89,8 @@ bool cut_off_before(const JudgeContext& context, const std::string& instance, in
 // header lies in R, appended after R began.
 std::optional<std::string> fenced_late_write(const JudgeContext& context,
                                              const sim::ReprocessedRange& range,
-                                             const sim::ReplicaSnapshot& replica, int64_t applied) {
+                                             const sim::ReplicaSnapshot& replica,
+                                             ChangelogOffset applied) {
   const sim::RunTrace& trace = context.trace();
   auto first = std::lower_bound(trace.changelog.begin(), trace.changelog.end(), range,
                                 [](const sim::ChangelogRecord& r, const sim::ReprocessedRange& g) {
@@ -100,7 +101,8 @@ std::optional<std::string> fenced_late_write(const JudgeContext& context,
        it != trace.changelog.end() && it->partition == range.partition && it->offset <= applied;
        ++it) {
     if (it->writer == range.instance || it->writer.empty() || !it->position) continue;
-    const int64_t header = detail::reported_offset(context, *it->position, it->partition);
+    // A position header's component is a source offset (Position holds them as longs).
+    const SourceOffset header(detail::reported_offset(context, *it->position, it->partition));
     if (header < range.first_offset || header > range.last_offset) continue;
     if (!detail::applied_by(replica, applied, *it)) continue;
     if (!cut_off_before(context, it->writer, it->appended_ms)) continue;
@@ -122,7 +124,8 @@ const sim::PartitionOutcome* outcome_of(const sim::QueryRecord& record, int32_t 
 // Whether R's reprocessing wrote into the replica's applied prefix (condition 3).
 std::optional<std::string> reprocessed_write(const JudgeContext& context,
                                              const sim::ReprocessedRange& range,
-                                             const sim::ReplicaSnapshot& replica, int64_t applied) {
+                                             const sim::ReplicaSnapshot& replica,
+                                             ChangelogOffset applied) {
   const sim::RunTrace& trace = context.trace();
   // Changelog records of one partition are appended in offset order, so their times ascend.
   auto first = std::lower_bound(trace.changelog.begin(), trace.changelog.end(), range,
@@ -135,7 +138,8 @@ std::optional<std::string> reprocessed_write(const JudgeContext& context,
        ++it) {
     if (it->writer == range.instance && detail::applied_by(replica, applied, *it)) {
       return fmt::format("changelog-{} offset {} (written by {} at {} ms while it processed {})",
-                         it->partition, it->offset, it->writer, it->appended_ms, range.to_string());
+                         it->partition, it->offset, it->writer, it->appended_ms.ms_since_epoch(),
+                         range.to_string());
     }
   }
   if (replica.role == sim::ReplicaRole::kActive && replica.instance == range.instance) {
@@ -177,8 +181,9 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
       outcome.position ? detail::reported_offset(context, *outcome.position, outcome.partition)
                        : -1;
   for (const sim::ReprocessedRange& range : context.trace().reprocessed) {
+    // The covered offset is a position component, so a source offset like the range's.
     if (range.partition != outcome.partition || range.start_ms > record.complete_ms ||
-        range.first_offset > covered) {
+        range.first_offset > SourceOffset(covered)) {
       continue;
     }
     if (auto write = reprocessed_write(context, range, *w.replica, w.applied_offset)) {
@@ -194,7 +199,7 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
   }
   for (const sim::ReprocessedRange& range : context.trace().reprocessed) {
     if (range.partition != outcome.partition || range.start_ms > record.complete_ms ||
-        range.first_offset > covered) {
+        range.first_offset > SourceOffset(covered)) {
       continue;
     }
     if (auto write = fenced_late_write(context, range, *w.replica, w.applied_offset)) {

@@ -253,10 +253,10 @@ TEST(InstanceTest, CrashBeforeTheFirstCommitReprocessesWhatItHadProcessed) {
   ASSERT_EQ(cluster.processing_ledger().ranges().size(), 1u) << cluster.seed_text();
   const ReprocessedRange& r = cluster.processing_ledger().ranges()[0];
   EXPECT_EQ(r.partition, 0) << cluster.seed_text();
-  EXPECT_EQ(r.first_offset, 0) << cluster.seed_text();
-  EXPECT_EQ(r.last_offset, 4) << cluster.seed_text();
+  EXPECT_EQ(r.first_offset, SourceOffset(0)) << cluster.seed_text();
+  EXPECT_EQ(r.last_offset, SourceOffset(4)) << cluster.seed_text();
   EXPECT_EQ(r.instance, "instance-1") << cluster.seed_text();
-  EXPECT_GT(r.start_ms, 10'000) << cluster.seed_text();
+  EXPECT_GT(r.start_ms, base::Instant::from_ms(10'000)) << cluster.seed_text();
   expect_no_errors(cluster);
 }
 

@@ -20,8 +20,8 @@ void ProcessingLedger::processed(int64_t now_ms, const std::string& instance, in
     it->second.last_offset = offset;
     if (it->second.index != Open::kDropped) {
       ReprocessedRange& range = ranges_[it->second.index];
-      range.last_offset = offset;
-      range.end_ms = now_ms;
+      range.last_offset = SourceOffset(offset);
+      range.end_ms = base::Instant::from_ms(now_ms);
     }
     return;
   }
@@ -30,7 +30,11 @@ void ProcessingLedger::processed(int64_t now_ms, const std::string& instance, in
     open_[key] = Open{Open::kDropped, offset};
     return;
   }
-  ranges_.push_back(ReprocessedRange{partition, offset, offset, instance, now_ms, now_ms});
+  // The ledger counts in offsets of the input (source) partition, as the listener reports them,
+  // and in virtual milliseconds (the loop's instant, as the listener reads it).
+  const base::Instant now = base::Instant::from_ms(now_ms);
+  ranges_.push_back(
+      ReprocessedRange{partition, SourceOffset(offset), SourceOffset(offset), instance, now, now});
   open_[key] = Open{ranges_.size() - 1, offset};
 }
 

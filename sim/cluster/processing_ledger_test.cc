@@ -19,6 +19,17 @@ void process(ProcessingLedger& ledger, int64_t from_ms, const std::string& insta
   }
 }
 
+// The range the ledger should have recorded: offsets of the input (source) partition.
+ReprocessedRange range(int32_t partition, int64_t first, int64_t last, const std::string& instance,
+                       int64_t start_ms, int64_t end_ms) {
+  return ReprocessedRange{partition,
+                          SourceOffset(first),
+                          SourceOffset(last),
+                          instance,
+                          base::Instant::from_ms(start_ms),
+                          base::Instant::from_ms(end_ms)};
+}
+
 TEST(ProcessingLedgerTest, FirstProcessingsRecordNothing) {
   ProcessingLedger ledger;
   for (int64_t o = 0; o < 5; ++o) ledger.processed(10 * o, "instance-1", 0, o);
@@ -34,8 +45,7 @@ TEST(ProcessingLedgerTest, ResumingBehindAnEarlierOwnerIsOneRangeUntilNewInput) 
   process(ledger, 100, "instance-1", 3, 0, 5);
   process(ledger, 202, "instance-2", 3, 2, 8);
   ASSERT_EQ(ledger.ranges().size(), 1u) << "seed " << kSeed;
-  EXPECT_EQ(ledger.ranges()[0], (ReprocessedRange{3, 2, 5, "instance-2", 202, 205}))
-      << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[0], range(3, 2, 5, "instance-2", 202, 205)) << "seed " << kSeed;
   EXPECT_EQ(ledger.ranges()[0].to_string(),
             "offsets 2-5 of partition 3 again on instance-2 at 202-205 ms")
       << "seed " << kSeed;
@@ -47,8 +57,7 @@ TEST(ProcessingLedgerTest, ResumingBehindAnEarlierOwnerIsOneRangeUntilNewInput) 
   // The same instance restarting from its own committed offset is reprocessing too.
   ledger.processed(400, "instance-1", 3, 9);
   ASSERT_EQ(ledger.ranges().size(), 3u) << "seed " << kSeed;
-  EXPECT_EQ(ledger.ranges()[1], (ReprocessedRange{3, 6, 7, "instance-1", 300, 301}))
-      << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[1], range(3, 6, 7, "instance-1", 300, 301)) << "seed " << kSeed;
   EXPECT_EQ(ledger.ranges()[2].to_string(), "offset 9 of partition 3 again on instance-1 at 400 ms")
       << "seed " << kSeed;
   // Partitions are independent.
@@ -65,12 +74,9 @@ TEST(ProcessingLedgerTest, AGapOpensANewRange) {
   process(ledger, 30, "instance-3", 0, 4, 6);
   process(ledger, 40, "instance-2", 0, 7, 7);
   ASSERT_EQ(ledger.ranges().size(), 3u) << "seed " << kSeed;
-  EXPECT_EQ(ledger.ranges()[0], (ReprocessedRange{0, 2, 3, "instance-2", 20, 21}))
-      << "seed " << kSeed;
-  EXPECT_EQ(ledger.ranges()[1], (ReprocessedRange{0, 4, 6, "instance-3", 30, 32}))
-      << "seed " << kSeed;
-  EXPECT_EQ(ledger.ranges()[2], (ReprocessedRange{0, 7, 7, "instance-2", 40, 40}))
-      << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[0], range(0, 2, 3, "instance-2", 20, 21)) << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[1], range(0, 4, 6, "instance-3", 30, 32)) << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[2], range(0, 7, 7, "instance-2", 40, 40)) << "seed " << kSeed;
 }
 
 // Going back below the range's last offset (a second restart while reprocessing) opens a new one.
@@ -80,8 +86,8 @@ TEST(ProcessingLedgerTest, GoingBackOpensANewRange) {
   process(ledger, 20, "instance-2", 0, 3, 4);
   ledger.processed(30, "instance-2", 0, 3);
   ASSERT_EQ(ledger.ranges().size(), 2u) << "seed " << kSeed;
-  EXPECT_EQ(ledger.ranges()[0].last_offset, 4) << "seed " << kSeed;
-  EXPECT_EQ(ledger.ranges()[1].first_offset, 3) << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[0].last_offset, SourceOffset(4)) << "seed " << kSeed;
+  EXPECT_EQ(ledger.ranges()[1].first_offset, SourceOffset(3)) << "seed " << kSeed;
 }
 
 TEST(ProcessingLedgerTest, RangesPastTheCapAreCountedNotKept) {

@@ -33,7 +33,8 @@ std::vector<UnloggedWrite> unlogged_writes(const Task& task, const std::string& 
         UnloggedWrite w;
         w.key = Serde<int32_t>::deserialize(key);
         w.timestamp_ms = entry.context.timestamp;
-        w.source_offset = entry.context.offset;
+        // The record context's offset is the input record's offset in its source topic.
+        w.source_offset = SourceOffset(entry.context.offset);
         if (entry.value) {
           const Bytes raw = timestamped ? timestamped_bytes::raw_value(*entry.value) : *entry.value;
           if (timestamped) {
@@ -52,19 +53,20 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   r.task_state = recorded(task.state());
   r.thread_state = recorded(thread_state);
   if (const StateStore* s = task.store(store)) r.store_position = s->position();
-  // The trace records changelog offsets as numbers (trace/ is plain data).
-  if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = o->value();
+  if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = *o;
   r.unlogged_writes = unlogged_writes(task, store);
   r.own_write_runs.clear();
   for (const auto& run : task.state_manager().own_write_runs(store)) {
-    r.own_write_runs.push_back({run.after_offset, run.last_offset});
+    r.own_write_runs.push_back(
+        {ChangelogOffset(run.after_offset), ChangelogOffset(run.last_offset)});
   }
   r.own_write_runs_dropped = task.state_manager().own_write_runs_dropped(store);
   for (const auto& tp : task.changelog_partitions()) {
     auto end = cluster.broker().broker().end_offset(tp);
     if (!end) continue;
-    r.changelog_end_offset = *end;
-    r.lag = *end - (r.changelog_offset ? *r.changelog_offset + 1 : 0);
+    // The broker answers a long; tp is one of the task's changelog partitions.
+    r.changelog_end_offset = ChangelogOffset(*end);
+    r.lag = r.changelog_offset ? *r.changelog_end_offset - (*r.changelog_offset + 1) : *end;
   }
 }
 
@@ -192,7 +194,7 @@ ReplicaSnapshot::TaskState recorded(TaskState s) {
 PlacementSnapshot take_placement(Cluster& cluster, const std::string& store,
                                  const std::set<int32_t>& partitions) {
   PlacementSnapshot snapshot;
-  snapshot.at_ms = cluster.now_ms();
+  snapshot.at_ms = cluster.loop().now();
   const StreamThread::LeaderWarmups* leader = newest_leader_warmups(cluster);
   for (int32_t partition : partitions) {
     for (int32_t n = 1; n <= cluster.instance_count(); ++n) {

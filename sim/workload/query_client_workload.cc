@@ -308,7 +308,7 @@ void QueryClientWorkload::attempt(int32_t client) {
   r.client = client;
   r.query = s.query;
   r.attempt = s.attempt;
-  r.invoke_ms = cluster_.now_ms();
+  r.invoke_ms = cluster_.loop().now();
   r.request.store = s.unknown_store ? config_.store + kUnknownStoreSuffix : config_.store;
   r.request.key = s.key;
   r.request.bound_mode = s.bound_mode;
@@ -485,7 +485,7 @@ void QueryClientWorkload::complete(uint64_t id) {
   IQ_ASSERT(p.served, "reply for record {} that was never served", id);
   (void)cluster_.loop().cancel(p.timeout);
   QueryRecord r = std::move(p.record);
-  r.complete_ms = cluster_.now_ms();
+  r.complete_ms = cluster_.loop().now();
   r.outcome = p.outcome;
   r.error = std::move(p.error);
   r.partitions = std::move(p.partitions);
@@ -497,7 +497,7 @@ void QueryClientWorkload::on_timeout(uint64_t id) {
   auto node = pending_.extract(id);
   IQ_ASSERT(!node.empty(), "timeout of record {} that is not pending", id);
   QueryRecord r = std::move(node.mapped()->record);
-  r.complete_ms = cluster_.now_ms();
+  r.complete_ms = cluster_.loop().now();
   r.outcome = OutcomeKind::kTimedOut;
   finish_attempt(r.client, std::move(r));
 }

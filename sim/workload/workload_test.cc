@@ -250,8 +250,9 @@ TEST(QueryClientWorkloadTest, RefusedRequestsGetKafkasErrors) {
   for (const QueryRecord& r : history.records()) {
     const bool unknown_store = r.request.store != "counts";
     // Closed at 10 s: a query served after it raises; one invoked after it is surely served so.
-    const bool closed = r.target_instance == "instance-2" &&
-                        (r.invoke_ms > 10'000 || r.outcome == OutcomeKind::kStreamsError);
+    const bool closed =
+        r.target_instance == "instance-2" &&
+        (r.invoke_ms > base::Instant::from_ms(10'000) || r.outcome == OutcomeKind::kStreamsError);
     if (r.outcome == OutcomeKind::kTimedOut) continue;  // lost on a cut or a late reply
     ASSERT_TRUE(r.outcome == OutcomeKind::kAnswered || r.outcome == OutcomeKind::kStreamsError)
         << cluster.seed_text() << " " << r.to_string();

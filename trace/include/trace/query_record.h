@@ -20,7 +20,9 @@
 #include <variant>
 #include <vector>
 
+#include "base/time.h"
 #include "iq/failure_reason.h"
+#include "iq/offsets.h"
 #include "iq/position.h"
 #include "iq/query.h"
 #include "iq/result_order.h"
@@ -35,9 +37,9 @@ const char* to_string(ReplicaRole r);
 // (flushed to the changelog at commit or eviction), decoded as the changelog will hold it.
 struct UnloggedWrite {
   int32_t key = 0;
-  std::optional<int64_t> value;  // absent: a tombstone
-  int64_t timestamp_ms = 0;
-  int64_t source_offset = -1;  // the input record it was written under
+  std::optional<int64_t> value;    // absent: a tombstone
+  int64_t timestamp_ms = 0;        // the record's timestamp (event time, a raw long)
+  SourceOffset source_offset{-1};  // the input record it was written under
   bool operator==(const UnloggedWrite&) const = default;
 };
 
@@ -46,8 +48,8 @@ struct UnloggedWrite {
 // another instance's record there (a fenced member's late write, appended after this active's
 // restore had read to its fixed end offset) never reached it. after_offset -1: nothing applied.
 struct OwnWriteRun {
-  int64_t after_offset = -1;
-  int64_t last_offset = -1;
+  ChangelogOffset after_offset{-1};
+  ChangelogOffset last_offset{-1};
   bool operator==(const OwnWriteRun&) const = default;
 };
 
@@ -86,11 +88,12 @@ struct ReplicaSnapshot {
   // check it is a standby; reports draw it apart).
   bool warmup = false;
   std::optional<TaskState> task_state;
-  std::optional<ThreadState> thread_state;  // of the thread that owns the task
-  std::optional<Position> store_position;   // the store's position (source offsets)
-  std::optional<int64_t> changelog_offset;  // last changelog record applied or written
-  std::optional<int64_t> changelog_end_offset;
-  // LagInfo's convention: end - (changelog_offset + 1), or end when there is no offset yet.
+  std::optional<ThreadState> thread_state;          // of the thread that owns the task
+  std::optional<Position> store_position;           // the store's position (source offsets)
+  std::optional<ChangelogOffset> changelog_offset;  // last changelog record applied or written
+  std::optional<ChangelogOffset> changelog_end_offset;
+  // LagInfo's convention: end - (changelog_offset + 1), or end when there is no offset yet; a
+  // count of changelog records, so a raw number.
   std::optional<int64_t> lag;
   // An active's writes not yet in the changelog (its record cache's dirty entries for the store),
   // in key order; empty for a standby, an uncached store, or nothing dirty. With the changelog
@@ -111,7 +114,7 @@ const char* to_string(ReplicaSnapshot::TaskState s);
 
 // Every instance's replica of every queried partition, ordered by (partition, instance number).
 struct PlacementSnapshot {
-  int64_t at_ms = 0;
+  base::Instant at_ms{};
   std::vector<ReplicaSnapshot> replicas;
 
   int32_t count(int32_t partition, ReplicaRole role) const;
@@ -187,8 +190,8 @@ struct QueryRecord {
   int32_t client = -1;
   uint64_t query = 0;   // the client's logical query; retries share it
   int32_t attempt = 1;  // 1 for the first try
-  int64_t invoke_ms = 0;
-  int64_t complete_ms = 0;
+  base::Instant invoke_ms{};
+  base::Instant complete_ms{};
   QueryRequestRecord request;
   std::string home_instance;    // whose metadata routed the query
   std::string target_instance;  // the instance it was sent to ("" if not routed)

@@ -6,15 +6,18 @@
 #include <cstdint>
 #include <string>
 
+#include "base/time.h"
+#include "iq/offsets.h"
+
 namespace iq::sim {
 
 struct ReprocessedRange {
   int32_t partition = 0;
-  int64_t first_offset = 0;  // inclusive
-  int64_t last_offset = 0;   // inclusive
-  std::string instance;      // who processed them again
-  int64_t start_ms = 0;      // when it processed first_offset again
-  int64_t end_ms = 0;        // when it processed last_offset again
+  SourceOffset first_offset{0};  // inclusive
+  SourceOffset last_offset{0};   // inclusive
+  std::string instance;          // who processed them again
+  base::Instant start_ms{};      // when it processed first_offset again
+  base::Instant end_ms{};        // when it processed last_offset again
   // "offsets 1180-1240 of partition 1 again on instance-2 at 29016-29050 ms"
   std::string to_string() const;
   bool operator==(const ReprocessedRange&) const = default;

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "base/time.h"
+#include "iq/offsets.h"
 #include "iq/streams_metadata.h"
 #include "iq/topology_config.h"
 #include "trace/history.h"
@@ -31,11 +33,13 @@ namespace iq::sim {
 
 struct SourceLogRecord {
   int32_t partition = 0;
-  int64_t offset = 0;
+  SourceOffset offset{0};
   int32_t key = 0;
   std::optional<int64_t> value;  // absent: a tombstone
-  int64_t timestamp_ms = 0;      // the record's own timestamp (event time)
-  int64_t appended_ms = 0;       // when the broker appended it (virtual time)
+  // The record's own timestamp (event time): data the producer chose, compared with the
+  // timestamps a query answers (ValueAndTimestamp), so a raw long as in Kafka, not an Instant.
+  int64_t timestamp_ms = 0;
+  base::Instant appended_ms{};  // when the broker appended it (virtual time)
   bool operator==(const SourceLogRecord&) const = default;
 };
 
@@ -44,12 +48,12 @@ struct SourceLogRecord {
 // record's timestamp, as in Kafka); `writer` is the instance whose record collector sent it, an
 // omniscient fact (the broker keeps no producer identity that impl/ could read).
 struct ChangelogRecord {
-  int32_t partition = 0;  // the changelog partition, which is the task's (and source) partition
-  int64_t offset = 0;     // a changelog offset, not a source offset
+  int32_t partition = 0;      // the changelog partition, which is the task's (and source) partition
+  ChangelogOffset offset{0};  // a changelog offset, not a source offset
   int32_t key = 0;
   std::optional<int64_t> value;  // absent: a tombstone
-  int64_t timestamp_ms = 0;      // the record's timestamp
-  int64_t appended_ms = 0;       // when the broker appended it (virtual time)
+  int64_t timestamp_ms = 0;      // the record's timestamp (event time, a raw long as in Kafka)
+  base::Instant appended_ms{};   // when the broker appended it (virtual time)
   std::string writer;            // "instance-2"
   // The position header (__iq.consistency.offset.vector.enabled__): the writer's store position
   // after the write, in source offsets. Absent when the record carries none (the switch off).
@@ -58,7 +62,7 @@ struct ChangelogRecord {
 };
 
 struct FaultRecord {
-  int64_t at_ms = 0;
+  base::Instant at_ms{};
   std::string action;    // to_string(FaultAction): "crash", "restart", "pause", ...
   std::string instance;  // "instance-2"
   std::string detail;    // e.g. "scripted step 4", "random-faults", "liveness: heal"
@@ -69,7 +73,7 @@ struct FaultRecord {
 // omniscient observer read at the same instant (the replica's changelog offset straight from its
 // state manager, the changelog's end offset straight from the broker).
 struct LagRecord {
-  int64_t at_ms = 0;
+  base::Instant at_ms{};
   std::string instance;
   std::string store;
   int32_t partition = 0;
@@ -79,16 +83,16 @@ struct LagRecord {
 
 // Why a phase of the run ended without doing what it was meant to.
 struct LivenessFailure {
-  int64_t at_ms = 0;
+  base::Instant at_ms{};
   std::string what;  // "run_until quiescent: not quiescent after 60000 ms (partition 2: ...)"
 };
 
 struct LivenessRecord {
-  int64_t faults_stopped_ms = 0;  // when the liveness phase began (everything healed/restarted)
-  int64_t timeout_ms = 0;
+  base::Instant faults_stopped_ms{};  // when the liveness phase began (everything healed/restarted)
+  base::Duration timeout_ms{};
   Position bound = Position::empty_position();  // everything produced when the phase began
   // Per partition, the completion time of the first successful probe; absent: never answered.
-  std::map<int32_t, std::optional<int64_t>> first_success_ms;
+  std::map<int32_t, std::optional<base::Instant>> first_success_ms;
 };
 
 // The expected outcome of one partition of a scripted query. Absent fields are not compared. A
@@ -133,8 +137,8 @@ struct RunTrace {
   // Tests' titles with their [start, end) virtual times.
   struct Phase {
     std::string title;
-    int64_t start_ms = 0;
-    int64_t end_ms = 0;
+    base::Instant start_ms{};
+    base::Instant end_ms{};
     std::vector<std::string> checks;  // empty: every property
   };
   std::vector<Phase> phases;
@@ -160,7 +164,7 @@ struct RunTrace {
   std::vector<std::string> probes_hit;
 
   std::vector<std::string> instance_errors;  // "instance-2: <error>", in order
-  int64_t end_ms = 0;
+  base::Instant end_ms{};
   uint64_t events = 0;
   std::string digest;  // hex of the event loop's running digest at the end
   bool time_limit_reached = false;
