@@ -144,7 +144,7 @@ std::string prng_name(const std::string& kind, size_t test, int32_t k) {
 
 // One changelog record as the trace holds it (see ChangelogRecord).
 ChangelogRecord changelog_record(const BrokerService& service, const TopicPartition& tp,
-                                 const ConsumerRecord& c) {
+                                 const ConsumerRecord& c, int64_t append_ms) {
   const int32_t partition = tp.second;
   ChangelogRecord r;
   r.partition = partition;
@@ -153,9 +153,7 @@ ChangelogRecord changelog_record(const BrokerService& service, const TopicPartit
   r.key = Serde<int32_t>::deserialize(*c.key);
   if (c.value) r.value = Serde<int64_t>::deserialize(*c.value);
   r.timestamp_ms = c.timestamp;
-  auto appended = service.broker().append_time_ms(tp, c.offset);
-  IQ_ASSERT(appended.has_value(), "append time of {}-{} offset {}", tp.first, partition, c.offset);
-  r.appended_ms = base::Instant::from_ms(*appended);  // the broker keeps virtual ms as longs
+  r.appended_ms = base::Instant::from_ms(append_ms);  // the broker keeps virtual ms as longs
   if (const std::string* writer = service.writer(tp, c.offset)) r.writer = *writer;
   for (const Header& h : c.headers) {
     if (h.key != store_query_utils::kVectorHeader) continue;
@@ -195,6 +193,11 @@ class ScenarioDriver {
   std::set<int32_t> all_partitions() const;
   void read_source_log();
   void read_changelog();
+  // The cleaner's removed records of the store's changelog (set_removed_record_observer), in the
+  // order removed; read_changelog merges them with the records left in the log.
+  void record_removed(const TopicPartition& tp, const ConsumerRecord& c, int64_t append_ms);
+  std::vector<ChangelogRecord> removed_changelog_;
+  uint64_t removed_changelog_dropped_ = 0;
 
   const Scenario& scenario_;
   RunTrace trace_;
@@ -221,6 +224,20 @@ ScenarioDriver::ScenarioDriver(const Scenario& scenario) : scenario_(scenario) {
   injector_ = std::make_unique<FaultInjector>(*cluster_, trace_.faults);
   // The knobs' bounds end the run after the event that reached them, never abort it.
   cluster_->loop().set_stop_check([this] { return check_bounds(); });
+  cluster_->broker().broker().set_removed_record_observer(
+      [this](const TopicPartition& tp, const ConsumerRecord& c, int64_t append_ms) {
+        record_removed(tp, c, append_ms);
+      });
+}
+
+void ScenarioDriver::record_removed(const TopicPartition& tp, const ConsumerRecord& c,
+                                    int64_t append_ms) {
+  if (tp.first != cluster_->changelog_topic() || !c.key.has_value()) return;
+  if (removed_changelog_.size() >= RunTrace::kChangelogRecordsMax) {
+    ++removed_changelog_dropped_;
+    return;
+  }
+  removed_changelog_.push_back(changelog_record(cluster_->broker(), tp, c, append_ms));
 }
 
 bool ScenarioDriver::check_bounds() {
@@ -698,19 +715,53 @@ void ScenarioDriver::read_source_log() {
   }
 }
 
-// The store's changelog as the broker holds it, decoded as the store's value type, with the
-// writer of each record (BrokerService's omniscient record) and its position header.
+// The store's changelog as it was appended: the records the broker still holds, decoded as the
+// store's value type, with the writer of each record (BrokerService's omniscient record) and its
+// position header, merged with those the log cleaner removed (record_removed), so that the
+// witness can fold the prefix a replica applied even after compaction. Offsets left without a
+// record (transaction markers under exactly_once_v2, or removed records past the trace's bound)
+// mark the changelog as not whole.
 void ScenarioDriver::read_changelog() {
   const TopologyConfig& t = cluster_->config().topology;
   const BrokerService& service = cluster_->broker();
   const SimBroker& broker = service.broker();
   const std::string topic = cluster_->changelog_topic();
   trace_.changelog_recorded = true;
+  if (removed_changelog_dropped_ > 0) trace_.changelog_compacted = true;
+  // Removed records by partition, offsets ascending (a cleaning removes in offset order, but
+  // later cleanings may remove lower offsets than earlier ones did).
+  std::stable_sort(removed_changelog_.begin(), removed_changelog_.end(),
+                   [](const ChangelogRecord& a, const ChangelogRecord& b) {
+                     return std::pair(a.partition, a.offset) < std::pair(b.partition, b.offset);
+                   });
+  auto removed = removed_changelog_.begin();
+  const auto push = [&](ChangelogRecord r) {
+    if (trace_.changelog.size() >= RunTrace::kChangelogRecordsMax) {
+      ++trace_.changelog_dropped;
+      return;
+    }
+    trace_.changelog.push_back(std::move(r));
+  };
   for (int32_t p = 0; p < t.source_partitions; ++p) {
     const TopicPartition tp{topic, p};
     auto begin = broker.beginning_offset(tp);
     auto end = broker.end_offset(tp);
     if (!begin.has_value() || !end.has_value()) continue;  // no changelog topic (unlogged)
+    // The next offset a whole log would hold: every offset from 0 holds a record, live or
+    // removed, unless something else sits there.
+    int64_t expected = 0;
+    const auto take = [&](ChangelogRecord r) {
+      if (r.offset.value() != expected) trace_.changelog_compacted = true;
+      expected = r.offset.value() + 1;
+      push(std::move(r));
+    };
+    const auto take_removed_below = [&](int64_t offset) {
+      while (removed != removed_changelog_.end() && removed->partition == p &&
+             removed->offset.value() < offset) {
+        take(*removed++);
+      }
+    };
+    while (removed != removed_changelog_.end() && removed->partition < p) ++removed;
     int64_t next = *begin;
     while (next < *end) {
       auto fetched = broker.fetch(tp, next, kSourceFetchRecords, IsolationLevel::READ_UNCOMMITTED);
@@ -723,21 +774,16 @@ void ScenarioDriver::read_changelog() {
       for (const ConsumerRecord& c : fetched->records) {
         IQ_ASSERT(c.offset >= next && c.key.has_value(), "{}-{} offset {} below {}", topic, p,
                   c.offset, next);
-        // A gap in the offsets: the log cleaner removed records, or (exactly_once_v2) a
-        // transaction marker sits there. Either way no replica's applied prefix is a plain fold
-        // of these records (read_committed replicas skip aborted ones), so the witness does not
-        // judge.
-        if (c.offset > next || (next == *begin && *begin > 0)) trace_.changelog_compacted = true;
+        take_removed_below(c.offset);
+        auto appended = broker.append_time_ms(tp, c.offset);
+        IQ_ASSERT(appended.has_value(), "append time of {}-{} offset {}", topic, p, c.offset);
+        take(changelog_record(service, tp, c, *appended));
         next = c.offset + 1;
-        if (trace_.changelog.size() >= RunTrace::kChangelogRecordsMax) {
-          ++trace_.changelog_dropped;
-          continue;
-        }
-        trace_.changelog.push_back(changelog_record(service, tp, c));
       }
-      if (fetched_end > next) trace_.changelog_compacted = true;  // markers at the end
       next = fetched_end;
     }
+    take_removed_below(*end);
+    if (expected < *end) trace_.changelog_compacted = true;  // markers at the end
   }
 }
 

@@ -453,7 +453,9 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     return not_judged("the changelog exceeds the trace's bound");
   }
   if (trace.changelog_compacted) {
-    return not_judged("the changelog was compacted: the prefix a replica applied is gone");
+    return not_judged(
+        "the changelog is not whole (transaction markers, or removed records past the recorder's "
+        "bound): the prefix a replica applied is not here");
   }
   if (trace.topology.versioned()) {
     // A versioned store's answer is not a fold of its changelog by offset: which versions it

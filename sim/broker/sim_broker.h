@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -229,6 +230,16 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
   bool bound_reached() const { return bound_reached_; }
   int64_t records_max() const { return config_.max_total_records; }
 
+  // The simulator's omniscient record of what the cleaner removed: called once per data record a
+  // cleaning drops (superseded values, expired tombstones, aborted records; not markers), with
+  // its append time, so that the trace can keep each changelog as it was appended and the checks
+  // can fold the prefix a replica applied before compaction. Observing changes nothing here.
+  using RemovedRecordObserver =
+      std::function<void(const TopicPartition&, const ConsumerRecord&, int64_t append_ms)>;
+  void set_removed_record_observer(RemovedRecordObserver observer) {
+    removed_record_observer_ = std::move(observer);
+  }
+
  private:
   struct LogEntry {
     ConsumerRecord record;  // a marker has neither key nor value
@@ -285,6 +296,7 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
 
   SimBrokerConfig config_;
   bool bound_reached_ = false;
+  RemovedRecordObserver removed_record_observer_;
   std::map<std::string, Topic> topics_;
   int64_t total_records_ = 0;
   int64_t now_ms_ = 0;  // the latest produce time; time never runs backwards

@@ -156,8 +156,10 @@ struct RunTrace {
   bool changelog_recorded = false;  // the recorder read the changelog (hand-made traces may not)
   std::vector<ChangelogRecord> changelog;
   uint64_t changelog_dropped = 0;
-  // The broker's log cleaner removed records (offsets have gaps): the prefix a replica applied is
-  // no longer in the log whole, so the witness does not judge against it.
+  // Offsets of the changelog that hold no record here: transaction markers (exactly_once_v2), or
+  // records the log cleaner removed past the recorder's bound (the recorder keeps what the cleaner
+  // removes, so compaction alone leaves the changelog whole): the prefix a replica applied is not
+  // here whole, so the witness does not judge against it.
   bool changelog_compacted = false;
 
   // Names of the coverage probes (base/probe.h) this run reached, sorted.
