@@ -9,39 +9,13 @@
 
 #include "iq/versioned_key_query.h"
 #include "processor/processor_state_manager.h"
+#include "processor/test_fakes.h"
 #include "state/versioned_stores.h"
 
 namespace iq {
 namespace {
 
-// What a store sees of its task, with registration going to the state manager.
-class ManagedContext final : public StateStoreContext {
- public:
-  ManagedContext(ProcessorStateManager& psm, FileSystem& fs, std::string dir)
-      : psm_(psm), fs_(fs), dir_(std::move(dir)) {}
-  const std::string& application_id() const override { return app_; }
-  TaskId task_id() const override { return TaskId{0, 0}; }
-  const RecordContext* record_context() const override { return nullptr; }
-  void set_record_context(std::optional<RecordContext>) override {}
-  bool consistency_enabled() const override { return false; }
-  Status log_change(const std::string&, const Bytes&, const ValueBytes&, int64_t,
-                    const Position&) override {
-    return ok_status();
-  }
-  void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit) override {
-    psm_.register_store(store, std::move(restore), std::move(commit));
-  }
-  ThreadCache* cache() override { return nullptr; }
-  const std::string& state_dir() const override { return dir_; }
-  FileSystem& file_system() override { return fs_; }
-  rocksdb::Env* rocksdb_env() override { return nullptr; }
-
- private:
-  std::string app_ = "app";
-  ProcessorStateManager& psm_;
-  FileSystem& fs_;
-  std::string dir_;
-};
+using testing_fakes::ManagedContext;
 
 // Changelog values reach the versioned store as they were logged, so the restored versions are
 // the logged values with the records' timestamps.

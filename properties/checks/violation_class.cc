@@ -84,6 +84,18 @@ bool cut_off_before(const JudgeContext& context, const std::string& instance, ba
   return false;
 }
 
+// The first changelog record of R's partition appended at or after R began. Records of one
+// partition are appended in offset order (the recorder merges the cleaner's removed records back
+// in offset order), so their append times ascend.
+std::vector<sim::ChangelogRecord>::const_iterator first_appended_since(
+    const sim::RunTrace& trace, const sim::ReprocessedRange& range) {
+  return std::lower_bound(trace.changelog.begin(), trace.changelog.end(), range,
+                          [](const sim::ChangelogRecord& r, const sim::ReprocessedRange& g) {
+                            if (r.partition != g.partition) return r.partition < g.partition;
+                            return r.appended_ms < g.start_ms;
+                          });
+}
+
 // A fenced member's late write of R's input in the replica's applied prefix (the fenced proof's
 // condition 3): a record by another instance than R's, paused or isolated before, whose position
 // header lies in R, appended after R began.
@@ -92,11 +104,7 @@ std::optional<std::string> fenced_late_write(const JudgeContext& context,
                                              const sim::ReplicaSnapshot& replica,
                                              ChangelogOffset applied) {
   const sim::RunTrace& trace = context.trace();
-  auto first = std::lower_bound(trace.changelog.begin(), trace.changelog.end(), range,
-                                [](const sim::ChangelogRecord& r, const sim::ReprocessedRange& g) {
-                                  if (r.partition != g.partition) return r.partition < g.partition;
-                                  return r.appended_ms < g.start_ms;
-                                });
+  const auto first = first_appended_since(trace, range);
   for (auto it = first;
        it != trace.changelog.end() && it->partition == range.partition && it->offset <= applied;
        ++it) {
@@ -109,7 +117,8 @@ std::optional<std::string> fenced_late_write(const JudgeContext& context,
     return fmt::format(
         "changelog-{} offset {} (written by {} at {} ms under position {}, after it was paused or "
         "isolated, while {})",
-        it->partition, it->offset, it->writer, it->appended_ms, header, range.to_string());
+        it->partition, it->offset, it->writer, it->appended_ms.ms_since_epoch(), header,
+        range.to_string());
   }
   return std::nullopt;
 }
@@ -127,12 +136,7 @@ std::optional<std::string> reprocessed_write(const JudgeContext& context,
                                              const sim::ReplicaSnapshot& replica,
                                              ChangelogOffset applied) {
   const sim::RunTrace& trace = context.trace();
-  // Changelog records of one partition are appended in offset order, so their times ascend.
-  auto first = std::lower_bound(trace.changelog.begin(), trace.changelog.end(), range,
-                                [](const sim::ChangelogRecord& r, const sim::ReprocessedRange& g) {
-                                  if (r.partition != g.partition) return r.partition < g.partition;
-                                  return r.appended_ms < g.start_ms;
-                                });
+  const auto first = first_appended_since(trace, range);
   for (auto it = first; it != trace.changelog.end() && it->partition == range.partition &&
                         it->appended_ms <= range.end_ms && it->offset <= applied;
        ++it) {
