@@ -17,7 +17,7 @@
 namespace iq {
 namespace {
 
-// Kafka's constants (RocksDBStore.java), except the write buffer: see db_options().
+// Kafka's constants (RocksDBStore.java), except the write buffer: see rocksdb_store_options().
 constexpr size_t kBlockCacheSizeBytes = 50 * 1024 * 1024;
 constexpr size_t kBlockSizeBytes = 4096;
 constexpr int kMaxWriteBuffers = 3;
@@ -32,7 +32,20 @@ StreamsError processor_state(std::string message) {
   return {StreamsError::Kind::ProcessorState, std::move(message)};
 }
 
-rocksdb::Options db_options(rocksdb::Env* env) {
+bool in_bounds(std::string_view key, const std::optional<Bytes>& from,
+               const std::optional<Bytes>& to) {
+  if (from && Bytes::compare(key, from->view()) < 0) return false;
+  if (to && Bytes::compare(key, to->view()) > 0) return false;
+  return true;
+}
+
+std::string_view view_of(const rocksdb::Slice& slice) {
+  return {slice.data(), slice.size()};
+}
+
+}  // namespace
+
+rocksdb::Options rocksdb_store_options(rocksdb::Env* env) {
   rocksdb::Options options;
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(kBlockCacheSizeBytes);
@@ -60,24 +73,11 @@ rocksdb::Options db_options(rocksdb::Env* env) {
   return options;
 }
 
-rocksdb::WriteOptions write_options() {
+rocksdb::WriteOptions rocksdb_store_write_options() {
   rocksdb::WriteOptions options;
   options.disableWAL = true;  // as Kafka: the changelog, not the WAL, makes the store durable
   return options;
 }
-
-bool in_bounds(std::string_view key, const std::optional<Bytes>& from,
-               const std::optional<Bytes>& to) {
-  if (from && Bytes::compare(key, from->view()) < 0) return false;
-  if (to && Bytes::compare(key, to->view()) > 0) return false;
-  return true;
-}
-
-std::string_view view_of(const rocksdb::Slice& slice) {
-  return {slice.data(), slice.size()};
-}
-
-}  // namespace
 
 RocksDBStore::RocksDBStore(std::string name) : name_(std::move(name)) {
   IQ_ASSERT(!name_.empty());
@@ -109,7 +109,7 @@ Status RocksDBStore::init(StateStoreContext& context, StateStore& root) {
 
 Status RocksDBStore::put(const Bytes& key, const ValueBytes& value) {
   if (auto s = validate_store_open(); !s) return s;
-  const rocksdb::WriteOptions options = write_options();
+  const rocksdb::WriteOptions options = rocksdb_store_write_options();
   const rocksdb::Status status = value ? db_->Put(options, cf_, key.get(), value->get())
                                        : db_->Delete(options, cf_, key.get());
   if (!status.ok()) {
@@ -248,14 +248,14 @@ Status RocksDBStore::open_db(StateStoreContext& context) {
       context.rocksdb_env() != nullptr ? context.rocksdb_env() : rocksdb::Env::Default();
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   families.emplace_back(rocksdb::kDefaultColumnFamilyName,
-                        rocksdb::ColumnFamilyOptions(db_options(env)));
+                        rocksdb::ColumnFamilyOptions(rocksdb_store_options(env)));
   const std::string data_family = column_family_name();
   if (data_family != rocksdb::kDefaultColumnFamilyName) {
-    families.emplace_back(data_family, rocksdb::ColumnFamilyOptions(db_options(env)));
+    families.emplace_back(data_family, rocksdb::ColumnFamilyOptions(rocksdb_store_options(env)));
   }
   rocksdb::DB* db = nullptr;
-  const rocksdb::Status status =
-      rocksdb::DB::Open(rocksdb::DBOptions(db_options(env)), dir, families, &cf_handles_, &db);
+  const rocksdb::Status status = rocksdb::DB::Open(rocksdb::DBOptions(rocksdb_store_options(env)),
+                                                   dir, families, &cf_handles_, &db);
   if (!status.ok()) {
     return base::unexpected(processor_state("Error opening store " + name_ + " at location " + dir +
                                             ": " + status.ToString()));
@@ -274,7 +274,7 @@ Status RocksDBStore::validate_store_open() const {
 }
 
 Status RocksDBStore::write(rocksdb::WriteBatch& batch, const std::string& error_message) {
-  const rocksdb::Status status = db_->Write(write_options(), &batch);
+  const rocksdb::Status status = db_->Write(rocksdb_store_write_options(), &batch);
   // Kafka's message alone: the RocksDBException is the cause, not part of it.
   if (!status.ok()) return base::unexpected(processor_state(error_message));
   return ok_status();

@@ -24,10 +24,19 @@
 namespace rocksdb {
 class ColumnFamilyHandle;
 class DB;
+class Env;
+struct Options;
 class WriteBatch;
+struct WriteOptions;
 }  // namespace rocksdb
 
 namespace iq {
+
+// The options Kafka's RocksDBStore opens a database with (rocksdb_store.cc says where and why they
+// differ from Kafka's) and writes with (no WAL). Every RocksDB-backed store uses them: in Kafka a
+// segment of a segmented store is a RocksDBStore too.
+rocksdb::Options rocksdb_store_options(rocksdb::Env* env);
+rocksdb::WriteOptions rocksdb_store_write_options();
 
 class RocksDBStore : public KeyValueBytesStore {
  public:

@@ -1,17 +1,15 @@
 #include "state/segments.h"
 
-#include <rocksdb/cache.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
-#include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
-#include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
 #include <charconv>
 
 #include "base/assert.h"
 #include "base/probe.h"
+#include "state/rocksdb_store.h"
 
 namespace iq {
 namespace {
@@ -23,37 +21,6 @@ constexpr size_t kSegmentDirsMax = size_t{1} << 16;
 
 StreamsError processor_state(std::string message) {
   return {StreamsError::Kind::ProcessorState, std::move(message)};
-}
-
-// The options RocksDBStore opens its databases with (rocksdb_store.cc says why each differs from
-// Kafka's): a segment is a RocksDBStore in Kafka, so it gets the same ones. Kept here rather than
-// shared so that the key-value store's file stays as it is.
-rocksdb::Options segment_options(rocksdb::Env* env) {
-  rocksdb::Options options;
-  rocksdb::BlockBasedTableOptions table;
-  table.block_cache = rocksdb::NewLRUCache(size_t{50} * 1024 * 1024);
-  table.block_size = 4096;
-  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  options.optimize_filters_for_hits = true;
-  options.write_buffer_size = size_t{64} * 1024 * 1024;
-  options.compression = rocksdb::kNoCompression;
-  options.compaction_style = rocksdb::kCompactionStyleUniversal;
-  options.disable_auto_compactions = true;
-  options.max_write_buffer_number = 3;
-  options.create_if_missing = true;
-  options.error_if_exists = false;
-  options.create_missing_column_families = true;
-  options.avoid_flush_during_shutdown = true;
-  options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
-  options.env = env;
-  return options;
-}
-
-rocksdb::WriteOptions write_options() {
-  rocksdb::WriteOptions options;
-  options.disableWAL = true;  // as Kafka: the changelog makes the store durable
-  return options;
 }
 
 bool in_bounds(std::string_view key, const std::optional<Bytes>& from,
@@ -80,13 +47,13 @@ Status KeyValueSegment::open_db(StateStoreContext& context, const std::string& p
       context.rocksdb_env() != nullptr ? context.rocksdb_env() : rocksdb::Env::Default();
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   families.emplace_back(rocksdb::kDefaultColumnFamilyName,
-                        rocksdb::ColumnFamilyOptions(segment_options(env)));
+                        rocksdb::ColumnFamilyOptions(rocksdb_store_options(env)));
   if (column_family_ != rocksdb::kDefaultColumnFamilyName) {
-    families.emplace_back(column_family_, rocksdb::ColumnFamilyOptions(segment_options(env)));
+    families.emplace_back(column_family_, rocksdb::ColumnFamilyOptions(rocksdb_store_options(env)));
   }
   rocksdb::DB* db = nullptr;
-  const rocksdb::Status status = rocksdb::DB::Open(rocksdb::DBOptions(segment_options(env)), dir_,
-                                                   families, &cf_handles_, &db);
+  const rocksdb::Status status = rocksdb::DB::Open(rocksdb::DBOptions(rocksdb_store_options(env)),
+                                                   dir_, families, &cf_handles_, &db);
   if (!status.ok()) {
     return base::unexpected(processor_state("Error opening store " + name_ + " at location " +
                                             dir_ + ": " + status.ToString()));
@@ -99,8 +66,9 @@ Status KeyValueSegment::open_db(StateStoreContext& context, const std::string& p
 
 Status KeyValueSegment::put(const Bytes& key, const ValueBytes& value) {
   IQ_ASSERT(db_ != nullptr, "put into closed segment {}", name_);
-  const rocksdb::Status status = value ? db_->Put(write_options(), cf_, key.get(), value->get())
-                                       : db_->Delete(write_options(), cf_, key.get());
+  const rocksdb::Status status =
+      value ? db_->Put(rocksdb_store_write_options(), cf_, key.get(), value->get())
+            : db_->Delete(rocksdb_store_write_options(), cf_, key.get());
   if (!status.ok()) {
     return base::unexpected(processor_state((value ? "Error while putting key/value into store "
                                                    : "Error while removing key from store ") +
@@ -160,7 +128,7 @@ Status KeyValueSegment::write_batch(const std::vector<std::pair<Bytes, ValueByte
     IQ_ASSERT(s.ok(), "WriteBatch refused an entry: {}", s.ToString());
   }
   IQ_ASSERT(static_cast<size_t>(batch.Count()) == entries.size());
-  if (!db_->Write(write_options(), &batch).ok()) {
+  if (!db_->Write(rocksdb_store_write_options(), &batch).ok()) {
     return base::unexpected(processor_state("Error restoring batch to store " + name_));
   }
   return ok_status();
