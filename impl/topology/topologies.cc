@@ -64,6 +64,14 @@ Status TaskTopology::process(const ConsumerRecord& record) {
       return process_papi(key, value);
     case TopologyKind::VersionedTable:
       return process_versioned_table(key, value, record.timestamp);
+    case TopologyKind::WindowedCount:
+    case TopologyKind::WindowedSum:
+    case TopologyKind::SessionCount:
+    case TopologyKind::WindowPapiWriter:
+    case TopologyKind::SessionPapiWriter:
+      // Declared in TopologyConfig for the window and session families (issue 12); the scenario
+      // parser does not accept these names until their store stacks are built here.
+      IQ_ASSERT(false, "topology {} is not built yet", to_string(config_.kind));
   }
   return ok_status();
 }

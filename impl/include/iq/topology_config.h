@@ -33,8 +33,24 @@ inline const char* to_string(KeyValueSupplier s) {
   return "?";
 }
 
-// The registered topologies (topology/topologies.h says what each does).
-enum class TopologyKind { SourceTable, Count, Sum, PapiWriter, VersionedTable };
+// The registered topologies (topology/topologies.h says what each does). The windowed and session
+// shapes store into a window or session store; their supplier is read from `supplier` as the
+// backing: kInMemory (Stores.inMemoryWindowStore / inMemorySessionStore), kRocksDb
+// (persistentWindowStore / persistentSessionStore) or kRocksDbTimestamped
+// (persistentTimestampedWindowStore; a session store has no timestamped form). kLruMap has no
+// window or session form.
+enum class TopologyKind {
+  SourceTable,
+  Count,
+  Sum,
+  PapiWriter,
+  VersionedTable,
+  WindowedCount,      // groupByKey().windowedBy(TimeWindows).count()
+  WindowedSum,        // groupByKey().windowedBy(TimeWindows).aggregate(0, agg + v)
+  SessionCount,       // groupByKey().windowedBy(SessionWindows).count()
+  WindowPapiWriter,   // a Processor put()ting each record into its window [floor(ts/size)*size)
+  SessionPapiWriter,  // a Processor put()ting each record as a session [ts, ts]
+};
 
 inline const char* to_string(TopologyKind kind) {
   switch (kind) {
@@ -48,6 +64,16 @@ inline const char* to_string(TopologyKind kind) {
       return "PapiWriter";
     case TopologyKind::VersionedTable:
       return "VersionedTable";
+    case TopologyKind::WindowedCount:
+      return "WindowedCount";
+    case TopologyKind::WindowedSum:
+      return "WindowedSum";
+    case TopologyKind::SessionCount:
+      return "SessionCount";
+    case TopologyKind::WindowPapiWriter:
+      return "WindowPapiWriter";
+    case TopologyKind::SessionPapiWriter:
+      return "SessionPapiWriter";
   }
   return "?";
 }
@@ -67,9 +93,38 @@ struct TopologyConfig {
   int64_t history_retention_ms = 60'000;
   std::optional<int64_t> segment_interval_ms;  // nullopt: the supplier's default for the retention
 
-  // DSL stores are built with the timestamped builder; the PAPI writer uses the plain one.
-  bool timestamped() const { return kind != TopologyKind::PapiWriter; }
+  // Window topologies: TimeWindows.ofSizeAndGrace(size, grace).advanceBy(advance); nullopt
+  // advance is a tumbling window (advance = size), and a grace of 0 is ofSizeWithNoGrace.
+  int64_t window_size_ms = 300'000;
+  std::optional<int64_t> window_advance_ms;
+  int64_t grace_ms = 0;
+  // Session topologies: SessionWindows.ofInactivityGapAndGrace(gap, grace).
+  int64_t session_gap_ms = 60'000;
+  // The window or session store's retention: nullopt is the DSL's default when Materialized
+  // names none (size + grace for windows, gap + grace for sessions, as TimeWindowedKStreamImpl
+  // and SessionWindowedKStreamImpl materialize). The PAPI writers require it set.
+  std::optional<int64_t> window_retention_ms;
+  // WindowPapiWriter only: Stores.*WindowStore(..., retainDuplicates).
+  bool retain_duplicates = false;
+
+  // DSL stores are built with the timestamped builder; the PAPI writers use the plain one.
+  bool timestamped() const {
+    return kind != TopologyKind::PapiWriter && kind != TopologyKind::WindowPapiWriter &&
+           kind != TopologyKind::SessionPapiWriter;
+  }
   bool versioned() const { return kind == TopologyKind::VersionedTable; }
+  bool windowed() const {
+    return kind == TopologyKind::WindowedCount || kind == TopologyKind::WindowedSum ||
+           kind == TopologyKind::WindowPapiWriter;
+  }
+  bool session() const {
+    return kind == TopologyKind::SessionCount || kind == TopologyKind::SessionPapiWriter;
+  }
+  int64_t effective_window_advance_ms() const { return window_advance_ms.value_or(window_size_ms); }
+  int64_t effective_window_retention_ms() const {
+    if (window_retention_ms) return *window_retention_ms;
+    return (session() ? session_gap_ms : window_size_ms) + grace_ms;
+  }
   // The segment interval the versioned store runs with: the given one, or Kafka's default for the
   // history retention (RocksDbVersionedKeyValueBytesStoreSupplier.defaultSegmentInterval).
   int64_t effective_segment_interval_ms() const {
