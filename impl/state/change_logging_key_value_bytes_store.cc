@@ -17,12 +17,9 @@ Status ChangeLoggingKeyValueBytesStore::init(StateStoreContext& context, StateSt
   if (auto* lru = dynamic_cast<MemoryNavigableLRUCache*>(&wrapped())) {
     lru->set_when_eldest_removed([this](const Bytes& key, const Bytes&) {
       IQ_PROBE("lru.eviction_tombstone_logged",
-               "an LRU eviction logged a changelog tombstone (not in the default campaign: only a "
-               "plain-builder LRU store logs them, the PapiWriter topology over store_backend "
-               "'lru' (the SourceTable's timestamped builder puts a marker between the layers), "
-               "and a template cannot draw PapiWriter without also drawing it over the "
-               "timestamped 'rocksdb' supplier, a misuse Kafka's Javadoc forbids: "
-               "findings/papi_plain_builder_timestamped_supplier.toml)");
+               "an LRU eviction logged a changelog tombstone (only a plain-builder LRU store "
+               "logs them: the PapiWriter topology over store_backend 'lru'; the DSL's "
+               "timestamped builder puts a marker between the layers)");
       return log(key, std::nullopt, context_timestamp());
     });
   }
