@@ -211,16 +211,76 @@ std::optional<ScenarioError> prescan(std::string_view text, const std::string& f
   return std::nullopt;
 }
 
+// How many `[[alternative]]` tables the file has (0 without any), their shape checked: an array
+// of at most kAlternativesMax tables, none of which sets `seed` (the draw depends on it) or holds
+// alternatives of its own.
+size_t alternative_count(const Reader& reader, const toml::table& root) {
+  const toml::node* n = root.get("alternative");
+  if (n == nullptr) return 0;
+  const KeyPath path = KeyPath().key("alternative");
+  const toml::array* a = n->as_array();
+  if (a == nullptr || a->empty() || !a->is_array_of_tables()) {
+    reader.fail(*n, path,
+                fmt::format("expected one or more [[alternative]] tables, got {}",
+                            a != nullptr && a->empty() ? "an empty array" : type_name(*n)));
+  }
+  if (a->size() > kAlternativesMax) {
+    reader.fail(*a->get(kAlternativesMax), path.index(kAlternativesMax),
+                fmt::format("at most {} [[alternative]] tables", kAlternativesMax));
+  }
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::table& alternative = *a->get(i)->as_table();
+    for (const std::string_view refused : {"seed", "alternative"}) {
+      if (auto it = alternative.find(refused); it != alternative.end()) {
+        reader.fail(it->first.source(), path.index(i).key(refused),
+                    refused == "seed" ? "an alternative cannot set the seed (the seed draws it)"
+                                      : "alternatives do not nest");
+      }
+    }
+  }
+  return a->size();
+}
+
+// Moves an alternative's keys onto the file's tables: a table (a section such as [topology], or
+// the parent of a dotted key) merges key by key into the same-named table of `into`; anything else
+// (a value, an array, a seeded choice) replaces what `into` had there, or adds it. The nodes are
+// moved, not copied, so they keep their place in the file (toml++ copies drop it) and an error in
+// an alternative points at its own line.
+void overlay(toml::table& into, toml::table& from) {
+  for (auto&& [key, node] : from) {
+    toml::node* existing = into.get(key.str());
+    const bool merge = node.is_table() && as_choice(node) == nullptr && existing != nullptr &&
+                       existing->is_table() && as_choice(*existing) == nullptr;
+    if (merge) {
+      overlay(*existing->as_table(), *node.as_table());
+    } else {
+      into.insert_or_assign(key, std::move(node));
+    }
+  }
+}
+
+// The file with alternative `index` laid over it, parsed again from the text (moving the nodes
+// out of one parse keeps their source regions; a copy would not).
+toml::table with_alternative(std::string_view text, const std::string& file, size_t index) {
+  toml::table root = toml::parse(text, std::string_view(file));
+  toml::table alternative = std::move(*root.get("alternative")->as_array()->get(index)->as_table());
+  root.erase("alternative");
+  overlay(root, alternative);
+  return root;
+}
+
 }  // namespace iq::sim::parsing
 
 namespace iq::sim {
 
+using parsing::alternative_count;
 using parsing::kFileBytesMax;
 using parsing::ParseFailure;
 using parsing::prescan;
 using parsing::Reader;
 using parsing::scenario_seed;
 using parsing::ScenarioParser;
+using parsing::with_alternative;
 
 base::Expected<Scenario, ScenarioError> parse_scenario_text(std::string_view text,
                                                             const std::string& file,
@@ -236,7 +296,19 @@ base::Expected<Scenario, ScenarioError> parse_scenario_text(std::string_view tex
     const toml::table root = toml::parse(text, std::string_view(file));
     const uint64_t chosen = scenario_seed(Reader(file, 0), root, seed);
     const Reader reader(file, chosen);
-    return ScenarioParser(reader, chosen).parse(root);
+    const size_t alternatives = alternative_count(reader, root);
+    if (alternatives == 0) return ScenarioParser(reader, chosen).parse(root);
+    // A joint draw: the seed picks one [[alternative]] and the file is read with its keys laid
+    // over. Every alternative is read, in file order, whatever the seed picks, so a bad one is
+    // an error for every seed (as every alternative of a one_of is validated).
+    const size_t drawn = base::Prng(chosen).split("alternative").below(alternatives);
+    std::optional<Scenario> picked;
+    for (size_t i = 0; i < alternatives; ++i) {
+      Scenario s = ScenarioParser(reader, chosen).parse(with_alternative(text, file, i));
+      if (i == drawn) picked = std::move(s);
+    }
+    IQ_ASSERT(picked.has_value(), "alternative {} of {} not read", drawn, alternatives);
+    return std::move(*picked);
   } catch (const toml::parse_error& e) {
     return base::unexpected(ScenarioError{file, static_cast<int32_t>(e.source().begin.line),
                                           static_cast<int32_t>(e.source().begin.column), "",

@@ -37,6 +37,8 @@ constexpr int64_t kKeysMax = int64_t{1} << 20;  // draw_key's bound
 constexpr int64_t kOneInMax = int64_t{1} << 32;
 constexpr size_t kListItemsMax = 100'000;
 constexpr size_t kChoicesMax = 1'000;
+constexpr size_t kAlternativesMax =
+    16;  // [[alternative]] tables per file: each parses the file again
 constexpr size_t kFileBytesMax = size_t{16} << 20;
 // Counts of blocks, so that a small file cannot ask for minutes of work (2,000 add_instance steps
 // ran 145 s): each is far above what the corpus uses (25 steps, 4 workloads, 3 tests).

@@ -50,10 +50,23 @@
 // - the position: with the switch off (no headers to fold), or when a header names another
 //   topic or partition. The value is still judged; the result then also counts under
 //   "position not judged: ..." (so these reasons can exceed the results).
+// - Every changelog record is explained by a source record (changelog_record_unexplained below):
+//   a store write is made by processing one input record, under that record's context, and its
+//   position header (the writer's store position after the write) covers that record's offset.
+//   So a record of key K with a value has a source record of K at or below its header's offset
+//   with the same timestamp (the aggregations' timestamp is the largest of K's records so far)
+//   and, for the latest-value topologies (SourceTable, PapiWriter), the same value; a tombstone
+//   is a delete of K there (a null value), or, only where Kafka logs LRU evictions (a plain-builder
+//   store over Stores.lruMap: ChangeLoggingKeyValueBytesStore.maybeSetEvictionListener), the
+//   eviction of a key written there. This sees a log that says what no processing wrote, e.g. an
+//   eviction logged as the evicted value: replicas that fold it keep a key the active evicted.
+//   Records without a header are bounded by the partition's whole input. Not judged: the traces
+//   the witness does not judge (no changelog, unlogged, past the bound, not whole, versioned).
 // - KeyQuery.skipCache() changes nothing here: the metered layer drops the flag before the caching
 //   layer sees it (quirk 1 of docs/iqv2-semantics.md), so the overlay is applied to those too.
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -385,6 +398,95 @@ std::variant<Position, std::string> folded_position(
   return p;
 }
 
+// ---- Every changelog record is explained by a source record ----
+
+using SourceByKey = std::map<std::pair<int32_t, int32_t>, std::vector<const sim::SourceLogRecord*>>;
+
+// The source log by (partition, key), offsets ascending.
+SourceByKey source_by_key(const sim::RunTrace& trace) {
+  SourceByKey out;
+  for (const sim::SourceLogRecord& r : trace.source_log) out[{r.partition, r.key}].push_back(&r);
+  return out;
+}
+
+// Whether the store's change logging logs LRU evictions as tombstones: Kafka installs the eviction
+// listener only on a MemoryLRUCache the change-logging layer wraps directly, i.e. a plain-builder
+// store over Stores.lruMap (the timestamped builder's adapter sits in between).
+bool logs_lru_evictions(const TopologyConfig& t) {
+  return !t.timestamped() && t.supplier == KeyValueSupplier::kLruMap;
+}
+
+// Why no source record explains changelog record `r`, or nullopt when one does.
+std::optional<std::string> changelog_record_unexplained(const JudgeContext& context,
+                                                        const SourceByKey& source,
+                                                        const sim::ChangelogRecord& r) {
+  const TopologyConfig& t = context.trace().topology;
+  const bool latest_value =
+      t.kind == TopologyKind::SourceTable || t.kind == TopologyKind::PapiWriter;
+  const SourceOffset header = header_component(context, r);
+  constexpr int64_t kWholeInput = std::numeric_limits<int64_t>::max();
+  const int64_t bound = header >= SourceOffset(0) ? header.value() : kWholeInput;
+  const auto it = source.find({r.partition, r.key});
+  std::vector<const sim::SourceLogRecord*> candidates;
+  if (it != source.end()) {
+    for (const sim::SourceLogRecord* s : it->second) {
+      if (s->offset.value() > bound) break;
+      candidates.push_back(s);
+    }
+  }
+  const std::string below = bound == kWholeInput
+                                ? std::string("in the input")
+                                : fmt::format("at or below source offset {}", bound);
+  if (!r.value) {
+    if (logs_lru_evictions(t) && !candidates.empty()) return std::nullopt;  // an eviction
+    for (const sim::SourceLogRecord* s : candidates) {
+      if (latest_value && !s->value) return std::nullopt;
+    }
+    return fmt::format("a tombstone of key {} that no delete of the key {} explains{}", r.key,
+                       below, logs_lru_evictions(t) ? " (nor an LRU eviction: never written)" : "");
+  }
+  for (const sim::SourceLogRecord* s : candidates) {
+    if (s->value && s->timestamp_ms == r.timestamp_ms && (!latest_value || *s->value == *r.value)) {
+      return std::nullopt;
+    }
+  }
+  return fmt::format("key {} {} at timestamp {}: no record of the key {} has {}", r.key,
+                     latest_value ? "= " + std::to_string(*r.value) : std::string("written"),
+                     r.timestamp_ms, below,
+                     latest_value ? "that value and timestamp" : "that timestamp");
+}
+
+// One violation per unexplained record, at most kUnexplainedMax per run (the first in log order).
+std::vector<Violation> unexplained_changelog_records(const JudgeContext& context) {
+  constexpr size_t kUnexplainedMax = 10;
+  std::vector<Violation> out;
+  const sim::RunTrace& trace = context.trace();
+  if (!trace.changelog_recorded || !trace.topology.logging || trace.changelog_dropped > 0 ||
+      trace.changelog_compacted || trace.topology.versioned()) {
+    return out;
+  }
+  const SourceByKey source = source_by_key(trace);
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    std::optional<std::string> why = changelog_record_unexplained(context, source, r);
+    if (!why) continue;
+    IQ_ASSERT(out.size() < kUnexplainedMax, "seed {}: {} unexplained", trace.seed, out.size());
+    Violation v;
+    v.property = kName;
+    v.partition = r.partition;
+    v.at_ms = r.appended_ms.ms_since_epoch();
+    v.summary = fmt::format("changelog-{} offset {} (by {}) is explained by no source record: {}",
+                            r.partition, r.offset, r.writer.empty() ? "?" : r.writer, *why);
+    v.expected = "a store write of a source record, or a tombstone Kafka logs";
+    v.returned = fmt::format("key={} value={} ts={} header={}", r.key,
+                             r.value ? std::to_string(*r.value) : std::string("null"),
+                             r.timestamp_ms, r.position ? r.position->to_string() : "none");
+    v.events_before = context.events_before(r.appended_ms);
+    out.push_back(std::move(v));
+    if (out.size() == kUnexplainedMax) break;
+  }
+  return out;
+}
+
 }  // namespace
 
 const ChangelogIndex& JudgeContext::changelog_index() const {
@@ -576,6 +678,7 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
       }
     }
   }
+  for (Violation& v : unexplained_changelog_records(context)) out.push_back(std::move(v));
   return out;
 }
 

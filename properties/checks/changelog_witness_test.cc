@@ -153,10 +153,12 @@ TEST(ChangelogWitnessTest, WhatItCannotJudgeIsCountedNotPassed) {
   }
   {
     TraceBuilder b = three_writes();
-    b.log(0, 1, 99, 400, pos(0, 1), "instance-2");  // a fenced member's late write
-    b.log(0, 1, 12, 500, pos(0, 3));
-    b.add(b.key_query(0, 1).ok(12, pos(0, 3)).replica(applied(active(0, pos(0, 3)), 4)));
-    b.add(b.key_query(0, 1).ok(13, pos(0, 3)).replica(applied(active(0, pos(0, 3)), 4)));
+    b.produce(0, 1, 99, 400);
+    b.produce(0, 1, 12, 500);
+    b.log(0, 1, 99, 400, pos(0, 3), "instance-2");  // a fenced member's late write
+    b.log(0, 1, 12, 500, pos(0, 4));
+    b.add(b.key_query(0, 1).ok(12, pos(0, 4)).replica(applied(active(0, pos(0, 4)), 4)));
+    b.add(b.key_query(0, 1).ok(13, pos(0, 4)).replica(applied(active(0, pos(0, 4)), 4)));
     JudgeContext context(b.trace());
     EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed;
     EXPECT_EQ(tally_of(context).judged, 1u) << "seed " << kSeed;
@@ -186,7 +188,13 @@ TEST(ChangelogWitnessTest, WhatItCannotJudgeIsCountedNotPassed) {
 TEST(ChangelogWitnessTest, AnActiveSkipsOtherWritersInsideItsRunsOfOwnWrites) {
   for (const int64_t run_after : {1, 2}) {
     TraceBuilder b(TopologyKind::SourceTable);
-    for (int32_t key : {1, 1, 1, 1, 1, 1}) b.produce(0, key, 10);
+    // The input each changelog record below was written for (offset: key = value @ timestamp).
+    b.produce(0, 1, 10, 100);  // 0
+    b.produce(0, 1, 11, 200);  // 1
+    b.produce(0, 1, 99, 300);  // 2
+    b.produce(0, 2, 7, 400);   // 3
+    b.produce(0, 1, 10, 500);  // 4
+    b.produce(0, 1, 10, 600);  // 5
     b.log(0, 1, 10, 100, pos(0, 0), "instance-2");
     b.log(0, 1, 11, 200, pos(0, 1), "instance-2");
     b.log(0, 1, 99, 300, pos(0, 5), "instance-2");  // the fenced member's late write
@@ -223,6 +231,93 @@ TEST(ChangelogWitnessTest, AStoreKeptAcrossARestartIsPassedOverOnlyAfterARestart
         << "seed " << kSeed << " restarted=" << restarted;
     EXPECT_EQ(tally_of(context).judged, restarted ? 0u : 1u) << "seed " << kSeed;
   }
+}
+
+}  // namespace
+}  // namespace iq::properties
+
+namespace iq::properties {
+namespace {
+
+using namespace testing;  // NOLINT
+
+// The changelog violations of a trace without queries: those about records, not answers.
+std::vector<Violation> record_violations(TraceBuilder& b) {
+  JudgeContext context(b.trace());
+  return check_changelog_witness(context);
+}
+
+// A plain-builder LRU store (the PAPI writer over Stores.lruMap, capacity 2) logs a tombstone for
+// the key it evicts, under the context of the write that evicted it: explained. The same
+// eviction logged as the evicted key's value (the lru-eviction-not-logged mutant) is explained by
+// no source record, and fails naming the record.
+TEST(ChangelogWitnessTest, AnLruEvictionIsATombstoneAndNothingElse) {
+  for (const bool mutated : {false, true}) {
+    TraceBuilder b(TopologyKind::PapiWriter, KeyValueSupplier::kLruMap);
+    b.produce(0, 1, 10);  // ts 100
+    b.produce(0, 2, 20);  // ts 200
+    b.produce(0, 3, 30);  // ts 300: evicts key 1
+    b.log(0, 1, 10, 100, pos(0, 0));
+    b.log(0, 2, 20, 200, pos(0, 1));
+    b.log(0, 1, mutated ? std::optional<int64_t>(10) : std::nullopt, 300, pos(0, 2));
+    b.log(0, 3, 30, 300, pos(0, 2));
+    const auto vs = record_violations(b);
+    if (!mutated) {
+      EXPECT_TRUE(vs.empty()) << "seed " << kSeed << "\n" << text(vs);
+      continue;
+    }
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+    EXPECT_NE(vs[0].summary.find("changelog-0 offset 2 (by instance-1) is explained by no source"),
+              std::string::npos)
+        << "seed " << kSeed << "\n"
+        << text(vs);
+    EXPECT_NE(vs[0].summary.find("key 1 = 10 at timestamp 300"), std::string::npos)
+        << "seed " << kSeed << "\n"
+        << text(vs);
+    EXPECT_EQ(vs[0].record_id, 0u) << "seed " << kSeed;
+  }
+}
+
+// Only a plain-builder LRU store logs evictions: under the DSL's timestamped builder the same
+// tombstone needs a delete of the key in the input; a value needs a record of the key with that
+// value and timestamp at or below the header's offset.
+TEST(ChangelogWitnessTest, EveryChangelogRecordNeedsTheSourceRecordItCameFrom) {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kLruMap);
+  b.produce(0, 1, 10);            // offset 0, ts 100
+  b.produce(0, 2, 20);            // offset 1, ts 200
+  b.produce(0, 2, std::nullopt);  // offset 2, ts 300: a delete of key 2
+  b.log(0, 1, 10, 100, pos(0, 0));
+  b.log(0, 2, std::nullopt, 300, pos(0, 2));  // the delete: explained
+  b.log(0, 1, std::nullopt, 300, pos(0, 2));  // no delete of key 1: an eviction is not logged here
+  b.log(0, 2, 20, 200, pos(0, 0));            // written before its input record (offset 1)
+  b.log(0, 1, 11, 100, pos(0, 2));            // a value the key never had
+  b.log(0, 1, 10, 100, std::nullopt);         // no header: bounded by the whole input, explained
+  const auto vs = record_violations(b);
+  ASSERT_EQ(vs.size(), 3u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_NE(vs[0].summary.find("a tombstone of key 1"), std::string::npos) << "seed " << kSeed;
+  EXPECT_NE(vs[1].summary.find("at or below source offset 0"), std::string::npos)
+      << "seed " << kSeed << "\n"
+      << text(vs);
+  EXPECT_NE(vs[2].summary.find("key 1 = 11"), std::string::npos) << "seed " << kSeed;
+}
+
+// An aggregation logs its aggregate, which no source record holds: its key and timestamp (the
+// largest of the key's records so far) must still come from the input at or below the header.
+TEST(ChangelogWitnessTest, AnAggregateNeedsARecordOfItsKeyWithItsTimestamp) {
+  TraceBuilder b(TopologyKind::Count);
+  b.produce(0, 1, 5);  // ts 100
+  b.produce(0, 1, 7);  // ts 200
+  b.log(0, 1, 1, 100, pos(0, 0));
+  b.log(0, 1, 2, 200, pos(0, 1));
+  b.log(0, 1, 3, 200, pos(0, 1));  // a double count after reprocessing: the value is not judged
+  b.log(0, 2, 1, 100, pos(0, 1));  // key 2 was never written
+  b.log(0, 1, 2, 150, pos(0, 1));  // a timestamp no record of key 1 has
+  const auto vs = record_violations(b);
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_NE(vs[0].summary.find("key 2 written at timestamp 100"), std::string::npos)
+      << "seed " << kSeed << "\n"
+      << text(vs);
+  EXPECT_NE(vs[1].summary.find("timestamp 150"), std::string::npos) << "seed " << kSeed;
 }
 
 }  // namespace

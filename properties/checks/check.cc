@@ -102,6 +102,8 @@ const char* to_string(ViolationClass c) {
              ".checkpoint over-claims";
     case ViolationClass::kFencedLateWrite:
       return "known Kafka behaviour: a fenced member's late writes";
+    case ViolationClass::kLruEvictedAggregate:
+      return "known Kafka behaviour: an LRU store's evicted aggregate restarts from zero";
   }
   return "?";
 }
@@ -120,6 +122,8 @@ const char* class_key(ViolationClass c) {
       return "position_ahead_of_checkpoint";
     case ViolationClass::kFencedLateWrite:
       return "fenced_late_write";
+    case ViolationClass::kLruEvictedAggregate:
+      return "lru_evicted_aggregate";
   }
   return "?";
 }

@@ -73,19 +73,28 @@ enum class ViolationClass {
   // another instance, appended after that range began, beneath the answer's position
   // (scenarios/findings/alos_fenced_member_late_write_beneath_newer_position.toml).
   kFencedLateWrite,
+  // An LRU store's evicted aggregate restarts from zero: Kafka's KStreamAggregate reads null for a
+  // key the MemoryLRUCache evicted and counts again from the initializer, and every replica folds
+  // that restarted aggregate from the changelog. A ResultMatchesModel violation of a Count or Sum
+  // over an LRU store whose answer is its replica's changelog fold and whose every aggregate is
+  // the model's or that of the key's records since a point where the store could have evicted it
+  // (checks/lru_evicted_aggregate.cc).
+  kLruEvictedAggregate,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
-// "position_ahead_of_checkpoint", "fenced_late_write": the key in JSON summaries.
+// "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate": the key in JSON
+// summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 6> kViolationClasses{
+inline constexpr std::array<ViolationClass, 7> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
     ViolationClass::kCacheFlushPartlyApplied,
     ViolationClass::kPositionAheadOfCheckpoint,
-    ViolationClass::kFencedLateWrite};
+    ViolationClass::kFencedLateWrite,
+    ViolationClass::kLruEvictedAggregate};
 
 struct Violation {
   std::string property;  // the check's name

@@ -153,6 +153,10 @@ struct ClassProof {
 // kCacheFlushPartlyApplied (partial_flush.cc states the proof).
 ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
                                const sim::PartitionOutcome& outcome);
+// A count or sum in an LRU store restarted after an eviction: ViolationClass::
+// kLruEvictedAggregate (lru_evicted_aggregate.cc states the proof).
+ClassProof prove_lru_evicted_aggregate(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const sim::PartitionOutcome& outcome);
 // A persistent store restored under a .position newer than its .checkpoint: ViolationClass::
 // kPositionAheadOfCheckpoint (position_file_ahead.cc states the proof).
 ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
