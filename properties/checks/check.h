@@ -78,7 +78,7 @@ enum class ViolationClass {
   // that restarted aggregate from the changelog. A ResultMatchesModel violation of a Count or Sum
   // over an LRU store whose answer is its replica's changelog fold and whose every aggregate is
   // the model's or that of the key's records since a point where the store could have evicted it
-  // (checks/lru_evicted_aggregate.cc).
+  // (checks/aggregate_proofs.cc).
   kLruEvictedAggregate,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"

@@ -312,6 +312,20 @@ std::optional<std::string> differs_from_model(const JudgeContext& context,
   return range_differs(context, request, outcome, offset);
 }
 
+const sim::SourceLogRecord* source_record(const sim::RunTrace& trace, int32_t partition,
+                                          int64_t offset) {
+  auto it = std::lower_bound(
+      trace.source_log.begin(), trace.source_log.end(), std::pair(partition, offset),
+      [](const sim::SourceLogRecord& r, const std::pair<int32_t, int64_t>& p) {
+        if (r.partition != p.first) return r.partition < p.first;
+        return r.offset.value() < p.second;
+      });
+  if (it == trace.source_log.end() || it->partition != partition || it->offset.value() != offset) {
+    return nullptr;
+  }
+  return &*it;
+}
+
 bool lru_may_have_evicted(const JudgeContext& context, int32_t partition, int64_t offset) {
   const TopologyConfig& topology = context.trace().topology;
   if (topology.supplier != KeyValueSupplier::kLruMap) return false;

@@ -95,6 +95,10 @@ std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& 
                                                             const sim::QueryRequestRecord& request,
                                                             const sim::PartitionOutcome& outcome,
                                                             int64_t offset);
+// The source record at `offset` of `partition` (the trace's source log is partition-major,
+// offsets ascending), or nullptr.
+const sim::SourceLogRecord* source_record(const sim::RunTrace& trace, int32_t partition,
+                                          int64_t offset);
 // Whether the recorded request is one the model can answer (a key-value query of a kind it
 // knows, with its key recorded, on the topology's store); if not, why not.
 std::optional<std::string> not_answerable(const JudgeContext& context,
@@ -154,9 +158,14 @@ struct ClassProof {
 ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
                                const sim::PartitionOutcome& outcome);
 // A count or sum in an LRU store restarted after an eviction: ViolationClass::
-// kLruEvictedAggregate (lru_evicted_aggregate.cc states the proof).
+// kLruEvictedAggregate (aggregate_proofs.cc states the proof).
 ClassProof prove_lru_evicted_aggregate(const JudgeContext& context, const sim::QueryRecord& record,
                                        const sim::PartitionOutcome& outcome);
+// An aggregate that is the fold of its key's input with the replays the ProcessingLedger shows
+// (aggregate_proofs.cc states the proof): for ViolationClass::kAtLeastOnceReprocessing, when
+// ChangelogWitness holds for the answer (the caller checks that).
+ClassProof prove_replayed_aggregate(const JudgeContext& context, const sim::QueryRecord& record,
+                                    const sim::PartitionOutcome& outcome);
 // A persistent store restored under a .position newer than its .checkpoint: ViolationClass::
 // kPositionAheadOfCheckpoint (position_file_ahead.cc states the proof).
 ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,

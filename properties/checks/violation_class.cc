@@ -17,6 +17,9 @@
 // 3. the replica's applied prefix holds a changelog record R's instance appended while it
 //    reprocessed R (appended within [R.start_ms, R.end_ms]), or the replica is that instance's
 //    active holding an unlogged write of an offset in R: the reprocessing reached this answer.
+// For Count and Sum, condition 3 may instead be that every aggregate the answer holds is a fold
+// of its key's input with the replays the ledger shows (a record cache flushes the reprocessing's
+// writes after its range closed, where append times cannot date them; aggregate_proofs.cc).
 // Anything else stays a failure, and class_evidence says which condition failed. On an LRU store
 // condition 1 may hold for the keys the answer holds only (the others evicted without a logged
 // tombstone, so the witness cannot judge the whole answer): each present key is the fold's, and a
@@ -50,7 +53,7 @@
 // and a store restored under a .position newer than its .checkpoint over-claims
 // (kPositionAheadOfCheckpoint, quirk 12, a ResultMatchesModel or ChangelogWitness violation;
 // position_file_ahead.cc holds the proof), and a count or sum in an LRU store restarts from zero
-// after an eviction (kLruEvictedAggregate; lru_evicted_aggregate.cc holds the proof). Each is
+// after an eviction (kLruEvictedAggregate; aggregate_proofs.cc holds the proof). Each is
 // tried when reprocessing is not proven.
 //
 // Limits (conservative: they leave a violation a failure, never excuse one): a cached write
@@ -219,9 +222,24 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
       return proof;
     }
   }
+  // A record cache flushes the reprocessing's writes after its range closed, where the append
+  // times above cannot date them: an aggregate is then proven by folding its input with the
+  // replays (aggregate_proofs.cc).
+  const detail::ClassProof replayed = detail::prove_replayed_aggregate(context, record, outcome);
+  if (replayed.proven) {
+    proof.proven = true;
+    proof.proven_class = ViolationClass::kAtLeastOnceReprocessing;
+    proof.text = fmt::format(
+        "record #{} is the changelog fold of {}'s {} (changelog-{} [.., {}]), "
+        "and {}",
+        record.id, w.replica->instance, sim::to_string(w.replica->role), outcome.partition,
+        w.applied_offset, replayed.text);
+    return proof;
+  }
   proof.text = "record #" + std::to_string(record.id) +
                " is the changelog fold, but no reprocessed write (nor a fenced member's late "
-               "write of reprocessed input) lies beneath its position";
+               "write of reprocessed input) lies beneath its position, and " +
+               replayed.text;
   return proof;
 }
 

@@ -436,3 +436,73 @@ TEST(ViolationClassTest, AnLruAnswerIsProvenByTheKeysItHolds) {
 
 }  // namespace
 }  // namespace iq::properties
+
+namespace iq::properties {
+namespace {
+
+using namespace testing;  // NOLINT
+
+std::vector<Violation> classified(const JudgeContext& context) {
+  std::vector<Violation> vs = check_result_matches_model(context);
+  classify_violations(context, vs);
+  return vs;
+}
+
+// A count in an LRU store of capacity 1 restarts after its key was evicted (key 2 came between):
+// the restarted count, which is its changelog fold, is Kafka's behaviour. With capacity 2 nothing
+// was evicted, so the same answer stays a failure.
+TEST(ViolationClassTest, AnLruEvictedAggregateOnlyWhereTheCapacityAllowsIt) {
+  for (const int64_t capacity : {1, 2}) {
+    TraceBuilder b(TopologyKind::Count, KeyValueSupplier::kLruMap);
+    b.trace().topology.lru_max_entries = capacity;
+    b.produce(0, 1, 5);  // ts 100
+    b.produce(0, 2, 5);  // ts 200
+    b.produce(0, 1, 5);  // ts 300
+    b.log(0, 1, 1, 100, pos(0, 0));
+    b.log(0, 2, 1, 200, pos(0, 1));
+    b.log(0, 1, 1, 300, pos(0, 2));  // get(1) found nothing: evicted, counted from zero
+    b.add(b.key_query(0, 1).ok(1, pos(0, 2)).replica(applied(active(0, pos(0, 2)), 2)));
+    JudgeContext context(b.trace());
+    const auto vs = classified(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " capacity " << capacity << "\n" << text(vs);
+    EXPECT_EQ(vs[0].violation_class,
+              capacity == 1 ? ViolationClass::kLruEvictedAggregate : ViolationClass::kFailure)
+        << "seed " << kSeed << " capacity " << capacity << "\n"
+        << vs[0].to_string();
+  }
+}
+
+// A cached count flushes its reprocessed writes after the replayed range closed, so no changelog
+// record dates them; the answer is still proven when it is a fold of its input with the replays
+// the ledger shows (2 records, each replayed once: 2, 3 or 4), and a count beyond that stays a
+// failure.
+TEST(ViolationClassTest, AReplayedAggregateIsProvenByFoldingItsInputWithTheReplays) {
+  for (const int64_t answer : {4, 5}) {
+    TraceBuilder b(TopologyKind::Count, KeyValueSupplier::kInMemory);
+    b.produce(0, 1, 5);  // ts 100
+    b.produce(0, 1, 5);  // ts 200
+    b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+    b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 11);
+    b.fault(50, "crash", "instance-1");
+    b.reprocessed(0, 0, 1, "instance-1", 100, 101);
+    b.log(0, 1, answer, 200, pos(0, 1), "instance-1", 200);  // the flush at the next commit
+    b.add(b.key_query(0, 1)
+              .at(250, 250)
+              .ok(answer, pos(0, 1))
+              .replica(applied(active(0, pos(0, 1)), 2)));
+    JudgeContext context(b.trace());
+    const auto vs = classified(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " answer " << answer << "\n" << text(vs);
+    EXPECT_EQ(vs[0].violation_class,
+              answer == 4 ? ViolationClass::kAtLeastOnceReprocessing : ViolationClass::kFailure)
+        << "seed " << kSeed << " answer " << answer << "\n"
+        << vs[0].to_string();
+    EXPECT_NE(vs[0].class_evidence.find(answer == 4 ? "with replays" : "is no fold"),
+              std::string::npos)
+        << "seed " << kSeed << "\n"
+        << vs[0].to_string();
+  }
+}
+
+}  // namespace
+}  // namespace iq::properties
