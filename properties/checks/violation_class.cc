@@ -189,6 +189,16 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
   const int64_t covered =
       outcome.position ? detail::reported_offset(context, *outcome.position, outcome.partition)
                        : -1;
+  // The proof, naming the answer's replica and its applied prefix, then `what` in that prefix.
+  const auto proven = [&](ViolationClass c, const std::string& what) {
+    proof.proven = true;
+    proof.proven_class = c;
+    proof.text =
+        fmt::format("record #{} is the changelog fold of {}'s {} (changelog-{} [.., {}]), {}",
+                    record.id, w.replica->instance, sim::to_string(w.replica->role),
+                    outcome.partition, w.applied_offset, what);
+    return proof;
+  };
   for (const sim::ReprocessedRange& range : context.trace().reprocessed) {
     // The covered offset is a position component, so a source offset like the range's.
     if (range.partition != outcome.partition || range.start_ms > record.complete_ms ||
@@ -196,14 +206,8 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
       continue;
     }
     if (auto write = reprocessed_write(context, range, *w.replica, w.applied_offset)) {
-      proof.proven = true;
-      proof.proven_class = ViolationClass::kAtLeastOnceReprocessing;
-      proof.text = fmt::format(
-          "record #{} is the changelog fold of {}'s {} (changelog-{} [.., {}]), which holds {}, "
-          "beneath its position {}",
-          record.id, w.replica->instance, sim::to_string(w.replica->role), outcome.partition,
-          w.applied_offset, *write, covered);
-      return proof;
+      return proven(ViolationClass::kAtLeastOnceReprocessing,
+                    fmt::format("which holds {}, beneath its position {}", *write, covered));
     }
   }
   for (const sim::ReprocessedRange& range : context.trace().reprocessed) {
@@ -212,14 +216,10 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
       continue;
     }
     if (auto write = fenced_late_write(context, range, *w.replica, w.applied_offset)) {
-      proof.proven = true;
-      proof.proven_class = ViolationClass::kFencedLateWrite;
-      proof.text = fmt::format(
-          "record #{} is the changelog fold of {}'s {} (changelog-{} [.., {}]), which holds a "
-          "fenced member's late write, {}, beneath its position {}",
-          record.id, w.replica->instance, sim::to_string(w.replica->role), outcome.partition,
-          w.applied_offset, *write, covered);
-      return proof;
+      return proven(ViolationClass::kFencedLateWrite,
+                    fmt::format("which holds a fenced member's late write, {}, beneath its "
+                                "position {}",
+                                *write, covered));
     }
   }
   // A record cache flushes the reprocessing's writes after its range closed, where the append
@@ -227,14 +227,7 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
   // replays (aggregate_proofs.cc).
   const detail::ClassProof replayed = detail::prove_replayed_aggregate(context, record, outcome);
   if (replayed.proven) {
-    proof.proven = true;
-    proof.proven_class = ViolationClass::kAtLeastOnceReprocessing;
-    proof.text = fmt::format(
-        "record #{} is the changelog fold of {}'s {} (changelog-{} [.., {}]), "
-        "and {}",
-        record.id, w.replica->instance, sim::to_string(w.replica->role), outcome.partition,
-        w.applied_offset, replayed.text);
-    return proof;
+    return proven(ViolationClass::kAtLeastOnceReprocessing, "and " + replayed.text);
   }
   proof.text = "record #" + std::to_string(record.id) +
                " is the changelog fold, but no reprocessed write (nor a fenced member's late "
