@@ -205,8 +205,7 @@ void SegmentValue::do_insert(int64_t timestamp, const ValueBytes& value, int ind
   unpacked_reversed_.push_back({timestamp, value_size_of(value)});
   const int32_t prev_cum_value_size =
       deser_index_ == -1 ? 0 : cumulative_value_sizes_[static_cast<size_t>(deser_index_)];
-  cumulative_value_sizes_.push_back(prev_cum_value_size +
-                                    static_cast<int32_t>(value_bytes.size()));
+  cumulative_value_sizes_.push_back(prev_cum_value_size + static_cast<int32_t>(value_bytes.size()));
   ++deser_index_;
 
   const size_t at = entry_at(index);
@@ -305,8 +304,8 @@ void SegmentValue::truncate_records_to_timestamp(int64_t timestamp) {
     write_next_timestamp(timestamp);
     return;
   }
-  const size_t values_length =
-      static_cast<size_t>(cumulative_value_sizes_[static_cast<size_t>(full_records_to_truncate - 1)]);
+  const size_t values_length = static_cast<size_t>(
+      cumulative_value_sizes_[static_cast<size_t>(full_records_to_truncate - 1)]);
   const size_t entries_length = kEntrySize * static_cast<size_t>(full_records_to_truncate);
   IQ_ASSERT(kHeaderSize + entries_length + values_length <= bytes_.size(),
             "truncating {} versions of a {}-byte row", full_records_to_truncate, bytes_.size());

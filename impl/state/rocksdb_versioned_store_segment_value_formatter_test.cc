@@ -41,8 +41,8 @@ std::vector<std::string> versions(SegmentValue row) {
 // Every non-tombstone version find_all reports over all time, as versions() prints them.
 std::vector<std::string> all_values(const SegmentValue& row) {
   std::vector<std::string> out;
-  for (const auto& r : row.find_all(std::numeric_limits<int64_t>::min(),
-                                    std::numeric_limits<int64_t>::max())) {
+  for (const auto& r :
+       row.find_all(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max())) {
     out.push_back(std::to_string(r.valid_from) + "-" + std::to_string(r.valid_to) + ":" +
                   r.value->get());
   }
@@ -151,9 +151,9 @@ TEST(SegmentValueFormatterTest, ShouldAppendAnEarliestVersionAboveMinUnchecked) 
   // A second unchecked append goes after the first entry at or below the new min (index 1).
   SegmentValue again = SegmentValue::deserialize(expected);
   again.insert_as_earliest(35, val("d"));
-  EXPECT_EQ(again.serialize().get(), be64(40) + be64(20) + be64(30) + be32(1) + be64(10) +
-                                         be32(1) + be64(35) + be32(1) + be64(20) + be32(1) + "c" +
-                                         "d" + "b" + "a");
+  EXPECT_EQ(again.serialize().get(), be64(40) + be64(20) + be64(30) + be32(1) + be64(10) + be32(1) +
+                                         be64(35) + be32(1) + be64(20) + be32(1) + "c" + "d" + "b" +
+                                         "a");
   EXPECT_EQ(again.min_timestamp(), 20);  // the entry before it was not the min: min unchanged
 }
 
@@ -169,14 +169,14 @@ TEST(SegmentValueFormatterTest, ShouldKeepAnUnreachableEarliestVersionInTheBytes
   EXPECT_EQ(versions(back), (std::vector<std::string>{"10-20:a"}));
   EXPECT_EQ(all_values(back), (std::vector<std::string>{"10-20:a"}));
   back.insert_as_latest(20, 30, val("c"));
-  EXPECT_EQ(back.serialize().get(), be64(30) + be64(10) + be64(20) + be32(1) + be64(10) +
-                                        be32(1) + be64(10) + be32(1) + "b" + "a" + "c");
+  EXPECT_EQ(back.serialize().get(), be64(30) + be64(10) + be64(20) + be32(1) + be64(10) + be32(1) +
+                                        be64(10) + be32(1) + "b" + "a" + "c");
   EXPECT_EQ(all_values(SegmentValue::deserialize(back.serialize().view())),
             (std::vector<std::string>{"20-30:c", "10-20:a"}));
   // Truncation keeps the unreachable bytes too: only the newest entry and its value go.
   back.insert_as_latest(15, 40, val("d"));
-  EXPECT_EQ(back.serialize().get(), be64(40) + be64(10) + be64(15) + be32(1) + be64(10) +
-                                        be32(1) + be64(10) + be32(1) + "b" + "a" + "d");
+  EXPECT_EQ(back.serialize().get(), be64(40) + be64(10) + be64(15) + be32(1) + be64(10) + be32(1) +
+                                        be64(10) + be32(1) + "b" + "a" + "d");
   EXPECT_EQ(versions(back), (std::vector<std::string>{"15-40:d", "10-15:a"}));
 }
 
