@@ -102,6 +102,8 @@ const char* to_string(ViolationClass c) {
              ".checkpoint over-claims";
     case ViolationClass::kFencedLateWrite:
       return "known Kafka behaviour: a fenced member's late writes";
+    case ViolationClass::kVersionedStoreReopened:
+      return "known Kafka behaviour: a reopened versioned store does not see its older segments";
   }
   return "?";
 }
@@ -120,6 +122,8 @@ const char* class_key(ViolationClass c) {
       return "position_ahead_of_checkpoint";
     case ViolationClass::kFencedLateWrite:
       return "fenced_late_write";
+    case ViolationClass::kVersionedStoreReopened:
+      return "versioned_store_reopened";
   }
   return "?";
 }

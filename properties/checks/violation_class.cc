@@ -49,7 +49,9 @@
 // (kCacheFlushPartlyApplied, a ResultMatchesModel violation; partial_flush.cc holds the proof),
 // and a store restored under a .position newer than its .checkpoint over-claims
 // (kPositionAheadOfCheckpoint, quirk 12, a ResultMatchesModel or ChangelogWitness violation;
-// position_file_ahead.cc holds the proof). Each is tried when reprocessing is not proven.
+// position_file_ahead.cc holds the proof), and a reopened versioned store does not see its older
+// segments (kVersionedStoreReopened, quirk 17; versioned_reopened.cc holds the proof). Each is
+// tried when reprocessing is not proven.
 //
 // Limits (conservative: they leave a violation a failure, never excuse one): a cached write
 // flushed after its reprocessed range closed is not attributed to it; a record written by R's
@@ -237,7 +239,10 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   const detail::ClassProof ahead =
       detail::prove_position_ahead_of_checkpoint(context, record, outcome);
   if (ahead.proven) return {ViolationClass::kPositionAheadOfCheckpoint, ahead.text};
-  return {ViolationClass::kFailure, flush.text + "; " + ahead.text};
+  const detail::ClassProof reopened =
+      detail::prove_versioned_store_reopened(context, record, outcome);
+  if (reopened.proven) return {ViolationClass::kVersionedStoreReopened, reopened.text};
+  return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + reopened.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
