@@ -14,15 +14,9 @@ namespace {
 
 using namespace testing;  // NOLINT
 
-// Key 1 on partition 0: 10 @1000, 12 @3000, then out of order 11 @2000, each logged with the
-// writer's position after it; history retention 10 s, segments of 1 s.
+// testing::versioned_table() with each record logged, the writer's position after it as header.
 TraceBuilder versioned_log() {
-  TraceBuilder b(TopologyKind::VersionedTable);
-  b.trace().topology.history_retention_ms = 10'000;
-  b.trace().topology.segment_interval_ms = 1'000;
-  b.produce(0, 1, 10, 1'000);
-  b.produce(0, 1, 12, 3'000);
-  b.produce(0, 1, 11, 2'000);
+  TraceBuilder b = versioned_table();
   b.log(0, 1, 10, 1'000, pos(0, 0));
   b.log(0, 1, 12, 3'000, pos(0, 1));
   b.log(0, 1, 11, 2'000, pos(0, 2));
