@@ -13,6 +13,12 @@
 //   BM_KeyQuery/full_stack_in_memory_cache_{cold,hit}    vs BM_KeyQuery/std_map_find
 //   BM_RangeQuery100/full_stack_rocksdb                  vs BM_RangeQuery100/raw_rocksdb_iterator
 //   BM_RangeQuery100/full_stack_in_memory                vs BM_RangeQuery100/std_map_lower_bound
+//   BM_WindowKeyQuery10/full_stack_rocksdb               vs
+//   BM_WindowKeyQuery10/raw_rocksdb_iterator BM_VersionedKeyQuery/full_stack_latest vs
+//   BM_VersionedKeyQuery/raw_rocksdb_get BM_VersionedKeyQuery/full_stack_as_of                vs
+//   BM_VersionedKeyQuery/raw_rocksdb_two_gets
+// The window and versioned raw fixtures are copies of the bytes the full stacks wrote (their
+// RocksDB directories read back after the flush), so each pair reads the same rows.
 // "cache_cold": the thread cache was cleared after the flush, so a KeyQuery misses the cache and
 // reads the store below (a query never fills the cache). "cache_hit": every key stays cached as
 // a clean entry after the flush, so a KeyQuery is answered by the cache. A RangeQuery always
@@ -53,12 +59,16 @@
 #include "iq/serdes.h"
 #include "iq/task_id.h"
 #include "iq/value_and_timestamp.h"
+#include "iq/versioned_key_query.h"
+#include "iq/window_key_query.h"
 #include "processor/processor_context_impl.h"
 #include "processor/processor_state_manager.h"
 #include "ratio_reporter.h"
 #include "state/caching_key_value_store.h"
 #include "state/stores.h"
 #include "state/thread_cache.h"
+#include "state/versioned_stores.h"
+#include "state/window_stores.h"
 
 namespace iq::bench {
 namespace {
@@ -77,6 +87,21 @@ constexpr const char* kApplicationId = "bench";
 constexpr const char* kStoreName = "bench-store";
 constexpr const char* kSourceTopic = "input";
 constexpr TaskId kTask{0, 0};
+// The window stack: kWindowKeys keys with kWindowsPerKey windows each, every window start within
+// the first segment (retention 1 day, so the segment interval is 12 h), so a WindowKeyQuery over
+// all of a key's windows reads one segment, as the raw floor reads one database.
+constexpr const char* kWindowStoreName = "bench-window";
+constexpr int32_t kWindowKeys = 10'000;
+constexpr int32_t kWindowsPerKey = 10;
+constexpr int64_t kWindowSizeMs = 60'000;
+// The versioned stack: kKeyCount keys with kVersionsPerKey versions each, kVersionStepMs apart
+// from 0; retention 1 day (segment interval 1 h), so every older version is in segment 0.
+constexpr const char* kVersionedStoreName = "bench-versioned";
+constexpr int32_t kVersionsPerKey = 4;
+constexpr int64_t kVersionStepMs = 1'000;
+// VersionedKeyQuery asOf this time finds the version put at 1,000, valid until 2,000, in the
+// segment row (the latest version, put at 3,000, is too new).
+constexpr int64_t kAsOfMs = 1'500;
 
 void register_benchmarks();
 void tear_down_fixtures();
@@ -108,6 +133,12 @@ int main(int argc, char** argv) {
        "BM_RangeQuery100/std_map_lower_bound", 2.0},
       {"RangeQuery100 in-memory stack / map scan+decode", "BM_RangeQuery100/full_stack_in_memory",
        "BM_RangeQuery100/std_map_decode_into_vector", 0},
+      {"WindowKeyQuery10 RocksDB stack / iterator", "BM_WindowKeyQuery10/full_stack_rocksdb",
+       "BM_WindowKeyQuery10/raw_rocksdb_iterator", 0},
+      {"VersionedKeyQuery latest / Get", "BM_VersionedKeyQuery/full_stack_latest",
+       "BM_VersionedKeyQuery/raw_rocksdb_get", 0},
+      {"VersionedKeyQuery asOf / two Gets", "BM_VersionedKeyQuery/full_stack_as_of",
+       "BM_VersionedKeyQuery/raw_rocksdb_two_gets", 0},
   });
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
@@ -204,6 +235,50 @@ class CountingRecordCollector final : public RecordCollector {
   int64_t next_offset_ = 0;
 };
 
+// A task of its own in a fresh temporary state directory: a real ProcessorStateManager for one
+// store, a ProcessorContextImpl with a 10 MiB thread cache, a PosixFileSystem, the default
+// RocksDB Env and a collector that only counts. Every full-stack fixture runs on one.
+class TaskFixture {
+ public:
+  TaskFixture(const std::string& dir_prefix, const std::string& store_name)
+      : dir_("iqsim-bench-" + dir_prefix),
+        cache_(kThreadCacheBytes),
+        state_manager_(kApplicationId, kTask,
+                       dir_.path() + "/" + kApplicationId + "/" + kTask.to_string(), fs_,
+                       {store_name}),
+        context_({kApplicationId, kTask, TaskType::kActive, /*consistency_enabled=*/false},
+                 state_manager_, fs_,
+                 /*env=*/nullptr, &cache_, &collector_) {
+    must(fs_.create_directories(state_manager_.task_dir()), "creating the task directory");
+  }
+  TaskFixture(const TaskFixture&) = delete;
+  TaskFixture& operator=(const TaskFixture&) = delete;
+
+  // Reads .checkpoint once the store has registered itself (at its init).
+  void after_store_init() {
+    must(state_manager_.initialize_store_offsets_from_checkpoint(), "reading .checkpoint");
+  }
+  // The record context of source record `offset` with `timestamp_ms`, as a task sets it.
+  void set_record(int64_t offset, int64_t timestamp_ms) {
+    context_.set_record_context(RecordContext{kSourceTopic, 0, offset, timestamp_ms, {}});
+  }
+
+  ProcessorContextImpl& context() { return context_; }
+  const ProcessorStateManager& state_manager() const { return state_manager_; }
+  const ThreadCache& cache() const { return cache_; }
+  int64_t records_sent() const { return collector_.records_sent(); }
+  const std::string& task_dir() const { return state_manager_.task_dir(); }
+
+ private:
+  // Declaration order is destruction order reversed: the directory goes last.
+  TempDir dir_;
+  PosixFileSystem fs_;
+  ThreadCache cache_;
+  CountingRecordCollector collector_;
+  ProcessorStateManager state_manager_;
+  ProcessorContextImpl context_;
+};
+
 enum class CacheState { kCold, kHit };
 
 // A timestamped key-value store (caching and logging on) in its own task directory, loaded with
@@ -212,19 +287,11 @@ enum class CacheState { kCold, kHit };
 class FullStackFixture {
  public:
   FullStackFixture(KeyValueSupplier supplier, CacheState cache_state)
-      : dir_(std::string("iqsim-bench-") + to_string(supplier)),
-        cache_(kThreadCacheBytes),
-        state_manager_(kApplicationId, kTask,
-                       dir_.path() + "/" + kApplicationId + "/" + kTask.to_string(), fs_,
-                       {kStoreName}),
-        context_({kApplicationId, kTask, TaskType::kActive, /*consistency_enabled=*/false},
-                 state_manager_, fs_,
-                 /*env=*/nullptr, &cache_, &collector_),
+      : task_(to_string(supplier), kStoreName),
         store_(stores::timestamped_key_value_store<int32_t, int64_t>(
             supplier, kStoreName, {.caching = true, .logging = true})) {
-    must(fs_.create_directories(state_manager_.task_dir()), "creating the task directory");
-    must(store_->init(context_, *store_), "init");
-    must(state_manager_.initialize_store_offsets_from_checkpoint(), "reading .checkpoint");
+    must(store_->init(task_.context(), *store_), "init");
+    task_.after_store_init();
     load();
     if (cache_state == CacheState::kCold) caching().clear_cache();
     check_loaded(cache_state);
@@ -238,7 +305,7 @@ class FullStackFixture {
  private:
   void load() {
     for (int32_t key = 0; key < kKeyCount; ++key) {
-      context_.set_record_context(RecordContext{kSourceTopic, 0, key, timestamp_for(key), {}});
+      task_.set_record(key, timestamp_for(key));
       must(store_->put(key, ValueAndTimestamp<int64_t>{value_for(key), timestamp_for(key)}), "put");
     }
     must(store_->flush(), "flush");
@@ -254,10 +321,9 @@ class FullStackFixture {
   // The load went where it should: every write logged once, nothing dirty left, the cache as the
   // variant wants it, and one query through the stack reads back what was written.
   void check_loaded(CacheState cache_state) {
-    IQ_ASSERT(collector_.records_sent() == kKeyCount, "{} changelog records",
-              collector_.records_sent());
-    IQ_ASSERT(state_manager_.changelog_offset(kStoreName) == ChangelogOffset(kKeyCount - 1));
-    const NamedCache* named = cache_.named_cache(caching().cache_name());
+    IQ_ASSERT(task_.records_sent() == kKeyCount, "{} changelog records", task_.records_sent());
+    IQ_ASSERT(task_.state_manager().changelog_offset(kStoreName) == ChangelogOffset(kKeyCount - 1));
+    const NamedCache* named = task_.cache().named_cache(caching().cache_name());
     IQ_ASSERT(named != nullptr && named->dirty_count() == 0);
     const size_t cached_expected =
         cache_state == CacheState::kHit ? static_cast<size_t>(kKeyCount) : 0;
@@ -271,14 +337,7 @@ class FullStackFixture {
     IQ_ASSERT(named->entries() == cached_expected, "a query changed what is cached");
   }
 
-  // Declaration order is destruction order reversed: the store goes before what it points to,
-  // the directory last.
-  TempDir dir_;
-  PosixFileSystem fs_;
-  ThreadCache cache_;
-  CountingRecordCollector collector_;
-  ProcessorStateManager state_manager_;
-  ProcessorContextImpl context_;
+  TaskFixture task_;
   std::unique_ptr<MeteredTimestampedKeyValueStore<int32_t, int64_t>> store_;
 };
 
@@ -288,24 +347,42 @@ class FullStackFixture {
 class RawRocksDbFixture {
  public:
   RawRocksDbFixture() : dir_("iqsim-bench-raw-rocksdb") {
-    rocksdb::DB* db = nullptr;
-    const rocksdb::Status opened = rocksdb::DB::Open(options(), dir_.path() + "/db", &db);
-    IQ_ASSERT(opened.ok(), "opening raw RocksDB: {}", opened.ToString());
-    db_.reset(db);
-    rocksdb::WriteOptions write;
-    write.disableWAL = true;
-    for (int32_t key = 0; key < kKeyCount; ++key) {
-      const rocksdb::Status put =
-          db_->Put(write, key_bytes(key).get(), stored_value_bytes(key).get());
-      IQ_ASSERT(put.ok(), "{}", put.ToString());
+    open();
+    for (int32_t key = 0; key < kKeyCount; ++key)
+      put(key_bytes(key).get(), stored_value_bytes(key).get());
+    flush();
+  }
+  // A copy of every row of the data column family (the last one) of the RocksDB database at
+  // `source_dir`, which a store holds open and has flushed: read back through a read-only open,
+  // which takes no lock and sees what is in its SST files.
+  RawRocksDbFixture(const std::string& source_dir, const std::string& name, size_t rows_expected)
+      : dir_("iqsim-bench-raw-" + name) {
+    open();
+    std::vector<std::string> family_names;
+    rocksdb::Status listed = rocksdb::DB::ListColumnFamilies(options(), source_dir, &family_names);
+    IQ_ASSERT(listed.ok() && !family_names.empty(), "{}: {}", source_dir, listed.ToString());
+    std::vector<rocksdb::ColumnFamilyDescriptor> families;
+    for (const std::string& f : family_names)
+      families.emplace_back(f, rocksdb::ColumnFamilyOptions(options()));
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* source = nullptr;
+    const rocksdb::Status opened =
+        rocksdb::DB::OpenForReadOnly(options(), source_dir, families, &handles, &source);
+    IQ_ASSERT(opened.ok(), "opening {} read-only: {}", source_dir, opened.ToString());
+    size_t rows = 0;
+    {
+      std::unique_ptr<rocksdb::Iterator> it(source->NewIterator({}, handles.back()));
+      for (it->SeekToFirst(); it->Valid(); it->Next(), ++rows) {
+        IQ_ASSERT(rows < rows_expected, "{} holds more than {} rows", source_dir, rows_expected);
+        put(it->key().ToString(), it->value().ToString());
+      }
+      IQ_ASSERT(it->status().ok(), "{}", it->status().ToString());
     }
-    rocksdb::FlushOptions flush;
-    flush.wait = true;
-    const rocksdb::Status flushed = db_->Flush(flush);
-    IQ_ASSERT(flushed.ok(), "{}", flushed.ToString());
-    uint64_t in_memtable = 1;
-    IQ_ASSERT(db_->GetIntProperty("rocksdb.num-entries-active-mem-table", &in_memtable) &&
-              in_memtable == 0);
+    IQ_ASSERT(rows == rows_expected, "{} holds {} rows, expected {}", source_dir, rows,
+              rows_expected);
+    for (rocksdb::ColumnFamilyHandle* h : handles) (void)source->DestroyColumnFamilyHandle(h);
+    delete source;
+    flush();
   }
   ~RawRocksDbFixture() {
     // Close()'s status is ignored: the data is thrown away with the directory anyway.
@@ -317,6 +394,29 @@ class RawRocksDbFixture {
   rocksdb::DB& db() { return *db_; }
 
  private:
+  void open() {
+    rocksdb::DB* db = nullptr;
+    const rocksdb::Status opened = rocksdb::DB::Open(options(), dir_.path() + "/db", &db);
+    IQ_ASSERT(opened.ok(), "opening raw RocksDB: {}", opened.ToString());
+    db_.reset(db);
+  }
+  void put(const std::string& key, const std::string& value) {
+    rocksdb::WriteOptions write;
+    write.disableWAL = true;
+    const rocksdb::Status status = db_->Put(write, key, value);
+    IQ_ASSERT(status.ok(), "{}", status.ToString());
+  }
+  // Into one SST file, as the stores' data is after their flush.
+  void flush() {
+    rocksdb::FlushOptions flush;
+    flush.wait = true;
+    const rocksdb::Status flushed = db_->Flush(flush);
+    IQ_ASSERT(flushed.ok(), "{}", flushed.ToString());
+    uint64_t in_memtable = 1;
+    IQ_ASSERT(db_->GetIntProperty("rocksdb.num-entries-active-mem-table", &in_memtable) &&
+              in_memtable == 0);
+  }
+
   static rocksdb::Options options() {
     rocksdb::Options options;
     rocksdb::BlockBasedTableOptions table;
@@ -354,6 +454,142 @@ class StdMapFixture {
   std::map<std::string, std::string> map_;
 };
 
+// ---- The window and versioned stacks, and the bytes under them ----
+
+constexpr int64_t kOneDayMs = int64_t{24} * 60 * 60 * 1000;
+
+int64_t window_start_for(int32_t window) {
+  return int64_t{window} * kWindowSizeMs;
+}
+int64_t window_value_for(int32_t key, int32_t window) {
+  return value_for(key) + window;
+}
+int64_t version_timestamp_for(int32_t version) {
+  return int64_t{version} * kVersionStepMs;
+}
+int64_t version_value_for(int32_t key, int32_t version) {
+  return value_for(key) * 10 + version;
+}
+// LogicalKeyValueSegment's row key: the 8-byte big-endian segment id, then the record key (-1 is
+// the latest-value store).
+std::string segment_row_key(int64_t segment_id, int32_t key) {
+  return serde_detail::to_big_endian(static_cast<uint64_t>(segment_id)) + key_bytes(key).get();
+}
+
+// What a DSL windowed aggregation gets (MeteredTimestampedWindowStore -> CachingWindowStore ->
+// ChangeLoggingTimestampedWindowBytesStore -> RocksDBTimestampedWindowStore), loaded with
+// kWindowsPerKey windows of every key through the processor path and flushed. IQv2 goes past the
+// caching layer (quirk 19), so the query reads the segment below.
+class WindowStackFixture {
+ public:
+  WindowStackFixture()
+      : task_("window", kWindowStoreName),
+        store_(stores::timestamped_window_store<int32_t, int64_t>(
+            WindowSupplier::kRocksDBTimestamped, kWindowStoreName,
+            {.retention_period_ms = kOneDayMs,
+             .window_size_ms = kWindowSizeMs,
+             .retain_duplicates = false,
+             .segment_interval_ms = 0},
+            {.caching = true, .logging = true})) {
+    must(store_->init(task_.context(), *store_), "init");
+    task_.after_store_init();
+    int64_t offset = 0;
+    for (int32_t window = 0; window < kWindowsPerKey; ++window) {
+      for (int32_t key = 0; key < kWindowKeys; ++key) {
+        task_.set_record(offset++, window_start_for(window));
+        must(store_->put(key,
+                         ValueAndTimestamp<int64_t>{window_value_for(key, window),
+                                                    window_start_for(window)},
+                         window_start_for(window)),
+             "put");
+      }
+    }
+    must(store_->flush(), "flush");
+    IQ_ASSERT(task_.records_sent() == offset, "{} changelog records of {}", task_.records_sent(),
+              offset);
+    const int32_t key = kWindowKeys / 2;
+    auto outcome = store_->query(query(key), PositionBound::unbounded(), QueryConfig(false));
+    IQ_ASSERT(outcome.has_value() && outcome->is_success());
+    const auto& entries = outcome->result<Result>().entries;
+    IQ_ASSERT(entries.size() == static_cast<size_t>(kWindowsPerKey), "{} windows", entries.size());
+    IQ_ASSERT(entries.back().key == window_start_for(kWindowsPerKey - 1) &&
+              entries.back().value.value == window_value_for(key, kWindowsPerKey - 1));
+  }
+  ~WindowStackFixture() { store_->close(); }
+  WindowStackFixture(const WindowStackFixture&) = delete;
+  WindowStackFixture& operator=(const WindowStackFixture&) = delete;
+
+  using Result = KeyValueIterator<int64_t, ValueAndTimestamp<int64_t>>;
+  // Every window of the key: window starts 0 .. the last one.
+  static WindowKeyQuery<int32_t, int64_t> query(int32_t key) {
+    return WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(
+        key, 0, window_start_for(kWindowsPerKey - 1));
+  }
+  MeteredTimestampedWindowStore<int32_t, int64_t>& store() { return *store_; }
+  // The one segment's database (KeyValueSegments names it <store>.<segment start>).
+  std::string segment_dir() const {
+    return task_.task_dir() + "/" + kWindowStoreName + "/" + kWindowStoreName + ".0";
+  }
+
+ private:
+  TaskFixture task_;
+  std::unique_ptr<MeteredTimestampedWindowStore<int32_t, int64_t>> store_;
+};
+
+// Stores.persistentVersionedKeyValueStore with logging (MeteredVersionedKeyValueStore ->
+// ChangeLoggingVersionedKeyValueBytesStore -> adapter -> RocksDBVersionedStore), loaded with
+// kVersionsPerKey versions of every key in timestamp order and flushed: the latest version of
+// each key in the latest-value store, the older ones in one row of segment 0.
+class VersionedStackFixture {
+ public:
+  VersionedStackFixture()
+      : task_("versioned", kVersionedStoreName),
+        store_(stores::versioned_key_value_store<int32_t, int64_t>(
+            kVersionedStoreName,
+            {.history_retention_ms = kOneDayMs, .segment_interval_ms = std::nullopt})) {
+    must(store_->init(task_.context(), *store_), "init");
+    task_.after_store_init();
+    int64_t offset = 0;
+    for (int32_t version = 0; version < kVersionsPerKey; ++version) {
+      for (int32_t key = 0; key < kKeyCount; ++key) {
+        task_.set_record(offset++, version_timestamp_for(version));
+        auto put =
+            store_->put(key, version_value_for(key, version), version_timestamp_for(version));
+        IQ_ASSERT(put.has_value(), "put {}", put ? std::string() : put.error().to_string());
+      }
+    }
+    must(store_->flush(), "flush");
+    IQ_ASSERT(task_.records_sent() == offset, "{} changelog records of {}", task_.records_sent(),
+              offset);
+    const int32_t key = kKeyCount / 2;
+    const auto latest = get(VersionedKeyQuery<int32_t, int64_t>::with_key(key));
+    IQ_ASSERT(latest && latest->value == version_value_for(key, kVersionsPerKey - 1) &&
+              !latest->valid_to);
+    const auto as_of = get(VersionedKeyQuery<int32_t, int64_t>::with_key(key).as_of(kAsOfMs));
+    IQ_ASSERT(as_of && as_of->value == version_value_for(key, 1) &&
+              as_of->timestamp == version_timestamp_for(1) &&
+              as_of->valid_to == version_timestamp_for(2));
+  }
+  ~VersionedStackFixture() { store_->close(); }
+  VersionedStackFixture(const VersionedStackFixture&) = delete;
+  VersionedStackFixture& operator=(const VersionedStackFixture&) = delete;
+
+  using Result = std::optional<VersionedRecord<int64_t>>;
+  MeteredVersionedKeyValueStore<int32_t, int64_t>& store() { return *store_; }
+  // The physical RocksDB holding the latest values and every segment.
+  std::string physical_dir() const { return task_.task_dir() + "/rocksdb/" + kVersionedStoreName; }
+
+ private:
+  Result get(const VersionedKeyQuery<int32_t, int64_t>& q) {
+    auto outcome = store_->query(q, PositionBound::unbounded(), QueryConfig(false));
+    IQ_ASSERT(outcome.has_value() && outcome->is_success());
+    return outcome->result<Result>();
+  }
+
+  TaskFixture task_;
+  std::unique_ptr<MeteredVersionedKeyValueStore<int32_t, int64_t>> store_;
+};
+
 // ---- Fixture registry: built on first use, torn down by main(). ----
 
 enum class Stack { kRocksDbCacheCold, kRocksDbCacheHit, kInMemoryCacheCold, kInMemoryCacheHit };
@@ -363,6 +599,10 @@ struct Fixtures {
   std::unique_ptr<FullStackFixture> full_stacks[kStackCount];
   std::unique_ptr<RawRocksDbFixture> raw_rocksdb;
   std::unique_ptr<StdMapFixture> std_map;
+  std::unique_ptr<WindowStackFixture> window_stack;
+  std::unique_ptr<RawRocksDbFixture> raw_window;
+  std::unique_ptr<VersionedStackFixture> versioned_stack;
+  std::unique_ptr<RawRocksDbFixture> raw_versioned;
 };
 
 Fixtures& fixtures() {
@@ -394,11 +634,48 @@ const StdMapFixture& std_map() {
   return *slot;
 }
 
+WindowStackFixture& window_stack() {
+  auto& slot = fixtures().window_stack;
+  if (!slot) slot = std::make_unique<WindowStackFixture>();
+  return *slot;
+}
+
+// A copy of the window stack's segment: one row per (key, window).
+RawRocksDbFixture& raw_window() {
+  auto& slot = fixtures().raw_window;
+  if (!slot) {
+    slot = std::make_unique<RawRocksDbFixture>(
+        window_stack().segment_dir(), "window",
+        static_cast<size_t>(kWindowKeys) * static_cast<size_t>(kWindowsPerKey));
+  }
+  return *slot;
+}
+
+VersionedStackFixture& versioned_stack() {
+  auto& slot = fixtures().versioned_stack;
+  if (!slot) slot = std::make_unique<VersionedStackFixture>();
+  return *slot;
+}
+
+// A copy of the versioned stack's physical database: per key a latest value and a segment row.
+RawRocksDbFixture& raw_versioned() {
+  auto& slot = fixtures().raw_versioned;
+  if (!slot) {
+    slot = std::make_unique<RawRocksDbFixture>(versioned_stack().physical_dir(), "versioned",
+                                               2 * static_cast<size_t>(kKeyCount));
+  }
+  return *slot;
+}
+
 void tear_down_fixtures() {
   Fixtures& f = fixtures();
   for (auto& slot : f.full_stacks) slot.reset();
   f.raw_rocksdb.reset();
   f.std_map.reset();
+  f.raw_window.reset();
+  f.window_stack.reset();
+  f.raw_versioned.reset();
+  f.versioned_stack.reset();
 }
 
 // ---- Benchmarks: KeyQuery and its floors ----
@@ -552,6 +829,106 @@ void bm_range_query_std_map_decode(benchmark::State& state) {
   }
 }
 
+// ---- Benchmarks: WindowKeyQuery over all of a key's windows, and its floor ----
+
+void bm_window_key_query_full_stack(benchmark::State& state) {
+  auto& store = window_stack().store();
+  const std::vector<int32_t>& keys = sequences().keys;
+  size_t i = 0;
+  for (auto _ : state) {
+    const int32_t key = keys[i++ & kSequenceMask] % kWindowKeys;
+    auto outcome =
+        store.query(WindowStackFixture::query(key), PositionBound::unbounded(), QueryConfig(false));
+    if (!outcome.has_value() || outcome->is_failure()) {
+      state.SkipWithError("WindowKeyQuery failed");
+      break;
+    }
+    const auto& entries = outcome->result<WindowStackFixture::Result>().entries;
+    if (entries.size() != static_cast<size_t>(kWindowsPerKey)) {
+      state.SkipWithError("WindowKeyQuery returned the wrong number of windows");
+      break;
+    }
+    benchmark::DoNotOptimize(entries.data());
+  }
+}
+
+// What the segment's fetch does underneath: one iterator, Seek to [key][first start][seq 0], read
+// while at or below [key][last start][seq max].
+void bm_window_key_query_raw_rocksdb_iterator(benchmark::State& state) {
+  rocksdb::DB& db = raw_window().db();
+  const std::vector<int32_t>& keys = sequences().keys;
+  const rocksdb::ReadOptions read;
+  const std::string first =
+      serde_detail::to_big_endian(uint64_t{0}) + serde_detail::to_big_endian(uint32_t{0});
+  const std::string last =
+      serde_detail::to_big_endian(static_cast<uint64_t>(window_start_for(kWindowsPerKey - 1))) +
+      serde_detail::to_big_endian(static_cast<uint32_t>(INT32_MAX));
+  size_t i = 0;
+  for (auto _ : state) {
+    const std::string key = key_bytes(keys[i++ & kSequenceMask] % kWindowKeys).get();
+    const std::string lower = key + first;
+    const std::string upper = key + last;
+    std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(read));
+    int32_t read_count = 0;
+    for (it->Seek(lower); it->Valid() && it->key().compare(upper) <= 0; it->Next(), ++read_count) {
+      benchmark::DoNotOptimize(it->value().data());
+    }
+    if (read_count != kWindowsPerKey || !it->status().ok()) {
+      state.SkipWithError("RocksDB window scan failed");
+      break;
+    }
+  }
+}
+
+// ---- Benchmarks: VersionedKeyQuery, latest and asOf, and their floors ----
+
+void bm_versioned_key_query_full_stack(benchmark::State& state, bool as_of) {
+  auto& store = versioned_stack().store();
+  const std::vector<int32_t>& keys = sequences().keys;
+  size_t i = 0;
+  for (auto _ : state) {
+    const int32_t key = keys[i++ & kSequenceMask];
+    auto query = VersionedKeyQuery<int32_t, int64_t>::with_key(key);
+    if (as_of) query = query.as_of(kAsOfMs);
+    auto outcome = store.query(query, PositionBound::unbounded(), QueryConfig(false));
+    if (!outcome.has_value() || outcome->is_failure()) {
+      state.SkipWithError("VersionedKeyQuery failed");
+      break;
+    }
+    const auto& record = outcome->result<VersionedStackFixture::Result>();
+    if (!record.has_value()) {
+      state.SkipWithError("VersionedKeyQuery found no version");
+      break;
+    }
+    benchmark::DoNotOptimize(record->value);
+  }
+}
+
+// Latest: one Get from the latest-value store. asOf an older time: that Get (the latest version
+// is too new), then one Get of segment 0's row, as RocksDBVersionedStore.get(key, asOf) does.
+void bm_versioned_key_query_raw_rocksdb(benchmark::State& state, bool as_of) {
+  rocksdb::DB& db = raw_versioned().db();
+  const std::vector<int32_t>& keys = sequences().keys;
+  const rocksdb::ReadOptions read;
+  std::string latest;
+  std::string row;
+  size_t i = 0;
+  for (auto _ : state) {
+    const int32_t key = keys[i++ & kSequenceMask];
+    rocksdb::Status status =
+        db.Get(read, db.DefaultColumnFamily(), segment_row_key(-1, key), &latest);
+    if (status.ok() && as_of) {
+      status = db.Get(read, db.DefaultColumnFamily(), segment_row_key(0, key), &row);
+    }
+    if (!status.ok()) {
+      state.SkipWithError("RocksDB Get failed");
+      break;
+    }
+    benchmark::DoNotOptimize(latest.data());
+    benchmark::DoNotOptimize(row.data());
+  }
+}
+
 // Registration order is print order: each full-stack variant right above its floor.
 void register_benchmarks() {
   auto key_query = [](Stack stack) {
@@ -582,6 +959,22 @@ void register_benchmarks() {
                                bm_range_query_std_map_lower_bound);
   benchmark::RegisterBenchmark("BM_RangeQuery100/std_map_decode_into_vector",
                                bm_range_query_std_map_decode);
+
+  benchmark::RegisterBenchmark("BM_WindowKeyQuery10/full_stack_rocksdb",
+                               bm_window_key_query_full_stack);
+  benchmark::RegisterBenchmark("BM_WindowKeyQuery10/raw_rocksdb_iterator",
+                               bm_window_key_query_raw_rocksdb_iterator);
+
+  auto versioned = [](bool as_of) {
+    return [as_of](benchmark::State& s) { bm_versioned_key_query_full_stack(s, as_of); };
+  };
+  auto versioned_raw = [](bool as_of) {
+    return [as_of](benchmark::State& s) { bm_versioned_key_query_raw_rocksdb(s, as_of); };
+  };
+  benchmark::RegisterBenchmark("BM_VersionedKeyQuery/full_stack_latest", versioned(false));
+  benchmark::RegisterBenchmark("BM_VersionedKeyQuery/raw_rocksdb_get", versioned_raw(false));
+  benchmark::RegisterBenchmark("BM_VersionedKeyQuery/full_stack_as_of", versioned(true));
+  benchmark::RegisterBenchmark("BM_VersionedKeyQuery/raw_rocksdb_two_gets", versioned_raw(true));
 }
 
 }  // namespace

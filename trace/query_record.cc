@@ -158,6 +158,7 @@ std::string ReplicaSnapshot::to_string() const {
   out += " changelog=" + opt_string(changelog_offset) + "/" + opt_string(changelog_end_offset);
   out += " lag=" + opt_string(lag);
   if (!unlogged_writes.empty()) out += " unlogged=" + std::to_string(unlogged_writes.size());
+  if (versioned_store_reopened) out += " reopened";
   return out + "}";
 }
 

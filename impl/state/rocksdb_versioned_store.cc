@@ -107,6 +107,7 @@ Status RocksDBVersionedStore::init(StateStoreContext& context, StateStore& root)
   IQ_ASSERT(segments_.empty());
   physical_context_ = std::make_unique<PhysicalContext>(context);
   if (auto s = physical_store_->init(*physical_context_, *physical_store_); !s) return s;
+  opened_over_existing_data_ = physical_store_->approximate_num_entries() > 0;
   context.register_store(
       root, [this](const std::vector<ConsumerRecord>& records) { return restore_batch(records); },
       [this] { return checkpoint_position(*position_checkpoint_, position_); });

@@ -81,6 +81,11 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   int64_t segment_interval_ms() const { return segment_interval_ms_; }
   // The ids of the regular segments this store object knows (open), ascending.
   std::vector<int64_t> segment_ids() const;
+  // Whether this store object's init opened a physical RocksDB that already held entries (an
+  // earlier store object's, kept on disk): the condition of quirk 17, under which the versions in
+  // segments it has not re-created are invisible to it. Observation only (the simulator records
+  // it for the checks); Kafka keeps no such flag and impl/ never reads it.
+  bool opened_over_existing_data() const { return opened_over_existing_data_; }
 
  private:
   class PhysicalContext;
@@ -139,6 +144,7 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   std::unique_ptr<RocksDBStore> physical_store_;
   // The ids of the regular segments this object knows (Kafka's TreeMap of LogicalKeyValueSegment).
   std::set<int64_t> segments_;
+  bool opened_over_existing_data_ = false;
 };
 
 }  // namespace iq

@@ -25,9 +25,9 @@
 //   to the store below. So the unlogged writes (and their offsets) count for key queries only.
 //
 // What is not judged, and why (counted in the tally under the reason, never as a pass):
-// - a versioned store (VersionedTable): what it keeps and answers depends on its observed stream
-//   time, which restore fast-forwards per batch and a reopened store forgets, so no fold by
-//   offset gives its answer (ResultMatchesModel judges it against the model's VersionedHistory);
+// - a versioned store (VersionedTable) is judged by changelog_witness_versioned.cc: its answer is
+//   the fold only where its observed stream time and known segments agree with the fold's, so
+//   what it can always be held to is weaker (that file states it);
 // - a trace without a recorded changelog (hand-made traces), an unlogged store, a changelog past
 //   the trace's bound, a query the fold cannot answer (other stores and query kinds), a result
 //   without a replica snapshot at the answer;
@@ -309,21 +309,6 @@ bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::s
   return false;
 }
 
-// Whether `instance` crashed, restarted or closed before at_ms (a store may have kept data of an
-// earlier life).
-bool restarted_before(const JudgeContext& context, const std::string& instance,
-                      base::Instant at_ms) {
-  for (const sim::FaultRecord& f : context.trace().faults) {
-    if (f.at_ms > at_ms || f.instance != instance) continue;
-    if (f.action.find("crash") != std::string::npos ||
-        f.action.find("restart") != std::string::npos ||
-        f.action.find("close") != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 bool persistent(const TopologyConfig& t) {
   return t.supplier == KeyValueSupplier::kRocksDb ||
          t.supplier == KeyValueSupplier::kRocksDbTimestamped;
@@ -567,6 +552,21 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
 
 namespace detail {
 
+// Whether `instance` crashed, restarted or closed before at_ms (a store may have kept data of an
+// earlier life).
+bool restarted_before(const JudgeContext& context, const std::string& instance,
+                      base::Instant at_ms) {
+  for (const sim::FaultRecord& f : context.trace().faults) {
+    if (f.at_ms > at_ms || f.instance != instance) continue;
+    if (f.action.find("crash") != std::string::npos ||
+        f.action.find("restart") != std::string::npos ||
+        f.action.find("close") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
                 const sim::ChangelogRecord& r) {
   if (r.offset > applied) return false;
@@ -606,12 +606,6 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
         "the changelog is not whole (transaction markers, or removed records past the recorder's "
         "bound): the prefix a replica applied is not here");
   }
-  if (trace.topology.versioned()) {
-    // A versioned store's answer is not a fold of its changelog by offset: which versions it
-    // keeps and answers depends on its observed stream time, which restore fast-forwards per
-    // batch (quirk 18) and a reopened store forgets. ResultMatchesModel judges these answers.
-    return not_judged("a versioned store: its answers depend on the observed stream time");
-  }
   if (auto why = not_answerable(context, record.request)) return not_judged(*why);
   if (!record.placement_at_answer) {
     return not_judged("no placement snapshot at the answer");
@@ -626,6 +620,10 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
   const ChangelogOffset applied = replica.changelog_offset.value_or(ChangelogOffset(-1));
   result.applied_offset = applied;
+  if (trace.topology.versioned()) {
+    // A versioned store keeps versions, not values: changelog_witness_versioned.cc judges it.
+    return versioned_changelog_witness(context, record, outcome, replica, applied);
+  }
   // Kafka's caching layer answers only key queries from the cache (CachingKeyValueStore's
   // queryHandlers hold KeyQuery alone; the timestamped key query reaches it as a KeyQuery), with
   // the merged position of cache and store; ranges go to the store below, under its own position.
@@ -653,7 +651,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     }
     std::optional<ChangelogOffset> older;
     if (log != nullptr && persistent(trace.topology) &&
-        restarted_before(context, replica.instance, record.complete_ms)) {
+        detail::restarted_before(context, replica.instance, record.complete_ms)) {
       older = older_life(context, record, replica, *log, keys, applied, unlogged, answer);
     }
     if (older) {

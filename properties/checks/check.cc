@@ -104,6 +104,8 @@ const char* to_string(ViolationClass c) {
       return "known Kafka behaviour: a fenced member's late writes";
     case ViolationClass::kLruEvictedAggregate:
       return "known Kafka behaviour: an LRU store's evicted aggregate restarts from zero";
+    case ViolationClass::kVersionedStoreReopened:
+      return "known Kafka behaviour: a reopened versioned store does not see its older segments";
   }
   return "?";
 }
@@ -124,6 +126,8 @@ const char* class_key(ViolationClass c) {
       return "fenced_late_write";
     case ViolationClass::kLruEvictedAggregate:
       return "lru_evicted_aggregate";
+    case ViolationClass::kVersionedStoreReopened:
+      return "versioned_store_reopened";
   }
   return "?";
 }

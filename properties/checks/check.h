@@ -80,21 +80,32 @@ enum class ViolationClass {
   // the model's or that of the key's records since a point where the store could have evicted it
   // (checks/aggregate_proofs.cc).
   kLruEvictedAggregate,
+  // Quirk 17 of docs/iqv2-semantics.md: a versioned store opened over an earlier store object's
+  // data (a restart on a kept disk, a task that came back) knows none of its segments until a put
+  // re-creates them (LogicalKeyValueSegments.openExisting opens the RocksDB only), so versions in
+  // the others are invisible, never expire, and a put can append to a row it did not search
+  // (insertAsEarliest unchecked). A ResultMatchesModel or SamePositionSameAnswer violation whose
+  // answer holds only versions its replica could have been given (each a changelog record of the
+  // key it applied, or, after a restart, one appended before the answer; changelog_witness_
+  // versioned.cc step 3), by a replica whose store the simulator recorded as opened over existing
+  // data (checks/versioned_reopened.cc; scenarios/findings/versioned_reopened_store_*).
+  kVersionedStoreReopened,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
-// "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate": the key in JSON
-// summaries.
+// "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
+// "versioned_store_reopened": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 7> kViolationClasses{
+inline constexpr std::array<ViolationClass, 8> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
     ViolationClass::kCacheFlushPartlyApplied,
     ViolationClass::kPositionAheadOfCheckpoint,
     ViolationClass::kFencedLateWrite,
-    ViolationClass::kLruEvictedAggregate};
+    ViolationClass::kLruEvictedAggregate,
+    ViolationClass::kVersionedStoreReopened};
 
 struct Violation {
   std::string property;  // the check's name

@@ -122,42 +122,13 @@ std::optional<std::string> range_differs(const JudgeContext& context,
   return text + "]";
 }
 
-std::string versions_text(const std::vector<model::Version>& versions) {
-  std::string text = "[";
-  for (const model::Version& v : versions) {
-    if (text.size() > 1) text += ", ";
-    text += sim::to_string(sim::VersionedValue{v.value, v.valid_from_ms, v.valid_to_ms});
-  }
-  return text + "]";
-}
-
 // A VersionedKeyQuery or MultiVersionedKeyQuery answer against the model's VersionedHistory.
 std::optional<std::string> versioned_differs(const JudgeContext& context,
                                              const sim::QueryRequestRecord& request,
                                              const sim::PartitionOutcome& outcome, int64_t offset) {
-  const model::VersionedHistory& model = *context.versioned();
-  const model::KeyBytes key = model::serialize_int32_key(*request.key);
-  std::vector<model::Version> want;
-  if (request.kind == QueryKind::VersionedKeyQuery) {
-    const auto one = request.as_of_ms
-                         ? model.get_as_of(outcome.partition, key, *request.as_of_ms, offset)
-                         : model.get(outcome.partition, key, offset);
-    if (one) want.push_back(*one);
-  } else {
-    want = model
-               .get_range(outcome.partition, key,
-                          request.from_time_ms.value_or(std::numeric_limits<int64_t>::min()),
-                          request.to_time_ms.value_or(std::numeric_limits<int64_t>::max()),
-                          to_model_order(request.order), offset)
-               .versions;
-  }
-  const auto* got = std::get_if<sim::VersionedList>(&outcome.value);
-  bool same = got != nullptr && got->size() == want.size();
-  for (size_t i = 0; same && i < want.size(); ++i) {
-    same =
-        (*got)[i] == sim::VersionedValue{want[i].value, want[i].valid_from_ms, want[i].valid_to_ms};
-  }
-  if (same) return std::nullopt;
+  const std::vector<model::Version> want =
+      versioned_expected(*context.versioned(), request, outcome.partition, offset);
+  if (versioned_equal(outcome, want)) return std::nullopt;
   return versions_text(want);
 }
 
@@ -178,6 +149,45 @@ std::vector<int32_t> keys_involved(const JudgeContext& context,
 }
 
 }  // namespace
+
+std::string versions_text(const std::vector<model::Version>& versions) {
+  std::string text = "[";
+  for (const model::Version& v : versions) {
+    if (text.size() > 1) text += ", ";
+    text += sim::to_string(sim::VersionedValue{v.value, v.valid_from_ms, v.valid_to_ms});
+  }
+  return text + "]";
+}
+
+std::vector<model::Version> versioned_expected(const model::VersionedHistory& model,
+                                               const sim::QueryRequestRecord& request,
+                                               int32_t partition, int64_t offset_inclusive) {
+  IQ_ASSERT(is_versioned_kind(request.kind) && request.key, "{}", request.to_string());
+  const model::KeyBytes key = model::serialize_int32_key(*request.key);
+  if (request.kind == QueryKind::VersionedKeyQuery) {
+    const auto one = request.as_of_ms
+                         ? model.get_as_of(partition, key, *request.as_of_ms, offset_inclusive)
+                         : model.get(partition, key, offset_inclusive);
+    if (one) return {*one};
+    return {};
+  }
+  return model
+      .get_range(partition, key, request.from_time_ms.value_or(std::numeric_limits<int64_t>::min()),
+                 request.to_time_ms.value_or(std::numeric_limits<int64_t>::max()),
+                 to_model_order(request.order), offset_inclusive)
+      .versions;
+}
+
+bool versioned_equal(const sim::PartitionOutcome& outcome,
+                     const std::vector<model::Version>& want) {
+  const auto* got = std::get_if<sim::VersionedList>(&outcome.value);
+  if (got == nullptr || got->size() != want.size()) return false;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if ((*got)[i] != sim::VersionedValue{want[i].value, want[i].valid_from_ms, want[i].valid_to_ms})
+      return false;
+  }
+  return true;
+}
 
 bool permitted(const Position& store, const Position& bound, int32_t partition) {
   for (const auto& [topic, offsets] : bound.map()) {

@@ -35,6 +35,15 @@ std::optional<std::string> versioned_not_judged(const JudgeContext& context,
                                                 int32_t partition, int64_t offset);
 
 // The replica of `partition` on `instance` in a snapshot, or nullptr.
+// The model's answer to a VersionedKeyQuery or MultiVersionedKeyQuery (newest first unless
+// ASCENDING) over `model` after the records up to `offset_inclusive`; whether an answer is it;
+// versions rendered as "[10@[5000,7000), 12@[7000,)]".
+std::vector<model::Version> versioned_expected(const model::VersionedHistory& model,
+                                               const sim::QueryRequestRecord& request,
+                                               int32_t partition, int64_t offset_inclusive);
+bool versioned_equal(const sim::PartitionOutcome& outcome, const std::vector<model::Version>& want);
+std::string versions_text(const std::vector<model::Version>& versions);
+
 const sim::ReplicaSnapshot* find_replica(const sim::PlacementSnapshot& snapshot,
                                          const std::string& instance, int32_t partition);
 // The snapshot that explains an answer: placement_at_answer, else placement_at_invoke.
@@ -139,9 +148,23 @@ struct WitnessResult {
   // kNotJudged on an LRU store because keys of the fold are missing (evicted without a logged
   // tombstone), while every key the answer holds has the fold's value and timestamp, in order.
   bool present_keys_hold = false;
+  // kNotJudged on a versioned store because the answer is not the fold's while every version it
+  // holds is one the replica could have been given (changelog_witness_versioned.cc, step 3).
+  bool versions_from_log = false;
 };
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
+// The witness of a versioned store's answer by `replica`, which had applied changelog [..,
+// applied] (changelog_witness_versioned.cc).
+WitnessResult versioned_changelog_witness(const JudgeContext& context,
+                                          const sim::QueryRecord& record,
+                                          const sim::PartitionOutcome& outcome,
+                                          const sim::ReplicaSnapshot& replica,
+                                          ChangelogOffset applied);
+// Whether `instance` crashed, restarted or closed at or before at_ms (a persistent store there may
+// have kept data of an earlier life).
+bool restarted_before(const JudgeContext& context, const std::string& instance,
+                      base::Instant at_ms);
 
 // Whether a returned timestamp is one Kafka gives for a value whose record timestamp is `real`
 // (the store's timestamp mode; the adapter's -1, or the real one from a cached key query).
@@ -171,6 +194,12 @@ ClassProof prove_replayed_aggregate(const JudgeContext& context, const sim::Quer
 ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
                                               const sim::QueryRecord& record,
                                               const sim::PartitionOutcome& outcome);
+
+// A versioned store opened over an earlier store object's data: ViolationClass::
+// kVersionedStoreReopened (versioned_reopened.cc states the proof).
+ClassProof prove_versioned_store_reopened(const JudgeContext& context,
+                                          const sim::QueryRecord& record,
+                                          const sim::PartitionOutcome& outcome);
 
 // Whether the replica's store applied changelog record `r`: every record of its prefix [..,
 // applied], except another instance's records inside one of the replica's runs of own writes

@@ -15,16 +15,7 @@ using testing::pos;
 using testing::text;
 using testing::TraceBuilder;
 
-// key 1: 10 @1000, 12 @3000, then out of order 11 @2000; history retention 10 s.
-TraceBuilder versioned_table() {
-  TraceBuilder b(TopologyKind::VersionedTable);
-  b.trace().topology.history_retention_ms = 10'000;
-  b.trace().topology.segment_interval_ms = 1'000;
-  b.produce(0, 1, 10, 1'000);
-  b.produce(0, 1, 12, 3'000);
-  b.produce(0, 1, 11, 2'000);
-  return b;
-}
+using testing::versioned_table;
 
 testing::Q versioned(TraceBuilder& b, QueryKind kind, sim::VersionedList answer, int64_t offset) {
   testing::Q q = b.key_query(0, 1, kind);

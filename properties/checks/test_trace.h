@@ -327,6 +327,18 @@ class TraceBuilder {
   int64_t now_ms_ = 0;
 };
 
+// A VersionedTable trace: key 1 on partition 0 gets 10 @1000, 12 @3000, then out of order
+// 11 @2000; history retention 10 s, segments of 1 s.
+inline TraceBuilder versioned_table() {
+  TraceBuilder b(TopologyKind::VersionedTable);
+  b.trace().topology.history_retention_ms = 10'000;
+  b.trace().topology.segment_interval_ms = 1'000;
+  b.produce(0, 1, 10, 1'000);
+  b.produce(0, 1, 12, 3'000);
+  b.produce(0, 1, 11, 2'000);
+  return b;
+}
+
 // A large consistent trace, the happy path every check walks: a Count topology over
 // `partitions` partitions of `keys` keys (key k on partition k % partitions), with the switch on.
 // Each step produces one record and then runs one query against the state right after it: a

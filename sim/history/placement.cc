@@ -3,6 +3,8 @@
 #include "base/assert.h"
 #include "iq/changelog_topic.h"
 #include "iq/serdes.h"
+#include "state/metered_versioned_key_value_store.h"
+#include "state/rocksdb_versioned_store.h"
 #include "state/thread_cache.h"
 
 namespace iq::sim {
@@ -47,12 +49,31 @@ std::vector<UnloggedWrite> unlogged_writes(const Task& task, const std::string& 
   return out;
 }
 
+// Whether `store` is a versioned stack whose RocksDBVersionedStore opened over data an earlier
+// store object left (quirk 17's condition). Metered -> [change-logging] -> adapter -> store.
+bool versioned_store_reopened(StateStore* store) {
+  auto* metered = dynamic_cast<MeteredVersionedKeyValueStore<int32_t, int64_t>*>(store);
+  if (metered == nullptr) return false;
+  VersionedBytesStore* layer = &metered->wrapped();
+  if (auto* logging = dynamic_cast<ChangeLoggingVersionedKeyValueBytesStore*>(layer)) {
+    layer = &logging->wrapped();
+  }
+  auto* adapter = dynamic_cast<VersionedKeyValueToBytesStoreAdapter*>(layer);
+  IQ_ASSERT(adapter != nullptr, "versioned store {} has no adapter over its bytes store",
+            store->name());
+  const auto* rocksdb = dynamic_cast<const RocksDBVersionedStore*>(&adapter->inner());
+  return rocksdb != nullptr && rocksdb->opened_over_existing_data();
+}
+
 void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadState thread_state,
                ReplicaSnapshot& r) {
   r.role = task.is_active() ? ReplicaRole::kActive : ReplicaRole::kStandby;
   r.task_state = recorded(task.state());
   r.thread_state = recorded(thread_state);
-  if (const StateStore* s = task.store(store)) r.store_position = s->position();
+  if (StateStore* s = task.store(store)) {
+    r.store_position = s->position();
+    r.versioned_store_reopened = versioned_store_reopened(s);
+  }
   if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = *o;
   r.unlogged_writes = unlogged_writes(task, store);
   r.own_write_runs.clear();

@@ -104,6 +104,10 @@ struct ReplicaSnapshot {
   // instances' records inside them. own_write_runs_dropped > 0: older runs were not kept.
   std::vector<OwnWriteRun> own_write_runs;
   uint64_t own_write_runs_dropped = 0;
+  // A versioned store only: its store object opened a physical RocksDB that already held entries
+  // (an earlier store object's data, kept on disk), the condition of quirk 17 of
+  // docs/iqv2-semantics.md (RocksDBVersionedStore::opened_over_existing_data).
+  bool versioned_store_reopened = false;
 
   std::string to_string() const;
 };
