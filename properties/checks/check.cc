@@ -201,7 +201,10 @@ bool JudgeContext::phase_includes(base::Instant at_ms, std::string_view property
 }
 
 bool JudgeContext::judged_by(const sim::QueryRecord& record, std::string_view property) const {
-  if (record.source == sim::QueryRecord::Source::kLiveness) return true;
+  if (record.source == sim::QueryRecord::Source::kLiveness ||
+      record.source == sim::QueryRecord::Source::kAudit) {
+    return true;
+  }
   return phase_includes(record.invoke_ms, property);
 }
 

@@ -185,7 +185,8 @@ const char* to_string(OutcomeKind k);
 struct QueryRecord {
   uint64_t id = 0;  // unique per History, in invoke order
   // Who asked: a query client (client >= 0), a scripted step or a liveness probe (client -1).
-  enum class Source { kClient, kScripted, kLiveness };
+  // kAudit: the end-of-run read of every replica (liveness.audit_replicas), after the probes.
+  enum class Source { kClient, kScripted, kLiveness, kAudit };
   Source source = Source::kClient;
   int32_t client = -1;
   uint64_t query = 0;   // the client's logical query; retries share it
