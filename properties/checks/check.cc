@@ -93,7 +93,7 @@ const char* to_string(ViolationClass c) {
       return "known Kafka behaviour: at-least-once reprocessing";
     case ViolationClass::kRestartWithoutCheckpoint:
       return "known Kafka behaviour: a store restarted without a checkpoint keeps its data under "
-             "an empty position";
+             "an empty position";  // or restored from an older one: under an older position
     case ViolationClass::kCacheFlushPartlyApplied:
       return "known Kafka behaviour: a replica inside one cached flush of the changelog "
              "over-claims";

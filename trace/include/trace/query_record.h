@@ -92,6 +92,11 @@ struct ReplicaSnapshot {
   std::optional<Position> store_position;           // the store's position (source offsets)
   std::optional<ChangelogOffset> changelog_offset;  // last changelog record applied or written
   std::optional<ChangelogOffset> changelog_end_offset;
+  // The offset the store's .checkpoint held when its task initialized: its restore replayed the
+  // records after it over what the store kept on disk (none: no checkpoint, replayed from the
+  // log start). A store that kept more than its checkpoint (a crash after a flush, before the
+  // .checkpoint write) holds the newer data until the replay passes it.
+  std::optional<ChangelogOffset> restored_from;
   // LagInfo's convention: end - (changelog_offset + 1), or end when there is no offset yet; a
   // count of changelog records, so a raw number.
   std::optional<int64_t> lag;
