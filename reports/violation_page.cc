@@ -111,6 +111,8 @@ std::string render_violation_section(const properties::Violation& v, const sim::
                                 q->source == sim::QueryRecord::Source::kScripted ? "a scripted step"
                                 : q->source == sim::QueryRecord::Source::kLiveness
                                     ? "the liveness probe"
+                                : q->source == sim::QueryRecord::Source::kAudit
+                                    ? "the end-of-run audit"
                                     : fmt::format("client {}", q->client),
                                 q->target_instance.empty() ? "nobody" : q->target_instance,
                                 q->to_standby ? " (a standby host)" : "", q->request.to_string())) +

@@ -132,6 +132,13 @@ void FaultInjector::on_crash_landed(int32_t n, const CrashLanding& landing, bool
   record.action = to_string(FaultAction::kCrash);
   record.instance = cluster_.instance(n).name();
   record.detail = detail + (detail.empty() ? "" : "; ") + "landed inside: " + landing.to_string();
+  record.landed = CrashPointRecord{.event = to_string(landing.at),
+                                   .what = landing.what,
+                                   .path = landing.subject.path,
+                                   .topic = landing.subject.topic,
+                                   .partition = landing.subject.partition,
+                                   .operations = operation_names(landing.operations),
+                                   .points = landing.point_names()};
   faults_.push_back(std::move(record));
   if (undo_after_ms) {
     IQ_ASSERT(*undo_after_ms >= 0, "undo_after_ms={}", *undo_after_ms);

@@ -48,36 +48,82 @@ std::optional<FaultAction> RandomFaults::draw_kind() {
   return std::nullopt;
 }
 
-CrashInsideSpec RandomFaults::draw_crash_inside() {
-  static constexpr CrashInsideAt kAt[] = {CrashInsideAt::kDiskOp, CrashInsideAt::kSend,
-                                          CrashInsideAt::kCommit, CrashInsideAt::kRestorePoll};
-  // A disk event is drawn inside one of impl/'s multi-step operations (or anywhere), so that the
-  // named crash points come up and not only the commit flushes that make most disk events.
-  // The flush inside a checkpoint has its own entry: a checkpoint arm lands mostly at the
-  // .position of an active's checkpoint, whose flush is empty (its commit flushed). The cleaner
-  // is listed three times: it runs only when a moved task's directory has waited out
-  // state.cleanup.delay.ms, so with one entry its arms landed in 1 or 2 seeds of 500.
-  static constexpr iq::Operation kDuring[] = {iq::Operation::kCommit,
-                                              iq::Operation::kCheckpoint,
-                                              iq::Operation::kCheckpointFlush,
-                                              iq::Operation::kWritePosition,
-                                              iq::Operation::kWriteCheckpoint,
-                                              iq::Operation::kStateDirectoryCleaner,
-                                              iq::Operation::kStateDirectoryCleaner,
-                                              iq::Operation::kStateDirectoryCleaner,
-                                              iq::Operation::kClose};
-  CrashInsideSpec spec;
-  spec.at = kAt[prng_.below(std::size(kAt))];
-  int64_t n_max = spec_.crash_inside_n_max;
-  if (spec.at == CrashInsideAt::kDiskOp) {
-    const uint64_t d = prng_.below(std::size(kDuring) + 1);  // the last: any
-    if (d < std::size(kDuring)) {
-      spec.during = static_cast<uint32_t>(kDuring[d]);
-      n_max = std::min<int64_t>(n_max, kCrashInsideDuringNMax);
+namespace {
+
+// What a crash inside an operation aims at: an event kind, the operation it must fall in (0: any),
+// and the draw's weight. One entry per crash point (crash_inside.h's CrashLanding::points), so
+// each lands in a good fraction of seeds instead of the few that the commits' flushes and sends
+// left over when the event kind was drawn first (crash.point.close was hit by 2 seeds of 1,000,
+// store_flush by 7, commit_flush by 6). Weights favour the points that need a rarer setting to
+// happen at all: store_flush needs a flush with data inside a checkpoint (a standby's, the flush
+// after a restore, a close's; an active's checkpoint flush is empty, its commit flushed), the
+// cleaner a moved task's directory past state.cleanup.delay.ms.
+struct CrashTarget {
+  CrashInsideAt at;
+  uint32_t during;
+  uint64_t weight;
+};
+
+constexpr uint32_t op(iq::Operation o) {
+  return static_cast<uint32_t>(o);
+}
+
+constexpr CrashTarget kCrashTargets[] = {
+    {CrashInsideAt::kDiskOp, op(iq::Operation::kCommit), 2},                 // commit_flush
+    {CrashInsideAt::kDiskOp, op(iq::Operation::kCheckpointFlush), 4},        // store_flush
+    {CrashInsideAt::kDiskOp, op(iq::Operation::kWritePosition), 2},          // flush_checkpoint
+    {CrashInsideAt::kDiskOp, op(iq::Operation::kWriteCheckpoint), 2},        // position_checkpoint
+    {CrashInsideAt::kDiskOp, op(iq::Operation::kStateDirectoryCleaner), 3},  // cleaner
+    {CrashInsideAt::kDiskOp, op(iq::Operation::kClose), 2},                  // close
+    {CrashInsideAt::kDiskOp, op(iq::Operation::kRestore), 1},                // restore_batch
+    {CrashInsideAt::kRestorePoll, 0, 2},                                     // restore_batch
+    {CrashInsideAt::kSend, 0, 2},                                            // send_commit
+    {CrashInsideAt::kCommit, 0, 1},                                          // send_commit
+    {CrashInsideAt::kDiskOp, 0, 1},                                          // any disk event
+};
+
+constexpr uint64_t weight_total() {
+  uint64_t total = 0;
+  for (const CrashTarget& t : kCrashTargets) total += t.weight;
+  return total;
+}
+
+}  // namespace
+
+CrashInsideSpec draw_crash_inside(base::Prng& prng, int64_t n_max) {
+  IQ_ASSERT(n_max >= 1, "n_max={}", n_max);
+  uint64_t w = prng.below(weight_total());
+  const CrashTarget* target = nullptr;
+  for (const CrashTarget& t : kCrashTargets) {
+    if (w < t.weight) {
+      target = &t;
+      break;
     }
+    w -= t.weight;
   }
-  spec.n = static_cast<uint64_t>(prng_.range_inclusive(1, n_max));
+  IQ_ASSERT(target != nullptr, "weight {} of {}", w, weight_total());
+  CrashInsideSpec spec;
+  spec.at = target->at;
+  spec.during = target->during;
+  const int64_t cap =
+      spec.during != 0 ? std::min<int64_t>(n_max, RandomFaults::kCrashInsideDuringNMax) : n_max;
+  spec.n = draw_occurrence(prng, cap);
+  IQ_ASSERT(spec.n >= 1 && spec.n <= static_cast<uint64_t>(cap), "n {} of {}", spec.n, cap);
   return spec;
+}
+
+uint64_t draw_occurrence(base::Prng& prng, int64_t n_max) {
+  IQ_ASSERT(n_max >= 1, "n_max={}", n_max);
+  int64_t octaves = 0;  // the octaves [1,1], [2,3], [4,7], ... that start at or below n_max
+  while (octaves < 62 && (int64_t{1} << octaves) <= n_max) ++octaves;
+  const auto e = static_cast<int64_t>(prng.below(static_cast<uint64_t>(octaves)));
+  const int64_t lo = int64_t{1} << e;
+  const int64_t hi = std::min(2 * lo - 1, n_max);
+  return static_cast<uint64_t>(prng.range_inclusive(lo, hi));
+}
+
+CrashInsideSpec RandomFaults::draw_crash_inside() {
+  return sim::draw_crash_inside(prng_, spec_.crash_inside_n_max);
 }
 
 // Closes the armed instance: the crash lands inside the close (its restart is scheduled by the

@@ -179,6 +179,13 @@ class ScenarioDriver {
   void scripted_query(const QueryStep& step);
   void liveness();
   bool probe_partition(int32_t partition, const Position& bound, base::Prng& prng);
+  void audit_replicas(const Position& bound, int64_t deadline_ms);
+  bool audit_replica(int32_t n, int32_t partition, const Position& bound);
+  QueryRecord phase_record(QueryRecord::Source source, const StateQueryRequest& request,
+                           std::optional<int32_t> key, int32_t partition, const Position& bound);
+  // Rounds of the end-of-run audit (each probe_interval_ms apart): a replica still behind the
+  // bound after them is left unjudged.
+  static constexpr int32_t kAuditRoundsMax = 40;
   void finish();
   // True once a knob's bound was reached (recorded in trace_.bound_reached; the run stops).
   bool check_bounds();
@@ -488,9 +495,90 @@ void ScenarioDriver::liveness() {
       if (!first && probe_partition(p, record.bound, prng)) first = cluster_->loop().now();
       all = all && first.has_value();
     }
+    if (all && spec.audit_replicas) audit_replicas(record.bound, deadline_ms);
     if (all || cluster_->now_ms() >= deadline_ms) return;
     if (!advance_to(std::min(cluster_->now_ms() + spec.probe_interval_ms, deadline_ms))) return;
   }
+}
+
+// The end-of-run audit (liveness.audit_replicas), once every partition answered its probe. A
+// replica can go wrong where no client looks: a standby restored from a checkpoint past what its
+// store kept holds stale keys under a position that claims them, and unless a query happens to
+// ask it for one of those keys, no property ever sees it. So every replica the live instances
+// host (active, standby or warmup, from an omniscient placement snapshot) is sent a RangeQuery
+// over every key of its partition, bounded at what was produced, directly (requireActive false,
+// as a client that asks each host in turn). One behind the bound (NOT_UP_TO_BOUND, a standby
+// still catching up, or a store restored without a checkpoint under an empty position) is asked
+// again every probe_interval_ms, at most kAuditRoundsMax times and not past the liveness
+// deadline: being behind is allowed, answering wrongly is not. Every answer is recorded (source
+// kAudit) and judged by every property.
+void ScenarioDriver::audit_replicas(const Position& bound, int64_t deadline_ms) {
+  const TopologyConfig& t = cluster_->config().topology;
+  if (t.versioned()) return;  // a versioned store throws on RangeQuery (quirk 15)
+  std::set<std::pair<int32_t, int32_t>> pending;  // (instance number, partition)
+  const PlacementSnapshot placement = take_placement(*cluster_, t.store_name, all_partitions());
+  for (const ReplicaSnapshot& r : placement.replicas) {
+    if (r.role == ReplicaRole::kNone || !r.running) continue;
+    for (int32_t n = 1; n <= cluster_->instance_count(); ++n) {
+      if (cluster_->instance(n).name() == r.instance) pending.insert({n, r.partition});
+    }
+  }
+  for (int32_t round = 0; round < kAuditRoundsMax && !pending.empty(); ++round) {
+    for (auto it = pending.begin(); it != pending.end();) {
+      it = audit_replica(it->first, it->second, bound) ? pending.erase(it) : std::next(it);
+      if (stopped_) return;
+    }
+    if (pending.empty() || cluster_->now_ms() >= deadline_ms) return;
+    const int64_t next_ms = cluster_->now_ms() + scenario_.liveness.probe_interval_ms;
+    if (!advance_to(std::min(next_ms, deadline_ms))) return;
+  }
+}
+
+// One audit query of one instance's replica of `partition`; true unless it must be asked again
+// (the instance is live and answered NOT_UP_TO_BOUND).
+bool ScenarioDriver::audit_replica(int32_t n, int32_t partition, const Position& bound) {
+  const TopologyConfig& t = cluster_->config().topology;
+  Instance& instance = cluster_->instance(n);
+  if (!instance.running() || instance.not_started() || instance.paused()) return true;
+  const StateQueryRequest request =
+      StateQueryRequest::in_store_with_query(t.store_name,
+                                             RangeQuery<int32_t, int64_t>::with_no_bounds())
+          .with_partitions({partition})
+          .with_position_bound(PositionBound::at(bound));
+  QueryRecord r = phase_record(QueryRecord::Source::kAudit, request, std::nullopt, partition, bound);
+  r.target_instance = instance.name();
+  auto answer = instance.streams().query(request);
+  r.placement_at_answer = take_placement(*cluster_, t.store_name, {partition});
+  record_outcome(r, answer);
+  const PartitionOutcome* only = r.only_partition();
+  const bool behind = r.outcome == OutcomeKind::kAnswered && only != nullptr && !only->success &&
+                      only->failure_reason == FailureReason::NOT_UP_TO_BOUND;
+  trace_.history.append(std::move(r));
+  if (check_bounds()) return true;
+  return !behind;
+}
+
+// The record of a liveness probe or an audit query of `partition`, bounded at `bound` (everything
+// produced), before it is sent.
+QueryRecord ScenarioDriver::phase_record(QueryRecord::Source source,
+                                         const StateQueryRequest& request,
+                                         std::optional<int32_t> key, int32_t partition,
+                                         const Position& bound) {
+  const TopologyConfig& t = cluster_->config().topology;
+  QueryRecord r;
+  r.id = trace_.history.next_id();
+  r.source = source;
+  r.invoke_ms = cluster_->loop().now();
+  r.complete_ms = r.invoke_ms;
+  r.request.store = t.store_name;
+  r.request.query = request.query().describe();
+  r.request.kind = request.query().kind();
+  r.request.key = key;
+  r.request.partitions = std::set<int32_t>{partition};
+  r.request.bound_mode = BoundMode::kProduced;
+  r.request.bound = bound;
+  r.placement_at_invoke = take_placement(*cluster_, t.store_name, {partition});
+  return r;
 }
 
 // One liveness probe of one partition; true if it answered successfully.
@@ -514,19 +602,7 @@ bool ScenarioDriver::probe_partition(int32_t partition, const Position& bound, b
         t.store_name, VersionedKeyQuery<int32_t, int64_t>::with_key(key.value_or(0)));
   }
   request = request.with_partitions({partition}).with_position_bound(PositionBound::at(bound));
-  QueryRecord r;
-  r.id = trace_.history.next_id();
-  r.source = QueryRecord::Source::kLiveness;
-  r.invoke_ms = cluster_->loop().now();
-  r.complete_ms = r.invoke_ms;
-  r.request.store = t.store_name;
-  r.request.query = request.query().describe();
-  r.request.kind = request.query().kind();
-  r.request.key = key;
-  r.request.partitions = std::set<int32_t>{partition};
-  r.request.bound_mode = BoundMode::kProduced;
-  r.request.bound = bound;
-  r.placement_at_invoke = take_placement(*cluster_, t.store_name, {partition});
+  QueryRecord r = phase_record(QueryRecord::Source::kLiveness, request, key, partition, bound);
 
   std::vector<int32_t> live;
   for (int32_t n = 1; n <= cluster_->instance_count(); ++n) {

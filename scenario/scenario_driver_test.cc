@@ -13,6 +13,7 @@
 #include <string>
 
 #include "iq/default_partitioner.h"
+#include "io/operation_marker.h"
 #include "iq/serdes.h"
 
 namespace iq::sim {
@@ -581,6 +582,58 @@ TEST(ScenarioDriverTest, RandomFaultsStayWithinMaxDownAndLivenessRecovers) {
   std::set<std::string> down_again;
   (void)max_down(again.faults, log_again, down_again);
   EXPECT_EQ(log_again, log) << seed_text(s);
+}
+
+// Proves a crash that lands inside an operation is recorded with its landing as fields (the
+// event, the path, the operations in progress and the crash points), that the same seed records
+// the same landing again (replay), and that the end-of-run audit reads every replica the live
+// instances host, standbys included, once every partition answered (source kAudit).
+TEST(ScenarioDriverTest, CrashLandingIsRecordedAsFieldsAndTheAuditReadsEveryReplica) {
+  Scenario s = timed_scenario(53);
+  s.cluster.streams.offset_delta_threshold_for_checkpoint = 0;  // checkpoint on every commit
+  s.liveness.audit_replicas = true;
+  FaultWorkloadSpec& crash = std::get<FaultWorkloadSpec>(s.tests[0].workloads.back());
+  crash.inside = CrashInsideSpec{CrashInsideAt::kDiskOp, 3,
+                                 static_cast<uint32_t>(Operation::kWriteCheckpoint)};
+  const RunTrace trace = drive_scenario(s);
+  const FaultRecord* landed = nullptr;
+  for (const FaultRecord& f : trace.faults) {
+    if (f.action == "crash" && f.landed) landed = &f;
+  }
+  ASSERT_NE(landed, nullptr) << seed_text(s);
+  const CrashPointRecord& l = *landed->landed;
+  EXPECT_EQ(l.event, "disk") << seed_text(s);
+  EXPECT_TRUE(l.has_point("position_checkpoint")) << seed_text(s) << " " << landed->to_string();
+  EXPECT_FALSE(l.has_point("cleaner")) << seed_text(s);
+  EXPECT_NE(std::find(l.operations.begin(), l.operations.end(), "write_checkpoint"),
+            l.operations.end())
+      << seed_text(s);
+  // The path names the task's .checkpoint, and the detail says the same in words.
+  EXPECT_NE(l.path.find("/.checkpoint"), std::string::npos) << seed_text(s) << " " << l.path;
+  EXPECT_NE(landed->detail.find(l.what), std::string::npos) << seed_text(s);
+  const std::string task = l.path.substr(0, l.path.rfind('/'));
+  EXPECT_TRUE(l.on_task_file(task.substr(task.rfind('/') + 1), ".checkpoint")) << seed_text(s);
+  EXPECT_FALSE(l.on_task_file("9_9", ".checkpoint")) << seed_text(s);
+  EXPECT_FALSE(l.on_task_file(task.substr(task.rfind('/') + 1), ".position")) << seed_text(s);
+
+  const RunTrace again = drive_scenario(s);
+  EXPECT_EQ(again.faults, trace.faults) << seed_text(s);
+
+  std::set<std::pair<std::string, int32_t>> audited;
+  for (const QueryRecord& r : trace.history.records()) {
+    if (r.source != QueryRecord::Source::kAudit) continue;
+    ASSERT_TRUE(r.request.partitions.has_value()) << seed_text(s);
+    audited.insert({r.target_instance, *r.request.partitions->begin()});
+    EXPECT_EQ(r.request.kind, QueryKind::RangeQuery) << seed_text(s);
+  }
+  ASSERT_TRUE(trace.liveness.has_value()) << seed_text(s);
+  // Every partition has an active and a standby (num_standby_replicas 1, three instances up).
+  for (const auto& [p, first] : trace.liveness->first_success_ms) {
+    ASSERT_TRUE(first.has_value()) << seed_text(s) << " partition " << p;
+    int32_t replicas = 0;
+    for (const auto& [instance, partition] : audited) replicas += partition == p ? 1 : 0;
+    EXPECT_GE(replicas, 2) << seed_text(s) << " partition " << p;
+  }
 }
 
 }  // namespace

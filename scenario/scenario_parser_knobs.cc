@@ -66,12 +66,13 @@ void ScenarioParser::parse_knobs(const toml::table* section) {
 
 void ScenarioParser::parse_liveness(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("liveness"));
-  t.allow({"enabled", "timeout_ms", "probe_interval_ms", "checks"});
+  t.allow({"enabled", "timeout_ms", "probe_interval_ms", "checks", "audit_replicas"});
   LivenessSpec& l = s_.liveness;
   l.enabled = t.boolean("enabled", l.enabled);
   l.timeout_ms = t.integer("timeout_ms", l.timeout_ms, kPositiveTimeMs).value;
   l.probe_interval_ms = t.integer("probe_interval_ms", l.probe_interval_ms, kPositiveTimeMs).value;
   l.checks = t.name_list("checks", l.checks, names::kPropertyNames, "property name");
+  l.audit_replicas = t.boolean("audit_replicas", l.audit_replicas);
   t.finish();
 }
 

@@ -180,6 +180,7 @@ enabled = true
 timeout_ms = 30_000
 probe_interval_ms = 250
 checks = ['EventuallyAvailable', 'LagReported']
+audit_replicas = true
 )";
 
 // The full file, as the Scenario it must parse to (with the file's own seed).
@@ -323,6 +324,7 @@ Scenario full_file_scenario(const std::string& text) {
   s.liveness.timeout_ms = 30'000;
   s.liveness.probe_interval_ms = 250;
   s.liveness.checks = {"EventuallyAvailable", "LagReported"};
+  s.liveness.audit_replicas = true;
   return s;
 }
 
@@ -378,6 +380,7 @@ name = 'Count'
   EXPECT_EQ(clients.bound_modes.size(), 3u);
   EXPECT_TRUE(s.liveness.enabled);
   EXPECT_EQ(s.liveness.checks, std::vector<std::string>{"EventuallyAvailable"});
+  EXPECT_FALSE(s.liveness.audit_replicas);
 }
 
 TEST(ScenarioParserTest, TransactionAndCompactionKeysReachTheBrokerConfigAndRoundTrip) {

@@ -461,6 +461,7 @@ void write_liveness(std::string& out, const LivenessSpec& l) {
   b.set("timeout_ms", num(l.timeout_ms));
   b.set("probe_interval_ms", num(l.probe_interval_ms));
   b.set("checks", strings(l.checks));
+  b.set("audit_replicas", boolean(l.audit_replicas));
 }
 
 }  // namespace

@@ -108,6 +108,7 @@ checks = { one_of = [[], ['BoundHonored', 'SessionMonotonic']] }
 
 [liveness]
 enabled = { one_of = [true, false] }
+audit_replicas = { one_of = [true, false] }
 )";
 
 TEST(ScenarioWriterTest, RoundTripOfAFileWithChoicesOverSeeds) {

@@ -10,4 +10,22 @@ std::string FaultRecord::to_string() const {
   return out;
 }
 
+bool CrashPointRecord::has_point(std::string_view point) const {
+  for (const std::string& p : points) {
+    if (p == point) return true;
+  }
+  return false;
+}
+
+bool CrashPointRecord::on_task_file(std::string_view task, std::string_view file) const {
+  if (event != "disk" || task.empty() || file.empty()) return false;
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return false;
+  const std::string_view name = std::string_view(path).substr(slash + 1);
+  const std::string_view dir = std::string_view(path).substr(0, slash);
+  const size_t parent = dir.rfind('/');
+  const std::string_view task_dir = parent == std::string::npos ? dir : dir.substr(parent + 1);
+  return task_dir == task && name.substr(0, file.size()) == file;
+}
+
 }  // namespace iq::sim

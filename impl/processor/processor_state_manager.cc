@@ -145,6 +145,20 @@ const std::vector<ProcessorStateManager::OwnWriteRun>& ProcessorStateManager::ow
   return kNone;
 }
 
+std::optional<ChangelogOffset> ProcessorStateManager::loaded_checkpoint_offset(
+    const std::string& store_name) const {
+  for (const auto& m : stores_) {
+    if (m.store->name() != store_name || !m.changelog) continue;
+    auto it = loaded_offsets_.find(*m.changelog);
+    if (it == loaded_offsets_.end() ||
+        it->second == ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) {
+      return std::nullopt;
+    }
+    return it->second;
+  }
+  return std::nullopt;
+}
+
 uint64_t ProcessorStateManager::own_write_runs_dropped(const std::string& store_name) const {
   for (const auto& m : stores_) {
     if (m.store->name() == store_name) return m.own_write_runs_dropped;

@@ -61,6 +61,10 @@ class ProcessorStateManager {
   // The store's runs, oldest first, at most kOwnWriteRunsMax (older ones are dropped and counted).
   const std::vector<OwnWriteRun>& own_write_runs(const std::string& store_name) const;
   uint64_t own_write_runs_dropped(const std::string& store_name) const;
+  // Not Kafka state either: the changelog offset `store_name`'s entry in .checkpoint held when the
+  // task initialized (its restore replays the records after it over whatever the store kept), or
+  // none (no file, no entry, or the unknown sentinel: replayed from the log start).
+  std::optional<ChangelogOffset> loaded_checkpoint_offset(const std::string& store_name) const;
   // Apply a batch of changelog records (in offset order) to a store. Timestamped stores get each
   // value as [record timestamp][value] (RecordConverters.rawValueToTimestampedValue).
   [[nodiscard]] Status restore(const std::string& store_name,

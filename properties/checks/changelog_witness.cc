@@ -45,8 +45,13 @@
 // - a persistent store on an instance that crashed, restarted or closed before: Kafka keeps the
 //   data of a store restarted without a checkpoint under at-least-once and restores the log from
 //   its start over it (ProcessorStateManager.initializeStoreOffsetsFromCheckpoint), so the state
-//   is fold(prefix) over fold(an older, longer prefix). A difference explained that way (the
-//   answer equals the overlay for some longer prefix) is passed over with its reason;
+//   is fold(prefix) over fold(an older, longer prefix). Likewise a store whose .checkpoint is
+//   older than what it flushed (a crash after the flush, before the .checkpoint write): the
+//   restore replays only the records after the checkpoint (ReplicaSnapshot::restored_from) over
+//   the longer prefix's fold. A difference explained that way (the answer equals the overlay for
+//   some longer prefix) is passed over with its reason. A store that kept LESS than its
+//   checkpoint (a checkpoint written before the flush it claims) is never explained: the longer
+//   prefix's fold holds the records the store lost;
 // - the position: with the switch off (no headers to fold), or when a header names another
 //   topic or partition. The value is still judged; the result then also counts under
 //   "position not judged: ..." (so these reasons can exceed the results).
@@ -158,14 +163,19 @@ std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
   return keys;
 }
 
-// fold(changelog[.. offset]) for `keys`, then `older` (a longer prefix's fold) for keys the
-// prefix never wrote, then the unlogged writes on top.
+// fold(changelog[.. offset]) for `keys`, then the unlogged writes on top. With `older` (a longer
+// prefix the store kept from an earlier life), the restore replayed only the records after the
+// replica's .checkpoint offset (restored_from; none: from the log start) over that longer prefix's
+// fold: a key the replay has not rewritten keeps the older fold's value.
 State fold(const ChangelogIndex::Partition* log, const sim::ReplicaSnapshot& replica,
            const std::vector<int32_t>& keys, ChangelogOffset offset,
            std::optional<ChangelogOffset> older, const std::vector<sim::UnloggedWrite>& unlogged) {
   State state;
   for (int32_t key : keys) {
     const sim::ChangelogRecord* r = log ? latest(*log, key, offset, &replica) : nullptr;
+    if (r != nullptr && older && replica.restored_from && r->offset <= *replica.restored_from) {
+      r = nullptr;  // beneath the checkpoint: never replayed, the store kept the older fold's
+    }
     if (r == nullptr && older && log) r = latest(*log, key, *older);
     if (r != nullptr && r->value) state[key] = Entry{*r->value, r->timestamp_ms};
   }

@@ -233,6 +233,40 @@ TEST(ChangelogWitnessTest, AStoreKeptAcrossARestartIsPassedOverOnlyAfterARestart
   }
 }
 
+// A store whose .checkpoint is older than what it flushed (a crash after the flush, before the
+// .checkpoint write) replays only the records after that checkpoint over what it kept: an answer
+// newer than its prefix's fold is passed over only when the replica's restored_from says the
+// record it differs on lies beneath the checkpoint. A store that kept less than its checkpoint
+// claims (checkpoint written before the flush) is never passed over: no longer prefix explains an
+// older value.
+TEST(ChangelogWitnessTest, AStoreKeptNewerThanItsCheckpointIsPassedOverOnlyBeneathIt) {
+  struct Case {
+    const char* what;
+    std::optional<int64_t> restored_from;
+    int64_t applied_offset;
+    int64_t value;
+    size_t violations;
+  };
+  const Case cases[] = {
+      // Applied offset 0 (key 1 = 10) from checkpoint 0; the store kept key 1 = 11 (offset 1).
+      {"kept newer than checkpoint 0", 0, 0, 11, 0},
+      {"no checkpoint offset recorded", std::nullopt, 0, 11, 1},
+      // Checkpoint 1 claims key 1 = 11, the store kept only offset 0 (key 1 = 10).
+      {"kept less than checkpoint 1", 1, 2, 10, 1},
+  };
+  for (const Case& c : cases) {
+    TraceBuilder b = three_writes();
+    b.fault(0, "crash", "instance-1");
+    sim::ReplicaSnapshot r = applied(standby(0, pos(0, c.applied_offset)), c.applied_offset);
+    r.restored_from =
+        c.restored_from ? std::optional(ChangelogOffset(*c.restored_from)) : std::nullopt;
+    b.add(b.key_query(0, 1).ok(c.value, pos(0, c.applied_offset)).replica(r));
+    JudgeContext context(b.trace());
+    const std::vector<Violation> vs = check_changelog_witness(context);
+    EXPECT_EQ(vs.size(), c.violations) << "seed " << kSeed << " " << c.what << "\n" << text(vs);
+  }
+}
+
 }  // namespace
 }  // namespace iq::properties
 

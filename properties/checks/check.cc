@@ -93,7 +93,7 @@ const char* to_string(ViolationClass c) {
       return "known Kafka behaviour: at-least-once reprocessing";
     case ViolationClass::kRestartWithoutCheckpoint:
       return "known Kafka behaviour: a store restarted without a checkpoint keeps its data under "
-             "an empty position";
+             "an empty position";  // or restored from an older one: under an older position
     case ViolationClass::kCacheFlushPartlyApplied:
       return "known Kafka behaviour: a replica inside one cached flush of the changelog "
              "over-claims";
@@ -209,7 +209,10 @@ bool JudgeContext::phase_includes(base::Instant at_ms, std::string_view property
 }
 
 bool JudgeContext::judged_by(const sim::QueryRecord& record, std::string_view property) const {
-  if (record.source == sim::QueryRecord::Source::kLiveness) return true;
+  if (record.source == sim::QueryRecord::Source::kLiveness ||
+      record.source == sim::QueryRecord::Source::kAudit) {
+    return true;
+  }
   return phase_includes(record.invoke_ms, property);
 }
 

@@ -46,7 +46,11 @@ enum class ViolationClass {
   // its position from the missing .position file as empty: a ResultMatchesModel under-claim
   // whose answer has an empty position and is, by ChangelogWitness, the applied prefix's fold over
   // an earlier life's (a longer prefix's) fold, on an instance that crashed, restarted or closed
-  // before (scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml).
+  // before (scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml). Also a
+  // store restored from a .checkpoint older than the data it kept (a crash between a flush and
+  // its .checkpoint write): the records replayed after that checkpoint over the kept fold, under
+  // the older position (the answer's position is not empty then; the replica's restored_from is
+  // set).
   kRestartWithoutCheckpoint,
   // Kafka's record cache logs a flush key by key, each key once under its last write's context,
   // with a position header that only grows: a replica that applied part of one flush reports a

@@ -218,7 +218,7 @@ TEST(RenderingTest, ViolationAndFaultPrintEveryField) {
             "[known Kafka behaviour: at-least-once reprocessing] [BoundHonored] record #7 at 1200 "
             "ms: a summary")
       << "seed " << kSeed;
-  sim::FaultRecord f{testing::instant(5), "heal", "", ""};
+  sim::FaultRecord f{testing::instant(5), "heal", "", "", std::nullopt};
   EXPECT_EQ(f.to_string(), "@5 heal") << "seed " << kSeed;
 }
 

@@ -86,20 +86,17 @@ int64_t header_offset(const JudgeContext& context, const sim::ChangelogRecord& r
 }
 
 // Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
-// `partition` of the topology's store (FaultInjector's "landed inside: send <topic>-<p>").
+// `partition` of the topology's store (the fault record's landing: a send, its topic
+// "<application>-<store>-changelog", its partition).
 bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
                          base::Instant at_ms, int32_t partition) {
-  const std::string suffix =
-      "-" + context.trace().topology.store_name + "-changelog-" + std::to_string(partition);
-  const std::string marker = "landed inside: send ";
+  const std::string suffix = "-" + context.trace().topology.store_name + "-changelog";
   for (const sim::FaultRecord& f : context.trace().faults) {
-    if (f.at_ms != at_ms || f.instance != writer || f.action != "crash") continue;
-    const size_t at = f.detail.find(marker);
-    if (at == std::string::npos) continue;
-    const size_t begin = at + marker.size();
-    const std::string topic = f.detail.substr(begin, f.detail.find(' ', begin) - begin);
-    if (topic.size() >= suffix.size() &&
-        topic.compare(topic.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (f.at_ms != at_ms || f.instance != writer || f.action != "crash" || !f.landed) continue;
+    const sim::CrashPointRecord& l = *f.landed;
+    if (l.event != "send" || l.partition != partition) continue;
+    if (l.topic.size() > suffix.size() &&
+        l.topic.compare(l.topic.size() - suffix.size(), suffix.size(), suffix) == 0) {
       return true;
     }
   }

@@ -53,19 +53,12 @@ bool is_restart_kept(const std::string& action) {
   return action == "restart" || action == "start";
 }
 
-// Whether a crash's landing (FaultInjector's detail "landed inside: ... points: ...") is inside
-// the .checkpoint write of task 0_<partition>, after its .position files.
+// Whether a crash's landing (the fault record's CrashPointRecord) is inside the .checkpoint write
+// of task 0_<partition>, after its .position files: the point position_checkpoint, at a disk
+// event on that task directory's .checkpoint (or its .tmp).
 bool landed_between_position_and_checkpoint(const sim::FaultRecord& f, int32_t partition) {
-  const size_t landed = f.detail.find("landed inside: ");
-  if (landed == std::string::npos) return false;
-  const size_t points = f.detail.find("points: ", landed);
-  if (points == std::string::npos ||
-      f.detail.find("position_checkpoint", points) == std::string::npos) {
-    return false;
-  }
-  const std::string file = "/0_" + std::to_string(partition) + "/.checkpoint";
-  const size_t at = f.detail.find(file, landed);
-  return at != std::string::npos && at < points;
+  return f.landed && f.landed->has_point("position_checkpoint") &&
+         f.landed->on_task_file("0_" + std::to_string(partition), ".checkpoint");
 }
 
 // The highest position header of changelog-<partition> records appended by at_ms, -1 if none.

@@ -46,7 +46,12 @@
 // carries an empty position, the consistency switch is on (off, an empty position is passed over
 // anyway), and ChangelogWitness found the answer to be the applied prefix's fold over the fold of
 // a longer prefix (the store's earlier life) on a persistent store whose instance crashed,
-// restarted or closed before the answer.
+// restarted or closed before the answer. The same class covers a store restored from a
+// .checkpoint older than the data it kept (a crash after a flush, before its .checkpoint was
+// durable): Kafka replays only the records after the checkpoint, so until the replay passes the
+// kept data the store answers newer values under an older position (an under-claim). The answer
+// then has a position, the replica a checkpoint offset (ReplicaSnapshot::restored_from), and the
+// witness's proof is the replayed records' fold over the kept longer prefix's.
 //
 // Known Kafka behaviour: a replica inside one cached flush of the changelog over-claims
 // (kCacheFlushPartlyApplied, a ResultMatchesModel violation; partial_flush.cc holds the proof),
@@ -289,16 +294,27 @@ void classify_one(const JudgeContext& context,
     v.class_evidence = ahead.text;
     return;
   }
-  if (rmm && context.trace().consistency_offset_vector_enabled && outcome->position &&
-      outcome->position->is_empty()) {
+  if (rmm && context.trace().consistency_offset_vector_enabled && outcome->position) {
+    // Empty: restarted without a checkpoint (no .position either). Not empty: restored from a
+    // .checkpoint older than the data the store kept, under the position of its .position file
+    // and the replayed headers; the witness proves the answer is that kept data's fold.
     const detail::WitnessResult w = detail::changelog_witness(context, *it->second, *outcome);
-    if (w.earlier_life_offset) {
+    if (w.earlier_life_offset &&
+        (outcome->position->is_empty() || (w.replica && w.replica->restored_from))) {
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
-      v.class_evidence = fmt::format(
-          "record #{} has an empty position and is the fold of changelog-{} [.., {}] over the "
-          "fold of [.., {}] (data {} kept from before a crash or restart of {})",
-          v.record_id, v.partition, w.applied_offset, *w.earlier_life_offset,
-          sim::to_string(w.replica->role), w.replica->instance);
+      v.class_evidence =
+          outcome->position->is_empty()
+              ? fmt::format(
+                    "record #{} has an empty position and is the fold of changelog-{} [.., {}] "
+                    "over the fold of [.., {}] (data {} kept from before a crash or restart of {})",
+                    v.record_id, v.partition, w.applied_offset, *w.earlier_life_offset,
+                    sim::to_string(w.replica->role), w.replica->instance)
+              : fmt::format(
+                    "record #{} is the fold of changelog-{} ({}, {}] replayed from its "
+                    ".checkpoint over the fold of [.., {}] (data {} kept from before a crash or "
+                    "restart of {}, newer than that checkpoint)",
+                    v.record_id, v.partition, *w.replica->restored_from, w.applied_offset,
+                    *w.earlier_life_offset, sim::to_string(w.replica->role), w.replica->instance);
       return;
     }
   }

@@ -138,7 +138,8 @@ TEST(ViolationClassTest, AStoreKeptAcrossARestartWithoutACheckpoint) {
 // 0 (instance-1 crashed inside the second send when `crash_at_send` names this changelog), 1 or
 // 2 records; `key1_value` is what the flush logs for key 1 (3 is the right value).
 TraceBuilder cached_flush(int rest, int64_t key1_value = 3, int64_t rest_appended_ms = 50,
-                          const std::string& crash_at_send = "") {
+                          std::optional<int32_t> crash_in_send_to = std::nullopt,
+                          bool landing_recorded = true) {
   TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped,
                  /*caching=*/true);
   b.produce(0, 1, 1);
@@ -148,10 +149,22 @@ TraceBuilder cached_flush(int rest, int64_t key1_value = 3, int64_t rest_appende
   b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 50);
   if (rest >= 1) b.log(0, 1, key1_value, 300, pos(0, 2), "instance-1", rest_appended_ms);
   if (rest >= 2) b.log(0, 3, 4, 400, pos(0, 3), "instance-1", rest_appended_ms);
-  if (!crash_at_send.empty()) {
+  if (crash_in_send_to) {
+    const std::string topic = "app-" + kStore + "-changelog";
+    const std::string what = "send " + topic + "-" + std::to_string(*crash_in_send_to);
     b.fault(50, "crash", "instance-1");
-    b.trace().faults.back().detail = "random-faults; landed inside: send " + crash_at_send +
-                                     " (in progress: commit; points: send_commit)";
+    b.trace().faults.back().detail =
+        "random-faults; landed inside: " + what + " (in progress: commit; points: send_commit)";
+    // The proof reads the structured landing only: without it the detail's words prove nothing.
+    if (landing_recorded) {
+      b.trace().faults.back().landed = sim::CrashPointRecord{.event = "send",
+                                                             .what = what,
+                                                             .path = "",
+                                                             .topic = topic,
+                                                             .partition = *crash_in_send_to,
+                                                             .operations = {"commit"},
+                                                             .points = {"send_commit"}};
+    }
   }
   // A standby that applied the flush's first record: key 1 is absent under {0=1}, which covers
   // key 1's first write (offset 0): ResultMatchesModel, an over-claim.
@@ -189,8 +202,8 @@ ViolationClass class_of_only_violation(TraceBuilder& b, const std::string& what)
 // when the flush ended at the applied record, when the rest logs a wrong value, when the crash
 // landed in another partition's send, or when the store has no cache.
 TEST(ViolationClassTest, ACachedFlushPartlyAppliedOnlyWhenTheRecordProvesIt) {
-  const std::string here = "app-" + kStore + "-changelog-0";
-  const std::string other = "app-" + kStore + "-changelog-1";
+  const int32_t here = 0;
+  const int32_t other = 1;
   struct Case {
     const char* what;
     TraceBuilder b;
@@ -209,6 +222,9 @@ TEST(ViolationClassTest, ACachedFlushPartlyAppliedOnlyWhenTheRecordProvesIt) {
       {"the next record is another event's", cached_flush(2, 3, 70), ViolationClass::kFailure});
   cases.push_back({"the rest logs a wrong value", cached_flush(2, 7), ViolationClass::kFailure});
   cases.push_back({"a crash inside another partition's send", cached_flush(0, 3, 50, other),
+                   ViolationClass::kFailure});
+  cases.push_back({"a crash inside this partition's send in the detail's words only",
+                   cached_flush(0, 3, 50, here, /*landing_recorded=*/false),
                    ViolationClass::kFailure});
   {
     TraceBuilder no_cache = cached_flush(2);
@@ -274,8 +290,8 @@ TEST(ViolationClassTest, AKeyTheRestOfTheFlushDoesNotWriteStaysAFailure) {
 // ResultMatchesModel (1 is not the model's at offset 1), ChangelogWitness (the headers of [.., 0]
 // give {0=0}) and SamePositionSameAnswer (2, then 1, under {0=1}) are violated.
 TraceBuilder restored_under_newer_position(
-    const std::string& landing, const std::string& restart = "restart", int64_t crash_ms = 50,
-    KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped) {
+    const std::optional<sim::CrashPointRecord>& landing, const std::string& restart = "restart",
+    int64_t crash_ms = 50, KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped) {
   TraceBuilder b(TopologyKind::SourceTable, supplier);
   b.produce(0, 1, 1);
   b.produce(0, 1, 2);
@@ -283,7 +299,11 @@ TraceBuilder restored_under_newer_position(
   b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 11);
   b.add(b.key_query(0, 1).at(20, 20).ok(2, pos(0, 1)).replica(applied(active(0, pos(0, 1)), 1)));
   b.fault(crash_ms, "crash", "instance-1");
-  b.trace().faults.back().detail = "random-faults; landed inside: " + landing;
+  // The detail says where in words, as FaultInjector writes it; the proof reads `landed` only.
+  b.trace().faults.back().detail =
+      "random-faults; landed inside: append /state/app/0_0/.checkpoint.tmp (in progress: "
+      "checkpoint+write_checkpoint+commit; points: flush_checkpoint, position_checkpoint)";
+  b.trace().faults.back().landed = landing;
   b.fault(60, restart, "instance-1");
   b.add(
       b.key_query(0, 1)
@@ -300,9 +320,19 @@ TraceBuilder restored_under_newer_position(
 // crash; the difference from the earlier right answer at the same position is the same behaviour.
 // Each missing condition leaves all three violations failures.
 TEST(ViolationClassTest, APositionFileAheadOfItsCheckpointOnlyWhenTheRecordProvesIt) {
-  const std::string inside =
-      "append /state/app/0_0/.checkpoint.tmp (in progress: checkpoint+write_checkpoint+commit; "
-      "points: flush_checkpoint, position_checkpoint)";
+  const auto disk = [](const std::string& path, std::vector<std::string> operations,
+                       std::vector<std::string> points) {
+    return sim::CrashPointRecord{.event = "disk",
+                                 .what = "append " + path,
+                                 .path = path,
+                                 .topic = "",
+                                 .partition = -1,
+                                 .operations = std::move(operations),
+                                 .points = std::move(points)};
+  };
+  const sim::CrashPointRecord inside =
+      disk("/state/app/0_0/.checkpoint.tmp", {"checkpoint", "write_checkpoint", "commit"},
+           {"flush_checkpoint", "position_checkpoint"});
   struct Case {
     const char* what;
     TraceBuilder b;
@@ -312,15 +342,17 @@ TEST(ViolationClassTest, APositionFileAheadOfItsCheckpointOnlyWhenTheRecordProve
   cases.push_back({"inside 0_0's .checkpoint write", restored_under_newer_position(inside),
                    ViolationClass::kPositionAheadOfCheckpoint});
   cases.push_back({"inside another task's .checkpoint write",
-                   restored_under_newer_position(
-                       "append /state/app/0_1/.checkpoint.tmp (in progress: checkpoint+"
-                       "write_checkpoint+commit; points: flush_checkpoint, position_checkpoint)"),
+                   restored_under_newer_position(disk(
+                       "/state/app/0_1/.checkpoint.tmp", {"checkpoint", "write_checkpoint", "commit"},
+                       {"flush_checkpoint", "position_checkpoint"})),
                    ViolationClass::kFailure});
   cases.push_back({"inside the .position write",
-                   restored_under_newer_position(
-                       "append /state/app/0_0/kv-store.position.tmp (in progress: checkpoint+"
-                       "write_position+commit; points: flush_checkpoint)"),
+                   restored_under_newer_position(disk("/state/app/0_0/kv-store.position.tmp",
+                                                      {"checkpoint", "write_position", "commit"},
+                                                      {"flush_checkpoint"})),
                    ViolationClass::kFailure});
+  cases.push_back({"inside 0_0's .checkpoint write in the detail's words only",
+                   restored_under_newer_position(std::nullopt), ViolationClass::kFailure});
   cases.push_back({"restarted on a wiped disk",
                    restored_under_newer_position(inside, "restart_wiped"),
                    ViolationClass::kFailure});

@@ -103,6 +103,20 @@ std::string CrashLanding::points() const {
   return out.empty() ? "other" : out;
 }
 
+std::vector<std::string> CrashLanding::point_names() const {
+  std::vector<std::string> out;
+  for (std::string_view p : points_of(*this)) out.emplace_back(p);
+  return out;
+}
+
+std::vector<std::string> operation_names(uint32_t mask) {
+  std::vector<std::string> out;
+  for (const auto& [name, op] : kOperationNames) {
+    if (in_progress(mask, op)) out.emplace_back(name);
+  }
+  return out;
+}
+
 std::string CrashLanding::to_string() const {
   return what + " (in progress: " + operation_mask_to_string(operations) + "; points: " + points() +
          ")";
@@ -127,14 +141,14 @@ bool CrashArm::armed() const {
   return spec_.has_value();
 }
 
-bool CrashArm::count(CrashInsideAt at, std::string_view what) {
+bool CrashArm::count(CrashInsideAt at, std::string_view what, CrashSubject subject) {
   std::lock_guard lock(mu_);
   if (!spec_ || suspended_ || landing_ || spec_->at != at) return false;
   const uint32_t operations = operations_in_progress();
   if (spec_->during != 0 && (operations & spec_->during) == 0) return false;
   if (++matched_ < spec_->n) return false;
   IQ_ASSERT(matched_ == spec_->n, "matched {} of {}", matched_, spec_->n);
-  landing_ = CrashLanding{at, std::string(what), operations};
+  landing_ = CrashLanding{at, std::string(what), std::move(subject), operations};
   spec_.reset();
   return true;
 }

@@ -27,6 +27,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace iq::sim {
 
@@ -49,18 +51,37 @@ struct CrashInsideSpec {
   std::string to_string() const;  // "the 3rd disk op during close"
 };
 
+// What an event a crash may land at touched, as data (the trace's CrashPointRecord copies it):
+// a disk event's path, a send's topic and partition. Empty for commits and restore polls.
+struct CrashSubject {
+  std::string path;    // "/state/app/0_1/.checkpoint.tmp"
+  std::string topic;   // "app-counts-changelog"
+  int32_t partition = -1;
+  static CrashSubject file(std::string path) { return {std::move(path), "", -1}; }
+  static CrashSubject send_to(std::string topic, int32_t partition) {
+    return {"", std::move(topic), partition};
+  }
+  bool operator==(const CrashSubject&) const = default;
+};
+
 // What a landed crash interrupted.
 struct CrashLanding {
   CrashInsideAt at = CrashInsideAt::kDiskOp;
   std::string what;         // "sync /state/0_1/.checkpoint.tmp", "send words-changelog-1", ...
+  CrashSubject subject;     // the same event's path, or topic and partition, as fields
   uint32_t operations = 0;  // the iq::Operation mask in progress at that event
   // The crash points it hit (each is also a probe "crash.point.<name>"), in a fixed order:
   // "commit_flush" (a disk event of a commit outside its checkpoint: the flush before the offset
   // commit), "store_flush", "flush_checkpoint", "position_checkpoint", "send_commit",
   // "restore_batch", "cleaner", "close"; none: "other".
   std::string points() const;
+  // The same points one by one, in that order (empty: "other").
+  std::vector<std::string> point_names() const;
   std::string to_string() const;  // "sync /state/0_1/.checkpoint.tmp (flush_checkpoint, ...)"
 };
+
+// The names of the iq::Operation bits in `mask`, in operation_mask_to_string's order.
+std::vector<std::string> operation_names(uint32_t mask);
 
 class CrashArm {
  public:
@@ -70,7 +91,7 @@ class CrashArm {
   // Counts one event; returns true when the process dies at it (the Nth match of an armed spec).
   // Nothing counts while the arm is suspended (Instance::crash tearing a process down) or once
   // the process is dead.
-  bool count(CrashInsideAt at, std::string_view what);
+  bool count(CrashInsideAt at, std::string_view what, CrashSubject subject = {});
   // The process died and the crash has not been completed yet.
   bool dead() const;
   std::optional<CrashLanding> landing() const;

@@ -76,7 +76,8 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
     // state of the moment it died, since only disk operations change that state.
     if (crash_arm_.dead()) return true;
     if (!crash_arm_.armed()) return false;
-    return crash_arm_.count(CrashInsideAt::kDiskOp, std::string(to_string(op)) + " " + path);
+    return crash_arm_.count(CrashInsideAt::kDiskOp, std::string(to_string(op)) + " " + path,
+                            CrashSubject::file(path));
   });
 }
 

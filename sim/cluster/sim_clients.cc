@@ -277,7 +277,8 @@ base::Expected<int64_t, StreamsError> SimRecordCollector::send(const std::string
                                                                int64_t timestamp,
                                                                const Headers& headers) {
   if (gate_ != nullptr &&
-      gate_->dies_at(CrashInsideAt::kSend, "send " + topic + "-" + std::to_string(partition))) {
+      gate_->dies_at(CrashInsideAt::kSend, "send " + topic + "-" + std::to_string(partition),
+                     CrashSubject::send_to(topic, partition))) {
     const auto end = service_.broker().end_offset({topic, partition});
     return (end ? *end : 0) + dropped_[{topic, partition}]++;
   }

@@ -53,9 +53,9 @@ struct ProcessGate {
   CrashArm* arm = nullptr;  // the instance's; null: never dies inside an operation
   bool dead() const { return arm != nullptr && arm->dead(); }
   // Counts one event for the arm; true if the process is dead (now or before).
-  bool dies_at(CrashInsideAt at, std::string_view what) {
+  bool dies_at(CrashInsideAt at, std::string_view what, CrashSubject subject = {}) {
     if (arm == nullptr) return false;
-    return arm->count(at, what) || arm->dead();
+    return arm->count(at, what, std::move(subject)) || arm->dead();
   }
   // Runs `f` now, or holds it until resume().
   void deliver(std::function<void()> f) {

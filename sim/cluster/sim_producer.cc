@@ -81,7 +81,8 @@ base::Expected<int64_t, ProducerError> SimTransactionalProducer::send(
     const std::optional<Bytes>& value, int64_t timestamp, const Headers& headers) {
   const TopicPartition tp{topic, partition};
   if (gate_ != nullptr &&
-      gate_->dies_at(CrashInsideAt::kSend, "send " + topic + "-" + std::to_string(partition))) {
+      gate_->dies_at(CrashInsideAt::kSend, "send " + topic + "-" + std::to_string(partition),
+                     CrashSubject::send_to(topic, partition))) {
     const auto end = service_.broker().end_offset(tp);
     return (end ? *end : 0) + dropped_[tp]++;
   }

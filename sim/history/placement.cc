@@ -75,6 +75,7 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
     r.versioned_store_reopened = versioned_store_reopened(s);
   }
   if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = *o;
+  r.restored_from = task.state_manager().loaded_checkpoint_offset(store);
   r.unlogged_writes = unlogged_writes(task, store);
   r.own_write_runs.clear();
   for (const auto& run : task.state_manager().own_write_runs(store)) {

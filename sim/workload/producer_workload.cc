@@ -54,9 +54,8 @@ void ProducerWorkload::tick() {
 void ProducerWorkload::produce_one() {
   const int32_t key = draw_key(prng_, config_.distribution, config_.keys);
   const bool event_time = cluster_.config().topology.versioned();
-  const int64_t value = event_time && config_.sequence_values
-                            ? static_cast<int64_t>(records_produced_) + 1
-                            : config_.value;
+  const int64_t value =
+      config_.sequence_values ? static_cast<int64_t>(records_produced_) + 1 : config_.value;
   int32_t partition = 0;
   if (event_time && config_.out_of_order_odds.num > 0 && prng_.chance(config_.out_of_order_odds)) {
     const auto back_ms = static_cast<int64_t>(

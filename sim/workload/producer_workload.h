@@ -40,8 +40,10 @@ struct ProducerConfig {
   // now (never below 0). An off draw takes nothing from the Prng.
   base::Ratio out_of_order_odds{0, 1};
   int64_t out_of_order_ms_max = 0;
-  // Under VersionedTable only: each record's value is its sequence number (1, 2, ...) instead of
-  // `value`, so that versions of a key can be told apart.
+  // Each record's value is its sequence number (1, 2, ...) instead of `value`, so that any two
+  // writes of a key can be told apart: versions of a versioned store, and, for a key-value store,
+  // a replica that kept an older write of a key (a lost flush, a skipped restore record) from
+  // one that has the latest. With one constant value such a replica answers the same bytes.
   bool sequence_values = false;
   bool operator==(const ProducerConfig&) const = default;
 };

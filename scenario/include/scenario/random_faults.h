@@ -11,10 +11,11 @@
 //   4. the undo delay, uniform in [undo_ms_min, undo_ms_max].
 // When no kind hit and crash_inside_odds is not 0, one more draw says whether the tick arms a
 // crash inside an operation (cluster/crash_inside.h): then the victim, the wipe, the undo delay,
-// the event kind (disk, send, commit, restore_poll, evenly), for a disk event the operation it must
-// fall in (commit, checkpoint, checkpoint_flush, write_position, write_checkpoint, cleaner three
-// times, close, or any, evenly among those ten),
-// and N in [1, crash_inside_n_max] (at most kCrashInsideDuringNMax inside an operation). The
+// the target, weighted over the crash points (draw_crash_inside's kCrashTargets: a disk event
+// inside a commit, a checkpoint's flush, a .position write, a .checkpoint write, the cleaner, a
+// close or a restore; a restore poll; a send; an offset commit; any disk event), and the
+// occurrence N, log-uniform in [1, crash_inside_n_max] (at most kCrashInsideDuringNMax inside
+// an operation), so the first few occurrences, which land before faults stop, are common. The
 // armed instance is not picked again; it is not counted as down until the crash lands (other
 // faults go on, and move the tasks whose checkpoints and restores it waits for), so when it lands
 // max_down may be exceeded by one for the restart delay. An arm that must land inside a close
@@ -70,5 +71,15 @@ class RandomFaults {
   uint64_t ticks_ = 0;
   uint64_t faults_applied_ = 0;
 };
+
+// The target of one crash inside an operation (the draw RandomFaults makes, apart so that it can
+// be tested): an entry of the weighted crash-point table, and the occurrence N in [1, n_max]
+// (at most kCrashInsideDuringNMax inside an operation), drawn by draw_occurrence.
+CrashInsideSpec draw_crash_inside(base::Prng& prng, int64_t n_max);
+// Log-uniform in [1, n_max]: an octave [2^e, 2^(e+1)) evenly, then N evenly inside it (cut at
+// n_max). The first occurrences are the ones that land before faults stop (a standby flushes
+// once per commit, a close writes a few files); the tail still reaches deep into an operation
+// (a flush's MANIFEST, not only its table file).
+uint64_t draw_occurrence(base::Prng& prng, int64_t n_max);
 
 }  // namespace iq::sim

@@ -189,6 +189,10 @@ struct LivenessSpec {
   int64_t timeout_ms = 60'000;
   int64_t probe_interval_ms = 500;
   std::vector<std::string> checks{std::string(property_names::kEventuallyAvailable)};
+  // The end-of-run audit: once every partition answered, every replica the live instances host
+  // (active, standby, warmup) is read in full (ScenarioDriver::audit_replicas), so a replica
+  // whose state went wrong where no client happened to look is still judged.
+  bool audit_replicas = false;
   bool operator==(const LivenessSpec&) const = default;
 };
 

@@ -43,7 +43,11 @@
 //     key) on a live home instance drawn from "liveness", then queried directly on the active host
 //     with partitions {p}, PositionBound.at(bound) and requireActive false; recorded with source
 //     kLiveness. A success sets first_success_ms[p]. It stops when every partition answered or at
-//     faults_stopped_ms + timeout_ms.
+//     faults_stopped_ms + timeout_ms. With liveness.audit_replicas, once every partition
+//     answered, every replica the live instances host is read in full (audit_replicas: a
+//     RangeQuery over every key with partitions {p} and the same bound, sent to that instance,
+//     asked again while NOT_UP_TO_BOUND, at most kAuditRoundsMax rounds, not past the deadline),
+//     recorded with source kAudit.
 //  5. The end: the source log read back from the broker (partition-major), instance errors, end
 //     time, events and the event loop's digest.
 //

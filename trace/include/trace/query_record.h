@@ -92,6 +92,11 @@ struct ReplicaSnapshot {
   std::optional<Position> store_position;           // the store's position (source offsets)
   std::optional<ChangelogOffset> changelog_offset;  // last changelog record applied or written
   std::optional<ChangelogOffset> changelog_end_offset;
+  // The offset the store's .checkpoint held when its task initialized: its restore replayed the
+  // records after it over what the store kept on disk (none: no checkpoint, replayed from the
+  // log start). A store that kept more than its checkpoint (a crash after a flush, before the
+  // .checkpoint write) holds the newer data until the replay passes it.
+  std::optional<ChangelogOffset> restored_from;
   // LagInfo's convention: end - (changelog_offset + 1), or end when there is no offset yet; a
   // count of changelog records, so a raw number.
   std::optional<int64_t> lag;
@@ -189,7 +194,8 @@ const char* to_string(OutcomeKind k);
 struct QueryRecord {
   uint64_t id = 0;  // unique per History, in invoke order
   // Who asked: a query client (client >= 0), a scripted step or a liveness probe (client -1).
-  enum class Source { kClient, kScripted, kLiveness };
+  // kAudit: the end-of-run read of every replica (liveness.audit_replicas), after the probes.
+  enum class Source { kClient, kScripted, kLiveness, kAudit };
   Source source = Source::kClient;
   int32_t client = -1;
   uint64_t query = 0;   // the client's logical query; retries share it

@@ -19,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/time.h"
@@ -61,12 +62,33 @@ struct ChangelogRecord {
   bool operator==(const ChangelogRecord&) const = default;
 };
 
+// Where a crash that landed inside an operation fell, as the simulator saw it (sim/cluster/
+// crash_inside.h's CrashLanding, copied as plain data): the proofs that a violation is a declared
+// Kafka behaviour read these fields, never FaultRecord::detail's text.
+struct CrashPointRecord {
+  std::string event;  // the event kind it died at: "disk", "send", "commit", "restore_poll"
+  std::string what;   // that event as text: "sync /state/app/0_1/.checkpoint.tmp", "send t-1"
+  std::string path;   // a disk event's path; else ""
+  std::string topic;  // a send's topic; else ""
+  int32_t partition = -1;                // a send's partition; else -1
+  std::vector<std::string> operations;   // impl/'s operations in progress: "checkpoint", ...
+  std::vector<std::string> points;       // the crash points it hit: "position_checkpoint", ...
+  bool has_point(std::string_view point) const;
+  // A disk event on a file of task directory `task` ("0_1"), whose name starts with `file`
+  // (".checkpoint" matches ".checkpoint.tmp" too).
+  bool on_task_file(std::string_view task, std::string_view file) const;
+  bool operator==(const CrashPointRecord&) const = default;
+};
+
 struct FaultRecord {
   base::Instant at_ms{};
   std::string action;    // to_string(FaultAction): "crash", "restart", "pause", ...
   std::string instance;  // "instance-2"
   std::string detail;    // e.g. "scripted step 4", "random-faults", "liveness: heal"
+  // A crash that landed inside an operation: where (the detail says it in words too).
+  std::optional<CrashPointRecord> landed;
   std::string to_string() const;
+  bool operator==(const FaultRecord&) const = default;
 };
 
 // One sample of KafkaStreams::all_local_store_partition_lags() on one instance, beside what an
