@@ -50,6 +50,15 @@
 // - the position: with the switch off (no headers to fold), or when a header names another
 //   topic or partition. The value is still judged; the result then also counts under
 //   "position not judged: ..." (so these reasons can exceed the results).
+// - exactly_once_v2: every replica but the writer reads the changelog read_committed
+//   (StoreChangelogReader's restore consumer and the standby's; the fetcher drops aborted records
+//   through the aborted-transaction index, and never returns records at or past the last stable
+//   offset). So the fold skips an aborted record, except in its writer's own store before the
+//   abort (an active holds its uncommitted writes; at the abort Kafka closes it dirty and wipes
+//   it), and a record of a transaction open at the end, except in its writer's store
+//   (detail::read_committed_holds; the trace's TxnOutcome per record, from the broker's markers).
+//   Markers take offsets and hold no record: the recorder knows each marker's offset, so they
+//   leave the changelog whole;
 // - KeyQuery.skipCache() changes nothing here: the metered layer drops the flag before the caching
 //   layer sees it (quirk 1 of docs/iqv2-semantics.md), so the overlay is applied to those too.
 
@@ -72,6 +81,9 @@ struct ChangelogIndex {
     // header_max[i]: the highest position[source][partition] of records[0..i]'s headers, -1 none.
     std::vector<SourceOffset> header_max;
     bool foreign_header = false;  // a header names another topic or partition
+    // Some record is one a read_committed reader may skip (aborted, or in a transaction open at
+    // the end): the headers' fold must then go record by record.
+    bool transactions_skipped = false;
   };
   std::map<int32_t, Partition> partitions;
 
@@ -85,14 +97,19 @@ namespace {
 
 constexpr const char* kName = sim::property_names::kChangelogWitness.data();
 
+// The instant the replica answered: the snapshot at the answer's, else the completion's.
+base::Instant answer_ms(const sim::QueryRecord& record) {
+  return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
+}
+
 void delete_index(ChangelogIndex* index) {
   delete index;
 }
 
-// The latest record of `key` at or below `offset` that `replica` applied (every one when
-// replica is null), or nullptr.
+// The latest record of `key` at or below `offset` that `replica` applied by `at_ms` (every one a
+// read_committed reader returns when replica is null), or nullptr.
 const sim::ChangelogRecord* latest(const ChangelogIndex::Partition& log, int32_t key,
-                                   ChangelogOffset offset,
+                                   ChangelogOffset offset, base::Instant at_ms,
                                    const sim::ReplicaSnapshot* replica = nullptr) {
   auto it = log.by_key.find(key);
   if (it == log.by_key.end()) return nullptr;
@@ -101,7 +118,10 @@ const sim::ChangelogRecord* latest(const ChangelogIndex::Partition& log, int32_t
                                 [](ChangelogOffset o, const auto* r) { return o < r->offset; });
   while (after != v.begin()) {
     --after;
-    if (replica == nullptr || detail::applied_by(*replica, offset, **after)) return *after;
+    if (replica == nullptr ? (*after)->committed()
+                           : detail::applied_by(*replica, offset, **after, at_ms)) {
+      return *after;
+    }
   }
   return nullptr;
 }
@@ -141,15 +161,15 @@ std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
   return keys;
 }
 
-// fold(changelog[.. offset]) for `keys`, then `older` (a longer prefix's fold) for keys the
-// prefix never wrote, then the unlogged writes on top.
+// fold(changelog[.. offset]) for `keys` as the replica read it by at_ms, then `older` (a longer
+// prefix's fold) for keys the prefix never wrote, then the unlogged writes on top.
 State fold(const ChangelogIndex::Partition* log, const sim::ReplicaSnapshot& replica,
-           const std::vector<int32_t>& keys, ChangelogOffset offset,
+           base::Instant at_ms, const std::vector<int32_t>& keys, ChangelogOffset offset,
            std::optional<ChangelogOffset> older, const std::vector<sim::UnloggedWrite>& unlogged) {
   State state;
   for (int32_t key : keys) {
-    const sim::ChangelogRecord* r = log ? latest(*log, key, offset, &replica) : nullptr;
-    if (r == nullptr && older && log) r = latest(*log, key, *older);
+    const sim::ChangelogRecord* r = log ? latest(*log, key, offset, at_ms, &replica) : nullptr;
+    if (r == nullptr && older && log) r = latest(*log, key, *older, at_ms);
     if (r != nullptr && r->value) state[key] = Entry{*r->value, r->timestamp_ms};
   }
   for (const auto& w : unlogged) {
@@ -285,7 +305,7 @@ bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::s
     if (r->offset > offset) break;
     if (r->writer == instance) {
       own_seen = true;
-    } else if (own_seen && !r->writer.empty()) {
+    } else if (own_seen && !r->writer.empty() && r->committed()) {
       return true;
     }
   }
@@ -338,7 +358,7 @@ std::optional<ChangelogOffset> older_life(const JudgeContext& context,
     candidates.erase(candidates.begin() + kCandidatesMax, candidates.end());  // no default offset
   }
   for (ChangelogOffset older : candidates) {
-    const State state = fold(&log, replica, keys, applied, older, unlogged);
+    const State state = fold(&log, replica, answer_ms(record), keys, applied, older, unlogged);
     if (compare(context, record.request, answer, state) != Match::kDiffers) return older;
   }
   return std::nullopt;
@@ -354,8 +374,8 @@ SourceOffset header_component(const JudgeContext& context, const sim::ChangelogR
 // The position the prefix and the unlogged writes give, or why it cannot be judged.
 std::variant<Position, std::string> folded_position(
     const JudgeContext& context, const ChangelogIndex::Partition* log,
-    const sim::ReplicaSnapshot& replica, int32_t partition, ChangelogOffset applied,
-    const std::vector<sim::UnloggedWrite>& unlogged) {
+    const sim::ReplicaSnapshot& replica, base::Instant at_ms, int32_t partition,
+    ChangelogOffset applied, const std::vector<sim::UnloggedWrite>& unlogged) {
   if (!context.trace().consistency_offset_vector_enabled) {
     return std::string("position not judged: consistency switch off (no headers to fold)");
   }
@@ -366,14 +386,14 @@ std::variant<Position, std::string> folded_position(
   if (log != nullptr) {
     auto after = std::upper_bound(log->records.begin(), log->records.end(), applied,
                                   [](ChangelogOffset o, const auto* r) { return o < r->offset; });
-    if (replica.own_write_runs.empty()) {
+    if (replica.own_write_runs.empty() && !log->transactions_skipped) {
       if (after != log->records.begin()) {
         component = log->header_max[static_cast<size_t>(after - log->records.begin() - 1)];
       }
     } else {
       // Records the replica skipped do not count: fold the headers of those it applied.
       for (auto it = log->records.begin(); it != after; ++it) {
-        if (!detail::applied_by(replica, applied, **it)) continue;
+        if (!detail::applied_by(replica, applied, **it, at_ms)) continue;
         component = std::max(component, header_component(context, **it));
       }
     }
@@ -411,12 +431,43 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
     }
     log.records.push_back(&r);
     log.header_max.push_back(component);
+    if (!r.committed()) log.transactions_skipped = true;
     log.by_key[r.key].push_back(&r);
   }
   return *changelog_index_;
 }
 
 namespace detail {
+
+bool read_committed_holds(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r,
+                          base::Instant at_ms) {
+  switch (r.txn) {
+    case sim::TxnOutcome::kNone:
+      return true;
+    case sim::TxnOutcome::kCommitted:
+      // Another instance's replica reads it once committed: a read_committed fetch stops at the
+      // last stable offset, which stays at or below it until its marker.
+      IQ_ASSERT(r.decided_ms.has_value(), "committed changelog-{} offset {} has no decision time",
+                r.partition, r.offset);
+      return r.writer == replica.instance || *r.decided_ms <= at_ms;
+    case sim::TxnOutcome::kOpen:
+      // Never committed: only its writer's own store (an active writes before it logs) holds it.
+      return r.writer == replica.instance;
+    case sim::TxnOutcome::kAborted:
+      // Its writer's store holds it until the abort; then Kafka closes that task dirty and wipes
+      // it (TaskManager.closeDirtyAndRevive / StateManagerUtil.closeStateManager under EOS), and
+      // a read_committed reader never returns it (the aborted-transaction index).
+      IQ_ASSERT(r.decided_ms.has_value(), "aborted changelog-{} offset {} has no decision time",
+                r.partition, r.offset);
+      return r.writer == replica.instance && at_ms < *r.decided_ms;
+  }
+  return true;
+}
+
+bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
+                const sim::ChangelogRecord& r, base::Instant at_ms) {
+  return applied_by(replica, applied, r) && read_committed_holds(replica, r, at_ms);
+}
 
 bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
                 const sim::ChangelogRecord& r) {
@@ -454,8 +505,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   }
   if (trace.changelog_compacted) {
     return not_judged(
-        "the changelog is not whole (transaction markers, or removed records past the recorder's "
-        "bound): the prefix a replica applied is not here");
+        "the changelog is not whole (removed records past the recorder's bound): the prefix a "
+        "replica applied is not here");
   }
   if (trace.topology.versioned()) {
     // A versioned store's answer is not a fold of its changelog by offset: which versions it
@@ -485,7 +536,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
       is_key_kind(record.request.kind) ? replica.unlogged_writes : kNone;
   const std::vector<int32_t> keys = touched_keys(record.request, log, unlogged);
   const Answer answer = answer_of(record.request, outcome);
-  const State state = fold(log, replica, keys, applied, std::nullopt, unlogged);
+  const State state = fold(log, replica, answer_ms(record), keys, applied, std::nullopt, unlogged);
   const Match match = compare(context, record.request, answer, state);
   if (match == Match::kDiffers) {
     // An active (or an active since recycled to a standby) never applied the writes another
@@ -526,8 +577,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     result.present_keys_hold = true;
     return result;
   }
-  const auto position =
-      folded_position(context, log, replica, outcome.partition, applied, unlogged);
+  const auto position = folded_position(context, log, replica, answer_ms(record), outcome.partition,
+                                        applied, unlogged);
   if (const auto* why = std::get_if<std::string>(&position)) {
     result.verdict = Witness::kHolds;
     result.position_not_judged = *why;
@@ -546,6 +597,55 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   }
   result.verdict = Witness::kHolds;
   return result;
+}
+
+// The uncommitted data an answer the witness holds for reflected (exactly_once_v2; dirty_reads.cc
+// tallies it): for each key the query reads, the applied record its value comes from when that
+// record's transaction was not decided at the answer, or an unlogged (cached, unsent) write of
+// the key; and, with the switch on, the applied record whose header lifted the position above
+// what the committed records give.
+UncommittedReflected uncommitted_reflected(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome,
+                                           const WitnessResult& witness) {
+  IQ_ASSERT(witness.verdict == Witness::kHolds && witness.replica != nullptr,
+            "record #{}: the witness must hold", record.id);
+  UncommittedReflected out;
+  const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
+  const sim::ReplicaSnapshot& replica = *witness.replica;
+  const base::Instant at_ms = answer_ms(record);
+  const bool key_kind = is_key_kind(record.request.kind);
+  static const std::vector<sim::UnloggedWrite> kNone;
+  const auto& unlogged = key_kind ? replica.unlogged_writes : kNone;
+  for (int32_t key : touched_keys(record.request, log, unlogged)) {
+    const bool cached = std::any_of(unlogged.begin(), unlogged.end(),
+                                    [&](const sim::UnloggedWrite& w) { return w.key == key; });
+    if (cached) {
+      out.unsent = true;
+      continue;
+    }
+    const sim::ChangelogRecord* r =
+        log ? latest(*log, key, witness.applied_offset, at_ms, &replica) : nullptr;
+    if (r != nullptr && r->uncommitted_at(at_ms)) out.records.push_back(r);
+  }
+  if (log == nullptr || !context.trace().consistency_offset_vector_enabled) return out;
+  SourceOffset committed(-1);
+  const sim::ChangelogRecord* lifted = nullptr;
+  for (const sim::ChangelogRecord* r : log->records) {
+    if (r->offset > witness.applied_offset) break;
+    if (!applied_by(replica, witness.applied_offset, *r, at_ms)) continue;
+    const SourceOffset header = header_component(context, *r);
+    if (!r->uncommitted_at(at_ms)) {
+      committed = std::max(committed, header);
+    } else if (lifted == nullptr || header > header_component(context, *lifted)) {
+      lifted = r;
+    }
+  }
+  if (lifted != nullptr && header_component(context, *lifted) > committed &&
+      std::find(out.records.begin(), out.records.end(), lifted) == out.records.end()) {
+    out.records.push_back(lifted);
+  }
+  return out;
 }
 
 }  // namespace detail

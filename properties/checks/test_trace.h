@@ -285,9 +285,29 @@ class TraceBuilder {
     for (const auto& r : trace_.changelog) {
       if (r.partition == partition) offset = r.offset.value() + 1;
     }
-    trace_.changelog.push_back({partition, ChangelogOffset(offset), key, value, timestamp_ms,
-                                base::Instant::from_ms(appended_ms), writer, std::move(header)});
+    sim::ChangelogRecord r;
+    r.partition = partition;
+    r.offset = ChangelogOffset(offset);
+    r.key = key;
+    r.value = value;
+    r.timestamp_ms = timestamp_ms;
+    r.appended_ms = base::Instant::from_ms(appended_ms);
+    r.writer = writer;
+    r.position = std::move(header);
+    trace_.changelog.push_back(std::move(r));
     return offset;
+  }
+  // Marks changelog record `offset` of `partition` transactional with `outcome`, decided (its
+  // marker appended) at decided_ms for kCommitted and kAborted.
+  void txn(int32_t partition, int64_t offset, sim::TxnOutcome outcome,
+           std::optional<int64_t> decided_ms = std::nullopt) {
+    for (auto& r : trace_.changelog) {
+      if (r.partition != partition || r.offset.value() != offset) continue;
+      r.txn = outcome;
+      r.decided_ms = decided_ms ? std::optional(base::Instant::from_ms(*decided_ms)) : std::nullopt;
+      return;
+    }
+    IQ_ASSERT(false, "no changelog-{} offset {}", partition, offset);
   }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
                    int64_t start_ms, int64_t end_ms) {
