@@ -50,15 +50,19 @@
 // - the position: with the switch off (no headers to fold), or when a header names another
 //   topic or partition. The value is still judged; the result then also counts under
 //   "position not judged: ..." (so these reasons can exceed the results).
-// - exactly_once_v2: every replica but the writer reads the changelog read_committed
-//   (StoreChangelogReader's restore consumer and the standby's; the fetcher drops aborted records
-//   through the aborted-transaction index, and never returns records at or past the last stable
-//   offset). So the fold skips an aborted record, except in its writer's own store before the
-//   abort (an active holds its uncommitted writes; at the abort Kafka closes it dirty and wipes
-//   it), and a record of a transaction open at the end, except in its writer's store
-//   (detail::read_committed_holds; the trace's TxnOutcome per record, from the broker's markers).
-//   Markers take offsets and hold no record: the recorder knows each marker's offset, so they
-//   leave the changelog whole;
+// - exactly_once_v2: a store reads the changelog read_committed (StoreChangelogReader's restore
+//   consumer and the standby's: the fetcher drops aborted records through the aborted-transaction
+//   index and never returns a record at or past the last stable offset, i.e. before its
+//   transaction's marker). So the fold skips an aborted record, a record of a transaction open at
+//   the end, and a committed one whose marker came after the answer, except in the store that
+//   wrote it (a record of the replica's own_write_runs): an active holds its writes whatever
+//   becomes of their transaction until it closes the task dirty, which wipes the store, and it
+//   learns of an abort only at its next commit or send (a coordinator's timeout abort, a fencing
+//   incarnation). detail::read_committed_holds; the trace's TxnOutcome per record, from the
+//   broker's markers. Markers take offsets and hold no record: the recorder knows each marker's
+//   offset, so they leave the changelog whole. This is Kafka's promise about committed data: no
+//   standby, and no restored store before it processes, answers an aborted or uncommitted write,
+//   and no such store's position covers input whose only effects were aborted;
 // - KeyQuery.skipCache() changes nothing here: the metered layer drops the flag before the caching
 //   layer sees it (quirk 1 of docs/iqv2-semantics.md), so the overlay is applied to those too.
 
@@ -332,6 +336,42 @@ bool persistent(const TopologyConfig& t) {
          t.supplier == KeyValueSupplier::kRocksDbTimestamped;
 }
 
+// The records of `keys` in the prefix that the fold skipped as a read_committed reader would
+// (aborted, or not committed by the answer), for the violation's text: " (read_committed skipped:
+// offset 7 by instance-2, aborted at 500 ms; ...)", the last few; empty when none.
+std::string skipped_uncommitted(const ChangelogIndex::Partition& log,
+                                const sim::ReplicaSnapshot& replica,
+                                const std::vector<int32_t>& keys, ChangelogOffset applied,
+                                base::Instant at_ms) {
+  constexpr size_t kListedMax = 3;
+  std::vector<const sim::ChangelogRecord*> skipped;
+  for (int32_t key : keys) {
+    auto it = log.by_key.find(key);
+    if (it == log.by_key.end()) continue;
+    for (const sim::ChangelogRecord* r : it->second) {
+      if (r->offset > applied) break;
+      if (detail::applied_by(replica, applied, *r) &&
+          !detail::read_committed_holds(replica, *r, at_ms)) {
+        skipped.push_back(r);
+      }
+    }
+  }
+  if (skipped.empty()) return {};
+  std::sort(skipped.begin(), skipped.end(),
+            [](const auto* a, const auto* b) { return a->offset < b->offset; });
+  std::string text = fmt::format(" (read_committed skipped {} records; the last:", skipped.size());
+  const size_t from = skipped.size() > kListedMax ? skipped.size() - kListedMax : 0;
+  for (size_t i = from; i < skipped.size(); ++i) {
+    const sim::ChangelogRecord& r = *skipped[i];
+    text += fmt::format(
+        " offset {} key {} by {} appended at {} ms, {}{}", r.offset, r.key,
+        r.writer.empty() ? "?" : r.writer, r.appended_ms.ms_since_epoch(), sim::to_string(r.txn),
+        r.decided_ms ? fmt::format(" at {} ms", r.decided_ms->ms_since_epoch()) : std::string());
+    text += i + 1 < skipped.size() ? ";" : ")";
+  }
+  return text;
+}
+
 // A longer prefix whose fold, under the applied prefix's, gives the answer (Kafka keeps a store
 // restarted without a checkpoint and restores the log over it), or nullopt.
 std::optional<ChangelogOffset> older_life(const JudgeContext& context,
@@ -439,29 +479,33 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
 
 namespace detail {
 
+bool written_by_store(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r) {
+  if (r.writer != replica.instance) return false;
+  for (const sim::OwnWriteRun& run : replica.own_write_runs) {
+    if (r.offset > run.after_offset && r.offset <= run.last_offset) return true;
+  }
+  // Older runs were not kept: a record of this instance before the first kept run may be this
+  // store's own write too (counted as such: the witness then errs towards holding).
+  return replica.own_write_runs_dropped > 0 &&
+         (replica.own_write_runs.empty() ||
+          r.offset <= replica.own_write_runs.front().after_offset);
+}
+
 bool read_committed_holds(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r,
                           base::Instant at_ms) {
-  switch (r.txn) {
-    case sim::TxnOutcome::kNone:
-      return true;
-    case sim::TxnOutcome::kCommitted:
-      // Another instance's replica reads it once committed: a read_committed fetch stops at the
-      // last stable offset, which stays at or below it until its marker.
-      IQ_ASSERT(r.decided_ms.has_value(), "committed changelog-{} offset {} has no decision time",
-                r.partition, r.offset);
-      return r.writer == replica.instance || *r.decided_ms <= at_ms;
-    case sim::TxnOutcome::kOpen:
-      // Never committed: only its writer's own store (an active writes before it logs) holds it.
-      return r.writer == replica.instance;
-    case sim::TxnOutcome::kAborted:
-      // Its writer's store holds it until the abort; then Kafka closes that task dirty and wipes
-      // it (TaskManager.closeDirtyAndRevive / StateManagerUtil.closeStateManager under EOS), and
-      // a read_committed reader never returns it (the aborted-transaction index).
-      IQ_ASSERT(r.decided_ms.has_value(), "aborted changelog-{} offset {} has no decision time",
-                r.partition, r.offset);
-      return r.writer == replica.instance && at_ms < *r.decided_ms;
-  }
-  return true;
+  if (r.txn == sim::TxnOutcome::kNone) return true;
+  // The store that wrote a record holds it whatever becomes of its transaction, until Kafka
+  // closes the task dirty and wipes it (TaskManager.closeDirtyAndRevive, StateManagerUtil.
+  // closeStateManager under EOS), which the instance does only once it learns of the abort (a
+  // fenced commit, a TaskMigrated): a coordinator's timeout abort does not reach its store.
+  if (written_by_store(replica, r)) return true;
+  // Every other store read it from the changelog read_committed: never an aborted record (the
+  // aborted-transaction index), never one at or past the last stable offset, which stays at or
+  // below a record until its transaction's marker.
+  if (r.txn != sim::TxnOutcome::kCommitted) return false;
+  IQ_ASSERT(r.decided_ms.has_value(), "committed changelog-{} offset {} has no decision time",
+            r.partition, r.offset);
+  return *r.decided_ms <= at_ms;
 }
 
 bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
@@ -567,7 +611,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
         outcome.partition, applied,
         unlogged.empty() ? "" : fmt::format(" + {} unlogged writes", unlogged.size()),
         replica.instance, sim::to_string(replica.role));
-    result.expected = render(record.request, state);
+    result.expected = render(record.request, state) +
+                      skipped_uncommitted(*log, replica, keys, applied, answer_ms(record));
     return result;
   }
   if (match == Match::kLruSubset) {

@@ -178,14 +178,16 @@ ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
 // restore had read to its end, which it never read).
 bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
                 const sim::ChangelogRecord& r);
-// The same, as the replica's store held it at `at_ms` under exactly_once_v2 as well: a
-// read_committed reader (a standby, a restoring task) skips aborted records and never reads a
-// record of a transaction open at the end; only the writer's own store holds its uncommitted
-// writes, an aborted one until the abort (read_committed_holds).
+// The same, as the replica's store held it at `at_ms` under exactly_once_v2 as well: a store
+// reads the changelog read_committed (a standby, a restoring task), so it skips aborted records
+// and records not committed by `at_ms`, except the records it wrote itself (written_by_store: a
+// record of its instance inside one of its own_write_runs), which it holds whatever becomes of
+// their transaction until Kafka wipes it (read_committed_holds).
 bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
                 const sim::ChangelogRecord& r, base::Instant at_ms);
 bool read_committed_holds(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r,
                           base::Instant at_ms);
+bool written_by_store(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r);
 
 // position[source_topic][partition], -1 if absent.
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);

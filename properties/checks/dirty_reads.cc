@@ -123,4 +123,23 @@ DirtyReadStats dirty_reads(const JudgeContext& context) {
   return stats;
 }
 
+std::map<std::string, uint64_t> dirty_read_counts(const DirtyReadStats& d) {
+  if (d.answers == 0 && d.not_decided == 0) return {};
+  const auto ms = [](int64_t v) {
+    IQ_ASSERT(v >= 0, "a negative duration {}", v);
+    return static_cast<uint64_t>(v);
+  };
+  return {{"answers", d.answers},
+          {"not_decided", d.not_decided},
+          {"dirty", d.dirty},
+          {"aborted", d.aborted},
+          {"open_at_end", d.open_at_end},
+          {"unsent_only", d.unsent_only},
+          {"lower_position_followed", d.lower_followed},
+          {"by_standby", d.by_standby},
+          {"uncommitted_ms_count", d.uncommitted_ms_count},
+          {"uncommitted_ms_sum", ms(d.uncommitted_ms_sum)},
+          {"uncommitted_ms_max", ms(d.uncommitted_ms_max)}};
+}
+
 }  // namespace iq::properties

@@ -13,6 +13,7 @@
 // transactional record) give all zeros.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,5 +70,11 @@ struct DirtyReadStats {
 bool transactional(const sim::RunTrace& trace);
 
 DirtyReadStats dirty_reads(const JudgeContext& context);
+
+// The stats as named counts, as summaries keep and merge them ("answers", "not_decided", "dirty",
+// "aborted", "open_at_end", "unsent_only", "lower_position_followed", "by_standby",
+// "uncommitted_ms_count", "uncommitted_ms_sum", "uncommitted_ms_max": a maximum merges as one,
+// the rest sum); empty when the run had no transaction.
+std::map<std::string, uint64_t> dirty_read_counts(const DirtyReadStats& stats);
 
 }  // namespace iq::properties

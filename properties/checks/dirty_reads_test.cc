@@ -35,7 +35,7 @@ TEST(DirtyReadsTest, AnActiveAnsweringItsOpenTransactionIsADirtyRead) {
             .at(400, 400)
             .target("instance-2")
             .ok(11, pos(0, 1))
-            .replica(applied(active(0, pos(0, 1), "instance-2"), 1)));
+            .replica(own_runs(applied(active(0, pos(0, 1), "instance-2"), 1), {{0, 1}})));
   b.add(b.key_query(0, 1)
             .at(600, 600)
             .target("instance-2")
@@ -69,13 +69,13 @@ TEST(DirtyReadsTest, CommittedLaterPositionOnlyAndUnsentWritesCount) {
             .at(400, 400)
             .target("instance-1")
             .ok(5, pos(0, 2))
-            .replica(applied(active(0, pos(0, 2), "instance-1"), 2)));
+            .replica(own_runs(applied(active(0, pos(0, 2), "instance-1"), 2), {{1, 2}})));
   // Key 1 is committed data, but the position covers key 2's open write.
   b.add(b.key_query(0, 1)
             .at(450, 450)
             .target("instance-1")
             .ok(10, pos(0, 2))
-            .replica(applied(active(0, pos(0, 2), "instance-1"), 2)));
+            .replica(own_runs(applied(active(0, pos(0, 2), "instance-1"), 2), {{1, 2}})));
   // A cached write of key 3 not sent yet.
   b.produce(0, 3, 7);
   const std::vector<sim::UnloggedWrite> cache{{3, 7, 400, SourceOffset(3)}};
@@ -83,7 +83,7 @@ TEST(DirtyReadsTest, CommittedLaterPositionOnlyAndUnsentWritesCount) {
             .at(460, 460)
             .target("instance-1")
             .ok(7, pos(0, 3))
-            .replica(applied(active(0, pos(0, 3), "instance-1"), 2, cache)));
+            .replica(own_runs(applied(active(0, pos(0, 3), "instance-1"), 2, cache), {{1, 2}})));
   JudgeContext context(b.trace());
   const DirtyReadStats stats = dirty_reads(context);
   EXPECT_EQ(stats.dirty, 3u) << "seed " << kSeed;

@@ -86,6 +86,16 @@ inline sim::ReplicaSnapshot applied(sim::ReplicaSnapshot r, std::optional<int64_
   return r;
 }
 
+// A replica whose store wrote the changelog records in (after, last] of each run (its
+// state manager's runs of own writes).
+inline sim::ReplicaSnapshot own_runs(sim::ReplicaSnapshot r,
+                                     std::vector<std::pair<int64_t, int64_t>> runs) {
+  for (const auto& [after, last] : runs) {
+    r.own_write_runs.push_back({ChangelogOffset(after), ChangelogOffset(last)});
+  }
+  return r;
+}
+
 // An instance that is up but holds no task of the partition.
 inline sim::ReplicaSnapshot no_task(int32_t partition, const std::string& instance = "instance-1") {
   return replica(partition, sim::ReplicaRole::kNone, std::nullopt, instance);
