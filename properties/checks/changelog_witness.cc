@@ -482,7 +482,10 @@ namespace detail {
 bool written_by_store(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r) {
   if (r.writer != replica.instance) return false;
   for (const sim::OwnWriteRun& run : replica.own_write_runs) {
-    if (r.offset > run.after_offset && r.offset <= run.last_offset) return true;
+    // Before the run's first own write lie only records appended before this store wrote: an
+    // earlier life's transaction the restore stopped before (at the last stable offset).
+    const ChangelogOffset first = std::max(run.first_offset, run.after_offset + 1);
+    if (r.offset >= first && r.offset <= run.last_offset) return true;
   }
   // Older runs were not kept: a record of this instance before the first kept run may be this
   // store's own write too (counted as such: the witness then errs towards holding).

@@ -192,7 +192,8 @@ TEST(ChangelogWitnessTest, AnActiveSkipsOtherWritersInsideItsRunsOfOwnWrites) {
     b.log(0, 1, 99, 300, pos(0, 5), "instance-2");  // the fenced member's late write
     b.log(0, 2, 7, 400, pos(0, 3), "instance-1");   // the new active's first own write
     auto replica = applied(active(0, pos(0, 3)), 3);
-    replica.own_write_runs = {{ChangelogOffset(run_after), ChangelogOffset(3)}};
+    replica.own_write_runs = {
+        {ChangelogOffset(run_after), ChangelogOffset(3), ChangelogOffset(-1)}};
     const uint64_t without = b.add(b.key_query(0, 1).ok(11, pos(0, 3)).replica(replica)).id;
     const uint64_t with = b.add(b.key_query(0, 1).ok(99, pos(0, 5)).replica(replica)).id;
     JudgeContext context(b.trace());
@@ -313,6 +314,38 @@ TEST(ChangelogWitnessTest, UnderExactlyOnceAnAnswerReflectingAnAbortedWriteFails
   EXPECT_EQ(vs[1].expected, "position " + pos(0, 0).to_string()) << "seed " << kSeed;
   EXPECT_EQ(vs[2].expected, "value=10" + skipped) << "seed " << kSeed;
   EXPECT_EQ(vs[3].expected, "value=10" + skipped) << "seed " << kSeed;
+}
+
+// A run of own writes opens where the restore stopped, at the last stable offset: the same
+// instance's earlier life's transaction after it (aborted later) is not this store's write,
+// only the records from the run's first own write on are.
+TEST(ChangelogWitnessTest, UnderExactlyOnceAnEarlierLifesRecordsInsideARunAreNotTheStores) {
+  for (int64_t first : {2, -1}) {
+    // Key 1 = 10 committed; key 1 = 11 by instance-2's earlier life, aborted at 500 ms; key 2 = 5,
+    // this store's first own write, still open.
+    TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);
+    b.produce(0, 1, 10);
+    b.produce(0, 1, 11);
+    b.produce(0, 2, 5);
+    b.log(0, 1, 10, 100, pos(0, 0));
+    b.log(0, 1, 11, 200, pos(0, 1), "instance-2");
+    b.log(0, 2, 5, 300, pos(0, 2), "instance-2", 600);
+    b.txn(0, 0, sim::TxnOutcome::kCommitted, 150);
+    b.txn(0, 1, sim::TxnOutcome::kAborted, 500);
+    b.txn(0, 2, sim::TxnOutcome::kOpen);
+    sim::ReplicaSnapshot r = applied(active(0, pos(0, 2), "instance-2"), 2);
+    // The restore stopped at offset 0 (the last stable offset before the earlier life's
+    // transaction); a hand-made run without first_offset takes the whole run as its own.
+    r.own_write_runs = {{ChangelogOffset(0), ChangelogOffset(2), ChangelogOffset(first)}};
+    b.add(b.key_query(0, 1).at(650, 650).target("instance-2").ok(10, pos(0, 2)).replica(r));
+    b.add(b.key_query(0, 1).at(660, 660).target("instance-2").ok(11, pos(0, 2)).replica(r));
+    JudgeContext context(b.trace());
+    const auto vs = check_changelog_witness(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " first=" << first << "\n" << text(vs);
+    EXPECT_EQ(vs[0].returned.find(first == 2 ? "value=11" : "value=10") != std::string::npos, true)
+        << "seed " << kSeed << " first=" << first << "\n"
+        << text(vs);
+  }
 }
 
 // A transaction still open at the end of the run: only its writer's store holds it.

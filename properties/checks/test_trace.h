@@ -91,7 +91,8 @@ inline sim::ReplicaSnapshot applied(sim::ReplicaSnapshot r, std::optional<int64_
 inline sim::ReplicaSnapshot own_runs(sim::ReplicaSnapshot r,
                                      std::vector<std::pair<int64_t, int64_t>> runs) {
   for (const auto& [after, last] : runs) {
-    r.own_write_runs.push_back({ChangelogOffset(after), ChangelogOffset(last)});
+    r.own_write_runs.push_back(
+        {ChangelogOffset(after), ChangelogOffset(last), ChangelogOffset(-1)});
   }
   return r;
 }
