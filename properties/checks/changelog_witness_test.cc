@@ -226,20 +226,8 @@ TEST(ChangelogWitnessTest, AStoreKeptAcrossARestartIsPassedOverOnlyAfterARestart
   }
 }
 
-// exactly_once_v2: key 1 = 10 committed, then key 1 = 11 in instance-2's transaction aborted at
-// 500 ms, then key 2 = 5 committed; each header the writer's position after the write.
 TraceBuilder aborted_write() {
-  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);
-  b.produce(0, 1, 10);
-  b.produce(0, 1, 11);
-  b.produce(0, 2, 5);
-  b.log(0, 1, 10, 100, pos(0, 0));
-  b.log(0, 1, 11, 200, pos(0, 1), "instance-2");
-  b.log(0, 2, 5, 300, pos(0, 2));
-  b.txn(0, 0, sim::TxnOutcome::kCommitted, 150);
-  b.txn(0, 1, sim::TxnOutcome::kAborted, 500);
-  b.txn(0, 2, sim::TxnOutcome::kCommitted, 700);
-  return b;
+  return eos_aborted_write_trace();
 }
 
 // A read_committed reader folds what Kafka's fetcher returns: a standby past an aborted
@@ -308,8 +296,8 @@ TEST(ChangelogWitnessTest, UnderExactlyOnceAnAnswerReflectingAnAbortedWriteFails
   const auto vs = check_changelog_witness(context);
   ASSERT_EQ(vs.size(), 4u) << "seed " << kSeed << "\n" << text(vs);
   const std::string skipped =
-      " (read_committed skipped 1 records; the last: offset 1 key 1 by instance-2 appended at 0 "
-      "ms, aborted at 500 ms)";
+      " (read_committed skipped 1 records; the last: offset 1 key 1 by instance-2 appended at "
+      "200 ms, aborted at 500 ms)";
   EXPECT_EQ(vs[0].expected, "value=10" + skipped) << "seed " << kSeed;
   EXPECT_EQ(vs[1].expected, "position " + pos(0, 0).to_string()) << "seed " << kSeed;
   EXPECT_EQ(vs[2].expected, "value=10" + skipped) << "seed " << kSeed;
@@ -367,7 +355,7 @@ TEST(ChangelogWitnessTest, UnderExactlyOnceAnOpenTransactionIsTheWritersAlone) {
   ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
   EXPECT_EQ(vs[0].expected,
             "null (read_committed skipped 1 records; the last: offset 2 key 2 by instance-1 "
-            "appended at 0 ms, open)")
+            "appended at 300 ms, open)")
       << "seed " << kSeed;
 }
 

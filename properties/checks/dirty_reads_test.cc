@@ -10,20 +10,8 @@ namespace {
 
 using namespace testing;  // NOLINT
 
-// exactly_once_v2: key 1 = 10 committed at 150 ms; key 1 = 11 by instance-2 aborted at 500 ms;
-// key 2 = 5 by instance-1 committed at 700 ms. Headers: the writer's position after the write.
 TraceBuilder transactions() {
-  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);
-  b.produce(0, 1, 10);
-  b.produce(0, 1, 11);
-  b.produce(0, 2, 5);
-  b.log(0, 1, 10, 100, pos(0, 0), "instance-1", 100);
-  b.log(0, 1, 11, 200, pos(0, 1), "instance-2", 200);
-  b.log(0, 2, 5, 300, pos(0, 2), "instance-1", 300);
-  b.txn(0, 0, sim::TxnOutcome::kCommitted, 150);
-  b.txn(0, 1, sim::TxnOutcome::kAborted, 500);
-  b.txn(0, 2, sim::TxnOutcome::kCommitted, 700);
-  return b;
+  return eos_aborted_write_trace();
 }
 
 // The writer's active answering its open transaction's write is a dirty read; that the

@@ -358,6 +358,24 @@ class TraceBuilder {
   int64_t now_ms_ = 0;
 };
 
+// exactly_once_v2 (changelog_witness_test, dirty_reads_test): key 1 = 10 by instance-1,
+// committed at 150 ms; key 1 = 11 by instance-2, aborted at 500 ms; key 2 = 5 by instance-1,
+// committed at 700 ms; appended at 100, 200 and 300 ms, each header the writer's position after
+// the write.
+inline TraceBuilder eos_aborted_write_trace() {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);
+  b.produce(0, 1, 10);
+  b.produce(0, 1, 11);
+  b.produce(0, 2, 5);
+  b.log(0, 1, 10, 100, pos(0, 0), "instance-1", 100);
+  b.log(0, 1, 11, 200, pos(0, 1), "instance-2", 200);
+  b.log(0, 2, 5, 300, pos(0, 2), "instance-1", 300);
+  b.txn(0, 0, sim::TxnOutcome::kCommitted, 150);
+  b.txn(0, 1, sim::TxnOutcome::kAborted, 500);
+  b.txn(0, 2, sim::TxnOutcome::kCommitted, 700);
+  return b;
+}
+
 // A large consistent trace, the happy path every check walks: a Count topology over
 // `partitions` partitions of `keys` keys (key k on partition k % partitions), with the switch on.
 // Each step produces one record and then runs one query against the state right after it: a
