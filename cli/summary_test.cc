@@ -29,6 +29,13 @@ SeedResult fake_result(uint64_t seed) {
     r.after_reprocessing_by_property["ResultMatchesModel"] = 1;
   }
   if (seed % 3 == 0) r.records_reprocessed = seed;
+  if (seed % 4 == 0) {
+    r.dirty_reads = {{"answers", 100},
+                     {"dirty", seed},
+                     {"uncommitted_ms_count", 2},
+                     {"uncommitted_ms_sum", 10 * seed},
+                     {"uncommitted_ms_max", 1000 - seed}};
+  }
   if (seed % 5 == 0) {
     r.expected_violations = {{"LagReported", 0, 10, "lag 3, actual 2"}};
     r.expected_violations_by_property["LagReported"] = 1;
@@ -69,8 +76,17 @@ TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
   EXPECT_EQ(j["totals"]["violations_by_property"]["ResultMatchesModel"], 6u);
   EXPECT_EQ(j["totals"]["expected_violations_by_property"]["LagReported"], 8u);
   EXPECT_EQ(j["totals"]["after_reprocessing_by_property"]["ResultMatchesModel"], 3u);
-  EXPECT_EQ(j["totals"]["runs_with_reprocessing"], 13u);                    // 3, 6, ..., 39
-  EXPECT_EQ(j["totals"]["records_reprocessed"], 273u);                      // 3 + 6 + ... + 39
+  EXPECT_EQ(j["totals"]["runs_with_reprocessing"], 13u);  // 3, 6, ..., 39
+  EXPECT_EQ(j["totals"]["records_reprocessed"], 273u);    // 3 + 6 + ... + 39
+  // Dirty reads sum across seeds (4, 8, ..., 40), except the maximum, which merges as one.
+  EXPECT_EQ(j["totals"]["runs_with_dirty_reads"], 10u);
+  EXPECT_EQ(j["totals"]["dirty_reads"]["answers"], 1000u);
+  EXPECT_EQ(j["totals"]["dirty_reads"]["dirty"], 220u);
+  EXPECT_EQ(j["totals"]["dirty_reads"]["uncommitted_ms_sum"], 2200u);
+  EXPECT_EQ(j["totals"]["dirty_reads"]["uncommitted_ms_max"], 996u);
+  EXPECT_EQ(j["results"][3]["dirty_reads"]["dirty"], 4u);
+  EXPECT_NE(dirty_reads_text(s.dirty_reads()).find("220 of 1000 answers"), std::string::npos)
+      << dirty_reads_text(s.dirty_reads());
   EXPECT_EQ(j["results"][6]["violations"][0]["after_reprocessing"], true);  // seed 7
   EXPECT_EQ(j["results"][6]["violations"][1]["after_reprocessing"], false);
   EXPECT_EQ(j["failures"].size(), 3u);
@@ -115,12 +131,14 @@ TEST(SummaryTest, FromJsonReadsSummariesWithoutReprocessingFields) {
   nlohmann::json j = to_json(sweep(7, 1, {0, 1}));
   nlohmann::json& result = j["results"][0];
   result.erase("records_reprocessed");
+  result.erase("dirty_reads");
   result.erase("after_reprocessing_by_property");
   for (nlohmann::json& v : result["violations"]) v.erase("after_reprocessing");
   auto back = summary_from_json(j, "old.json");
   ASSERT_TRUE(back.has_value()) << back.error();
   ASSERT_EQ(back->results.size(), 1u);
   EXPECT_EQ(back->results[0].records_reprocessed, 0u);
+  EXPECT_TRUE(back->results[0].dirty_reads.empty());
   EXPECT_TRUE(back->results[0].after_reprocessing_by_property.empty());
   ASSERT_EQ(back->results[0].violations.size(), 2u);
   EXPECT_FALSE(back->results[0].violations[0].after_reprocessing);

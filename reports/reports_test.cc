@@ -351,6 +351,35 @@ TEST(SweepReport, GroupsByPropertyAndCause) {
       << "seed " << kSeed;
 }
 
+// A sweep under exactly_once_v2 shows its dirty reads as a table of counts; at-least-once shows
+// none.
+TEST(SweepReport, DirtyReadsAreTabledUnderExactlyOnceOnly) {
+  SweepInput s;
+  s.scenario = "x.toml";
+  s.shard = "0/1";
+  EXPECT_EQ(render_sweep_report(s).find("id=\"dirty-reads\""), std::string::npos)
+      << "seed " << kSeed;
+  s.dirty_reads = {{"answers", 900},
+                   {"dirty", 41},
+                   {"aborted", 3},
+                   {"uncommitted_ms_count", 40},
+                   {"uncommitted_ms_sum", 4000},
+                   {"uncommitted_ms_max", 730}};
+  s.runs_with_dirty_reads = 7;
+  const std::string html = render_sweep_report(s);
+  EXPECT_NE(html.find("id=\"dirty-reads\""), std::string::npos) << "seed " << kSeed;
+  EXPECT_NE(html.find("<tr><td>dirty reads</td><td class=\"num\">41</td></tr>"), std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(html.find("<tr><td>runs with a dirty read</td><td class=\"num\">7</td></tr>"),
+            std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(html.find("mean ms (until commit or abort)</td><td class=\"num\">100</td>"),
+            std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(html.find("max ms</td><td class=\"num\">730</td>"), std::string::npos)
+      << "seed " << kSeed;
+}
+
 // Reprocessed ranges are drawn as bands in the lane of the instance that processed again, cut at
 // the cap with a note, and listed with a total on the run page.
 TEST(HtmlReport, ReprocessingIsDrawnListedAndCapped) {

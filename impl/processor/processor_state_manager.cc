@@ -126,7 +126,8 @@ void ProcessorStateManager::update_changelog_offset(const std::string& store_nam
       m->own_write_runs.erase(m->own_write_runs.begin());
       ++m->own_write_runs_dropped;
     }
-    m->own_write_runs.push_back({m->offset ? m->offset->value() : -1, offset.value()});
+    m->own_write_runs.push_back(
+        {m->offset ? m->offset->value() : -1, offset.value(), offset.value()});
     m->writing = true;
   }
   m->offset = offset;

@@ -53,9 +53,13 @@ class ProcessorStateManager {
   // only its own task's writes, so a record another instance appended inside (after_offset,
   // last_offset] (a fenced member's late write, landed after this active's restore had read to
   // its fixed end offset) never reached the store. after_offset is -1 when nothing was applied.
+  // first_offset is the run's first own write: the records of this instance between after_offset
+  // and it were appended before this store wrote anything (an earlier life's open transaction
+  // that the restore stopped before, at the last stable offset).
   struct OwnWriteRun {
     int64_t after_offset = -1;
     int64_t last_offset = -1;
+    int64_t first_offset = -1;
   };
   static constexpr size_t kOwnWriteRunsMax = 16;
   // The store's runs, oldest first, at most kOwnWriteRunsMax (older ones are dropped and counted).

@@ -86,6 +86,17 @@ inline sim::ReplicaSnapshot applied(sim::ReplicaSnapshot r, std::optional<int64_
   return r;
 }
 
+// A replica whose store wrote the changelog records in (after, last] of each run (its
+// state manager's runs of own writes).
+inline sim::ReplicaSnapshot own_runs(sim::ReplicaSnapshot r,
+                                     std::vector<std::pair<int64_t, int64_t>> runs) {
+  for (const auto& [after, last] : runs) {
+    r.own_write_runs.push_back(
+        {ChangelogOffset(after), ChangelogOffset(last), ChangelogOffset(-1)});
+  }
+  return r;
+}
+
 // An instance that is up but holds no task of the partition.
 inline sim::ReplicaSnapshot no_task(int32_t partition, const std::string& instance = "instance-1") {
   return replica(partition, sim::ReplicaRole::kNone, std::nullopt, instance);
@@ -285,9 +296,29 @@ class TraceBuilder {
     for (const auto& r : trace_.changelog) {
       if (r.partition == partition) offset = r.offset.value() + 1;
     }
-    trace_.changelog.push_back({partition, ChangelogOffset(offset), key, value, timestamp_ms,
-                                base::Instant::from_ms(appended_ms), writer, std::move(header)});
+    sim::ChangelogRecord r;
+    r.partition = partition;
+    r.offset = ChangelogOffset(offset);
+    r.key = key;
+    r.value = value;
+    r.timestamp_ms = timestamp_ms;
+    r.appended_ms = base::Instant::from_ms(appended_ms);
+    r.writer = writer;
+    r.position = std::move(header);
+    trace_.changelog.push_back(std::move(r));
     return offset;
+  }
+  // Marks changelog record `offset` of `partition` transactional with `outcome`, decided (its
+  // marker appended) at decided_ms for kCommitted and kAborted.
+  void txn(int32_t partition, int64_t offset, sim::TxnOutcome outcome,
+           std::optional<int64_t> decided_ms = std::nullopt) {
+    for (auto& r : trace_.changelog) {
+      if (r.partition != partition || r.offset.value() != offset) continue;
+      r.txn = outcome;
+      r.decided_ms = decided_ms ? std::optional(base::Instant::from_ms(*decided_ms)) : std::nullopt;
+      return;
+    }
+    IQ_ASSERT(false, "no changelog-{} offset {}", partition, offset);
   }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
                    int64_t start_ms, int64_t end_ms) {
@@ -337,6 +368,24 @@ inline TraceBuilder versioned_table() {
   b.produce(0, 1, 10, 1'000);
   b.produce(0, 1, 12, 3'000);
   b.produce(0, 1, 11, 2'000);
+  return b;
+}
+
+// exactly_once_v2 (changelog_witness_test, dirty_reads_test): key 1 = 10 by instance-1,
+// committed at 150 ms; key 1 = 11 by instance-2, aborted at 500 ms; key 2 = 5 by instance-1,
+// committed at 700 ms; appended at 100, 200 and 300 ms, each header the writer's position after
+// the write.
+inline TraceBuilder eos_aborted_write_trace() {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);
+  b.produce(0, 1, 10);
+  b.produce(0, 1, 11);
+  b.produce(0, 2, 5);
+  b.log(0, 1, 10, 100, pos(0, 0), "instance-1", 100);
+  b.log(0, 1, 11, 200, pos(0, 1), "instance-2", 200);
+  b.log(0, 2, 5, 300, pos(0, 2), "instance-1", 300);
+  b.txn(0, 0, sim::TxnOutcome::kCommitted, 150);
+  b.txn(0, 1, sim::TxnOutcome::kAborted, 500);
+  b.txn(0, 2, sim::TxnOutcome::kCommitted, 700);
   return b;
 }
 

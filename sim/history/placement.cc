@@ -79,8 +79,8 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   r.unlogged_writes = unlogged_writes(task, store);
   r.own_write_runs.clear();
   for (const auto& run : task.state_manager().own_write_runs(store)) {
-    r.own_write_runs.push_back(
-        {ChangelogOffset(run.after_offset), ChangelogOffset(run.last_offset)});
+    r.own_write_runs.push_back({ChangelogOffset(run.after_offset), ChangelogOffset(run.last_offset),
+                                ChangelogOffset(run.first_offset)});
   }
   r.own_write_runs_dropped = task.state_manager().own_write_runs_dropped(store);
   for (const auto& tp : task.changelog_partitions()) {

@@ -47,9 +47,12 @@ struct UnloggedWrite {
 // changelog offsets (after_offset, last_offset] its store took only its own instance's writes, so
 // another instance's record there (a fenced member's late write, appended after this active's
 // restore had read to its fixed end offset) never reached it. after_offset -1: nothing applied.
+// Its own writes are the instance's records in [first_offset, last_offset] (first_offset: its
+// first own write; -1 in hand-made traces: from after_offset on).
 struct OwnWriteRun {
   ChangelogOffset after_offset{-1};
   ChangelogOffset last_offset{-1};
+  ChangelogOffset first_offset{-1};
   bool operator==(const OwnWriteRun&) const = default;
 };
 
