@@ -14,12 +14,12 @@
 namespace iq::cli {
 
 struct ChildOutcome {
-  bool exited = false;           // ended by exit(); else by a signal
-  int exit_code = -1;            // when exited
-  int signal = 0;                // when !exited
-  std::string out;               // everything written to stdout (at most out_bytes_max)
-  std::string err_tail;          // the last err_tail_bytes_max bytes written to stderr
-  bool cancelled = false;        // killed by run_child because cancel_fd became readable
+  bool exited = false;     // ended by exit(); else by a signal
+  int exit_code = -1;      // when exited
+  int signal = 0;          // when !exited
+  std::string out;         // everything written to stdout (at most out_bytes_max)
+  std::string err_tail;    // the last err_tail_bytes_max bytes written to stderr
+  bool cancelled = false;  // killed by run_child because cancel_fd became readable
   // The child's peak resident set in KiB (wait4's ru_maxrss: the largest it ever was, counted by
   // the kernel, so a short spike is not missed as sampling would miss it).
   int64_t peak_rss_kib = 0;

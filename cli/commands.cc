@@ -121,6 +121,9 @@ void print_report_header(const std::string& command, const properties::RunReport
     std::printf("  at-least-once reprocessing: %llu input records processed again\n",
                 static_cast<unsigned long long>(r.records_reprocessed));
   }
+  if (const auto dirty = properties::dirty_read_counts(r.dirty_reads); !dirty.empty()) {
+    std::printf("  exactly_once_v2 dirty reads: %s\n", dirty_reads_text(dirty).c_str());
+  }
 }
 
 void print_verdict(const properties::RunReport& r, bool strict) {
@@ -264,6 +267,11 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
   std::printf("  at-least-once reprocessing: %llu runs, %llu input records processed again\n",
               static_cast<unsigned long long>(s.runs_with_reprocessing()),
               static_cast<unsigned long long>(s.records_reprocessed()));
+  if (const auto dirty = s.dirty_reads(); !dirty.empty()) {
+    std::printf("  exactly_once_v2 dirty reads (%llu runs): %s\n",
+                static_cast<unsigned long long>(s.runs_with_dirty_reads()),
+                dirty_reads_text(dirty).c_str());
+  }
   std::printf("  violations by property: %s\n", counts_text(s.violations_by_property()).c_str());
   {
     // By class: failures fail the sweep; a declared Kafka behaviour is printed apart.
@@ -457,6 +465,8 @@ bool write_sweep_report(const std::string& command, const std::string& file,
   input.first_seed = summary.first_seed;
   input.seed_count = summary.seed_count;
   input.shard = summary.shards.empty() ? "0/1" : summary.shards.front();
+  input.dirty_reads = summary.dirty_reads();
+  input.runs_with_dirty_reads = summary.runs_with_dirty_reads();
   size_t pages = 0;
   for (const SeedResult& r : summary.results) {
     reports::SweepRun run;

@@ -28,8 +28,8 @@ std::optional<std::string> check_one(const OutputPath& o) {
                        shown(o.path), type_of(st.st_mode));
   }
   struct stat target {};
-  if (S_ISDIR(st.st_mode) || (S_ISLNK(st.st_mode) && stat(o.path.c_str(), &target) == 0 &&
-                              S_ISDIR(target.st_mode))) {
+  if (S_ISDIR(st.st_mode) ||
+      (S_ISLNK(st.st_mode) && stat(o.path.c_str(), &target) == 0 && S_ISDIR(target.st_mode))) {
     return std::nullopt;
   }
   return fmt::format("{} {}: is {}; accepted: a new or an existing directory", o.flag,
@@ -76,9 +76,10 @@ std::optional<std::string> check_outputs(const std::vector<OutputPath>& outputs,
       struct stat in {};
       if (exists && stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev &&
           in.st_ino == out.st_ino) {
-        return fmt::format("{} {}: is the input {} of the same command; accepted: a path that is "
-                           "not one of the command's inputs",
-                           o.flag, shown(o.path), shown(input));
+        return fmt::format(
+            "{} {}: is the input {} of the same command; accepted: a path that is "
+            "not one of the command's inputs",
+            o.flag, shown(o.path), shown(input));
       }
     }
     for (size_t k = 0; k < i; ++k) {

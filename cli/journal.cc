@@ -22,14 +22,20 @@ using nlohmann::json;
 constexpr const char* kJournalFormat = "iqsim-fuzz-journal";
 
 json header_json(const JournalHeader& h) {
-  return {{"journal", kJournalFormat},         {"tool_version", h.tool_version},
-          {"scenario", h.scenario},            {"scenario_digest", h.scenario_digest},
-          {"first_seed", h.first_seed},        {"seed_count", h.seed_count},
-          {"shard", h.shard},                  {"stop_on_failure", h.stop_on_failure},
+  return {{"journal", kJournalFormat},
+          {"tool_version", h.tool_version},
+          {"scenario", h.scenario},
+          {"scenario_digest", h.scenario_digest},
+          {"first_seed", h.first_seed},
+          {"seed_count", h.seed_count},
+          {"shard", h.shard},
+          {"stop_on_failure", h.stop_on_failure},
           {"failures_dir", h.failures_dir}};
 }
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 // The header field of `found` that differs from `want`, said for a person; empty if none.
 std::string header_difference(const json& found, const json& want) {
@@ -76,8 +82,8 @@ std::optional<std::string> Journal::append(const SeedResult& result) {
   return write_line(seed_result_to_json(result).dump());
 }
 
-base::Expected<std::unique_ptr<Journal>, std::string> Journal::create(
-    const std::string& path, const JournalHeader& header) {
+base::Expected<std::unique_ptr<Journal>, std::string> Journal::create(const std::string& path,
+                                                                      const JournalHeader& header) {
   struct stat st {};
   if (lstat(path.c_str(), &st) == 0 && st.st_size > 0) {
     return base::unexpected(fmt::format(
@@ -85,9 +91,10 @@ base::Expected<std::unique_ptr<Journal>, std::string> Journal::create(
         "seeds, shard and options), or remove it to start again",
         shown(path)));
   }
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-                0644);
-  if (fd < 0) return base::unexpected("--journal " + shown(path) + ": cannot create: " + errno_text());
+  int fd =
+      open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return base::unexpected("--journal " + shown(path) + ": cannot create: " + errno_text());
   std::unique_ptr<Journal> journal(new Journal(path, fd));
   if (auto failed = journal->write_line(header_json(header).dump())) {
     return base::unexpected(*failed);
@@ -131,9 +138,10 @@ base::Expected<Journal::Resumed, std::string> Journal::resume(const std::string&
     ++line_no;
     json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
-      return base::unexpected(fmt::format("{} line {}: not JSON; accepted: a journal iqsim fuzz "
-                                          "wrote (its lines are never edited)",
-                                          where, line_no));
+      return base::unexpected(
+          fmt::format("{} line {}: not JSON; accepted: a journal iqsim fuzz "
+                      "wrote (its lines are never edited)",
+                      where, line_no));
     }
     if (line_no == 1) {
       if (!j.is_object() || j.value("journal", "") != kJournalFormat) {
@@ -150,8 +158,8 @@ base::Expected<Journal::Resumed, std::string> Journal::resume(const std::string&
     auto result = seed_result_from_json(j, fmt::format("line {}", line_no));
     if (!result) return base::unexpected(where + ": " + result.error());
     if (!seeds.insert(result->seed).second) {
-      return base::unexpected(fmt::format("{} line {}: seed {} is there twice", where, line_no,
-                                          result->seed));
+      return base::unexpected(
+          fmt::format("{} line {}: seed {} is there twice", where, line_no, result->seed));
     }
     resumed.results.push_back(std::move(*result));
   }

@@ -1,4 +1,5 @@
 #include "summary.h"
+#include "base/assert.h"
 #include "base/probe.h"
 
 #include <algorithm>
@@ -80,6 +81,7 @@ json result_json(const SeedResult& r) {  // seed_result_to_json
           {"virtual_ms", r.virtual_ms},
           {"events", r.events},
           {"records_reprocessed", r.records_reprocessed},
+          {"dirty_reads", r.dirty_reads},
           {"digest", r.digest},
           {"reproduce", r.reproduce},
           {"probes_hit", r.probes_hit}};
@@ -194,6 +196,8 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   r.virtual_ms = need<int64_t>(j, "virtual_ms", w);
   r.events = need<uint64_t>(j, "events", w);
   r.records_reprocessed = need<uint64_t>(j, "records_reprocessed", w, uint64_t{0});
+  // dirty_reads came with exactly_once_v2's judgement: an older summary has none.
+  r.dirty_reads = need<Counts>(j, "dirty_reads", w, Counts{});
   r.digest = need<std::string>(j, "digest", w);
   r.reproduce = need<std::string>(j, "reproduce", w);
   // probes_hit came later than the rest: a summary written before it has none.
@@ -284,6 +288,46 @@ uint64_t SweepSummary::runs_with_reprocessing() const {
   return static_cast<uint64_t>(
       std::count_if(results.begin(), results.end(),
                     [](const SeedResult& r) { return r.records_reprocessed > 0; }));
+}
+
+std::map<std::string, uint64_t> SweepSummary::dirty_reads() const {
+  std::map<std::string, uint64_t> total;
+  for (const SeedResult& r : results) {
+    for (const auto& [key, n] : r.dirty_reads) {
+      // A maximum merges as a maximum; every other count sums, so shards merge exactly.
+      total[key] = key.ends_with("_max") ? std::max(total[key], n) : total[key] + n;
+    }
+  }
+  return total;
+}
+
+uint64_t SweepSummary::runs_with_dirty_reads() const {
+  return static_cast<uint64_t>(std::count_if(results.begin(), results.end(), [](const auto& r) {
+    auto it = r.dirty_reads.find("dirty");
+    return it != r.dirty_reads.end() && it->second > 0;
+  }));
+}
+
+std::string dirty_reads_text(const std::map<std::string, uint64_t>& c) {
+  const auto get = [&](const char* key) {
+    auto it = c.find(key);
+    return static_cast<unsigned long long>(it == c.end() ? 0 : it->second);
+  };
+  std::string text = fmt::format(
+      "{} of {} answers reflected uncommitted data (then aborted {}, open at the end {}, only "
+      "unsent cache writes {}; served by a standby {}); a later answer of the same instance at a "
+      "lower position followed {}",
+      get("dirty"), get("answers"), get("aborted"), get("open_at_end"), get("unsent_only"),
+      get("by_standby"), get("lower_position_followed"));
+  if (get("uncommitted_ms_count") > 0) {
+    text += fmt::format("; uncommitted for {} ms on average, {} ms at most",
+                        get("uncommitted_ms_sum") / get("uncommitted_ms_count"),
+                        get("uncommitted_ms_max"));
+  }
+  if (get("not_decided") > 0) {
+    text += fmt::format(" ({} answers not decided: the witness did not hold)", get("not_decided"));
+  }
+  return text;
 }
 
 std::vector<std::string> SweepSummary::properties_checked() const {
@@ -379,6 +423,7 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.virtual_ms = report.virtual_ms;
   r.events = report.events;
   r.records_reprocessed = report.records_reprocessed;
+  r.dirty_reads = properties::dirty_read_counts(report.dirty_reads);
   r.probes_hit = report.probes_hit;
   r.digest = report.digest;
   r.reproduce = report.reproduce_command();
@@ -412,6 +457,8 @@ nlohmann::json to_json(const SweepSummary& s) {
         {"queries_total", s.queries_total()},
         {"records_reprocessed", s.records_reprocessed()},
         {"runs_with_reprocessing", s.runs_with_reprocessing()},
+        {"dirty_reads", s.dirty_reads()},
+        {"runs_with_dirty_reads", s.runs_with_dirty_reads()},
         {"properties_checked", s.properties_checked()},
         {"violations_by_property", s.violations_by_property()},
         {"expected_violations_by_property", s.expected_violations_by_property()},

@@ -26,7 +26,6 @@ int64_t now_ns() {
       .count();
 }
 
-
 std::string duration_text(double seconds) {
   auto s = static_cast<int64_t>(seconds + 0.5);
   if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);

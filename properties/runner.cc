@@ -19,6 +19,7 @@ struct Judged {
   std::vector<std::string> properties;  // in all_checks() order, then Deterministic
   std::vector<Violation> violations;
   uint64_t queries_judged = 0;
+  DirtyReadStats dirty_reads;
 };
 
 bool lists(const std::vector<std::string>& names, std::string_view name) {
@@ -71,6 +72,7 @@ Judged judge_trace(const sim::Scenario& scenario, const sim::RunTrace& trace) {
     for (Violation& v : found) judged.violations.push_back(std::move(v));
   }
   classify_violations(context, judged.violations);
+  judged.dirty_reads = dirty_reads(context);
   for (const sim::QueryRecord& record : trace.history.records()) {
     bool looked_at = std::any_of(run.begin(), run.end(), [&](const CheckInfo* check) {
       return context.judged_by(record, check->name);
@@ -84,6 +86,7 @@ Judged judge_trace(const sim::Scenario& scenario, const sim::RunTrace& trace) {
 void classify(const sim::Scenario& scenario, Judged judged, RunReport& report) {
   report.properties_checked = std::move(judged.properties);
   report.queries_judged = judged.queries_judged;
+  report.dirty_reads = std::move(judged.dirty_reads);
   std::set<std::string> failed;
   for (Violation& v : judged.violations) {
     ++report.violations_by_property[v.property];

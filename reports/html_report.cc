@@ -140,6 +140,59 @@ std::map<std::string, uint64_t> class_counts(const std::vector<properties::Viola
   return counts;
 }
 
+// The dirty reads of a run or a sweep (exactly_once_v2; properties::dirty_read_counts keys) as
+// a table of what each count means; nothing under at-least-once.
+std::string dirty_reads_table(const std::map<std::string, uint64_t>& counts, uint64_t runs) {
+  if (counts.empty()) return {};
+  const auto get = [&](const char* key) {
+    auto it = counts.find(key);
+    return it == counts.end() ? uint64_t{0} : it->second;
+  };
+  std::string html =
+      "<h4 id=\"dirty-reads\">Dirty reads (exactly_once_v2)</h4>\n<p>Answers that reflected data "
+      "of "
+      "a transaction not committed yet (an active's store holds its open transaction's writes; "
+      "read_committed replicas never should), from the changelog's markers: an omniscient "
+      "fact, not a verdict.</p>\n<table><tr><th>what</th><th>count</th></tr>\n";
+  const auto row = [&](const std::string& what, uint64_t n) {
+    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td></tr>\n", html_escape(what), n);
+  };
+  if (runs > 0) row("runs with a dirty read", runs);
+  row("answers judged (the witness holds)", get("answers"));
+  row("answers not decided (the witness did not hold)", get("not_decided"));
+  row("dirty reads", get("dirty"));
+  row("... whose transaction then aborted", get("aborted"));
+  row("... whose transaction was still open at the end", get("open_at_end"));
+  row("... of cached writes not sent yet, only", get("unsent_only"));
+  row("... served by a standby (read_committed: never)", get("by_standby"));
+  row("... followed by a lower position from the same instance", get("lower_position_followed"));
+  const uint64_t n = get("uncommitted_ms_count");
+  row("uncommitted for, mean ms (until commit or abort)", n ? get("uncommitted_ms_sum") / n : 0);
+  row("uncommitted for, max ms", get("uncommitted_ms_max"));
+  return html + "</table>\n";
+}
+
+// The run's first dirty reads, one row each.
+std::string dirty_reads_list(const properties::DirtyReadStats& d) {
+  if (d.listed.empty()) return {};
+  std::string html = fmt::format(
+      "<details><summary>the first {} dirty reads</summary>\n<table><tr><th>record</th>"
+      "<th>partition</th><th>instance</th><th>at ms</th><th>uncommitted records</th><th>unsent</th>"
+      "<th>outcome</th><th>uncommitted for ms</th><th>lower position followed</th></tr>\n",
+      d.listed.size());
+  for (const properties::DirtyRead& r : d.listed) {
+    html += fmt::format(
+        "<tr><td>#{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td>{}</td><td>{}</td><td "
+        "class=\"num\">{}</td><td>{}</td></tr>\n",
+        r.record_id, r.partition, html_escape(r.instance), r.at_ms.ms_since_epoch(),
+        r.uncommitted_records, r.unsent ? "yes" : "no", sim::to_string(r.outcome),
+        r.uncommitted_for_ms ? std::to_string(r.uncommitted_for_ms->ms()) : std::string("-"),
+        r.lower_position_followed ? "yes" : "no");
+  }
+  return html + "</table></details>\n";
+}
+
 std::string summary_section(
     const properties::RunReport& r, const std::string* scenario_toml,
     const std::vector<std::pair<std::string, const properties::Violation*>>& anchors) {
@@ -173,8 +226,11 @@ std::string summary_section(
     html += "<tr><th>reproduce</th><td><code>" + html_escape(r.reproduce_command()) +
             "</code></td></tr>\n";
   }
+  html += "</table>\n";
+  html += dirty_reads_table(properties::dirty_read_counts(r.dirty_reads), 0);
+  html += dirty_reads_list(r.dirty_reads);
   html +=
-      "</table>\n<h4>Properties</h4>\n<table><tr><th>property</th><th>verdict</th><th>violations</"
+      "<h4>Properties</h4>\n<table><tr><th>property</th><th>verdict</th><th>violations</"
       "th></tr>\n";
   std::set<std::string> held(r.unexpectedly_held.begin(), r.unexpectedly_held.end());
   std::map<std::string, uint64_t> failing, known, findings;
@@ -428,6 +484,7 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
                         html_escape(cls), counts.first, counts.second);
   }
   html += "</table>\n";
+  html += dirty_reads_table(s.dirty_reads, s.runs_with_dirty_reads);
   html +=
       "<h4>Verdicts per property</h4>\n<table><tr><th>property</th><th>seeds "
       "violating</th><th>violations</th></tr>\n";

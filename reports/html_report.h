@@ -62,6 +62,10 @@ struct SweepInput {
   uint64_t seed_count = 0;
   std::string shard;
   std::vector<SweepRun> runs;  // in seed order
+  // exactly_once_v2: the sweep's dirty reads as summed counts (properties::dirty_read_counts
+  // keys), and the seeds with one; empty under at-least-once.
+  std::map<std::string, uint64_t> dirty_reads;
+  uint64_t runs_with_dirty_reads = 0;
 };
 
 std::string render_sweep_report(const SweepInput& sweep, const ReportCaps& caps = {});

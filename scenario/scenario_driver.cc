@@ -198,6 +198,16 @@ class ScenarioDriver {
   void record_removed(const TopicPartition& tp, const ConsumerRecord& c, int64_t append_ms);
   std::vector<ChangelogRecord> removed_changelog_;
   uint64_t removed_changelog_dropped_ = 0;
+  // The store's changelog transactions as the broker decided them (set_txn_marker_observer): per
+  // partition, each decided data record's outcome and decision time, and the markers' offsets.
+  void record_txn_marker(const TopicPartition& tp, ControlRecordType result, int64_t marker_offset,
+                         const std::vector<int64_t>& data_offsets, int64_t now_ms);
+  struct TxnDecision {
+    TxnOutcome outcome = TxnOutcome::kNone;
+    base::Instant decided_ms{};
+  };
+  std::map<int32_t, std::map<int64_t, TxnDecision>> changelog_txns_;
+  std::map<int32_t, std::set<int64_t>> changelog_markers_;
 
   const Scenario& scenario_;
   RunTrace trace_;
@@ -228,6 +238,31 @@ ScenarioDriver::ScenarioDriver(const Scenario& scenario) : scenario_(scenario) {
       [this](const TopicPartition& tp, const ConsumerRecord& c, int64_t append_ms) {
         record_removed(tp, c, append_ms);
       });
+  cluster_->broker().broker().set_txn_marker_observer(
+      [this](const TopicPartition& tp, ControlRecordType result, int64_t marker_offset,
+             const std::vector<int64_t>& data_offsets, int64_t now_ms) {
+        record_txn_marker(tp, result, marker_offset, data_offsets, now_ms);
+      });
+}
+
+void ScenarioDriver::record_txn_marker(const TopicPartition& tp, ControlRecordType result,
+                                       int64_t marker_offset,
+                                       const std::vector<int64_t>& data_offsets, int64_t now_ms) {
+  if (tp.first != cluster_->changelog_topic()) return;
+  // Bounded by the changelog itself: one entry per record and per marker the broker holds
+  // (broker_records_max).
+  const bool inserted = changelog_markers_[tp.second].insert(marker_offset).second;
+  IQ_ASSERT(inserted, "two markers at {}-{} offset {}", tp.first, tp.second, marker_offset);
+  const TxnDecision decision{
+      result == ControlRecordType::COMMIT ? TxnOutcome::kCommitted : TxnOutcome::kAborted,
+      base::Instant::from_ms(now_ms)};  // the broker keeps virtual ms as longs
+  auto& decided = changelog_txns_[tp.second];
+  for (int64_t offset : data_offsets) {
+    IQ_ASSERT(offset < marker_offset, "{}-{} record {} after its marker {}", tp.first, tp.second,
+              offset, marker_offset);
+    const bool first = decided.emplace(offset, decision).second;
+    IQ_ASSERT(first, "{}-{} record {} decided twice", tp.first, tp.second, offset);
+  }
 }
 
 void ScenarioDriver::record_removed(const TopicPartition& tp, const ConsumerRecord& c,
@@ -748,11 +783,27 @@ void ScenarioDriver::read_changelog() {
     auto end = broker.end_offset(tp);
     if (!begin.has_value() || !end.has_value()) continue;  // no changelog topic (unlogged)
     // The next offset a whole log would hold: every offset from 0 holds a record, live or
-    // removed, unless something else sits there.
+    // removed, or a transaction marker, unless something else sits there.
+    const std::set<int64_t>& markers = changelog_markers_[p];
+    const std::map<int64_t, TxnDecision>& decided = changelog_txns_[p];
+    trace_.changelog_markers += markers.size();
+    const int64_t last_stable = *broker.last_stable_offset(tp);
     int64_t expected = 0;
+    const auto skip_markers = [&] {
+      while (markers.contains(expected)) ++expected;
+    };
     const auto take = [&](ChangelogRecord r) {
+      skip_markers();
       if (r.offset.value() != expected) trace_.changelog_compacted = true;
       expected = r.offset.value() + 1;
+      if (auto d = decided.find(r.offset.value()); d != decided.end()) {
+        r.txn = d->second.outcome;
+        r.decided_ms = d->second.decided_ms;
+      } else if (r.offset.value() >= last_stable) {
+        // At or past the last stable offset and undecided: in a transaction still open at the
+        // end (only transactional records stop the LSO; at-least-once leaves it at the end).
+        r.txn = TxnOutcome::kOpen;
+      }
       push(std::move(r));
     };
     const auto take_removed_below = [&](int64_t offset) {
@@ -783,7 +834,8 @@ void ScenarioDriver::read_changelog() {
       next = fetched_end;
     }
     take_removed_below(*end);
-    if (expected < *end) trace_.changelog_compacted = true;  // markers at the end
+    skip_markers();
+    if (expected < *end) trace_.changelog_compacted = true;  // offsets at the end hold nothing
   }
 }
 

@@ -413,6 +413,33 @@ TEST(ScenarioDriverTest, CompactedChangelogIsRecordedAsAppended) {
   EXPECT_EQ(next.size(), 4u) << seed_text(s);
 }
 
+// Proves that under exactly_once_v2 the trace keeps the changelog whole with its transactions:
+// every offset holds a record or a marker, every record is transactional with the outcome the
+// broker's markers gave it, and a crash inside a run leaves aborted records (the crashed
+// instance's open transaction, aborted when it comes back) that a read_committed reader skips.
+TEST(ScenarioDriverTest, ExactlyOnceChangelogRecordsEachTransactionsOutcome) {
+  Scenario s = timed_scenario(43);
+  s.cluster.streams.processing_guarantee = ProcessingGuarantee::EXACTLY_ONCE_V2;
+  s.cluster.streams.commit_interval_ms = 1'000;
+  s.cluster.streams.statestore_cache_max_bytes = 0;  // writes reach the changelog as they happen
+  const RunTrace t = drive_scenario(s);
+  // Records and markers together fill every offset below each partition's end.
+  EXPECT_FALSE(t.changelog_compacted) << seed_text(s);
+  EXPECT_GT(t.changelog_markers, 0u) << seed_text(s);
+  std::map<TxnOutcome, int64_t> outcomes;
+  for (const ChangelogRecord& r : t.changelog) {
+    ++outcomes[r.txn];
+    ASSERT_NE(r.txn, TxnOutcome::kNone) << seed_text(s) << " changelog-" << r.partition << " "
+                                        << r.offset.value() << " is not transactional";
+    if (r.txn == TxnOutcome::kOpen) continue;
+    ASSERT_TRUE(r.decided_ms.has_value()) << seed_text(s);
+    EXPECT_GE(*r.decided_ms, r.appended_ms) << seed_text(s) << " offset " << r.offset.value();
+  }
+  EXPECT_GT(outcomes[TxnOutcome::kCommitted], 0) << seed_text(s);
+  EXPECT_GT(outcomes[TxnOutcome::kAborted], 0)
+      << seed_text(s) << ": the crash aborted nothing, so this test shows nothing";
+}
+
 // Proves that a run_until quiescent that cannot be reached within ms_max (the group's first join
 // phase alone waits group.initial.rebalance.delay.ms = 3 s) is recorded as a liveness failure at
 // its deadline, and the run goes on.

@@ -10,4 +10,18 @@ std::string FaultRecord::to_string() const {
   return out;
 }
 
+const char* to_string(TxnOutcome outcome) {
+  switch (outcome) {
+    case TxnOutcome::kNone:
+      return "none";
+    case TxnOutcome::kOpen:
+      return "open";
+    case TxnOutcome::kCommitted:
+      return "committed";
+    case TxnOutcome::kAborted:
+      return "aborted";
+  }
+  return "?";
+}
+
 }  // namespace iq::sim

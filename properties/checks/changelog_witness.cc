@@ -50,6 +50,19 @@
 // - the position: with the switch off (no headers to fold), or when a header names another
 //   topic or partition. The value is still judged; the result then also counts under
 //   "position not judged: ..." (so these reasons can exceed the results).
+// - exactly_once_v2: a store reads the changelog read_committed (StoreChangelogReader's restore
+//   consumer and the standby's: the fetcher drops aborted records through the aborted-transaction
+//   index and never returns a record at or past the last stable offset, i.e. before its
+//   transaction's marker). So the fold skips an aborted record, a record of a transaction open at
+//   the end, and a committed one whose marker came after the answer, except in the store that
+//   wrote it (a record of the replica's own_write_runs): an active holds its writes whatever
+//   becomes of their transaction until it closes the task dirty, which wipes the store, and it
+//   learns of an abort only at its next commit or send (a coordinator's timeout abort, a fencing
+//   incarnation). detail::read_committed_holds; the trace's TxnOutcome per record, from the
+//   broker's markers. Markers take offsets and hold no record: the recorder knows each marker's
+//   offset, so they leave the changelog whole. This is Kafka's promise about committed data: no
+//   standby, and no restored store before it processes, answers an aborted or uncommitted write,
+//   and no such store's position covers input whose only effects were aborted;
 // - KeyQuery.skipCache() changes nothing here: the metered layer drops the flag before the caching
 //   layer sees it (quirk 1 of docs/iqv2-semantics.md), so the overlay is applied to those too.
 
@@ -72,6 +85,9 @@ struct ChangelogIndex {
     // header_max[i]: the highest position[source][partition] of records[0..i]'s headers, -1 none.
     std::vector<SourceOffset> header_max;
     bool foreign_header = false;  // a header names another topic or partition
+    // Some record is one a read_committed reader may skip (aborted, or in a transaction open at
+    // the end): the headers' fold must then go record by record.
+    bool transactions_skipped = false;
   };
   std::map<int32_t, Partition> partitions;
 
@@ -85,14 +101,19 @@ namespace {
 
 constexpr const char* kName = sim::property_names::kChangelogWitness.data();
 
+// The instant the replica answered: the snapshot at the answer's, else the completion's.
+base::Instant answer_ms(const sim::QueryRecord& record) {
+  return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
+}
+
 void delete_index(ChangelogIndex* index) {
   delete index;
 }
 
-// The latest record of `key` at or below `offset` that `replica` applied (every one when
-// replica is null), or nullptr.
+// The latest record of `key` at or below `offset` that `replica` applied by `at_ms` (every one a
+// read_committed reader returns when replica is null), or nullptr.
 const sim::ChangelogRecord* latest(const ChangelogIndex::Partition& log, int32_t key,
-                                   ChangelogOffset offset,
+                                   ChangelogOffset offset, base::Instant at_ms,
                                    const sim::ReplicaSnapshot* replica = nullptr) {
   auto it = log.by_key.find(key);
   if (it == log.by_key.end()) return nullptr;
@@ -101,7 +122,10 @@ const sim::ChangelogRecord* latest(const ChangelogIndex::Partition& log, int32_t
                                 [](ChangelogOffset o, const auto* r) { return o < r->offset; });
   while (after != v.begin()) {
     --after;
-    if (replica == nullptr || detail::applied_by(*replica, offset, **after)) return *after;
+    if (replica == nullptr ? (*after)->committed()
+                           : detail::applied_by(*replica, offset, **after, at_ms)) {
+      return *after;
+    }
   }
   return nullptr;
 }
@@ -141,15 +165,15 @@ std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
   return keys;
 }
 
-// fold(changelog[.. offset]) for `keys`, then `older` (a longer prefix's fold) for keys the
-// prefix never wrote, then the unlogged writes on top.
+// fold(changelog[.. offset]) for `keys` as the replica read it by at_ms, then `older` (a longer
+// prefix's fold) for keys the prefix never wrote, then the unlogged writes on top.
 State fold(const ChangelogIndex::Partition* log, const sim::ReplicaSnapshot& replica,
-           const std::vector<int32_t>& keys, ChangelogOffset offset,
+           base::Instant at_ms, const std::vector<int32_t>& keys, ChangelogOffset offset,
            std::optional<ChangelogOffset> older, const std::vector<sim::UnloggedWrite>& unlogged) {
   State state;
   for (int32_t key : keys) {
-    const sim::ChangelogRecord* r = log ? latest(*log, key, offset, &replica) : nullptr;
-    if (r == nullptr && older && log) r = latest(*log, key, *older);
+    const sim::ChangelogRecord* r = log ? latest(*log, key, offset, at_ms, &replica) : nullptr;
+    if (r == nullptr && older && log) r = latest(*log, key, *older, at_ms);
     if (r != nullptr && r->value) state[key] = Entry{*r->value, r->timestamp_ms};
   }
   for (const auto& w : unlogged) {
@@ -285,7 +309,7 @@ bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::s
     if (r->offset > offset) break;
     if (r->writer == instance) {
       own_seen = true;
-    } else if (own_seen && !r->writer.empty()) {
+    } else if (own_seen && !r->writer.empty() && r->committed()) {
       return true;
     }
   }
@@ -310,6 +334,42 @@ bool restarted_before(const JudgeContext& context, const std::string& instance,
 bool persistent(const TopologyConfig& t) {
   return t.supplier == KeyValueSupplier::kRocksDb ||
          t.supplier == KeyValueSupplier::kRocksDbTimestamped;
+}
+
+// The records of `keys` in the prefix that the fold skipped as a read_committed reader would
+// (aborted, or not committed by the answer), for the violation's text: " (read_committed skipped:
+// offset 7 by instance-2, aborted at 500 ms; ...)", the last few; empty when none.
+std::string skipped_uncommitted(const ChangelogIndex::Partition& log,
+                                const sim::ReplicaSnapshot& replica,
+                                const std::vector<int32_t>& keys, ChangelogOffset applied,
+                                base::Instant at_ms) {
+  constexpr size_t kListedMax = 3;
+  std::vector<const sim::ChangelogRecord*> skipped;
+  for (int32_t key : keys) {
+    auto it = log.by_key.find(key);
+    if (it == log.by_key.end()) continue;
+    for (const sim::ChangelogRecord* r : it->second) {
+      if (r->offset > applied) break;
+      if (detail::applied_by(replica, applied, *r) &&
+          !detail::read_committed_holds(replica, *r, at_ms)) {
+        skipped.push_back(r);
+      }
+    }
+  }
+  if (skipped.empty()) return {};
+  std::sort(skipped.begin(), skipped.end(),
+            [](const auto* a, const auto* b) { return a->offset < b->offset; });
+  std::string text = fmt::format(" (read_committed skipped {} records; the last:", skipped.size());
+  const size_t from = skipped.size() > kListedMax ? skipped.size() - kListedMax : 0;
+  for (size_t i = from; i < skipped.size(); ++i) {
+    const sim::ChangelogRecord& r = *skipped[i];
+    text += fmt::format(
+        " offset {} key {} by {} appended at {} ms, {}{}", r.offset, r.key,
+        r.writer.empty() ? "?" : r.writer, r.appended_ms.ms_since_epoch(), sim::to_string(r.txn),
+        r.decided_ms ? fmt::format(" at {} ms", r.decided_ms->ms_since_epoch()) : std::string());
+    text += i + 1 < skipped.size() ? ";" : ")";
+  }
+  return text;
 }
 
 // A longer prefix whose fold, under the applied prefix's, gives the answer (Kafka keeps a store
@@ -338,7 +398,7 @@ std::optional<ChangelogOffset> older_life(const JudgeContext& context,
     candidates.erase(candidates.begin() + kCandidatesMax, candidates.end());  // no default offset
   }
   for (ChangelogOffset older : candidates) {
-    const State state = fold(&log, replica, keys, applied, older, unlogged);
+    const State state = fold(&log, replica, answer_ms(record), keys, applied, older, unlogged);
     if (compare(context, record.request, answer, state) != Match::kDiffers) return older;
   }
   return std::nullopt;
@@ -354,8 +414,8 @@ SourceOffset header_component(const JudgeContext& context, const sim::ChangelogR
 // The position the prefix and the unlogged writes give, or why it cannot be judged.
 std::variant<Position, std::string> folded_position(
     const JudgeContext& context, const ChangelogIndex::Partition* log,
-    const sim::ReplicaSnapshot& replica, int32_t partition, ChangelogOffset applied,
-    const std::vector<sim::UnloggedWrite>& unlogged) {
+    const sim::ReplicaSnapshot& replica, base::Instant at_ms, int32_t partition,
+    ChangelogOffset applied, const std::vector<sim::UnloggedWrite>& unlogged) {
   if (!context.trace().consistency_offset_vector_enabled) {
     return std::string("position not judged: consistency switch off (no headers to fold)");
   }
@@ -366,14 +426,14 @@ std::variant<Position, std::string> folded_position(
   if (log != nullptr) {
     auto after = std::upper_bound(log->records.begin(), log->records.end(), applied,
                                   [](ChangelogOffset o, const auto* r) { return o < r->offset; });
-    if (replica.own_write_runs.empty()) {
+    if (replica.own_write_runs.empty() && !log->transactions_skipped) {
       if (after != log->records.begin()) {
         component = log->header_max[static_cast<size_t>(after - log->records.begin() - 1)];
       }
     } else {
       // Records the replica skipped do not count: fold the headers of those it applied.
       for (auto it = log->records.begin(); it != after; ++it) {
-        if (!detail::applied_by(replica, applied, **it)) continue;
+        if (!detail::applied_by(replica, applied, **it, at_ms)) continue;
         component = std::max(component, header_component(context, **it));
       }
     }
@@ -411,12 +471,47 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
     }
     log.records.push_back(&r);
     log.header_max.push_back(component);
+    if (!r.committed()) log.transactions_skipped = true;
     log.by_key[r.key].push_back(&r);
   }
   return *changelog_index_;
 }
 
 namespace detail {
+
+bool written_by_store(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r) {
+  if (r.writer != replica.instance) return false;
+  for (const sim::OwnWriteRun& run : replica.own_write_runs) {
+    if (r.offset > run.after_offset && r.offset <= run.last_offset) return true;
+  }
+  // Older runs were not kept: a record of this instance before the first kept run may be this
+  // store's own write too (counted as such: the witness then errs towards holding).
+  return replica.own_write_runs_dropped > 0 &&
+         (replica.own_write_runs.empty() ||
+          r.offset <= replica.own_write_runs.front().after_offset);
+}
+
+bool read_committed_holds(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r,
+                          base::Instant at_ms) {
+  if (r.txn == sim::TxnOutcome::kNone) return true;
+  // The store that wrote a record holds it whatever becomes of its transaction, until Kafka
+  // closes the task dirty and wipes it (TaskManager.closeDirtyAndRevive, StateManagerUtil.
+  // closeStateManager under EOS), which the instance does only once it learns of the abort (a
+  // fenced commit, a TaskMigrated): a coordinator's timeout abort does not reach its store.
+  if (written_by_store(replica, r)) return true;
+  // Every other store read it from the changelog read_committed: never an aborted record (the
+  // aborted-transaction index), never one at or past the last stable offset, which stays at or
+  // below a record until its transaction's marker.
+  if (r.txn != sim::TxnOutcome::kCommitted) return false;
+  IQ_ASSERT(r.decided_ms.has_value(), "committed changelog-{} offset {} has no decision time",
+            r.partition, r.offset);
+  return *r.decided_ms <= at_ms;
+}
+
+bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
+                const sim::ChangelogRecord& r, base::Instant at_ms) {
+  return applied_by(replica, applied, r) && read_committed_holds(replica, r, at_ms);
+}
 
 bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
                 const sim::ChangelogRecord& r) {
@@ -454,8 +549,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   }
   if (trace.changelog_compacted) {
     return not_judged(
-        "the changelog is not whole (transaction markers, or removed records past the recorder's "
-        "bound): the prefix a replica applied is not here");
+        "the changelog is not whole (removed records past the recorder's bound): the prefix a "
+        "replica applied is not here");
   }
   if (trace.topology.versioned()) {
     // A versioned store's answer is not a fold of its changelog by offset: which versions it
@@ -485,7 +580,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
       is_key_kind(record.request.kind) ? replica.unlogged_writes : kNone;
   const std::vector<int32_t> keys = touched_keys(record.request, log, unlogged);
   const Answer answer = answer_of(record.request, outcome);
-  const State state = fold(log, replica, keys, applied, std::nullopt, unlogged);
+  const State state = fold(log, replica, answer_ms(record), keys, applied, std::nullopt, unlogged);
   const Match match = compare(context, record.request, answer, state);
   if (match == Match::kDiffers) {
     // An active (or an active since recycled to a standby) never applied the writes another
@@ -516,7 +611,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
         outcome.partition, applied,
         unlogged.empty() ? "" : fmt::format(" + {} unlogged writes", unlogged.size()),
         replica.instance, sim::to_string(replica.role));
-    result.expected = render(record.request, state);
+    result.expected = render(record.request, state) +
+                      skipped_uncommitted(*log, replica, keys, applied, answer_ms(record));
     return result;
   }
   if (match == Match::kLruSubset) {
@@ -526,8 +622,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     result.present_keys_hold = true;
     return result;
   }
-  const auto position =
-      folded_position(context, log, replica, outcome.partition, applied, unlogged);
+  const auto position = folded_position(context, log, replica, answer_ms(record), outcome.partition,
+                                        applied, unlogged);
   if (const auto* why = std::get_if<std::string>(&position)) {
     result.verdict = Witness::kHolds;
     result.position_not_judged = *why;
@@ -546,6 +642,55 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   }
   result.verdict = Witness::kHolds;
   return result;
+}
+
+// The uncommitted data an answer the witness holds for reflected (exactly_once_v2; dirty_reads.cc
+// tallies it): for each key the query reads, the applied record its value comes from when that
+// record's transaction was not decided at the answer, or an unlogged (cached, unsent) write of
+// the key; and, with the switch on, the applied record whose header lifted the position above
+// what the committed records give.
+UncommittedReflected uncommitted_reflected(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome,
+                                           const WitnessResult& witness) {
+  IQ_ASSERT(witness.verdict == Witness::kHolds && witness.replica != nullptr,
+            "record #{}: the witness must hold", record.id);
+  UncommittedReflected out;
+  const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
+  const sim::ReplicaSnapshot& replica = *witness.replica;
+  const base::Instant at_ms = answer_ms(record);
+  const bool key_kind = is_key_kind(record.request.kind);
+  static const std::vector<sim::UnloggedWrite> kNone;
+  const auto& unlogged = key_kind ? replica.unlogged_writes : kNone;
+  for (int32_t key : touched_keys(record.request, log, unlogged)) {
+    const bool cached = std::any_of(unlogged.begin(), unlogged.end(),
+                                    [&](const sim::UnloggedWrite& w) { return w.key == key; });
+    if (cached) {
+      out.unsent = true;
+      continue;
+    }
+    const sim::ChangelogRecord* r =
+        log ? latest(*log, key, witness.applied_offset, at_ms, &replica) : nullptr;
+    if (r != nullptr && r->uncommitted_at(at_ms)) out.records.push_back(r);
+  }
+  if (log == nullptr || !context.trace().consistency_offset_vector_enabled) return out;
+  SourceOffset committed(-1);
+  const sim::ChangelogRecord* lifted = nullptr;
+  for (const sim::ChangelogRecord* r : log->records) {
+    if (r->offset > witness.applied_offset) break;
+    if (!applied_by(replica, witness.applied_offset, *r, at_ms)) continue;
+    const SourceOffset header = header_component(context, *r);
+    if (!r->uncommitted_at(at_ms)) {
+      committed = std::max(committed, header);
+    } else if (lifted == nullptr || header > header_component(context, *lifted)) {
+      lifted = r;
+    }
+  }
+  if (lifted != nullptr && header_component(context, *lifted) > committed &&
+      std::find(out.records.begin(), out.records.end(), lifted) == out.records.end()) {
+    out.records.push_back(lifted);
+  }
+  return out;
 }
 
 }  // namespace detail

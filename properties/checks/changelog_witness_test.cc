@@ -225,5 +225,118 @@ TEST(ChangelogWitnessTest, AStoreKeptAcrossARestartIsPassedOverOnlyAfterARestart
   }
 }
 
+// exactly_once_v2: key 1 = 10 committed, then key 1 = 11 in instance-2's transaction aborted at
+// 500 ms, then key 2 = 5 committed; each header the writer's position after the write.
+TraceBuilder aborted_write() {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);
+  b.produce(0, 1, 10);
+  b.produce(0, 1, 11);
+  b.produce(0, 2, 5);
+  b.log(0, 1, 10, 100, pos(0, 0));
+  b.log(0, 1, 11, 200, pos(0, 1), "instance-2");
+  b.log(0, 2, 5, 300, pos(0, 2));
+  b.txn(0, 0, sim::TxnOutcome::kCommitted, 150);
+  b.txn(0, 1, sim::TxnOutcome::kAborted, 500);
+  b.txn(0, 2, sim::TxnOutcome::kCommitted, 700);
+  return b;
+}
+
+// A read_committed reader folds what Kafka's fetcher returns: a standby past an aborted
+// transaction holds neither its value nor its header, and the store that wrote it holds its
+// uncommitted write, after the abort too, until Kafka wipes it (a coordinator's abort does not
+// reach the store).
+TEST(ChangelogWitnessTest, UnderExactlyOnceTheFoldSkipsAbortedRecordsExceptInTheWritersStore) {
+  TraceBuilder b = aborted_write();
+  b.add(b.key_query(0, 1)
+            .at(400, 400)
+            .target("instance-2")
+            .ok(11, pos(0, 1))
+            .replica(own_runs(applied(active(0, pos(0, 1), "instance-2"), 1), {{0, 1}})));
+  b.add(b.key_query(0, 1)
+            .at(600, 600)
+            .target("instance-2")
+            .ok(11, pos(0, 1))
+            .replica(own_runs(applied(active(0, pos(0, 1), "instance-2"), 1), {{0, 1}})));
+  b.add(b.key_query(0, 1)
+            .at(800, 800)
+            .target("instance-3")
+            .ok(10, pos(0, 2))
+            .replica(applied(standby(0, pos(0, 2), "instance-3"), 2)));
+  b.add(b.key_query(0, 1, QueryKind::TimestampedKeyQuery)
+            .at(800, 800)
+            .target("instance-2")
+            .ok(10, pos(0, 2), {100})
+            .replica(applied(standby(0, pos(0, 2), "instance-2"), 2)));
+  JudgeContext context(b.trace());
+  const auto vs = check_changelog_witness(context);
+  EXPECT_TRUE(vs.empty()) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(tally_of(context).judged, 4u) << "seed " << kSeed;
+  EXPECT_TRUE(tally_of(context).not_judged.empty()) << "seed " << kSeed;
+}
+
+// What a read_uncommitted standby would answer fails: the aborted value, or its header in the
+// position; so does a store of the writer's instance that did not write it (one restored after
+// its store was wiped). The witness names the records it skipped as a read_committed reader.
+TEST(ChangelogWitnessTest, UnderExactlyOnceAnAnswerReflectingAnAbortedWriteFails) {
+  TraceBuilder b = aborted_write();
+  // A standby that read the aborted record and stopped there, before the abort: value and header.
+  b.add(b.key_query(0, 1)
+            .at(450, 450)
+            .target("instance-3")
+            .ok(11, pos(0, 1))
+            .replica(applied(standby(0, pos(0, 1), "instance-3"), 1)));
+  // The right value under the aborted record's header.
+  b.add(b.key_query(0, 1)
+            .at(600, 600)
+            .target("instance-3")
+            .ok(10, pos(0, 1))
+            .replica(applied(standby(0, pos(0, 1), "instance-3"), 1)));
+  // A store of the writer's instance that did not write it (no run of own writes holds it).
+  b.add(b.key_query(0, 1)
+            .at(600, 600)
+            .target("instance-2")
+            .ok(11, pos(0, 1))
+            .replica(applied(active(0, pos(0, 1), "instance-2"), 1)));
+  // A standby that read the aborted record (read_uncommitted), past it.
+  b.add(b.key_query(0, 1)
+            .at(800, 800)
+            .target("instance-3")
+            .ok(11, pos(0, 2))
+            .replica(applied(standby(0, pos(0, 2), "instance-3"), 2)));
+  JudgeContext context(b.trace());
+  const auto vs = check_changelog_witness(context);
+  ASSERT_EQ(vs.size(), 4u) << "seed " << kSeed << "\n" << text(vs);
+  const std::string skipped =
+      " (read_committed skipped 1 records; the last: offset 1 key 1 by instance-2 appended at 0 "
+      "ms, aborted at 500 ms)";
+  EXPECT_EQ(vs[0].expected, "value=10" + skipped) << "seed " << kSeed;
+  EXPECT_EQ(vs[1].expected, "position " + pos(0, 0).to_string()) << "seed " << kSeed;
+  EXPECT_EQ(vs[2].expected, "value=10" + skipped) << "seed " << kSeed;
+  EXPECT_EQ(vs[3].expected, "value=10" + skipped) << "seed " << kSeed;
+}
+
+// A transaction still open at the end of the run: only its writer's store holds it.
+TEST(ChangelogWitnessTest, UnderExactlyOnceAnOpenTransactionIsTheWritersAlone) {
+  TraceBuilder b = aborted_write();
+  b.txn(0, 2, sim::TxnOutcome::kOpen);
+  b.add(b.key_query(0, 2)
+            .at(800, 800)
+            .target("instance-1")
+            .ok(5, pos(0, 2))
+            .replica(own_runs(applied(active(0, pos(0, 2), "instance-1"), 2), {{1, 2}})));
+  b.add(b.key_query(0, 2)
+            .at(800, 800)
+            .target("instance-3")
+            .ok(5, pos(0, 2))
+            .replica(applied(standby(0, pos(0, 2), "instance-3"), 2)));
+  JudgeContext context(b.trace());
+  const auto vs = check_changelog_witness(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].expected,
+            "null (read_committed skipped 1 records; the last: offset 2 key 2 by instance-1 "
+            "appended at 0 ms, open)")
+      << "seed " << kSeed;
+}
+
 }  // namespace
 }  // namespace iq::properties

@@ -139,6 +139,19 @@ struct WitnessResult {
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
 
+// The uncommitted data one successful answer reflected, given that the witness holds for it
+// (changelog_witness.cc; dirty_reads.cc tallies it).
+struct UncommittedReflected {
+  // Applied changelog records whose transaction was not decided at the answer and from which a
+  // key's value or the position's component comes.
+  std::vector<const sim::ChangelogRecord*> records;
+  bool unsent = false;  // a key's value came from the record cache, not yet sent
+};
+UncommittedReflected uncommitted_reflected(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome,
+                                           const WitnessResult& witness);
+
 // Whether a returned timestamp is one Kafka gives for a value whose record timestamp is `real`
 // (the store's timestamp mode; the adapter's -1, or the real one from a cached key query).
 bool timestamp_ok(const JudgeContext& context, QueryKind kind, int64_t got, int64_t real);
@@ -165,6 +178,16 @@ ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
 // restore had read to its end, which it never read).
 bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
                 const sim::ChangelogRecord& r);
+// The same, as the replica's store held it at `at_ms` under exactly_once_v2 as well: a store
+// reads the changelog read_committed (a standby, a restoring task), so it skips aborted records
+// and records not committed by `at_ms`, except the records it wrote itself (written_by_store: a
+// record of its instance inside one of its own_write_runs), which it holds whatever becomes of
+// their transaction until Kafka wipes it (read_committed_holds).
+bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
+                const sim::ChangelogRecord& r, base::Instant at_ms);
+bool read_committed_holds(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r,
+                          base::Instant at_ms);
+bool written_by_store(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r);
 
 // position[source_topic][partition], -1 if absent.
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);

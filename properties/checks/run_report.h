@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks/check.h"
+#include "checks/dirty_reads.h"
 #include "trace/run_trace.h"
 
 namespace iq::properties {
@@ -34,6 +35,9 @@ struct RunReport {
   uint64_t events = 0;
   // Input records some task processed again (at-least-once), summed over the trace's ranges.
   uint64_t records_reprocessed = 0;
+  // exactly_once_v2: the answers that reflected uncommitted data (checks/dirty_reads.h); zeros
+  // under at-least-once.
+  DirtyReadStats dirty_reads;
   std::string digest;
   std::vector<std::string> probes_hit;         // RunTrace::probes_hit
   std::shared_ptr<const sim::RunTrace> trace;  // only with RunOptions::keep_trace

@@ -86,6 +86,16 @@ inline sim::ReplicaSnapshot applied(sim::ReplicaSnapshot r, std::optional<int64_
   return r;
 }
 
+// A replica whose store wrote the changelog records in (after, last] of each run (its
+// state manager's runs of own writes).
+inline sim::ReplicaSnapshot own_runs(sim::ReplicaSnapshot r,
+                                     std::vector<std::pair<int64_t, int64_t>> runs) {
+  for (const auto& [after, last] : runs) {
+    r.own_write_runs.push_back({ChangelogOffset(after), ChangelogOffset(last)});
+  }
+  return r;
+}
+
 // An instance that is up but holds no task of the partition.
 inline sim::ReplicaSnapshot no_task(int32_t partition, const std::string& instance = "instance-1") {
   return replica(partition, sim::ReplicaRole::kNone, std::nullopt, instance);
@@ -285,9 +295,29 @@ class TraceBuilder {
     for (const auto& r : trace_.changelog) {
       if (r.partition == partition) offset = r.offset.value() + 1;
     }
-    trace_.changelog.push_back({partition, ChangelogOffset(offset), key, value, timestamp_ms,
-                                base::Instant::from_ms(appended_ms), writer, std::move(header)});
+    sim::ChangelogRecord r;
+    r.partition = partition;
+    r.offset = ChangelogOffset(offset);
+    r.key = key;
+    r.value = value;
+    r.timestamp_ms = timestamp_ms;
+    r.appended_ms = base::Instant::from_ms(appended_ms);
+    r.writer = writer;
+    r.position = std::move(header);
+    trace_.changelog.push_back(std::move(r));
     return offset;
+  }
+  // Marks changelog record `offset` of `partition` transactional with `outcome`, decided (its
+  // marker appended) at decided_ms for kCommitted and kAborted.
+  void txn(int32_t partition, int64_t offset, sim::TxnOutcome outcome,
+           std::optional<int64_t> decided_ms = std::nullopt) {
+    for (auto& r : trace_.changelog) {
+      if (r.partition != partition || r.offset.value() != offset) continue;
+      r.txn = outcome;
+      r.decided_ms = decided_ms ? std::optional(base::Instant::from_ms(*decided_ms)) : std::nullopt;
+      return;
+    }
+    IQ_ASSERT(false, "no changelog-{} offset {}", partition, offset);
   }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
                    int64_t start_ms, int64_t end_ms) {

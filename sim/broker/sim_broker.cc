@@ -177,6 +177,25 @@ void SimBroker::roll_if_needed(PartitionLog& log, const TopicConfig& config, int
   log.segments.push_back(Segment{log.log_end_offset, now_ms, 0});
 }
 
+// The offsets of `producer_id`'s data records in its open transaction on `log` (observers only):
+// from the transaction's first offset to the log end, bounded by the log's entries.
+std::vector<int64_t> SimBroker::txn_data_offsets(const PartitionLog& log, int64_t producer_id) {
+  std::vector<int64_t> out;
+  auto p = log.producers.find(producer_id);
+  if (p == log.producers.end() || !p->second.current_txn_first_offset) return out;
+  const int64_t first = *p->second.current_txn_first_offset;
+  IQ_ASSERT(first >= log.last_stable_offset(), "open transaction at {} below the LSO {}", first,
+            log.last_stable_offset());
+  for (auto it = log.lower_bound(first); it != log.entries.end(); ++it) {
+    if (it->producer_id == producer_id && it->transactional && !it->control) {
+      out.push_back(it->record.offset);
+    }
+  }
+  IQ_ASSERT(!out.empty() && out.front() == first, "transaction of producer {} from {} holds {}",
+            producer_id, first, out.size());
+  return out;
+}
+
 void SimBroker::write_txn_markers(const TxnMarkers& markers, int64_t now_ms) {
   for (const TopicPartition& tp : markers.partitions) {
     Topic* topic = find_topic(tp.first);
@@ -189,8 +208,13 @@ void SimBroker::write_txn_markers(const TxnMarkers& markers, int64_t now_ms) {
     entry.producer_epoch = markers.producer_epoch;
     entry.transactional = true;
     entry.control = markers.result;
+    std::vector<int64_t> data_offsets;
+    if (txn_marker_observer_) data_offsets = txn_data_offsets(*log, markers.producer_id);
     auto offset = append(tp, *log, topic->config, std::move(entry));
     IQ_ASSERT(offset.has_value(), "marker append to {}-{}", tp.first, tp.second);
+    if (txn_marker_observer_) {
+      txn_marker_observer_(tp, markers.result, *offset, data_offsets, now_ms);
+    }
     // ProducerStateManager: the marker completes the producer's transaction on this partition
     // and carries its (possibly bumped) epoch.
     ProducerStateEntry& p = log->producers[markers.producer_id];

@@ -240,6 +240,19 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
     removed_record_observer_ = std::move(observer);
   }
 
+  // The simulator's omniscient record of each transaction's outcome per partition: called once
+  // per marker written, with the marker's offset, the outcome, the offsets of the producer's data
+  // records in the transaction on that partition (ascending; taken before the marker is appended,
+  // while the cleaner cannot have touched them: they lie at or above the last stable offset) and
+  // the marker's append time. So the trace can say which changelog records a read_committed reader
+  // skips and how long each stayed uncommitted. Observing changes nothing here.
+  using TxnMarkerObserver =
+      std::function<void(const TopicPartition&, ControlRecordType result, int64_t marker_offset,
+                         const std::vector<int64_t>& data_offsets, int64_t now_ms)>;
+  void set_txn_marker_observer(TxnMarkerObserver observer) {
+    txn_marker_observer_ = std::move(observer);
+  }
+
  private:
   struct LogEntry {
     ConsumerRecord record;  // a marker has neither key nor value
@@ -283,6 +296,7 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
   };
 
   void write_txn_markers(const TxnMarkers& markers, int64_t now_ms) override;
+  static std::vector<int64_t> txn_data_offsets(const PartitionLog& log, int64_t producer_id);
   base::Expected<int64_t, Errors> append(const TopicPartition& tp, PartitionLog& log,
                                          const TopicConfig& config, LogEntry entry);
   void roll_if_needed(PartitionLog& log, const TopicConfig& config, int64_t size_bytes,
@@ -297,6 +311,7 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
   SimBrokerConfig config_;
   bool bound_reached_ = false;
   RemovedRecordObserver removed_record_observer_;
+  TxnMarkerObserver txn_marker_observer_;
   std::map<std::string, Topic> topics_;
   int64_t total_records_ = 0;
   int64_t now_ms_ = 0;  // the latest produce time; time never runs backwards

@@ -47,6 +47,17 @@ struct SourceLogRecord {
 // value is decoded as the store's value type (the timestamp of a timestamped store travels as the
 // record's timestamp, as in Kafka); `writer` is the instance whose record collector sent it, an
 // omniscient fact (the broker keeps no producer identity that impl/ could read).
+// What became of a changelog record's transaction (exactly_once_v2), an omniscient fact from the
+// broker's markers: a read_committed reader (a standby, a restoring task) skips kAborted records
+// and never reads past a kOpen one (the last stable offset stops before it).
+enum class TxnOutcome : uint8_t {
+  kNone,       // not transactional (at-least-once)
+  kOpen,       // transactional, no marker by the end of the run
+  kCommitted,  // a COMMIT marker followed
+  kAborted,    // an ABORT marker followed (by the producer, or the coordinator's timeout)
+};
+const char* to_string(TxnOutcome outcome);
+
 struct ChangelogRecord {
   int32_t partition = 0;      // the changelog partition, which is the task's (and source) partition
   ChangelogOffset offset{0};  // a changelog offset, not a source offset
@@ -58,6 +69,16 @@ struct ChangelogRecord {
   // The position header (__iq.consistency.offset.vector.enabled__): the writer's store position
   // after the write, in source offsets. Absent when the record carries none (the switch off).
   std::optional<Position> position;
+  TxnOutcome txn = TxnOutcome::kNone;
+  // When the marker that decided it was appended (kCommitted, kAborted): until then the record
+  // was uncommitted data, visible to no read_committed reader.
+  std::optional<base::Instant> decided_ms;
+  // Whether a read_committed reader ever returns it.
+  bool committed() const { return txn == TxnOutcome::kNone || txn == TxnOutcome::kCommitted; }
+  // Whether it was uncommitted at `at_ms` (appended, its transaction not decided yet).
+  bool uncommitted_at(base::Instant at_ms) const {
+    return txn != TxnOutcome::kNone && appended_ms <= at_ms && (!decided_ms || at_ms < *decided_ms);
+  }
   bool operator==(const ChangelogRecord&) const = default;
 };
 
@@ -156,11 +177,15 @@ struct RunTrace {
   bool changelog_recorded = false;  // the recorder read the changelog (hand-made traces may not)
   std::vector<ChangelogRecord> changelog;
   uint64_t changelog_dropped = 0;
-  // Offsets of the changelog that hold no record here: transaction markers (exactly_once_v2), or
-  // records the log cleaner removed past the recorder's bound (the recorder keeps what the cleaner
-  // removes, so compaction alone leaves the changelog whole): the prefix a replica applied is not
-  // here whole, so the witness does not judge against it.
+  // Offsets of the changelog that hold neither a record here nor a transaction marker the broker
+  // reported writing: records the log cleaner removed past the recorder's bound (the recorder
+  // keeps the data records the cleaner removes and every marker's offset, so compaction and
+  // transactions alone leave the changelog whole): the prefix a replica applied is not here
+  // whole, so the witness does not judge against it.
   bool changelog_compacted = false;
+  // Transaction markers in the changelog (exactly_once_v2): offsets that hold no record, as a
+  // read_committed reader skips them; the records' TxnOutcome says which of them it skips too.
+  uint64_t changelog_markers = 0;
 
   // Names of the coverage probes (base/probe.h) this run reached, sorted.
   std::vector<std::string> probes_hit;
