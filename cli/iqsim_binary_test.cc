@@ -486,6 +486,77 @@ TEST_F(IqsimBinaryTest, ReportFlagWritesSelfContainedPagesOnEveryCommand) {
   EXPECT_NE(bad.err.find("--report " + path("not-a-dir").string()), std::string::npos) << bad.err;
 }
 
+bool hit(const nlohmann::json& result, const std::string& probe) {
+  for (const auto& name : result["probes_hit"]) {
+    if (name == probe) return true;
+  }
+  return false;
+}
+
+// exactly_once_v2 through every command: an EOS scenario (fast/eos_crash_before_commit_restores_
+// committed_only.toml: a crash inside an open transaction, a wiped and restored task) runs, is
+// deterministic and sweeps, each seed committing transactions and wiping the corrupted task; the
+// same file expecting what at-least-once answers (10, each record counted twice) fails under EOS,
+// replays with that expectation, writes its report and shrinks to a file that still runs
+// exactly_once_v2 (under at-least-once the expectation would hold) and still fails.
+TEST_F(IqsimBinaryTest, ExactlyOnceRunsThroughEveryCommand) {
+  const std::string text = read_file(fs::path(IQSIM_SCENARIOS_DIR) / "fast" /
+                                     "eos_crash_before_commit_restores_committed_only.toml");
+  ASSERT_NE(text.find("\"processing.guarantee\" = 'exactly_once_v2'"), std::string::npos);
+  fs::path file = path("eos.toml");
+  write_file(file, text);
+  const std::string f = file.string();
+
+  Outcome run = iqsim({"run", f, "--json", path("run.json").string()});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  nlohmann::json j = read_json(path("run.json"));
+  EXPECT_TRUE(hit(j["results"][0], "eos.transaction_committed")) << j.dump(2);
+  EXPECT_TRUE(hit(j["results"][0], "eos.task_corrupted_no_checkpoint")) << j.dump(2);
+  Outcome determinism = iqsim({"check-determinism", f, "--seed", "7", "--runs", "2"});
+  EXPECT_EQ(determinism.exit_code, 0) << determinism.out << determinism.err;
+  EXPECT_NE(determinism.out.find("DETERMINISTIC: 2 runs"), std::string::npos) << determinism.out;
+  Outcome replay = iqsim({"replay", f, "--seed", "7"});
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  Outcome fuzz =
+      iqsim({"fuzz", f, "--seeds", "2", "--jobs", "2", "--json", path("fuzz.json").string()});
+  EXPECT_EQ(fuzz.exit_code, 0) << fuzz.out << fuzz.err;
+  nlohmann::json sweep = read_json(path("fuzz.json"));
+  ASSERT_EQ(sweep["results"].size(), 2u) << sweep.dump(2);
+  for (const auto& result : sweep["results"]) {
+    EXPECT_TRUE(hit(result, "eos.transaction_committed")) << result.dump(2);
+  }
+
+  const std::string eos_answer =
+      "expect = { partition = 0, value = 5, position = { words = { 0 = 4 } } }";
+  const size_t last = text.rfind(eos_answer);
+  ASSERT_NE(last, std::string::npos) << "the scenario's last expectation moved";
+  std::string wrong_text = text;
+  wrong_text.replace(last, eos_answer.size(),
+                     "expect = { partition = 0, value = 10, position = { words = { 0 = 4 } } }");
+  fs::path wrong = path("eos_wrong.toml");
+  write_file(wrong, wrong_text);
+  const std::string w = wrong.string();
+  Outcome failed = iqsim({"run", w, "--report", path("report").string()});
+  EXPECT_EQ(failed.exit_code, 1) << failed.out << failed.err;
+  EXPECT_NE(failed.out.find("[ScriptedExpectations]"), std::string::npos) << failed.out;
+  const std::string page = read_file(path("report") / "eos_wrong-seed1.html");
+  expect_self_contained(page, "eos_wrong-seed1.html");
+  EXPECT_NE(page.find("exactly_once_v2"), std::string::npos);
+  Outcome replay_failed = iqsim({"replay", w, "--seed", "1"});
+  EXPECT_EQ(replay_failed.exit_code, 1) << replay_failed.out << replay_failed.err;
+  EXPECT_NE(replay_failed.out.find("expected:  value=10"), std::string::npos) << replay_failed.out;
+
+  const std::string minimal = path("min.toml").string();
+  Outcome shrink = iqsim({"shrink", w, "--seed", "1", "--out", minimal, "--runs-max", "20"});
+  EXPECT_EQ(shrink.exit_code, 1) << shrink.out << shrink.err;
+  EXPECT_NE(read_file(minimal).find("\"processing.guarantee\" = 'exactly_once_v2'"),
+            std::string::npos)
+      << read_file(minimal);
+  Outcome rerun = iqsim({"run", minimal});
+  EXPECT_EQ(rerun.exit_code, 1) << rerun.out << rerun.err;
+  EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
+}
+
 // Every output is checked before anything runs: a device, a symlink, a directory where a file is
 // expected, a file where a directory is expected, and an input of the same command are refused
 // with exit 2 naming the flag and the path, and none of them is touched.

@@ -9,12 +9,6 @@
 
 namespace iq::sim::parsing {
 
-namespace {
-// StreamsConfig.DEFAULT_TRANSACTION_TIMEOUT, the producer's transaction.timeout.ms under EOS (the
-// SimProducerConfig default); no scenario key overrides it.
-constexpr int64_t kEosTransactionTimeoutMs = 10'000;
-}  // namespace
-
 void ScenarioParser::parse_configuration(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("configuration"));
   t.allow({"instances", "start", "store_backend", "lru_max_entries", "virtual_time_ms_max",
@@ -41,11 +35,28 @@ void ScenarioParser::parse_configuration(const toml::table* section) {
 
 void ScenarioParser::parse_streams_config(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("streams_config"));
-  t.allow({"application.id", "num.stream.threads", "num.standby.replicas", "commit.interval.ms",
-           "statestore.cache.max.bytes", "acceptable.recovery.lag", "max.warmup.replicas",
-           "probing.rebalance.interval.ms", "session.timeout.ms", "heartbeat.interval.ms",
-           "max.poll.interval.ms", "request.timeout.ms", "__iq.consistency.offset.vector.enabled__",
-           "state.cleanup.delay.ms", "max.poll.records", "processing.guarantee"});
+  t.allow({"application.id",
+           "num.stream.threads",
+           "num.standby.replicas",
+           "commit.interval.ms",
+           "statestore.cache.max.bytes",
+           "acceptable.recovery.lag",
+           "max.warmup.replicas",
+           "probing.rebalance.interval.ms",
+           "session.timeout.ms",
+           "heartbeat.interval.ms",
+           "max.poll.interval.ms",
+           "request.timeout.ms",
+           "__iq.consistency.offset.vector.enabled__",
+           "state.cleanup.delay.ms",
+           "max.poll.records",
+           "processing.guarantee",
+           "isolation.level",
+           "consumer.isolation.level",
+           "main.consumer.isolation.level",
+           "restore.consumer.isolation.level",
+           "transaction.timeout.ms",
+           "producer.transaction.timeout.ms"});
   StreamsConfig& c = s_.cluster.streams;
   c.application_id = t.name("application.id", c.application_id);
   c.num_stream_threads = t.integer("num.stream.threads", c.num_stream_threads, {1, 32}).as_int32();
@@ -57,15 +68,11 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
   if (eos) c.commit_interval_ms = 100;
   const IntValue commit = t.integer("commit.interval.ms", c.commit_interval_ms, kTimeMs);
   c.commit_interval_ms = commit.value;
-  // StreamsConfig.verifyEOSTransactionTimeoutCompatibility: under EOS the commit interval may not
-  // exceed the producer's transaction.timeout.ms (Streams' 10 000), or every transaction would
-  // time out before its commit.
-  if (eos && commit.hi > kEosTransactionTimeoutMs) {
-    r_.fail(commit.at, commit.path,
-            fmt::format("Transaction timeout {} was set lower than streams commit interval {} "
-                        "(processing.guarantee=exactly_once_v2)",
-                        kEosTransactionTimeoutMs, commit.hi));
-  }
+  // A template may draw the guarantee: the EOS checks below hold whenever any draw is EOS.
+  const bool may_be_eos = t.may_be("processing.guarantee", ProcessingGuarantee::EXACTLY_ONCE_V2,
+                                   names::kProcessingGuarantees, "processing guarantee")
+                              .value_or(false);
+  parse_client_configs(t, may_be_eos ? std::optional<IntValue>(commit) : std::nullopt);
   c.statestore_cache_max_bytes =
       t.integer("statestore.cache.max.bytes", c.statestore_cache_max_bytes, {0, kInt64Max}).value;
   c.state_cleanup_delay_ms =
@@ -90,6 +97,47 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
       t.integer("request.timeout.ms", s_.cluster.consumer.request_timeout_ms, kPositiveTimeMs)
           .value;
   t.finish();
+}
+
+// The client settings StreamsConfig passes on (sim/cluster/streams_client_configs.h), and
+// StreamsConfig.verifyEOSTransactionTimeoutCompatibility when some draw is exactly_once_v2.
+void ScenarioParser::parse_client_configs(Table& t, const std::optional<IntValue>& eos_commit) {
+  StreamsClientConfigs& clients = s_.cluster.clients;
+  const auto level = [&](std::string_view key) {
+    return t.optional_enumeration(key, names::kIsolationLevels, "isolation level");
+  };
+  // The prefixed key wins over the plain one (getClientPropsWithPrefix).
+  const std::optional<IsolationLevel> plain_level = level("isolation.level");
+  clients.consumer_isolation_level = level("consumer.isolation.level");
+  if (!clients.consumer_isolation_level) clients.consumer_isolation_level = plain_level;
+  clients.main_consumer_isolation_level = level("main.consumer.isolation.level");
+  clients.restore_consumer_isolation_level = level("restore.consumer.isolation.level");
+  // ProducerConfig's transaction.timeout.ms is an int; the coordinator refuses one below 1.
+  const std::optional<IntValue> plain =
+      t.optional_integer("transaction.timeout.ms", {1, kInt32Max});
+  const std::optional<IntValue> prefixed =
+      t.optional_integer("producer.transaction.timeout.ms", {1, kInt32Max});
+  if (plain) clients.transaction_timeout_ms = plain->as_int32();
+  if (prefixed) clients.producer_transaction_timeout_ms = prefixed->as_int32();
+  if (!eos_commit) return;
+  eos_transaction_timeout_ = prefixed ? prefixed : plain;
+  eos_transaction_timeout_key_ = prefixed ? "streams_config.producer.transaction.timeout.ms"
+                                          : "streams_config.transaction.timeout.ms";
+  // Under EOS the commit interval may not exceed the transaction timeout, or every transaction
+  // would time out before its commit. Kafka compares only the prefixed key (else its default of
+  // 10 000): a plain transaction.timeout.ms passes the check whatever it says (a quirk kept). An
+  // unset interval is EOS_DEFAULT_COMMIT_INTERVAL_MS (100) under EOS.
+  const int64_t verified =
+      prefixed ? prefixed->lo : StreamsClientConfigs::kEosDefaultTransactionTimeoutMs;
+  const int64_t interval = eos_commit->given ? eos_commit->hi : 100;
+  if (interval > verified) {
+    const toml::source_region& at = eos_commit->given ? eos_commit->at : t.at();
+    r_.fail(at, eos_commit->path,
+            fmt::format("Transaction timeout {} was set lower than streams commit interval {} "
+                        "(processing.guarantee=exactly_once_v2; raise "
+                        "producer.transaction.timeout.ms or lower commit.interval.ms)",
+                        verified, interval));
+  }
 }
 
 void ScenarioParser::parse_assignment_configs(Table& t, AssignmentConfigs& a) {
@@ -129,7 +177,7 @@ void ScenarioParser::parse_broker(const toml::table* section) {
            "group.max.session.timeout.ms", "group.max.size", "transaction.max.timeout.ms",
            "transaction.abort.timed.out.transaction.cleanup.interval.ms", "log.cleaner.enable",
            "log.cleaner.backoff.ms", "log.segment.bytes", "log.roll.ms",
-           "log.cleaner.delete.retention.ms"});
+           "log.cleaner.delete.retention.ms", "log.cleaner.min.cleanable.ratio"});
   GroupCoordinatorConfig& g = s_.cluster.broker.coordinator;
   g.group_initial_rebalance_delay_ms =
       t.integer("group.initial.rebalance.delay.ms", g.group_initial_rebalance_delay_ms, kTimeMs)
@@ -151,9 +199,15 @@ void ScenarioParser::parse_broker(const toml::table* section) {
   g.group_max_size = t.integer("group.max.size", g.group_max_size, {1, kInt32Max}).as_int32();
   // Transactions and log compaction (sim/broker/README.md). The cleaner is off unless enabled.
   TransactionCoordinatorConfig& x = s_.cluster.broker.transactions;
-  x.transaction_max_timeout_ms =
-      t.integer("transaction.max.timeout.ms", x.transaction_max_timeout_ms, {1, kInt32Max})
-          .as_int32();
+  const IntValue max_timeout =
+      t.integer("transaction.max.timeout.ms", x.transaction_max_timeout_ms, {1, kInt32Max});
+  x.transaction_max_timeout_ms = max_timeout.as_int32();
+  // InitProducerId refuses a transaction.timeout.ms above the maximum
+  // (INVALID_TRANSACTION_TIMEOUT), which Streams treats as fatal: a configuration error.
+  if (eos_transaction_timeout_) {
+    require_le(r_, *eos_transaction_timeout_, eos_transaction_timeout_key_, max_timeout,
+               "broker.transaction.max.timeout.ms");
+  }
   x.abort_timed_out_transaction_cleanup_interval_ms =
       t.integer("transaction.abort.timed.out.transaction.cleanup.interval.ms",
                 x.abort_timed_out_transaction_cleanup_interval_ms, kPositiveTimeMs)
@@ -167,6 +221,9 @@ void ScenarioParser::parse_broker(const toml::table* section) {
   topics.segment_ms = t.integer("log.roll.ms", topics.segment_ms, kPositiveTimeMs).value;
   topics.delete_retention_ms =
       t.integer("log.cleaner.delete.retention.ms", topics.delete_retention_ms, kTimeMs).value;
+  // The broker's default of the changelogs' min.cleanable.dirty.ratio (a double in [0, 1]).
+  topics.min_cleanable_dirty_ratio =
+      t.unit_ratio("log.cleaner.min.cleanable.ratio", topics.min_cleanable_dirty_ratio);
   t.finish();
 }
 

@@ -16,10 +16,12 @@
 #include <toml++/toml.h>
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <span>
 #include <utility>
@@ -197,6 +199,30 @@ class Reader {
     if (x < limits.min) fail(n, p, fmt::format("must be >= {} (got {})", limits.min, x));
     if (x > limits.max) fail(n, p, fmt::format("must be <= {} (got {})", limits.max, x));
     return x;
+  }
+
+  // A fraction in [0, 1], as Kafka's double configs take it (a TOML float, or the integer 0 or
+  // 1), kept as an integer ratio over kUnitRatioDen, reduced: the file says it exactly and the
+  // writer writes it back exactly. A finer fraction is refused rather than rounded.
+  static constexpr uint64_t kUnitRatioDen = 1'000'000;
+  base::Ratio plain_unit_ratio(const toml::node& n, const KeyPath& p) const {
+    double x = 0;
+    if (const toml::value<int64_t>* i = n.as_integer()) {
+      x = static_cast<double>(i->get());
+    } else if (const toml::value<double>* d = n.as_floating_point()) {
+      x = d->get();
+    } else {
+      fail(n, p, fmt::format("expected a number in [0, 1], got {}", type_name(n)));
+    }
+    if (!(x >= 0.0 && x <= 1.0)) fail(n, p, fmt::format("must be in [0, 1] (got {})", x));
+    const double scaled = x * static_cast<double>(kUnitRatioDen);
+    const double rounded = std::round(scaled);
+    if (std::fabs(scaled - rounded) > 1e-6) {
+      fail(n, p, fmt::format("at most 6 decimal places (got {})", x));
+    }
+    const uint64_t num = static_cast<uint64_t>(rounded);
+    const uint64_t gcd = std::gcd(num, kUnitRatioDen);
+    return base::Ratio{num / gcd, kUnitRatioDen / gcd};
   }
 
   bool plain_bool(const toml::node& n, const KeyPath& p) const {
@@ -519,6 +545,12 @@ class Table {
     return n == 0 ? base::Ratio{0, 1} : base::Ratio{1, static_cast<uint64_t>(n)};
   }
 
+  base::Ratio unit_ratio(std::string_view key, base::Ratio default_value) {
+    return get<base::Ratio>(key, [&](const toml::node& x,
+                                     const KeyPath& p) { return reader_.plain_unit_ratio(x, p); })
+        .value_or(default_value);
+  }
+
   bool boolean(std::string_view key, bool default_value) {
     return get<bool>(
                key, [&](const toml::node& x, const KeyPath& p) { return reader_.plain_bool(x, p); })
@@ -548,6 +580,26 @@ class Table {
   E enumeration(std::string_view key, E default_value, const std::array<names::Named<E>, N>& table,
                 std::string_view what) {
     return optional_enumeration(key, table, what).value_or(default_value);
+  }
+  // Whether `key` may take `value` whatever the seed draws: its literal is it, or one alternative
+  // of its choice is (nullopt when the file does not give the key). For checks between two
+  // settings that must hold for every combination a template can draw, as IntValue's lo and hi
+  // do for integers. Every alternative is validated.
+  template <typename E, size_t N>
+  std::optional<bool> may_be(std::string_view key, E value,
+                             const std::array<names::Named<E>, N>& table, std::string_view what) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return std::nullopt;
+    const toml::table* choice = as_choice(*n);
+    if (choice == nullptr) return reader_.plain_enum(*n, path(key), table, what) == value;
+    const toml::array* alternatives = choice->get_as<toml::array>("one_of");
+    if (alternatives == nullptr) return reader_.plain_enum(*n, path(key), table, what) == value;
+    bool any = false;
+    for (size_t i = 0; i < alternatives->size(); ++i) {
+      any |= reader_.plain_enum(*alternatives->get(i), path(key).key("one_of").index(i), table,
+                                what) == value;
+    }
+    return any;
   }
   std::vector<std::string> name_list(std::string_view key, std::vector<std::string> default_value,
                                      std::span<const std::string_view> allowed,
@@ -691,6 +743,7 @@ class ScenarioParser {
   // The four settings AssignmentConfigs carries, validated by Kafka's own rules (and message) for
   // the smallest alternative of each: every rule is a lower bound.
   void parse_assignment_configs(Table& t, AssignmentConfigs& a);
+  void parse_client_configs(Table& t, const std::optional<IntValue>& eos_commit);
 
   void parse_broker(const toml::table* section);
 
@@ -781,6 +834,10 @@ class ScenarioParser {
   IntValue instances_;
   IntValue source_partitions_;
   IntValue session_timeout_;
+  // The transactional producer's transaction.timeout.ms as the file gives it (the prefixed key,
+  // else the plain one), when some draw runs exactly_once_v2: [broker] bounds it.
+  std::optional<IntValue> eos_transaction_timeout_;
+  std::string_view eos_transaction_timeout_key_;  // its key, for the message
   std::vector<IntValue> instance_references_;
   // `instances` plus every add_instance stays within kInstancesMax, as `instances` alone does.
   void require_instances_at_most_max(const toml::source_region& at, const KeyPath& path) const;

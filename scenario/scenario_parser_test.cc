@@ -396,6 +396,7 @@ TEST(ScenarioParserTest, TransactionAndCompactionKeysReachTheBrokerConfigAndRoun
 "log.segment.bytes" = 4_096
 "log.roll.ms" = 30_000
 "log.cleaner.delete.retention.ms" = 2_000
+"log.cleaner.min.cleanable.ratio" = 0.25
 
 [knobs]
 broker_transactional_ids_max = 7
@@ -416,6 +417,7 @@ broker_cleaner_records_per_step_max = 11
   EXPECT_EQ(b.topic_defaults.segment_bytes, 4'096);
   EXPECT_EQ(b.topic_defaults.segment_ms, 30'000);
   EXPECT_EQ(b.topic_defaults.delete_retention_ms, 2'000);
+  EXPECT_EQ(b.topic_defaults.min_cleanable_dirty_ratio, (base::Ratio{1, 4}));
   EXPECT_EQ(b.transactions.max_transactional_ids, 7);
   EXPECT_EQ(b.transactions.max_open_transactions, 3);
   EXPECT_EQ(b.transactions.max_transaction_partitions, 5);
@@ -476,6 +478,150 @@ TEST(ScenarioParserTest, ProcessingGuaranteeIsParsedDefaultedAndWrittenBack) {
       << slow.error().to_string();
   EXPECT_NE(slow.error().to_string().find("Transaction timeout 10000"), std::string::npos)
       << slow.error().to_string();
+}
+
+// The error of a file the parser must refuse, as file:line:col: key '...': message.
+std::string refused(const std::string& text, uint64_t seed = 1) {
+  auto parsed = parse_scenario_text(text, "bad.toml", seed);
+  EXPECT_FALSE(parsed.has_value()) << "seed " << seed << " parsed:\n" << text;
+  return parsed.has_value() ? std::string() : parsed.error().to_string();
+}
+
+TEST(ScenarioParserTest, IsolationLevelsResolveAsStreamsConfigResolvesThem) {
+  // isolation.level (or consumer.isolation.level, which wins) reaches both consumers under
+  // at_least_once and is dropped under exactly_once_v2; main.consumer. and restore.consumer.
+  // override it under either guarantee; each is written back and read again equal; a bad level is
+  // refused at its file:line:col.
+  const std::string workload = "\n[[test]]\n[[test.workload]]\nname = 'Producer'\n";
+  const auto clients = [&](const std::string& streams_config) {
+    return parse_ok("[streams_config]\n" + streams_config + workload, 1).cluster.clients;
+  };
+  constexpr auto ALOS = ProcessingGuarantee::AT_LEAST_ONCE;
+  constexpr auto EOS = ProcessingGuarantee::EXACTLY_ONCE_V2;
+  const StreamsClientConfigs none = clients("");
+  EXPECT_EQ(none.main_isolation_level(ALOS), IsolationLevel::READ_UNCOMMITTED);
+  EXPECT_EQ(none.restore_isolation_level(EOS), IsolationLevel::READ_COMMITTED);
+  const StreamsClientConfigs plain = clients("\"isolation.level\" = 'read_committed'");
+  EXPECT_EQ(plain.main_isolation_level(ALOS), IsolationLevel::READ_COMMITTED);
+  EXPECT_EQ(plain.restore_isolation_level(ALOS), IsolationLevel::READ_COMMITTED);
+  const StreamsClientConfigs both = clients(
+      "\"isolation.level\" = 'read_committed'\n\"consumer.isolation.level\" = 'read_uncommitted'");
+  EXPECT_EQ(both.main_isolation_level(ALOS), IsolationLevel::READ_UNCOMMITTED);
+  EXPECT_EQ(both.main_isolation_level(EOS), IsolationLevel::READ_COMMITTED);
+  const StreamsClientConfigs restore =
+      clients("\"restore.consumer.isolation.level\" = 'read_uncommitted'");
+  EXPECT_EQ(restore.restore_isolation_level(EOS), IsolationLevel::READ_UNCOMMITTED);
+  EXPECT_EQ(restore.main_isolation_level(EOS), IsolationLevel::READ_COMMITTED);
+  const StreamsClientConfigs main = clients("\"main.consumer.isolation.level\" = 'read_committed'");
+  EXPECT_EQ(main.main_isolation_level(ALOS), IsolationLevel::READ_COMMITTED);
+  EXPECT_EQ(main.restore_isolation_level(ALOS), IsolationLevel::READ_UNCOMMITTED);
+
+  const Scenario given = parse_ok(
+      "[streams_config]\n\"processing.guarantee\" = 'exactly_once_v2'\n"
+      "\"isolation.level\" = 'read_uncommitted'\n"
+      "\"main.consumer.isolation.level\" = 'read_committed'\n"
+      "\"restore.consumer.isolation.level\" = 'read_uncommitted'" +
+          workload,
+      1);
+  auto again = parse_scenario_text(to_toml(given), "written.toml", 1);
+  ASSERT_TRUE(again.has_value()) << again.error().to_string();
+  EXPECT_EQ(again->cluster.clients, given.cluster.clients);
+  EXPECT_EQ(again->cluster, given.cluster);
+
+  const std::string error =
+      refused("[streams_config]\n\"restore.consumer.isolation.level\" = 'read_dirty'" + workload);
+  EXPECT_NE(error.find("bad.toml:2:"), std::string::npos) << error;
+  EXPECT_NE(error.find("restore.consumer.isolation.level"), std::string::npos) << error;
+  EXPECT_NE(error.find("read_committed"), std::string::npos) << error;
+}
+
+TEST(ScenarioParserTest, TransactionTimeoutIsCheckedAgainstEveryDrawnCommitInterval) {
+  // producer.transaction.timeout.ms lets an EOS file commit less often than 10 s, as
+  // StreamsConfig's check allows; the plain transaction.timeout.ms reaches the producer but is not
+  // what Kafka checks; a template that may draw exactly_once_v2 is checked for every seed, even
+  // one that draws at_least_once; the broker's transaction.max.timeout.ms bounds the timeout.
+  const std::string workload = "\n[[test]]\n[[test.workload]]\nname = 'Producer'\n";
+  const std::string eos = "[streams_config]\n\"processing.guarantee\" = 'exactly_once_v2'\n";
+  const Scenario slow = parse_ok(
+      eos + "\"commit.interval.ms\" = 30_000\n\"producer.transaction.timeout.ms\" = 30_000" +
+          workload,
+      1);
+  EXPECT_EQ(slow.cluster.clients.effective_transaction_timeout_ms(), 30'000);
+  auto again = parse_scenario_text(to_toml(slow), "written.toml", 1);
+  ASSERT_TRUE(again.has_value()) << again.error().to_string();
+  EXPECT_EQ(again->cluster.clients, slow.cluster.clients);
+
+  // Kafka checks the prefixed key only: a plain 60 s timeout does not allow a 30 s interval, and a
+  // plain 5 s one passes beside a 10 s interval (and is what the producer uses).
+  const std::string plain_high = refused(
+      eos + "\"commit.interval.ms\" = 30_000\n\"transaction.timeout.ms\" = 60_000" + workload);
+  EXPECT_NE(plain_high.find("bad.toml:3:"), std::string::npos) << plain_high;
+  EXPECT_NE(plain_high.find("Transaction timeout 10000"), std::string::npos) << plain_high;
+  const Scenario plain_low = parse_ok(
+      eos + "\"commit.interval.ms\" = 10_000\n\"transaction.timeout.ms\" = 5_000" + workload, 1);
+  EXPECT_EQ(plain_low.cluster.clients.effective_transaction_timeout_ms(), 5'000);
+  EXPECT_EQ(plain_low.cluster.clients.verified_transaction_timeout_ms(), 10'000);
+
+  // A drawn guarantee: every seed is refused while one draw could be EOS with a 30 s interval.
+  const std::string drawn =
+      "[streams_config]\n\"processing.guarantee\" = { one_of = ['at_least_once', "
+      "'exactly_once_v2'] }\n\"commit.interval.ms\" = { one_of = [100, 30_000] }\n";
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    const std::string error = refused(drawn + workload, seed);
+    EXPECT_NE(error.find("bad.toml:3:"), std::string::npos) << "seed " << seed << ": " << error;
+    EXPECT_NE(error.find("Transaction timeout 10000"), std::string::npos) << error;
+    const Scenario valid =
+        parse_ok(drawn + "\"producer.transaction.timeout.ms\" = 30_000" + workload, seed);
+    EXPECT_EQ(valid.cluster.clients.effective_transaction_timeout_ms(), 30'000) << seed;
+  }
+  // An at_least_once file may commit as rarely as it likes.
+  EXPECT_EQ(parse_ok("[streams_config]\n\"commit.interval.ms\" = 60_000" + workload, 1)
+                .cluster.streams.commit_interval_ms,
+            60'000);
+
+  const std::string above_max = refused(eos +
+                                        "\"producer.transaction.timeout.ms\" = 20_000\n[broker]\n"
+                                        "\"transaction.max.timeout.ms\" = 15_000" +
+                                        workload);
+  EXPECT_NE(above_max.find("bad.toml:5:"), std::string::npos) << above_max;
+  EXPECT_NE(above_max.find("producer.transaction.timeout.ms (20000)"), std::string::npos)
+      << above_max;
+}
+
+TEST(ScenarioParserTest, MinCleanableRatioIsAnExactFractionInZeroToOne) {
+  // log.cleaner.min.cleanable.ratio takes Kafka's double (0.5 by default), 0 and 1 as integers
+  // too, and a seeded choice; it is kept exact (reduced over 10^6) and written back equal; a value
+  // outside [0, 1], finer than 10^-6 or not a number is refused at its file:line:col.
+  const std::string workload = "\n[[test]]\n[[test.workload]]\nname = 'Producer'\n";
+  const auto ratio = [&](const std::string& value, uint64_t seed = 1) {
+    return parse_ok("[broker]\n\"log.cleaner.min.cleanable.ratio\" = " + value + workload, seed)
+        .cluster.broker.topic_defaults.min_cleanable_dirty_ratio;
+  };
+  EXPECT_EQ(parse_ok(workload, 1).cluster.broker.topic_defaults.min_cleanable_dirty_ratio,
+            (base::Ratio{1, 2}));
+  EXPECT_EQ(ratio("0"), (base::Ratio{0, 1}));
+  EXPECT_EQ(ratio("1"), (base::Ratio{1, 1}));
+  EXPECT_EQ(ratio("0.000001"), (base::Ratio{1, 1'000'000}));
+  EXPECT_EQ(ratio("0.1"), (base::Ratio{1, 10}));
+  std::set<uint64_t> drawn;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const base::Ratio r = ratio("{ one_of = [0.01, 0.5, 0.9] }", seed);
+    EXPECT_TRUE(r == (base::Ratio{1, 100}) || r == (base::Ratio{1, 2}) || r == (base::Ratio{9, 10}))
+        << seed;
+    drawn.insert(r.den);
+  }
+  EXPECT_EQ(drawn.size(), 3u);
+  const Scenario s =
+      parse_ok("[broker]\n\"log.cleaner.min.cleanable.ratio\" = 0.123456" + workload, 1);
+  auto again = parse_scenario_text(to_toml(s), "written.toml", 1);
+  ASSERT_TRUE(again.has_value()) << again.error().to_string();
+  EXPECT_EQ(again->cluster.broker, s.cluster.broker);
+  for (const char* bad : {"1.5", "-0.1", "0.1234567", "'half'"}) {
+    const std::string error =
+        refused("[broker]\n\"log.cleaner.min.cleanable.ratio\" = " + std::string(bad) + workload);
+    EXPECT_NE(error.find("bad.toml:2:"), std::string::npos) << bad << ": " << error;
+    EXPECT_NE(error.find("log.cleaner.min.cleanable.ratio"), std::string::npos) << error;
+  }
 }
 
 TEST(ScenarioParserTest, SeedComesFromTheCallerElseTheFileElseOne) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <string_view>
 #include <variant>
 
@@ -131,6 +132,17 @@ std::string one_in(base::Ratio r) {
   return r.num == 0 ? "0" : num(static_cast<int64_t>(r.den));
 }
 
+// A fraction in [0, 1] as a TOML float with six decimals: exact for every ratio the parser makes
+// (over 10^6, reduced); another ratio cannot be said in a file.
+std::string unit_ratio(base::Ratio r) {
+  constexpr uint64_t kDen = 1'000'000;
+  IQ_ASSERT(r.den > 0 && r.num <= r.den && kDen % r.den == 0 && std::gcd(r.num, r.den) == 1,
+            "ratio {}/{} is not a reduced fraction over 10^6: a scenario file cannot say it", r.num,
+            r.den);
+  const uint64_t millionths = r.num * (kDen / r.den);
+  return fmt::format("{}.{:06}", millionths / kDen, millionths % kDen);
+}
+
 template <typename E, size_t N>
 std::string name(const std::array<names::Named<E>, N>& table, E value) {
   return str(names::name_of(table, value));
@@ -200,6 +212,28 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("__iq.consistency.offset.vector.enabled__", boolean(sc.consistency_offset_vector_enabled));
   b.set("state.cleanup.delay.ms", num(sc.state_cleanup_delay_ms));
   b.set("max.poll.records", num(sc.max_poll_records));
+  // StreamsConfig's client settings, only those the file gave: which key was given matters (a
+  // plain isolation.level is dropped under EOS, a prefixed one is not; only the prefixed
+  // transaction timeout is checked against the commit interval).
+  const StreamsClientConfigs& clients = c.clients;
+  if (clients.consumer_isolation_level) {
+    b.set("consumer.isolation.level",
+          name(names::kIsolationLevels, *clients.consumer_isolation_level));
+  }
+  if (clients.main_consumer_isolation_level) {
+    b.set("main.consumer.isolation.level",
+          name(names::kIsolationLevels, *clients.main_consumer_isolation_level));
+  }
+  if (clients.restore_consumer_isolation_level) {
+    b.set("restore.consumer.isolation.level",
+          name(names::kIsolationLevels, *clients.restore_consumer_isolation_level));
+  }
+  if (clients.transaction_timeout_ms) {
+    b.set("transaction.timeout.ms", num(*clients.transaction_timeout_ms));
+  }
+  if (clients.producer_transaction_timeout_ms) {
+    b.set("producer.transaction.timeout.ms", num(*clients.producer_transaction_timeout_ms));
+  }
 
   const GroupCoordinatorConfig& g = c.broker.coordinator;
   b.header("[broker]");
@@ -216,6 +250,8 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("log.segment.bytes", num(c.broker.topic_defaults.segment_bytes));
   b.set("log.roll.ms", num(c.broker.topic_defaults.segment_ms));
   b.set("log.cleaner.delete.retention.ms", num(c.broker.topic_defaults.delete_retention_ms));
+  b.set("log.cleaner.min.cleanable.ratio",
+        unit_ratio(c.broker.topic_defaults.min_cleanable_dirty_ratio));
 
   const TopologyConfig& t = c.topology;
   b.header("[topology]");

@@ -88,8 +88,7 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint(bool stor
     if (eos_enabled_ && m.store->persistent() && it == loaded_offsets_.end() &&
         !store_dir_was_empty) {
       IQ_PROBE("eos.task_corrupted_no_checkpoint",
-               "a task's stores were not empty but had no .checkpoint: TaskCorrupted (not in the "
-               "default campaign: exactly_once_v2 only, templates/exactly_once.toml)");
+               "a task's stores were not empty but had no .checkpoint: TaskCorrupted");
       return base::unexpected(StreamsError{
           StreamsError::Kind::TaskCorrupted,
           fmt::format("task {}: store {} found no checkpoint offset while the task directory {} "

@@ -175,7 +175,8 @@ Status StreamThread::on_assignment(int32_t generation, const Bytes& bytes) {
       // on, and the thread rejoins after the poll.
       IQ_PROBE("eos.revocation_task_migrated",
                "a revocation's commit found the producer fenced (not in the default campaign: "
-               "exactly_once_v2 only, templates/exactly_once.toml)");
+               "rare, a fenced zombie whose first commit is a revocation's; "
+               "templates/exactly_once.toml reaches it)");
       task_manager_->handle_lost_all(now_ms_);
       task_migrated_in_callback_ = true;
       s = ok_status();

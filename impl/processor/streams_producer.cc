@@ -70,9 +70,7 @@ Status StreamsProducer::commit_transaction(const TopicPartitionOffsets& offsets,
     return base::unexpected(to_streams_error(committed.error(), "commit a transaction"));
   }
   transaction_in_flight_ = false;
-  IQ_PROBE("eos.transaction_committed",
-           "a stream thread committed a transaction (not in the default campaign: exactly_once_v2 "
-           "only, templates/exactly_once.toml)");
+  IQ_PROBE("eos.transaction_committed", "a stream thread committed a transaction");
   return ok_status();
 }
 
@@ -81,18 +79,14 @@ void StreamsProducer::abort_transaction() {
   auto s = producer_->abort_transaction();
   transaction_in_flight_ = false;
   if (s) {
-    IQ_PROBE("eos.transaction_aborted",
-             "a stream thread aborted its transaction (not in the default campaign: "
-             "exactly_once_v2 only, templates/exactly_once.toml)");
+    IQ_PROBE("eos.transaction_aborted", "a stream thread aborted its transaction");
     return;
   }
   // Swallowed as Kafka swallows them: fenced (the coordinator already aborted it) or a timeout
   // (the broker aborts it at transaction.timeout.ms). Kafka's client would go on retrying the
   // abort in the background; the simulated client cannot, so the thread makes a new producer,
   // whose InitProducerId fences and aborts whatever is still open (a simplification).
-  IQ_PROBE("eos.abort_swallowed",
-           "an abort failed (fenced or timed out) and was swallowed (not in the default campaign: "
-           "exactly_once_v2 only, templates/exactly_once.toml)");
+  IQ_PROBE("eos.abort_swallowed", "an abort failed (fenced or timed out) and was swallowed");
   reset_producer();
 }
 
@@ -112,14 +106,13 @@ StreamsError StreamsProducer::to_streams_error(const ProducerError& e, const cha
     case ProducerError::Kind::ProducerFenced:
     case ProducerError::Kind::InvalidProducerEpoch:
     case ProducerError::Kind::CommitFailed:
-      IQ_PROBE("eos.task_migrated",
-               "a fenced producer or a failed commit meant TaskMigrated (not in the default "
-               "campaign: exactly_once_v2 only, templates/exactly_once.toml)");
+      IQ_PROBE("eos.task_migrated", "a fenced producer or a failed commit meant TaskMigrated");
       return StreamsError{StreamsError::Kind::TaskMigrated, message};
     case ProducerError::Kind::Timeout:
       IQ_PROBE("eos.task_corrupted_timeout",
-               "a send or commit timed out: TaskCorrupted (not in the default campaign: "
-               "exactly_once_v2 only, templates/exactly_once.toml)");
+               "a send or commit timed out: TaskCorrupted (not in the default campaign: the broker "
+               "must stay unreachable past delivery.timeout.ms, 120 s, longer than any campaign's "
+               "cuts, at most 25 s)");
       return StreamsError{StreamsError::Kind::TaskCorrupted, message};
     case ProducerError::Kind::InvalidTxnState:
     case ProducerError::Kind::Kafka:

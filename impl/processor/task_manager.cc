@@ -87,8 +87,7 @@ void TaskManager::close_dirty_and_release(Task& task, int64_t now_ms) {
   // (stores, .position, .checkpoint) while the lock is still held.
   if (eos_enabled() && task.initialized()) {
     IQ_PROBE("eos.dirty_close_wiped",
-             "an active closed dirty under EOS had its task directory wiped (not in the default "
-             "campaign: exactly_once_v2 only, templates/exactly_once.toml)");
+             "an active closed dirty under EOS had its task directory wiped");
     auto wiped = state_directory_.wipe_task(task.id());
     IQ_ASSERT(wiped.has_value(), "wiping task {}: {}", task.id().to_string(),
               wiped.error().to_string());
@@ -210,8 +209,7 @@ base::Expected<bool, StreamsError> TaskManager::handle_corruption(int64_t now_ms
   producer_->abort_transaction();
   for (const TaskId& id : corrupted) {
     IQ_PROBE("eos.task_corrupted_revived",
-             "a corrupted active was closed dirty, wiped and revived (not in the default campaign: "
-             "exactly_once_v2 only, templates/exactly_once.toml)");
+             "a corrupted active was closed dirty, wiped and revived");
     reader_.unregister_task(id);
     close_dirty_and_release(*actives_.at(id), now_ms);
     actives_.erase(id);
@@ -230,7 +228,8 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task)
   if (eos_enabled() && task.is_active() && !producer_->init_transaction()) {
     IQ_PROBE("eos.init_transactions_retried",
              "initTransactions failed and the task waits for the next loop (not in the default "
-             "campaign: exactly_once_v2 only, templates/exactly_once.toml)");
+             "campaign: the broker must stay unreachable past delivery.timeout.ms, 120 s, longer "
+             "than any campaign's cuts, at most 25 s)");
     return false;
   }
   // StateManagerUtil.registerStateStores: no lock, no stores (LockException). The other thread
@@ -282,9 +281,7 @@ Status TaskManager::initialize_created_tasks() {
 // a fresh object takes its place and initializes at once on the empty directory.
 Status TaskManager::revive_corrupted(const TaskId& id, int64_t now_ms) {
   (void)now_ms;
-  IQ_PROBE("eos.task_corrupted_revived",
-           "a corrupted active was closed dirty, wiped and revived (not in the default campaign: "
-           "exactly_once_v2 only, templates/exactly_once.toml)");
+  IQ_PROBE("eos.task_corrupted_revived", "a corrupted active was closed dirty, wiped and revived");
   Task* fresh = nullptr;
   if (auto it = actives_.find(id); it != actives_.end()) {
     it->second = std::make_unique<StreamTask>(id, topology_, environment_(id));

@@ -105,7 +105,11 @@ base::Expected<int64_t, Errors> SimBroker::produce_transactional(
   if (timestamp < kNoTimestamp) return base::unexpected(Errors::INVALID_TIMESTAMP);
   if (Errors e = txn_.verify_partition(transactional_id, producer, tp); e != Errors::NONE) {
     if (e == Errors::INVALID_PRODUCER_EPOCH) {
-      IQ_PROBE("txn.fenced_produce", "a fenced producer's late write was refused");
+      IQ_PROBE("txn.fenced_produce",
+               "a fenced producer's late write was refused (not in the default campaign: a "
+               "producer must write after the coordinator timed out its transaction, and the "
+               "default campaign's pauses and cuts, at most 15 s, stay under its 30 s transaction "
+               "timeout; templates/exactly_once.toml reaches it)");
     }
     return base::unexpected(e);
   }

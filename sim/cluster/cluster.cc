@@ -54,6 +54,7 @@ Instance& Cluster::add_instance() {
   c.topology = config_.topology;
   c.poll_interval_ms = config_.poll_interval_ms;
   c.consumer = config_.consumer;
+  c.clients = config_.clients;
   c.session_timeout_ms = config_.session_timeout_ms;
   c.rebalance_timeout_ms = config_.rebalance_timeout_ms;
   c.heartbeat_interval_ms = config_.heartbeat_interval_ms;

@@ -36,6 +36,8 @@ struct ClusterConfig {
   TopologyConfig topology;
   int64_t poll_interval_ms = 10;
   SimConsumerConfig consumer;
+  StreamsClientConfigs
+      clients;  // StreamsConfig's client settings (cluster/streams_client_configs.h)
   SimBrokerConfig broker;
   // The group protocol's timings (session.timeout.ms, max.poll.interval.ms, heartbeat.interval.ms).
   int32_t session_timeout_ms = 45'000;

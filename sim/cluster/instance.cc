@@ -122,10 +122,14 @@ void Instance::build_process() {
   p.admin = std::make_unique<SimAdmin>(service_, network, config_.name);
   ClientIo io{p.admin.get(), &p.fs, p.rocks.env(), {}, &p.processed};
   // StreamsConfig under exactly_once_v2 sets isolation.level=read_committed on the main and
-  // restore consumers (getMainConsumerConfigs / getRestoreConsumerConfigs).
-  const bool eos = config_.streams.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2;
+  // restore consumers (getMainConsumerConfigs / getRestoreConsumerConfigs), unless a
+  // main.consumer. or restore.consumer. prefixed setting overrides it (StreamsClientConfigs).
+  const ProcessingGuarantee guarantee = config_.streams.processing_guarantee;
+  const bool eos = guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2;
   SimConsumerConfig consumer = config_.consumer;
-  if (eos) consumer.isolation_level = IsolationLevel::READ_COMMITTED;
+  consumer.isolation_level = config_.clients.main_isolation_level(guarantee);
+  SimConsumerConfig restore_consumer = config_.consumer;
+  restore_consumer.isolation_level = config_.clients.restore_isolation_level(guarantee);
   for (int32_t i = 1; i <= config_.streams.num_stream_threads; ++i) {
     const std::string thread = "StreamThread-" + std::to_string(i);
     p.collectors.push_back(
@@ -133,7 +137,7 @@ void Instance::build_process() {
     p.main_consumers.push_back(std::make_unique<SimConsumer>(
         service_, config_.name, thread + "-consumer", consumer, &p.gate));
     p.restore_consumers.push_back(std::make_unique<SimConsumer>(
-        service_, config_.name, thread + "-restore-consumer", consumer, &p.gate));
+        service_, config_.name, thread + "-restore-consumer", restore_consumer, &p.gate));
     p.restore_consumers.back()->set_restore_consumer(true);
     SimMembershipConfig m;
     m.group_id = config_.streams.application_id;
@@ -154,7 +158,9 @@ void Instance::build_process() {
       io.threads.back().producer_factory =
           [this, gate = &p.gate](const std::string& transactional_id) -> std::unique_ptr<Producer> {
         return std::make_unique<SimTransactionalProducer>(
-            service_, config_.name, SimProducerConfig{transactional_id}, gate);
+            service_, config_.name,
+            SimProducerConfig{transactional_id, config_.clients.effective_transaction_timeout_ms()},
+            gate);
       };
     }
   }

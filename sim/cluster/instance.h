@@ -52,6 +52,7 @@
 #include "cluster/crash_inside.h"
 #include "cluster/processing_ledger.h"
 #include "cluster/sim_clients.h"
+#include "cluster/streams_client_configs.h"
 #include "disk/sim_disk.h"
 #include "disk/sim_file_system.h"
 #include "disk/sim_rocksdb_env.h"
@@ -65,6 +66,7 @@ struct InstanceConfig {
   TopologyConfig topology;
   int64_t poll_interval_ms = 10;
   SimConsumerConfig consumer;
+  StreamsClientConfigs clients;  // isolation levels and the transaction timeout, as given
   int32_t session_timeout_ms = 45'000;
   int32_t rebalance_timeout_ms = 300'000;
   int64_t heartbeat_interval_ms = 3'000;

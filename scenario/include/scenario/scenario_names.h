@@ -44,6 +44,12 @@ inline constexpr std::array<Named<ProcessingGuarantee>, 2> kProcessingGuarantees
     {ProcessingGuarantee::EXACTLY_ONCE_V2, "exactly_once_v2"},
 }};
 
+// ConsumerConfig's isolation.level.
+inline constexpr std::array<Named<IsolationLevel>, 2> kIsolationLevels{{
+    {IsolationLevel::READ_UNCOMMITTED, "read_uncommitted"},
+    {IsolationLevel::READ_COMMITTED, "read_committed"},
+}};
+
 inline constexpr std::array<Named<TopologyKind>, 5> kTopologies{{
     {TopologyKind::SourceTable, "SourceTable"},
     {TopologyKind::Count, "Count"},
