@@ -286,7 +286,8 @@ class TraceBuilder {
       if (r.partition == partition) offset = r.offset.value() + 1;
     }
     trace_.changelog.push_back({partition, ChangelogOffset(offset), key, value, timestamp_ms,
-                                base::Instant::from_ms(appended_ms), writer, std::move(header)});
+                                base::Instant::from_ms(appended_ms), writer, std::move(header),
+                                std::nullopt, std::nullopt});
     return offset;
   }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,

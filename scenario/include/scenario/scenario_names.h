@@ -44,12 +44,18 @@ inline constexpr std::array<Named<ProcessingGuarantee>, 2> kProcessingGuarantees
     {ProcessingGuarantee::EXACTLY_ONCE_V2, "exactly_once_v2"},
 }};
 
-inline constexpr std::array<Named<TopologyKind>, 5> kTopologies{{
+inline constexpr std::array<Named<TopologyKind>, 11> kTopologies{{
     {TopologyKind::SourceTable, "SourceTable"},
     {TopologyKind::Count, "Count"},
     {TopologyKind::Sum, "Sum"},
     {TopologyKind::PapiWriter, "PapiWriter"},
     {TopologyKind::VersionedTable, "VersionedTable"},
+    {TopologyKind::WindowedCount, "WindowedCount"},
+    {TopologyKind::WindowedSum, "WindowedSum"},
+    {TopologyKind::SessionCount, "SessionCount"},
+    {TopologyKind::SessionSum, "SessionSum"},
+    {TopologyKind::WindowPapiWriter, "WindowPapiWriter"},
+    {TopologyKind::SessionPapiWriter, "SessionPapiWriter"},
 }};
 
 inline constexpr std::array<Named<KeyDistribution>, 2> kKeyDistributions{{
