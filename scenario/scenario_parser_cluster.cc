@@ -233,7 +233,8 @@ void ScenarioParser::parse_window_topology(Table& t) {
   const bool papi =
       c.kind == TopologyKind::WindowPapiWriter || c.kind == TopologyKind::SessionPapiWriter;
   if (papi && !retention.given) {
-    t.fail_key("name", fmt::format("{} needs window_retention_ms (the supplier's retention)", kind));
+    t.fail_key("name",
+               fmt::format("{} needs window_retention_ms (the supplier's retention)", kind));
   }
   if (c.windowed()) {
     // TimeWindows.advanceBy: "Window advancement interval should be more than zero and less

@@ -180,19 +180,20 @@ void ScenarioParser::parse_window_query(Table& q, QueryStep& step) {
   if (!key_query && q.has("key")) {
     for (std::string_view k : {"from_ms", "to_ms"}) {
       if (q.has(k)) {
-        q.fail_key(k, "a WindowRangeQuery takes a key (withKey) or from_ms and to_ms "
-                      "(withWindowStartRange), not both");
+        q.fail_key(k,
+                   "a WindowRangeQuery takes a key (withKey) or from_ms and to_ms "
+                   "(withWindowStartRange), not both");
       }
     }
   }
   if (key_query || !q.has("key")) {
     for (std::string_view k : {"from_ms", "to_ms"}) {
       if (!q.has(k)) {
-        q.fail_key(q.has("from_ms") || q.has("to_ms") ? (k == "from_ms" ? "to_ms" : "from_ms")
-                                                      : "type",
-                   fmt::format("a {} needs {}{}", names::name_of(names::kQueryKinds, step.type), k,
-                               key_query ? " (the window-start range)"
-                                         : " (or a key: WindowRangeQuery.withKey)"));
+        q.fail_key(
+            q.has("from_ms") || q.has("to_ms") ? (k == "from_ms" ? "to_ms" : "from_ms") : "type",
+            fmt::format(
+                "a {} needs {}{}", names::name_of(names::kQueryKinds, step.type), k,
+                key_query ? " (the window-start range)" : " (or a key: WindowRangeQuery.withKey)"));
       }
     }
   }
@@ -210,9 +211,10 @@ void ScenarioParser::parse_versioned_times(Table& q, QueryStep& step) {
   if (is_window_query(step.type)) return;  // parse_window_query read from_ms and to_ms
   for (std::string_view k : {"from_ms", "to_ms"}) {
     if (q.has(k) && step.type != QueryKind::MultiVersionedKeyQuery) {
-      q.fail_key(k, fmt::format("only a MultiVersionedKeyQuery takes {} (and a window query, as its "
-                                        "window-start range)",
-                                        k));
+      q.fail_key(k,
+                 fmt::format("only a MultiVersionedKeyQuery takes {} (and a window query, as its "
+                             "window-start range)",
+                             k));
     }
   }
   if (auto v = q.optional_integer("as_of_ms", kAnyInt64)) step.as_of_ms = v->value;
@@ -439,9 +441,9 @@ WindowedList ScenarioParser::windows(const toml::node& n, const KeyPath& p,
                                      const QueryStep& step) const {
   const toml::array* a = n.as_array();
   if (a == nullptr) {
-    r_.fail(n, p,
-            fmt::format("expected [{{ key, start_ms, end_ms, value }}, ...], got {}",
-                        type_name(n)));
+    r_.fail(
+        n, p,
+        fmt::format("expected [{{ key, start_ms, end_ms, value }}, ...], got {}", type_name(n)));
   }
   if (a->size() > kListItemsMax) r_.fail(n, p, "too many items");
   const bool key_query = step.type == QueryKind::WindowKeyQuery;

@@ -59,8 +59,8 @@ std::string to_string(const VersionedValue& v) {
 
 std::string to_string(const WindowedValue& v) {
   if (!v.end_ms) return "@" + std::to_string(v.start_ms) + "=" + std::to_string(v.value);
-  return std::to_string(v.key) + "@[" + std::to_string(v.start_ms) + "," +
-         std::to_string(*v.end_ms) + ")=" + std::to_string(v.value);
+  return std::to_string(v.key) + "@" + std::to_string(v.start_ms) + ".." +
+         std::to_string(*v.end_ms) + "=" + std::to_string(v.value);
 }
 
 const char* to_string(ReplicaRole r) {

@@ -49,10 +49,10 @@ TaskTopology::TaskTopology(const TopologyConfig& config) : config_(config) {
 // PAPI writer builds as IQv2StoreIntegrationTest does (topologies.h).
 void TaskTopology::build_window_store(const StoreBuilderOptions& options) {
   const TopologyConfig& c = config_;
-  const WindowStoreOptions w{.retention_period_ms = c.effective_window_retention_ms(),
-                             .window_size_ms = c.window_size_ms,
-                             .retain_duplicates =
-                                 c.kind == TopologyKind::WindowPapiWriter && c.retain_duplicates};
+  const WindowStoreOptions w{
+      .retention_period_ms = c.effective_window_retention_ms(),
+      .window_size_ms = c.window_size_ms,
+      .retain_duplicates = c.kind == TopologyKind::WindowPapiWriter && c.retain_duplicates};
   IQ_ASSERT(stores::validate_window_options(w).has_value(), "window options of {}", c.store_name);
   const WindowSupplier supplier = window_supplier(c.supplier);
   if (!c.timestamped()) {
@@ -61,7 +61,8 @@ void TaskTopology::build_window_store(const StoreBuilderOptions& options) {
     store_ = std::move(store);
     return;
   }
-  auto store = stores::timestamped_window_store<int32_t, int64_t>(supplier, c.store_name, w, options);
+  auto store =
+      stores::timestamped_window_store<int32_t, int64_t>(supplier, c.store_name, w, options);
   if (c.kind != TopologyKind::WindowPapiWriter) {
     if (auto* caching = dynamic_cast<CachingWindowStore*>(&store->wrapped())) {
       caching->set_flush_listener(
@@ -79,7 +80,7 @@ void TaskTopology::build_session_store(const StoreBuilderOptions& options) {
   const TopologyConfig& c = config_;
   const SessionStoreOptions so{.retention_period_ms = c.effective_window_retention_ms()};
   auto store = stores::session_store<int32_t, int64_t>(session_supplier(c.supplier), c.store_name,
-                                                        so, options);
+                                                       so, options);
   if (c.kind != TopologyKind::SessionPapiWriter) {
     if (auto* caching = dynamic_cast<CachingSessionStore*>(&store->wrapped())) {
       caching->set_flush_listener(
@@ -266,8 +267,8 @@ Status TaskTopology::process_window_aggregate(int32_t key, const std::optional<i
       new_timestamp = std::max(timestamp, (*old)->timestamp);
     }
     aggregate += aggregate_step(value);
-    auto s = timestamped_window_->put(key, ValueAndTimestamp<int64_t>{aggregate, new_timestamp},
-                                      start);
+    auto s =
+        timestamped_window_->put(key, ValueAndTimestamp<int64_t>{aggregate, new_timestamp}, start);
     if (!s) return s;
   }
   return ok_status();

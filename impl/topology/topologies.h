@@ -79,8 +79,7 @@ class TaskTopology {
   Status process_session_aggregate(int32_t key, const std::optional<int64_t>& value,
                                    int64_t timestamp);
   Status process_window_papi(int32_t key, const std::optional<int64_t>& value, int64_t timestamp);
-  Status process_session_papi(int32_t key, const std::optional<int64_t>& value,
-                              int64_t timestamp);
+  Status process_session_papi(int32_t key, const std::optional<int64_t>& value, int64_t timestamp);
   void build_window_store(const StoreBuilderOptions& options);
   void build_session_store(const StoreBuilderOptions& options);
   int64_t aggregate_step(const std::optional<int64_t>& value) const;

@@ -74,8 +74,8 @@ TopologyConfig config(TopologyKind kind, KeyValueSupplier supplier, bool caching
   return c;
 }
 
-const KeyValueSupplier kWindowSuppliers[] = {KeyValueSupplier::kInMemory, KeyValueSupplier::kRocksDb,
-                                             KeyValueSupplier::kRocksDbTimestamped};
+const KeyValueSupplier kWindowSuppliers[] = {
+    KeyValueSupplier::kInMemory, KeyValueSupplier::kRocksDb, KeyValueSupplier::kRocksDbTimestamped};
 using Window = std::optional<std::pair<int64_t, int64_t>>;
 
 // IQV2_STORE_10's partition 0 through TimeWindows.ofSizeWithNoGrace(5 min) and the sum: Kafka's
@@ -86,7 +86,11 @@ TEST(TopologiesTest, TumblingWindowedSumGivesKafkasTable) {
       TopologyConfig c = config(TopologyKind::WindowedSum, s, caching);
       c.window_retention_ms = 24 * 60 * 60 * 1000;
       Harness h(c);
-      h.process({{0, 0, 0}, {0, 1, 120'000}, {2, 4, 480'000}, {2, 5, 600'000}, {4, 8, 960'000},
+      h.process({{0, 0, 0},
+                 {0, 1, 120'000},
+                 {2, 4, 480'000},
+                 {2, 5, 600'000},
+                 {4, 8, 960'000},
                  {4, 9, 1'080'000}});
       const std::string at = std::string(to_string(s)) + (caching ? " cached" : "");
       // A plain RocksDB supplier sits under the timestamped adapter: read back from the store,
@@ -111,9 +115,9 @@ TEST(TopologiesTest, HoppingWindowedCountPutsEveryWindowHoldingTheRecord) {
   c.window_retention_ms = 100;  // the default, size + grace, would expire [0,10) at stream time 12
   Harness h(c);
   h.process({{1, 7, 3}, {1, std::nullopt, 12}});
-  EXPECT_EQ(h.window(1, 0), Window({1, 3}));        // [0,10) holds 3 only
-  EXPECT_EQ(h.window(1, 5), Window({1, 12}));       // [5,15) holds 12
-  EXPECT_EQ(h.window(1, 10), Window({1, 12}));      // [10,20) holds 12
+  EXPECT_EQ(h.window(1, 0), Window({1, 3}));    // [0,10) holds 3 only
+  EXPECT_EQ(h.window(1, 5), Window({1, 12}));   // [5,15) holds 12
+  EXPECT_EQ(h.window(1, 10), Window({1, 12}));  // [10,20) holds 12
   EXPECT_EQ(h.window(1, 15), std::nullopt);
   EXPECT_EQ(h.topology().observed_stream_time_ms(), 12);
 }
@@ -219,8 +223,13 @@ TEST(TopologiesTest, ClearCacheDropsUnflushedWindowAndSessionWrites) {
     TaskTopology t(c);
     ASSERT_TRUE(t.store().init(context, t.store()).has_value());
     context.at("input-topic", 0, 3);
-    ASSERT_TRUE(t.process({"input-topic", 0, 0, 3, Serde<int32_t>::serialize(1),
-                           Serde<int64_t>::serialize(1), {}})
+    ASSERT_TRUE(t.process({"input-topic",
+                           0,
+                           0,
+                           3,
+                           Serde<int32_t>::serialize(1),
+                           Serde<int64_t>::serialize(1),
+                           {}})
                     .has_value());
     t.clear_cache();
     ASSERT_TRUE(t.store().flush().has_value());

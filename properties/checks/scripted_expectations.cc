@@ -78,7 +78,9 @@ void collect_values(const sim::ResultValue& v, std::set<int64_t>& out) {
   }
 }
 
-std::string partitions_text(const std::set<int32_t>& ps) { return set_text(ps); }
+std::string partitions_text(const std::set<int32_t>& ps) {
+  return set_text(ps);
+}
 
 bool error_name_matches(const std::string& expected, StreamsError::Kind kind) {
   const std::string name = StreamsError::kind_name(kind);
@@ -123,8 +125,7 @@ std::vector<std::string> partition_mismatches(const sim::ExpectedPartition& want
     const auto* w = std::get_if<sim::WindowedList>(&got.value);
     if (!got.success || w == nullptr || !windows_match(*want.windows, *w)) {
       std::string text = "[";
-      for (const auto& e : *want.windows)
-        text += (text.size() > 1 ? ", " : "") + sim::to_string(e);
+      for (const auto& e : *want.windows) text += (text.size() > 1 ? ", " : "") + sim::to_string(e);
       bad.push_back("windows=" + text + "]");
     }
   }
@@ -210,10 +211,9 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
       if (o.position) merged.merge(*o.position);
     }
     if (merged != *want.merged_position) {
-      out.push_back(detail::record_violation(context, kName, record, nullptr,
-                                             "merged position differs" + at,
-                                             want.merged_position->to_string(),
-                                             merged.to_string()));
+      out.push_back(
+          detail::record_violation(context, kName, record, nullptr, "merged position differs" + at,
+                                   want.merged_position->to_string(), merged.to_string()));
     }
   }
   for (const auto& p : want.partitions) {

@@ -64,7 +64,8 @@ DecodedStoreKey decode_store_key(const TopologyConfig& topology, const Bytes& st
   if (topology.windowed()) {
     out.key = Serde<int32_t>::deserialize(window_key_schema::extract_store_key_bytes(store_key));
     out.window_start_ms = window_key_schema::extract_store_timestamp(store_key);
-    out.window_end_ms = window_key_schema::window_end(*out.window_start_ms, topology.window_size_ms);
+    out.window_end_ms =
+        window_key_schema::window_end(*out.window_start_ms, topology.window_size_ms);
   } else if (topology.session()) {
     const Windowed<Bytes> session = session_key_schema::from(store_key);
     out.key = Serde<int32_t>::deserialize(session.key);

@@ -18,7 +18,8 @@ namespace {
 bool convert_windowed(const std::any& raw, std::optional<int32_t> key, PartitionOutcome& o) {
   WindowedList out;
   if (const auto* it = std::any_cast<KeyValueIterator<int64_t, int64_t>>(&raw)) {
-    for (const auto& e : it->entries) out.push_back({key.value_or(0), e.key, std::nullopt, e.value});
+    for (const auto& e : it->entries)
+      out.push_back({key.value_or(0), e.key, std::nullopt, e.value});
   } else if (const auto* tit =
                  std::any_cast<KeyValueIterator<int64_t, ValueAndTimestamp<int64_t>>>(&raw)) {
     for (const auto& e : tit->entries) {

@@ -169,8 +169,8 @@ struct QueryStep {
   std::vector<ExpectedPartition> expect;
   std::optional<std::string> expect_error;  // a StreamsError kind name; the query must throw it
   std::optional<std::set<int32_t>> expect_partitions;  // exactly these partitions answered
-  std::optional<std::set<int64_t>> expect_values;  // ScriptedExpectation::values
-  std::optional<Position> expect_position;         // ScriptedExpectation::merged_position
+  std::optional<std::set<int64_t>> expect_values;      // ScriptedExpectation::values
+  std::optional<Position> expect_position;             // ScriptedExpectation::merged_position
   SourceLocation where;
   bool operator==(const QueryStep&) const = default;
 };

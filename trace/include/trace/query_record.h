@@ -183,12 +183,12 @@ struct WindowedValue {
 };
 // A WindowKeyQuery's or WindowRangeQuery's entries, in the store's order.
 using WindowedList = std::vector<WindowedValue>;
-using ResultValue = std::variant<std::monostate, std::optional<int64_t>, KeyValueList,
-                                 VersionedList, WindowedList>;
+using ResultValue =
+    std::variant<std::monostate, std::optional<int64_t>, KeyValueList, VersionedList, WindowedList>;
 // "10@[5000,7000)", "12@[100000,)".
 std::string to_string(const VersionedValue& v);
-// "1@[0,300000)=4" (a window), "1@[0,120000]=2" (a session: when the end is inclusive the caller
-// knows it; the text gives [start,end)), "@0=4" (WindowKeyQuery: the start only).
+// "1@0..300000=4": key 1's window or session from 0 to 300000 (a window's end is exclusive, a
+// session's inclusive, as Windowed gives them); "@0=4": a WindowKeyQuery entry (the start only).
 std::string to_string(const WindowedValue& v);
 
 struct PartitionOutcome {
