@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -66,9 +67,9 @@ Q ordered(Q q, ResultOrder order) {
   return q;
 }
 
-// The query object of a scripted step over <int32_t, int64_t>. Kinds a key-value store does not
-// execute are built too, so the store answers them (UNKNOWN_QUERY_TYPE) as Kafka's would; the
-// window queries read lower/upper as window-start times.
+// The query object of a scripted step over <int32_t, int64_t>. Kinds a store does not execute are
+// built too, so the store answers them (UNKNOWN_QUERY_TYPE) as Kafka's would; the window queries
+// take their window-start range from from_time_ms/to_time_ms.
 StateQueryRequest make_request(const QueryStep& step) {
   using K = int32_t;
   using V = int64_t;
@@ -88,16 +89,18 @@ StateQueryRequest make_request(const QueryStep& step) {
           store,
           ordered(TimestampedRangeQuery<K, V>::with_range(step.lower, step.upper), step.order));
     case QueryKind::WindowKeyQuery:
+      IQ_ASSERT(step.from_time_ms && step.to_time_ms, "WindowKeyQuery without its range");
       return StateQueryRequest::in_store_with_query(
-          store, WindowKeyQuery<K, V>::with_key_and_window_start_range(key, step.lower.value_or(0),
-                                                                       step.upper.value_or(0)));
+          store, WindowKeyQuery<K, V>::with_key_and_window_start_range(key, *step.from_time_ms,
+                                                                       *step.to_time_ms));
     case QueryKind::WindowRangeQuery:
       if (step.key) {
         return StateQueryRequest::in_store_with_query(store, WindowRangeQuery<K, V>::with_key(key));
       }
+      IQ_ASSERT(step.from_time_ms && step.to_time_ms, "WindowRangeQuery without key or range");
       return StateQueryRequest::in_store_with_query(
-          store, WindowRangeQuery<K, V>::with_window_start_range(step.lower.value_or(0),
-                                                                 step.upper.value_or(0)));
+          store,
+          WindowRangeQuery<K, V>::with_window_start_range(*step.from_time_ms, *step.to_time_ms));
     case QueryKind::VersionedKeyQuery: {
       auto q = VersionedKeyQuery<K, V>::with_key(key);
       if (step.as_of_ms) q = q.as_of(*step.as_of_ms);
@@ -125,6 +128,8 @@ ScriptedExpectation expectation_of(const QueryStep& step, uint64_t record_id) {
   e.partitions = step.expect;
   e.error = step.expect_error;
   e.answered_partitions = step.expect_partitions;
+  e.values = step.expect_values;
+  e.merged_position = step.expect_position;
   return e;
 }
 
@@ -143,14 +148,18 @@ std::string prng_name(const std::string& kind, size_t test, int32_t k) {
 }
 
 // One changelog record as the trace holds it (see ChangelogRecord).
-ChangelogRecord changelog_record(const BrokerService& service, const TopicPartition& tp,
-                                 const ConsumerRecord& c, int64_t append_ms) {
+ChangelogRecord changelog_record(const BrokerService& service, const TopologyConfig& topology,
+                                 const TopicPartition& tp, const ConsumerRecord& c,
+                                 int64_t append_ms) {
   const int32_t partition = tp.second;
   ChangelogRecord r;
   r.partition = partition;
   // The broker's records carry raw longs; tp is the store's changelog partition.
   r.offset = ChangelogOffset(c.offset);
-  r.key = Serde<int32_t>::deserialize(*c.key);
+  const DecodedStoreKey key = decode_store_key(topology, *c.key);
+  r.key = key.key;
+  r.window_start_ms = key.window_start_ms;
+  r.window_end_ms = key.window_end_ms;
   if (c.value) r.value = Serde<int64_t>::deserialize(*c.value);
   r.timestamp_ms = c.timestamp;
   r.appended_ms = base::Instant::from_ms(append_ms);  // the broker keeps virtual ms as longs
@@ -279,7 +288,8 @@ void ScenarioDriver::record_removed(const TopicPartition& tp, const ConsumerReco
     ++removed_changelog_dropped_;
     return;
   }
-  removed_changelog_.push_back(changelog_record(cluster_->broker(), tp, c, append_ms));
+  removed_changelog_.push_back(
+      changelog_record(cluster_->broker(), cluster_->config().topology, tp, c, append_ms));
 }
 
 bool ScenarioDriver::check_bounds() {
@@ -456,6 +466,10 @@ void ScenarioDriver::scripted_query(const QueryStep& step) {
     r.request.lower = step.lower;
     r.request.upper = step.upper;
     r.request.order = step.order;
+  } else if (step.type == QueryKind::WindowKeyQuery || step.type == QueryKind::WindowRangeQuery) {
+    r.request.key = step.key;
+    r.request.from_time_ms = step.from_time_ms;
+    r.request.to_time_ms = step.to_time_ms;
   } else {
     r.request.key = step.key;
     if (step.type == QueryKind::MultiVersionedKeyQuery) r.request.order = step.order;
@@ -472,6 +486,7 @@ void ScenarioDriver::scripted_query(const QueryStep& step) {
     r.request.bound = *step.bound;
   }
   r.request.require_active = step.require_active;
+  r.request.collect_execution_info = step.collect_execution_info;
 
   request =
       step.partitions ? request.with_partitions(*step.partitions) : request.with_all_partitions();
@@ -479,6 +494,7 @@ void ScenarioDriver::scripted_query(const QueryStep& step) {
     request = request.with_position_bound(PositionBound::at(r.request.bound));
   }
   if (step.require_active) request = request.require_active();
+  if (step.collect_execution_info) request = request.enable_execution_info();
 
   const std::set<int32_t> partitions = step.partitions.value_or(all_partitions());
   r.placement_at_invoke = take_placement(*cluster_, step.store, partitions);
@@ -549,7 +565,9 @@ void ScenarioDriver::liveness() {
 // kAudit) and judged by every property.
 void ScenarioDriver::audit_replicas(const Position& bound, int64_t deadline_ms) {
   const TopologyConfig& t = cluster_->config().topology;
-  if (t.versioned()) return;  // a versioned store throws on RangeQuery (quirk 15)
+  // A versioned store throws on RangeQuery (quirk 15), and window and session stores answer it
+  // UNKNOWN_QUERY_TYPE: the audit reads key-value stores only.
+  if (t.versioned() || t.windowed() || t.session()) return;
   std::set<std::pair<int32_t, int32_t>> pending;  // (instance number, partition)
   const PlacementSnapshot placement = take_placement(*cluster_, t.store_name, all_partitions());
   for (const ReplicaSnapshot& r : placement.replicas) {
@@ -636,8 +654,27 @@ bool ScenarioDriver::probe_partition(int32_t partition, const Position& bound, b
     request = StateQueryRequest::in_store_with_query(
         t.store_name, VersionedKeyQuery<int32_t, int64_t>::with_key(key.value_or(0)));
   }
+  // A window or session store answers KeyQuery and RangeQuery UNKNOWN_QUERY_TYPE: probe it with
+  // the key's windows from time 0 on, or its sessions.
+  std::optional<int64_t> window_to_ms;
+  if (t.windowed()) {
+    window_to_ms = std::numeric_limits<int64_t>::max();
+    request = StateQueryRequest::in_store_with_query(
+        t.store_name, WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(
+                          key.value_or(0), 0, *window_to_ms));
+  } else if (t.session()) {
+    request = StateQueryRequest::in_store_with_query(
+        t.store_name, WindowRangeQuery<int32_t, int64_t>::with_key(key.value_or(0)));
+  }
   request = request.with_partitions({partition}).with_position_bound(PositionBound::at(bound));
   QueryRecord r = phase_record(QueryRecord::Source::kLiveness, request, key, partition, bound);
+  if (window_to_ms) {
+    r.request.key = key.value_or(0);
+    r.request.from_time_ms = 0;
+    r.request.to_time_ms = window_to_ms;
+  } else if (t.session()) {
+    r.request.key = key.value_or(0);
+  }
 
   std::vector<int32_t> live;
   for (int32_t n = 1; n <= cluster_->instance_count(); ++n) {
@@ -904,7 +941,7 @@ void ScenarioDriver::read_changelog() {
         take_removed_below(c.offset);
         auto appended = broker.append_time_ms(tp, c.offset);
         IQ_ASSERT(appended.has_value(), "append time of {}-{} offset {}", topic, p, c.offset);
-        take(changelog_record(service, tp, c, *appended));
+        take(changelog_record(service, cluster_->config().topology, tp, c, *appended));
         next = c.offset + 1;
       }
       next = fetched_end;

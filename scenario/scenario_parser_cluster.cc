@@ -230,7 +230,8 @@ void ScenarioParser::parse_broker(const toml::table* section) {
 void ScenarioParser::parse_topology(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("topology"));
   t.allow({"name", "source_topic", "source_partitions", "store", "keys", "caching", "logging",
-           "history_retention_ms", "segment_interval_ms"});
+           "history_retention_ms", "segment_interval_ms", "window_size_ms", "window_advance_ms",
+           "grace_ms", "session_gap_ms", "window_retention_ms", "retain_duplicates"});
   TopologyConfig& c = s_.cluster.topology;
   c.kind = t.enumeration("name", c.kind, names::kTopologies, "topology");
   c.source_topic = t.name("source_topic", c.source_topic);
@@ -250,7 +251,64 @@ void ScenarioParser::parse_topology(const toml::table* section) {
   // KeyValueStoreMaterializer does not enable caching on a versioned store, whatever the
   // Materialized says; the effective value is what the run and its checks see.
   if (c.versioned()) c.caching = false;
+  parse_window_topology(t);
   t.finish();
+}
+
+// The window and session shapes' settings (every topology may give them; only these read them),
+// checked as TimeWindows, SessionWindows, the materializers and Stores check them, for every
+// alternative of a choice (lo/hi).
+void ScenarioParser::parse_window_topology(Table& t) {
+  TopologyConfig& c = s_.cluster.topology;
+  const IntValue size = t.integer("window_size_ms", c.window_size_ms, kPositiveTimeMs);
+  const IntValue advance = t.integer("window_advance_ms", size.lo, kPositiveTimeMs);
+  const IntValue grace = t.integer("grace_ms", c.grace_ms, kTimeMs);
+  const IntValue gap = t.integer("session_gap_ms", c.session_gap_ms, kPositiveTimeMs);
+  const IntValue retention = t.integer("window_retention_ms", 0, kTimeMs);
+  const bool duplicates = t.boolean("retain_duplicates", c.retain_duplicates);
+  c.window_size_ms = size.value;
+  if (advance.given) c.window_advance_ms = advance.value;
+  c.grace_ms = grace.value;
+  c.session_gap_ms = gap.value;
+  if (retention.given) c.window_retention_ms = retention.value;
+  c.retain_duplicates = duplicates;
+  if (!c.windowed() && !c.session()) return;
+  const std::string_view kind = names::name_of(names::kTopologies, c.kind);
+  if (c.supplier == KeyValueSupplier::kLruMap) {
+    t.fail_key("name", fmt::format("{} needs a window or session store: store_backend 'lru' has "
+                                   "none (use in_memory, rocksdb_plain or rocksdb)",
+                                   kind));
+  }
+  // A session store has no timestamped form: Stores.persistentSessionStore either way, and the
+  // effective supplier is what the run and its checks see.
+  if (c.session() && c.supplier == KeyValueSupplier::kRocksDbTimestamped) {
+    c.supplier = KeyValueSupplier::kRocksDb;
+  }
+  if (duplicates && c.kind != TopologyKind::WindowPapiWriter) {
+    t.fail_key("retain_duplicates", "only the WindowPapiWriter builds a store with duplicates");
+  }
+  const bool papi =
+      c.kind == TopologyKind::WindowPapiWriter || c.kind == TopologyKind::SessionPapiWriter;
+  if (papi && !retention.given) {
+    t.fail_key("name",
+               fmt::format("{} needs window_retention_ms (the supplier's retention)", kind));
+  }
+  if (c.windowed()) {
+    // TimeWindows.advanceBy: "Window advancement interval should be more than zero and less
+    // than window duration".
+    require_le(r_, advance, "window_advance_ms", size, "window_size_ms");
+    IntValue least = size;  // Stores' check: retention >= size; the DSL's: >= size + grace
+    if (!papi) least.hi = size.hi + grace.hi;
+    if (retention.given) {
+      require_le(r_, least, papi ? "window_size_ms" : "window_size_ms + grace_ms", retention,
+                 "window_retention_ms");
+    }
+  } else if (retention.given && !papi) {
+    // SessionWindowedKStreamImpl: retention no smaller than the inactivity gap plus grace.
+    IntValue least = gap;
+    least.hi = gap.hi + grace.hi;
+    require_le(r_, least, "session_gap_ms + grace_ms", retention, "window_retention_ms");
+  }
 }
 
 }  // namespace iq::sim::parsing

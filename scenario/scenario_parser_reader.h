@@ -690,6 +690,9 @@ inline bool is_range_query(QueryKind k) {
   return k == QueryKind::RangeQuery || k == QueryKind::TimestampedRangeQuery ||
          k == QueryKind::WindowRangeQuery;
 }
+inline bool is_window_query(QueryKind k) {
+  return k == QueryKind::WindowKeyQuery || k == QueryKind::WindowRangeQuery;
+}
 
 inline bool undoable(FaultAction a) {
   return a == FaultAction::kCrash || a == FaultAction::kClose || a == FaultAction::kPause ||
@@ -702,13 +705,15 @@ constexpr std::array<std::string_view, 16> kStepKinds{
     "restart", "restart_wiped", "close",        "start",          "pause", "resume",
     "isolate", "heal",          "add_instance", "remove_instance"};
 // Every key a step may hold: its kind, and the keys that go with some kinds.
-constexpr std::array<std::string_view, 20> kStepKeys = [] {
-  std::array<std::string_view, 20> keys{};
+constexpr std::array<std::string_view, 22> kStepKeys = [] {
+  std::array<std::string_view, 22> keys{};
   std::copy(kStepKinds.begin(), kStepKinds.end(), keys.begin());
   keys[16] = "ms_max";
   keys[17] = "expect";
   keys[18] = "expect_error";
   keys[19] = "expect_partitions";
+  keys[20] = "expect_values";
+  keys[21] = "expect_position";
   return keys;
 }();
 
@@ -814,7 +819,13 @@ class ScenarioParser {
 
   VersionedList versions(const toml::node& n, const KeyPath& p) const;
 
+  WindowedList windows(const toml::node& n, const KeyPath& p, const QueryStep& step) const;
+
   void parse_versioned_times(Table& q, QueryStep& step);
+
+  // WindowKeyQuery's key and window-start range, WindowRangeQuery's key or range.
+  void parse_window_query(Table& q, QueryStep& step);
+  void parse_window_topology(Table& t);
 
   // A set of source partitions (query partitions, expect_partitions), each one that exists.
   std::optional<std::set<int32_t>> partition_set(Table& t, std::string_view key);

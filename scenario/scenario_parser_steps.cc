@@ -130,10 +130,12 @@ QueryStep ScenarioParser::parse_query(Table& st, const toml::table& step_table) 
   step.where = SourceLocation{r_.file(), static_cast<int32_t>(step_table.source().begin.line)};
   Table q(r_, *st.subtable("query"), st.path("query"));
   q.allow({"store", "type", "key", "lower", "upper", "order", "partitions", "bound",
-           "require_active", "instance", "as_of_ms", "from_ms", "to_ms"});
+           "require_active", "instance", "as_of_ms", "from_ms", "to_ms", "execution_info"});
   step.store = q.name("store", s_.cluster.topology.store_name);
   step.type = q.enumeration("type", step.type, names::kQueryKinds, "query type");
-  if (is_key_query(step.type)) {
+  if (is_window_query(step.type)) {
+    parse_window_query(q, step);
+  } else if (is_key_query(step.type)) {
     if (!q.has("key")) q.missing("key");
     step.key = q.integer("key", 0, kAnyInt32).as_int32();
   } else if (q.has("key")) {
@@ -141,8 +143,12 @@ QueryStep ScenarioParser::parse_query(Table& st, const toml::table& step_table) 
                fmt::format("a {} takes no key", names::name_of(names::kQueryKinds, step.type)));
   }
   for (std::string_view bound_key : {"lower", "upper"}) {
-    if (q.has(bound_key) && !is_range_query(step.type)) {
-      q.fail_key(bound_key, fmt::format("only a range query takes {}", bound_key));
+    if (q.has(bound_key) && (!is_range_query(step.type) || is_window_query(step.type))) {
+      q.fail_key(bound_key,
+                 fmt::format("only a RangeQuery or TimestampedRangeQuery takes {}{}", bound_key,
+                             is_window_query(step.type) ? " (a window query takes from_ms and "
+                                                          "to_ms, window-start times)"
+                                                        : ""));
     }
     if (std::optional<IntValue> v = q.optional_integer(bound_key, kAnyInt32)) {
       (bound_key == "lower" ? step.lower : step.upper) = v->as_int32();
@@ -158,10 +164,42 @@ QueryStep ScenarioParser::parse_query(Table& st, const toml::table& step_table) 
     step.bound_produced = bound->produced;
   }
   step.require_active = q.boolean("require_active", false);
+  step.collect_execution_info = q.boolean("execution_info", false);
   step.instance = q.has("instance") ? reference_instance(q.instance("instance")) : 1;
   q.finish();
   parse_expectations(st, step);
   return step;
+}
+
+// WindowKeyQuery.withKeyAndWindowStartRange(key, from, to): key, from_ms and to_ms all given.
+// WindowRangeQuery.withKey(key) or .withWindowStartRange(from, to): a key, or both times, not
+// both shapes. Times are any long (Kafka takes Instants; from > to answers nothing).
+void ScenarioParser::parse_window_query(Table& q, QueryStep& step) {
+  const bool key_query = step.type == QueryKind::WindowKeyQuery;
+  if (key_query && !q.has("key")) q.missing("key");
+  if (!key_query && q.has("key")) {
+    for (std::string_view k : {"from_ms", "to_ms"}) {
+      if (q.has(k)) {
+        q.fail_key(k,
+                   "a WindowRangeQuery takes a key (withKey) or from_ms and to_ms "
+                   "(withWindowStartRange), not both");
+      }
+    }
+  }
+  if (key_query || !q.has("key")) {
+    for (std::string_view k : {"from_ms", "to_ms"}) {
+      if (!q.has(k)) {
+        q.fail_key(
+            q.has("from_ms") || q.has("to_ms") ? (k == "from_ms" ? "to_ms" : "from_ms") : "type",
+            fmt::format(
+                "a {} needs {}{}", names::name_of(names::kQueryKinds, step.type), k,
+                key_query ? " (the window-start range)" : " (or a key: WindowRangeQuery.withKey)"));
+      }
+    }
+  }
+  if (q.has("key")) step.key = q.integer("key", 0, kAnyInt32).as_int32();
+  if (auto v = q.optional_integer("from_ms", kAnyInt64)) step.from_time_ms = v->value;
+  if (auto v = q.optional_integer("to_ms", kAnyInt64)) step.to_time_ms = v->value;
 }
 
 // VersionedKeyQuery.asOf and MultiVersionedKeyQuery's fromTime/toTime: any long, as Kafka takes
@@ -170,9 +208,13 @@ void ScenarioParser::parse_versioned_times(Table& q, QueryStep& step) {
   if (q.has("as_of_ms") && step.type != QueryKind::VersionedKeyQuery) {
     q.fail_key("as_of_ms", "only a VersionedKeyQuery takes as_of_ms");
   }
+  if (is_window_query(step.type)) return;  // parse_window_query read from_ms and to_ms
   for (std::string_view k : {"from_ms", "to_ms"}) {
     if (q.has(k) && step.type != QueryKind::MultiVersionedKeyQuery) {
-      q.fail_key(k, fmt::format("only a MultiVersionedKeyQuery takes {}", k));
+      q.fail_key(k,
+                 fmt::format("only a MultiVersionedKeyQuery takes {} (and a window query, as its "
+                             "window-start range)",
+                             k));
     }
   }
   if (auto v = q.optional_integer("as_of_ms", kAnyInt64)) step.as_of_ms = v->value;
@@ -231,13 +273,26 @@ void ScenarioParser::parse_expectations(Table& st, QueryStep& step) {
     step.expect_error = name;
   }
   step.expect_partitions = partition_set(st, "expect_partitions");
+  if (st.has("expect_error")) {
+    for (std::string_view k : {"expect_values", "expect_position"}) {
+      if (st.has(k)) st.fail_key(k, fmt::format("a query that throws has no {}", k.substr(7)));
+    }
+  }
+  step.expect_values =
+      st.get<std::set<int64_t>>("expect_values", [&](const toml::node& n, const KeyPath& p) {
+        const std::vector<int64_t> list = r_.plain_int_list(n, p, kAnyInt64);
+        return std::set<int64_t>(list.begin(), list.end());
+      });
+  step.expect_position = st.get<Position>(
+      "expect_position",
+      [&](const toml::node& n, const KeyPath& p) { return r_.plain_position(n, p); });
 }
 
 ExpectedPartition ScenarioParser::expected_partition(const toml::table& table, const KeyPath& path,
                                                      const QueryStep& step) {
   Table e(r_, table, path);
   e.allow({"partition", "success", "value", "value_absent", "entries", "timestamps", "versions",
-           "position", "failure_reason", "message_contains"});
+           "windows", "position", "failure_reason", "message_contains", "execution_info"});
   ExpectedPartition x;
   if (!e.has("partition")) e.missing("partition");
   x.partition = checked_partition(e.integer("partition", 0, kAnyInt32));
@@ -254,9 +309,17 @@ ExpectedPartition ScenarioParser::expected_partition(const toml::table& table, c
           "success", [&](const toml::node& n, const KeyPath& p) { return r_.plain_bool(n, p); })) {
     x.success = success;
   }
-  if ((e.has("value") || e.has("value_absent")) && !is_key_query(step.type)) {
-    e.fail_key(e.has("value") ? "value" : "value_absent", "only a key query answers a value");
+  if ((e.has("value") || e.has("value_absent")) &&
+      (!is_key_query(step.type) || is_window_query(step.type))) {
+    e.fail_key(e.has("value") ? "value" : "value_absent",
+               is_window_query(step.type) ? "a window query answers windows (windows = [...])"
+                                          : "only a key query answers a value");
   }
+  if (e.has("windows") && !is_window_query(step.type)) {
+    e.fail_key("windows", "only a WindowKeyQuery or WindowRangeQuery answers windows");
+  }
+  x.windows = e.get<WindowedList>(
+      "windows", [&](const toml::node& n, const KeyPath& p) { return windows(n, p, step); });
   const bool versioned =
       step.type == QueryKind::VersionedKeyQuery || step.type == QueryKind::MultiVersionedKeyQuery;
   if ((e.has("value") || e.has("value_absent")) && versioned) {
@@ -283,8 +346,10 @@ ExpectedPartition ScenarioParser::expected_partition(const toml::table& table, c
     }
     x.value.emplace(std::nullopt);
   }
-  if (e.has("entries") && !is_range_query(step.type)) {
-    e.fail_key("entries", "only a range query answers entries");
+  if (e.has("entries") && (!is_range_query(step.type) || is_window_query(step.type))) {
+    e.fail_key("entries", is_window_query(step.type)
+                              ? "a window query answers windows (windows = [...])"
+                              : "only a range query answers entries");
   }
   x.entries = e.get<KeyValueList>(
       "entries", [&](const toml::node& n, const KeyPath& p) { return entries(n, p); });
@@ -294,16 +359,23 @@ ExpectedPartition ScenarioParser::expected_partition(const toml::table& table, c
       "position", [&](const toml::node& n, const KeyPath& p) { return r_.plain_position(n, p); });
   x.failure_reason =
       e.optional_enumeration("failure_reason", names::kFailureReasons, "failure reason");
-  if (x.failure_reason && (x.value || x.entries || x.versions)) {
+  if (x.failure_reason && (x.value || x.entries || x.versions || x.windows)) {
     e.fail_key("failure_reason", "a failed partition answers no value or entries");
   }
   if (x.failure_reason && x.success == true) {
     e.fail_key("success", "success = true contradicts failure_reason");
   }
-  if (x.success == false && (x.value || x.entries || x.versions)) {
+  if (x.success == false && (x.value || x.entries || x.versions || x.windows)) {
     e.fail_key("success", "success = false contradicts an expected value or entries");
   }
   if (e.has("message_contains")) x.message_contains = e.string("message_contains", "");
+  if (e.has("execution_info")) {
+    x.execution_info = e.boolean("execution_info", false);
+    if (*x.execution_info && !step.collect_execution_info) {
+      e.fail_key("execution_info",
+                 "the query collects no execution info: add execution_info = true to the query");
+    }
+  }
   e.finish();
   return x;
 }
@@ -357,6 +429,58 @@ VersionedList ScenarioParser::versions(const toml::node& n, const KeyPath& p) co
       x.valid_to_ms = to->value;
     }
     v.finish();
+    out.push_back(x);
+  }
+  return out;
+}
+
+// [{ key?, start_ms, end_ms?, value }, ...]: a window answer's entries in order. A WindowKeyQuery
+// entry is its window start and value (Kafka gives no end, and the key is the query's); a
+// WindowRangeQuery entry has its key and window [start, end) or session [start, end].
+WindowedList ScenarioParser::windows(const toml::node& n, const KeyPath& p,
+                                     const QueryStep& step) const {
+  const toml::array* a = n.as_array();
+  if (a == nullptr) {
+    r_.fail(
+        n, p,
+        fmt::format("expected [{{ key, start_ms, end_ms, value }}, ...], got {}", type_name(n)));
+  }
+  if (a->size() > kListItemsMax) r_.fail(n, p, "too many items");
+  const bool key_query = step.type == QueryKind::WindowKeyQuery;
+  WindowedList out;
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::table* item = a->get(i)->as_table();
+    if (item == nullptr) {
+      r_.fail(*a->get(i), p.index(i),
+              fmt::format("expected a table, got {}", type_name(*a->get(i))));
+    }
+    Table w(r_, *item, p.index(i));
+    w.allow({"key", "start_ms", "end_ms", "value"});
+    for (std::string_view k : {"start_ms", "value"}) {
+      if (!w.has(k)) w.missing(k);
+    }
+    if (key_query) {
+      for (std::string_view k : {"key", "end_ms"}) {
+        if (w.has(k)) {
+          w.fail_key(k, fmt::format("a WindowKeyQuery answers (window start, value): no {}", k));
+        }
+      }
+    } else {
+      for (std::string_view k : {"key", "end_ms"}) {
+        if (!w.has(k)) w.missing(k);
+      }
+    }
+    WindowedValue x;
+    x.key = key_query ? step.key.value_or(0) : w.integer("key", 0, kAnyInt32).as_int32();
+    x.start_ms = w.integer("start_ms", 0, kAnyInt64).value;
+    if (auto end = w.optional_integer("end_ms", kAnyInt64)) {
+      if (end->value < x.start_ms) {
+        w.fail_key("end_ms", fmt::format("must be >= start_ms ({})", x.start_ms));
+      }
+      x.end_ms = end->value;
+    }
+    x.value = w.integer("value", 0, kAnyInt64).value;
+    w.finish();
     out.push_back(x);
   }
   return out;

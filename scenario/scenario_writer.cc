@@ -102,6 +102,10 @@ std::string ints(const std::set<int32_t>& items) {
   return ints(std::vector<int64_t>(items.begin(), items.end()));
 }
 
+std::string ints(const std::set<int64_t>& items) {
+  return ints(std::vector<int64_t>(items.begin(), items.end()));
+}
+
 // { input-topic = { 0 = 5, 1 = 3 } }; the empty position is {}.
 std::string position(const Position& p) {
   if (p.map().empty()) return "{}";
@@ -265,6 +269,14 @@ void write_cluster(std::string& out, const Scenario& s) {
   if (t.versioned()) {
     b.set("history_retention_ms", num(t.history_retention_ms));
     if (t.segment_interval_ms) b.set("segment_interval_ms", num(*t.segment_interval_ms));
+  }
+  if (t.windowed() || t.session()) {
+    b.set("window_size_ms", num(t.window_size_ms));
+    if (t.window_advance_ms) b.set("window_advance_ms", num(*t.window_advance_ms));
+    b.set("grace_ms", num(t.grace_ms));
+    b.set("session_gap_ms", num(t.session_gap_ms));
+    if (t.window_retention_ms) b.set("window_retention_ms", num(*t.window_retention_ms));
+    b.set("retain_duplicates", boolean(t.retain_duplicates));
   }
 
   b.header("[knobs]");
@@ -441,10 +453,22 @@ std::string expected(const ExpectedPartition& e) {
     }
     out += "]";
   }
+  if (e.windows) {
+    out += ", windows = [";
+    for (size_t i = 0; i < e.windows->size(); ++i) {
+      const WindowedValue& w = (*e.windows)[i];
+      out += i > 0 ? ", { " : "{ ";
+      // A WindowKeyQuery's entries carry the query's key and no end (the parser refuses both).
+      if (w.end_ms) out += "key = " + num(w.key) + ", end_ms = " + num(*w.end_ms) + ", ";
+      out += "start_ms = " + num(w.start_ms) + ", value = " + num(w.value) + " }";
+    }
+    out += "]";
+  }
   if (e.position) out += ", position = " + position(*e.position);
   if (e.failure_reason)
     out += ", failure_reason = " + name(names::kFailureReasons, *e.failure_reason);
   if (e.message_contains) out += ", message_contains = " + str(*e.message_contains);
+  if (e.execution_info) out += ", execution_info = " + boolean(*e.execution_info);
   return out + " }";
 }
 
@@ -462,6 +486,7 @@ void write_step(Block& b, const Scenario&, const QueryStep& q) {
   query += ", bound = " +
            (q.bound ? position(*q.bound) : str(q.bound_produced ? "produced" : "unbounded"));
   query += ", require_active = " + boolean(q.require_active);
+  if (q.collect_execution_info) query += ", execution_info = true";
   query += ", instance = " + instance(q.instance) + " }";
   b.set("query", query);
   if (!q.expect.empty()) {
@@ -471,6 +496,8 @@ void write_step(Block& b, const Scenario&, const QueryStep& q) {
   }
   if (q.expect_error) b.set("expect_error", str(*q.expect_error));
   if (q.expect_partitions) b.set("expect_partitions", ints(*q.expect_partitions));
+  if (q.expect_values) b.set("expect_values", ints(*q.expect_values));
+  if (q.expect_position) b.set("expect_position", position(*q.expect_position));
 }
 
 void write_test(std::string& out, const Scenario& s, const TestSpec& t) {

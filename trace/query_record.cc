@@ -26,6 +26,14 @@ std::string value_string(const ResultValue& v) {
   }
   std::string out = "[";
   bool first = true;
+  if (const auto* windows = std::get_if<WindowedList>(&v)) {
+    for (const WindowedValue& w : *windows) {
+      if (!first) out += ", ";
+      first = false;
+      out += to_string(w);
+    }
+    return out + "]";
+  }
   if (const auto* versions = std::get_if<VersionedList>(&v)) {
     for (const VersionedValue& version : *versions) {
       if (!first) out += ", ";
@@ -47,6 +55,12 @@ std::string value_string(const ResultValue& v) {
 std::string to_string(const VersionedValue& v) {
   return std::to_string(v.value) + "@[" + std::to_string(v.valid_from_ms) + "," +
          (v.valid_to_ms ? std::to_string(*v.valid_to_ms) : "") + ")";
+}
+
+std::string to_string(const WindowedValue& v) {
+  if (!v.end_ms) return "@" + std::to_string(v.start_ms) + "=" + std::to_string(v.value);
+  return std::to_string(v.key) + "@" + std::to_string(v.start_ms) + ".." +
+         std::to_string(*v.end_ms) + "=" + std::to_string(v.value);
 }
 
 const char* to_string(ReplicaRole r) {
@@ -196,6 +210,7 @@ std::string QueryRequestRecord::to_string() const {
   }
   out += " bound=" + std::string(sim::to_string(bound_mode)) + ":" + bound.to_string();
   out += std::string(" require_active=") + (require_active ? "true" : "false");
+  if (collect_execution_info) out += " execution_info";
   return out;
 }
 
@@ -212,6 +227,7 @@ std::string PartitionOutcome::to_string() const {
   } else {
     out += " failed " + opt_string(failure_reason) + " '" + failure_message + "'";
   }
+  if (!execution_info.empty()) out += " info=" + std::to_string(execution_info.size());
   return out + " pos=" + opt_string(position) + "}";
 }
 

@@ -91,8 +91,9 @@ TEST(ChangelogWitnessTest, AnActivesUnloggedWritesServeKeyQueriesOnly) {
   TraceBuilder b = three_writes();
   b.produce(0, 1, 12);
   b.produce(0, 2, std::nullopt);
-  const std::vector<sim::UnloggedWrite> cache{{1, 12, 400, SourceOffset(3)},
-                                              {2, std::nullopt, 500, SourceOffset(4)}};
+  const std::vector<sim::UnloggedWrite> cache{
+      {1, 12, 400, SourceOffset(3), std::nullopt, std::nullopt},
+      {2, std::nullopt, 500, SourceOffset(4), std::nullopt, std::nullopt}};
   const auto replica = applied(active(0, pos(0, 4)), 2, cache);
   b.add(b.key_query(0, 1).ok(12, pos(0, 4)).replica(replica));
   b.add(b.key_query(0, 2).ok(std::nullopt, pos(0, 4)).replica(replica));
@@ -113,7 +114,8 @@ TEST(ChangelogWitnessTest, AnActivesUnloggedWritesServeKeyQueriesOnly) {
 TEST(ChangelogWitnessTest, AKeyQueryThatAsksToSkipTheCacheStillSeesIt) {
   TraceBuilder b = three_writes();
   b.produce(0, 1, 12);
-  const std::vector<sim::UnloggedWrite> cache{{1, 12, 400, SourceOffset(3)}};
+  const std::vector<sim::UnloggedWrite> cache{
+      {1, 12, 400, SourceOffset(3), std::nullopt, std::nullopt}};
   const auto replica = applied(active(0, pos(0, 3)), 2, cache);
   b.add(b.key_query(0, 1).skip_cache().ok(12, pos(0, 3)).replica(replica));
   // Wrong: a skipCache answer from the store below, as if the flag had reached the cache.

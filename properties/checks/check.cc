@@ -26,9 +26,13 @@ model::Aggregation aggregation_of(TopologyKind kind) {
     case TopologyKind::WindowedCount:
     case TopologyKind::WindowedSum:
     case TopologyKind::SessionCount:
+    case TopologyKind::SessionSum:
     case TopologyKind::WindowPapiWriter:
     case TopologyKind::SessionPapiWriter:
-      break;  // window and session answers are judged by their own model (issue 12)
+      // Window and session answers are judged by their own model (issue 12, not here yet); until
+      // then the latest-by-offset fold only lets a trace of them be read (scenarios of these
+      // kinds list the checks that judge them).
+      return model::Aggregation::kLatest;
   }
   IQ_ASSERT(false, "unknown topology kind {}", static_cast<int>(kind));
   return model::Aggregation::kLatest;
@@ -50,6 +54,7 @@ model::WriteKind write_kind_of(TopologyKind kind, const sim::SourceLogRecord& re
     case TopologyKind::WindowedCount:
     case TopologyKind::WindowedSum:
     case TopologyKind::SessionCount:
+    case TopologyKind::SessionSum:
     case TopologyKind::WindowPapiWriter:
     case TopologyKind::SessionPapiWriter:
       break;  // window and session answers are judged by their own model (issue 12)

@@ -4,8 +4,12 @@
 // StreamsError thrown instead of an answer (by kind name, "UnknownStateStoreException" or
 // "UnknownStateStore"), the set of partitions answered, and per partition success, the value
 // (KeyQuery; null = absent), the entries in order (RangeQuery), the timestamps, the position, the
-// failure reason and a fragment of the failure message. One violation per partition (or per
-// record for the record-level fields) lists every field that differs, with the step's file:line.
+// failure reason and a fragment of the failure message, the windows of a window query (an entry
+// whose end is not expected is compared without it), whether execution info was collected; per
+// record, the set of values unioned over the answered partitions (all of which must have
+// succeeded, as Kafka's window and session checks require) and the merged position
+// (StateQueryResult.getPosition). One violation per partition (or per record for the
+// record-level fields) lists every field that differs, with the step's file:line.
 //
 // An `expect` is an assertion the scenario file makes, so it is judged whether or not its
 // [[test]] lists this property among its checks (the runner asks for this check whenever the
@@ -40,10 +44,42 @@ std::string timestamps_text(const std::vector<int64_t>& ts) {
   return out + "]";
 }
 
-std::string partitions_text(const std::set<int32_t>& ps) {
+template <typename T>
+std::string set_text(const std::set<T>& ps) {
   std::string out = "{";
-  for (int32_t p : ps) out += (out.size() > 1 ? "," : "") + std::to_string(p);
+  for (const T& p : ps) out += (out.size() > 1 ? "," : "") + std::to_string(p);
   return out + "}";
+}
+
+// Expected windows against the answer: the same entries in order; an expected entry without an
+// end matches any end.
+bool windows_match(const sim::WindowedList& want, const sim::WindowedList& got) {
+  if (want.size() != got.size()) return false;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const sim::WindowedValue& w = want[i];
+    const sim::WindowedValue& g = got[i];
+    if (w.key != g.key || w.start_ms != g.start_ms || w.value != g.value) return false;
+    if (w.end_ms && w.end_ms != g.end_ms) return false;
+  }
+  return true;
+}
+
+// The values of one successful partition's answer: a key query's value, a range's or a window
+// query's entries' values, or the versions' values.
+void collect_values(const sim::ResultValue& v, std::set<int64_t>& out) {
+  if (const auto* one = std::get_if<std::optional<int64_t>>(&v)) {
+    if (*one) out.insert(**one);
+  } else if (const auto* list = std::get_if<sim::KeyValueList>(&v)) {
+    for (const auto& e : *list) out.insert(e.second);
+  } else if (const auto* versions = std::get_if<sim::VersionedList>(&v)) {
+    for (const auto& e : *versions) out.insert(e.value);
+  } else if (const auto* windows = std::get_if<sim::WindowedList>(&v)) {
+    for (const auto& e : *windows) out.insert(e.value);
+  }
+}
+
+std::string partitions_text(const std::set<int32_t>& ps) {
+  return set_text(ps);
 }
 
 bool error_name_matches(const std::string& expected, StreamsError::Kind kind) {
@@ -84,6 +120,17 @@ std::vector<std::string> partition_mismatches(const sim::ExpectedPartition& want
         text += (text.size() > 1 ? ", " : "") + sim::to_string(version);
       bad.push_back("versions=" + text + "]");
     }
+  }
+  if (want.windows) {
+    const auto* w = std::get_if<sim::WindowedList>(&got.value);
+    if (!got.success || w == nullptr || !windows_match(*want.windows, *w)) {
+      std::string text = "[";
+      for (const auto& e : *want.windows) text += (text.size() > 1 ? ", " : "") + sim::to_string(e);
+      bad.push_back("windows=" + text + "]");
+    }
+  }
+  if (want.execution_info && *want.execution_info == got.execution_info.empty()) {
+    bad.push_back(std::string("execution_info ") + (*want.execution_info ? "non-empty" : "empty"));
   }
   if (want.timestamps && got.timestamps != *want.timestamps) {
     bad.push_back("timestamps=" + timestamps_text(*want.timestamps));
@@ -143,6 +190,31 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
     out.push_back(detail::record_violation(
         context, kName, record, nullptr, "answered partitions differ" + at,
         partitions_text(*want.answered_partitions), partitions_text(answered)));
+  }
+  if (want.values) {
+    std::set<int64_t> values;
+    bool all_succeeded = true;
+    for (const auto& o : record.partitions) {
+      all_succeeded = all_succeeded && o.success;
+      if (o.success) collect_values(o.value, values);
+    }
+    if (!all_succeeded || values != *want.values) {
+      out.push_back(detail::record_violation(
+          context, kName, record, nullptr, "values unioned over the partitions differ" + at,
+          set_text(*want.values) + " from every partition succeeding",
+          set_text(values) + (all_succeeded ? "" : " (a partition failed)")));
+    }
+  }
+  if (want.merged_position) {
+    Position merged = Position::empty_position();
+    for (const auto& o : record.partitions) {
+      if (o.position) merged.merge(*o.position);
+    }
+    if (merged != *want.merged_position) {
+      out.push_back(
+          detail::record_violation(context, kName, record, nullptr, "merged position differs" + at,
+                                   want.merged_position->to_string(), merged.to_string()));
+    }
   }
   for (const auto& p : want.partitions) {
     const auto it = got.find(p.partition);

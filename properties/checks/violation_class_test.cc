@@ -252,7 +252,8 @@ TEST(ViolationClassTest, UnloggedWritesKeepOnlyKeyAnswersOutOfAFlush) {
     b.log(0, 1, 3, 300, pos(0, 2), "instance-1", 50);
     b.log(0, 3, 4, 400, pos(0, 3), "instance-1", 50);
     // instance-2's own write of key 2 under offset 1, still in its cache.
-    std::vector<sim::UnloggedWrite> unlogged{{2, 2, 200, SourceOffset(1)}};
+    std::vector<sim::UnloggedWrite> unlogged{
+        {2, 2, 200, SourceOffset(1), std::nullopt, std::nullopt}};
     auto q = range ? b.range_query(0, 1, 1).ok_entries({}, pos(0, 1))
                    : b.key_query(0, 1).ok(std::nullopt, pos(0, 1));
     b.add(q.at(60, 60)

@@ -5,7 +5,9 @@
 #include "iq/serdes.h"
 #include "state/metered_versioned_key_value_store.h"
 #include "state/rocksdb_versioned_store.h"
+#include "state/session_store.h"
 #include "state/thread_cache.h"
+#include "state/window_store.h"
 
 namespace iq::sim {
 namespace {
@@ -28,12 +30,20 @@ std::vector<UnloggedWrite> unlogged_writes(const Task& task, const std::string& 
   if (cache == nullptr) return out;
   const NamedCache* named = cache->named_cache(ThreadCache::name_space(task.id(), store));
   if (named == nullptr || named->dirty_count() == 0) return out;
-  const bool timestamped = task.topology_config().timestamped();
+  const TopologyConfig& topology = task.topology_config();
+  const bool timestamped = topology.timestamped();
+  // The window and session caches key their entries [8-byte segment id][store key].
+  const size_t prefix = topology.windowed() || topology.session() ? 8 : 0;
   named->for_each_in_range(
       std::nullopt, std::nullopt, [&](const Bytes& key, const LRUCacheEntry& entry) {
         if (!entry.dirty) return;
+        IQ_ASSERT(key.size() >= prefix, "cache key of {} bytes", key.size());
+        const DecodedStoreKey decoded =
+            decode_store_key(topology, Bytes(std::string(key.view().substr(prefix))));
         UnloggedWrite w;
-        w.key = Serde<int32_t>::deserialize(key);
+        w.key = decoded.key;
+        w.window_start_ms = decoded.window_start_ms;
+        w.window_end_ms = decoded.window_end_ms;
         w.timestamp_ms = entry.context.timestamp;
         // The record context's offset is the input record's offset in its source topic.
         w.source_offset = SourceOffset(entry.context.offset);
@@ -64,6 +74,28 @@ bool versioned_store_reopened(StateStore* store) {
   const auto* rocksdb = dynamic_cast<const RocksDBVersionedStore*>(&adapter->inner());
   return rocksdb != nullptr && rocksdb->opened_over_existing_data();
 }
+
+}  // namespace
+
+DecodedStoreKey decode_store_key(const TopologyConfig& topology, const Bytes& store_key) {
+  DecodedStoreKey out;
+  if (topology.windowed()) {
+    out.key = Serde<int32_t>::deserialize(window_key_schema::extract_store_key_bytes(store_key));
+    out.window_start_ms = window_key_schema::extract_store_timestamp(store_key);
+    out.window_end_ms =
+        window_key_schema::window_end(*out.window_start_ms, topology.window_size_ms);
+  } else if (topology.session()) {
+    const Windowed<Bytes> session = session_key_schema::from(store_key);
+    out.key = Serde<int32_t>::deserialize(session.key);
+    out.window_start_ms = session.start_ms;
+    out.window_end_ms = session.end_ms;
+  } else {
+    out.key = Serde<int32_t>::deserialize(store_key);
+  }
+  return out;
+}
+
+namespace {
 
 void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadState thread_state,
                ReplicaSnapshot& r) {

@@ -6,15 +6,56 @@
 #include "iq/key_value_iterator.h"
 #include "iq/value_and_timestamp.h"
 #include "iq/versioned_record.h"
+#include "iq/windowed.h"
 
 namespace iq::sim {
 
-// Every key-value result shape: plain or timestamped, point or range.
-PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& r) {
+namespace {
+
+// A window or session answer: WindowKeyQuery's (window start, value) of `key`, or
+// WindowRangeQuery's (Windowed(key, window), value); plain or timestamped values. False if the
+// result is none of these shapes.
+bool convert_windowed(const std::any& raw, std::optional<int32_t> key, PartitionOutcome& o) {
+  WindowedList out;
+  if (const auto* it = std::any_cast<KeyValueIterator<int64_t, int64_t>>(&raw)) {
+    for (const auto& e : it->entries)
+      out.push_back({key.value_or(0), e.key, std::nullopt, e.value});
+  } else if (const auto* tit =
+                 std::any_cast<KeyValueIterator<int64_t, ValueAndTimestamp<int64_t>>>(&raw)) {
+    for (const auto& e : tit->entries) {
+      out.push_back({key.value_or(0), e.key, std::nullopt, e.value.value});
+      o.timestamps.push_back(e.value.timestamp);
+    }
+  } else if (const auto* wit = std::any_cast<KeyValueIterator<Windowed<int32_t>, int64_t>>(&raw)) {
+    for (const auto& e : wit->entries)
+      out.push_back({e.key.key, e.key.start_ms, e.key.end_ms, e.value});
+  } else if (const auto* twit =
+                 std::any_cast<KeyValueIterator<Windowed<int32_t>, ValueAndTimestamp<int64_t>>>(
+                     &raw)) {
+    for (const auto& e : twit->entries) {
+      out.push_back({e.key.key, e.key.start_ms, e.key.end_ms, e.value.value});
+      o.timestamps.push_back(e.value.timestamp);
+    }
+  } else {
+    return false;
+  }
+  o.value = std::move(out);
+  return true;
+}
+
+}  // namespace
+
+// Every key-value, versioned, window and session result shape: plain or timestamped, point or
+// range.
+PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& r,
+                                          std::optional<int32_t> window_key) {
   PartitionOutcome o;
   o.partition = partition;
   o.success = r.is_success();
   o.position = r.position();
+  const auto& info = r.execution_info();
+  for (size_t i = 0; i < info.size() && i < PartitionOutcome::kExecutionInfoMax; ++i)
+    o.execution_info.push_back(info[i]);
   if (!o.success) {
     o.failure_reason = r.failure_reason();
     o.failure_message = r.failure_message().value_or("");
@@ -47,6 +88,8 @@ PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& 
     for (const auto& rec : vit->records)
       versions.push_back({rec.value, rec.timestamp, rec.valid_to});
     o.value = std::move(versions);
+  } else {
+    convert_windowed(raw, window_key, o);
   }
   IQ_ASSERT(!std::holds_alternative<std::monostate>(o.value),
             "partition {}: a success of an unexpected result type", partition);
@@ -65,7 +108,7 @@ void record_outcome(QueryRecord& record,
   record.error.reset();
   // partition_results() is a std::map: the outcomes come out ordered by partition.
   for (const auto& [partition, result] : answer->partition_results()) {
-    record.partitions.push_back(convert_partition_result(partition, result));
+    record.partitions.push_back(convert_partition_result(partition, result, record.request.key));
   }
 }
 

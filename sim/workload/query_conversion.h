@@ -5,12 +5,14 @@
 //
 // - convert_partition_result: one partition's QueryResult as a PartitionOutcome (success with the
 //   value or entries of any of the four key-value result shapes, plain or timestamped, or the
-//   versioned record(s) of a VersionedKeyQuery or MultiVersionedKeyQuery; or the
-//   failure reason and message; the position either way).
+//   versioned record(s) of a VersionedKeyQuery or MultiVersionedKeyQuery, or the windows of a
+//   WindowKeyQuery or WindowRangeQuery on a window or session store; or the failure reason and
+//   message; the position and execution info either way).
 // - record_outcome: the whole answer into a QueryRecord: kStreamsError with the error, or
 //   kAnswered with every partition's outcome, ordered by partition.
 
 #include <cstdint>
+#include <optional>
 
 #include "base/expected.h"
 #include "iq/query_result.h"
@@ -20,9 +22,11 @@
 
 namespace iq::sim {
 
-// Asserts that a success carries one of the key-value or versioned result types over
-// <int32_t, int64_t>.
-PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& result);
+// Asserts that a success carries one of the key-value, versioned or windowed result types over
+// <int32_t, int64_t>. `window_key`: the key a WindowKeyQuery asked for (its entries carry only
+// their window start).
+PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& result,
+                                          std::optional<int32_t> window_key = std::nullopt);
 
 void record_outcome(QueryRecord& record,
                     const base::Expected<StateQueryResult, StreamsError>& answer);

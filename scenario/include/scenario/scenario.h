@@ -155,17 +155,22 @@ struct QueryStep {
   std::optional<int32_t> upper;
   ResultOrder order = ResultOrder::ANY;  // range queries and MultiVersionedKeyQuery
   std::optional<int64_t> as_of_ms;       // VersionedKeyQuery.asOf; absent: the latest version
-  std::optional<int64_t> from_time_ms;   // MultiVersionedKeyQuery.fromTime; absent: open
-  std::optional<int64_t> to_time_ms;     // MultiVersionedKeyQuery.toTime; absent: open
+  // MultiVersionedKeyQuery.fromTime/toTime (absent: open); WindowKeyQuery's and
+  // WindowRangeQuery.withWindowStartRange's window-start range (both given).
+  std::optional<int64_t> from_time_ms;
+  std::optional<int64_t> to_time_ms;
   std::optional<std::set<int32_t>> partitions;  // absent: all partitions
   std::optional<Position> bound;                // absent: unbounded
   bool bound_produced = false;                  // the bound is everything produced so far
   bool require_active = false;
+  bool collect_execution_info = false;  // StateQueryRequest.enableExecutionInfo()
   int32_t instance = 1;  // asked directly, as Kafka's tests ask their one KafkaStreams
   // Expectations; all absent means the answer is only judged by the properties.
   std::vector<ExpectedPartition> expect;
   std::optional<std::string> expect_error;  // a StreamsError kind name; the query must throw it
   std::optional<std::set<int32_t>> expect_partitions;  // exactly these partitions answered
+  std::optional<std::set<int64_t>> expect_values;      // ScriptedExpectation::values
+  std::optional<Position> expect_position;             // ScriptedExpectation::merged_position
   SourceLocation where;
   bool operator==(const QueryStep&) const = default;
 };

@@ -50,12 +50,18 @@ inline constexpr std::array<Named<IsolationLevel>, 2> kIsolationLevels{{
     {IsolationLevel::READ_COMMITTED, "read_committed"},
 }};
 
-inline constexpr std::array<Named<TopologyKind>, 5> kTopologies{{
+inline constexpr std::array<Named<TopologyKind>, 11> kTopologies{{
     {TopologyKind::SourceTable, "SourceTable"},
     {TopologyKind::Count, "Count"},
     {TopologyKind::Sum, "Sum"},
     {TopologyKind::PapiWriter, "PapiWriter"},
     {TopologyKind::VersionedTable, "VersionedTable"},
+    {TopologyKind::WindowedCount, "WindowedCount"},
+    {TopologyKind::WindowedSum, "WindowedSum"},
+    {TopologyKind::SessionCount, "SessionCount"},
+    {TopologyKind::SessionSum, "SessionSum"},
+    {TopologyKind::WindowPapiWriter, "WindowPapiWriter"},
+    {TopologyKind::SessionPapiWriter, "SessionPapiWriter"},
 }};
 
 inline constexpr std::array<Named<KeyDistribution>, 2> kKeyDistributions{{

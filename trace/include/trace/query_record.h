@@ -40,6 +40,10 @@ struct UnloggedWrite {
   std::optional<int64_t> value;    // absent: a tombstone
   int64_t timestamp_ms = 0;        // the record's timestamp (event time, a raw long)
   SourceOffset source_offset{-1};  // the input record it was written under
+  // Window stores: the window's start; session stores: the session's start and end (both
+  // inclusive). Absent for a key-value store.
+  std::optional<int64_t> window_start_ms;
+  std::optional<int64_t> window_end_ms;
   bool operator==(const UnloggedWrite&) const = default;
 };
 
@@ -146,7 +150,9 @@ struct QueryRequestRecord {
   std::optional<int32_t> upper;
   ResultOrder order = ResultOrder::ANY;
   std::optional<int32_t> key;  // the key the client routed by
-  // VersionedKeyQuery.asOf, MultiVersionedKeyQuery.fromTime/toTime (absent: latest, open).
+  // VersionedKeyQuery.asOf, MultiVersionedKeyQuery.fromTime/toTime (absent: latest, open); for
+  // WindowKeyQuery and WindowRangeQuery.withWindowStartRange the window-start range [from, to]
+  // (both set; absent on WindowRangeQuery.withKey, whose key is `key`).
   std::optional<int64_t> as_of_ms;
   std::optional<int64_t> from_time_ms;
   std::optional<int64_t> to_time_ms;
@@ -157,6 +163,8 @@ struct QueryRequestRecord {
   // The client asked KeyQuery.skipCache(). Through KafkaStreams#query the metered layer drops the
   // flag (quirk 1 of docs/iqv2-semantics.md), so the answer still reads through the cache.
   bool skip_cache = false;
+  // StateQueryRequest.enableExecutionInfo().
+  bool collect_execution_info = false;
 
   std::string to_string() const;
 };
@@ -173,10 +181,27 @@ struct VersionedValue {
 };
 // A VersionedKeyQuery's record (empty: null) or a MultiVersionedKeyQuery's records, in order.
 using VersionedList = std::vector<VersionedValue>;
+// One entry of a window or session answer: WindowKeyQuery gives (window start, value) for the
+// queried key, so `end_ms` is absent (Kafka does not give it); WindowRangeQuery gives Windowed(key,
+// window) keys: a window store's [start, start + size) or a session store's [start, end], both
+// inclusive. A timestamped window store's ValueAndTimestamp puts its timestamp in the outcome's
+// `timestamps`, one per entry, as a TimestampedRangeQuery does.
+struct WindowedValue {
+  int32_t key = 0;
+  int64_t start_ms = 0;
+  std::optional<int64_t> end_ms;
+  int64_t value = 0;
+  bool operator==(const WindowedValue&) const = default;
+};
+// A WindowKeyQuery's or WindowRangeQuery's entries, in the store's order.
+using WindowedList = std::vector<WindowedValue>;
 using ResultValue =
-    std::variant<std::monostate, std::optional<int64_t>, KeyValueList, VersionedList>;
+    std::variant<std::monostate, std::optional<int64_t>, KeyValueList, VersionedList, WindowedList>;
 // "10@[5000,7000)", "12@[100000,)".
 std::string to_string(const VersionedValue& v);
+// "1@0..300000=4": key 1's window or session from 0 to 300000 (a window's end is exclusive, a
+// session's inclusive, as Windowed gives them); "@0=4": a WindowKeyQuery entry (the start only).
+std::string to_string(const WindowedValue& v);
 
 struct PartitionOutcome {
   int32_t partition = -1;
@@ -187,6 +212,10 @@ struct PartitionOutcome {
   std::optional<FailureReason> failure_reason;
   std::string failure_message;
   std::optional<Position> position;
+  // QueryResult.getExecutionInfo() (empty unless the request enabled it), at most
+  // kExecutionInfoMax lines.
+  std::vector<std::string> execution_info;
+  static constexpr size_t kExecutionInfoMax = 16;
 
   std::string to_string() const;
 };

@@ -80,6 +80,11 @@ struct ChangelogRecord {
   bool uncommitted_at(base::Instant at_ms) const {
     return txn != TxnOutcome::kNone && appended_ms <= at_ms && (!decided_ms || at_ms < *decided_ms);
   }
+  // A window store's record: its window start (the key is [key][start][seqnum]); a session
+  // store's: the session's start and end, both inclusive ([key][end][start]). Absent for a
+  // key-value store.
+  std::optional<int64_t> window_start_ms;
+  std::optional<int64_t> window_end_ms;
   bool operator==(const ChangelogRecord&) const = default;
 };
 
@@ -148,9 +153,14 @@ struct ExpectedPartition {
   std::optional<std::vector<int64_t>> timestamps;
   // VersionedKeyQuery (empty: null) and MultiVersionedKeyQuery: the records in order.
   std::optional<VersionedList> versions;
+  // WindowKeyQuery / WindowRangeQuery: the entries in the store's order (an entry's end_ms
+  // absent is not compared: WindowKeyQuery gives none).
+  std::optional<WindowedList> windows;
   std::optional<Position> position;
   std::optional<FailureReason> failure_reason;
   std::optional<std::string> message_contains;
+  // Whether the partition's execution info is non-empty (true) or empty (false).
+  std::optional<bool> execution_info;
   bool operator==(const ExpectedPartition&) const = default;
 };
 
@@ -161,6 +171,11 @@ struct ScriptedExpectation {
   std::vector<ExpectedPartition> partitions;  // the QueryStep's, as written
   std::optional<std::string> error;  // a StreamsError kind name expected instead of an answer
   std::optional<std::set<int32_t>> answered_partitions;
+  // As Kafka's window and session checks compare: every answered partition succeeded and the
+  // values of all their entries (or key values), unioned over the partitions, are this set.
+  std::optional<std::set<int64_t>> values;
+  // StateQueryResult.getPosition(): every answered partition's position merged.
+  std::optional<Position> merged_position;
 };
 
 struct RunTrace {
