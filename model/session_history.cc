@@ -83,7 +83,7 @@ bool SessionHistory::store_put(PartitionState& p, int64_t offset, const Slot& sl
   p.store_stream_time_ms = std::max(p.store_stream_time_ms, slot.end_ms);
   const bool expired = segmented ? !segment_live(slot.end_ms, p.store_stream_time_ms)
                                  : slot.end_ms <= minus(p.store_stream_time_ms, spec_.retention_ms);
-  p.writes.push_back(Write{offset, slot, value, !expired});
+  p.writes.push_back(Write{offset, slot, value, !expired, true, p.store_stream_time_ms});
   if (!expired) {
     if (value) {
       p.live[slot] = *value;
@@ -101,7 +101,7 @@ void SessionHistory::store_remove(PartitionState& p, int64_t offset, const Slot&
     p.store_stream_time_ms = std::max(p.store_stream_time_ms, slot.end_ms);
   }
   const bool found = p.live.erase(slot) > 0;
-  p.writes.push_back(Write{offset, slot, std::nullopt, found});
+  p.writes.push_back(Write{offset, slot, std::nullopt, found, false, p.store_stream_time_ms});
 }
 
 void SessionHistory::put(int32_t partition, int64_t offset, const KeyBytes& key, int64_t start_ms,
@@ -122,6 +122,17 @@ void SessionHistory::remove(int32_t partition, int64_t offset, const KeyBytes& k
 
 void SessionHistory::restart_processor(int32_t partition) {
   partitions_[partition].processor_stream_time_ms = -1;
+}
+
+void SessionHistory::reset_store_stream_time(int32_t partition, int64_t offset,
+                                             int64_t stream_time_ms) {
+  IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
+  IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
+  PartitionState& p = partitions_[partition];
+  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
+            p.steps.back().offset);
+  p.store_stream_time_ms = stream_time_ms;
+  record_step(p, Step{offset, stream_time_ms, false, false});
 }
 
 void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
@@ -191,17 +202,30 @@ SessionAnswer SessionHistory::fetch(int32_t partition, const KeyBytes& key,
   const PartitionState* p = find(partition);
   if (p == nullptr) return out;
   std::map<Slot, int64_t> content;
+  const bool segmented = spec_.backing == StoreBacking::kSegmented;
+  int64_t floor_segment = std::numeric_limits<int64_t>::min();  // segments below are gone
   for (const Write& w : p->writes) {
     if (w.offset > offset_inclusive) break;
-    if (!w.applied) continue;
-    if (w.value) {
-      content[w.slot] = *w.value;
-    } else {
-      content.erase(w.slot);
+    if (w.applied) {
+      if (w.value) {
+        content[w.slot] = *w.value;
+      } else {
+        content.erase(w.slot);
+      }
+    }
+    // As WindowHistory::content: a put's cleanupExpiredSegments drops whole segments for good.
+    if (segmented && w.is_put) {
+      const int64_t live_from =
+          minus(w.stream_time_after_ms, spec_.retention_ms) / spec_.segment_interval_ms;
+      if (live_from > floor_segment || w.slot.end_ms / spec_.segment_interval_ms < floor_segment) {
+        std::erase_if(content, [&](const auto& e) {
+          return e.first.end_ms / spec_.segment_interval_ms < live_from;
+        });
+      }
+      floor_segment = live_from;
     }
   }
   const int64_t st = store_stream_time(partition, offset_inclusive);
-  const bool segmented = spec_.backing == StoreBacking::kSegmented;
   for (const auto& [slot, value] : content) {
     if (slot.key != key) continue;
     if (!visible(slot.end_ms, st)) {

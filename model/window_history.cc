@@ -84,7 +84,8 @@ bool WindowHistory::store_put(PartitionState& p, int64_t offset, const KeyBytes&
   // put it passes down. Only their order matters here, so one counter serves both.
   int64_t seqnum = 0;
   if (spec_.retain_duplicates && value && !expired) seqnum = ++p.seqnum;
-  p.writes.push_back(Write{offset, key, window_start_ms, value, timestamp_ms, seqnum, expired});
+  p.writes.push_back(Write{offset, key, window_start_ms, value, timestamp_ms, seqnum, expired,
+                           p.store_stream_time_ms});
   if (!expired) {
     const Slot slot{key, window_start_ms, seqnum};
     if (value) {
@@ -117,6 +118,21 @@ void WindowHistory::put(int32_t partition, int64_t offset, const KeyBytes& key,
 
 void WindowHistory::restart_processor(int32_t partition) {
   partitions_[partition].processor_stream_time_ms = -1;
+}
+
+void WindowHistory::reset_store_stream_time(int32_t partition, int64_t offset,
+                                            int64_t stream_time_ms) {
+  IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
+  IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
+  PartitionState& p = partitions_[partition];
+  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
+            p.steps.back().offset);
+  p.store_stream_time_ms = stream_time_ms;
+  if (!p.steps.empty() && p.steps.back().offset == offset) {
+    p.steps.back().store_stream_time_ms = stream_time_ms;
+  } else {
+    p.steps.push_back(Step{offset, stream_time_ms, false, false});
+  }
 }
 
 void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
@@ -195,14 +211,30 @@ bool WindowHistory::grace_dropped_at(int32_t partition, int64_t offset) const {
 std::map<WindowHistory::Slot, WindowHistory::Stored> WindowHistory::content(
     const PartitionState& p, int64_t offset_inclusive) const {
   std::map<Slot, Stored> out;
+  int64_t floor_segment = std::numeric_limits<int64_t>::min();  // segments below are gone
   for (const Write& w : p.writes) {
     if (w.offset > offset_inclusive) break;
-    if (w.expired) continue;
-    const Slot slot{w.key, w.window_start_ms, w.seqnum};
-    if (w.value) {
-      out[slot] = Stored{*w.value, w.timestamp_ms};
-    } else if (!spec_.retain_duplicates) {
-      out.erase(slot);
+    if (!w.expired) {
+      const Slot slot{w.key, w.window_start_ms, w.seqnum};
+      if (w.value) {
+        out[slot] = Stored{*w.value, w.timestamp_ms};
+      } else if (!spec_.retain_duplicates) {
+        out.erase(slot);
+      }
+    }
+    // Every put reaching the segmented store runs cleanupExpiredSegments with the stream time
+    // it raised: whole segments go, and stay gone when a reopened store's stream time is lower.
+    if (spec_.backing == StoreBacking::kSegmented) {
+      const int64_t live_from = minus(w.stream_time_after_ms, spec_.retention_ms) /
+                                spec_.segment_interval_ms;
+      // Only a rising floor, or a put below the old one (after a reopen), can drop something.
+      if (live_from > floor_segment ||
+          w.window_start_ms / spec_.segment_interval_ms < floor_segment) {
+        std::erase_if(out, [&](const auto& e) {
+          return e.first.window_start_ms / spec_.segment_interval_ms < live_from;
+        });
+      }
+      floor_segment = live_from;
     }
   }
   return out;

@@ -187,6 +187,26 @@ TEST(ModelWindowHistoryTest, FetchAllOrderPerStoreKind) {
   }
 }
 
+// A segmented store reopened forgets its stream time: a window the floor hid shows again while its
+// segment lives, but a segment once dropped by cleanupExpiredSegments stays gone.
+TEST(ModelWindowHistoryTest, ReopenedSegmentedStoreShowsHiddenWindowsOfLiveSegments) {
+  WindowHistory h(WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 30, StoreBacking::kSegmented,
+                             20, false});
+  h.put(0, 0, kA, 1, 5, 0);     // segment 0
+  h.put(0, 1, kA, 2, 45, 40);   // stream time 40: floor 10 hides 0; live from segment 0
+  EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 1)), (std::vector<int64_t>{40}));
+  h.reset_store_stream_time(0, 2, -1);
+  EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 2)), (std::vector<int64_t>{0, 40}));
+  EXPECT_EQ(h.store_stream_time(0, 2), -1);
+  h.put(0, 3, kB, 3, 65, 60);   // stream time 60: live from segment 1, segment 0 dropped
+  h.reset_store_stream_time(0, 4, -1);
+  EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 4)), (std::vector<int64_t>{40}));
+  EXPECT_EQ(h.position_offset(0, 4), 3);
+  // A put into the dropped segment after the reopen creates it again.
+  h.put(0, 5, kA, 4, 5, 0);
+  EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 5)), (std::vector<int64_t>{0, 40}));
+}
+
 // Misuse trips an assertion: negative timestamps, a sum of a null value, a retention below
 // size + grace for the DSL, offsets going backwards.
 TEST(ModelWindowHistoryDeathTest, MisuseAsserts) {

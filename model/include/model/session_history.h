@@ -77,6 +77,9 @@ class SessionHistory {
   void remove(int32_t partition, int64_t offset, const KeyBytes& key, int64_t start_ms,
               int64_t end_ms);
   void restart_processor(int32_t partition);
+  // A segmented store reopened at this offset, its unpersisted stream time back to
+  // `stream_time_ms` (see WindowHistory::reset_store_stream_time).
+  void reset_store_stream_time(int32_t partition, int64_t offset, int64_t stream_time_ms);
 
   // WindowRangeQuery.withKey(key): SessionStore.fetch(key).
   SessionAnswer fetch(int32_t partition, const KeyBytes& key, int64_t offset_inclusive) const;
@@ -100,6 +103,8 @@ class SessionHistory {
     Slot slot;
     std::optional<int64_t> value;  // nullopt: removed
     bool applied;                  // false: dropped as expired, or a remove that found nothing
+    bool is_put;                   // a put reaches cleanupExpiredSegments; a remove does not
+    int64_t stream_time_after_ms;  // the store's, after this operation
   };
   struct Step {
     int64_t offset;

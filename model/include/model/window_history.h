@@ -100,6 +100,10 @@ class WindowHistory {
   // The task was initialized again (moved, restarted): its processor forgets its stream time.
   // The store keeps its own (the model's store is continuous).
   void restart_processor(int32_t partition);
+  // A segmented store reopened at this offset: Kafka does not persist its observed stream time,
+  // so it restarts from `stream_time_ms` (-1, or what a restore advanced it to), and windows the
+  // floor hid show again while their segment was never dropped.
+  void reset_store_stream_time(int32_t partition, int64_t offset, int64_t stream_time_ms);
 
   // WindowKeyQuery(key, timeFrom, timeTo) after the records up to offset_inclusive (-1: none).
   WindowAnswer fetch(int32_t partition, const KeyBytes& key, int64_t time_from_ms,
@@ -127,6 +131,7 @@ class WindowHistory {
     int64_t timestamp_ms;
     int64_t seqnum;  // 0 without duplicates
     bool expired;    // dropped by the store: not applied
+    int64_t stream_time_after_ms;  // the store's, after this put (segment cleanup uses it)
   };
   struct Step {  // one per record (or direct put) that reached the store or was skipped
     int64_t offset;
