@@ -124,7 +124,7 @@ void SessionHistory::restart_processor(int32_t partition) {
   partitions_[partition].processor_stream_time_ms = -1;
 }
 
-void SessionHistory::reset_store_stream_time(int32_t partition, int64_t offset,
+void SessionHistory::reopen_store(int32_t partition, int64_t offset,
                                              int64_t stream_time_ms) {
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
   IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);

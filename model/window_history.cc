@@ -80,10 +80,12 @@ bool WindowHistory::store_put(PartitionState& p, int64_t offset, const KeyBytes&
   p.store_stream_time_ms = std::max(p.store_stream_time_ms, window_start_ms);
   const bool expired = segmented ? !segment_live(window_start_ms, p.store_stream_time_ms)
                                  : !visible(window_start_ms, p.store_stream_time_ms);
-  // The in-memory store takes a sequence number only for a live non-null put; RocksDB for every
-  // put it passes down. Only their order matters here, so one counter serves both.
+  // The in-memory store takes a sequence number only for a live non-null put; RocksDBWindowStore
+  // for every non-null put it passes down, expired or not. The counter is the store object's: a
+  // reopened RocksDB store counts from 0 again, and its next duplicates overwrite the old ones
+  // that got the same numbers (reopen_store).
   int64_t seqnum = 0;
-  if (spec_.retain_duplicates && value && !expired) seqnum = ++p.seqnum;
+  if (spec_.retain_duplicates && value && (segmented || !expired)) seqnum = ++p.seqnum;
   p.writes.push_back(Write{offset, key, window_start_ms, value, timestamp_ms, seqnum, expired,
                            p.store_stream_time_ms});
   if (!expired) {
@@ -120,14 +122,14 @@ void WindowHistory::restart_processor(int32_t partition) {
   partitions_[partition].processor_stream_time_ms = -1;
 }
 
-void WindowHistory::reset_store_stream_time(int32_t partition, int64_t offset,
-                                            int64_t stream_time_ms) {
+void WindowHistory::reopen_store(int32_t partition, int64_t offset, int64_t stream_time_ms) {
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
   IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
   PartitionState& p = partitions_[partition];
   IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
             p.steps.back().offset);
   p.store_stream_time_ms = stream_time_ms;
+  p.seqnum = 0;
   if (!p.steps.empty() && p.steps.back().offset == offset) {
     p.steps.back().store_stream_time_ms = stream_time_ms;
   } else {

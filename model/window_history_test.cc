@@ -195,16 +195,32 @@ TEST(ModelWindowHistoryTest, ReopenedSegmentedStoreShowsHiddenWindowsOfLiveSegme
   h.put(0, 0, kA, 1, 5, 0);     // segment 0
   h.put(0, 1, kA, 2, 45, 40);   // stream time 40: floor 10 hides 0; live from segment 0
   EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 1)), (std::vector<int64_t>{40}));
-  h.reset_store_stream_time(0, 2, -1);
+  h.reopen_store(0, 2, -1);
   EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 2)), (std::vector<int64_t>{0, 40}));
   EXPECT_EQ(h.store_stream_time(0, 2), -1);
   h.put(0, 3, kB, 3, 65, 60);   // stream time 60: live from segment 1, segment 0 dropped
-  h.reset_store_stream_time(0, 4, -1);
+  h.reopen_store(0, 4, -1);
   EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 4)), (std::vector<int64_t>{40}));
   EXPECT_EQ(h.position_offset(0, 4), 3);
   // A put into the dropped segment after the reopen creates it again.
   h.put(0, 5, kA, 4, 5, 0);
   EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 5)), (std::vector<int64_t>{0, 40}));
+}
+
+// RocksDBWindowStore numbers duplicates with a counter of the store object, for every non-null
+// put (expired ones too): a reopened store counts from 0 again, so its next duplicates overwrite
+// the ones that had the same numbers.
+TEST(ModelWindowHistoryTest, ReopenedRocksDbDuplicatesOverwriteBySequenceNumber) {
+  WindowHistory h(WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 30, StoreBacking::kSegmented,
+                             20, true});
+  h.put(0, 0, kA, 1, 5, 0);   // seqnum 1
+  h.put(0, 1, kA, 2, 5, 0);   // seqnum 2
+  h.reopen_store(0, 2, -1);
+  h.put(0, 3, kA, 3, 5, 0);   // seqnum 1 again: replaces 1
+  const WindowAnswer a = h.fetch(0, kA, 0, 0, 3);
+  ASSERT_EQ(a.entries.size(), 2u);
+  EXPECT_EQ(a.entries[0].value, 3);
+  EXPECT_EQ(a.entries[1].value, 2);
 }
 
 // Misuse trips an assertion: negative timestamps, a sum of a null value, a retention below

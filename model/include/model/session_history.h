@@ -78,8 +78,8 @@ class SessionHistory {
               int64_t end_ms);
   void restart_processor(int32_t partition);
   // A segmented store reopened at this offset, its unpersisted stream time back to
-  // `stream_time_ms` (see WindowHistory::reset_store_stream_time).
-  void reset_store_stream_time(int32_t partition, int64_t offset, int64_t stream_time_ms);
+  // `stream_time_ms` (see WindowHistory::reopen_store).
+  void reopen_store(int32_t partition, int64_t offset, int64_t stream_time_ms);
 
   // WindowRangeQuery.withKey(key): SessionStore.fetch(key).
   SessionAnswer fetch(int32_t partition, const KeyBytes& key, int64_t offset_inclusive) const;

@@ -102,8 +102,9 @@ class WindowHistory {
   void restart_processor(int32_t partition);
   // A segmented store reopened at this offset: Kafka does not persist its observed stream time,
   // so it restarts from `stream_time_ms` (-1, or what a restore advanced it to), and windows the
-  // floor hid show again while their segment was never dropped.
-  void reset_store_stream_time(int32_t partition, int64_t offset, int64_t stream_time_ms);
+  // floor hid show again while their segment was never dropped. Its duplicates' sequence number
+  // restarts from 0 too, so the next duplicates overwrite the first ones of their window.
+  void reopen_store(int32_t partition, int64_t offset, int64_t stream_time_ms);
 
   // WindowKeyQuery(key, timeFrom, timeTo) after the records up to offset_inclusive (-1: none).
   WindowAnswer fetch(int32_t partition, const KeyBytes& key, int64_t time_from_ms,
