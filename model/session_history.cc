@@ -152,7 +152,7 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
       minus(minus(p.processor_stream_time_ms, spec_.grace_ms), spec_.gap_ms);
   // findSessions(key, ts - gap, ts + gap) over the visible sessions, in store order.
   std::vector<std::pair<Slot, int64_t>> merged;
-  int64_t start = ts, end = ts, count = 0;
+  int64_t start = ts, end = ts, count = 0;  // count: the merged aggregates
   for (const auto& [slot, value] : p.live) {
     if (slot.key != record.key || !visible(slot.end_ms, p.store_stream_time_ms)) continue;
     if (slot.end_ms < ts - spec_.gap_ms || slot.start_ms > ts + spec_.gap_ms) continue;
@@ -171,7 +171,9 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
   if (grown) {
     for (const auto& m : merged) store_remove(p, record.offset, m.first);
   }
-  const bool updated = store_put(p, record.offset, Slot{record.key, end, start}, count + 1);
+  const int64_t step =
+      spec_.aggregation == SessionAggregation::kCount ? 1 : record.value.value_or(0);
+  const bool updated = store_put(p, record.offset, Slot{record.key, end, start}, count + step);
   record_step(p, Step{record.offset, p.store_stream_time_ms, updated, false});
 }
 

@@ -114,6 +114,17 @@ TEST(ModelSessionHistoryTest, SegmentedExpiryAndPapiWriter) {
   EXPECT_EQ(h.store_stream_time(0, 4), 200);
 }
 
+// A session sum merges the sums of the sessions it joins and adds the value (a null one as 0).
+TEST(ModelSessionHistoryTest, SessionSumMerges) {
+  SessionHistory h(SessionSpec{SessionAggregation::kSum, 10, 0, 100, StoreBacking::kInMemory, 1});
+  h.apply(0, rec(0, kA, 5, 100));
+  h.apply(0, rec(1, kA, 7, 120));
+  h.apply(0, rec(2, kA, std::nullopt, 125));
+  EXPECT_EQ(h.fetch(0, kA, 2).entries, (E{{kA, 100, 100, 5}, {kA, 120, 125, 7}}));
+  h.apply(0, rec(3, kA, 1, 110));  // joins both
+  EXPECT_EQ(h.fetch(0, kA, 3).entries, (E{{kA, 100, 125, 13}}));
+}
+
 TEST(ModelSessionHistoryDeathTest, MisuseAsserts) {
   SessionHistory h(count(10, 0, 10));
   EXPECT_DEATH(h.apply(0, rec(0, kA, 1, -5)), "negative timestamp");

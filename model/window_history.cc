@@ -153,9 +153,6 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
     step.position_updated =
         store_put(p, record.offset, record.key, record.value, record.timestamp_ms, start);
   } else {
-    IQ_ASSERT(spec_.aggregation == WindowAggregation::kCount || record.value.has_value(),
-              "a windowed sum of a null value at offset {} (Kafka's aggregator would throw)",
-              record.offset);
     p.processor_stream_time_ms = std::max(p.processor_stream_time_ms, record.timestamp_ms);
     const int64_t close_ms = minus(p.processor_stream_time_ms, spec_.grace_ms);
     // TimeWindows.windowsFor, in ascending window start.
@@ -173,7 +170,7 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
       if (it != p.live.end() && visible(start, p.store_stream_time_ms)) old = it->second;
       const int64_t agg = spec_.aggregation == WindowAggregation::kCount
                               ? (old ? old->value : 0) + 1
-                              : (old ? old->value : 0) + *record.value;
+                              : (old ? old->value : 0) + record.value.value_or(0);
       const int64_t ts = old ? std::max(old->timestamp_ms, record.timestamp_ms) : record.timestamp_ms;
       step.position_updated |= store_put(p, record.offset, record.key, agg, ts, start);
     }

@@ -1,14 +1,16 @@
 #pragma once
 // What a session store must answer after the source records up to an offset: the sessions of a
-// session-windowed count (groupByKey().windowedBy(SessionWindows).count()), or of a PAPI writer
+// session-windowed count or sum (groupByKey().windowedBy(SessionWindows)), or of a PAPI writer
 // put()ting each record as the session [ts, ts], with stream time, gap, grace and retention.
 //
 // Rules, written from Kafka's main sources at 1eb7644, not from impl/:
 // - KStreamSessionWindowAggregate.process: the processor's observed stream time is the largest
 //   record timestamp since it was initialized (-1 after every init: restart_processor()). The
 //   record's session [ts, ts] merges with every visible session of the key whose end >= ts - gap
-//   and whose start <= ts + gap (findSessions); the merged session spans them all and its count
-//   is their sum + 1. When the merged end < stream time - grace - gap the record is skipped and
+//   and whose start <= ts + gap (findSessions); the merged session spans them all and its
+//   aggregate is theirs merged (a + b) plus the record's step (count: 1, null values included;
+//   sum: the value, a null value as 0, as impl/topology's aggregator takes it where Java's
+//   agg + v would throw). When the merged end < stream time - grace - gap the record is skipped and
 //   nothing is written. Otherwise each merged session is removed, then the merged one is put.
 // - The store (InMemorySessionStore, or RocksDBSessionStore over the segmented bytes store with
 //   segments by session end) keeps its own stream time, the largest session end put (a segmented
@@ -36,6 +38,7 @@ namespace iq::model {
 
 enum class SessionAggregation {
   kCount,   // windowedBy(SessionWindows).count()
+  kSum,     // windowedBy(SessionWindows).aggregate(() -> 0, (k, v, agg) -> agg + v, a + b)
   kLatest,  // a PAPI writer: put(Windowed(key, [ts, ts]), value)
 };
 

@@ -11,7 +11,8 @@
 //   that moves or restarts forgets it: restart_processor()). A window is updated only while its
 //   end > stream time - grace; otherwise that window is skipped (the record may still land in
 //   a later hopping window). The update reads the window's current value (visible under the
-//   store's retention floor), applies count (+1, null values included) or sum, and writes the
+//   store's retention floor), applies count (+1, null values included) or sum (a null value as
+//   0, as impl/topology's aggregator takes it where Java's agg + v would throw), and writes the
 //   aggregate with timestamp max(record, previous).
 // - The store (InMemoryWindowStore / AbstractRocksDBSegmentedBytesStore under RocksDBWindowStore)
 //   keeps its own observed stream time: the largest window start put into it. A read or fetch
