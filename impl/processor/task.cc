@@ -60,7 +60,7 @@ Task::Task(Task&& recycled, TaskType type)
   IQ_ASSERT(recycled.state_ == TaskState::SUSPENDED || recycled.state_ == TaskState::RUNNING,
             "recycling task {} in state {}", id_.to_string(), to_string(recycled.state_));
   IQ_ASSERT(initialized_, "recycling task {} that never opened its stores", id_.to_string());
-  if (CachingKeyValueStore* caching = topology_->caching_layer()) caching->clear_cache();
+  topology_->clear_cache();
   context_->transition(type, type == TaskType::kActive ? env_.cache : env_.standby_cache,
                        type == TaskType::kActive ? env_.collector : nullptr);
   recycled.state_ = TaskState::CLOSED;
@@ -144,7 +144,7 @@ Status Task::maybe_checkpoint(bool enforce) {
 
 void Task::close_dirty() {
   // Dirty: the cached writes that were never flushed are dropped, not written to the changelog.
-  if (CachingKeyValueStore* caching = topology_->caching_layer()) caching->clear_cache();
+  topology_->clear_cache();
   state_manager_->close();
   state_ = TaskState::CLOSED;
 }

@@ -48,6 +48,7 @@ enum class TopologyKind {
   WindowedCount,      // groupByKey().windowedBy(TimeWindows).count()
   WindowedSum,        // groupByKey().windowedBy(TimeWindows).aggregate(0, agg + v)
   SessionCount,       // groupByKey().windowedBy(SessionWindows).count()
+  SessionSum,         // groupByKey().windowedBy(SessionWindows).aggregate(0, agg + v, a + b)
   WindowPapiWriter,   // a Processor put()ting each record into its window [floor(ts/size)*size)
   SessionPapiWriter,  // a Processor put()ting each record as a session [ts, ts]
 };
@@ -70,6 +71,8 @@ inline const char* to_string(TopologyKind kind) {
       return "WindowedSum";
     case TopologyKind::SessionCount:
       return "SessionCount";
+    case TopologyKind::SessionSum:
+      return "SessionSum";
     case TopologyKind::WindowPapiWriter:
       return "WindowPapiWriter";
     case TopologyKind::SessionPapiWriter:
@@ -107,10 +110,14 @@ struct TopologyConfig {
   // WindowPapiWriter only: Stores.*WindowStore(..., retainDuplicates).
   bool retain_duplicates = false;
 
-  // DSL stores are built with the timestamped builder; the PAPI writers use the plain one.
+  // DSL stores are built with the timestamped builder; the key-value PAPI writer uses the plain
+  // one. The window PAPI writer is IQv2StoreIntegrationTest's: the plain builder over
+  // Stores.persistentWindowStore (kRocksDb), the timestamped builder (putting
+  // ValueAndTimestamp(value, record timestamp)) over every other supplier. Session stores are
+  // never timestamped.
   bool timestamped() const {
-    return kind != TopologyKind::PapiWriter && kind != TopologyKind::WindowPapiWriter &&
-           kind != TopologyKind::SessionPapiWriter;
+    if (kind == TopologyKind::WindowPapiWriter) return supplier != KeyValueSupplier::kRocksDb;
+    return kind != TopologyKind::PapiWriter && !session();
   }
   bool versioned() const { return kind == TopologyKind::VersionedTable; }
   bool windowed() const {
@@ -118,7 +125,8 @@ struct TopologyConfig {
            kind == TopologyKind::WindowPapiWriter;
   }
   bool session() const {
-    return kind == TopologyKind::SessionCount || kind == TopologyKind::SessionPapiWriter;
+    return kind == TopologyKind::SessionCount || kind == TopologyKind::SessionSum ||
+           kind == TopologyKind::SessionPapiWriter;
   }
   int64_t effective_window_advance_ms() const { return window_advance_ms.value_or(window_size_ms); }
   int64_t effective_window_retention_ms() const {
