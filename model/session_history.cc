@@ -153,8 +153,12 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
   // findSessions(key, ts - gap, ts + gap) over the visible sessions, in store order.
   std::vector<std::pair<Slot, int64_t>> merged;
   int64_t start = ts, end = ts, count = 0;  // count: the merged aggregates
-  for (const auto& [slot, value] : p.live) {
-    if (slot.key != record.key || !visible(slot.end_ms, p.store_stream_time_ms)) continue;
+  // Every session the store holds came through the cache, so with cached reads the cache alone
+  // is the processor's view.
+  const bool from_cache = spec_.processor_reads_cache;
+  for (const auto& [slot, value] : from_cache ? p.cached : p.live) {
+    if (slot.key != record.key) continue;
+    if (!from_cache && !visible(slot.end_ms, p.store_stream_time_ms)) continue;
     if (slot.end_ms < ts - spec_.gap_ms || slot.start_ms > ts + spec_.gap_ms) continue;
     merged.emplace_back(slot, value);
     start = std::min(start, slot.start_ms);
@@ -169,11 +173,15 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
   // [ts, ts] itself, which is then put over again (its remove and put hit one slot).
   const bool grown = start != ts || end != ts;
   if (grown) {
-    for (const auto& m : merged) store_remove(p, record.offset, m.first);
+    for (const auto& m : merged) {
+      store_remove(p, record.offset, m.first);
+      p.cached.erase(m.first);
+    }
   }
   const int64_t step =
       spec_.aggregation == SessionAggregation::kCount ? 1 : record.value.value_or(0);
   const bool updated = store_put(p, record.offset, Slot{record.key, end, start}, count + step);
+  if (from_cache) p.cached[Slot{record.key, end, start}] = count + step;
   record_step(p, Step{record.offset, p.store_stream_time_ms, updated, false});
 }
 

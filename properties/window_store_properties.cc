@@ -91,7 +91,7 @@ ModelStore build_model(const Shadow& s) {
                       s.config.retain_duplicates}))
                 : ModelStore(model::SessionHistory(model::SessionSpec{
                       model::SessionAggregation::kLatest, 0, 0, s.config.retention_ms, backing,
-                      segmented ? session_segment_interval(s.config.retention_ms) : 1}));
+                      segmented ? session_segment_interval(s.config.retention_ms) : 1, false}));
   // The model's offsets are the events' indexes: the store's own order, which a cache flush
   // makes differ from the source offsets.
   for (size_t i = 0; i < s.events->size(); ++i) {

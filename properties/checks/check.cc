@@ -81,6 +81,14 @@ bool deletes_advance_of(const TopologyConfig& topology) {
            topology.supplier == KeyValueSupplier::kInMemory && !topology.caching);
 }
 
+void push_distinct(std::vector<int64_t>& offsets, int64_t offset) {
+  IQ_ASSERT(offsets.empty() || offsets.back() <= offset, "offset {} after {}", offset,
+            offsets.back());
+  if (offsets.empty() || offsets.back() != offset) offsets.push_back(offset);
+}
+
+const std::vector<int64_t> kNoOffsets;
+
 // How a window or session store enforces retention: per entry in memory, by whole segments in
 // RocksDB (Stores.persistentWindowStore / persistentSessionStore, whose segment interval is
 // max(retention / 2, 60 s)).
@@ -94,6 +102,8 @@ int64_t segment_interval_of(const TopologyConfig& t) {
   if (backing_of(t) == model::StoreBacking::kInMemory) return 1;
   return std::max<int64_t>(t.effective_window_retention_ms() / 2, 60'000);
 }
+
+}  // namespace
 
 model::WindowSpec window_spec_of(const TopologyConfig& t) {
   const bool papi = t.kind == TopologyKind::WindowPapiWriter;
@@ -119,18 +129,9 @@ model::SessionSpec session_spec_of(const TopologyConfig& t) {
                             papi ? 0 : t.grace_ms,
                             t.effective_window_retention_ms(),
                             backing_of(t),
-                            segment_interval_of(t)};
+                            segment_interval_of(t),
+                            /*processor_reads_cache=*/!papi && t.cached()};
 }
-
-void push_distinct(std::vector<int64_t>& offsets, int64_t offset) {
-  IQ_ASSERT(offsets.empty() || offsets.back() <= offset, "offset {} after {}", offset,
-            offsets.back());
-  if (offsets.empty() || offsets.back() != offset) offsets.push_back(offset);
-}
-
-const std::vector<int64_t> kNoOffsets;
-
-}  // namespace
 
 const char* to_string(ViolationClass c) {
   switch (c) {

@@ -126,6 +126,12 @@ struct CheckTally {
 // The trace's changelog indexed for folds (checks/changelog_witness.cc builds it on first use).
 struct ChangelogIndex;
 
+// The model's description of a window or session topology's store: windows (size, advance,
+// grace) or sessions (gap, grace), retention, aggregation, and the store kind (in-memory, or
+// segmented with Stores' default interval max(retention / 2, 60 s)).
+model::WindowSpec window_spec_of(const TopologyConfig& topology);
+model::SessionSpec session_spec_of(const TopologyConfig& topology);
+
 // What every check shares: the trace and the reference model built from its source log.
 class JudgeContext {
  public:

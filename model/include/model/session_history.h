@@ -49,6 +49,12 @@ struct SessionSpec {
   int64_t retention_ms = 60'000;
   StoreBacking backing = StoreBacking::kInMemory;
   int64_t segment_interval_ms = 1;  // kSegmented only
+  // A caching layer over a record cache that never evicts (DSL only): the processor's
+  // findSessions merges the cache with the store (CachingSessionStore.findSessions), and the
+  // cache keeps every session put and not removed, flushed or not, with no retention floor. So a
+  // late record can merge with a session the store already expired or dropped. Eviction and a
+  // cache emptied by a task closing are not modelled.
+  bool processor_reads_cache = false;
 };
 
 struct SessionEntry {
@@ -121,6 +127,7 @@ class SessionHistory {
     int64_t processor_stream_time_ms = -1;
     int64_t store_stream_time_ms = -1;
     std::map<Slot, int64_t> live;
+    std::map<Slot, int64_t> cached;  // processor_reads_cache: the record cache's sessions
   };
 
   bool store_put(PartitionState& p, int64_t offset, const Slot& slot,
