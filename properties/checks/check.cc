@@ -23,6 +23,8 @@ model::Aggregation aggregation_of(TopologyKind kind) {
       return model::Aggregation::kCount;
     case TopologyKind::Sum:
       return model::Aggregation::kSum;
+    // Window and session answers are judged by window_history() / session_history(); the
+    // key-value fold is built for them only because every check holds one, and answers nothing.
     case TopologyKind::WindowedCount:
     case TopologyKind::WindowedSum:
     case TopologyKind::SessionCount:
@@ -51,13 +53,15 @@ model::WriteKind write_kind_of(TopologyKind kind, const sim::SourceLogRecord& re
     case TopologyKind::Count:
     case TopologyKind::Sum:
       return model::WriteKind::kPut;  // a null-valued put, which writes_store() drops
+    // A window or session processor never deletes: a null value counts (count), adds 0 (sum),
+    // or is put as null (the PAPI writers); the models take it as a value-less record.
     case TopologyKind::WindowedCount:
     case TopologyKind::WindowedSum:
     case TopologyKind::SessionCount:
     case TopologyKind::SessionSum:
     case TopologyKind::WindowPapiWriter:
     case TopologyKind::SessionPapiWriter:
-      break;  // window and session answers are judged by their own model (issue 12)
+      return model::WriteKind::kTombstone;
   }
   return model::WriteKind::kPut;
 }
@@ -88,7 +92,49 @@ void push_distinct(std::vector<int64_t>& offsets, int64_t offset) {
 
 const std::vector<int64_t> kNoOffsets;
 
+// How a window or session store enforces retention: per entry in memory, by whole segments in
+// RocksDB (Stores.persistentWindowStore / persistentSessionStore, whose segment interval is
+// max(retention / 2, 60 s)).
+model::StoreBacking backing_of(const TopologyConfig& t) {
+  IQ_ASSERT(t.supplier != KeyValueSupplier::kLruMap, "no window or session store over lruMap");
+  return t.supplier == KeyValueSupplier::kInMemory ? model::StoreBacking::kInMemory
+                                                   : model::StoreBacking::kSegmented;
+}
+
+int64_t segment_interval_of(const TopologyConfig& t) {
+  if (backing_of(t) == model::StoreBacking::kInMemory) return 1;
+  return std::max<int64_t>(t.effective_window_retention_ms() / 2, 60'000);
+}
+
 }  // namespace
+
+model::WindowSpec window_spec_of(const TopologyConfig& t) {
+  const bool papi = t.kind == TopologyKind::WindowPapiWriter;
+  return model::WindowSpec{
+      t.kind == TopologyKind::WindowedCount ? model::WindowAggregation::kCount
+      : papi                                ? model::WindowAggregation::kLatest
+                                            : model::WindowAggregation::kSum,
+      t.window_size_ms,
+      papi ? t.window_size_ms : t.effective_window_advance_ms(),
+      papi ? 0 : t.grace_ms,
+      t.effective_window_retention_ms(),
+      backing_of(t),
+      segment_interval_of(t),
+      papi && t.retain_duplicates};
+}
+
+model::SessionSpec session_spec_of(const TopologyConfig& t) {
+  const bool papi = t.kind == TopologyKind::SessionPapiWriter;
+  return model::SessionSpec{t.kind == TopologyKind::SessionCount ? model::SessionAggregation::kCount
+                            : papi ? model::SessionAggregation::kLatest
+                                   : model::SessionAggregation::kSum,
+                            t.session_gap_ms,
+                            papi ? 0 : t.grace_ms,
+                            t.effective_window_retention_ms(),
+                            backing_of(t),
+                            segment_interval_of(t),
+                            /*processor_reads_cache=*/!papi && t.cached()};
+}
 
 const char* to_string(ViolationClass c) {
   switch (c) {
@@ -172,6 +218,14 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
         trace.topology.history_retention_ms, trace.topology.effective_segment_interval_ms(),
         std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size())));
   }
+  const int64_t records_max = std::max<int64_t>(1, static_cast<int64_t>(trace.source_log.size()));
+  if (trace.topology.windowed()) {
+    window_ = std::make_unique<model::WindowHistory>(window_spec_of(trace.topology), records_max);
+  }
+  if (trace.topology.session()) {
+    session_ =
+        std::make_unique<model::SessionHistory>(session_spec_of(trace.topology), records_max);
+  }
   for (const sim::SourceLogRecord& r : trace.source_log) {
     // The model (it sees only base/) and the index below hold source offsets as the raw numbers a
     // Position's components are.
@@ -181,6 +235,19 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
     store_->apply(r.partition, record);
     if (versioned_) versioned_->apply(r.partition, record);
     PartitionIndex& index = index_[r.partition];
+    if (window_ || session_) {
+      // A window or session record writes the store (and its position) when the model says so:
+      // not when every window it falls in closed beyond grace, nor (segmented stores) when the
+      // store dropped every put as expired.
+      if (window_) window_->apply(r.partition, record);
+      if (session_) session_->apply(r.partition, record);
+      const auto updated = window_ ? window_->position_offset(r.partition, offset)
+                                   : session_->position_offset(r.partition, offset);
+      if (updated != std::optional(offset)) continue;
+      push_distinct(index.key_writes[r.key], offset);
+      push_distinct(index.advancing, offset);
+      continue;
+    }
     if (!model::writes_store(aggregation, record)) continue;
     push_distinct(index.key_writes[r.key], offset);
     if (record.kind == model::WriteKind::kDelete && !deletes_advance_) {

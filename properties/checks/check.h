@@ -27,7 +27,9 @@
 #include "base/time.h"
 #include "model/expected_answer.h"
 #include "model/reference_store.h"
+#include "model/session_history.h"
 #include "model/versioned_history.h"
+#include "model/window_history.h"
 #include "trace/property_names.h"
 #include "trace/run_trace.h"
 
@@ -148,6 +150,12 @@ struct CheckTally {
 // The trace's changelog indexed for folds (checks/changelog_witness.cc builds it on first use).
 struct ChangelogIndex;
 
+// The model's description of a window or session topology's store: windows (size, advance,
+// grace) or sessions (gap, grace), retention, aggregation, and the store kind (in-memory, or
+// segmented with Stores' default interval max(retention / 2, 60 s)).
+model::WindowSpec window_spec_of(const TopologyConfig& topology);
+model::SessionSpec session_spec_of(const TopologyConfig& topology);
+
 // What every check shares: the trace and the reference model built from its source log.
 class JudgeContext {
  public:
@@ -160,6 +168,12 @@ class JudgeContext {
   const model::ReferenceStore& store() const { return *store_; }
   // The versioned model, for a VersionedTable topology; nullptr otherwise.
   const model::VersionedHistory* versioned() const { return versioned_.get(); }
+  // The window model, for a WindowedCount, WindowedSum or WindowPapiWriter topology; the session
+  // model, for SessionCount, SessionSum or SessionPapiWriter; nullptr otherwise. Each is the
+  // partition's records through one processor that never restarted (the trace does not record
+  // where a task was initialized again, which resets Kafka's processor stream time).
+  const model::WindowHistory* window_history() const { return window_.get(); }
+  const model::SessionHistory* session_history() const { return session_.get(); }
   model::TimestampMode timestamp_mode() const { return timestamp_mode_; }
   // Whether the store's delete() advances its position (false for in-memory stores).
   bool deletes_advance() const { return deletes_advance_; }
@@ -210,6 +224,8 @@ class JudgeContext {
   const sim::RunTrace& trace_;
   std::unique_ptr<model::ReferenceStore> store_;
   std::unique_ptr<model::VersionedHistory> versioned_;
+  std::unique_ptr<model::WindowHistory> window_;
+  std::unique_ptr<model::SessionHistory> session_;
   model::TimestampMode timestamp_mode_;
   bool deletes_advance_;
   std::map<int32_t, PartitionIndex> index_;  // by partition

@@ -50,6 +50,43 @@ TEST(JudgeContextTest, BuildsTheModelWithTheTopologysAggregation) {
   EXPECT_TRUE(t.store().get(0, key, 0).has_value()) << "seed " << kSeed;
 }
 
+// A window or session topology gets its own model, built from the topology's windows, grace,
+// retention and store kind; its writes (where answers and positions change) are the records the
+// model says wrote the store: a record whose window closed beyond grace writes nothing.
+TEST(JudgeContextTest, BuildsTheWindowAndSessionModels) {
+  TraceBuilder window(TopologyKind::WindowedCount, KeyValueSupplier::kRocksDbTimestamped);
+  window.trace().topology.window_size_ms = 100;
+  window.trace().topology.grace_ms = 50;
+  window.produce(0, 1, 5, 120);  // window [100, 200)
+  window.produce(0, 1, 5, 260);  // [200, 300); stream time 260, close 210
+  window.produce(0, 1, 5, 150);  // [100, 200) closed beyond grace: skipped
+  window.produce(0, 2, std::nullopt, 270);  // a null value still counts
+  JudgeContext w(window.trace());
+  ASSERT_NE(w.window_history(), nullptr) << "seed " << kSeed;
+  EXPECT_EQ(w.session_history(), nullptr) << "seed " << kSeed;
+  EXPECT_EQ(w.window_history()->spec().backing, model::StoreBacking::kSegmented);
+  EXPECT_EQ(w.window_history()->spec().segment_interval_ms, 60'000) << "seed " << kSeed;
+  EXPECT_EQ(w.window_history()->spec().retention_ms, 150) << "seed " << kSeed;
+  const auto k1 = model::serialize_int32_key(1);
+  const auto a = w.window_history()->fetch(0, k1, 0, 1'000, 3);
+  ASSERT_EQ(a.entries.size(), 2u) << "seed " << kSeed;
+  EXPECT_EQ(a.entries[0].value, 1) << "seed " << kSeed;
+  EXPECT_EQ(w.key_write_offsets(0, 1), (std::vector<int64_t>{0, 1})) << "seed " << kSeed;
+  EXPECT_EQ(w.key_write_offsets(0, 2), (std::vector<int64_t>{3})) << "seed " << kSeed;
+  EXPECT_EQ(w.next_advancing_write(0, 1), std::optional<int64_t>(3)) << "seed " << kSeed;
+
+  TraceBuilder session(TopologyKind::SessionSum, KeyValueSupplier::kInMemory);
+  session.trace().topology.session_gap_ms = 10;
+  session.produce(0, 1, 5, 100);
+  session.produce(0, 1, 7, 105);
+  JudgeContext s(session.trace());
+  ASSERT_NE(s.session_history(), nullptr) << "seed " << kSeed;
+  EXPECT_EQ(s.session_history()->spec().backing, model::StoreBacking::kInMemory);
+  const auto sessions = s.session_history()->fetch(0, k1, 1);
+  ASSERT_EQ(sessions.entries.size(), 1u) << "seed " << kSeed;
+  EXPECT_EQ(sessions.entries[0], (model::SessionEntry{k1, 100, 105, 12})) << "seed " << kSeed;
+}
+
 // Timestamp modes and the delete rule follow the topology's builder and supplier.
 TEST(JudgeContextTest, TimestampModeAndDeleteRuleFollowTheStoreStack) {
   struct Case {

@@ -1,0 +1,294 @@
+#include "model/window_history.h"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+#include "base/assert.h"
+
+namespace iq::model {
+namespace {
+
+// a - b without overflow (stream time starts at -1; retentions may be large).
+int64_t minus(int64_t a, int64_t b) {
+  if (b > 0 && a < std::numeric_limits<int64_t>::min() + b)
+    return std::numeric_limits<int64_t>::min();
+  return a - b;
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& out, const WindowEntry& e) {
+  return out << key_to_hex(e.key) << "@[" << e.window_start_ms << "," << e.window_end_ms
+             << ")=" << e.value << "/" << e.timestamp_ms;
+}
+
+bool WindowHistory::Slot::operator<(const Slot& o) const {
+  const int c = compare_key_bytes(key, o.key);
+  if (c != 0) return c < 0;
+  return std::tie(window_start_ms, seqnum) < std::tie(o.window_start_ms, o.seqnum);
+}
+
+WindowHistory::WindowHistory(WindowSpec spec, int64_t records_max)
+    : spec_(spec), records_max_(records_max) {
+  IQ_ASSERT(spec.size_ms >= 1, "window size {}", spec.size_ms);
+  IQ_ASSERT(spec.advance_ms >= 1 && spec.advance_ms <= spec.size_ms, "advance {} size {}",
+            spec.advance_ms, spec.size_ms);
+  IQ_ASSERT(spec.grace_ms >= 0 && spec.retention_ms >= 0, "grace {} retention {}", spec.grace_ms,
+            spec.retention_ms);
+  IQ_ASSERT(spec.segment_interval_ms >= 1, "segment interval {}", spec.segment_interval_ms);
+  IQ_ASSERT(!spec.retain_duplicates || spec.aggregation == WindowAggregation::kLatest,
+            "the DSL refuses retainDuplicates");
+  // TimeWindowedKStreamImpl / Materialized refuse a retention below size + grace.
+  IQ_ASSERT(spec.aggregation == WindowAggregation::kLatest ||
+                spec.retention_ms >= spec.size_ms + spec.grace_ms,
+            "retention {} below size {} + grace {}", spec.retention_ms, spec.size_ms,
+            spec.grace_ms);
+}
+
+const WindowHistory::PartitionState* WindowHistory::find(int32_t partition) const {
+  const auto it = partitions_.find(partition);
+  return it == partitions_.end() ? nullptr : &it->second;
+}
+
+void WindowHistory::count_record() {
+  IQ_ASSERT(records_applied_ < records_max_, "more than {} records", records_max_);
+  ++records_applied_;
+}
+
+// The read floor of both stores: a window is visible while start > stream time - retention
+// (InMemoryWindowStore.fetch's minTime, AbstractRocksDBSegmentedBytesStore.getActualFrom and
+// get). The in-memory store also clears every start below max(0, floor) (removeExpiredSegments),
+// so a negative start never shows there; timestamps >= 0 keep starts >= 0 here.
+bool WindowHistory::visible(int64_t window_start_ms, int64_t stream_time_ms) const {
+  return window_start_ms > minus(stream_time_ms, spec_.retention_ms);
+}
+
+// AbstractSegments.getOrCreateSegmentIfLive and cleanupExpiredSegments: segment ids by Java's
+// long division (towards zero), live from the segment of stream time - retention.
+bool WindowHistory::segment_live(int64_t window_start_ms, int64_t stream_time_ms) const {
+  const int64_t id = window_start_ms / spec_.segment_interval_ms;
+  return id >= minus(stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
+}
+
+bool WindowHistory::store_put(PartitionState& p, int64_t offset, const KeyBytes& key,
+                              std::optional<int64_t> value, int64_t timestamp_ms,
+                              int64_t window_start_ms) {
+  const bool segmented = spec_.backing == StoreBacking::kSegmented;
+  // RocksDBWindowStore.put: a null put with duplicates is a no-op before the bytes store.
+  if (segmented && spec_.retain_duplicates && !value) return false;
+  p.store_stream_time_ms = std::max(p.store_stream_time_ms, window_start_ms);
+  const bool expired = segmented ? !segment_live(window_start_ms, p.store_stream_time_ms)
+                                 : !visible(window_start_ms, p.store_stream_time_ms);
+  // The in-memory store takes a sequence number only for a live non-null put; RocksDBWindowStore
+  // for every non-null put it passes down, expired or not. The counter is the store object's: a
+  // reopened RocksDB store counts from 0 again, and its next duplicates overwrite the old ones
+  // that got the same numbers (reopen_store).
+  int64_t seqnum = 0;
+  if (spec_.retain_duplicates && value && (segmented || !expired)) seqnum = ++p.seqnum;
+  p.writes.push_back(Write{offset, key, window_start_ms, value, timestamp_ms, seqnum, expired,
+                           p.store_stream_time_ms});
+  if (!expired) {
+    const Slot slot{key, window_start_ms, seqnum};
+    if (value) {
+      p.live[slot] = Stored{*value, timestamp_ms};
+    } else if (!spec_.retain_duplicates) {
+      p.live.erase(slot);
+    }
+  }
+  // InMemoryWindowStore.put updates the position on every put; the segmented store only when the
+  // segment is live (quirk 20).
+  return segmented ? !expired : true;
+}
+
+void WindowHistory::put(int32_t partition, int64_t offset, const KeyBytes& key,
+                        std::optional<int64_t> value, int64_t timestamp_ms,
+                        int64_t window_start_ms) {
+  IQ_ASSERT(offset >= 0, "offset {}", offset);
+  count_record();
+  PartitionState& p = partitions_[partition];
+  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
+            p.steps.back().offset);
+  const bool updated = store_put(p, offset, key, value, timestamp_ms, window_start_ms);
+  if (!p.steps.empty() && p.steps.back().offset == offset) {
+    p.steps.back().store_stream_time_ms = p.store_stream_time_ms;
+    p.steps.back().position_updated |= updated;
+  } else {
+    p.steps.push_back(Step{offset, p.store_stream_time_ms, updated, false});
+  }
+}
+
+void WindowHistory::restart_processor(int32_t partition) {
+  partitions_[partition].processor_stream_time_ms = -1;
+}
+
+void WindowHistory::reopen_store(int32_t partition, int64_t offset, int64_t stream_time_ms) {
+  IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
+  IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
+  PartitionState& p = partitions_[partition];
+  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
+            p.steps.back().offset);
+  p.store_stream_time_ms = stream_time_ms;
+  p.seqnum = 0;
+  if (!p.steps.empty() && p.steps.back().offset == offset) {
+    p.steps.back().store_stream_time_ms = stream_time_ms;
+  } else {
+    p.steps.push_back(Step{offset, stream_time_ms, false, false});
+  }
+}
+
+void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
+  assert_valid_record(record);
+  IQ_ASSERT(record.kind != WriteKind::kDelete, "a windowed topology never calls delete()");
+  IQ_ASSERT(record.timestamp_ms >= 0, "negative timestamp {} at offset {}", record.timestamp_ms,
+            record.offset);
+  count_record();
+  PartitionState& p = partitions_[partition];
+  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= record.offset, "offset {} after {}",
+            record.offset, p.steps.back().offset);
+  Step step{record.offset, p.store_stream_time_ms, false, false};
+  if (spec_.aggregation == WindowAggregation::kLatest) {
+    // The PAPI writer: no grace, the store alone decides.
+    const int64_t start = record.timestamp_ms / spec_.size_ms * spec_.size_ms;
+    step.position_updated =
+        store_put(p, record.offset, record.key, record.value, record.timestamp_ms, start);
+  } else {
+    p.processor_stream_time_ms = std::max(p.processor_stream_time_ms, record.timestamp_ms);
+    const int64_t close_ms = minus(p.processor_stream_time_ms, spec_.grace_ms);
+    // TimeWindows.windowsFor, in ascending window start.
+    int64_t start = std::max<int64_t>(0, record.timestamp_ms - spec_.size_ms + spec_.advance_ms) /
+                    spec_.advance_ms * spec_.advance_ms;
+    for (int64_t windows = 0; start <= record.timestamp_ms; start += spec_.advance_ms) {
+      IQ_ASSERT(++windows <= spec_.size_ms / spec_.advance_ms + 1, "too many windows");
+      if (start + spec_.size_ms <= close_ms) {
+        step.grace_dropped = true;
+        continue;
+      }
+      // windowStore.fetch(key, start): the current aggregate, if visible under the floor.
+      std::optional<Stored> old;
+      const auto it = p.live.find(Slot{record.key, start, 0});
+      if (it != p.live.end() && visible(start, p.store_stream_time_ms)) old = it->second;
+      const int64_t agg = spec_.aggregation == WindowAggregation::kCount
+                              ? (old ? old->value : 0) + 1
+                              : (old ? old->value : 0) + record.value.value_or(0);
+      const int64_t ts = old ? std::max(old->timestamp_ms, record.timestamp_ms) : record.timestamp_ms;
+      step.position_updated |= store_put(p, record.offset, record.key, agg, ts, start);
+    }
+  }
+  step.store_stream_time_ms = p.store_stream_time_ms;
+  if (!p.steps.empty() && p.steps.back().offset == record.offset) {
+    Step& last = p.steps.back();
+    last.store_stream_time_ms = step.store_stream_time_ms;
+    last.position_updated |= step.position_updated;
+    last.grace_dropped |= step.grace_dropped;
+  } else {
+    p.steps.push_back(step);
+  }
+}
+
+int64_t WindowHistory::store_stream_time(int32_t partition, int64_t offset_inclusive) const {
+  const PartitionState* p = find(partition);
+  if (p == nullptr) return -1;
+  const Step* s = step_at(p->steps, offset_inclusive);
+  return s == nullptr ? -1 : s->store_stream_time_ms;
+}
+
+std::optional<int64_t> WindowHistory::position_offset(int32_t partition,
+                                                      int64_t offset_inclusive) const {
+  const PartitionState* p = find(partition);
+  if (p == nullptr) return std::nullopt;
+  return last_position_offset(p->steps, offset_inclusive);
+}
+
+bool WindowHistory::grace_dropped_at(int32_t partition, int64_t offset) const {
+  const PartitionState* p = find(partition);
+  if (p == nullptr) return false;
+  const Step* s = step_at(p->steps, offset);
+  return s != nullptr && s->offset == offset && s->grace_dropped;
+}
+
+std::map<WindowHistory::Slot, WindowHistory::Stored> WindowHistory::content(
+    const PartitionState& p, int64_t offset_inclusive) const {
+  std::map<Slot, Stored> out;
+  int64_t floor_segment = std::numeric_limits<int64_t>::min();  // segments below are gone
+  for (const Write& w : p.writes) {
+    if (w.offset > offset_inclusive) break;
+    if (!w.expired) {
+      const Slot slot{w.key, w.window_start_ms, w.seqnum};
+      if (w.value) {
+        out[slot] = Stored{*w.value, w.timestamp_ms};
+      } else if (!spec_.retain_duplicates) {
+        out.erase(slot);
+      }
+    }
+    // Every put reaching the segmented store runs cleanupExpiredSegments with the stream time
+    // it raised: whole segments go, and stay gone when a reopened store's stream time is lower.
+    if (spec_.backing == StoreBacking::kSegmented) {
+      const int64_t live_from = minus(w.stream_time_after_ms, spec_.retention_ms) /
+                                spec_.segment_interval_ms;
+      // Only a rising floor, or a put below the old one (after a reopen), can drop something.
+      if (live_from > floor_segment ||
+          w.window_start_ms / spec_.segment_interval_ms < floor_segment) {
+        std::erase_if(out, [&](const auto& e) {
+          return e.first.window_start_ms / spec_.segment_interval_ms < live_from;
+        });
+      }
+      floor_segment = live_from;
+    }
+  }
+  return out;
+}
+
+WindowAnswer WindowHistory::select(int32_t partition, const KeyBytes* key, int64_t time_from_ms,
+                                   int64_t time_to_ms, int64_t offset_inclusive) const {
+  WindowAnswer out;
+  const PartitionState* p = find(partition);
+  if (p == nullptr) return out;
+  const int64_t st = store_stream_time(partition, offset_inclusive);
+  const bool segmented = spec_.backing == StoreBacking::kSegmented;
+  for (const auto& [slot, stored] : content(*p, offset_inclusive)) {
+    if (key != nullptr && slot.key != *key) continue;
+    if (slot.window_start_ms < time_from_ms || slot.window_start_ms > time_to_ms) continue;
+    if (!visible(slot.window_start_ms, st)) {
+      // Hidden by the floor but still in a live segment: a store whose stream time restarted
+      // from -1 shows it.
+      if (segmented && segment_live(slot.window_start_ms, st)) out.uncertain = true;
+      continue;
+    }
+    out.entries.push_back(WindowEntry{slot.key, slot.window_start_ms,
+                                      slot.window_start_ms + spec_.size_ms, stored.value,
+                                      stored.timestamp_ms});
+  }
+  // content() is ordered by key, start, seqnum: the segmented store's order inside a segment.
+  // The order of the seqnums of one (key, start) is kept by stable sorts.
+  if (key != nullptr) {
+    std::stable_sort(out.entries.begin(), out.entries.end(),
+                     [](const WindowEntry& a, const WindowEntry& b) {
+                       return a.window_start_ms < b.window_start_ms;
+                     });
+  } else if (segmented) {
+    const int64_t interval = spec_.segment_interval_ms;
+    std::stable_sort(out.entries.begin(), out.entries.end(),
+                     [interval](const WindowEntry& a, const WindowEntry& b) {
+                       return a.window_start_ms / interval < b.window_start_ms / interval;
+                     });
+  } else {
+    std::stable_sort(out.entries.begin(), out.entries.end(),
+                     [](const WindowEntry& a, const WindowEntry& b) {
+                       return a.window_start_ms < b.window_start_ms;
+                     });
+  }
+  return out;
+}
+
+WindowAnswer WindowHistory::fetch(int32_t partition, const KeyBytes& key, int64_t time_from_ms,
+                                  int64_t time_to_ms, int64_t offset_inclusive) const {
+  return select(partition, &key, time_from_ms, time_to_ms, offset_inclusive);
+}
+
+WindowAnswer WindowHistory::fetch_all(int32_t partition, int64_t time_from_ms, int64_t time_to_ms,
+                                      int64_t offset_inclusive) const {
+  return select(partition, nullptr, time_from_ms, time_to_ms, offset_inclusive);
+}
+
+}  // namespace iq::model
