@@ -26,6 +26,8 @@ bool CrashPointRecord::on_task_file(std::string_view task, std::string_view file
   const size_t parent = dir.rfind('/');
   const std::string_view task_dir = parent == std::string::npos ? dir : dir.substr(parent + 1);
   return task_dir == task && name.substr(0, file.size()) == file;
+}
+
 const char* to_string(TxnOutcome outcome) {
   switch (outcome) {
     case TxnOutcome::kNone:

@@ -549,11 +549,12 @@ std::optional<State> with_evicted_entry_cached(
   if (std::any_of(unlogged.begin(), unlogged.end(), [&](const auto& w) { return w.key == key; })) {
     return std::nullopt;
   }
-  const sim::ChangelogRecord* tombstone = latest(log, key, applied, &replica);
+  const base::Instant at_ms = answer_ms(record);
+  const sim::ChangelogRecord* tombstone = latest(log, key, applied, at_ms, &replica);
   if (tombstone == nullptr || tombstone->value || deleted_in_source(context, *tombstone)) {
     return std::nullopt;
   }
-  const sim::ChangelogRecord* before = latest(log, key, tombstone->offset - 1, &replica);
+  const sim::ChangelogRecord* before = latest(log, key, tombstone->offset - 1, at_ms, &replica);
   if (before == nullptr || !before->value) return std::nullopt;
   State out = state;
   out[key] = Entry{*before->value, before->timestamp_ms};
