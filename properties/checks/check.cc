@@ -104,6 +104,8 @@ const char* to_string(ViolationClass c) {
       return "known Kafka behaviour: a fenced member's late writes";
     case ViolationClass::kLruEvictedAggregate:
       return "known Kafka behaviour: an LRU store's evicted aggregate restarts from zero";
+    case ViolationClass::kReplicaInsideCompactedChangelog:
+      return "known Kafka behaviour: a replica inside a compacted changelog lacks superseded keys";
   }
   return "?";
 }
@@ -124,6 +126,8 @@ const char* class_key(ViolationClass c) {
       return "fenced_late_write";
     case ViolationClass::kLruEvictedAggregate:
       return "lru_evicted_aggregate";
+    case ViolationClass::kReplicaInsideCompactedChangelog:
+      return "replica_inside_compacted_changelog";
   }
   return "?";
 }

@@ -80,21 +80,31 @@ enum class ViolationClass {
   // the model's or that of the key's records since a point where the store could have evicted it
   // (checks/aggregate_proofs.cc).
   kLruEvictedAggregate,
+  // A replica inside a compacted changelog lacks superseded keys: the log cleaner keeps only the
+  // latest record per key of the cleaned segments, so a standby or restoring active that fetches
+  // an offset after a cleaning removed its record (a newer record of the key lying beyond the
+  // replica's offset) never reads it. A ResultMatchesModel or SamePositionSameAnswer violation
+  // whose answer is the fold of what its replica could read of the compacted log (ChangelogWitness
+  // holds only by skipping records removed before the replica read them, checks/compacted_read.cc)
+  // and which, with those keys given the whole prefix's fold, is the model's answer
+  // (scenarios/findings/compacted_changelog_replica_lacks_superseded_key.toml).
+  kReplicaInsideCompactedChangelog,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
-// "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate": the key in JSON
-// summaries.
+// "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
+// "replica_inside_compacted_changelog": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 7> kViolationClasses{
+inline constexpr std::array<ViolationClass, 8> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
     ViolationClass::kCacheFlushPartlyApplied,
     ViolationClass::kPositionAheadOfCheckpoint,
     ViolationClass::kFencedLateWrite,
-    ViolationClass::kLruEvictedAggregate};
+    ViolationClass::kLruEvictedAggregate,
+    ViolationClass::kReplicaInsideCompactedChangelog};
 
 struct Violation {
   std::string property;  // the check's name

@@ -53,7 +53,9 @@
 // and a store restored under a .position newer than its .checkpoint over-claims
 // (kPositionAheadOfCheckpoint, quirk 12, a ResultMatchesModel or ChangelogWitness violation;
 // position_file_ahead.cc holds the proof), and a count or sum in an LRU store restarts from zero
-// after an eviction (kLruEvictedAggregate; aggregate_proofs.cc holds the proof). Each is
+// after an eviction (kLruEvictedAggregate; aggregate_proofs.cc holds the proof), and a replica
+// inside a compacted changelog lacks keys whose superseded records the cleaner removed before it
+// read them (kReplicaInsideCompactedChangelog; compacted_read.cc holds the proof). Each is
 // tried when reprocessing is not proven.
 //
 // Limits (conservative: they leave a violation a failure, never excuse one): a cached write
@@ -252,7 +254,11 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   if (ahead.proven) return {ViolationClass::kPositionAheadOfCheckpoint, ahead.text};
   const detail::ClassProof lru = detail::prove_lru_evicted_aggregate(context, record, outcome);
   if (lru.proven) return {ViolationClass::kLruEvictedAggregate, lru.text};
-  return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text};
+  const detail::ClassProof compacted =
+      detail::prove_compacted_changelog_read(context, record, outcome);
+  if (compacted.proven) return {ViolationClass::kReplicaInsideCompactedChangelog, compacted.text};
+  return {ViolationClass::kFailure,
+          flush.text + "; " + ahead.text + "; " + lru.text + "; " + compacted.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
