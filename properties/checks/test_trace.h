@@ -286,8 +286,19 @@ class TraceBuilder {
       if (r.partition == partition) offset = r.offset.value() + 1;
     }
     trace_.changelog.push_back({partition, ChangelogOffset(offset), key, value, timestamp_ms,
-                                base::Instant::from_ms(appended_ms), writer, std::move(header)});
+                                base::Instant::from_ms(appended_ms), std::nullopt, writer,
+                                std::move(header)});
     return offset;
+  }
+  // The log cleaner removed changelog record `offset` of `partition` at removed_ms.
+  void removed(int32_t partition, int64_t offset, int64_t removed_ms) {
+    for (auto& r : trace_.changelog) {
+      if (r.partition == partition && r.offset.value() == offset) {
+        r.removed_ms = base::Instant::from_ms(removed_ms);
+        return;
+      }
+    }
+    IQ_ASSERT(false, "no changelog-{} offset {}", partition, offset);
   }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
                    int64_t start_ms, int64_t end_ms) {
