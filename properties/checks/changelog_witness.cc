@@ -66,6 +66,9 @@
 //   eviction logged as the evicted value: replicas that fold it keep a key the active evicted.
 //   Records without a header are bounded by the partition's whole input. Not judged: the traces
 //   the witness does not judge (no changelog, unlogged, past the bound, not whole, versioned).
+// - A compacted changelog: a replica that fetched an offset after the cleaner removed its record
+//   never read it; the fold is then of what it could read (compacted_read below, which states
+//   the bounds), and the position of the headers it read.
 // - KeyQuery.skipCache() changes nothing here: the metered layer drops the flag before the caching
 //   layer sees it (quirk 1 of docs/iqv2-semantics.md), so the overlay is applied to those too.
 

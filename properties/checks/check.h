@@ -246,8 +246,9 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context);
 // Gives every violation its class (see ViolationClass): ResultMatchesModel and
 // SamePositionSameAnswer violations that the run's record proves to be at-least-once
 // reprocessing get kAtLeastOnceReprocessing, with the proof in class_evidence; ResultMatchesModel
-// violations may also get kRestartWithoutCheckpoint, kCacheFlushPartlyApplied or
-// kPositionAheadOfCheckpoint, ChangelogWitness violations kPositionAheadOfCheckpoint, each only
+// violations may also get kRestartWithoutCheckpoint, kCacheFlushPartlyApplied,
+// kPositionAheadOfCheckpoint, kLruEvictedAggregate or kReplicaInsideCompactedChangelog (and
+// SamePositionSameAnswer ones the latter two, with the other answer alike), ChangelogWitness violations kPositionAheadOfCheckpoint, each only
 // with its proof; everything else stays kFailure. Deterministic: depends only on the trace.
 void classify_violations(const JudgeContext& context, std::vector<Violation>& violations);
 std::vector<Violation> check_scripted_expectations(const JudgeContext& context);
