@@ -248,7 +248,8 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context);
 // reprocessing get kAtLeastOnceReprocessing, with the proof in class_evidence; ResultMatchesModel
 // violations may also get kRestartWithoutCheckpoint, kCacheFlushPartlyApplied,
 // kPositionAheadOfCheckpoint, kLruEvictedAggregate or kReplicaInsideCompactedChangelog (and
-// SamePositionSameAnswer ones the latter two, with the other answer alike), ChangelogWitness violations kPositionAheadOfCheckpoint, each only
+// SamePositionSameAnswer ones any of these when the other answer is proven alike or is the
+// model's), ChangelogWitness violations kPositionAheadOfCheckpoint, each only
 // with its proof; everything else stays kFailure. Deterministic: depends only on the trace.
 void classify_violations(const JudgeContext& context, std::vector<Violation>& violations);
 std::vector<Violation> check_scripted_expectations(const JudgeContext& context);
