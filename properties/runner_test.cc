@@ -230,13 +230,15 @@ TEST(RunnerTest, FindingsAboutAtLeastOnceAreClassifiedByTheirRecord) {
 
 // The record-cache flush findings (a replica that applied part of one flush, the rest later in
 // the log or lost when the writer died inside a send) and quirk 12 (a store restored under a
-// .position newer than its .checkpoint): each declared violation is classified as that Kafka
-// behaviour from the run's record alone.
+// .position newer than its .checkpoint) and a replica inside a compacted changelog: each declared
+// violation is classified as that Kafka behaviour from the run's record alone.
 TEST(RunnerTest, FindingsAboutOverClaimsAreClassifiedByTheirRecord) {
   const std::vector<std::pair<std::string, ViolationClass>> findings = {
       {"cache_flush_partly_applied_overclaims.toml", ViolationClass::kCacheFlushPartlyApplied},
       {"cache_flush_cut_by_crash_overclaims.toml", ViolationClass::kCacheFlushPartlyApplied},
       {"position_file_ahead_of_checkpoint.toml", ViolationClass::kPositionAheadOfCheckpoint},
+      {"compacted_changelog_replica_lacks_superseded_key.toml",
+       ViolationClass::kReplicaInsideCompactedChangelog},
   };
   for (const auto& [name, want] : findings) {
     const std::string file = std::string(IQSIM_SCENARIOS_DIR) + "/findings/" + name;

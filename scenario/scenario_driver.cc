@@ -211,7 +211,8 @@ class ScenarioDriver {
   void read_changelog();
   // The cleaner's removed records of the store's changelog (set_removed_record_observer), in the
   // order removed; read_changelog merges them with the records left in the log.
-  void record_removed(const TopicPartition& tp, const ConsumerRecord& c, int64_t append_ms);
+  void record_removed(const TopicPartition& tp, const ConsumerRecord& c, int64_t append_ms,
+                      int64_t removed_ms);
   std::vector<ChangelogRecord> removed_changelog_;
   uint64_t removed_changelog_dropped_ = 0;
   // The store's changelog transactions as the broker decided them (set_txn_marker_observer): per
@@ -251,9 +252,8 @@ ScenarioDriver::ScenarioDriver(const Scenario& scenario) : scenario_(scenario) {
   // The knobs' bounds end the run after the event that reached them, never abort it.
   cluster_->loop().set_stop_check([this] { return check_bounds(); });
   cluster_->broker().broker().set_removed_record_observer(
-      [this](const TopicPartition& tp, const ConsumerRecord& c, int64_t append_ms) {
-        record_removed(tp, c, append_ms);
-      });
+      [this](const TopicPartition& tp, const ConsumerRecord& c, int64_t append_ms,
+             int64_t removed_ms) { record_removed(tp, c, append_ms, removed_ms); });
   cluster_->broker().broker().set_txn_marker_observer(
       [this](const TopicPartition& tp, ControlRecordType result, int64_t marker_offset,
              const std::vector<int64_t>& data_offsets, int64_t now_ms) {
@@ -282,14 +282,18 @@ void ScenarioDriver::record_txn_marker(const TopicPartition& tp, ControlRecordTy
 }
 
 void ScenarioDriver::record_removed(const TopicPartition& tp, const ConsumerRecord& c,
-                                    int64_t append_ms) {
+                                    int64_t append_ms, int64_t removed_ms) {
   if (tp.first != cluster_->changelog_topic() || !c.key.has_value()) return;
   if (removed_changelog_.size() >= RunTrace::kChangelogRecordsMax) {
     ++removed_changelog_dropped_;
     return;
   }
-  removed_changelog_.push_back(
-      changelog_record(cluster_->broker(), cluster_->config().topology, tp, c, append_ms));
+  IQ_ASSERT(removed_ms >= append_ms, "{}-{} offset {} removed at {} before its append at {}",
+            tp.first, tp.second, c.offset, removed_ms, append_ms);
+  ChangelogRecord r =
+      changelog_record(cluster_->broker(), cluster_->config().topology, tp, c, append_ms);
+  r.removed_ms = base::Instant::from_ms(removed_ms);  // the broker keeps virtual ms as longs
+  removed_changelog_.push_back(std::move(r));
 }
 
 bool ScenarioDriver::check_bounds() {

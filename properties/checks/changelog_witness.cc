@@ -84,6 +84,9 @@
 //   offset, so they leave the changelog whole. This is Kafka's promise about committed data: no
 //   standby, and no restored store before it processes, answers an aborted or uncommitted write,
 //   and no such store's position covers input whose only effects were aborted;
+// - A compacted changelog: a replica that fetched an offset after the cleaner removed its record
+//   never read it; the fold is then of what it could read (compacted_read below, which states
+//   the bounds), and the position of the headers it read.
 // - KeyQuery.skipCache() changes nothing here: the metered layer drops the flag before the caching
 //   layer sees it (quirk 1 of docs/iqv2-semantics.md), so the overlay is applied to those too.
 
@@ -428,7 +431,8 @@ SourceOffset header_component(const JudgeContext& context, const sim::ChangelogR
 std::variant<Position, std::string> folded_position(
     const JudgeContext& context, const ChangelogIndex::Partition* log,
     const sim::ReplicaSnapshot& replica, base::Instant at_ms, int32_t partition,
-    ChangelogOffset applied, const std::vector<sim::UnloggedWrite>& unlogged) {
+    ChangelogOffset applied, const std::vector<sim::UnloggedWrite>& unlogged,
+    const std::vector<ChangelogOffset>& skipped) {
   if (!context.trace().consistency_offset_vector_enabled) {
     return std::string("position not judged: consistency switch off (no headers to fold)");
   }
@@ -439,14 +443,16 @@ std::variant<Position, std::string> folded_position(
   if (log != nullptr) {
     auto after = std::upper_bound(log->records.begin(), log->records.end(), applied,
                                   [](ChangelogOffset o, const auto* r) { return o < r->offset; });
-    if (replica.own_write_runs.empty() && !log->transactions_skipped) {
+    if (replica.own_write_runs.empty() && !log->transactions_skipped && skipped.empty()) {
       if (after != log->records.begin()) {
         component = log->header_max[static_cast<size_t>(after - log->records.begin() - 1)];
       }
     } else {
-      // Records the replica skipped do not count: fold the headers of those it applied.
+      // Records the replica skipped (another instance's inside its own runs, or removed by the
+      // cleaner before it read them) do not count: fold the headers of those it applied.
       for (auto it = log->records.begin(); it != after; ++it) {
         if (!detail::applied_by(replica, applied, **it, at_ms)) continue;
+        if (std::binary_search(skipped.begin(), skipped.end(), (*it)->offset)) continue;
         component = std::max(component, header_component(context, **it));
       }
     }
@@ -456,6 +462,174 @@ std::variant<Position, std::string> folded_position(
   if (component >= SourceOffset(0))
     p.with_component(context.trace().topology.source_topic, partition, component);
   return p;
+}
+
+// ---- A replica reading a compacted changelog ----
+//
+// The log cleaner removes a record once a newer record of its key lies in the cleaned part of the
+// log (Cleaner.doClean keeps the latest offset per key of the dirty section; the active segment
+// is never cleaned). A standby or a restoring active that fetches an offset after a cleaning
+// removed its record never reads it, so in the middle of the log it lacks keys whose newer
+// records lie beyond its offset: its state is not the fold of the whole prefix, but of what it
+// could read. The trace records when each removed record was removed (ChangelogRecord::
+// removed_ms), not when each replica fetched each offset, so the fetch times are bounded:
+// - a record still in the log, or removed after the answer, was read (the replica's offset at the
+//   answer covers it, and it fetched that offset by then);
+// - a record the replica's own instance wrote was applied when written, not fetched, unless that
+//   instance crashed, restarted or closed after writing it (then it may have restored it);
+// - a replica fetches offsets in ascending order over time (a new life of the store starts again
+//   at its checkpoint, above what an earlier life read, or at the log start), so its fetch time
+//   f(offset) is non-decreasing: a record s it skipped has f(s) >= removed(s), and a removed
+//   record k it read has f(k) <= removed(k) (a fetch and a cleaning in one millisecond may run in
+//   either order). So skipped records S and read removed records K are possible together iff no
+//   s in S lies below a k in K with removed(s) > removed(k).
+// Per key the answer names the latest record the replica read (its value; absent: a tombstone or
+// nothing); the key's records after it up to the offset are the ones skipped, each of which must
+// be skippable. The latest record matching the answer is taken (the fewest skips); when the
+// choice across the answer's keys is not possible, the answer stays not the fold. Keys an
+// unlogged write decides are not searched. The search is linear in the keys' records.
+
+// Whether `instance` crashed, restarted or closed in [from_ms, to_ms].
+bool restarted_between(const JudgeContext& context, const std::string& instance,
+                       base::Instant from_ms, base::Instant to_ms) {
+  for (const sim::FaultRecord& f : context.trace().faults) {
+    if (f.at_ms < from_ms || f.at_ms > to_ms || f.instance != instance) continue;
+    if (f.action.find("crash") != std::string::npos ||
+        f.action.find("restart") != std::string::npos ||
+        f.action.find("close") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether `replica`, answering at answer_ms, may have fetched r's offset after the cleaner
+// removed r (see above).
+bool skippable(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
+               const sim::ChangelogRecord& r, base::Instant answer_ms) {
+  if (!r.removed_ms || *r.removed_ms > answer_ms) return false;
+  IQ_ASSERT(*r.removed_ms >= r.appended_ms, "seed {}: changelog-{} offset {} removed before append",
+            context.trace().seed, r.partition, r.offset);
+  if (r.writer != replica.instance) return true;
+  return restarted_between(context, replica.instance, r.appended_ms, answer_ms);
+}
+
+// One key's choice: the latest record the replica read (nullptr: none) and the records of the key
+// after it, up to the offset, that it skipped (descending).
+struct KeyRead {
+  const sim::ChangelogRecord* read = nullptr;
+  std::vector<const sim::ChangelogRecord*> skipped;
+};
+
+// The choice for `key` whose answer is `want` (absent: the answer lacks the key), or nullopt when
+// no skippable suffix of the key's records leaves a record with that answer.
+std::optional<KeyRead> choose_key_read(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const ChangelogIndex::Partition& log,
+                                       const sim::ReplicaSnapshot& replica,
+                                       ChangelogOffset applied, int32_t key,
+                                       const std::optional<Entry>& want) {
+  KeyRead choice;
+  auto it = log.by_key.find(key);
+  if (it == log.by_key.end()) return want ? std::nullopt : std::optional(choice);
+  const auto& records = it->second;
+  const bool timestamped = detail::is_timestamped_kind(record.request.kind);
+  for (auto r = records.rbegin(); r != records.rend(); ++r) {
+    if (!detail::applied_by(replica, applied, **r)) continue;
+    const bool matches =
+        want ? (*r)->value && *(*r)->value == want->value &&
+                   (!timestamped || timestamp_ok(context, record.request.kind, want->timestamp_ms,
+                                                 (*r)->timestamp_ms))
+             : !(*r)->value;
+    if (matches) {
+      choice.read = *r;
+      return choice;
+    }
+    if (!skippable(context, replica, **r, record.complete_ms)) return std::nullopt;
+    IQ_ASSERT(choice.skipped.size() < records.size(), "seed {}: key {}", context.trace().seed,
+              key);
+    choice.skipped.push_back(*r);
+  }
+  if (want) return std::nullopt;
+  return choice;  // every record of the key skipped
+}
+
+// Whether some non-decreasing fetch time makes every choice in `reads` hold together: no skipped
+// record lies at or below a removed record read with a later removal than that one's.
+bool fetch_order_possible(const std::map<int32_t, KeyRead>& reads) {
+  for (const auto& [key, choice] : reads) {
+    for (const sim::ChangelogRecord* s : choice.skipped) {
+      IQ_ASSERT(s->removed_ms.has_value(), "key {} offset {} skipped unremoved", key, s->offset);
+      for (const auto& [other_key, other] : reads) {
+        const sim::ChangelogRecord* k = other.read;
+        if (k != nullptr && k->removed_ms && s->offset <= k->offset &&
+            *s->removed_ms > *k->removed_ms) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// The answer as the fold of what the replica could read of the compacted changelog: the skips
+// (each key's, non-empty) when that fold is the answer, else nullopt. Only for a changelog some
+// cleaning removed records of before the answer.
+std::optional<std::pair<std::vector<detail::CompactedSkip>, Match>> compacted_read(
+    const JudgeContext& context, const sim::QueryRecord& record,
+    const ChangelogIndex::Partition& log, const sim::ReplicaSnapshot& replica,
+    ChangelogOffset applied, const std::vector<int32_t>& keys,
+    const std::vector<sim::UnloggedWrite>& unlogged, const Answer& answer) {
+  if (!answer.shape_ok) return std::nullopt;
+  const bool lru = context.trace().topology.supplier == KeyValueSupplier::kLruMap;
+  std::map<int32_t, Entry> answered;
+  for (const auto& [key, e] : answer.entries) answered.emplace(key, e);
+  std::map<int32_t, KeyRead> reads;
+  for (int32_t key : keys) {
+    if (std::any_of(unlogged.begin(), unlogged.end(), [&](const auto& w) { return w.key == key; }))
+      continue;
+    auto found = answered.find(key);
+    const std::optional<Entry> want =
+        found == answered.end() ? std::nullopt : std::optional(found->second);
+    std::optional<KeyRead> choice =
+        choose_key_read(context, record, log, replica, applied, key, want);
+    if (!choice && lru && !want) {
+      choice = KeyRead{latest(log, key, applied, &replica), {}};  // evicted, not skipped
+    }
+    if (!choice) return std::nullopt;
+    reads.emplace(key, std::move(*choice));
+  }
+  if (!fetch_order_possible(reads)) return std::nullopt;
+  State state = fold(&log, replica, keys, applied, std::nullopt, unlogged);
+  std::vector<detail::CompactedSkip> skips;
+  for (const auto& [key, choice] : reads) {
+    if (choice.skipped.empty()) continue;
+    detail::CompactedSkip skip;
+    skip.key = key;
+    if (auto it = state.find(key); it != state.end()) {
+      skip.unskipped_value = it->second.value;
+      skip.unskipped_timestamp_ms = it->second.timestamp_ms;
+    }
+    for (auto r = choice.skipped.rbegin(); r != choice.skipped.rend(); ++r) {
+      skip.skipped.push_back((*r)->offset);
+      skip.removed_ms_max = std::max(skip.removed_ms_max, *(*r)->removed_ms);
+    }
+    state.erase(key);
+    if (choice.read != nullptr && choice.read->value) {
+      state[key] = Entry{*choice.read->value, choice.read->timestamp_ms};
+    }
+    skips.push_back(std::move(skip));
+  }
+  const Match match = compare(context, record.request, answer, state);
+  if (skips.empty() || match == Match::kDiffers) return std::nullopt;
+  return std::pair(std::move(skips), match);
+}
+
+// The offsets the skips name, for folding the position headers of what the replica read.
+std::vector<ChangelogOffset> skipped_offsets(const std::vector<detail::CompactedSkip>& skips) {
+  std::vector<ChangelogOffset> out;
+  for (const detail::CompactedSkip& s : skips) out.insert(out.end(), s.skipped.begin(), s.skipped.end());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // ---- Every changelog record is explained by a source record ----
@@ -750,6 +924,17 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
       match = compare(context, record.request, answer, *cached);
     }
   }
+  if (match != Match::kEqual && log != nullptr) {
+    // A replica in the middle of a compacted changelog never read the records the cleaner had
+    // removed before it fetched their offsets (on an LRU store, rather than evicting the keys it
+    // lacks, which the capacity may not even allow).
+    if (auto read = compacted_read(context, record, *log, replica, applied, keys, unlogged,
+                                   answer);
+        read && (read->second == Match::kEqual || match == Match::kDiffers)) {
+      match = read->second;
+      result.compacted_skips = std::move(read->first);
+    }
+  }
   if (match == Match::kDiffers) {
     // An active (or an active since recycled to a standby) never applied the writes another
     // instance interleaved with its own.
@@ -790,8 +975,9 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     result.present_keys_hold = true;
     return result;
   }
-  const auto position = folded_position(context, log, replica, answer_ms(record), outcome.partition,
-                                        applied, unlogged);
+  const auto position =
+      folded_position(context, log, replica, answer_ms(record), outcome.partition, applied,
+                      unlogged, skipped_offsets(result.compacted_skips));
   if (const auto* why = std::get_if<std::string>(&position)) {
     result.verdict = Witness::kHolds;
     result.position_not_judged = *why;

@@ -157,6 +157,8 @@ const char* to_string(ViolationClass c) {
       return "known Kafka behaviour: an LRU store's evicted aggregate restarts from zero";
     case ViolationClass::kVersionedStoreReopened:
       return "known Kafka behaviour: a reopened versioned store does not see its older segments";
+    case ViolationClass::kReplicaInsideCompactedChangelog:
+      return "known Kafka behaviour: a replica inside a compacted changelog lacks superseded keys";
   }
   return "?";
 }
@@ -179,6 +181,8 @@ const char* class_key(ViolationClass c) {
       return "lru_evicted_aggregate";
     case ViolationClass::kVersionedStoreReopened:
       return "versioned_store_reopened";
+    case ViolationClass::kReplicaInsideCompactedChangelog:
+      return "replica_inside_compacted_changelog";
   }
   return "?";
 }

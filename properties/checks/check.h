@@ -96,14 +96,23 @@ enum class ViolationClass {
   // versioned.cc step 3), by a replica whose store the simulator recorded as opened over existing
   // data (checks/versioned_reopened.cc; scenarios/findings/versioned_reopened_store_*).
   kVersionedStoreReopened,
+  // A replica inside a compacted changelog lacks superseded keys: the log cleaner keeps only the
+  // latest record per key of the cleaned segments, so a standby or restoring active that fetches
+  // an offset after a cleaning removed its record (a newer record of the key lying beyond the
+  // replica's offset) never reads it. A ResultMatchesModel or SamePositionSameAnswer violation
+  // whose answer is the fold of what its replica could read of the compacted log (ChangelogWitness
+  // holds only by skipping records removed before the replica read them, checks/compacted_read.cc)
+  // and which, with those keys given the whole prefix's fold, is the model's answer
+  // (scenarios/findings/compacted_changelog_replica_lacks_superseded_key.toml).
+  kReplicaInsideCompactedChangelog,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
-// "versioned_store_reopened": the key in JSON summaries.
+// "versioned_store_reopened", "replica_inside_compacted_changelog": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 8> kViolationClasses{
+inline constexpr std::array<ViolationClass, 9> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -111,7 +120,8 @@ inline constexpr std::array<ViolationClass, 8> kViolationClasses{
     ViolationClass::kPositionAheadOfCheckpoint,
     ViolationClass::kFencedLateWrite,
     ViolationClass::kLruEvictedAggregate,
-    ViolationClass::kVersionedStoreReopened};
+    ViolationClass::kVersionedStoreReopened,
+    ViolationClass::kReplicaInsideCompactedChangelog};
 
 struct Violation {
   std::string property;  // the check's name
@@ -267,8 +277,10 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context);
 // Gives every violation its class (see ViolationClass): ResultMatchesModel and
 // SamePositionSameAnswer violations that the run's record proves to be at-least-once
 // reprocessing get kAtLeastOnceReprocessing, with the proof in class_evidence; ResultMatchesModel
-// violations may also get kRestartWithoutCheckpoint, kCacheFlushPartlyApplied or
-// kPositionAheadOfCheckpoint, ChangelogWitness violations kPositionAheadOfCheckpoint, each only
+// violations may also get kRestartWithoutCheckpoint, kCacheFlushPartlyApplied,
+// kPositionAheadOfCheckpoint, kLruEvictedAggregate or kReplicaInsideCompactedChangelog (and
+// SamePositionSameAnswer ones any of these when the other answer is proven alike or is the
+// model's), ChangelogWitness violations kPositionAheadOfCheckpoint, each only
 // with its proof; everything else stays kFailure. Deterministic: depends only on the trace.
 void classify_violations(const JudgeContext& context, std::vector<Violation>& violations);
 std::vector<Violation> check_scripted_expectations(const JudgeContext& context);

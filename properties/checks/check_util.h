@@ -132,6 +132,16 @@ FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord&
 // ChangelogWitness's judgement of one successful partition result (changelog_witness.cc): the
 // classification of other properties' violations reads it too.
 enum class Witness { kHolds, kDiffers, kNotJudged };
+// One key whose changelog records (each superseded by a newer record of the key beyond the
+// replica's offset) the log cleaner removed before the replica read them
+// (changelog_witness.cc, compacted_read): what the replica skipped, and the fold without skipping.
+struct CompactedSkip {
+  int32_t key = 0;
+  std::vector<ChangelogOffset> skipped;  // ascending, each removed at or before the answer
+  base::Instant removed_ms_max{};        // the latest removal among them
+  std::optional<int64_t> unskipped_value;  // the whole prefix's fold of the key (absent: none)
+  int64_t unskipped_timestamp_ms = 0;
+};
 struct WitnessResult {
   Witness verdict = Witness::kNotJudged;
   std::string why;       // kNotJudged: the reason (a tally key); kDiffers: a one-line summary
@@ -151,6 +161,9 @@ struct WitnessResult {
   // kNotJudged on a versioned store because the answer is not the fold's while every version it
   // holds is one the replica could have been given (changelog_witness_versioned.cc, step 3).
   bool versions_from_log = false;
+  // kHolds only as the fold of what the replica could read of a compacted changelog: the keys
+  // whose removed records it skipped (empty when the whole prefix's fold is the answer).
+  std::vector<CompactedSkip> compacted_skips;
 };
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
@@ -193,6 +206,11 @@ struct ClassProof {
 // kCacheFlushPartlyApplied (partial_flush.cc states the proof).
 ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
                                const sim::PartitionOutcome& outcome);
+// A replica inside a compacted changelog: ViolationClass::kReplicaInsideCompactedChangelog
+// (compacted_read.cc states the proof).
+ClassProof prove_compacted_changelog_read(const JudgeContext& context,
+                                          const sim::QueryRecord& record,
+                                          const sim::PartitionOutcome& outcome);
 // A count or sum in an LRU store restarted after an eviction: ViolationClass::
 // kLruEvictedAggregate (aggregate_proofs.cc states the proof).
 ClassProof prove_lru_evicted_aggregate(const JudgeContext& context, const sim::QueryRecord& record,

@@ -320,6 +320,16 @@ class TraceBuilder {
     }
     IQ_ASSERT(false, "no changelog-{} offset {}", partition, offset);
   }
+  // The log cleaner removed changelog record `offset` of `partition` at removed_ms.
+  void removed(int32_t partition, int64_t offset, int64_t removed_ms) {
+    for (auto& r : trace_.changelog) {
+      if (r.partition == partition && r.offset.value() == offset) {
+        r.removed_ms = base::Instant::from_ms(removed_ms);
+        return;
+      }
+    }
+    IQ_ASSERT(false, "no changelog-{} offset {}", partition, offset);
+  }
   void reprocessed(int32_t partition, int64_t first, int64_t last, std::string instance,
                    int64_t start_ms, int64_t end_ms) {
     trace_.reprocessed.push_back({partition, SourceOffset(first), SourceOffset(last),

@@ -60,7 +60,9 @@
 // position_file_ahead.cc holds the proof), a count or sum in an LRU store restarts from zero
 // after an eviction (kLruEvictedAggregate; aggregate_proofs.cc holds the proof), and a reopened
 // versioned store does not see its older segments (kVersionedStoreReopened, quirk 17;
-// versioned_reopened.cc holds the proof). Each is
+// versioned_reopened.cc holds the proof), and a replica inside a compacted changelog lacks keys
+// whose superseded records the cleaner removed before it read them
+// (kReplicaInsideCompactedChangelog; compacted_read.cc holds the proof). Each is
 // tried when reprocessing is not proven.
 //
 // Limits (conservative: they leave a violation a failure, never excuse one): a cached write
@@ -262,8 +264,11 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   const detail::ClassProof reopened =
       detail::prove_versioned_store_reopened(context, record, outcome);
   if (reopened.proven) return {ViolationClass::kVersionedStoreReopened, reopened.text};
-  return {ViolationClass::kFailure,
-          flush.text + "; " + ahead.text + "; " + lru.text + "; " + reopened.text};
+  const detail::ClassProof compacted =
+      detail::prove_compacted_changelog_read(context, record, outcome);
+  if (compacted.proven) return {ViolationClass::kReplicaInsideCompactedChangelog, compacted.text};
+  return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
+                                        reopened.text + "; " + compacted.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.

@@ -539,3 +539,111 @@ TEST(ViolationClassTest, AReplayedAggregateIsProvenByFoldingItsInputWithTheRepla
 
 }  // namespace
 }  // namespace iq::properties
+
+namespace iq::properties {
+namespace {
+
+// Keys 1 and 2 written at source offsets 0 and 1 (changelog 0 and 1 by instance-1), then key 1
+// again at 2 and key 2 again at 3. The cleaner removes changelog 0 at `removed_key1_ms` (key 1's
+// newer record 2 lies beyond it) and, when `removed_key2_ms` is given, changelog 1 then.
+TraceBuilder compacted_log(int64_t removed_key1_ms, std::optional<int64_t> removed_key2_ms) {
+  TraceBuilder b(TopologyKind::SourceTable);
+  b.produce(0, 1, 1);
+  b.produce(0, 2, 2);
+  b.produce(0, 1, 3);
+  b.produce(0, 2, 4);
+  b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+  b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
+  b.log(0, 1, 3, 300, pos(0, 2), "instance-1", 12);
+  b.log(0, 2, 4, 400, pos(0, 3), "instance-1", 13);
+  b.removed(0, 0, removed_key1_ms);
+  if (removed_key2_ms) b.removed(0, 1, *removed_key2_ms);
+  return b;
+}
+
+// A standby on instance-2 that applied changelog [.., 1] at 60 ms answers the range [1, 2] with
+// `entries` under the position {0=1} its read headers give.
+void add_standby_range(TraceBuilder& b, sim::KeyValueList entries) {
+  b.add(b.range_query(0, 1, 2)
+            .target("instance-2")
+            .at(60, 60)
+            .ok_entries(std::move(entries), pos(0, 1))
+            .replica(applied(standby(0, pos(0, 1), "instance-2"), 1)));
+}
+
+// A standby that fetched changelog 0 after the cleaner removed it lacks key 1 beneath a position
+// covering its write: ChangelogWitness holds (the fold of what it could read), and the
+// ResultMatchesModel violation is proven a replica inside a compacted changelog. Removed after
+// the answer, the record was read: the same answer is no fold, and a failure.
+TEST(ViolationClassTest, ReplicaInsideACompactedChangelogOnlyWhenRemovedBeforeTheRead) {
+  for (int64_t removed_ms : {50, 70}) {
+    TraceBuilder b = compacted_log(removed_ms, std::nullopt);
+    add_standby_range(b, {{2, 2}});
+    JudgeContext context(b.trace());
+    const auto witness = check_changelog_witness(context);
+    const auto vs = judge_and_classify(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " removed_ms=" << removed_ms << "\n"
+                             << text(vs);
+    EXPECT_EQ(vs[0].property, sim::property_names::kResultMatchesModel) << "seed " << kSeed;
+    if (removed_ms == 50) {
+      EXPECT_TRUE(witness.empty()) << "seed " << kSeed << "\n" << text(witness);
+      EXPECT_EQ(vs[0].violation_class, ViolationClass::kReplicaInsideCompactedChangelog)
+          << "seed " << kSeed << "\n"
+          << vs[0].to_string();
+      EXPECT_NE(vs[0].class_evidence.find("key 1: offsets 0 removed by 50 ms"), std::string::npos)
+          << "seed " << kSeed << "\n"
+          << vs[0].to_string();
+    } else {
+      EXPECT_EQ(witness.size(), 1u) << "seed " << kSeed << "\n" << text(witness);
+      EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+    }
+  }
+}
+
+// Skipping key 1 explains its absence, not a wrong value of key 2: a failure.
+TEST(ViolationClassTest, CompactedReadExplainsOnlyTheSkippedKeys) {
+  TraceBuilder b = compacted_log(50, std::nullopt);
+  add_standby_range(b, {{2, 5}});
+  JudgeContext context(b.trace());
+  const auto vs = judge_and_classify(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure) << "seed " << kSeed << "\n"
+                                                              << vs[0].to_string();
+}
+
+// A replica fetches offsets in order: it cannot have fetched changelog 0 after its removal at
+// 50 ms and changelog 1 before that one's removal at 40 ms. Reading key 2's record 1 while
+// skipping key 1's record 0 is impossible, so the answer [2=2] stays a failure; with changelog 1
+// removed at 50 ms too (one cleaning) it is possible and proven.
+TEST(ViolationClassTest, CompactedReadFollowsTheFetchOrder) {
+  for (int64_t removed_key2_ms : {40, 50}) {
+    TraceBuilder b = compacted_log(50, removed_key2_ms);
+    add_standby_range(b, {{2, 2}});
+    JudgeContext context(b.trace());
+    const auto vs = judge_and_classify(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+    EXPECT_EQ(vs[0].violation_class, removed_key2_ms == 50
+                                         ? ViolationClass::kReplicaInsideCompactedChangelog
+                                         : ViolationClass::kFailure)
+        << "seed " << kSeed << " removed_key2_ms=" << removed_key2_ms << "\n"
+        << vs[0].to_string();
+  }
+}
+
+// The replica's own instance wrote changelog 0 and never restarted: it applied it when written,
+// so the removal cannot explain key 1's absence.
+TEST(ViolationClassTest, CompactedReadNeverSkipsTheReplicasOwnWrites) {
+  TraceBuilder b = compacted_log(50, std::nullopt);
+  b.add(b.range_query(0, 1, 2)
+            .at(60, 60)
+            .ok_entries({{2, 2}}, pos(0, 1))
+            .replica(applied(standby(0, pos(0, 1), "instance-1"), 1)));
+  JudgeContext context(b.trace());
+  const auto vs = judge_and_classify(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure) << "seed " << kSeed << "\n"
+                                                              << vs[0].to_string();
+}
+
+}  // namespace
+}  // namespace iq::properties

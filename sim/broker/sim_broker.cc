@@ -637,7 +637,7 @@ void SimBroker::clean(PartitionLog& log, const TopicConfig& config, int64_t uppe
       kept.push_back(std::move(e));
     } else {
       if (removed_record_observer_ && !e.control) {
-        removed_record_observer_(stats.tp, e.record, e.append_ms);
+        removed_record_observer_(stats.tp, e.record, e.append_ms, now_ms);
       }
       ++stats.records_removed;
     }

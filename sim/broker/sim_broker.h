@@ -232,10 +232,11 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
 
   // The simulator's omniscient record of what the cleaner removed: called once per data record a
   // cleaning drops (superseded values, expired tombstones, aborted records; not markers), with
-  // its append time, so that the trace can keep each changelog as it was appended and the checks
-  // can fold the prefix a replica applied before compaction. Observing changes nothing here.
-  using RemovedRecordObserver =
-      std::function<void(const TopicPartition&, const ConsumerRecord&, int64_t append_ms)>;
+  // its append time and the time of the cleaning that removed it, so that the trace can keep each
+  // changelog as it was appended and the checks can fold the prefix a replica applied before
+  // compaction, skipping what was removed before the replica read it. Observing changes nothing.
+  using RemovedRecordObserver = std::function<void(const TopicPartition&, const ConsumerRecord&,
+                                                   int64_t append_ms, int64_t removed_ms)>;
   void set_removed_record_observer(RemovedRecordObserver observer) {
     removed_record_observer_ = std::move(observer);
   }

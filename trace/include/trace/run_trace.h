@@ -66,6 +66,9 @@ struct ChangelogRecord {
   std::optional<int64_t> value;  // absent: a tombstone
   int64_t timestamp_ms = 0;      // the record's timestamp (event time, a raw long as in Kafka)
   base::Instant appended_ms{};   // when the broker appended it (virtual time)
+  // When the log cleaner removed it (the virtual time of that cleaning; absent: still in the log
+  // at the end of the run). A replica that fetched this offset after then never read the record.
+  std::optional<base::Instant> removed_ms;
   std::string writer;            // "instance-2"
   // The position header (__iq.consistency.offset.vector.enabled__): the writer's store position
   // after the write, in source offsets. Absent when the record carries none (the switch off).
