@@ -593,13 +593,13 @@ std::optional<std::pair<std::vector<detail::CompactedSkip>, Match>> compacted_re
     std::optional<KeyRead> choice =
         choose_key_read(context, record, log, replica, applied, key, want);
     if (!choice && lru && !want) {
-      choice = KeyRead{latest(log, key, applied, &replica), {}};  // evicted, not skipped
+      choice = KeyRead{latest(log, key, applied, answer_ms(record), &replica), {}};  // evicted
     }
     if (!choice) return std::nullopt;
     reads.emplace(key, std::move(*choice));
   }
   if (!fetch_order_possible(reads)) return std::nullopt;
-  State state = fold(&log, replica, keys, applied, std::nullopt, unlogged);
+  State state = fold(&log, replica, answer_ms(record), keys, applied, std::nullopt, unlogged);
   std::vector<detail::CompactedSkip> skips;
   for (const auto& [key, choice] : reads) {
     if (choice.skipped.empty()) continue;
