@@ -5,17 +5,9 @@
 #include <tuple>
 
 #include "base/assert.h"
+#include "model/time_math.h"
 
 namespace iq::model {
-namespace {
-
-int64_t minus(int64_t a, int64_t b) {
-  if (b > 0 && a < std::numeric_limits<int64_t>::min() + b)
-    return std::numeric_limits<int64_t>::min();
-  return a - b;
-}
-
-}  // namespace
 
 std::ostream& operator<<(std::ostream& out, const SessionEntry& e) {
   return out << key_to_hex(e.key) << "@[" << e.start_ms << "," << e.end_ms << "]=" << e.value;
@@ -36,8 +28,7 @@ SessionHistory::SessionHistory(SessionSpec spec, int64_t records_max)
   // SessionWindowedKStreamImpl refuses a retention below gap + grace.
   IQ_ASSERT(spec.aggregation == SessionAggregation::kLatest ||
                 spec.retention_ms >= spec.gap_ms + spec.grace_ms,
-            "retention {} below gap {} + grace {}", spec.retention_ms, spec.gap_ms,
-            spec.grace_ms);
+            "retention {} below gap {} + grace {}", spec.retention_ms, spec.gap_ms, spec.grace_ms);
 }
 
 const SessionHistory::PartitionState* SessionHistory::find(int32_t partition) const {
@@ -48,12 +39,12 @@ const SessionHistory::PartitionState* SessionHistory::find(int32_t partition) co
 // Both stores read from max(0, stream time - retention + 1) on session ends: the in-memory
 // store's removeExpiredSegments, the segmented store's getActualFrom over fetch's from of 0.
 bool SessionHistory::visible(int64_t end_ms, int64_t stream_time_ms) const {
-  return end_ms >= 0 && end_ms > minus(stream_time_ms, spec_.retention_ms);
+  return end_ms >= 0 && end_ms > saturating_minus(stream_time_ms, spec_.retention_ms);
 }
 
 bool SessionHistory::segment_live(int64_t end_ms, int64_t stream_time_ms) const {
   return end_ms / spec_.segment_interval_ms >=
-         minus(stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
+         saturating_minus(stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
 }
 
 SessionHistory::PartitionState& SessionHistory::begin_offset(int32_t partition, int64_t offset) {
@@ -81,8 +72,9 @@ bool SessionHistory::store_put(PartitionState& p, int64_t offset, const Slot& sl
                                std::optional<int64_t> value) {
   const bool segmented = spec_.backing == StoreBacking::kSegmented;
   p.store_stream_time_ms = std::max(p.store_stream_time_ms, slot.end_ms);
-  const bool expired = segmented ? !segment_live(slot.end_ms, p.store_stream_time_ms)
-                                 : slot.end_ms <= minus(p.store_stream_time_ms, spec_.retention_ms);
+  const bool expired =
+      segmented ? !segment_live(slot.end_ms, p.store_stream_time_ms)
+                : slot.end_ms <= saturating_minus(p.store_stream_time_ms, spec_.retention_ms);
   p.writes.push_back(Write{offset, slot, value, !expired, true, p.store_stream_time_ms});
   if (!expired) {
     if (value) {
@@ -124,8 +116,7 @@ void SessionHistory::restart_processor(int32_t partition) {
   partitions_[partition].processor_stream_time_ms = -1;
 }
 
-void SessionHistory::reopen_store(int32_t partition, int64_t offset,
-                                             int64_t stream_time_ms) {
+void SessionHistory::reopen_store(int32_t partition, int64_t offset, int64_t stream_time_ms) {
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
   IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
   PartitionState& p = partitions_[partition];
@@ -149,7 +140,7 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
   }
   p.processor_stream_time_ms = std::max(p.processor_stream_time_ms, ts);
   const int64_t close_ms =
-      minus(minus(p.processor_stream_time_ms, spec_.grace_ms), spec_.gap_ms);
+      saturating_minus(saturating_minus(p.processor_stream_time_ms, spec_.grace_ms), spec_.gap_ms);
   // findSessions(key, ts - gap, ts + gap) over the visible sessions, in store order.
   std::vector<std::pair<Slot, int64_t>> merged;
   int64_t start = ts, end = ts, count = 0;  // count: the merged aggregates
@@ -226,7 +217,7 @@ SessionAnswer SessionHistory::fetch(int32_t partition, const KeyBytes& key,
     // As WindowHistory::content: a put's cleanupExpiredSegments drops whole segments for good.
     if (segmented && w.is_put) {
       const int64_t live_from =
-          minus(w.stream_time_after_ms, spec_.retention_ms) / spec_.segment_interval_ms;
+          saturating_minus(w.stream_time_after_ms, spec_.retention_ms) / spec_.segment_interval_ms;
       if (live_from > floor_segment || w.slot.end_ms / spec_.segment_interval_ms < floor_segment) {
         std::erase_if(content, [&](const auto& e) {
           return e.first.end_ms / spec_.segment_interval_ms < live_from;

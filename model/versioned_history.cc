@@ -5,18 +5,9 @@
 #include <ostream>
 
 #include "base/assert.h"
+#include "model/time_math.h"
 
 namespace iq::model {
-namespace {
-
-// a - b without overflow (stream time starts at -1; retentions may be large).
-int64_t minus(int64_t a, int64_t b) {
-  if (b > 0 && a < std::numeric_limits<int64_t>::min() + b)
-    return std::numeric_limits<int64_t>::min();
-  return a - b;
-}
-
-}  // namespace
 
 std::ostream& operator<<(std::ostream& out, const Version& v) {
   out << v.value << "@[" << v.valid_from_ms << ",";
@@ -44,7 +35,7 @@ void VersionedHistory::apply(int32_t partition, const SourceRecord& record) {
             "offset {} after {}", record.offset, p.stream_times.back().first);
   // The grace check comes first and a dropped record leaves the stream time alone; it could not
   // raise it anyway, being older than it.
-  const bool dropped = record.timestamp_ms < minus(before, history_retention_ms_);
+  const bool dropped = record.timestamp_ms < saturating_minus(before, history_retention_ms_);
   const int64_t after = dropped ? before : std::max(before, record.timestamp_ms);
   p.stream_times.emplace_back(record.offset, after);
   p.keys[record.key].push_back(Record{record.offset, record.value, record.timestamp_ms, dropped});
@@ -109,7 +100,7 @@ std::optional<Version> VersionedHistory::get_as_of(int32_t partition, const KeyB
     return Version{*t.rbegin()->second, t.rbegin()->first, std::nullopt};
   }
   const int64_t st = stream_time(partition, offset_inclusive);
-  if (as_of_ms < minus(st, history_retention_ms_)) return std::nullopt;
+  if (as_of_ms < saturating_minus(st, history_retention_ms_)) return std::nullopt;
   auto it = t.upper_bound(as_of_ms);
   if (it == t.begin()) return std::nullopt;  // no version started by as_of
   const auto next = it;
@@ -124,7 +115,8 @@ VersionedRange VersionedHistory::get_range(int32_t partition, const KeyBytes& ke
                                            int64_t offset_inclusive) const {
   VersionedRange out;
   const Timeline t = timeline(partition, key, offset_inclusive);
-  const int64_t floor_ms = minus(stream_time(partition, offset_inclusive), history_retention_ms_);
+  const int64_t floor_ms =
+      saturating_minus(stream_time(partition, offset_inclusive), history_retention_ms_);
   const bool latest_only = to_ms < floor_ms;
   // Java's long division (towards zero), as the store's segment ids are computed.
   const auto segment = [this](int64_t ts) { return ts / segment_interval_ms_; };

@@ -5,18 +5,9 @@
 #include <tuple>
 
 #include "base/assert.h"
+#include "model/time_math.h"
 
 namespace iq::model {
-namespace {
-
-// a - b without overflow (stream time starts at -1; retentions may be large).
-int64_t minus(int64_t a, int64_t b) {
-  if (b > 0 && a < std::numeric_limits<int64_t>::min() + b)
-    return std::numeric_limits<int64_t>::min();
-  return a - b;
-}
-
-}  // namespace
 
 std::ostream& operator<<(std::ostream& out, const WindowEntry& e) {
   return out << key_to_hex(e.key) << "@[" << e.window_start_ms << "," << e.window_end_ms
@@ -61,14 +52,14 @@ void WindowHistory::count_record() {
 // get). The in-memory store also clears every start below max(0, floor) (removeExpiredSegments),
 // so a negative start never shows there; timestamps >= 0 keep starts >= 0 here.
 bool WindowHistory::visible(int64_t window_start_ms, int64_t stream_time_ms) const {
-  return window_start_ms > minus(stream_time_ms, spec_.retention_ms);
+  return window_start_ms > saturating_minus(stream_time_ms, spec_.retention_ms);
 }
 
 // AbstractSegments.getOrCreateSegmentIfLive and cleanupExpiredSegments: segment ids by Java's
 // long division (towards zero), live from the segment of stream time - retention.
 bool WindowHistory::segment_live(int64_t window_start_ms, int64_t stream_time_ms) const {
   const int64_t id = window_start_ms / spec_.segment_interval_ms;
-  return id >= minus(stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
+  return id >= saturating_minus(stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
 }
 
 bool WindowHistory::store_put(PartitionState& p, int64_t offset, const KeyBytes& key,
@@ -154,7 +145,7 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
         store_put(p, record.offset, record.key, record.value, record.timestamp_ms, start);
   } else {
     p.processor_stream_time_ms = std::max(p.processor_stream_time_ms, record.timestamp_ms);
-    const int64_t close_ms = minus(p.processor_stream_time_ms, spec_.grace_ms);
+    const int64_t close_ms = saturating_minus(p.processor_stream_time_ms, spec_.grace_ms);
     // TimeWindows.windowsFor, in ascending window start.
     int64_t start = std::max<int64_t>(0, record.timestamp_ms - spec_.size_ms + spec_.advance_ms) /
                     spec_.advance_ms * spec_.advance_ms;
@@ -171,7 +162,8 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
       const int64_t agg = spec_.aggregation == WindowAggregation::kCount
                               ? (old ? old->value : 0) + 1
                               : (old ? old->value : 0) + record.value.value_or(0);
-      const int64_t ts = old ? std::max(old->timestamp_ms, record.timestamp_ms) : record.timestamp_ms;
+      const int64_t ts =
+          old ? std::max(old->timestamp_ms, record.timestamp_ms) : record.timestamp_ms;
       step.position_updated |= store_put(p, record.offset, record.key, agg, ts, start);
     }
   }
@@ -224,8 +216,8 @@ std::map<WindowHistory::Slot, WindowHistory::Stored> WindowHistory::content(
     // Every put reaching the segmented store runs cleanupExpiredSegments with the stream time
     // it raised: whole segments go, and stay gone when a reopened store's stream time is lower.
     if (spec_.backing == StoreBacking::kSegmented) {
-      const int64_t live_from = minus(w.stream_time_after_ms, spec_.retention_ms) /
-                                spec_.segment_interval_ms;
+      const int64_t live_from =
+          saturating_minus(w.stream_time_after_ms, spec_.retention_ms) / spec_.segment_interval_ms;
       // Only a rising floor, or a put below the old one (after a reopen), can drop something.
       if (live_from > floor_segment ||
           w.window_start_ms / spec_.segment_interval_ms < floor_segment) {
