@@ -99,8 +99,8 @@ TEST(ModelSessionHistoryTest, ExpiryOrderAndTheCloseTimeEdge) {
 // The segmented store drops a put into an expired segment without touching its position, and a
 // remove raises its stream time; the PAPI writer writes [ts, ts] with the record's value.
 TEST(ModelSessionHistoryTest, SegmentedExpiryAndPapiWriter) {
-  SessionHistory h(SessionSpec{SessionAggregation::kLatest, 0, 0, 30, StoreBacking::kSegmented,
-                               20, false});
+  SessionHistory h(
+      SessionSpec{SessionAggregation::kLatest, 0, 0, 30, StoreBacking::kSegmented, 20, false});
   h.apply(0, rec(0, kA, 7, 100));
   h.apply(0, rec(1, kA, 8, 61));  // segment 3 >= segment(70) = 3: kept, hidden by the floor
   h.apply(0, rec(2, kA, 9, 50));  // segment 2: expired
@@ -136,8 +136,7 @@ TEST(ModelSessionHistoryTest, CachedReadsMergeSessionsTheStoreExpired) {
     h.apply(0, rec(0, kA, 0, 0));
     h.apply(0, rec(1, kB, 0, 61));  // stream time 61: [0,0] of A expires (0 <= 61 - 60)
     h.apply(0, rec(2, kA, 0, 41));  // close 1: lands; merges [0,0] only through the cache
-    EXPECT_EQ(h.fetch(0, kA, 2).entries,
-              cached ? (E{{kA, 0, 41, 2}}) : (E{{kA, 41, 41, 1}}));
+    EXPECT_EQ(h.fetch(0, kA, 2).entries, cached ? (E{{kA, 0, 41, 2}}) : (E{{kA, 41, 41, 1}}));
   }
 }
 

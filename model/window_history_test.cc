@@ -87,8 +87,7 @@ TEST(ModelWindowHistoryTest, RecordsBeyondGraceAreSkipped) {
   EXPECT_EQ(h.fetch(0, kA, 0, 0, 5).entries, (std::vector<WindowEntry>{{kA, 0, 10, 3, 5}}));
   EXPECT_EQ(h.position_offset(0, 5), 5);
 
-  WindowSpec hopping{WindowAggregation::kCount, 10, 5, 0, 1'000, StoreBacking::kInMemory, 1,
-                     false};
+  WindowSpec hopping{WindowAggregation::kCount, 10, 5, 0, 1'000, StoreBacking::kInMemory, 1, false};
   WindowHistory g(hopping);
   g.apply(0, rec(0, kA, 1, 20));
   g.apply(0, rec(1, kA, 1, 12));  // [5,15) closed (15 <= 20), [10,20) closed, nothing lands
@@ -122,8 +121,8 @@ TEST(ModelWindowHistoryTest, RetentionFloorFollowsTheStoresStreamTime) {
 // segment (hidden by the floor, with the position updated) and drops one into an expired
 // segment without touching the position (quirk 20).
 TEST(ModelWindowHistoryTest, ExpiredPutsAndPositionsPerStoreKind) {
-  const WindowSpec mem{WindowAggregation::kLatest, 10, 10, 0, 30, StoreBacking::kInMemory, 1,
-                       false};
+  const WindowSpec mem{WindowAggregation::kLatest, 10, 10,   0, 30,
+                       StoreBacking::kInMemory,    1,  false};
   WindowSpec seg = mem;
   seg.backing = StoreBacking::kSegmented;
   seg.segment_interval_ms = 20;
@@ -144,8 +143,8 @@ TEST(ModelWindowHistoryTest, ExpiredPutsAndPositionsPerStoreKind) {
 // kept with a fresh sequence number, a null put deletes nothing, and the RocksDB store skips a
 // null put entirely (no position) while the in-memory one updates its position.
 TEST(ModelWindowHistoryTest, LatestValueAndDuplicates) {
-  WindowHistory h(WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 100, StoreBacking::kInMemory,
-                             1, false});
+  WindowHistory h(
+      WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 100, StoreBacking::kInMemory, 1, false});
   h.apply(0, rec(0, kA, 1, 3));
   h.apply(0, rec(1, kA, 2, 4));
   EXPECT_EQ(h.fetch(0, kA, 0, 0, 1).entries, (std::vector<WindowEntry>{{kA, 0, 10, 2, 4}}));
@@ -182,9 +181,11 @@ TEST(ModelWindowHistoryTest, FetchAllOrderPerStoreKind) {
     h.apply(0, rec(3, kA, 1, 105));
     using V = std::vector<std::pair<int32_t, int64_t>>;
     if (b == StoreBacking::kInMemory) {
-      EXPECT_EQ(keys_and_starts(h.fetch_all(0, 0, 200, 3)), (V{{2, 0}, {1, 10}, {2, 20}, {1, 100}}));
+      EXPECT_EQ(keys_and_starts(h.fetch_all(0, 0, 200, 3)),
+                (V{{2, 0}, {1, 10}, {2, 20}, {1, 100}}));
     } else {
-      EXPECT_EQ(keys_and_starts(h.fetch_all(0, 0, 200, 3)), (V{{1, 10}, {2, 0}, {2, 20}, {1, 100}}));
+      EXPECT_EQ(keys_and_starts(h.fetch_all(0, 0, 200, 3)),
+                (V{{1, 10}, {2, 0}, {2, 20}, {1, 100}}));
     }
     EXPECT_EQ(keys_and_starts(h.fetch_all(0, 10, 20, 3)).size(), 2u);
   }
@@ -193,15 +194,15 @@ TEST(ModelWindowHistoryTest, FetchAllOrderPerStoreKind) {
 // A segmented store reopened forgets its stream time: a window the floor hid shows again while its
 // segment lives, but a segment once dropped by cleanupExpiredSegments stays gone.
 TEST(ModelWindowHistoryTest, ReopenedSegmentedStoreShowsHiddenWindowsOfLiveSegments) {
-  WindowHistory h(WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 30, StoreBacking::kSegmented,
-                             20, false});
-  h.put(0, 0, kA, 1, 5, 0);     // segment 0
-  h.put(0, 1, kA, 2, 45, 40);   // stream time 40: floor 10 hides 0; live from segment 0
+  WindowHistory h(
+      WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 30, StoreBacking::kSegmented, 20, false});
+  h.put(0, 0, kA, 1, 5, 0);    // segment 0
+  h.put(0, 1, kA, 2, 45, 40);  // stream time 40: floor 10 hides 0; live from segment 0
   EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 1)), (std::vector<int64_t>{40}));
   h.reopen_store(0, 2, -1);
   EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 2)), (std::vector<int64_t>{0, 40}));
   EXPECT_EQ(h.store_stream_time(0, 2), -1);
-  h.put(0, 3, kB, 3, 65, 60);   // stream time 60: live from segment 1, segment 0 dropped
+  h.put(0, 3, kB, 3, 65, 60);  // stream time 60: live from segment 1, segment 0 dropped
   h.reopen_store(0, 4, -1);
   EXPECT_EQ(starts(h.fetch(0, kA, 0, 100, 4)), (std::vector<int64_t>{40}));
   EXPECT_EQ(h.position_offset(0, 4), 3);
@@ -214,12 +215,12 @@ TEST(ModelWindowHistoryTest, ReopenedSegmentedStoreShowsHiddenWindowsOfLiveSegme
 // put (expired ones too): a reopened store counts from 0 again, so its next duplicates overwrite
 // the ones that had the same numbers.
 TEST(ModelWindowHistoryTest, ReopenedRocksDbDuplicatesOverwriteBySequenceNumber) {
-  WindowHistory h(WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 30, StoreBacking::kSegmented,
-                             20, true});
-  h.put(0, 0, kA, 1, 5, 0);   // seqnum 1
-  h.put(0, 1, kA, 2, 5, 0);   // seqnum 2
+  WindowHistory h(
+      WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 30, StoreBacking::kSegmented, 20, true});
+  h.put(0, 0, kA, 1, 5, 0);  // seqnum 1
+  h.put(0, 1, kA, 2, 5, 0);  // seqnum 2
   h.reopen_store(0, 2, -1);
-  h.put(0, 3, kA, 3, 5, 0);   // seqnum 1 again: replaces 1
+  h.put(0, 3, kA, 3, 5, 0);  // seqnum 1 again: replaces 1
   const WindowAnswer a = h.fetch(0, kA, 0, 0, 3);
   ASSERT_EQ(a.entries.size(), 2u);
   EXPECT_EQ(a.entries[0].value, 3);

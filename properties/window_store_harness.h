@@ -57,8 +57,8 @@ class WindowStoreHarness {
   void put_window(int64_t offset, int64_t timestamp, int32_t key, std::optional<int64_t> value,
                   int64_t window_start_ms);
   // sessionStore.put(Windowed(key, [start, end]), value) / remove(...) under the record context.
-  void put_session(int64_t offset, int64_t timestamp, int32_t key, int64_t start_ms,
-                   int64_t end_ms, std::optional<int64_t> value);
+  void put_session(int64_t offset, int64_t timestamp, int32_t key, int64_t start_ms, int64_t end_ms,
+                   std::optional<int64_t> value);
   void remove_session(int64_t offset, int64_t timestamp, int32_t key, int64_t start_ms,
                       int64_t end_ms);
 

@@ -84,14 +84,14 @@ int64_t session_segment_interval(int64_t retention) {
 ModelStore build_model(const Shadow& s) {
   const bool segmented = s.config.persistent();
   const auto backing = segmented ? model::StoreBacking::kSegmented : model::StoreBacking::kInMemory;
-  ModelStore m = s.window()
-                ? ModelStore(model::WindowHistory(model::WindowSpec{
-                      model::WindowAggregation::kLatest, kSize, kSize, 0, s.config.retention_ms,
-                      backing, segmented ? s.config.segment_interval_ms : 1,
-                      s.config.retain_duplicates}))
-                : ModelStore(model::SessionHistory(model::SessionSpec{
-                      model::SessionAggregation::kLatest, 0, 0, s.config.retention_ms, backing,
-                      segmented ? session_segment_interval(s.config.retention_ms) : 1, false}));
+  ModelStore m =
+      s.window()
+          ? ModelStore(model::WindowHistory(model::WindowSpec{
+                model::WindowAggregation::kLatest, kSize, kSize, 0, s.config.retention_ms, backing,
+                segmented ? s.config.segment_interval_ms : 1, s.config.retain_duplicates}))
+          : ModelStore(model::SessionHistory(model::SessionSpec{
+                model::SessionAggregation::kLatest, 0, 0, s.config.retention_ms, backing,
+                segmented ? session_segment_interval(s.config.retention_ms) : 1, false}));
   // The model's offsets are the events' indexes: the store's own order, which a cache flush
   // makes differ from the source offsets.
   for (size_t i = 0; i < s.events->size(); ++i) {
@@ -145,8 +145,8 @@ void reach_store(Shadow& s, const Event& e) {
 
 void flush_cache(Shadow& s) {
   for (const Dirty& d : s.dirty) {
-    reach_store(s, Event{Event::Kind::kPut, d.source_offset, d.timestamp, d.key, d.start, d.end,
-                         d.value});
+    reach_store(
+        s, Event{Event::Kind::kPut, d.source_offset, d.timestamp, d.key, d.start, d.end, d.value});
   }
   s.dirty.clear();
 }
@@ -163,8 +163,8 @@ void shadow_write(Shadow& s, const Event& e) {
   });
   // CachingSessionStore.remove puts null into the cache.
   s.dirty.push_back(Dirty{e.key, e.start, e.end,
-                          e.kind == Event::Kind::kRemove ? std::nullopt : e.value,
-                          e.source_offset, e.timestamp});
+                          e.kind == Event::Kind::kRemove ? std::nullopt : e.value, e.source_offset,
+                          e.timestamp});
 }
 
 // A uniform draw over [min, max): rc::gen::inRange scales its range with the generation size,
@@ -192,8 +192,7 @@ int64_t draw_time(const Shadow& s) {
 }
 
 std::optional<int64_t> draw_value() {
-  return uniform<int>(0, 6) == 0 ? std::nullopt
-                                      : std::optional<int64_t>(uniform<int64_t>(0, 99));
+  return uniform<int>(0, 6) == 0 ? std::nullopt : std::optional<int64_t>(uniform<int64_t>(0, 99));
 }
 
 using Harness = WindowStoreHarness;
@@ -248,8 +247,8 @@ struct SessionPut final : Cmd {
     h.put_session(s.last_offset + 1, end, key, start, end, value);
   }
   void show(std::ostream& os) const override {
-    os << "SessionPut(" << key << ", [" << start << ", " << end
-       << "], " << (value ? std::to_string(*value) : "null") << ")";
+    os << "SessionPut(" << key << ", [" << start << ", " << end << "], "
+       << (value ? std::to_string(*value) : "null") << ")";
   }
 };
 
@@ -361,13 +360,13 @@ struct QueryCmd final : Cmd {
         key(uniform<int>(0, 3)),
         from(std::max<int64_t>(0, s.max_time - uniform<int64_t>(-10, 2 * kRetention))),
         // Mostly up to about the newest window, sometimes an inverted range (empty in Kafka).
-        to(uniform<int>(0, 8) == 0 ? from - 1
-                                        : s.max_time + uniform<int64_t>(-30, 30)) {}
+        to(uniform<int>(0, 8) == 0 ? from - 1 : s.max_time + uniform<int64_t>(-30, 30)) {}
 
   void apply(Shadow&) const override {}
   void run(const Shadow& s, Harness& h) const override {
     if (s.window() && !range) {
-      const auto q = WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(key, from, to);
+      const auto q =
+          WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(key, from, to);
       check(s, h.query(q, bound.bound()));
     } else if (s.window()) {
       check(s, h.query(WindowRangeQuery<int32_t, int64_t>::with_window_start_range(from, to),
@@ -404,8 +403,8 @@ struct QueryCmd final : Cmd {
       }
       return out;
     }
-    const auto a = std::get<model::SessionHistory>(m).fetch(
-        kPartition, model::serialize_int32_key(key), now);
+    const auto a =
+        std::get<model::SessionHistory>(m).fetch(kPartition, model::serialize_int32_key(key), now);
     for (const auto& e : a.entries) {
       out.emplace_back(model::deserialize_int32_key(e.key), e.start_ms, e.end_ms, e.value, 0);
     }
@@ -417,7 +416,8 @@ struct QueryCmd final : Cmd {
     const bool ts = s.config.timestamped;
     if (s.window() && !range) {
       if (ts) {
-        for (const auto& e : r.result<KeyValueIterator<int64_t, ValueAndTimestamp<int64_t>>>().entries)
+        for (const auto& e :
+             r.result<KeyValueIterator<int64_t, ValueAndTimestamp<int64_t>>>().entries)
           out.emplace_back(0, e.key, 0, e.value.value, e.value.timestamp);
       } else {
         for (const auto& e : r.result<KeyValueIterator<int64_t, int64_t>>().entries)
@@ -513,16 +513,16 @@ TEST_P(WindowStoreProperties, CommandSequencesAgreeWithTheModel) {
                              std::to_string(run_counter++));
     Harness harness(config, dir);
     if (initial.window()) {
-      rc::state::check(initial, harness,
-                       rc::state::gen::execOneOfWithArgs<WindowPut, WindowPut, WindowPut,
-                                                         WindowPut, Flush, Commit, CloseReopen,
-                                                         QueryCmd, QueryCmd, QueryCmd>());
+      rc::state::check(
+          initial, harness,
+          rc::state::gen::execOneOfWithArgs<WindowPut, WindowPut, WindowPut, WindowPut, Flush,
+                                            Commit, CloseReopen, QueryCmd, QueryCmd, QueryCmd>());
     } else {
-      rc::state::check(initial, harness,
-                       rc::state::gen::execOneOfWithArgs<SessionPut, SessionPut, SessionPut,
-                                                         SessionPut, SessionRemove, Flush, Commit,
-                                                         CloseReopen, QueryCmd, QueryCmd,
-                                                         QueryCmd>());
+      rc::state::check(
+          initial, harness,
+          rc::state::gen::execOneOfWithArgs<SessionPut, SessionPut, SessionPut, SessionPut,
+                                            SessionRemove, Flush, Commit, CloseReopen, QueryCmd,
+                                            QueryCmd, QueryCmd>());
     }
   });
   EXPECT_TRUE(ok) << "configuration: " << config.describe();

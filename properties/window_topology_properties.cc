@@ -155,8 +155,10 @@ void check_session(TaskTopology& t, const model::SessionHistory& m, int64_t offs
       want.emplace_back(key, e.start_ms, e.end_ms, e.value, 0);
     RC_LOG() << "at offset " << offset << " key " << key << ": store " << got.size()
              << " entries, model " << want.size() << "\n";
-    for (const auto& [k, a, b, v, x] : got) RC_LOG() << "  store [" << a << "," << b << "]=" << v << "\n";
-    for (const auto& [k, a, b, v, x] : want) RC_LOG() << "  model [" << a << "," << b << "]=" << v << "\n";
+    for (const auto& [k, a, b, v, x] : got)
+      RC_LOG() << "  store [" << a << "," << b << "]=" << v << "\n";
+    for (const auto& [k, a, b, v, x] : want)
+      RC_LOG() << "  model [" << a << "," << b << "]=" << v << "\n";
     RC_ASSERT(got == want);
     // A cached session remove reaches the store as put(null), which updates an in-memory store's
     // position where the store's own remove does not: only the uncached stack's is the model's.
@@ -179,9 +181,9 @@ std::string describe(const Case& c) {
 
 std::vector<Case> all_cases() {
   std::vector<Case> out;
-  for (const auto kind : {TopologyKind::WindowedCount, TopologyKind::WindowedSum,
-                          TopologyKind::WindowPapiWriter, TopologyKind::SessionCount,
-                          TopologyKind::SessionSum, TopologyKind::SessionPapiWriter}) {
+  for (const auto kind :
+       {TopologyKind::WindowedCount, TopologyKind::WindowedSum, TopologyKind::WindowPapiWriter,
+        TopologyKind::SessionCount, TopologyKind::SessionSum, TopologyKind::SessionPapiWriter}) {
     for (const auto supplier : {KeyValueSupplier::kInMemory, KeyValueSupplier::kRocksDb,
                                 KeyValueSupplier::kRocksDbTimestamped}) {
       for (const bool caching : {false, true}) out.push_back(Case{kind, supplier, caching});
@@ -230,18 +232,17 @@ TEST_P(WindowTopologyProperties, StoreAnswersAreTheModels) {
       const Input& in = inputs[i];
       const auto offset = static_cast<int64_t>(i);
       context.at("input-topic", offset, in.timestamp);
-      ConsumerRecord r{"input-topic", 0, offset, in.timestamp, Serde<int32_t>::serialize(in.key),
-                       {}, {}};
+      ConsumerRecord r{
+          "input-topic", 0, offset, in.timestamp, Serde<int32_t>::serialize(in.key), {}, {}};
       if (in.value) r.value = Serde<int64_t>::serialize(*in.value);
       RC_ASSERT(topology.process(r).has_value());
       // The caching layer answers no query: flush so that the store beneath has every write,
       // in the order the record made them. (An uncached stack needs none, and a RocksDB flush
       // costs a file.)
       if (config.caching) RC_ASSERT(topology.store().flush().has_value());
-      const model::SourceRecord record{offset, model::serialize_int32_key(in.key), in.value,
-                                       in.timestamp,
-                                       in.value ? model::WriteKind::kPut
-                                                : model::WriteKind::kTombstone};
+      const model::SourceRecord record{
+          offset, model::serialize_int32_key(in.key), in.value, in.timestamp,
+          in.value ? model::WriteKind::kPut : model::WriteKind::kTombstone};
       if (window) {
         wm->apply(0, record);
         check_window(topology, *wm, offset);

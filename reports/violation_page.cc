@@ -107,15 +107,14 @@ std::string render_violation_section(const properties::Violation& v, const sim::
   if (q != nullptr) {
     html +=
         "<li>" +
-        html_escape(fmt::format("at {} ms, {} asked {}{}: {}", q->invoke_ms.ms_since_epoch(),
-                                q->source == sim::QueryRecord::Source::kScripted ? "a scripted step"
-                                : q->source == sim::QueryRecord::Source::kLiveness
-                                    ? "the liveness probe"
-                                : q->source == sim::QueryRecord::Source::kAudit
-                                    ? "the end-of-run audit"
-                                    : fmt::format("client {}", q->client),
-                                q->target_instance.empty() ? "nobody" : q->target_instance,
-                                q->to_standby ? " (a standby host)" : "", q->request.to_string())) +
+        html_escape(fmt::format(
+            "at {} ms, {} asked {}{}: {}", q->invoke_ms.ms_since_epoch(),
+            q->source == sim::QueryRecord::Source::kScripted   ? "a scripted step"
+            : q->source == sim::QueryRecord::Source::kLiveness ? "the liveness probe"
+            : q->source == sim::QueryRecord::Source::kAudit    ? "the end-of-run audit"
+                                                            : fmt::format("client {}", q->client),
+            q->target_instance.empty() ? "nobody" : q->target_instance,
+            q->to_standby ? " (a standby host)" : "", q->request.to_string())) +
         "</li>\n";
     html += "<li>" +
             html_escape(fmt::format("at {} ms it answered: {}", q->complete_ms.ms_since_epoch(),

@@ -602,7 +602,8 @@ bool ScenarioDriver::audit_replica(int32_t n, int32_t partition, const Position&
                                              RangeQuery<int32_t, int64_t>::with_no_bounds())
           .with_partitions({partition})
           .with_position_bound(PositionBound::at(bound));
-  QueryRecord r = phase_record(QueryRecord::Source::kAudit, request, std::nullopt, partition, bound);
+  QueryRecord r =
+      phase_record(QueryRecord::Source::kAudit, request, std::nullopt, partition, bound);
   r.target_instance = instance.name();
   auto answer = instance.streams().query(request);
   r.placement_at_answer = take_placement(*cluster_, t.store_name, {partition});

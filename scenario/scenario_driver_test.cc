@@ -12,8 +12,8 @@
 #include <set>
 #include <string>
 
-#include "iq/default_partitioner.h"
 #include "io/operation_marker.h"
+#include "iq/default_partitioner.h"
 #include "iq/serdes.h"
 
 namespace iq::sim {

@@ -428,11 +428,13 @@ SourceOffset header_component(const JudgeContext& context, const sim::ChangelogR
 }
 
 // The position the prefix and the unlogged writes give, or why it cannot be judged.
-std::variant<Position, std::string> folded_position(
-    const JudgeContext& context, const ChangelogIndex::Partition* log,
-    const sim::ReplicaSnapshot& replica, base::Instant at_ms, int32_t partition,
-    ChangelogOffset applied, const std::vector<sim::UnloggedWrite>& unlogged,
-    const std::vector<ChangelogOffset>& skipped) {
+std::variant<Position, std::string> folded_position(const JudgeContext& context,
+                                                    const ChangelogIndex::Partition* log,
+                                                    const sim::ReplicaSnapshot& replica,
+                                                    base::Instant at_ms, int32_t partition,
+                                                    ChangelogOffset applied,
+                                                    const std::vector<sim::UnloggedWrite>& unlogged,
+                                                    const std::vector<ChangelogOffset>& skipped) {
   if (!context.trace().consistency_offset_vector_enabled) {
     return std::string("position not judged: consistency switch off (no headers to fold)");
   }
@@ -525,9 +527,8 @@ struct KeyRead {
 // no skippable suffix of the key's records leaves a record with that answer.
 std::optional<KeyRead> choose_key_read(const JudgeContext& context, const sim::QueryRecord& record,
                                        const ChangelogIndex::Partition& log,
-                                       const sim::ReplicaSnapshot& replica,
-                                       ChangelogOffset applied, int32_t key,
-                                       const std::optional<Entry>& want) {
+                                       const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
+                                       int32_t key, const std::optional<Entry>& want) {
   KeyRead choice;
   auto it = log.by_key.find(key);
   if (it == log.by_key.end()) return want ? std::nullopt : std::optional(choice);
@@ -545,8 +546,7 @@ std::optional<KeyRead> choose_key_read(const JudgeContext& context, const sim::Q
       return choice;
     }
     if (!skippable(context, replica, **r, record.complete_ms)) return std::nullopt;
-    IQ_ASSERT(choice.skipped.size() < records.size(), "seed {}: key {}", context.trace().seed,
-              key);
+    IQ_ASSERT(choice.skipped.size() < records.size(), "seed {}: key {}", context.trace().seed, key);
     choice.skipped.push_back(*r);
   }
   if (want) return std::nullopt;
@@ -627,7 +627,8 @@ std::optional<std::pair<std::vector<detail::CompactedSkip>, Match>> compacted_re
 // The offsets the skips name, for folding the position headers of what the replica read.
 std::vector<ChangelogOffset> skipped_offsets(const std::vector<detail::CompactedSkip>& skips) {
   std::vector<ChangelogOffset> out;
-  for (const detail::CompactedSkip& s : skips) out.insert(out.end(), s.skipped.begin(), s.skipped.end());
+  for (const detail::CompactedSkip& s : skips)
+    out.insert(out.end(), s.skipped.begin(), s.skipped.end());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -928,8 +929,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     // A replica in the middle of a compacted changelog never read the records the cleaner had
     // removed before it fetched their offsets (on an LRU store, rather than evicting the keys it
     // lacks, which the capacity may not even allow).
-    if (auto read = compacted_read(context, record, *log, replica, applied, keys, unlogged,
-                                   answer);
+    if (auto read = compacted_read(context, record, *log, replica, applied, keys, unlogged, answer);
         read && (read->second == Match::kEqual || match == Match::kDiffers)) {
       match = read->second;
       result.compacted_skips = std::move(read->first);
@@ -975,9 +975,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     result.present_keys_hold = true;
     return result;
   }
-  const auto position =
-      folded_position(context, log, replica, answer_ms(record), outcome.partition, applied,
-                      unlogged, skipped_offsets(result.compacted_skips));
+  const auto position = folded_position(context, log, replica, answer_ms(record), outcome.partition,
+                                        applied, unlogged, skipped_offsets(result.compacted_skips));
   if (const auto* why = std::get_if<std::string>(&position)) {
     result.verdict = Witness::kHolds;
     result.position_not_judged = *why;

@@ -110,17 +110,16 @@ int64_t segment_interval_of(const TopologyConfig& t) {
 
 model::WindowSpec window_spec_of(const TopologyConfig& t) {
   const bool papi = t.kind == TopologyKind::WindowPapiWriter;
-  return model::WindowSpec{
-      t.kind == TopologyKind::WindowedCount ? model::WindowAggregation::kCount
-      : papi                                ? model::WindowAggregation::kLatest
-                                            : model::WindowAggregation::kSum,
-      t.window_size_ms,
-      papi ? t.window_size_ms : t.effective_window_advance_ms(),
-      papi ? 0 : t.grace_ms,
-      t.effective_window_retention_ms(),
-      backing_of(t),
-      segment_interval_of(t),
-      papi && t.retain_duplicates};
+  return model::WindowSpec{t.kind == TopologyKind::WindowedCount ? model::WindowAggregation::kCount
+                           : papi                                ? model::WindowAggregation::kLatest
+                                                                 : model::WindowAggregation::kSum,
+                           t.window_size_ms,
+                           papi ? t.window_size_ms : t.effective_window_advance_ms(),
+                           papi ? 0 : t.grace_ms,
+                           t.effective_window_retention_ms(),
+                           backing_of(t),
+                           segment_interval_of(t),
+                           papi && t.retain_duplicates};
 }
 
 model::SessionSpec session_spec_of(const TopologyConfig& t) {

@@ -57,9 +57,9 @@ TEST(JudgeContextTest, BuildsTheWindowAndSessionModels) {
   TraceBuilder window(TopologyKind::WindowedCount, KeyValueSupplier::kRocksDbTimestamped);
   window.trace().topology.window_size_ms = 100;
   window.trace().topology.grace_ms = 50;
-  window.produce(0, 1, 5, 120);  // window [100, 200)
-  window.produce(0, 1, 5, 260);  // [200, 300); stream time 260, close 210
-  window.produce(0, 1, 5, 150);  // [100, 200) closed beyond grace: skipped
+  window.produce(0, 1, 5, 120);             // window [100, 200)
+  window.produce(0, 1, 5, 260);             // [200, 300); stream time 260, close 210
+  window.produce(0, 1, 5, 150);             // [100, 200) closed beyond grace: skipped
   window.produce(0, 2, std::nullopt, 270);  // a null value still counts
   JudgeContext w(window.trace());
   ASSERT_NE(w.window_history(), nullptr) << "seed " << kSeed;

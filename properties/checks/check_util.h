@@ -137,8 +137,8 @@ enum class Witness { kHolds, kDiffers, kNotJudged };
 // (changelog_witness.cc, compacted_read): what the replica skipped, and the fold without skipping.
 struct CompactedSkip {
   int32_t key = 0;
-  std::vector<ChangelogOffset> skipped;  // ascending, each removed at or before the answer
-  base::Instant removed_ms_max{};        // the latest removal among them
+  std::vector<ChangelogOffset> skipped;    // ascending, each removed at or before the answer
+  base::Instant removed_ms_max{};          // the latest removal among them
   std::optional<int64_t> unskipped_value;  // the whole prefix's fold of the key (absent: none)
   int64_t unskipped_timestamp_ms = 0;
 };

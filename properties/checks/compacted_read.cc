@@ -64,9 +64,9 @@ sim::PartitionOutcome unskipped(const JudgeContext& context, const sim::QueryRec
   IQ_ASSERT(list != nullptr, "seed {}: record #{} is a range", context.trace().seed, record.id);
   std::map<int32_t, std::pair<int64_t, int64_t>> entries;  // key -> (value, timestamp)
   for (size_t i = 0; i < list->size(); ++i) {
-    entries[(*list)[i].first] = {(*list)[i].second,
-                                 timestamped && i < outcome.timestamps.size() ? outcome.timestamps[i]
-                                                                              : 0};
+    entries[(*list)[i].first] = {(*list)[i].second, timestamped && i < outcome.timestamps.size()
+                                                        ? outcome.timestamps[i]
+                                                        : 0};
   }
   for (const CompactedSkip& s : skips) {
     if (s.unskipped_value) {
@@ -111,8 +111,8 @@ ClassProof prove_compacted_changelog_read(const JudgeContext& context,
   ClassProof proof;
   const WitnessResult w = changelog_witness(context, record, outcome);
   if (w.verdict != Witness::kHolds || w.compacted_skips.empty()) {
-    proof.text = fmt::format("record #{} is not the fold of a compacted read of its changelog",
-                             record.id);
+    proof.text =
+        fmt::format("record #{} is not the fold of a compacted read of its changelog", record.id);
     return proof;
   }
   IQ_ASSERT(w.replica != nullptr, "seed {}: record #{}", context.trace().seed, record.id);
@@ -123,8 +123,9 @@ ClassProof prove_compacted_changelog_read(const JudgeContext& context,
   const int64_t offset = reported_offset(context, *outcome.position, outcome.partition);
   const sim::PartitionOutcome whole = unskipped(context, record, outcome, w.compacted_skips);
   const FitResult fit = fit_answer(context, record.request, whole, offset);
-  const bool fits = fit.fit == Fit::kMatches ||
-                    (fit.fit == Fit::kUnderClaim && !context.trace().consistency_offset_vector_enabled);
+  const bool fits =
+      fit.fit == Fit::kMatches ||
+      (fit.fit == Fit::kUnderClaim && !context.trace().consistency_offset_vector_enabled);
   if (!fits) {
     proof.text = fmt::format(
         "record #{} is the fold of what {}'s {} could read of compacted changelog-{} [.., {}] "

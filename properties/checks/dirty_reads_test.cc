@@ -66,7 +66,8 @@ TEST(DirtyReadsTest, CommittedLaterPositionOnlyAndUnsentWritesCount) {
             .replica(own_runs(applied(active(0, pos(0, 2), "instance-1"), 2), {{1, 2}})));
   // A cached write of key 3 not sent yet.
   b.produce(0, 3, 7);
-  const std::vector<sim::UnloggedWrite> cache{{3, 7, 400, SourceOffset(3), std::nullopt, std::nullopt}};
+  const std::vector<sim::UnloggedWrite> cache{
+      {3, 7, 400, SourceOffset(3), std::nullopt, std::nullopt}};
   b.add(b.key_query(0, 3)
             .at(460, 460)
             .target("instance-1")

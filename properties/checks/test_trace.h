@@ -338,9 +338,8 @@ class TraceBuilder {
   }
 
   void fault(int64_t at_ms, std::string action, std::string instance) {
-    trace_.faults.push_back(
-        {base::Instant::from_ms(at_ms), std::move(action), std::move(instance), "test",
-         std::nullopt});
+    trace_.faults.push_back({base::Instant::from_ms(at_ms), std::move(action), std::move(instance),
+                             "test", std::nullopt});
   }
   void phase(std::string title, int64_t start_ms, int64_t end_ms, std::vector<std::string> checks) {
     trace_.phases.push_back({std::move(title), base::Instant::from_ms(start_ms),

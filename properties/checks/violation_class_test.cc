@@ -343,9 +343,9 @@ TEST(ViolationClassTest, APositionFileAheadOfItsCheckpointOnlyWhenTheRecordProve
   cases.push_back({"inside 0_0's .checkpoint write", restored_under_newer_position(inside),
                    ViolationClass::kPositionAheadOfCheckpoint});
   cases.push_back({"inside another task's .checkpoint write",
-                   restored_under_newer_position(disk(
-                       "/state/app/0_1/.checkpoint.tmp", {"checkpoint", "write_checkpoint", "commit"},
-                       {"flush_checkpoint", "position_checkpoint"})),
+                   restored_under_newer_position(disk("/state/app/0_1/.checkpoint.tmp",
+                                                      {"checkpoint", "write_checkpoint", "commit"},
+                                                      {"flush_checkpoint", "position_checkpoint"})),
                    ViolationClass::kFailure});
   cases.push_back({"inside the .position write",
                    restored_under_newer_position(disk("/state/app/0_0/kv-store.position.tmp",
@@ -608,7 +608,7 @@ TEST(ViolationClassTest, CompactedReadExplainsOnlyTheSkippedKeys) {
   const auto vs = judge_and_classify(context);
   ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
   EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure) << "seed " << kSeed << "\n"
-                                                              << vs[0].to_string();
+                                                             << vs[0].to_string();
 }
 
 // A replica fetches offsets in order: it cannot have fetched changelog 0 after its removal at
@@ -642,7 +642,7 @@ TEST(ViolationClassTest, CompactedReadNeverSkipsTheReplicasOwnWrites) {
   const auto vs = judge_and_classify(context);
   ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
   EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure) << "seed " << kSeed << "\n"
-                                                              << vs[0].to_string();
+                                                             << vs[0].to_string();
 }
 
 }  // namespace

@@ -54,8 +54,8 @@ struct CrashInsideSpec {
 // What an event a crash may land at touched, as data (the trace's CrashPointRecord copies it):
 // a disk event's path, a send's topic and partition. Empty for commits and restore polls.
 struct CrashSubject {
-  std::string path;    // "/state/app/0_1/.checkpoint.tmp"
-  std::string topic;   // "app-counts-changelog"
+  std::string path;   // "/state/app/0_1/.checkpoint.tmp"
+  std::string topic;  // "app-counts-changelog"
   int32_t partition = -1;
   static CrashSubject file(std::string path) { return {std::move(path), "", -1}; }
   static CrashSubject send_to(std::string topic, int32_t partition) {

@@ -81,8 +81,8 @@ class SessionHistory {
   void apply(int32_t partition, const SourceRecord& record);
   // Store-level operations under the record context's offset: put (nullopt value: a remove
   // through put, which still updates the position) and remove.
-  void put(int32_t partition, int64_t offset, const KeyBytes& key, int64_t start_ms,
-           int64_t end_ms, std::optional<int64_t> value);
+  void put(int32_t partition, int64_t offset, const KeyBytes& key, int64_t start_ms, int64_t end_ms,
+           std::optional<int64_t> value);
   void remove(int32_t partition, int64_t offset, const KeyBytes& key, int64_t start_ms,
               int64_t end_ms);
   void restart_processor(int32_t partition);
@@ -130,8 +130,7 @@ class SessionHistory {
     std::map<Slot, int64_t> cached;  // processor_reads_cache: the record cache's sessions
   };
 
-  bool store_put(PartitionState& p, int64_t offset, const Slot& slot,
-                 std::optional<int64_t> value);
+  bool store_put(PartitionState& p, int64_t offset, const Slot& slot, std::optional<int64_t> value);
   void store_remove(PartitionState& p, int64_t offset, const Slot& slot);
   void record_step(PartitionState& p, const Step& step);
   bool visible(int64_t end_ms, int64_t stream_time_ms) const;

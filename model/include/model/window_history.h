@@ -131,8 +131,8 @@ class WindowHistory {
     int64_t window_start_ms;
     std::optional<int64_t> value;
     int64_t timestamp_ms;
-    int64_t seqnum;  // 0 without duplicates
-    bool expired;    // dropped by the store: not applied
+    int64_t seqnum;                // 0 without duplicates
+    bool expired;                  // dropped by the store: not applied
     int64_t stream_time_after_ms;  // the store's, after this put (segment cleanup uses it)
   };
   struct Step {  // one per record (or direct put) that reached the store or was skipped
@@ -198,8 +198,7 @@ const S* step_at(const std::vector<S>& steps, int64_t offset_inclusive) {
 
 // The last step <= offset_inclusive that updated the position.
 template <typename S>
-std::optional<int64_t> last_position_offset(const std::vector<S>& steps,
-                                            int64_t offset_inclusive) {
+std::optional<int64_t> last_position_offset(const std::vector<S>& steps, int64_t offset_inclusive) {
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     if (it->offset > offset_inclusive || !it->position_updated) continue;
     return it->offset;

@@ -58,8 +58,8 @@
 // and sets trace.bound_reached; each run of the loop has the event
 // loop's event budget (running out is recorded as a LivenessFailure and ends the run likewise).
 
-#include "trace/run_trace.h"
 #include "scenario/scenario.h"
+#include "trace/run_trace.h"
 
 namespace iq::sim {
 

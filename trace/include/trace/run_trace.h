@@ -69,7 +69,7 @@ struct ChangelogRecord {
   // When the log cleaner removed it (the virtual time of that cleaning; absent: still in the log
   // at the end of the run). A replica that fetched this offset after then never read the record.
   std::optional<base::Instant> removed_ms;
-  std::string writer;            // "instance-2"
+  std::string writer;  // "instance-2"
   // The position header (__iq.consistency.offset.vector.enabled__): the writer's store position
   // after the write, in source offsets. Absent when the record carries none (the switch off).
   std::optional<Position> position;
@@ -95,13 +95,13 @@ struct ChangelogRecord {
 // crash_inside.h's CrashLanding, copied as plain data): the proofs that a violation is a declared
 // Kafka behaviour read these fields, never FaultRecord::detail's text.
 struct CrashPointRecord {
-  std::string event;  // the event kind it died at: "disk", "send", "commit", "restore_poll"
-  std::string what;   // that event as text: "sync /state/app/0_1/.checkpoint.tmp", "send t-1"
-  std::string path;   // a disk event's path; else ""
-  std::string topic;  // a send's topic; else ""
-  int32_t partition = -1;                // a send's partition; else -1
-  std::vector<std::string> operations;   // impl/'s operations in progress: "checkpoint", ...
-  std::vector<std::string> points;       // the crash points it hit: "position_checkpoint", ...
+  std::string event;       // the event kind it died at: "disk", "send", "commit", "restore_poll"
+  std::string what;        // that event as text: "sync /state/app/0_1/.checkpoint.tmp", "send t-1"
+  std::string path;        // a disk event's path; else ""
+  std::string topic;       // a send's topic; else ""
+  int32_t partition = -1;  // a send's partition; else -1
+  std::vector<std::string> operations;  // impl/'s operations in progress: "checkpoint", ...
+  std::vector<std::string> points;      // the crash points it hit: "position_checkpoint", ...
   bool has_point(std::string_view point) const;
   // A disk event on a file of task directory `task` ("0_1"), whose name starts with `file`
   // (".checkpoint" matches ".checkpoint.tmp" too).
