@@ -534,13 +534,16 @@ std::optional<KeyRead> choose_key_read(const JudgeContext& context, const sim::Q
   if (it == log.by_key.end()) return want ? std::nullopt : std::optional(choice);
   const auto& records = it->second;
   const bool timestamped = detail::is_timestamped_kind(record.request.kind);
+  // Through a pointer: GCC's -Wmaybe-uninitialized misreads the optional once this is inlined.
+  const Entry* const wanted = want ? &*want : nullptr;
   for (auto r = records.rbegin(); r != records.rend(); ++r) {
     if (!detail::applied_by(replica, applied, **r)) continue;
     const bool matches =
-        want ? (*r)->value && *(*r)->value == want->value &&
-                   (!timestamped || timestamp_ok(context, record.request.kind, want->timestamp_ms,
-                                                 (*r)->timestamp_ms))
-             : !(*r)->value;
+        wanted != nullptr
+            ? (*r)->value && *(*r)->value == wanted->value &&
+                  (!timestamped || timestamp_ok(context, record.request.kind, wanted->timestamp_ms,
+                                                (*r)->timestamp_ms))
+            : !(*r)->value;
     if (matches) {
       choice.read = *r;
       return choice;
@@ -905,9 +908,12 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
   const ChangelogOffset applied = replica.changelog_offset.value_or(ChangelogOffset(-1));
   result.applied_offset = applied;
-  if (trace.topology.versioned()) {
-    // A versioned store keeps versions, not values: changelog_witness_versioned.cc judges it.
-    return versioned_changelog_witness(context, record, outcome, replica, applied);
+  if (trace.topology.versioned() || trace.topology.windowed() || trace.topology.session()) {
+    // A versioned store keeps versions, not values: changelog_witness_versioned.cc judges it;
+    // windows and sessions go through the store's retention: window_judge.cc.
+    return trace.topology.versioned()
+               ? versioned_changelog_witness(context, record, outcome, replica, applied)
+               : window_changelog_witness(context, record, outcome, replica, applied);
   }
   // Kafka's caching layer answers only key queries from the cache (CachingKeyValueStore's
   // queryHandlers hold KeyQuery alone; the timestamped key query reaches it as a KeyQuery), with

@@ -136,6 +136,8 @@ std::optional<std::string> versioned_differs(const JudgeContext& context,
 std::vector<int32_t> keys_involved(const JudgeContext& context,
                                    const sim::QueryRequestRecord& request, int32_t partition) {
   if (is_key_kind(request.kind) || is_versioned_kind(request.kind)) return {*request.key};
+  // A window key query or a session fetch reads its key; a window range every key.
+  if (is_window_kind(request.kind) && request.key) return {*request.key};
   const auto lower = bound_bytes(request.lower);
   const auto upper = bound_bytes(request.upper);
   std::vector<int32_t> keys;
@@ -301,6 +303,9 @@ std::optional<std::string> not_answerable(const JudgeContext& context,
     if (!request.key) return "a key query without a recorded key";
     return std::nullopt;
   }
+  if (context.window_history() != nullptr || context.session_history() != nullptr) {
+    return window_not_answerable(context, request);
+  }
   if (!is_key_kind(request.kind) && !is_range_kind(request.kind)) {
     return std::string("a query kind the model does not cover: ") + to_string(request.kind);
   }
@@ -315,6 +320,7 @@ std::optional<std::string> differs_from_model(const JudgeContext& context,
   IQ_ASSERT(!not_answerable(context, request), "{}", request.to_string());
   IQ_ASSERT(offset >= -1, "offset={}", offset);
   if (is_versioned_kind(request.kind)) return versioned_differs(context, request, outcome, offset);
+  if (is_window_kind(request.kind)) return window_differs(context, request, outcome, offset);
   if (lru_may_have_evicted(context, outcome.partition, offset)) {
     return differs_from_model_with_eviction(context, request, outcome, offset);
   }
@@ -418,8 +424,9 @@ FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord&
   }
   // An under-claim: the answer is a state the store reached after the reported offset.
   std::vector<int64_t> candidates;
-  if (is_versioned_kind(request.kind)) {
-    // Every record of the partition moves the stream time, which the answer depends on.
+  if (is_versioned_kind(request.kind) || is_window_kind(request.kind)) {
+    // Every record of the partition moves the stream time, which the answer depends on (a
+    // window's retention floor too).
     std::optional<int64_t> next = context.next_advancing_write(partition, reported);
     for (size_t n = 0; next && n <= kUnderClaimCandidatesMax; ++n) {
       candidates.push_back(*next);

@@ -34,6 +34,27 @@ std::optional<std::string> versioned_not_judged(const JudgeContext& context,
                                                 const sim::QueryRequestRecord& request,
                                                 int32_t partition, int64_t offset);
 
+// Window and session stores (window_judge.cc states the rules): the query kinds they answer; why
+// a recorded request cannot be judged (nullopt: it can); the model's answer rendered when a
+// result differs from it at `offset` (nullopt: equal); why a difference cannot be judged (the
+// answer depends on a processor's or a segmented store's unpersisted stream time); whether a
+// reported position is one the store can report (nullopt: it is; else what it should be), and
+// why an implausible one cannot be judged.
+bool is_window_kind(QueryKind kind);  // WindowKeyQuery, WindowRangeQuery
+std::optional<std::string> window_not_answerable(const JudgeContext& context,
+                                                 const sim::QueryRequestRecord& request);
+std::optional<std::string> window_differs(const JudgeContext& context,
+                                          const sim::QueryRequestRecord& request,
+                                          const sim::PartitionOutcome& outcome, int64_t offset);
+std::optional<std::string> window_not_judged(const JudgeContext& context,
+                                             const sim::QueryRequestRecord& request,
+                                             int32_t partition, int64_t offset);
+std::optional<std::string> window_position_implausible(const JudgeContext& context,
+                                                       const Position& position,
+                                                       int32_t partition, int64_t offset);
+std::optional<std::string> window_position_not_judged(const JudgeContext& context,
+                                                      int32_t partition, int64_t offset);
+
 // The replica of `partition` on `instance` in a snapshot, or nullptr.
 // The model's answer to a VersionedKeyQuery or MultiVersionedKeyQuery (newest first unless
 // ASCENDING) over `model` after the records up to `offset_inclusive`; whether an answer is it;
@@ -174,6 +195,11 @@ WitnessResult versioned_changelog_witness(const JudgeContext& context,
                                           const sim::PartitionOutcome& outcome,
                                           const sim::ReplicaSnapshot& replica,
                                           ChangelogOffset applied);
+// The witness of a window or session store's answer by `replica` (window_judge.cc).
+WitnessResult window_changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const sim::PartitionOutcome& outcome,
+                                       const sim::ReplicaSnapshot& replica,
+                                       ChangelogOffset applied);
 // Whether `instance` crashed, restarted or closed at or before at_ms (a persistent store there may
 // have kept data of an earlier life).
 bool restarted_before(const JudgeContext& context, const std::string& instance,

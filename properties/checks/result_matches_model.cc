@@ -14,7 +14,13 @@
 //   then gives nothing to compare at. A result that equals the model at a LATER offset than it
 //   reports (an under-claim: data newer than its position) is that same documented behaviour,
 //   not a wrong answer. With the switch on, both are judged: the headers rebuild the position.
-// - Queries the model does not cover (other stores, window kinds).
+// - Queries the model does not cover (other stores, other kinds than the store answers).
+// - Window and session answers (WindowKeyQuery, WindowRangeQuery against the model's
+//   WindowHistory and SessionHistory, window_judge.cc) that differ from the model where they may
+//   depend on an observed stream time Kafka does not keep: a key with a record the model dropped
+//   beyond grace (the processor's starts again with its task), a window the retention floor
+//   hides in a live segment (a reopened segmented store's), and a reported position at a record
+//   the model says never reached the store for either reason.
 // - Versioned answers (VersionedKeyQuery, MultiVersionedKeyQuery against the model's
 //   VersionedHistory) that depend on the replica's observed stream time, which Kafka does not
 //   persist: a key with a record dropped beyond grace, an asOf beyond history retention, a
@@ -63,7 +69,16 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
     tally.not_judged("empty position with the consistency switch off");
     return;
   }
-  if (auto want = implausible(context, *outcome.position, outcome.partition, offset)) {
+  const bool window = detail::is_window_kind(record.request.kind);
+  if (auto want = window ? detail::window_position_implausible(context, *outcome.position,
+                                                               outcome.partition, offset)
+                         : implausible(context, *outcome.position, outcome.partition, offset)) {
+    if (window) {
+      if (auto why = detail::window_position_not_judged(context, outcome.partition, offset)) {
+        tally.not_judged(*why);
+        return;
+      }
+    }
     tally.judged();
     out.push_back(detail::record_violation(
         context, kName, record, &outcome,
@@ -79,6 +94,13 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
   if (fit.fit == detail::Fit::kUnderClaim && switch_off) {
     tally.not_judged("under-claim with the consistency switch off");
     return;
+  }
+  if (fit.fit == detail::Fit::kMismatch) {
+    // A window or session answer that may depend on a stream time Kafka does not keep.
+    if (auto why = detail::window_not_judged(context, record.request, outcome.partition, offset)) {
+      tally.not_judged(*why);
+      return;
+    }
   }
   tally.judged();
   if (fit.fit == detail::Fit::kMatches) return;
