@@ -681,6 +681,7 @@ bool deleted_in_source(const JudgeContext& context, const sim::ChangelogRecord& 
 std::optional<std::string> changelog_record_unexplained(const JudgeContext& context,
                                                         const sim::ChangelogRecord& r) {
   const TopologyConfig& t = context.trace().topology;
+  if (t.windowed() || t.session()) return detail::window_record_unexplained(context, r);
   const bool latest_value =
       t.kind == TopologyKind::SourceTable || t.kind == TopologyKind::PapiWriter;
   const int64_t bound = explaining_bound(context, r);

@@ -105,14 +105,23 @@ enum class ViolationClass {
   // and which, with those keys given the whole prefix's fold, is the model's answer
   // (scenarios/findings/compacted_changelog_replica_lacks_superseded_key.toml).
   kReplicaInsideCompactedChangelog,
+  // A replica between one input record's changelog writes over-claims: a session merge logs the
+  // removal of each merged session and the put of the merged one, a hopping window's record one
+  // write per window, all under the same position header, and a standby or restoring active
+  // can stop between them. A ResultMatchesModel or SamePositionSameAnswer violation on a window
+  // or session store whose answer is its replica's changelog fold, position included, and whose
+  // fold with the next records under the same header is the model's answer at that offset
+  // (checks/window_judge.cc; scenarios/findings/session_merge_partly_applied_overclaims.toml).
+  kReplicaInsideOneRecordsWrites,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
-// "versioned_store_reopened", "replica_inside_compacted_changelog": the key in JSON summaries.
+// "versioned_store_reopened", "replica_inside_compacted_changelog",
+// "replica_inside_one_records_writes": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 9> kViolationClasses{
+inline constexpr std::array<ViolationClass, 10> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -121,7 +130,8 @@ inline constexpr std::array<ViolationClass, 9> kViolationClasses{
     ViolationClass::kFencedLateWrite,
     ViolationClass::kLruEvictedAggregate,
     ViolationClass::kVersionedStoreReopened,
-    ViolationClass::kReplicaInsideCompactedChangelog};
+    ViolationClass::kReplicaInsideCompactedChangelog,
+    ViolationClass::kReplicaInsideOneRecordsWrites};
 
 struct Violation {
   std::string property;  // the check's name

@@ -50,8 +50,8 @@ std::optional<std::string> window_not_judged(const JudgeContext& context,
                                              const sim::QueryRequestRecord& request,
                                              int32_t partition, int64_t offset);
 std::optional<std::string> window_position_implausible(const JudgeContext& context,
-                                                       const Position& position,
-                                                       int32_t partition, int64_t offset);
+                                                       const Position& position, int32_t partition,
+                                                       int64_t offset);
 std::optional<std::string> window_position_not_judged(const JudgeContext& context,
                                                       int32_t partition, int64_t offset);
 
@@ -228,6 +228,15 @@ struct ClassProof {
   bool proven = false;
   std::string text;
 };
+// A replica between one input record's changelog writes (a session merge's remove and put, a
+// hopping record's windows): ViolationClass::kReplicaInsideOneRecordsWrites (window_judge.cc
+// states the proof).
+ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::QueryRecord& record,
+                                      const sim::PartitionOutcome& outcome);
+// Why no source record explains a window or session store's changelog record (window_judge.cc),
+// or nullopt when one does.
+std::optional<std::string> window_record_unexplained(const JudgeContext& context,
+                                                     const sim::ChangelogRecord& r);
 // A replica inside one record-cache flush of the changelog: ViolationClass::
 // kCacheFlushPartlyApplied (partial_flush.cc states the proof).
 ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,

@@ -199,6 +199,20 @@ Allowed store_outcomes(const JudgeContext& context, const sim::QueryRequestRecor
     }
     return {Outcome::kSuccess, Outcome::kStoreException};
   }
+  if (topology.windowed() || topology.session()) {
+    // StoreQueryUtils' handlers below the bound check: runWindowKeyQuery answers on a WindowStore
+    // only; runWindowRangeQuery answers withWindowStartRange on a WindowStore and withKey on a
+    // SessionStore, and fails the other form UNKNOWN_QUERY_TYPE; every key-value kind is unknown
+    // to a window or session store. The record tells the forms apart by the window-start range,
+    // which only withWindowStartRange has (every client record holds the key it routed by).
+    const bool start_range = request.from_time_ms.has_value();
+    const bool answers = topology.windowed()
+                             ? request.kind == QueryKind::WindowKeyQuery ||
+                                   (request.kind == QueryKind::WindowRangeQuery && start_range)
+                             : request.kind == QueryKind::WindowRangeQuery && !start_range;
+    if (!answers) return {Outcome::kUnknownQueryType};
+    return {Outcome::kSuccess, Outcome::kStoreException};
+  }
   switch (request.kind) {
     case QueryKind::WindowKeyQuery:
     case QueryKind::WindowRangeQuery:

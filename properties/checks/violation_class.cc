@@ -267,8 +267,10 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   const detail::ClassProof compacted =
       detail::prove_compacted_changelog_read(context, record, outcome);
   if (compacted.proven) return {ViolationClass::kReplicaInsideCompactedChangelog, compacted.text};
+  const detail::ClassProof inside = detail::prove_inside_record_writes(context, record, outcome);
+  if (inside.proven) return {ViolationClass::kReplicaInsideOneRecordsWrites, inside.text};
   return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
-                                        reopened.text + "; " + compacted.text};
+                                        reopened.text + "; " + compacted.text + "; " + inside.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.

@@ -114,8 +114,8 @@ std::string want_text(const WindowWant& want) {
 
 // Whether the model dropped a record beyond grace in [0, offset] of `partition`, of `key` when
 // given (a window range reads every key).
-bool grace_dropped_up_to(const JudgeContext& context, int32_t partition,
-                         std::optional<int32_t> key, int64_t offset) {
+bool grace_dropped_up_to(const JudgeContext& context, int32_t partition, std::optional<int32_t> key,
+                         int64_t offset) {
   for (const sim::SourceLogRecord& r : context.trace().source_log) {
     if (r.partition != partition || r.offset.value() > offset) continue;
     if (key && r.key != *key) continue;
@@ -145,13 +145,14 @@ std::optional<std::string> window_not_answerable(const JudgeContext& context,
   // Kafka answers only these forms successfully (a session store takes WindowRangeQuery.withKey,
   // a window store WindowKeyQuery and withWindowStartRange); others fail before any data.
   if (context.window_history() != nullptr) {
-    if (!request.from_time_ms || !request.to_time_ms) return "a window query without its time range";
+    if (!request.from_time_ms || !request.to_time_ms)
+      return "a window query without its time range";
     if (request.kind == QueryKind::WindowKeyQuery && !request.key) {
       return "a key query without a recorded key";
     }
     return std::nullopt;
   }
-  if (request.kind != QueryKind::WindowRangeQuery || !request.key) {
+  if (request.kind != QueryKind::WindowRangeQuery || !request.key || request.from_time_ms) {
     return "a session query other than WindowRangeQuery.withKey";
   }
   return std::nullopt;
@@ -191,8 +192,8 @@ std::optional<std::string> window_not_judged(const JudgeContext& context,
 }
 
 std::optional<std::string> window_position_implausible(const JudgeContext& context,
-                                                       const Position& position,
-                                                       int32_t partition, int64_t offset) {
+                                                       const Position& position, int32_t partition,
+                                                       int64_t offset) {
   const std::string& topic = context.trace().topology.source_topic;
   const std::optional<int64_t> moved =
       context.window_history() != nullptr
@@ -255,18 +256,22 @@ std::optional<std::string> window_position_not_judged(const JudgeContext& contex
 // segmented store's stream time depends on where its store object was opened), and one on a
 // persistent store whose instance crashed, restarted or closed before (the store may hold an
 // earlier life's records beneath its restore, as the key-value witness's older_life says).
-WitnessResult window_changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
-                                       const sim::PartitionOutcome& outcome,
-                                       const sim::ReplicaSnapshot& replica,
-                                       ChangelogOffset applied) {
+namespace {
+
+// The fold of changelog-`partition` [.., applied] as `replica`'s store holds it at `at_ms` (the
+// records it applied, through a fresh store model's put and retention), with the highest header
+// component among them.
+struct WindowFold {
+  WindowWant answer;
+  SourceOffset header{-1};
+  bool foreign_header = false;
+};
+
+WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecord& request,
+                       int32_t partition, const sim::ReplicaSnapshot& replica,
+                       ChangelogOffset applied, base::Instant at_ms) {
   const sim::RunTrace& trace = context.trace();
   const TopologyConfig& topology = trace.topology;
-  WitnessResult result;
-  result.replica = &replica;
-  result.applied_offset = applied;
-  const base::Instant at_ms =
-      record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
-  const int32_t partition = outcome.partition;
   const bool segmented = topology.supplier != KeyValueSupplier::kInMemory;
   const int64_t records_max = std::max<int64_t>(1, static_cast<int64_t>(trace.changelog.size()));
   std::optional<model::WindowHistory> window;
@@ -281,19 +286,20 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
     spec.processor_reads_cache = false;
     session.emplace(spec, records_max);
   }
-  SourceOffset header(-1);
-  bool foreign_header = false;
+  WindowFold out;
   bool reopened = false;
   int64_t last = -1;
   const std::string& topic = topology.source_topic;
   for (const sim::ChangelogRecord& r : trace.changelog) {
     if (r.partition != partition || r.offset > applied) continue;
     if (!applied_by(replica, applied, r, at_ms)) continue;
-    IQ_ASSERT(r.window_start_ms.has_value(), "changelog-{} offset {} has no window", partition,
-              r.offset);
+    IQ_ASSERT(r.window_start_ms.has_value(), "seed {}: changelog-{} offset {} has no window",
+              trace.seed, partition, r.offset);
     const int64_t o = r.offset.value();
-    IQ_ASSERT(o > last, "changelog-{} offsets out of order at {}", partition, o);
+    IQ_ASSERT(o > last, "seed {}: changelog-{} offsets out of order at {}", trace.seed, partition,
+              o);
     last = o;
+    // Reopened from its .checkpoint: what lies beneath stayed on disk, the stream time did not.
     if (segmented && !reopened && replica.restored_from && r.offset > *replica.restored_from) {
       if (window) window->reopen_store(partition, o, -1);
       if (session) session->reopen_store(partition, o, -1);
@@ -303,25 +309,49 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
     if (window) {
       window->put(partition, o, key, r.value, r.timestamp_ms, *r.window_start_ms);
     } else {
-      IQ_ASSERT(r.window_end_ms.has_value(), "session changelog-{} offset {} has no end",
-                partition, o);
+      IQ_ASSERT(r.window_end_ms.has_value(), "seed {}: session changelog-{} offset {} has no end",
+                trace.seed, partition, o);
       session->put(partition, o, key, *r.window_start_ms, *r.window_end_ms, r.value);
     }
-    if (r.position) {
-      for (const auto& [t, offsets] : r.position->map()) {
-        for (const auto& [p, component] : offsets) {
-          if (t != topic || p != partition) {
-            foreign_header = true;
-          } else {
-            header = std::max(header, SourceOffset(component));
-          }
+    if (!r.position) continue;
+    for (const auto& [t, offsets] : r.position->map()) {
+      for (const auto& [p, component] : offsets) {
+        if (t != topic || p != partition) {
+          out.foreign_header = true;
+        } else {
+          out.header = std::max(out.header, SourceOffset(component));
         }
       }
     }
   }
-  const WindowWant want = want_of(topology, window ? &*window : nullptr,
-                                  session ? &*session : nullptr, record.request, partition,
-                                  std::numeric_limits<int64_t>::max());
+  out.answer = want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
+                       request, partition, std::numeric_limits<int64_t>::max());
+  return out;
+}
+
+base::Instant answered_at(const sim::QueryRecord& record) {
+  return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
+}
+
+}  // namespace
+
+WitnessResult window_changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const sim::PartitionOutcome& outcome,
+                                       const sim::ReplicaSnapshot& replica,
+                                       ChangelogOffset applied) {
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  WitnessResult result;
+  result.replica = &replica;
+  result.applied_offset = applied;
+  const int32_t partition = outcome.partition;
+  const bool segmented = topology.supplier != KeyValueSupplier::kInMemory;
+  const std::string& topic = topology.source_topic;
+  const WindowFold fold =
+      window_fold(context, record.request, partition, replica, applied, answered_at(record));
+  const WindowWant& want = fold.answer;
+  const SourceOffset header = fold.header;
+  const bool foreign_header = fold.foreign_header;
   if (!outcome_is(outcome, want)) {
     if (want.uncertain) {
       result.verdict = Witness::kNotJudged;
@@ -338,9 +368,10 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
       return result;
     }
     result.verdict = Witness::kDiffers;
-    result.why = fmt::format("the answer is not the fold of changelog-{} [.., {}] that {}'s {} had "
-                             "applied (through the store's retention)",
-                             partition, applied, replica.instance, sim::to_string(replica.role));
+    result.why = fmt::format(
+        "the answer is not the fold of changelog-{} [.., {}] that {}'s {} had "
+        "applied (through the store's retention)",
+        partition, applied, replica.instance, sim::to_string(replica.role));
     result.expected = want_text(want);
     return result;
   }
@@ -365,6 +396,147 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
     result.folded_position = folded;
   }
   return result;
+}
+
+// ---- A replica between one input record's changelog writes ----
+//
+// One input record makes several store writes: a session merge removes every session it merges
+// and puts the merged one (KStreamSessionWindowAggregate.process), a hopping window's record
+// updates each window it falls in (KStreamWindowAggregate.process). Each write is logged as its
+// own changelog record under the same position header (the writer's store position after the
+// write covers that input record's offset from the first write on). A standby or restoring active
+// applies the log record by record and a poll can end between them, so a replica may hold the
+// header's position while lacking the rest of that record's writes: a merged-away session
+// removed and its merged successor not put yet. The proof (ViolationClass::
+// kReplicaInsideOneRecordsWrites): the store is a window or session store, the switch is on, the
+// answer is its replica's changelog fold (ChangelogWitness holds, position included), the records
+// right after the applied prefix carry the header component the answer reports, and the fold
+// with them (the rest of that input record's writes) is exactly the model's answer at the
+// reported offset.
+ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::QueryRecord& record,
+                                      const sim::PartitionOutcome& outcome) {
+  ClassProof proof;
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  if (!topology.windowed() && !topology.session()) {
+    proof.text = "not a window or session store";
+    return proof;
+  }
+  if (!trace.consistency_offset_vector_enabled || !outcome.position ||
+      !is_window_kind(record.request.kind)) {
+    proof.text = "no position from the changelog headers to be inside of";
+    return proof;
+  }
+  const WitnessResult w = changelog_witness(context, record, outcome);
+  if (w.verdict != Witness::kHolds || w.replica == nullptr || !w.position_not_judged.empty()) {
+    proof.text =
+        fmt::format("record #{} is not its replica's changelog fold, position included", record.id);
+    return proof;
+  }
+  const int32_t partition = outcome.partition;
+  const int64_t reported = reported_offset(context, *outcome.position, partition);
+  base::Instant at_ms = answered_at(record);
+  ChangelogOffset rest_last(-1);
+  size_t rest = 0;
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.partition != partition || r.offset <= w.applied_offset) continue;
+    if (!r.position || reported_offset(context, *r.position, partition) != reported) break;
+    if (!r.committed()) break;
+    if (r.decided_ms) at_ms = std::max(at_ms, *r.decided_ms);
+    rest_last = r.offset;
+    ++rest;
+  }
+  if (rest == 0) {
+    proof.text = fmt::format(
+        "record #{}: the changelog-{} record after its replica's offset {} is not a write of "
+        "source offset {} (its header differs, or there is none)",
+        record.id, partition, w.applied_offset, reported);
+    return proof;
+  }
+  const WindowFold completed =
+      window_fold(context, record.request, partition, *w.replica, rest_last, at_ms);
+  const WindowWant want = window_want(context, record.request, partition, reported);
+  if (completed.answer.entries != want.entries || completed.answer.timestamps != want.timestamps) {
+    proof.text = fmt::format(
+        "record #{}: with the rest of source offset {}'s writes (changelog-{} ({}, {}]) its fold "
+        "is {}, not the model's {}",
+        record.id, reported, partition, w.applied_offset, rest_last, want_text(completed.answer),
+        want_text(want));
+    return proof;
+  }
+  proof.proven = true;
+  proof.text = fmt::format(
+      "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, which stops "
+      "inside the writes of source offset {}: with the {} record(s) ({}, {}] under the same header "
+      "it is the model's answer at that offset",
+      record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
+      reported, rest, w.applied_offset, rest_last);
+  return proof;
+}
+
+// ---- Every windowed changelog record explained by a source record ----
+//
+// A window store's record [key][start] is the aggregate of the window [start, start + size)
+// written while processing a record of the key in that window, whose timestamp the record
+// carries (the timestamped store's ValueAndTimestamp carries the aggregate's, the largest of the
+// window's records; the plain store's log takes the processed record's: either way a record of
+// the key in the window with that timestamp). A PAPI window writer's record is a record of the
+// key with that value and timestamp, in the window floor(ts / size) * size. A session store's
+// record [key][start, end] with a value is a merged session written while processing a record
+// of the key inside it (the log carries the processed record's timestamp), whose bounds are
+// timestamps of the key's records; its tombstone removes a session a record of the key within
+// the gap merged (the log carries that record's timestamp). The PAPI session writer puts each
+// record as [ts, ts] (a null value logs a tombstone). All at or below the record's header offset.
+std::optional<std::string> window_record_unexplained(const JudgeContext& context,
+                                                     const sim::ChangelogRecord& r) {
+  const TopologyConfig& t = context.trace().topology;
+  IQ_ASSERT(t.windowed() || t.session(), "seed {}", context.trace().seed);
+  if (!r.window_start_ms || (t.session() && !r.window_end_ms)) {
+    return std::string("a windowed changelog record without its window");
+  }
+  const int64_t bound = r.position ? reported_offset(context, *r.position, r.partition)
+                                   : std::numeric_limits<int64_t>::max();
+  const int64_t start = *r.window_start_ms;
+  const bool papi =
+      t.kind == TopologyKind::WindowPapiWriter || t.kind == TopologyKind::SessionPapiWriter;
+  bool found_start = false;
+  bool found_end = false;
+  bool explained = false;
+  for (const sim::SourceLogRecord& s : context.trace().source_log) {
+    if (s.partition != r.partition || s.key != r.key || s.offset.value() > bound) continue;
+    const int64_t ts = s.timestamp_ms;
+    if (t.windowed()) {
+      const bool in_window = ts >= start && ts - start < t.window_size_ms;
+      if (papi) {
+        explained = explained || (in_window && ts == r.timestamp_ms && s.value == r.value &&
+                                  start == ts / t.window_size_ms * t.window_size_ms);
+      } else {
+        explained = explained || (r.value && in_window && ts == r.timestamp_ms);
+      }
+      continue;
+    }
+    const int64_t end = *r.window_end_ms;
+    found_start = found_start || ts == start;
+    found_end = found_end || ts == end;
+    if (papi) {
+      explained =
+          explained || (start == ts && end == ts && ts == r.timestamp_ms && s.value == r.value);
+    } else if (r.value) {
+      explained = explained || (ts == r.timestamp_ms && ts >= start && ts <= end);
+    } else {
+      explained = explained || (ts == r.timestamp_ms && ts >= start - t.session_gap_ms &&
+                                ts <= end + t.session_gap_ms);
+    }
+  }
+  if (t.session() && !papi && r.value) explained = explained && found_start && found_end;
+  if (explained) return std::nullopt;
+  const std::string below = bound == std::numeric_limits<int64_t>::max()
+                                ? std::string("in the input")
+                                : fmt::format("at or below source offset {}", bound);
+  return fmt::format("{} of key {} [{}, {}] at timestamp {}: no record of the key {} explains it",
+                     r.value ? "a write" : "a tombstone", r.key, start,
+                     r.window_end_ms ? std::to_string(*r.window_end_ms) : std::string("+size"),
+                     r.timestamp_ms, below);
 }
 
 }  // namespace iq::properties::detail
