@@ -249,6 +249,14 @@ Allowed partition_oracle(const JudgeContext& context, const sim::QueryRecord& re
       request.kind == QueryKind::Custom) {
     return {Outcome::kUnknownQueryType};  // not in the position owner's handler map: no bound check
   }
+  // MeteredWindowStore and MeteredSessionStore refuse the other WindowRangeQuery form themselves
+  // (runRangeQuery: a window store needs both window-start ends, a session store the key),
+  // before any store below checks the bound.
+  if (request.kind == QueryKind::WindowRangeQuery &&
+      ((topology.windowed() && !request.from_time_ms) ||
+       (topology.session() && request.from_time_ms))) {
+    return {Outcome::kUnknownQueryType};
+  }
   const Position bound = request.require_active ? Position::empty_position() : request.bound;
   const bool dominates = detail::permitted(*replica.store_position, bound, replica.partition);
   const bool cache_checks = request.kind == QueryKind::KeyQuery ||
