@@ -1,0 +1,216 @@
+// Window and session answers (window_judge.cc): ResultMatchesModel against the model's
+// WindowHistory and SessionHistory (windows, sessions, values, timestamps, the position, late
+// records beyond grace and the retention floor), ChangelogWitness folding a windowed changelog
+// through the store's retention and explaining each windowed record, FailureReasonCorrect on the
+// query forms a window or session store answers, and the declared class of a replica between one
+// input record's changelog writes.
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "checks/check.h"
+#include "checks/test_trace.h"
+
+namespace iq::properties {
+namespace {
+
+using testing::active;
+using testing::applied;
+using testing::kSeed;
+using testing::pos;
+using testing::standby;
+using testing::text;
+using testing::TraceBuilder;
+
+constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
+
+// WindowedCount over an in-memory store (timestamped answers): tumbling 1 s windows, no grace,
+// the DSL's retention (size + grace = 1 s). Key 1 at 100 and 200 ms (window 0), at 1500 ms
+// (window 1000, stream time 1500: window 0 falls beneath the floor 500), then at 300 ms: its
+// window ended at 1000 <= 1500 - 0, closed, so the record is dropped beyond grace (offset 3).
+TraceBuilder windowed_count() {
+  TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 1, 6, 200);
+  b.produce(0, 1, 7, 1'500);
+  b.produce(0, 1, 8, 300);
+  return b;
+}
+
+testing::Q window_key_query(TraceBuilder& b, sim::WindowedList answer, std::vector<int64_t> ts,
+                            std::optional<Position> position) {
+  testing::Q q = b.key_query(0, 1, QueryKind::WindowKeyQuery);
+  q.r.request.from_time_ms = 0;
+  q.r.request.to_time_ms = kForever;
+  q.ok(std::nullopt, std::move(position), std::move(ts));
+  q.r.partitions.back().value = std::move(answer);
+  return q;
+}
+
+TEST(WindowJudgeTest, WindowAnswersAreTheModelsAtTheirPosition) {
+  TraceBuilder b = windowed_count();
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 2}}, {200}, pos(0, 1)));
+  // After the stream time reached 1500 the first window lies beneath the retention floor.
+  b.add(window_key_query(b, {{1, 1'000, std::nullopt, 1}}, {1'500}, pos(0, 2)));
+  // A window range over every key gives the window's end.
+  testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
+  range.r.request.from_time_ms = 0;
+  range.r.request.to_time_ms = kForever;
+  range.ok(std::nullopt, pos(0, 0), {100});
+  range.r.partitions.back().value = sim::WindowedList{{1, 0, 1'000, 1}};
+  b.add(range);
+  // Wrong: a count of 3 at offset 1; the hidden window still shown; a timestamp not the
+  // aggregate's; a position naming another partition.
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 3}}, {200}, pos(0, 1)));
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 2}, {1, 1'000, std::nullopt, 1}}, {200, 1'500},
+                         pos(0, 2)));
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 2}}, {100}, pos(0, 1)));
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 2}}, {200}, pos(1, 1)));
+  JudgeContext context(b.trace());
+  const auto vs = check_result_matches_model(context);
+  ASSERT_EQ(vs.size(), 4u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 4u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].expected, "[@0=2 ts=200]") << "seed " << kSeed;
+  EXPECT_EQ(vs[1].record_id, 5u) << "seed " << kSeed;
+  EXPECT_EQ(vs[1].expected, "[@1000=1 ts=1500]") << "seed " << kSeed;
+  EXPECT_EQ(vs[2].record_id, 6u) << "seed " << kSeed;
+  EXPECT_EQ(vs[3].record_id, 7u) << "seed " << kSeed;
+  EXPECT_EQ(context.tallies().at("ResultMatchesModel").judged, 7u) << "seed " << kSeed;
+}
+
+TEST(WindowJudgeTest, AnswersHangingOnAProcessorsStreamTimeAreNotJudged) {
+  TraceBuilder b = windowed_count();
+  b.produce(0, 2, 9, 1'600);  // key 2: never late
+  // A restarted processor (stream time -1) takes the late record at offset 3, which the model
+  // dropped beyond grace: an answer of key 1 that differs from the model is not judged ...
+  b.add(window_key_query(b, {{1, 1'000, std::nullopt, 5}}, {1'500}, pos(0, 4)));
+  // ... and neither is a position at the dropped record's offset, whatever the answer.
+  b.add(window_key_query(b, {{1, 1'000, std::nullopt, 1}}, {1'500}, pos(0, 3)));
+  // Key 2 had no late record: its answer is judged, and a wrong one fails.
+  testing::Q key2 = window_key_query(b, {{2, 1'000, std::nullopt, 2}}, {1'600}, pos(0, 4));
+  key2.r.request.key = 2;
+  b.add(key2);
+  JudgeContext context(b.trace());
+  const auto vs = check_result_matches_model(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 3u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].expected, "[@1000=1 ts=1600]") << "seed " << kSeed;
+  const CheckTally& tally = context.tallies().at("ResultMatchesModel");
+  EXPECT_EQ(tally.judged, 1u) << "seed " << kSeed;
+  EXPECT_EQ(tally.not_judged.size(), 2u) << "seed " << kSeed;
+}
+
+// SessionCount over an in-memory store: gap 1 s. Key 1 at 100 ms, then at 500 ms (merged into
+// [100, 500] = 2): the merge logs the removal of [100, 100] and the put of [100, 500], both under
+// the header of source offset 1.
+TraceBuilder session_count() {
+  TraceBuilder b(TopologyKind::SessionCount, KeyValueSupplier::kInMemory);
+  b.trace().topology.session_gap_ms = 1'000;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 1, 6, 500);
+  const auto windowed = [&](int64_t start, int64_t end) {
+    b.trace().changelog.back().window_start_ms = start;
+    b.trace().changelog.back().window_end_ms = end;
+  };
+  b.log(0, 1, 1, 100, pos(0, 0));
+  windowed(100, 100);
+  b.log(0, 1, std::nullopt, 500, pos(0, 1));
+  windowed(100, 100);
+  b.log(0, 1, 2, 500, pos(0, 1));
+  windowed(100, 500);
+  return b;
+}
+
+testing::Q session_query(TraceBuilder& b, sim::WindowedList answer,
+                         std::optional<Position> position, sim::ReplicaSnapshot replica) {
+  testing::Q q = b.key_query(0, 1, QueryKind::WindowRangeQuery);
+  q.ok(std::nullopt, std::move(position));
+  q.r.partitions.back().value = std::move(answer);
+  q.replica(std::move(replica));
+  return q;
+}
+
+TEST(WindowJudgeTest, SessionAnswersAreJudgedAndWitnessed) {
+  TraceBuilder b = session_count();
+  b.add(session_query(b, {{1, 100, 100, 1}}, pos(0, 0), applied(standby(0, pos(0, 0)), 0)));
+  b.add(session_query(b, {{1, 100, 500, 2}}, pos(0, 1), applied(active(0, pos(0, 1)), 2)));
+  // Wrong: the merged session's end, and a standby answering a session its fold removed.
+  b.add(session_query(b, {{1, 100, 400, 2}}, pos(0, 1), applied(active(0, pos(0, 1)), 2)));
+  b.add(session_query(b, {{1, 100, 100, 1}, {1, 100, 500, 2}}, pos(0, 1),
+                      applied(standby(0, pos(0, 1)), 2)));
+  JudgeContext context(b.trace());
+  const auto rmm = check_result_matches_model(context);
+  ASSERT_EQ(rmm.size(), 2u) << "seed " << kSeed << "\n" << text(rmm);
+  EXPECT_EQ(rmm[0].record_id, 3u) << "seed " << kSeed;
+  EXPECT_EQ(rmm[0].expected, "[1@100..500=2]") << "seed " << kSeed;
+  EXPECT_EQ(rmm[1].record_id, 4u) << "seed " << kSeed;
+  const auto witness = check_changelog_witness(context);
+  ASSERT_EQ(witness.size(), 2u) << "seed " << kSeed << "\n" << text(witness);
+  EXPECT_EQ(witness[0].record_id, 3u) << "seed " << kSeed;
+  EXPECT_EQ(witness[1].record_id, 4u) << "seed " << kSeed;
+  EXPECT_EQ(witness[1].expected, "[1@100..500=2]") << "seed " << kSeed;
+  EXPECT_EQ(context.tallies().at("ChangelogWitness").judged, 4u) << "seed " << kSeed;
+}
+
+TEST(WindowJudgeTest, EveryWindowedChangelogRecordIsExplained) {
+  TraceBuilder b = session_count();
+  // A session no record of the key bounds, and a removal no record within the gap made.
+  b.log(0, 1, 3, 500, pos(0, 1));
+  b.trace().changelog.back().window_start_ms = 100;
+  b.trace().changelog.back().window_end_ms = 700;
+  b.log(0, 1, std::nullopt, 9'000, pos(0, 1));
+  b.trace().changelog.back().window_start_ms = 100;
+  b.trace().changelog.back().window_end_ms = 500;
+  JudgeContext context(b.trace());
+  const auto vs = check_changelog_witness(context);
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_NE(vs[0].summary.find("offset 3"), std::string::npos) << "seed " << kSeed << vs[0].summary;
+  EXPECT_NE(vs[1].summary.find("offset 4"), std::string::npos) << "seed " << kSeed << vs[1].summary;
+}
+
+TEST(WindowJudgeTest, AReplicaBetweenOneRecordsWritesIsDeclaredOnlyWhenTheRestCompletesIt) {
+  TraceBuilder b = session_count();
+  // The standby applied the removal of [100, 100] and not yet the put of [100, 500]: it holds
+  // no session under the position of source offset 1.
+  b.add(session_query(b, {}, pos(0, 1), applied(standby(0, pos(0, 1)), 1)));
+  // The same empty answer with the whole merge applied is no fold of its log.
+  b.add(session_query(b, {}, pos(0, 1), applied(standby(0, pos(0, 1)), 2)));
+  JudgeContext context(b.trace());
+  auto vs = check_result_matches_model(context);
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  classify_violations(context, vs);
+  EXPECT_EQ(vs[0].violation_class, ViolationClass::kReplicaInsideOneRecordsWrites)
+      << "seed " << kSeed << "\n"
+      << text(vs);
+  EXPECT_EQ(vs[1].violation_class, ViolationClass::kFailure) << "seed " << kSeed << "\n"
+                                                             << text(vs);
+}
+
+TEST(WindowJudgeTest, FailureReasonsOfTheQueryFormsAWindowStoreRefuses) {
+  TraceBuilder b = session_count();
+  // WindowRangeQuery.withWindowStartRange on a session store: MeteredSessionStore refuses it
+  // before the bound check, so UNKNOWN_QUERY_TYPE even under a bound the replica is behind.
+  testing::Q q = b.key_query(0, 1, QueryKind::WindowRangeQuery);
+  q.r.request.from_time_ms = 0;
+  q.r.request.to_time_ms = kForever;
+  q.bound(pos(0, 9));
+  q.replica(applied(active(0, pos(0, 1)), 2));
+  q.fail(FailureReason::UNKNOWN_QUERY_TYPE);
+  b.add(q);
+  // The session form of the query under that bound: NOT_UP_TO_BOUND, not a success.
+  testing::Q behind =
+      session_query(b, {{1, 100, 500, 2}}, pos(0, 1), applied(active(0, pos(0, 1)), 2));
+  behind.bound(pos(0, 9));
+  b.add(behind);
+  JudgeContext context(b.trace());
+  const auto vs = check_failure_reason_correct(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 2u) << "seed " << kSeed;
+}
+
+}  // namespace
+}  // namespace iq::properties
