@@ -23,17 +23,15 @@ model::Aggregation aggregation_of(TopologyKind kind) {
       return model::Aggregation::kCount;
     case TopologyKind::Sum:
       return model::Aggregation::kSum;
-    // Window and session answers are judged by window_history() / session_history(); the
-    // key-value fold is built for them only because every check holds one, and answers nothing.
+    // Window and session answers are judged by window_history() / session_history()
+    // (window_judge.cc); the key-value fold is built for them only because every check holds one,
+    // and answers nothing.
     case TopologyKind::WindowedCount:
     case TopologyKind::WindowedSum:
     case TopologyKind::SessionCount:
     case TopologyKind::SessionSum:
     case TopologyKind::WindowPapiWriter:
     case TopologyKind::SessionPapiWriter:
-      // Window and session answers are judged by their own model (issue 12, not here yet); until
-      // then the latest-by-offset fold only lets a trace of them be read (scenarios of these
-      // kinds list the checks that judge them).
       return model::Aggregation::kLatest;
   }
   IQ_ASSERT(false, "unknown topology kind {}", static_cast<int>(kind));
