@@ -438,13 +438,29 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
   base::Instant at_ms = answered_at(record);
   ChangelogOffset rest_last(-1);
   size_t rest = 0;
+  // The input record whose writes the prefix stops inside: the reported one, or, when the rest
+  // begins with session removals (which leave the position, so their header is the one before),
+  // the record whose merged session's put follows them.
+  int64_t target = reported;
+  bool removals_only = true;
   for (const sim::ChangelogRecord& r : trace.changelog) {
     if (r.partition != partition || r.offset <= w.applied_offset) continue;
-    if (!r.position || reported_offset(context, *r.position, partition) != reported) break;
-    if (!r.committed()) break;
+    if (!r.position || !r.committed()) break;
+    const int64_t header = reported_offset(context, *r.position, partition);
+    const bool removal = topology.session() && !r.value;
+    if (removal && header <= reported) {
+      // A removal of the next record's merge: part of it whatever its header.
+    } else if (header == reported) {
+      removals_only = false;
+    } else if (header > reported && removals_only && rest > 0 && r.value) {
+      target = header;  // the merged session's put completes the merge
+    } else {
+      break;
+    }
     if (r.decided_ms) at_ms = std::max(at_ms, *r.decided_ms);
     rest_last = r.offset;
     ++rest;
+    if (target != reported) break;
   }
   if (rest == 0) {
     proof.text = fmt::format(
@@ -455,22 +471,22 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
   }
   const WindowFold completed =
       window_fold(context, record.request, partition, *w.replica, rest_last, at_ms);
-  const WindowWant want = window_want(context, record.request, partition, reported);
+  const WindowWant want = window_want(context, record.request, partition, target);
   if (completed.answer.entries != want.entries || completed.answer.timestamps != want.timestamps) {
     proof.text = fmt::format(
         "record #{}: with the rest of source offset {}'s writes (changelog-{} ({}, {}]) its fold "
         "is {}, not the model's {}",
-        record.id, reported, partition, w.applied_offset, rest_last, want_text(completed.answer),
+        record.id, target, partition, w.applied_offset, rest_last, want_text(completed.answer),
         want_text(want));
     return proof;
   }
   proof.proven = true;
   proof.text = fmt::format(
       "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, which stops "
-      "inside the writes of source offset {}: with the {} record(s) ({}, {}] under the same header "
+      "inside the writes of source offset {}: with the {} record(s) ({}, {}] that complete them "
       "it is the model's answer at that offset",
       record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
-      reported, rest, w.applied_offset, rest_last);
+      target, rest, w.applied_offset, rest_last);
   return proof;
 }
 
@@ -494,8 +510,13 @@ std::optional<std::string> window_record_unexplained(const JudgeContext& context
   if (!r.window_start_ms || (t.session() && !r.window_end_ms)) {
     return std::string("a windowed changelog record without its window");
   }
-  const int64_t bound = r.position ? reported_offset(context, *r.position, r.partition)
-                                   : std::numeric_limits<int64_t>::max();
+  // A session removal does not move the store's position (InMemorySessionStore.remove and
+  // AbstractRocksDBSegmentedBytesStore.remove leave it), so its header is the position before the
+  // merging record's put: that record lies above it, anywhere in the input.
+  const bool removal = t.session() && !r.value;
+  const int64_t bound = r.position && !removal
+                            ? reported_offset(context, *r.position, r.partition)
+                            : std::numeric_limits<int64_t>::max();
   const int64_t start = *r.window_start_ms;
   const bool papi =
       t.kind == TopologyKind::WindowPapiWriter || t.kind == TopologyKind::SessionPapiWriter;
