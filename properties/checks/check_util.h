@@ -54,6 +54,12 @@ std::optional<std::string> window_position_implausible(const JudgeContext& conte
                                                        int64_t offset);
 std::optional<std::string> window_position_not_judged(const JudgeContext& context,
                                                       int32_t partition, int64_t offset);
+// SamePositionSameAnswer: two answers at one position of a segmented window or session store that
+// differ only because one replica's store was reopened (its stream time not persisted), proven by
+// the model and the changelog witness (window_judge.cc).
+bool window_reopened_difference(const JudgeContext& context, const sim::QueryRecord& record_a,
+                                const sim::PartitionOutcome& a, const sim::QueryRecord& record_b,
+                                const sim::PartitionOutcome& b);
 
 // The replica of `partition` on `instance` in a snapshot, or nullptr.
 // The model's answer to a VersionedKeyQuery or MultiVersionedKeyQuery (newest first unless

@@ -13,6 +13,12 @@
 // different subsets of the keys, so their answers agree when every key both returned has the same
 // value and timestamp (ResultMatchesModel judges each answer against the model).
 //
+// A segmented window or session store does not persist its observed stream time: a replica whose
+// store was reopened from its .checkpoint shows windows the retention floor hides in another
+// replica at the same position. Such a difference is passed over (counted) when the model shows
+// the hidden entries and the longer answer is its replica's changelog fold with the reopen
+// (window_judge.cc, window_reopened_difference).
+//
 // With the consistency switch off, a restored store or a standby reports a stale position while
 // holding newer data (docs/cluster-model.md §6), so two replicas can differ under one
 // position by Kafka's design. A difference is then passed over (and counted) when the model shows
@@ -191,6 +197,13 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
               detail::reported_offset(context, *outcome.position, outcome.partition)) &&
           agree_up_to_eviction(context, outcome, *earlier.outcome)) {
         tally.judged();
+        continue;
+      }
+      if (detail::window_reopened_difference(context, record, outcome, *earlier.record,
+                                             *earlier.outcome)) {
+        tally.not_judged(
+            "window: a reopened segmented store shows what the retention floor hid (its observed "
+            "stream time is not persisted)");
         continue;
       }
       if (switch_off && (under_claim(context, record, outcome) ||

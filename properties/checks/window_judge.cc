@@ -324,6 +324,11 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
       }
     }
   }
+  // Reopened from a .checkpoint no record lies above: nothing replayed has raised its stream time.
+  if (segmented && !reopened && replica.restored_from && last >= 0) {
+    if (window) window->reopen_store(partition, last, -1);
+    if (session) session->reopen_store(partition, last, -1);
+  }
   out.answer = want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
                        request, partition, std::numeric_limits<int64_t>::max());
   return out;
@@ -514,9 +519,8 @@ std::optional<std::string> window_record_unexplained(const JudgeContext& context
   // AbstractRocksDBSegmentedBytesStore.remove leave it), so its header is the position before the
   // merging record's put: that record lies above it, anywhere in the input.
   const bool removal = t.session() && !r.value;
-  const int64_t bound = r.position && !removal
-                            ? reported_offset(context, *r.position, r.partition)
-                            : std::numeric_limits<int64_t>::max();
+  const int64_t bound = r.position && !removal ? reported_offset(context, *r.position, r.partition)
+                                               : std::numeric_limits<int64_t>::max();
   const int64_t start = *r.window_start_ms;
   const bool papi =
       t.kind == TopologyKind::WindowPapiWriter || t.kind == TopologyKind::SessionPapiWriter;
@@ -558,6 +562,42 @@ std::optional<std::string> window_record_unexplained(const JudgeContext& context
                      r.value ? "a write" : "a tombstone", r.key, start,
                      r.window_end_ms ? std::to_string(*r.window_end_ms) : std::string("+size"),
                      r.timestamp_ms, below);
+}
+
+// Two window or session answers at one position of a segmented store that differ only in entries
+// the model hides beneath the retention floor: one replica's store object was reopened from its
+// .checkpoint, so its observed stream time (not persisted) is lower and the floor has not hidden
+// them yet. True when the model at that offset has such a hidden entry in a live segment, one
+// answer is the model's, and the other is its replica's changelog fold with the reopen
+// (ChangelogWitness holds, on a replica restored from a .checkpoint) holding the model's entries
+// in order.
+bool window_reopened_difference(const JudgeContext& context, const sim::QueryRecord& record_a,
+                                const sim::PartitionOutcome& a, const sim::QueryRecord& record_b,
+                                const sim::PartitionOutcome& b) {
+  const sim::QueryRequestRecord& request = record_a.request;
+  if (!is_window_kind(request.kind) ||
+      context.trace().topology.supplier == KeyValueSupplier::kInMemory) {
+    return false;
+  }
+  if (not_answerable(context, request) || !a.position) return false;
+  const int64_t offset = reported_offset(context, *a.position, a.partition);
+  const WindowWant want = window_want(context, request, a.partition, offset);
+  if (!want.uncertain) return false;
+  const bool a_is = outcome_is(a, want);
+  if (a_is == outcome_is(b, want)) return false;
+  const sim::QueryRecord& record = a_is ? record_b : record_a;
+  const sim::PartitionOutcome& more = a_is ? b : a;
+  const WitnessResult w = changelog_witness(context, record, more);
+  if (w.verdict != Witness::kHolds || w.replica == nullptr || !w.replica->restored_from) {
+    return false;
+  }
+  const auto* got = std::get_if<sim::WindowedList>(&more.value);
+  if (got == nullptr || got->size() <= want.entries.size()) return false;
+  size_t i = 0;
+  for (const sim::WindowedValue& e : *got) {
+    if (i < want.entries.size() && e == want.entries[i]) ++i;
+  }
+  return i == want.entries.size();
 }
 
 }  // namespace iq::properties::detail
