@@ -407,17 +407,17 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
 //
 // One input record makes several store writes: a session merge removes every session it merges
 // and puts the merged one (KStreamSessionWindowAggregate.process), a hopping window's record
-// updates each window it falls in (KStreamWindowAggregate.process). Each write is logged as its
-// own changelog record under the same position header (the writer's store position after the
-// write covers that input record's offset from the first write on). A standby or restoring active
-// applies the log record by record and a poll can end between them, so a replica may hold the
-// header's position while lacking the rest of that record's writes: a merged-away session
-// removed and its merged successor not put yet. The proof (ViolationClass::
-// kReplicaInsideOneRecordsWrites): the store is a window or session store, the switch is on, the
-// answer is its replica's changelog fold (ChangelogWitness holds, position included), the records
-// right after the applied prefix carry the header component the answer reports, and the fold
-// with them (the rest of that input record's writes) is exactly the model's answer at the
-// reported offset.
+// updates each window it falls in (KStreamWindowAggregate.process); with a record cache, a flush
+// writes all dirty entries at once (NamedCache.flush). Each write is logged as its own changelog
+// record under the store's position after it (a removal leaves the position, so it carries the
+// one before), all appended by the writer in one go. A standby or restoring active applies the
+// log record by record and a poll can end between them, so a replica may hold a position while
+// lacking the rest of those writes: a merged-away session removed and its merged successor not
+// put yet. The proof (ViolationClass::kReplicaInsideOneRecordsWrites): the store is a window or
+// session store, the switch is on, the answer is its replica's changelog fold (ChangelogWitness
+// holds, position included), the records right after the applied prefix were appended by the
+// same writer in the same millisecond as its last record, and the fold with them is exactly the
+// model's answer at the highest offset among their headers and the reported one.
 ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::QueryRecord& record,
                                       const sim::PartitionOutcome& outcome) {
   ClassProof proof;
@@ -443,35 +443,31 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
   base::Instant at_ms = answered_at(record);
   ChangelogOffset rest_last(-1);
   size_t rest = 0;
-  // The input record whose writes the prefix stops inside: the reported one, or, when the rest
-  // begins with session removals (which leave the position, so their header is the one before),
-  // the record whose merged session's put follows them.
-  int64_t target = reported;
-  bool removals_only = true;
+  // The writes the prefix stops inside: the records after it that its last record's writer
+  // appended in the same millisecond (one input record's writes, or one record-cache flush of
+  // several), up to the last one. Their highest header is the offset whose state they complete.
+  const sim::ChangelogRecord* last_applied = nullptr;
   for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.partition == partition && r.offset == w.applied_offset) last_applied = &r;
+  }
+  int64_t target = reported;
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (last_applied == nullptr) break;
     if (r.partition != partition || r.offset <= w.applied_offset) continue;
-    if (!r.position || !r.committed()) break;
-    const int64_t header = reported_offset(context, *r.position, partition);
-    const bool removal = topology.session() && !r.value;
-    if (removal && header <= reported) {
-      // A removal of the next record's merge: part of it whatever its header.
-    } else if (header == reported) {
-      removals_only = false;
-    } else if (header > reported && removals_only && rest > 0 && r.value) {
-      target = header;  // the merged session's put completes the merge
-    } else {
+    if (r.writer != last_applied->writer || r.appended_ms != last_applied->appended_ms ||
+        !r.position || !r.committed()) {
       break;
     }
+    target = std::max(target, reported_offset(context, *r.position, partition));
     if (r.decided_ms) at_ms = std::max(at_ms, *r.decided_ms);
     rest_last = r.offset;
     ++rest;
-    if (target != reported) break;
   }
   if (rest == 0) {
     proof.text = fmt::format(
-        "record #{}: the changelog-{} record after its replica's offset {} is not a write of "
-        "source offset {} (its header differs, or there is none)",
-        record.id, partition, w.applied_offset, reported);
+        "record #{}: no changelog-{} record after its replica's offset {} was appended with it "
+        "(same writer, same millisecond)",
+        record.id, partition, w.applied_offset);
     return proof;
   }
   const WindowFold completed =
