@@ -107,11 +107,13 @@ enum class ViolationClass {
   kReplicaInsideCompactedChangelog,
   // A replica between one input record's changelog writes over-claims: a session merge logs the
   // removal of each merged session and the put of the merged one, a hopping window's record one
-  // write per window, all under the same position header, and a standby or restoring active
-  // can stop between them. A ResultMatchesModel or SamePositionSameAnswer violation on a window
-  // or session store whose answer is its replica's changelog fold, position included, and whose
-  // fold with the next records under the same header is the model's answer at that offset
-  // (checks/window_judge.cc; scenarios/findings/session_merge_partly_applied_overclaims.toml).
+  // write per window, a record cache one flush of many, each a record of its own appended by the
+  // writer in one go, and a standby or restoring active can stop between them. A
+  // ResultMatchesModel or SamePositionSameAnswer violation on a window or session store whose
+  // answer is its replica's changelog fold, position included, and whose fold with the records
+  // its writer appended in the same millisecond after it is the model's answer at their highest
+  // header (checks/window_judge.cc;
+  // scenarios/findings/session_merge_partly_applied_overclaims.toml).
   kReplicaInsideOneRecordsWrites,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
