@@ -278,6 +278,8 @@ void QueryClientWorkload::start_query(int32_t client) {
   if (maybe(c.prng, config_.window_query_odds)) {
     if (topology.windowed()) {
       s.window = kWindowRangeByKey;  // a window store answers only the time-range form
+      s.from_time_ms.reset();        // withKey asks no window-start range
+      s.to_time_ms.reset();
     } else if (topology.session()) {
       // A session store answers only WindowRangeQuery.withKey.
       s.window = c.prng.chance({1, 2}) ? kWindowKey : kWindowRangeByTime;
