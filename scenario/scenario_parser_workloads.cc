@@ -49,6 +49,7 @@ std::pair<int64_t, int64_t> ScenarioParser::start_stop(Table& w, const TestConte
 ProducerWorkloadSpec ScenarioParser::parse_producer(Table& w, const TestContext& context) {
   w.allow({"name", "start_ms", "stop_ms", "records_per_second", "tick_ms", "keys",
            "key_distribution", "value", "records_max", "out_of_order_one_in", "out_of_order_ms_max",
+           "stream_time_jump_one_in", "stream_time_jump_ms_max", "tombstone_one_in",
            "sequence_values"});
   ProducerConfig c;
   std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
@@ -63,6 +64,10 @@ ProducerWorkloadSpec ScenarioParser::parse_producer(Table& w, const TestContext&
       w.integer("records_max", static_cast<int64_t>(c.records_max), {0, kInt64Max}).value);
   c.out_of_order_odds = w.one_in("out_of_order_one_in", 0);
   c.out_of_order_ms_max = w.integer("out_of_order_ms_max", c.out_of_order_ms_max, kTimeMs).value;
+  c.stream_time_jump_odds = w.one_in("stream_time_jump_one_in", 0);
+  c.stream_time_jump_ms_max =
+      w.integer("stream_time_jump_ms_max", c.stream_time_jump_ms_max, kPositiveTimeMs).value;
+  c.tombstone_odds = w.one_in("tombstone_one_in", 0);
   c.sequence_values = w.boolean("sequence_values", c.sequence_values);
   return ProducerWorkloadSpec{c};
 }
@@ -94,6 +99,7 @@ QueryClientsWorkloadSpec ScenarioParser::parse_query_clients(Table& w, const Tes
            "skip_cache_one_in",
            "inverted_range_one_in",
            "window_query_one_in",
+           "window_range_one_in",
            "unknown_store_one_in",
            "direct_one_in",
            "require_active_bounded"});
@@ -140,6 +146,7 @@ QueryClientsWorkloadSpec ScenarioParser::parse_query_clients(Table& w, const Tes
   c.skip_cache_odds = w.one_in("skip_cache_one_in", 0);
   c.inverted_range_odds = w.one_in("inverted_range_one_in", 0);
   c.window_query_odds = w.one_in("window_query_one_in", 0);
+  c.window_range_odds = w.one_in("window_range_one_in", 4);
   c.unknown_store_odds = w.one_in("unknown_store_one_in", 0);
   c.direct_odds = w.one_in("direct_one_in", 0);
   c.timeout_ms = w.integer("timeout_ms", c.timeout_ms, kPositiveTimeMs).value;

@@ -313,6 +313,11 @@ void write_workload(Block& b, const ProducerWorkloadSpec& w) {
     b.set("out_of_order_one_in", one_in(c.out_of_order_odds));
     b.set("out_of_order_ms_max", num(c.out_of_order_ms_max));
   }
+  if (c.stream_time_jump_odds.num > 0) {
+    b.set("stream_time_jump_one_in", one_in(c.stream_time_jump_odds));
+    b.set("stream_time_jump_ms_max", num(c.stream_time_jump_ms_max));
+  }
+  if (c.tombstone_odds.num > 0) b.set("tombstone_one_in", one_in(c.tombstone_odds));
   if (c.sequence_values) b.set("sequence_values", boolean(true));
 }
 
@@ -345,6 +350,7 @@ void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {
   b.set("skip_cache_one_in", one_in(c.skip_cache_odds));
   b.set("inverted_range_one_in", one_in(c.inverted_range_odds));
   b.set("window_query_one_in", one_in(c.window_query_odds));
+  b.set("window_range_one_in", one_in(c.window_range_odds));
   b.set("unknown_store_one_in", one_in(c.unknown_store_odds));
   b.set("direct_one_in", one_in(c.direct_odds));
   b.set("timeout_ms", num(c.timeout_ms));

@@ -1,5 +1,7 @@
 #include "cluster/cluster.h"
 
+#include <algorithm>
+
 #include "iq/changelog_topic.h"
 #include "iq/default_partitioner.h"
 #include "iq/serdes.h"
@@ -93,6 +95,7 @@ int32_t Cluster::produce(int32_t key, int64_t value) {
                                 Serde<int64_t>::serialize(value), kNoTimestamp, {}, now_ms());
   IQ_ASSERT(offset.has_value(), "produce key {}: {}", key, errors_name(offset.error()));
   produced_[key].push_back(value);
+  max_timestamp_ms_ = std::max(max_timestamp_ms_, now_ms());
   return p;
 }
 
@@ -108,6 +111,8 @@ int64_t Cluster::produce_to(int32_t partition, int32_t key, std::optional<int64_
   IQ_ASSERT(offset.has_value(), "produce key {} to {}: {}", key, partition,
             errors_name(offset.error()));
   if (value) produced_[key].push_back(*value);
+  max_timestamp_ms_ =
+      std::max(max_timestamp_ms_, timestamp_ms == kNoTimestamp ? now_ms() : timestamp_ms);
   return *offset;
 }
 

@@ -79,6 +79,9 @@ class Cluster {
                      int64_t timestamp_ms);
   // Every value produced so far for each key, in order, for checks.
   const std::map<int32_t, std::vector<int64_t>>& produced() const { return produced_; }
+  // The largest timestamp produced so far (a record stamped by the broker counts as now; 0 before
+  // any): the event time the source topic has reached, from which query clients draw time ranges.
+  int64_t max_timestamp_ms() const { return max_timestamp_ms_; }
 
   RunResult run_until(int64_t ms);
   int64_t now_ms() const { return loop_.now().ms_since_epoch(); }
@@ -106,6 +109,7 @@ class Cluster {
   ProcessingLedger ledger_;  // before the instances that report to it
   std::vector<std::unique_ptr<Instance>> instances_;
   std::map<int32_t, std::vector<int64_t>> produced_;
+  int64_t max_timestamp_ms_ = 0;
 };
 
 }  // namespace iq::sim

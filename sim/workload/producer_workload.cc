@@ -8,6 +8,12 @@
 
 namespace iq::sim {
 
+namespace {
+// The largest sum of stream-time jumps: a scenario time's bound, so now plus it stays far from
+// overflowing int64.
+constexpr int64_t kEventTimeOffsetMsMax = 1'000'000'000'000;
+}  // namespace
+
 ProducerWorkload::ProducerWorkload(Cluster& cluster, ProducerConfig config, base::Prng prng)
     : cluster_(cluster), config_(config), prng_(prng) {
   IQ_ASSERT(config_.records_per_second >= 0, "records_per_second={}", config_.records_per_second);
@@ -53,20 +59,43 @@ void ProducerWorkload::tick() {
 
 void ProducerWorkload::produce_one() {
   const int32_t key = draw_key(prng_, config_.distribution, config_.keys);
-  const bool event_time = cluster_.config().topology.versioned();
-  const int64_t value =
+  const TopologyConfig& t = cluster_.config().topology;
+  const bool event_time_store = t.versioned() || t.windowed() || t.session();
+  std::optional<int64_t> value =
       config_.sequence_values ? static_cast<int64_t>(records_produced_) + 1 : config_.value;
-  int32_t partition = 0;
-  if (event_time && config_.out_of_order_odds.num > 0 && prng_.chance(config_.out_of_order_odds)) {
+  if (config_.stream_time_jump_odds.num > 0 && prng_.chance(config_.stream_time_jump_odds)) {
+    IQ_ASSERT(config_.stream_time_jump_ms_max >= 1, "stream_time_jump_ms_max={}",
+              config_.stream_time_jump_ms_max);
+    const auto jump_ms =
+        1 +
+        static_cast<int64_t>(prng_.below(static_cast<uint64_t>(config_.stream_time_jump_ms_max)));
+    // Bounded: a scenario time is at most 10^12, and so is every jump's sum (saturated there).
+    event_time_offset_ms_ =
+        std::min<int64_t>(event_time_offset_ms_ + jump_ms, kEventTimeOffsetMsMax);
+    IQ_PROBE("producer.stream_time_jump", "a producer moved its event time forward");
+  }
+  int64_t timestamp_ms = cluster_.now_ms() + event_time_offset_ms_;
+  // Stamped explicitly once any event-time draw applies (as the versioned template's records
+  // always were when drawn out of order), else stamped by the broker as before.
+  bool stamped = event_time_offset_ms_ > 0;
+  if (config_.out_of_order_odds.num > 0 && prng_.chance(config_.out_of_order_odds)) {
+    stamped = true;
     const auto back_ms = static_cast<int64_t>(
         prng_.below(static_cast<uint64_t>(std::max<int64_t>(config_.out_of_order_ms_max, 0)) + 1));
-    const int64_t timestamp_ms = std::max<int64_t>(cluster_.now_ms() - back_ms, 0);
-    IQ_PROBE("producer.out_of_order", "a producer stamped a record before now");
-    partition = partition_for_key(Serde<int32_t>::serialize(key).view(),
-                                  cluster_.config().topology.source_partitions);
+    timestamp_ms = std::max<int64_t>(timestamp_ms - back_ms, 0);
+    IQ_PROBE("producer.out_of_order", "a producer stamped a record before its event time");
+  }
+  if (event_time_store && config_.tombstone_odds.num > 0 && prng_.chance(config_.tombstone_odds)) {
+    value.reset();
+    stamped = true;
+    IQ_PROBE("producer.tombstone", "a producer wrote a null value to an event-time topology");
+  }
+  int32_t partition = 0;
+  if (stamped) {
+    partition = partition_for_key(Serde<int32_t>::serialize(key).view(), t.source_partitions);
     (void)cluster_.produce_to(partition, key, value, timestamp_ms);
   } else {
-    partition = cluster_.produce(key, value);
+    partition = cluster_.produce(key, *value);  // stamped now, as before event time was drawn
   }
   ++rate_records_;
   acknowledge(partition, key);

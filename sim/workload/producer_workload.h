@@ -34,12 +34,25 @@ struct ProducerConfig {
   KeyDistribution distribution = KeyDistribution::kUniform;
   int64_t value = 1;
   uint64_t records_max = 1'000'000;
-  // Event time out of order, for a store that keeps event time (the VersionedTable topology; the
-  // key-value topologies ignore both settings, so a template that draws the topology keeps their
-  // runs): with these odds a record is stamped up to out_of_order_ms_max before now instead of
-  // now (never below 0). An off draw takes nothing from the Prng.
+  // Event time, for every topology (each off by default; an off draw takes nothing from the
+  // Prng, so a configuration without them keeps its runs). A record is stamped at the producer's
+  // event time: now plus every stream-time jump so far.
+  // Out of order: with these odds a record is stamped up to out_of_order_ms_max before the event
+  // time instead (never below 0): late within or beyond a window's grace, a session's gap or a
+  // versioned store's history retention, depending on how far back it goes.
   base::Ratio out_of_order_odds{0, 1};
   int64_t out_of_order_ms_max = 0;
+  // Stream-time jumps: with these odds, before a record, the event time moves forward by 1 to
+  // stream_time_jump_ms_max ms for good, so a segmented store's stream time passes whole segment
+  // intervals (Stores' window and session segments are at least 60 s long, longer than a run's
+  // producing phase) and its oldest segments expire within the run.
+  base::Ratio stream_time_jump_odds{0, 1};
+  int64_t stream_time_jump_ms_max = 60'000;  // >= 1: Stores' smallest segment interval
+  // Tombstones (a null value) with these odds, under the event-time topologies only (window,
+  // session and versioned: a windowed sum takes a null as 0, a versioned store records a delete);
+  // the key-value topologies ignore it and draw nothing, because the verdict's known-behaviour
+  // classes for them are built on records that carry a value.
+  base::Ratio tombstone_odds{0, 1};
   // Each record's value is its sequence number (1, 2, ...) instead of `value`, so that any two
   // writes of a key can be told apart: versions of a versioned store, and, for a key-value store,
   // a replica that kept an older write of a key (a lost flush, a skipped restore record) from
@@ -67,6 +80,8 @@ class ProducerWorkload {
   // Records produced per key by this producer (both modes).
   const std::map<int32_t, int64_t>& count_per_key() const { return count_per_key_; }
   uint64_t records_produced() const { return records_produced_; }
+  // The sum of every stream-time jump so far: records are stamped now plus this (or earlier).
+  int64_t event_time_offset_ms() const { return event_time_offset_ms_; }
   const ProducerConfig& config() const { return config_; }
 
  private:
@@ -80,7 +95,8 @@ class ProducerWorkload {
   Position acknowledged_ = Position::empty_position();
   std::map<int32_t, int64_t> count_per_key_;
   uint64_t records_produced_ = 0;
-  uint64_t rate_records_ = 0;  // produced by the rate so far
+  uint64_t rate_records_ = 0;
+  int64_t event_time_offset_ms_ = 0;  // produced by the rate so far
   EventId tick_event_{};
   bool tick_pending_ = false;
 };

@@ -37,7 +37,8 @@ struct QueryClientWorkload::Spec {
   bool lower_open = false;
   bool upper_open = false;
   bool skip_cache = false;
-  // 0: the key-value query drawn above; 1: a WindowKeyQuery; 2: a WindowRangeQuery instead.
+  // 0: the key-value query drawn above; else a WindowKeyQuery (kWindowKey), a
+  // WindowRangeQuery.withKey (kWindowRangeByKey) or .withWindowStartRange (kWindowRangeByTime).
   int32_t window = 0;
   bool inverted = false;  // a closed range with lower > upper
   bool unknown_store = false;
@@ -109,13 +110,26 @@ StateQueryRequest make_request(const std::string& store, bool range, bool timest
   return StateQueryRequest::in_store_with_query(store, skip_cache ? q.skip_cache() : q);
 }
 
-// A window query (which a key-value store does not know): its windows start in [0, now].
+// The window query shapes of Spec::window.
+constexpr int32_t kWindowKey = 1;
+constexpr int32_t kWindowRangeByKey = 2;
+constexpr int32_t kWindowRangeByTime = 3;
+
+// A window query: a WindowKeyQuery or WindowRangeQuery.withWindowStartRange over [from, to] (a
+// key-value store, which knows neither, is asked for windows starting in [0, now]), or a
+// WindowRangeQuery.withKey.
 StateQueryRequest make_window_request(const std::string& store, int32_t window, int32_t key,
-                                      int64_t now_ms) {
-  if (window == 1) {
+                                      int64_t from_ms, int64_t to_ms) {
+  if (window == kWindowKey) {
     return StateQueryRequest::in_store_with_query(
-        store, WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(key, 0, now_ms));
+        store,
+        WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(key, from_ms, to_ms));
   }
+  if (window == kWindowRangeByTime) {
+    return StateQueryRequest::in_store_with_query(
+        store, WindowRangeQuery<int32_t, int64_t>::with_window_start_range(from_ms, to_ms));
+  }
+  IQ_ASSERT(window == kWindowRangeByKey, "window shape {}", window);
   return StateQueryRequest::in_store_with_query(store,
                                                 WindowRangeQuery<int32_t, int64_t>::with_key(key));
 }
@@ -221,7 +235,9 @@ void QueryClientWorkload::start_query(int32_t client) {
     // A key no producer writes (they draw from [0, keys)): the answer is null or no entries.
     s.key = config_.keys + static_cast<int32_t>(c.prng.below(static_cast<uint64_t>(config_.keys)));
   }
-  if (cluster_.config().topology.versioned()) draw_versioned(c, s);
+  const TopologyConfig& topology = cluster_.config().topology;
+  if (topology.versioned()) draw_versioned(c, s);
+  if (topology.windowed() || topology.session()) draw_windowed(c, s);
   if (s.range) {
     if (config_.range_orders.size() > 1) s.order = c.prng.pick(config_.range_orders);
     if (config_.range_orders.size() == 1) s.order = config_.range_orders.front();
@@ -260,7 +276,21 @@ void QueryClientWorkload::start_query(int32_t client) {
   }
   // Drawn last, so that workloads without them keep every earlier draw.
   if (maybe(c.prng, config_.window_query_odds)) {
-    s.window = 1 + static_cast<int32_t>(c.prng.below(2));
+    if (topology.windowed()) {
+      s.window = kWindowRangeByKey;  // a window store answers only the time-range form
+      s.from_time_ms.reset();        // withKey asks no window-start range
+      s.to_time_ms.reset();
+    } else if (topology.session()) {
+      // A session store answers only WindowRangeQuery.withKey.
+      s.window = c.prng.chance({1, 2}) ? kWindowKey : kWindowRangeByTime;
+      draw_time_range(c, s);
+    } else {
+      s.window = c.prng.chance({1, 2}) ? kWindowKey : kWindowRangeByKey;
+      if (s.window == kWindowKey) {
+        s.from_time_ms = 0;
+        s.to_time_ms = cluster_.now_ms();
+      }
+    }
     s.range = false;
     s.skip_cache = false;
   }
@@ -274,14 +304,15 @@ void QueryClientWorkload::start_query(int32_t client) {
 }
 
 // The versioned shape of a query, drawn after the key-value draws (which it then overrides), so
-// that key-value runs draw exactly as before. Times fall in [0, now]: records are stamped now or
-// earlier, so asOf and ranges land among versions, before them and beyond history retention.
+// that key-value runs draw exactly as before. Times fall in [0, event time] (now, unless a
+// producer's stream-time jumps stamped records ahead of it), so asOf and ranges land among
+// versions, before them and beyond history retention.
 void QueryClientWorkload::draw_versioned(Client& c, Spec& s) {
   s.versioned = true;
   s.range = false;
   s.timestamped = false;
   const auto time = [&] {
-    return static_cast<int64_t>(c.prng.below(static_cast<uint64_t>(cluster_.now_ms()) + 1));
+    return static_cast<int64_t>(c.prng.below(static_cast<uint64_t>(event_time_ms()) + 1));
   };
   s.multi_versioned = c.prng.chance(config_.multi_versioned_odds);
   if (!s.multi_versioned) {
@@ -296,6 +327,41 @@ void QueryClientWorkload::draw_versioned(Client& c, Spec& s) {
   std::vector<ResultOrder> orders{ResultOrder::ANY, ResultOrder::ASCENDING,
                                   ResultOrder::DESCENDING};
   s.order = c.prng.pick(orders);
+}
+
+// The window or session shape of a query, drawn after the key-value draws (which it then
+// overrides), as draw_versioned does: the query type the store family answers, over a random
+// window-start range.
+void QueryClientWorkload::draw_windowed(Client& c, Spec& s) {
+  s.range = false;
+  s.timestamped = false;
+  s.skip_cache = false;
+  if (cluster_.config().topology.session()) {
+    s.window = kWindowRangeByKey;
+    return;
+  }
+  s.window = c.prng.chance(config_.window_range_odds) ? kWindowRangeByTime : kWindowKey;
+  draw_time_range(c, s);
+}
+
+// A window-start range with both ends in [0, event time]: below the retention floor, among the
+// live windows, or reaching the newest; upside down (empty) with inverted_range_odds.
+void QueryClientWorkload::draw_time_range(Client& c, Spec& s) {
+  const auto time = [&] {
+    return static_cast<int64_t>(c.prng.below(static_cast<uint64_t>(event_time_ms()) + 1));
+  };
+  int64_t from = time();
+  int64_t to = time();
+  if (from > to) std::swap(from, to);
+  if (maybe(c.prng, config_.inverted_range_odds) && from != to) std::swap(from, to);
+  s.from_time_ms = from;
+  s.to_time_ms = to;
+}
+
+// The event time the source topic reached: records may be stamped ahead of now (a producer's
+// stream-time jumps) or behind it.
+int64_t QueryClientWorkload::event_time_ms() const {
+  return std::max(cluster_.now_ms(), cluster_.max_timestamp_ms());
 }
 
 void QueryClientWorkload::attempt(int32_t client) {
@@ -330,7 +396,8 @@ void QueryClientWorkload::attempt(int32_t client) {
   auto request =
       s.versioned ? make_versioned_request(r.request.store, s.key, s.multi_versioned, s.as_of_ms,
                                            s.from_time_ms, s.to_time_ms, s.order)
-      : s.window != 0 ? make_window_request(r.request.store, s.window, s.key, cluster_.now_ms())
+      : s.window != 0 ? make_window_request(r.request.store, s.window, s.key,
+                                            s.from_time_ms.value_or(0), s.to_time_ms.value_or(0))
                       : make_request(r.request.store, s.range, s.timestamped, lower, upper, s.order,
                                      s.key, s.skip_cache);
   r.request.query = request.query().describe();
@@ -339,6 +406,11 @@ void QueryClientWorkload::attempt(int32_t client) {
     r.request.lower = lower;
     r.request.upper = upper;
     r.request.order = s.order;
+  }
+  if (s.window != 0) {
+    // The window-start range asked (absent on WindowRangeQuery.withKey, whose key is `key`).
+    r.request.from_time_ms = s.from_time_ms;
+    r.request.to_time_ms = s.to_time_ms;
   }
   if (s.versioned) {
     r.request.as_of_ms = s.as_of_ms;

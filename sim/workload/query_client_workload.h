@@ -111,6 +111,16 @@ struct QueryClientConfig {
   // as_of_odds, else the latest.
   base::Ratio multi_versioned_odds{1, 2};
   base::Ratio as_of_odds{1, 2};
+  // Against a window store (WindowedCount, WindowedSum, WindowPapiWriter) every query is a
+  // WindowKeyQuery (the key's windows starting in a time range) or, with these odds, a
+  // WindowRangeQuery.withWindowStartRange (every key's windows starting in a time range); against
+  // a session store (SessionCount, SessionSum, SessionPapiWriter) a WindowRangeQuery.withKey. A
+  // time range's ends are drawn in [0, event time] (Cluster::max_timestamp_ms, or now if later),
+  // so ranges fall below the retention floor, among live windows and past the newest; sorted,
+  // unless inverted_range_odds turns it upside down (from > to: an empty range). Then
+  // window_query_odds draws, instead, the form the store refuses: WindowRangeQuery.withKey on a
+  // window store, WindowKeyQuery or WindowRangeQuery.withWindowStartRange on a session store.
+  base::Ratio window_range_odds{1, 4};
   int64_t timeout_ms = 1'000;
   RetryPolicy retry;
   bool operator==(const QueryClientConfig&) const = default;
@@ -153,6 +163,9 @@ class QueryClientWorkload {
   void start_query(int32_t client);
   void attempt(int32_t client);
   void draw_versioned(Client& c, Spec& s);
+  void draw_windowed(Client& c, Spec& s);
+  void draw_time_range(Client& c, Spec& s);
+  int64_t event_time_ms() const;
   bool route(Client& c, QueryRecord& record, int32_t& partition);
   bool route_direct(Client& c, QueryRecord& record);
   void send(int32_t client, QueryRecord record, int32_t partition);

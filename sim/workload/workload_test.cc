@@ -2,8 +2,10 @@
 // KeyQueryMetadata over the simulated network into a History, on a Count topology.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "cluster/cluster_test_utils.h"
 #include "trace/history.h"
@@ -285,5 +287,140 @@ TEST(QueryClientWorkloadTest, RefusedRequestsGetKafkasErrors) {
     EXPECT_GT(seen[what], 3) << cluster.seed_text() << ": too few '" << what << "'";
   }
 }
+
+// Every record of the source topic, in partition then offset order.
+std::vector<ConsumerRecord> source_records(Cluster& cluster) {
+  std::vector<ConsumerRecord> out;
+  const TopologyConfig& t = cluster.config().topology;
+  for (int32_t p = 0; p < t.source_partitions; ++p) {
+    auto records = cluster.broker().broker().fetch({t.source_topic, p}, 0, 1'000'000);
+    IQ_ASSERT(records.has_value(), "fetch {}-{}", t.source_topic, p);
+    out.insert(out.end(), records->begin(), records->end());
+  }
+  return out;
+}
+
+// Proves the producer's event-time draws: with jumps the event time runs ahead of now (and
+// Cluster::max_timestamp_ms follows it), records go out of order, never below 0 nor past the
+// event time, and tombstones go to an event-time topology but never to a key-value one.
+TEST(ProducerWorkloadTest, EventTimeDrawsStampLateJumpedAndTombstoneRecords) {
+  for (const TopologyKind kind : {TopologyKind::WindowedCount, TopologyKind::Count}) {
+    ClusterConfig config = count_config(44, 0, 3);
+    config.topology.kind = kind;
+    Cluster cluster(config);
+    ProducerWorkload producer(cluster,
+                              {.stop_ms = 3'000,
+                               .records_per_second = 300,
+                               .keys = 10,
+                               .out_of_order_odds = {1, 4},
+                               .out_of_order_ms_max = 5'000,
+                               .stream_time_jump_odds = {1, 50},
+                               .stream_time_jump_ms_max = 10'000,
+                               .tombstone_odds = {1, 10}},
+                              world(cluster).split("producer"));
+    producer.start();
+    ASSERT_EQ(cluster.run_until(4'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+    const std::vector<ConsumerRecord> records = source_records(cluster);
+    ASSERT_EQ(records.size(), producer.records_produced()) << cluster.seed_text();
+    EXPECT_GT(producer.event_time_offset_ms(), 10'000) << cluster.seed_text() << ": few jumps";
+    int64_t max_ts = 0;
+    int late = 0;
+    int tombstones = 0;
+    std::map<int32_t, int64_t> partition_max;
+    for (const ConsumerRecord& r : records) {
+      EXPECT_GE(r.timestamp, 0) << cluster.seed_text();
+      EXPECT_LE(r.timestamp, 3'000 + producer.event_time_offset_ms()) << cluster.seed_text();
+      if (partition_max.count(r.partition) == 1 && r.timestamp < partition_max[r.partition]) {
+        ++late;
+      }
+      partition_max[r.partition] = std::max(partition_max[r.partition], r.timestamp);
+      max_ts = std::max(max_ts, r.timestamp);
+      if (!r.value) ++tombstones;
+    }
+    EXPECT_EQ(cluster.max_timestamp_ms(), max_ts) << cluster.seed_text();
+    EXPECT_GT(max_ts, 4'000) << cluster.seed_text() << ": the event time never ran ahead of now";
+    EXPECT_GT(late, 20) << cluster.seed_text() << ": too few records out of order";
+    if (kind == TopologyKind::Count) {
+      EXPECT_EQ(tombstones, 0) << cluster.seed_text() << ": a key-value topology got tombstones";
+    } else {
+      EXPECT_GT(tombstones, 20) << cluster.seed_text() << ": too few tombstones";
+    }
+  }
+}
+
+// Proves the window and session query draws: against a window store WindowKeyQuery and
+// WindowRangeQuery.withWindowStartRange over recorded window-start ranges inside [0, event time]
+// (sorted, or upside down when inverted), successful once the store runs; against a session store
+// WindowRangeQuery.withKey, successful; and the forms each store refuses (window_query_odds)
+// answer UNKNOWN_QUERY_TYPE.
+TEST(QueryClientWorkloadTest, WindowAndSessionStoresGetTheirQueriesOverRandomRanges) {
+  for (const TopologyKind kind : {TopologyKind::WindowedCount, TopologyKind::SessionCount}) {
+    ClusterConfig config = count_config(45, 2, 4);
+    config.topology.kind = kind;
+    config.topology.window_size_ms = 1'000;
+    config.topology.session_gap_ms = 1'000;
+    config.topology.supplier = KeyValueSupplier::kInMemory;
+    Cluster cluster(config);
+    cluster.start_all();
+    History history(20'000);
+    ProducerWorkload producer(cluster,
+                              {.start_ms = 1'000,
+                               .stop_ms = 20'000,
+                               .records_per_second = 100,
+                               .keys = 20,
+                               .stream_time_jump_odds = {1, 100},
+                               .stream_time_jump_ms_max = 5'000},
+                              world(cluster).split("producer"));
+    QueryClientConfig q = client_config(3, 2'000, 25'000);
+    q.bound_modes = {BoundMode::kUnbounded};
+    q.window_range_odds = {1, 3};
+    q.inverted_range_odds = {1, 6};
+    q.window_query_odds = {1, 5};
+    QueryClientWorkload clients(cluster, history, q, world(cluster).split("query-clients"),
+                                &producer);
+    producer.start();
+    clients.start();
+    ASSERT_EQ(cluster.run_until(30'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+    std::map<std::string, int> seen;
+    for (const QueryRecord& r : history.records()) {
+      ASSERT_TRUE(r.request.kind == QueryKind::WindowKeyQuery ||
+                  r.request.kind == QueryKind::WindowRangeQuery)
+          << cluster.seed_text() << " " << r.to_string();
+      const bool by_key = r.request.kind == QueryKind::WindowRangeQuery && !r.request.from_time_ms;
+      if (!by_key) {
+        ASSERT_TRUE(r.request.from_time_ms && r.request.to_time_ms) << r.to_string();
+        EXPECT_GE(std::min(*r.request.from_time_ms, *r.request.to_time_ms), 0) << r.to_string();
+        EXPECT_LE(std::max(*r.request.from_time_ms, *r.request.to_time_ms),
+                  std::max(r.invoke_ms.ms_since_epoch(), cluster.max_timestamp_ms()))
+            << cluster.seed_text() << " " << r.to_string();
+        if (*r.request.from_time_ms > *r.request.to_time_ms) ++seen["inverted"];
+      }
+      const bool refused = kind == TopologyKind::WindowedCount
+                               ? by_key
+                               : (r.request.kind == QueryKind::WindowKeyQuery || !by_key);
+      for (const PartitionOutcome& p : r.partitions) {
+        if (refused) {
+          EXPECT_FALSE(p.success) << cluster.seed_text() << " " << r.to_string();
+          if (p.failure_reason == FailureReason::UNKNOWN_QUERY_TYPE) ++seen["refused"];
+        } else if (p.success) {
+          ++seen[r.request.kind == QueryKind::WindowKeyQuery ? "key" : "range"];
+          const auto* entries = std::get_if<WindowedList>(&p.value);
+          ASSERT_NE(entries, nullptr) << cluster.seed_text() << " " << r.to_string();
+          if (!entries->empty()) ++seen["entries"];
+        }
+      }
+    }
+    std::vector<const char*> wanted{"refused", "range", "entries"};
+    if (kind == TopologyKind::WindowedCount) {
+      wanted.push_back("key");
+      wanted.push_back("inverted");
+    }
+    for (const char* what : wanted) {
+      EXPECT_GT(seen[what], 3) << cluster.seed_text() << " " << to_string(kind) << ": too few '"
+                               << what << "'";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace iq::sim
