@@ -158,6 +158,9 @@ const char* to_string(ViolationClass c) {
       return "known Kafka behaviour: a reopened versioned store does not see its older segments";
     case ViolationClass::kReplicaInsideCompactedChangelog:
       return "known Kafka behaviour: a replica inside a compacted changelog lacks superseded keys";
+    case ViolationClass::kCleanerCutByCrash:
+      return "known Kafka behaviour: a task directory whose deletion a crash cut keeps its "
+             ".checkpoint without its store";
   }
   return "?";
 }
@@ -182,6 +185,8 @@ const char* class_key(ViolationClass c) {
       return "versioned_store_reopened";
     case ViolationClass::kReplicaInsideCompactedChangelog:
       return "replica_inside_compacted_changelog";
+    case ViolationClass::kCleanerCutByCrash:
+      return "cleaner_cut_by_crash";
   }
   return "?";
 }
