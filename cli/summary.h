@@ -50,7 +50,7 @@ struct SeedResult {
   // No violation of class "failure" and no finding gone away (RunReport::passed()). A seed whose
   // violations a declared Kafka behaviour explains passes; `passed_strict()` does not.
   bool passed = false;
-  std::vector<ViolationSummary> violations;           // first kViolationsListedMax
+  std::vector<ViolationSummary> violations;           // first kViolationsListedMax, failures first
   std::vector<ViolationSummary> expected_violations;  // findings, first kViolationsListedMax
   std::vector<std::string> unexpectedly_held;
   std::map<std::string, uint64_t> violations_by_property;           // unexpected only

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "scenario/scenario_parser.h"
 
@@ -252,6 +254,32 @@ TEST(RunnerTest, FindingsAboutOverClaimsAreClassifiedByTheirRecord) {
                                          << v.to_string();
     }
   }
+}
+
+// A crash inside the state-directory cleaner: the standby's empty answer under a full position is
+// classified as that Kafka behaviour from the run's record (its ChangelogWitness and
+// SamePositionSameAnswer violations, and one of its ResultMatchesModel ones; the others are
+// at-least-once reprocessing of the count).
+TEST(RunnerTest, TheCleanerCutByACrashFindingIsClassifiedByItsRecord) {
+  const std::string file = std::string(IQSIM_SCENARIOS_DIR) +
+                           "/findings/cleaner_cut_by_crash_keeps_checkpoint_without_store.toml";
+  auto scenario = sim::parse_scenario_file(file, std::nullopt);
+  ASSERT_TRUE(scenario.has_value()) << file << ": " << scenario.error().to_string();
+  const RunReport report = run_scenario(*scenario, {});
+  EXPECT_TRUE(report.passed(/*strict=*/true)) << file << " seed " << report.seed;
+  std::map<std::string, int> cleaner;
+  for (const Violation& v : report.expected_violations) {
+    if (v.violation_class == ViolationClass::kCleanerCutByCrash) {
+      ++cleaner[v.property];
+    } else {
+      EXPECT_EQ(v.violation_class, ViolationClass::kAtLeastOnceReprocessing)
+          << file << " seed " << report.seed << "\n"
+          << v.to_string();
+    }
+  }
+  EXPECT_EQ(cleaner["ResultMatchesModel"], 1) << file << " seed " << report.seed;
+  EXPECT_EQ(cleaner["SamePositionSameAnswer"], 1) << file << " seed " << report.seed;
+  EXPECT_EQ(cleaner["ChangelogWitness"], 1) << file << " seed " << report.seed;
 }
 
 }  // namespace

@@ -39,8 +39,10 @@ struct ShrinkResult {
 // One run of a candidate; run_scenario() in production, something cheaper in the shrinker's tests.
 using ScenarioRunner = std::function<RunReport(const sim::Scenario&)>;
 
-// `property` empty: the first property the original run violates (unexpected violations first,
-// then declared findings). Spends at most `runs_max` runs (at least 1).
+// `property` empty: the first property the original run violates (a violation of class failure
+// first, then any unexpected one, then declared findings). When the original run has a failure of
+// `property`, a candidate is kept only with a failure of it (a known Kafka behaviour of the same
+// property does not count). Spends at most `runs_max` runs (at least 1).
 ShrinkResult shrink_scenario(const sim::Scenario& scenario, const std::string& property,
                              int32_t runs_max);
 ShrinkResult shrink_scenario(const sim::Scenario& scenario, const std::string& property,

@@ -220,6 +220,33 @@ TEST(ShrinkTest, ReportsWhenThePropertyDoesNotFail) {
   EXPECT_EQ(r.minimal, parse(kFailing));
 }
 
+// A failure of P hidden among P's known Kafka behaviours: the original run has both, every
+// candidate with fewer than 2 instances only the known behaviour. The shrink keeps the failure
+// (the candidates with one instance are rejected), and an unnamed property is the failure's.
+TEST(ShrinkTest, KeepsAFailureNotAKnownBehaviourOfTheSameProperty) {
+  const auto run = [](const sim::Scenario& s) {
+    RunReport report;
+    Violation known;
+    known.property = "P";
+    known.violation_class = ViolationClass::kAtLeastOnceReprocessing;
+    report.violations.push_back(known);
+    if (s.cluster.instances >= 2) {
+      Violation failure;
+      failure.property = "Q";
+      report.violations.push_back(failure);
+      failure.property = "P";
+      report.violations.push_back(failure);
+    }
+    return report;
+  };
+  ShrinkResult r = shrink_scenario(parse(kFailing), "P", 200, run);
+  ASSERT_TRUE(r.reproduced);
+  EXPECT_EQ(r.minimal.cluster.instances, 2) << "a candidate with only the known behaviour kept";
+  EXPECT_NE(r.log.front().find("a failure"), std::string::npos) << r.log.front();
+  ShrinkResult unnamed = shrink_scenario(parse(kFailing), "", 1, run);
+  EXPECT_EQ(unnamed.property, "Q") << "the first failure's property, not the known behaviour's";
+}
+
 // The real thing: a wrong scripted expectation fails ScriptedExpectations; the shrunk scenario
 // is smaller, still fails when run again, and reads back from its TOML unchanged.
 TEST(ShrinkTest, ShrinksARealFailureThatStillFailsAfterARoundTrip) {

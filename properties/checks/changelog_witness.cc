@@ -965,6 +965,14 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
       return result;
     }
     result.verdict = Witness::kDiffers;
+    if (log != nullptr && replica.restored_from) {
+      // A store that kept nothing beneath its .checkpoint: the records after it over an empty
+      // store (an empty older prefix). Still a difference; cleaner_cut.cc looks at it.
+      const State replayed =
+          fold(log, replica, answer_ms(record), keys, applied, ChangelogOffset(-1), unlogged);
+      result.fold_over_empty_store =
+          compare(context, record.request, answer, replayed) == Match::kEqual;
+    }
     result.why = fmt::format(
         "the answer is not the fold of changelog-{} [.., {}]{} that {}'s {} had "
         "applied",

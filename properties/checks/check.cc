@@ -159,6 +159,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kReplicaInsideOneRecordsWrites:
       return "known Kafka behaviour: a replica between one input record's changelog writes "
              "over-claims";
+    case ViolationClass::kCleanerCutByCrash:
+      return "known Kafka behaviour: a task directory whose deletion a crash cut keeps its "
+             ".checkpoint without its store";
   }
   return "?";
 }
@@ -185,6 +188,8 @@ const char* class_key(ViolationClass c) {
       return "replica_inside_compacted_changelog";
     case ViolationClass::kReplicaInsideOneRecordsWrites:
       return "replica_inside_one_records_writes";
+    case ViolationClass::kCleanerCutByCrash:
+      return "cleaner_cut_by_crash";
   }
   return "?";
 }

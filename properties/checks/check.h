@@ -115,15 +115,26 @@ enum class ViolationClass {
   // header (checks/window_judge.cc;
   // scenarios/findings/session_merge_partly_applied_overclaims.toml).
   kReplicaInsideOneRecordsWrites,
+  // A store whose task directory the state-directory cleaner was deleting when its process died
+  // keeps its .checkpoint without its data: StateDirectory's cleaner deletes the directory in
+  // place, file by file, without fsync (Utils.delete), so a crash can leave `.checkpoint` and
+  // `.position` while the store's own directory is gone; on restart the checkpoint is trusted
+  // (ProcessorStateManager.initializeStoreOffsetsFromCheckpoint) and the restore replays only
+  // the records after it into the empty store. A ResultMatchesModel, SamePositionSameAnswer or
+  // ChangelogWitness violation whose answer is exactly that replay's fold, on a replica whose
+  // instance's last life began after a crash that landed inside the cleaner's deletion of that
+  // task's directory (checks/cleaner_cut.cc;
+  // scenarios/findings/cleaner_cut_by_crash_keeps_checkpoint_without_store.toml).
+  kCleanerCutByCrash,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
-// "replica_inside_one_records_writes": the key in JSON summaries.
+// "replica_inside_one_records_writes", "cleaner_cut_by_crash": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 10> kViolationClasses{
+inline constexpr std::array<ViolationClass, 11> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -133,7 +144,8 @@ inline constexpr std::array<ViolationClass, 10> kViolationClasses{
     ViolationClass::kLruEvictedAggregate,
     ViolationClass::kVersionedStoreReopened,
     ViolationClass::kReplicaInsideCompactedChangelog,
-    ViolationClass::kReplicaInsideOneRecordsWrites};
+    ViolationClass::kReplicaInsideOneRecordsWrites,
+    ViolationClass::kCleanerCutByCrash};
 
 struct Violation {
   std::string property;  // the check's name

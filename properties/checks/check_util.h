@@ -188,6 +188,10 @@ struct WitnessResult {
   // kNotJudged on a versioned store because the answer is not the fold's while every version it
   // holds is one the replica could have been given (changelog_witness_versioned.cc, step 3).
   bool versions_from_log = false;
+  // kDiffers, on a replica restored from a .checkpoint (ReplicaSnapshot::restored_from), whose
+  // answer is the fold of the records after that checkpoint alone over an empty store: it kept
+  // none of the data beneath its checkpoint (cleaner_cut.cc needs it; still a difference).
+  bool fold_over_empty_store = false;
   // kHolds only as the fold of what the replica could read of a compacted changelog: the keys
   // whose removed records it skipped (empty when the whole prefix's fold is the answer).
   std::vector<CompactedSkip> compacted_skips;
@@ -266,6 +270,11 @@ ClassProof prove_replayed_aggregate(const JudgeContext& context, const sim::Quer
 ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
                                               const sim::QueryRecord& record,
                                               const sim::PartitionOutcome& outcome);
+
+// A persistent store whose task directory the cleaner was deleting when its process died:
+// ViolationClass::kCleanerCutByCrash (cleaner_cut.cc states the proof).
+ClassProof prove_cleaner_cut_by_crash(const JudgeContext& context, const sim::QueryRecord& record,
+                                      const sim::PartitionOutcome& outcome);
 
 // A versioned store opened over an earlier store object's data: ViolationClass::
 // kVersionedStoreReopened (versioned_reopened.cc states the proof).

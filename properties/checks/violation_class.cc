@@ -62,8 +62,12 @@
 // versioned store does not see its older segments (kVersionedStoreReopened, quirk 17;
 // versioned_reopened.cc holds the proof), and a replica inside a compacted changelog lacks keys
 // whose superseded records the cleaner removed before it read them
-// (kReplicaInsideCompactedChangelog; compacted_read.cc holds the proof). Each is
-// tried when reprocessing is not proven.
+// (kReplicaInsideCompactedChangelog; compacted_read.cc holds the proof), and a store whose task
+// directory the cleaner was deleting when its process died keeps its .checkpoint without its data
+// (kCleanerCutByCrash, a ResultMatchesModel, SamePositionSameAnswer or ChangelogWitness
+// violation; cleaner_cut.cc holds the proof). Each is tried when reprocessing is not proven. A
+// SamePositionSameAnswer violation gets one of these when one answer is proven it and the other
+// is proven alike, is the model's answer, or is proven a declared behaviour of its own.
 //
 // Limits (conservative: they leave a violation a failure, never excuse one): a cached write
 // flushed after its reprocessed range closed is not attributed to it; a record written by R's
@@ -269,8 +273,11 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   if (compacted.proven) return {ViolationClass::kReplicaInsideCompactedChangelog, compacted.text};
   const detail::ClassProof inside = detail::prove_inside_record_writes(context, record, outcome);
   if (inside.proven) return {ViolationClass::kReplicaInsideOneRecordsWrites, inside.text};
+  const detail::ClassProof cleaner = detail::prove_cleaner_cut_by_crash(context, record, outcome);
+  if (cleaner.proven) return {ViolationClass::kCleanerCutByCrash, cleaner.text};
   return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
-                                        reopened.text + "; " + compacted.text + "; " + inside.text};
+                                        reopened.text + "; " + compacted.text + "; " + inside.text +
+                                        "; " + cleaner.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -293,12 +300,20 @@ void classify_one(const JudgeContext& context,
       it == records.end() ? nullptr : outcome_of(*it->second, v.partition);
   if (outcome == nullptr) return;
   if (witness) {
-    // Only one declared behaviour makes a replica's answer differ from its changelog's fold: a
-    // position loaded from a .position file newer than the .checkpoint it restored from.
+    // Two declared behaviours make a replica's answer differ from its changelog's fold: a
+    // position loaded from a .position file newer than the .checkpoint it restored from, and a
+    // store emptied by a cleaner a crash cut, under the .checkpoint the cleaner left.
     const detail::ClassProof ahead =
         detail::prove_position_ahead_of_checkpoint(context, *it->second, *outcome);
-    if (ahead.proven) v.violation_class = ViolationClass::kPositionAheadOfCheckpoint;
-    v.class_evidence = ahead.text;
+    if (ahead.proven) {
+      v.violation_class = ViolationClass::kPositionAheadOfCheckpoint;
+      v.class_evidence = ahead.text;
+      return;
+    }
+    const detail::ClassProof cleaner =
+        detail::prove_cleaner_cut_by_crash(context, *it->second, *outcome);
+    if (cleaner.proven) v.violation_class = ViolationClass::kCleanerCutByCrash;
+    v.class_evidence = cleaner.proven ? cleaner.text : ahead.text + "; " + cleaner.text;
     return;
   }
   if (rmm && context.trace().consistency_offset_vector_enabled && outcome->position) {
@@ -366,15 +381,26 @@ void classify_one(const JudgeContext& context,
       {it->second, outcome}, {other->second, other_outcome}};
   const OtherClass classes[2] = {other_class(context, *answers[0].first, *answers[0].second),
                                  other_class(context, *answers[1].first, *answers[1].second)};
+  // Or the other is proven a declared behaviour of its own (reprocessing, a fenced member's late
+  // write, or another class): each answer's difference from the log's true state is then one
+  // the record proves.
+  const Proof* reprocessing[2] = {&proof, &earlier};
   for (int i = 0; i < 2; ++i) {
     if (classes[i].c == ViolationClass::kFailure) continue;
     const auto& [r, o] = answers[1 - i];
-    if (classes[1 - i].c == classes[i].c || is_the_models_answer(context, *r, *o)) {
+    const char* explained = nullptr;
+    if (classes[1 - i].c == classes[i].c) {
+      explained = "proven alike";
+    } else if (is_the_models_answer(context, *r, *o)) {
+      explained = "the model's answer at that position";
+    } else if (classes[1 - i].c != ViolationClass::kFailure) {
+      explained = iq::properties::to_string(classes[1 - i].c);
+    } else if (reprocessing[1 - i]->proven) {
+      explained = iq::properties::to_string(reprocessing[1 - i]->proven_class);
+    }
+    if (explained != nullptr) {
       v.violation_class = classes[i].c;
-      v.class_evidence = classes[i].text + fmt::format("; record #{} is {}", r->id,
-                                                       classes[1 - i].c == classes[i].c
-                                                           ? "proven alike"
-                                                           : "the model's answer at that position");
+      v.class_evidence = classes[i].text + fmt::format("; record #{} is {}", r->id, explained);
       return;
     }
   }
