@@ -535,7 +535,10 @@ std::optional<KeyRead> choose_key_read(const JudgeContext& context, const sim::Q
   const auto& records = it->second;
   const bool timestamped = detail::is_timestamped_kind(record.request.kind);
   for (auto r = records.rbegin(); r != records.rend(); ++r) {
-    if (!detail::applied_by(replica, applied, **r)) continue;
+    // Under exactly_once_v2 a record read_committed never hands out (aborted, or undecided at the
+    // answer) is neither read nor skipped through compaction: the cleaner's removal of an
+    // aborted record changes nothing a read_committed reader sees.
+    if (!detail::applied_by(replica, applied, **r, answer_ms(record))) continue;
     const bool matches =
         want ? (*r)->value && *(*r)->value == want->value &&
                    (!timestamped || timestamp_ok(context, record.request.kind, want->timestamp_ms,
