@@ -124,6 +124,11 @@ void print_report_header(const std::string& command, const properties::RunReport
   if (const auto dirty = properties::dirty_read_counts(r.dirty_reads); !dirty.empty()) {
     std::printf("  exactly_once_v2 dirty reads: %s\n", dirty_reads_text(dirty).c_str());
   }
+  for (const std::string& line : staleness_lines(
+           {{r.processing_guarantee.empty() ? std::string("unknown") : r.processing_guarantee,
+             r.staleness}})) {
+    std::printf("  staleness %s\n", line.c_str());
+  }
 }
 
 void print_verdict(const properties::RunReport& r, bool strict) {
@@ -271,6 +276,10 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
     std::printf("  exactly_once_v2 dirty reads (%llu runs): %s\n",
                 static_cast<unsigned long long>(s.runs_with_dirty_reads()),
                 dirty_reads_text(dirty).c_str());
+  }
+  if (const auto lines = staleness_lines(s.staleness_by_guarantee()); !lines.empty()) {
+    std::printf("  staleness behind the source log by guarantee and role:\n");
+    for (const std::string& line : lines) std::printf("    %s\n", line.c_str());
   }
   std::printf("  violations by property: %s\n", counts_text(s.violations_by_property()).c_str());
   {
@@ -467,6 +476,8 @@ bool write_sweep_report(const std::string& command, const std::string& file,
   input.shard = summary.shards.empty() ? "0/1" : summary.shards.front();
   input.dirty_reads = summary.dirty_reads();
   input.runs_with_dirty_reads = summary.runs_with_dirty_reads();
+  input.staleness_by_guarantee = summary.staleness_by_guarantee();
+  input.runs_by_guarantee = summary.runs_by_guarantee();
   size_t pages = 0;
   for (const SeedResult& r : summary.results) {
     reports::SweepRun run;

@@ -89,6 +89,8 @@ json result_json(const SeedResult& r) {  // seed_result_to_json
           {"events", r.events},
           {"records_reprocessed", r.records_reprocessed},
           {"dirty_reads", r.dirty_reads},
+          {"processing_guarantee", r.processing_guarantee},
+          {"staleness", r.staleness},
           {"digest", r.digest},
           {"reproduce", r.reproduce},
           {"probes_hit", r.probes_hit}};
@@ -205,6 +207,12 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   r.records_reprocessed = need<uint64_t>(j, "records_reprocessed", w, uint64_t{0});
   // dirty_reads came with exactly_once_v2's judgement: an older summary has none.
   r.dirty_reads = need<Counts>(j, "dirty_reads", w, Counts{});
+  // The guarantee and the staleness histograms came with the guarantees' comparison.
+  r.processing_guarantee = need<std::string>(j, "processing_guarantee", w, std::string{});
+  r.staleness = need<Counts>(j, "staleness", w, Counts{});
+  if (!properties::staleness_from_counts(r.staleness)) {
+    throw ShapeError{w + ".staleness: not staleness counts (ROLE.records|ms.bN or .max)"};
+  }
   r.digest = need<std::string>(j, "digest", w);
   r.reproduce = need<std::string>(j, "reproduce", w);
   // probes_hit came later than the rest: a summary written before it has none.
@@ -313,6 +321,57 @@ uint64_t SweepSummary::runs_with_dirty_reads() const {
     auto it = r.dirty_reads.find("dirty");
     return it != r.dirty_reads.end() && it->second > 0;
   }));
+}
+
+std::map<std::string, properties::AnswerStaleness> SweepSummary::staleness_by_guarantee() const {
+  std::map<std::string, properties::AnswerStaleness> by;
+  for (const SeedResult& r : results) {
+    if (r.processing_guarantee.empty()) continue;
+    std::optional<properties::AnswerStaleness> s = properties::staleness_from_counts(r.staleness);
+    IQ_ASSERT(s.has_value(), "seed {}: staleness counts not readable", r.seed);
+    properties::merge(by[r.processing_guarantee], *s);
+  }
+  return by;
+}
+
+std::map<std::string, uint64_t> SweepSummary::runs_by_guarantee() const {
+  std::map<std::string, uint64_t> by;
+  for (const SeedResult& r : results) {
+    if (!r.processing_guarantee.empty()) ++by[r.processing_guarantee];
+  }
+  return by;
+}
+
+nlohmann::json staleness_json(const std::map<std::string, properties::AnswerStaleness>& by) {
+  json out = json::object();
+  const auto stats = [](const properties::StalenessHistogram& h) {
+    return json{{"median", h.quantile(0.5)}, {"p90", h.quantile(0.9)}, {"max", h.max()}};
+  };
+  for (const auto& [guarantee, roles] : by) {
+    json g = json::object();
+    for (const auto& [role, s] : roles) {
+      g[role] = {{"answers", s.records.count()},
+                 {"records", stats(s.records)},
+                 {"ms", stats(s.virtual_ms)}};
+    }
+    out[guarantee] = std::move(g);
+  }
+  return out;
+}
+
+std::vector<std::string> staleness_lines(
+    const std::map<std::string, properties::AnswerStaleness>& by) {
+  std::vector<std::string> lines;
+  for (const auto& [guarantee, roles] : by) {
+    for (const auto& [role, s] : roles) {
+      lines.push_back(
+          fmt::format("{} {}: {} answers, records {}/{}/{}, virtual ms {}/{}/{} (median/p90/max)",
+                      guarantee, role, s.records.count(), s.records.quantile(0.5),
+                      s.records.quantile(0.9), s.records.max(), s.virtual_ms.quantile(0.5),
+                      s.virtual_ms.quantile(0.9), s.virtual_ms.max()));
+    }
+  }
+  return lines;
 }
 
 std::string dirty_reads_text(const std::map<std::string, uint64_t>& c) {
@@ -431,6 +490,8 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.events = report.events;
   r.records_reprocessed = report.records_reprocessed;
   r.dirty_reads = properties::dirty_read_counts(report.dirty_reads);
+  r.processing_guarantee = report.processing_guarantee;
+  r.staleness = properties::staleness_counts(report.staleness);
   r.probes_hit = report.probes_hit;
   r.digest = report.digest;
   r.reproduce = report.reproduce_command();
@@ -466,6 +527,8 @@ nlohmann::json to_json(const SweepSummary& s) {
         {"runs_with_reprocessing", s.runs_with_reprocessing()},
         {"dirty_reads", s.dirty_reads()},
         {"runs_with_dirty_reads", s.runs_with_dirty_reads()},
+        {"runs_by_guarantee", s.runs_by_guarantee()},
+        {"staleness_by_guarantee", staleness_json(s.staleness_by_guarantee())},
         {"properties_checked", s.properties_checked()},
         {"violations_by_property", s.violations_by_property()},
         {"expected_violations_by_property", s.expected_violations_by_property()},

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/expected.h"
+#include "checks/answer_staleness.h"
 #include "runner.h"
 
 namespace iq::cli {
@@ -69,6 +70,10 @@ struct SeedResult {
   // exactly_once_v2: RunReport::dirty_reads as counts (dirty_read_counts: "answers", "dirty",
   // "aborted", ..., "uncommitted_ms_sum", "uncommitted_ms_max"); empty under at-least-once.
   std::map<std::string, uint64_t> dirty_reads;
+  // RunReport::processing_guarantee and RunReport::staleness as counts (staleness_counts); an
+  // older summary has neither ("" and empty).
+  std::string processing_guarantee;
+  std::map<std::string, uint64_t> staleness;
   std::string digest;
   std::string reproduce;                // "iqsim replay FILE --seed S"
   std::vector<std::string> probes_hit;  // RunReport::probes_hit, sorted
@@ -79,6 +84,14 @@ struct SeedResult {
 
 // One line: "412 of 9,000 answers (aborted 3, ...), uncommitted for 52 ms on average, 480 at most".
 std::string dirty_reads_text(const std::map<std::string, uint64_t>& counts);
+
+// Per guarantee and role: answers, then median, p90 and max in records and in virtual ms, as JSON
+// ({"exactly_once_v2": {"standby": {"answers": N, "records": {"median", "p90", "max"}, "ms":
+// {...}}}}) and as text lines ("    exactly_once_v2 standby: 812 answers, records 3/40/210,
+// ms 120/1500/9000 (median/p90/max)").
+nlohmann::json staleness_json(const std::map<std::string, properties::AnswerStaleness>& by);
+std::vector<std::string> staleness_lines(
+    const std::map<std::string, properties::AnswerStaleness>& by);
 
 // Wall-clock figures of one invocation, for people; never compared.
 // What a sweep measured about itself on this machine: not part of its verdict, absent from merged
@@ -129,6 +142,10 @@ struct SweepSummary {
   // Dirty reads summed over the seeds ("uncommitted_ms_max" the largest), and the seeds with one.
   std::map<std::string, uint64_t> dirty_reads() const;
   uint64_t runs_with_dirty_reads() const;
+  // The answers' staleness merged over the seeds of each processing guarantee (seeds without a
+  // guarantee, from older summaries, are left out).
+  std::map<std::string, properties::AnswerStaleness> staleness_by_guarantee() const;
+  std::map<std::string, uint64_t> runs_by_guarantee() const;
   std::vector<std::string> properties_checked() const;  // the union, sorted
   std::map<std::string, uint64_t> violations_by_property() const;
   std::map<std::string, uint64_t> expected_violations_by_property() const;

@@ -36,6 +36,15 @@ SeedResult fake_result(uint64_t seed) {
                      {"uncommitted_ms_sum", 10 * seed},
                      {"uncommitted_ms_max", 1000 - seed}};
   }
+  // Odd seeds at-least-once, even ones exactly-once: standbys 1 (odd) or seed (even) records
+  // behind, and seed * 100 virtual ms.
+  r.processing_guarantee = seed % 2 == 1 ? "at_least_once" : "exactly_once_v2";
+  {
+    properties::AnswerStaleness st;
+    st["standby"].records.add(seed % 2 == 1 ? 1 : static_cast<int64_t>(seed));
+    st["standby"].virtual_ms.add(static_cast<int64_t>(seed) * 100);
+    r.staleness = properties::staleness_counts(st);
+  }
   if (seed % 5 == 0) {
     r.expected_violations = {{"LagReported", 0, 10, "lag 3, actual 2"}};
     r.expected_violations_by_property["LagReported"] = 1;
@@ -87,6 +96,17 @@ TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
   EXPECT_EQ(j["results"][3]["dirty_reads"]["dirty"], 4u);
   EXPECT_NE(dirty_reads_text(s.dirty_reads()).find("220 of 1000 answers"), std::string::npos)
       << dirty_reads_text(s.dirty_reads());
+  // Staleness merges per guarantee: 20 seeds each; even seeds 2..40 give records median 20
+  // (nearest rank 10 of 20), p90 36 (rank 18: 36), max 40; odd seeds all 1.
+  EXPECT_EQ(j["totals"]["runs_by_guarantee"]["exactly_once_v2"], 20u);
+  const nlohmann::json& eos = j["totals"]["staleness_by_guarantee"]["exactly_once_v2"]["standby"];
+  EXPECT_EQ(eos["answers"], 20u);
+  EXPECT_EQ(eos["records"]["median"], 20);
+  EXPECT_EQ(eos["records"]["p90"], 36);
+  EXPECT_EQ(eos["records"]["max"], 40);
+  EXPECT_EQ(eos["ms"]["max"], 4000);
+  EXPECT_EQ(j["totals"]["staleness_by_guarantee"]["at_least_once"]["standby"]["records"]["p90"], 1);
+  EXPECT_EQ(staleness_lines(s.staleness_by_guarantee()).size(), 2u);
   EXPECT_EQ(j["results"][6]["violations"][0]["after_reprocessing"], true);  // seed 7
   EXPECT_EQ(j["results"][6]["violations"][1]["after_reprocessing"], false);
   EXPECT_EQ(j["failures"].size(), 3u);
@@ -132,6 +152,8 @@ TEST(SummaryTest, FromJsonReadsSummariesWithoutReprocessingFields) {
   nlohmann::json& result = j["results"][0];
   result.erase("records_reprocessed");
   result.erase("dirty_reads");
+  result.erase("processing_guarantee");
+  result.erase("staleness");
   result.erase("after_reprocessing_by_property");
   for (nlohmann::json& v : result["violations"]) v.erase("after_reprocessing");
   auto back = summary_from_json(j, "old.json");
@@ -139,6 +161,8 @@ TEST(SummaryTest, FromJsonReadsSummariesWithoutReprocessingFields) {
   ASSERT_EQ(back->results.size(), 1u);
   EXPECT_EQ(back->results[0].records_reprocessed, 0u);
   EXPECT_TRUE(back->results[0].dirty_reads.empty());
+  EXPECT_TRUE(back->results[0].staleness.empty());
+  EXPECT_TRUE(back->staleness_by_guarantee().empty());
   EXPECT_TRUE(back->results[0].after_reprocessing_by_property.empty());
   ASSERT_EQ(back->results[0].violations.size(), 2u);
   EXPECT_FALSE(back->results[0].violations[0].after_reprocessing);

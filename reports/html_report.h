@@ -66,6 +66,10 @@ struct SweepInput {
   // keys), and the seeds with one; empty under at-least-once.
   std::map<std::string, uint64_t> dirty_reads;
   uint64_t runs_with_dirty_reads = 0;
+  // The answers' staleness by processing guarantee (cli's SweepSummary::staleness_by_guarantee)
+  // and each guarantee's seeds: a table that compares the guarantees when the sweep drew both.
+  std::map<std::string, properties::AnswerStaleness> staleness_by_guarantee;
+  std::map<std::string, uint64_t> runs_by_guarantee;
 };
 
 std::string render_sweep_report(const SweepInput& sweep, const ReportCaps& caps = {});

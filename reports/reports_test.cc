@@ -380,6 +380,34 @@ TEST(SweepReport, DirtyReadsAreTabledUnderExactlyOnceOnly) {
       << "seed " << kSeed;
 }
 
+// The guarantees' staleness sits side by side per role, in role order (active before standby
+// whatever the map order), with each guarantee's runs, quantiles from the histograms.
+TEST(SweepReport, StalenessComparesTheGuaranteesByRole) {
+  SweepInput s;
+  s.scenario = "x.toml";
+  s.shard = "0/1";
+  properties::AnswerStaleness alos, eos;
+  alos["standby"].records.add(4);
+  alos["active"].records.add(0);
+  for (int64_t v : {2, 9, 40}) eos["standby"].records.add(v);
+  eos["standby"].virtual_ms.add(1'000);
+  s.staleness_by_guarantee = {{"at_least_once", alos}, {"exactly_once_v2", eos}};
+  s.runs_by_guarantee = {{"at_least_once", 3}, {"exactly_once_v2", 5}};
+  const std::string html = render_sweep_report(s);
+  const size_t active = html.find("<tr><td>active</td><td>at_least_once</td>");
+  const size_t standby_alos = html.find("<tr><td>standby</td><td>at_least_once</td>");
+  const size_t standby_eos = html.find(
+      "<tr><td>standby</td><td>exactly_once_v2</td><td class=\"num\">5</td>"
+      "<td class=\"num\">3</td><td class=\"num\">9</td><td class=\"num\">40</td>"
+      "<td class=\"num\">40</td><td class=\"num\">960</td><td class=\"num\">960</td>"
+      "<td class=\"num\">1000</td></tr>");
+  ASSERT_NE(active, std::string::npos) << "seed " << kSeed;
+  ASSERT_NE(standby_alos, std::string::npos) << "seed " << kSeed;
+  ASSERT_NE(standby_eos, std::string::npos) << "seed " << kSeed << "\n" << html;
+  EXPECT_LT(active, standby_alos) << "seed " << kSeed;
+  EXPECT_LT(standby_alos, standby_eos) << "seed " << kSeed;
+}
+
 // Reprocessed ranges are drawn as bands in the lane of the instance that processed again, cut at
 // the cap with a note, and listed with a total on the run page.
 TEST(HtmlReport, ReprocessingIsDrawnListedAndCapped) {

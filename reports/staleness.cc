@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -170,6 +171,42 @@ std::string render_staleness_table(const Staleness& st, StalenessUnit unit) {
         newest.median, newest.p99, newest.max);
   }
   if (st.groups.empty()) html += "<tr><td colspan=\"9\">no successful answers</td></tr>\n";
+  return html + "</tbody></table>\n";
+}
+
+std::string render_guarantee_staleness_table(
+    const std::map<std::string, properties::AnswerStaleness>& by_guarantee,
+    const std::map<std::string, uint64_t>& runs) {
+  // Roles in the order a task moves through them, so a guarantee's rows line up with the other's.
+  const auto order = [](const std::string& role) {
+    static const char* kOrder[] = {"active", "restoring", "standby", "warmup"};
+    for (int32_t i = 0; i < 4; ++i) {
+      if (role == kOrder[i]) return i;
+    }
+    return 4;
+  };
+  std::vector<std::tuple<int32_t, std::string, std::string>> rows;
+  for (const auto& [guarantee, roles] : by_guarantee) {
+    for (const auto& [role, s] : roles) rows.emplace_back(order(role), role, guarantee);
+  }
+  std::sort(rows.begin(), rows.end());
+  std::string html =
+      "<table class=\"stale guarantee\"><thead><tr><th>role</th><th>guarantee</th><th>runs</th>"
+      "<th>answers</th><th>records behind: median</th><th>p90</th><th>max</th>"
+      "<th>virtual ms behind: median</th><th>p90</th><th>max</th></tr></thead><tbody>\n";
+  for (const auto& [rank, role, guarantee] : rows) {
+    const properties::RoleStaleness& s = by_guarantee.at(guarantee).at(role);
+    auto n = runs.find(guarantee);
+    html += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        html_escape(role), html_escape(guarantee),
+        n == runs.end() ? std::string("-") : std::to_string(n->second), s.records.count(),
+        s.records.quantile(0.5), s.records.quantile(0.9), s.records.max(),
+        s.virtual_ms.quantile(0.5), s.virtual_ms.quantile(0.9), s.virtual_ms.max());
+  }
+  if (rows.empty()) html += "<tr><td colspan=\"10\">no successful answers</td></tr>\n";
   return html + "</tbody></table>\n";
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "checks/answer_staleness.h"
 #include "trace/run_trace.h"
 
 namespace iq::reports {
@@ -61,5 +62,14 @@ Staleness compute_staleness(const sim::RunTrace& trace);
 // The table (HTML) and a bar chart (inline SVG) of a Staleness in one unit.
 std::string render_staleness_table(const Staleness& staleness, StalenessUnit unit);
 std::string render_staleness_svg(const Staleness& staleness, StalenessUnit unit);
+
+// The answers' staleness behind the source log by processing guarantee and serving role
+// (properties::AnswerStaleness, merged over a sweep's seeds or of one run): answers, then median,
+// p90 and max in source records and in virtual ms, rows ordered by role (active, restoring,
+// standby, warmup, then others) with the guarantees side by side. `runs` gives each guarantee's
+// seed count (absent: not shown). Medians and p90s are bucket lower bounds (1/8 above 32).
+std::string render_guarantee_staleness_table(
+    const std::map<std::string, properties::AnswerStaleness>& by_guarantee,
+    const std::map<std::string, uint64_t>& runs = {});
 
 }  // namespace iq::reports

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "checks/answer_staleness.h"
 #include "checks/check.h"
 #include "checks/dirty_reads.h"
 #include "trace/run_trace.h"
@@ -38,6 +39,11 @@ struct RunReport {
   // exactly_once_v2: the answers that reflected uncommitted data (checks/dirty_reads.h); zeros
   // under at-least-once.
   DirtyReadStats dirty_reads;
+  // StreamsConfig's processing.guarantee of the run ("at_least_once", "exactly_once_v2"), and
+  // how far its answers were behind the source log by serving role (checks/answer_staleness.h),
+  // so that a sweep can compare the guarantees.
+  std::string processing_guarantee;
+  AnswerStaleness staleness;
   std::string digest;
   std::vector<std::string> probes_hit;         // RunTrace::probes_hit
   std::shared_ptr<const sim::RunTrace> trace;  // only with RunOptions::keep_trace
