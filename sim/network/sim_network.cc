@@ -145,6 +145,16 @@ LinkStats SimNetwork::stats(const std::string& from, const std::string& to) cons
   return l == nullptr ? LinkStats{} : l->stats;
 }
 
+uint64_t SimNetwork::cuts_between(std::string_view a, std::string_view b) const {
+  const auto ia = node_ids_.find(a);
+  const auto ib = node_ids_.find(b);
+  if (ia == node_ids_.end() || ib == node_ids_.end()) return 0;
+  const size_t n = node_ids_.size();
+  const Link* ab = link_table_[ia->second * n + ib->second];
+  const Link* ba = link_table_[ib->second * n + ia->second];
+  return (ab == nullptr ? 0 : ab->stats.cuts) + (ba == nullptr ? 0 : ba->stats.cuts);
+}
+
 LinkStats SimNetwork::totals() const {
   LinkStats t;
   for (const auto& [key, l] : links_) {

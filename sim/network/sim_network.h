@@ -37,6 +37,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,9 @@ class SimNetwork {
 
   // --- observing -------------------------------------------------------------------------------
   LinkStats stats(const std::string& from, const std::string& to) const;
+  // stats(a, b).cuts + stats(b, a).cuts, with one name lookup per node instead of two: every
+  // consumer fetch and broker request asks it (BrokerService::link_cuts).
+  uint64_t cuts_between(std::string_view a, std::string_view b) const;
   LinkStats totals() const;
 
  private:
@@ -141,7 +145,13 @@ class SimNetwork {
   std::map<LinkKey, Link, LinkLess> links_;
   // Node number by name (numbered in add_node order), and the links by number: entry
   // from * node_ids_.size() + to points into links_ (map nodes never move), nullptr until used.
-  std::map<std::string, uint32_t, std::less<>> node_ids_;
+  // Hashed, looked up by view: the ordered map's string compares cost as much as the link lookup
+  // they served (docs/performance.md); nothing iterates it, so its order does not matter.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> node_ids_;
   std::vector<Link*> link_table_;
   size_t links_cut_ = 0;  // links whose `cut` is set
 };
