@@ -34,10 +34,10 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -145,13 +145,11 @@ class SimNetwork {
   std::map<LinkKey, Link, LinkLess> links_;
   // Node number by name (numbered in add_node order), and the links by number: entry
   // from * node_ids_.size() + to points into links_ (map nodes never move), nullptr until used.
-  // Hashed, looked up by view: the ordered map's string compares cost as much as the link lookup
-  // they served (docs/performance.md); nothing iterates it, so its order does not matter.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> node_ids_;
+  // Node numbers by name, in add_node order (the number is the index). A linear search: a world
+  // has a handful of nodes, and comparing a view with each name (lengths first) costs less than
+  // the ordered map's string compares did (docs/performance.md).
+  std::vector<std::string> node_ids_;
+  std::optional<uint32_t> node_id(std::string_view name) const;
   std::vector<Link*> link_table_;
   size_t links_cut_ = 0;  // links whose `cut` is set
 };
