@@ -68,7 +68,8 @@ std::string timestamp_text(const JudgeContext& context, QueryKind kind, int64_t 
 
 std::optional<std::string> key_differs(const JudgeContext& context,
                                        const sim::QueryRequestRecord& request,
-                                       const sim::PartitionOutcome& outcome, int64_t offset) {
+                                       const sim::PartitionOutcome& outcome, int64_t offset,
+                                       Describe describe) {
   const bool timestamped = is_timestamped_kind(request.kind);
   const std::optional<model::ExpectedValue> want = model::expected_key_query(
       context.store(), outcome.partition, model::serialize_int32_key(*request.key), offset,
@@ -86,6 +87,7 @@ std::optional<std::string> key_differs(const JudgeContext& context,
     }
   }
   if (same) return std::nullopt;
+  if (describe == Describe::kNo) return std::string();
   if (!want) return std::string("null");
   std::string text = "value=" + std::to_string(want->value);
   if (timestamped) text += " ts=" + timestamp_text(context, request.kind, *want->timestamp_ms);
@@ -94,7 +96,8 @@ std::optional<std::string> key_differs(const JudgeContext& context,
 
 std::optional<std::string> range_differs(const JudgeContext& context,
                                          const sim::QueryRequestRecord& request,
-                                         const sim::PartitionOutcome& outcome, int64_t offset) {
+                                         const sim::PartitionOutcome& outcome, int64_t offset,
+                                         Describe describe) {
   const bool timestamped = is_timestamped_kind(request.kind);
   const auto want = model::expected_range_query(
       context.store(), outcome.partition, bound_bytes(request.lower), bound_bytes(request.upper),
@@ -111,6 +114,7 @@ std::optional<std::string> range_differs(const JudgeContext& context,
     }
   }
   if (same) return std::nullopt;
+  if (describe == Describe::kNo) return std::string();
   std::string text = "[";
   for (size_t i = 0; i < want.size(); ++i) {
     if (i > 0) text += ", ";
@@ -315,17 +319,17 @@ std::optional<std::string> not_answerable(const JudgeContext& context,
 
 std::optional<std::string> differs_from_model(const JudgeContext& context,
                                               const sim::QueryRequestRecord& request,
-                                              const sim::PartitionOutcome& outcome,
-                                              int64_t offset) {
+                                              const sim::PartitionOutcome& outcome, int64_t offset,
+                                              Describe describe) {
   IQ_ASSERT(!not_answerable(context, request), "{}", request.to_string());
   IQ_ASSERT(offset >= -1, "offset={}", offset);
   if (is_versioned_kind(request.kind)) return versioned_differs(context, request, outcome, offset);
   if (is_window_kind(request.kind)) return window_differs(context, request, outcome, offset);
   if (lru_may_have_evicted(context, outcome.partition, offset)) {
-    return differs_from_model_with_eviction(context, request, outcome, offset);
+    return differs_from_model_with_eviction(context, request, outcome, offset, describe);
   }
-  if (is_key_kind(request.kind)) return key_differs(context, request, outcome, offset);
-  return range_differs(context, request, outcome, offset);
+  if (is_key_kind(request.kind)) return key_differs(context, request, outcome, offset, describe);
+  return range_differs(context, request, outcome, offset, describe);
 }
 
 const sim::SourceLogRecord* source_record(const sim::RunTrace& trace, int32_t partition,
@@ -357,14 +361,14 @@ bool lru_may_have_evicted(const JudgeContext& context, int32_t partition, int64_
 std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& context,
                                                             const sim::QueryRequestRecord& request,
                                                             const sim::PartitionOutcome& outcome,
-                                                            int64_t offset) {
+                                                            int64_t offset, Describe describe) {
   IQ_ASSERT(!not_answerable(context, request), "{}", request.to_string());
   const bool timestamped = is_timestamped_kind(request.kind);
   if (is_key_kind(request.kind)) {
     const auto* got = std::get_if<std::optional<int64_t>>(&outcome.value);
     // Absent: evicted, or absent in the model too.
     if (got != nullptr && !got->has_value() && outcome.timestamps.empty()) return std::nullopt;
-    return key_differs(context, request, outcome, offset);
+    return key_differs(context, request, outcome, offset, describe);
   }
   const auto want = model::expected_range_query(
       context.store(), outcome.partition, bound_bytes(request.lower), bound_bytes(request.upper),
@@ -387,6 +391,7 @@ std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& 
     ++w;
   }
   if (same) return std::nullopt;
+  if (describe == Describe::kNo) return std::string();
   std::string text = "a subsequence (LRU evictions) of [";
   for (size_t i = 0; i < want.size(); ++i) {
     if (i > 0) text += ", ";
@@ -415,7 +420,7 @@ FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord&
     const int64_t next = context.next_advancing_write(partition, reported)
                              .value_or(std::numeric_limits<int64_t>::max());
     for (int64_t o : context.silent_writes_between(partition, reported, next)) {
-      if (!differs_from_model(context, request, outcome, o)) {
+      if (!differs_from_model(context, request, outcome, o, Describe::kNo)) {
         result.fit = Fit::kMatches;
         result.matched_at = o;
         return result;
@@ -445,7 +450,7 @@ FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord&
     result.search_capped = true;
   }
   for (int64_t o : candidates) {
-    if (!differs_from_model(context, request, outcome, o)) {
+    if (!differs_from_model(context, request, outcome, o, Describe::kNo)) {
       result.fit = Fit::kUnderClaim;
       result.matched_at = o;
       result.search_capped = false;

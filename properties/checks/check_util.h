@@ -113,10 +113,14 @@ class Tally {
 // timestamps at all.
 //
 // nullopt: the result equals the model's answer at `offset`. Otherwise the model's answer,
-// rendered for a violation.
+// rendered for a violation; with Describe::kNo an empty string instead (the searches over
+// candidate offsets only need the verdict, and rendering the model's range per candidate was a
+// tenth of a seed's judging, docs/performance.md).
+enum class Describe { kYes, kNo };
 std::optional<std::string> differs_from_model(const JudgeContext& context,
                                               const sim::QueryRequestRecord& request,
-                                              const sim::PartitionOutcome& outcome, int64_t offset);
+                                              const sim::PartitionOutcome& outcome, int64_t offset,
+                                              Describe describe = Describe::kYes);
 // An LRU store (Stores.lruMap) evicts its least recently used entry once it holds more than
 // lru_max_entries keys; the model knows no eviction. Whether the store of `partition` may have
 // evicted anything by `offset`: an LRU supplier, and more distinct keys written to the partition
@@ -130,7 +134,8 @@ bool lru_may_have_evicted(const JudgeContext& context, int32_t partition, int64_
 std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& context,
                                                             const sim::QueryRequestRecord& request,
                                                             const sim::PartitionOutcome& outcome,
-                                                            int64_t offset);
+                                                            int64_t offset,
+                                                            Describe describe = Describe::kYes);
 // The source record at `offset` of `partition` (the trace's source log is partition-major,
 // offsets ascending), or nullptr.
 const sim::SourceLogRecord* source_record(const sim::RunTrace& trace, int32_t partition,

@@ -323,10 +323,23 @@ std::vector<std::string> GroupCoordinator::groups() const {
   return out;
 }
 
+// earliest_deadline()'s time without building its Deadline: the tie-breaks there only choose
+// among deadlines at one instant, so the earliest instant is the minimum of the same times. Asked
+// after every broker request (BrokerService::after_call), where copying each member's ids into a
+// Deadline cost as much as the fetch it followed (docs/performance.md).
 std::optional<int64_t> GroupCoordinator::next_deadline_ms() const {
-  std::optional<Deadline> d = earliest_deadline();
-  if (!d) return std::nullopt;
-  return d->at_ms;
+  std::optional<int64_t> best;
+  auto consider = [&best](int64_t at_ms) {
+    if (!best || at_ms < *best) best = at_ms;
+  };
+  for (const auto& [group_id, group] : groups_) {
+    for (const auto& [member_id, member] : group.members) {
+      if (!has_satisfied_heartbeat(member)) consider(member.heartbeat_deadline_ms);
+    }
+    if (group.sync_deadline_ms) consider(*group.sync_deadline_ms);
+    if (group.join_deadline_ms) consider(*group.join_deadline_ms);
+  }
+  return best;
 }
 
 // ---- deadlines ----------------------------------------------------------------------------------

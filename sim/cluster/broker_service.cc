@@ -6,7 +6,7 @@
 namespace iq::sim {
 
 uint64_t BrokerService::link_cuts(const std::string& node) const {
-  return network_.stats(node, kNode).cuts + network_.stats(kNode, node).cuts;
+  return network_.cuts_between(node, kNode);
 }
 
 bool BrokerService::reachable(const std::string& node) const {

@@ -64,7 +64,8 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
       config_(std::move(config)),
       prng_(prng),
       ledger_(ledger),
-      process_id_(draw_process_id(prng_)) {
+      process_id_(draw_process_id(prng_)),
+      run_label_(config_.name + ":run") {
   IQ_ASSERT(!config_.name.empty() && config_.poll_interval_ms > 0);
   config_.streams.state_dir = kStateDir;
   config_.streams.application_server = config_.name + ":" + std::to_string(kPort);
@@ -297,7 +298,7 @@ SimGroupMembership& Instance::membership(size_t thread) {
 
 void Instance::run_loop() {
   run_event_ = service_.loop().schedule_after(
-      base::Duration::millis(config_.poll_interval_ms), config_.name + ":run", [this] {
+      base::Duration::millis(config_.poll_interval_ms), run_label_, [this] {
         run_event_ = {};
         if (check_blocked()) {
           ++passes_blocked_;

@@ -154,6 +154,7 @@ class Instance {
   base::Prng prng_;
   ProcessingLedger* ledger_;
   ProcessId process_id_;
+  std::string run_label_;  // "<name>:run", built once: the run loop fires every poll_interval_ms
   SimDisk disk_;
   std::unique_ptr<Process> process_;
   std::unique_ptr<Process> closed_process_;  // what close() left behind, see closed_streams()

@@ -37,6 +37,8 @@ SimConsumer::SimConsumer(BrokerService& service, std::string node, std::string n
     : service_(service),
       node_(std::move(node)),
       name_(std::move(name)),
+      fetch_loop_label_(node_ + ":" + name_ + ":fetch-loop"),
+      fetch_label_(name_ + ":fetch"),
       config_(config),
       gate_(gate) {
   IQ_ASSERT(config_.fetch_interval_ms > 0 && config_.max_records_per_fetch > 0);
@@ -140,9 +142,8 @@ void SimConsumer::reset(PartitionState& state, int64_t position) {
 
 void SimConsumer::fetch_loop() {
   if (gate_ == nullptr || !gate_->paused) send_fetch();
-  fetch_event_ =
-      service_.loop().schedule_after(base::Duration::millis(config_.fetch_interval_ms),
-                                     node_ + ":" + name_ + ":fetch-loop", [this] { fetch_loop(); });
+  fetch_event_ = service_.loop().schedule_after(base::Duration::millis(config_.fetch_interval_ms),
+                                                fetch_loop_label_, [this] { fetch_loop(); });
 }
 
 // One FetchRequest for every assigned, unpaused partition with an empty buffer and no fetch
@@ -180,7 +181,7 @@ void SimConsumer::send_fetch() {
   std::weak_ptr<Alive> alive = alive_;
   const int32_t max_records = config_.max_records_per_fetch;
   const IsolationLevel isolation = config_.isolation_level;
-  service_.request(node_, name_ + ":fetch",
+  service_.request(node_, fetch_label_,
                    [this, alive, wants = std::move(wants), fetch_id, max_records, isolation](
                        SimBroker& broker, int64_t) -> Handler {
                      std::vector<FetchResult> results;

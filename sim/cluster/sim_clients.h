@@ -144,6 +144,9 @@ class SimConsumer final : public Consumer {
   BrokerService& service_;
   std::string node_;
   std::string name_;
+  // The labels of this consumer's events, built once: a fetch loop runs every fetch_interval_ms.
+  std::string fetch_loop_label_;
+  std::string fetch_label_;
   SimConsumerConfig config_;
   ProcessGate* gate_ = nullptr;  // the process's; null: never paused
   bool restore_ = false;

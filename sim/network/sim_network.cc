@@ -65,7 +65,7 @@ void SimNetwork::add_node(const std::string& name) {
   const bool inserted = nodes_.insert(name).second;
   IQ_ASSERT(inserted, "node '{}' added twice", name);
   // A new node widens the table: rebuild it from the links, which stay where they are.
-  node_ids_.emplace(name, static_cast<uint32_t>(node_ids_.size()));
+  node_ids_.push_back(name);
   IQ_ASSERT(node_ids_.size() == nodes_.size());
   link_table_.assign(node_ids_.size() * node_ids_.size(), nullptr);
   for (auto& [key, l] : links_) index_link(key, l);
@@ -145,6 +145,16 @@ LinkStats SimNetwork::stats(const std::string& from, const std::string& to) cons
   return l == nullptr ? LinkStats{} : l->stats;
 }
 
+uint64_t SimNetwork::cuts_between(std::string_view a, std::string_view b) const {
+  const std::optional<uint32_t> ia = node_id(a);
+  const std::optional<uint32_t> ib = node_id(b);
+  if (!ia || !ib) return 0;
+  const size_t n = node_ids_.size();
+  const Link* ab = link_table_[*ia * n + *ib];
+  const Link* ba = link_table_[*ib * n + *ia];
+  return (ab == nullptr ? 0 : ab->stats.cuts) + (ba == nullptr ? 0 : ba->stats.cuts);
+}
+
 LinkStats SimNetwork::totals() const {
   LinkStats t;
   for (const auto& [key, l] : links_) {
@@ -183,18 +193,24 @@ SimNetwork::Link& SimNetwork::link(const std::string& from, const std::string& t
 
 // The link between two registered nodes, or nullptr when none was used yet (or a name is unknown).
 SimNetwork::Link* SimNetwork::find_link(std::string_view from, std::string_view to) const {
-  const auto f = node_ids_.find(from);
-  const auto t = node_ids_.find(to);
-  if (f == node_ids_.end() || t == node_ids_.end()) return nullptr;
-  return link_table_[f->second * node_ids_.size() + t->second];
+  const std::optional<uint32_t> f = node_id(from);
+  const std::optional<uint32_t> t = node_id(to);
+  if (!f || !t) return nullptr;
+  return link_table_[*f * node_ids_.size() + *t];
+}
+
+std::optional<uint32_t> SimNetwork::node_id(std::string_view name) const {
+  for (size_t i = 0; i < node_ids_.size(); ++i) {
+    if (node_ids_[i] == name) return static_cast<uint32_t>(i);
+  }
+  return std::nullopt;
 }
 
 void SimNetwork::index_link(const LinkKey& key, Link& l) {
-  const auto f = node_ids_.find(key.first);
-  const auto t = node_ids_.find(key.second);
-  IQ_ASSERT(f != node_ids_.end() && t != node_ids_.end(), "link {}->{} between unknown nodes",
-            key.first, key.second);
-  link_table_[f->second * node_ids_.size() + t->second] = &l;
+  const std::optional<uint32_t> f = node_id(key.first);
+  const std::optional<uint32_t> t = node_id(key.second);
+  IQ_ASSERT(f && t, "link {}->{} between unknown nodes", key.first, key.second);
+  link_table_[*f * node_ids_.size() + *t] = &l;
 }
 
 void SimNetwork::check(const LinkConfig& c) {

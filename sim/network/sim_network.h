@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -100,6 +101,9 @@ class SimNetwork {
 
   // --- observing -------------------------------------------------------------------------------
   LinkStats stats(const std::string& from, const std::string& to) const;
+  // stats(a, b).cuts + stats(b, a).cuts, with one name lookup per node instead of two: every
+  // consumer fetch and broker request asks it (BrokerService::link_cuts).
+  uint64_t cuts_between(std::string_view a, std::string_view b) const;
   LinkStats totals() const;
 
  private:
@@ -141,7 +145,11 @@ class SimNetwork {
   std::map<LinkKey, Link, LinkLess> links_;
   // Node number by name (numbered in add_node order), and the links by number: entry
   // from * node_ids_.size() + to points into links_ (map nodes never move), nullptr until used.
-  std::map<std::string, uint32_t, std::less<>> node_ids_;
+  // Node numbers by name, in add_node order (the number is the index). A linear search: a world
+  // has a handful of nodes, and comparing a view with each name (lengths first) costs less than
+  // the ordered map's string compares did (docs/performance.md).
+  std::vector<std::string> node_ids_;
+  std::optional<uint32_t> node_id(std::string_view name) const;
   std::vector<Link*> link_table_;
   size_t links_cut_ = 0;  // links whose `cut` is set
 };
