@@ -52,20 +52,8 @@ SessionHistory::PartitionState& SessionHistory::begin_offset(int32_t partition, 
   IQ_ASSERT(records_applied_ < records_max_, "more than {} records", records_max_);
   ++records_applied_;
   PartitionState& p = partitions_[partition];
-  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
-            p.steps.back().offset);
+  p.steps.check_offset(offset);
   return p;
-}
-
-void SessionHistory::record_step(PartitionState& p, const Step& step) {
-  if (!p.steps.empty() && p.steps.back().offset == step.offset) {
-    Step& last = p.steps.back();
-    last.store_stream_time_ms = step.store_stream_time_ms;
-    last.position_updated |= step.position_updated;
-    last.grace_dropped |= step.grace_dropped;
-  } else {
-    p.steps.push_back(step);
-  }
 }
 
 bool SessionHistory::store_put(PartitionState& p, int64_t offset, const Slot& slot,
@@ -101,7 +89,7 @@ void SessionHistory::put(int32_t partition, int64_t offset, const KeyBytes& key,
   IQ_ASSERT(start_ms <= end_ms, "session [{}, {}]", start_ms, end_ms);
   PartitionState& p = begin_offset(partition, offset);
   const bool updated = store_put(p, offset, Slot{key, end_ms, start_ms}, value);
-  record_step(p, Step{offset, p.store_stream_time_ms, updated, false});
+  p.steps.record(StoreStep{offset, p.store_stream_time_ms, updated, false});
 }
 
 void SessionHistory::remove(int32_t partition, int64_t offset, const KeyBytes& key,
@@ -109,7 +97,7 @@ void SessionHistory::remove(int32_t partition, int64_t offset, const KeyBytes& k
   IQ_ASSERT(start_ms <= end_ms, "session [{}, {}]", start_ms, end_ms);
   PartitionState& p = begin_offset(partition, offset);
   store_remove(p, offset, Slot{key, end_ms, start_ms});
-  record_step(p, Step{offset, p.store_stream_time_ms, false, false});
+  p.steps.record(StoreStep{offset, p.store_stream_time_ms, false, false});
 }
 
 void SessionHistory::restart_processor(int32_t partition) {
@@ -120,10 +108,9 @@ void SessionHistory::reopen_store(int32_t partition, int64_t offset, int64_t str
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
   IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
   PartitionState& p = partitions_[partition];
-  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
-            p.steps.back().offset);
+  p.steps.check_offset(offset);
   p.store_stream_time_ms = stream_time_ms;
-  record_step(p, Step{offset, stream_time_ms, false, false});
+  p.steps.record(StoreStep{offset, stream_time_ms, false, false});
 }
 
 void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
@@ -135,7 +122,7 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
   const int64_t ts = record.timestamp_ms;
   if (spec_.aggregation == SessionAggregation::kLatest) {
     const bool updated = store_put(p, record.offset, Slot{record.key, ts, ts}, record.value);
-    record_step(p, Step{record.offset, p.store_stream_time_ms, updated, false});
+    p.steps.record(StoreStep{record.offset, p.store_stream_time_ms, updated, false});
     return;
   }
   p.processor_stream_time_ms = std::max(p.processor_stream_time_ms, ts);
@@ -157,7 +144,7 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
     count += value;
   }
   if (end < close_ms) {
-    record_step(p, Step{record.offset, p.store_stream_time_ms, false, true});
+    p.steps.record(StoreStep{record.offset, p.store_stream_time_ms, false, true});
     return;
   }
   // The merged session differs from [ts, ts] exactly when something merged, except a session
@@ -173,28 +160,23 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
       spec_.aggregation == SessionAggregation::kCount ? 1 : record.value.value_or(0);
   const bool updated = store_put(p, record.offset, Slot{record.key, end, start}, count + step);
   if (from_cache) p.cached[Slot{record.key, end, start}] = count + step;
-  record_step(p, Step{record.offset, p.store_stream_time_ms, updated, false});
+  p.steps.record(StoreStep{record.offset, p.store_stream_time_ms, updated, false});
 }
 
 int64_t SessionHistory::store_stream_time(int32_t partition, int64_t offset_inclusive) const {
   const PartitionState* p = find(partition);
-  if (p == nullptr) return -1;
-  const Step* s = step_at(p->steps, offset_inclusive);
-  return s == nullptr ? -1 : s->store_stream_time_ms;
+  return p == nullptr ? -1 : p->steps.store_stream_time(offset_inclusive);
 }
 
 std::optional<int64_t> SessionHistory::position_offset(int32_t partition,
                                                        int64_t offset_inclusive) const {
   const PartitionState* p = find(partition);
-  if (p == nullptr) return std::nullopt;
-  return last_position_offset(p->steps, offset_inclusive);
+  return p == nullptr ? std::nullopt : p->steps.position_offset(offset_inclusive);
 }
 
 bool SessionHistory::grace_dropped_at(int32_t partition, int64_t offset) const {
   const PartitionState* p = find(partition);
-  if (p == nullptr) return false;
-  const Step* s = step_at(p->steps, offset);
-  return s != nullptr && s->offset == offset && s->grace_dropped;
+  return p != nullptr && p->steps.grace_dropped_at(offset);
 }
 
 SessionAnswer SessionHistory::fetch(int32_t partition, const KeyBytes& key,

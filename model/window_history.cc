@@ -98,15 +98,9 @@ void WindowHistory::put(int32_t partition, int64_t offset, const KeyBytes& key,
   IQ_ASSERT(offset >= 0, "offset {}", offset);
   count_record();
   PartitionState& p = partitions_[partition];
-  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
-            p.steps.back().offset);
+  p.steps.check_offset(offset);
   const bool updated = store_put(p, offset, key, value, timestamp_ms, window_start_ms);
-  if (!p.steps.empty() && p.steps.back().offset == offset) {
-    p.steps.back().store_stream_time_ms = p.store_stream_time_ms;
-    p.steps.back().position_updated |= updated;
-  } else {
-    p.steps.push_back(Step{offset, p.store_stream_time_ms, updated, false});
-  }
+  p.steps.record(StoreStep{offset, p.store_stream_time_ms, updated, false});
 }
 
 void WindowHistory::restart_processor(int32_t partition) {
@@ -117,15 +111,10 @@ void WindowHistory::reopen_store(int32_t partition, int64_t offset, int64_t stre
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
   IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
   PartitionState& p = partitions_[partition];
-  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= offset, "offset {} after {}", offset,
-            p.steps.back().offset);
+  p.steps.check_offset(offset);
   p.store_stream_time_ms = stream_time_ms;
   p.seqnum = 0;
-  if (!p.steps.empty() && p.steps.back().offset == offset) {
-    p.steps.back().store_stream_time_ms = stream_time_ms;
-  } else {
-    p.steps.push_back(Step{offset, stream_time_ms, false, false});
-  }
+  p.steps.record(StoreStep{offset, stream_time_ms, false, false});
 }
 
 void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
@@ -135,9 +124,8 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
             record.offset);
   count_record();
   PartitionState& p = partitions_[partition];
-  IQ_ASSERT(p.steps.empty() || p.steps.back().offset <= record.offset, "offset {} after {}",
-            record.offset, p.steps.back().offset);
-  Step step{record.offset, p.store_stream_time_ms, false, false};
+  p.steps.check_offset(record.offset);
+  StoreStep step{record.offset, p.store_stream_time_ms, false, false};
   if (spec_.aggregation == WindowAggregation::kLatest) {
     // The PAPI writer: no grace, the store alone decides.
     const int64_t start = record.timestamp_ms / spec_.size_ms * spec_.size_ms;
@@ -168,35 +156,23 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
     }
   }
   step.store_stream_time_ms = p.store_stream_time_ms;
-  if (!p.steps.empty() && p.steps.back().offset == record.offset) {
-    Step& last = p.steps.back();
-    last.store_stream_time_ms = step.store_stream_time_ms;
-    last.position_updated |= step.position_updated;
-    last.grace_dropped |= step.grace_dropped;
-  } else {
-    p.steps.push_back(step);
-  }
+  p.steps.record(step);
 }
 
 int64_t WindowHistory::store_stream_time(int32_t partition, int64_t offset_inclusive) const {
   const PartitionState* p = find(partition);
-  if (p == nullptr) return -1;
-  const Step* s = step_at(p->steps, offset_inclusive);
-  return s == nullptr ? -1 : s->store_stream_time_ms;
+  return p == nullptr ? -1 : p->steps.store_stream_time(offset_inclusive);
 }
 
 std::optional<int64_t> WindowHistory::position_offset(int32_t partition,
                                                       int64_t offset_inclusive) const {
   const PartitionState* p = find(partition);
-  if (p == nullptr) return std::nullopt;
-  return last_position_offset(p->steps, offset_inclusive);
+  return p == nullptr ? std::nullopt : p->steps.position_offset(offset_inclusive);
 }
 
 bool WindowHistory::grace_dropped_at(int32_t partition, int64_t offset) const {
   const PartitionState* p = find(partition);
-  if (p == nullptr) return false;
-  const Step* s = step_at(p->steps, offset);
-  return s != nullptr && s->offset == offset && s->grace_dropped;
+  return p != nullptr && p->steps.grace_dropped_at(offset);
 }
 
 std::map<WindowHistory::Slot, WindowHistory::Stored> WindowHistory::content(

@@ -12,13 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "io/record_collector.h"
-#include "processor/processor_context_impl.h"
+#include "single_store_task.h"
 #include "state/stores.h"
 
 namespace iq::properties {
-
-inline constexpr const char* kSourceTopic = "input-topic";
 
 enum class StoreApi {
   kDsl,   // Stores.timestampedKeyValueStoreBuilder (what a KTable gets)
@@ -34,23 +31,6 @@ struct StoreConfiguration {
   bool consistency = false;
   int32_t partition = 0;
   std::string describe() const;
-};
-
-// The changelog as the broker would keep it: appended records, offsets from 0.
-class InMemoryChangelog final : public RecordCollector {
- public:
-  base::Expected<int64_t, StreamsError> send(const std::string& topic, int32_t partition,
-                                             const Bytes& key, const std::optional<Bytes>& value,
-                                             int64_t timestamp, const Headers& headers) override;
-  // Records of (topic, partition) with offset > after, in offset order.
-  std::vector<ConsumerRecord> records_after(const std::string& topic, int32_t partition,
-                                            int64_t after) const;
-  const std::map<std::pair<std::string, int32_t>, std::vector<ConsumerRecord>>& logs() const {
-    return logs_;
-  }
-
- private:
-  std::map<std::pair<std::string, int32_t>, std::vector<ConsumerRecord>> logs_;
 };
 
 // The real file system, with a way to die part-way through a checkpoint: after
@@ -104,10 +84,9 @@ struct SourceWrite {
 class StoreHarness {
  public:
   StoreHarness(StoreConfiguration config, std::filesystem::path state_root);
-  ~StoreHarness();
 
   const StoreConfiguration& config() const { return config_; }
-  StateStore& store() { return *root_; }
+  StateStore& store() { return task_.store(); }
 
   // Process one source record: set the record context and write through the typed layer.
   void process(const SourceWrite& w);
@@ -133,23 +112,17 @@ class StoreHarness {
   QueryOutcome query(const Query& q, const PositionBound& bound, bool execution_info = false);
   const std::vector<SourceWrite>& history() const { return history_; }
   std::optional<int64_t> committed_offset() const { return committed_offset_; }
-  const InMemoryChangelog& changelog() const { return changelog_; }
-  std::string task_dir() const;
+  const InMemoryChangelog& changelog() const { return task_.changelog(); }
+  std::string task_dir() const { return task_.task_dir(); }
 
  private:
   void open();
   void drop_objects();
   void apply(const SourceWrite& w);
-  void set_context(int64_t offset, int64_t timestamp);
 
   StoreConfiguration config_;
-  std::filesystem::path state_root_;
-  DyingFileSystem fs_;
-  InMemoryChangelog changelog_;
-  std::unique_ptr<ThreadCache> cache_;
-  std::unique_ptr<ProcessorStateManager> state_manager_;
-  std::unique_ptr<ProcessorContextImpl> context_;
-  std::unique_ptr<StateStore> root_;
+  DyingFileSystem fs_;    // before task_, which uses it to the end
+  SingleStoreTask task_;  // owns the stack dsl_ or papi_ points into
   MeteredTimestampedKeyValueStore<int32_t, int64_t>* dsl_ = nullptr;
   MeteredKeyValueStore<int32_t, int64_t>* papi_ = nullptr;
   std::vector<SourceWrite> history_;

@@ -11,13 +11,13 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
-#include <atomic>
 #include <set>
 
 #include "model/expected_answer.h"
 #include "model/key_bytes.h"
 #include "model/reference_store.h"
 #include "store_harness.h"
+#include "store_property_support.h"
 
 namespace iq::properties {
 namespace {
@@ -51,12 +51,6 @@ struct Shadow {
   }
   bool plain_papi() const { return config.api == StoreApi::kPapi; }
 };
-
-std::optional<int64_t> max_opt(std::optional<int64_t> a, std::optional<int64_t> b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::max(*a, *b);
-}
 
 // The position owner receives a write: which ones advance its position is store specific.
 void inner_write(Shadow& s, int64_t offset, WriteKind kind, bool through_cache) {
@@ -261,39 +255,10 @@ struct CheckpointThenCrash final : Cmd {
   }
 };
 
-// A bound: unbounded, on this partition, on another partition only, or on a topic never written.
-struct BoundChoice {
-  int kind = *rc::gen::inRange(0, 4);
-  int64_t offset = *rc::gen::inRange<int64_t>(-1, 12);
-  PositionBound bound() const {
-    switch (kind) {
-      case 0:
-        return PositionBound::unbounded();
-      case 1:
-        return PositionBound::at(Position::from_map({{kSourceTopic, {{kPartition, offset}}}}));
-      case 2:
-        return PositionBound::at(Position::from_map({{kSourceTopic, {{kPartition + 1, offset}}}}));
-      default:
-        return PositionBound::at(Position::from_map({{"other-topic", {{kPartition, offset}}}}));
-    }
-  }
-  // The bound check, written from the rule rather than from the code's loop.
-  bool permits(std::optional<int64_t> pos) const {
-    if (kind == 0 || kind == 2) return true;
-    if (kind == 3) return false;
-    return pos.has_value() && *pos >= offset;
-  }
-};
-
 // An open bound one time in four.
 std::optional<int32_t> optional_key() {
   const int32_t k = *rc::gen::inRange(-2, 8);
   return *rc::gen::inRange(0, 4) == 0 ? std::nullopt : std::optional<int32_t>(k);
-}
-
-std::optional<Position> as_position(std::optional<int64_t> p) {
-  if (!p) return Position::empty_position();
-  return Position::from_map({{kSourceTopic, {{kPartition, *p}}}});
 }
 
 struct QueryCmd final : Cmd {
@@ -304,7 +269,7 @@ struct QueryCmd final : Cmd {
   std::optional<int32_t> upper = optional_key();
   ResultOrder order =
       *rc::gen::element(ResultOrder::ANY, ResultOrder::ASCENDING, ResultOrder::DESCENDING);
-  BoundChoice bound;
+  BoundChoice bound{*rc::gen::inRange(0, 4), *rc::gen::inRange<int64_t>(-1, 12), kPartition};
 
   void apply(Shadow&) const override {}
   void run(const Shadow& s, Harness& h) const override {
@@ -324,18 +289,19 @@ struct QueryCmd final : Cmd {
     const QueryResult& r = *outcome;
     if (timestamped && s.plain_papi()) {  // not in the plain typed layer's map: UQT from the owner
       RC_ASSERT(r.failure_reason() == std::optional(FailureReason::UNKNOWN_QUERY_TYPE));
-      RC_ASSERT(r.position() == as_position(s.inner_pos));
+      RC_ASSERT(r.position() == as_position(kPartition, s.inner_pos));
       return;
     }
     const auto claimed = s.config.caching ? max_opt(s.cache_pos, s.inner_pos) : s.inner_pos;
     if (!bound.permits(claimed)) {
       RC_ASSERT(r.failure_reason() == std::optional(FailureReason::NOT_UP_TO_BOUND));
       // The caching layer's refusal carries no position (quirk 7); the owner's carries its own.
-      RC_ASSERT(r.position() == (s.config.caching ? std::nullopt : as_position(s.inner_pos)));
+      RC_ASSERT(r.position() ==
+                (s.config.caching ? std::nullopt : as_position(kPartition, s.inner_pos)));
       return;
     }
     RC_ASSERT(r.is_success());
-    RC_ASSERT(r.position() == as_position(claimed));
+    RC_ASSERT(r.position() == as_position(kPartition, claimed));
     const auto m = build_model(s);
     const auto expected = m.get(kPartition, model::serialize_int32_key(key), s.last_offset);
     if (!timestamped) {
@@ -375,7 +341,7 @@ struct QueryCmd final : Cmd {
     }
     RC_ASSERT(outcome.has_value());
     const QueryResult& r = *outcome;
-    RC_ASSERT(r.position() == as_position(s.inner_pos));
+    RC_ASSERT(r.position() == as_position(kPartition, s.inner_pos));
     if (!permitted) {
       RC_ASSERT(r.failure_reason() == std::optional(FailureReason::NOT_UP_TO_BOUND));
       return;
@@ -459,20 +425,13 @@ class StoreProperties : public testing::TestWithParam<StoreConfiguration> {
 
 TEST_P(StoreProperties, CommandSequencesAgreeWithTheModel) {
   const StoreConfiguration base = GetParam();
-  static std::atomic<int> run_counter{0};
   const bool ok = rc::check(base.describe(), [&] {
     StoreConfiguration config = base;
     // A cache either large enough never to evict, or of zero bytes (every put goes through).
     if (config.caching) config.cache_max_bytes = *rc::gen::element<int64_t>(10 << 20, 0);
     Shadow initial;
     initial.config = config;
-    // tmpfs when there is one: still real files, but fsync costs nothing, so a few hundred cases
-    // per configuration stay cheap.
-    const std::filesystem::path root =
-        std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : testing::TempDir();
-    const auto dir = root / ("iqsim-store-props-" + std::to_string(::getpid()) + "-" +
-                             std::to_string(run_counter++));
-    Harness harness(config, dir);
+    Harness harness(config, scratch_state_dir("iqsim-store-props-"));
     rc::state::check(initial, harness,
                      rc::state::gen::execOneOfWithArgs<Write, Write, Write, PutAll, Flush, Commit,
                                                        CloseReopen, Crash, CheckpointThenCrash,
@@ -482,14 +441,7 @@ TEST_P(StoreProperties, CommandSequencesAgreeWithTheModel) {
 }
 
 INSTANTIATE_TEST_SUITE_P(KeyValueConfigurations, StoreProperties,
-                         testing::ValuesIn(all_configurations()),
-                         [](const testing::TestParamInfo<StoreConfiguration>& param_info) {
-                           std::string n = param_info.param.describe();
-                           for (char& c : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return n;
-                         });
+                         testing::ValuesIn(all_configurations()), param_name<StoreConfiguration>);
 
 }  // namespace
 }  // namespace iq::properties

@@ -46,7 +46,6 @@ struct WindowedStoreConfiguration {
 class WindowStoreHarness {
  public:
   WindowStoreHarness(WindowedStoreConfiguration config, std::filesystem::path state_root);
-  ~WindowStoreHarness();
   WindowStoreHarness(const WindowStoreHarness&) = delete;
   WindowStoreHarness& operator=(const WindowStoreHarness&) = delete;
 
@@ -62,29 +61,24 @@ class WindowStoreHarness {
   void remove_session(int64_t offset, int64_t timestamp, int32_t key, int64_t start_ms,
                       int64_t end_ms);
 
-  void flush();
+  void flush() { task_.flush(); }
   // Flush every store and checkpoint (.position then .checkpoint).
-  void commit();
+  void commit() { task_.commit(); }
   // Commit, close, reopen and restore from the changelog after the checkpoint.
   void close_and_reopen();
 
-  QueryOutcome query(const Query& q, const PositionBound& bound);
-  const InMemoryChangelog& changelog() const { return changelog_; }
+  QueryOutcome query(const Query& q, const PositionBound& bound) {
+    return task_.query(q, bound, /*execution_info=*/false);
+  }
+  const InMemoryChangelog& changelog() const { return task_.changelog(); }
 
  private:
   void open();
   void drop_objects();
-  void set_context(int64_t offset, int64_t timestamp);
-  std::string task_dir() const;
 
   WindowedStoreConfiguration config_;
-  std::filesystem::path state_root_;
-  PosixFileSystem fs_;
-  InMemoryChangelog changelog_;
-  std::unique_ptr<ThreadCache> cache_;
-  std::unique_ptr<ProcessorStateManager> state_manager_;
-  std::unique_ptr<ProcessorContextImpl> context_;
-  std::unique_ptr<StateStore> root_;
+  PosixFileSystem fs_;    // before task_, which uses it to the end
+  SingleStoreTask task_;  // owns the stack the typed pointers below point into
   MeteredWindowStore<int32_t, int64_t>* window_ = nullptr;
   MeteredTimestampedWindowStore<int32_t, int64_t>* timestamped_window_ = nullptr;
   MeteredSessionStore<int32_t, int64_t>* session_ = nullptr;

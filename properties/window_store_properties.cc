@@ -20,7 +20,6 @@
 #include <rapidcheck.h>
 #include <rapidcheck/state.h>
 
-#include <atomic>
 #include <variant>
 
 #include "iq/window_key_query.h"
@@ -28,6 +27,7 @@
 #include "model/key_bytes.h"
 #include "model/session_history.h"
 #include "model/window_history.h"
+#include "store_property_support.h"
 #include "window_store_harness.h"
 
 namespace iq::properties {
@@ -120,12 +120,6 @@ ModelStore build_model(const Shadow& s) {
 
 int64_t model_now(const Shadow& s) {
   return static_cast<int64_t>(s.events->size()) - 1;
-}
-
-std::optional<int64_t> max_opt(std::optional<int64_t> a, std::optional<int64_t> b) {
-  if (!a) return b;
-  if (!b) return a;
-  return std::max(*a, *b);
 }
 
 // An operation reaches the bytes store: the model says whether it updated the position.
@@ -316,35 +310,6 @@ struct CloseReopen final : Cmd {
   void show(std::ostream& os) const override { os << "CloseReopen"; }
 };
 
-// A bound: unbounded, on this partition, on another partition only, or on a topic never written.
-struct BoundChoice {
-  int kind = uniform<int>(0, 4);
-  int64_t offset = uniform<int64_t>(-1, 20);
-  PositionBound bound() const {
-    switch (kind) {
-      case 0:
-        return PositionBound::unbounded();
-      case 1:
-        return PositionBound::at(Position::from_map({{kSourceTopic, {{kPartition, offset}}}}));
-      case 2:
-        return PositionBound::at(Position::from_map({{kSourceTopic, {{kPartition + 1, offset}}}}));
-      default:
-        return PositionBound::at(Position::from_map({{"other-topic", {{kPartition, offset}}}}));
-    }
-  }
-  // The bound check, written from the rule rather than from the code's loop.
-  bool permits(std::optional<int64_t> pos) const {
-    if (kind == 0 || kind == 2) return true;
-    if (kind == 3) return false;
-    return pos.has_value() && *pos >= offset;
-  }
-};
-
-std::optional<Position> as_position(std::optional<int64_t> p) {
-  if (!p) return Position::empty_position();
-  return Position::from_map({{kSourceTopic, {{kPartition, *p}}}});
-}
-
 // (key, start, end, value, timestamp) of an answer; timestamp 0 where the stack has none.
 using Row = std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t>;
 
@@ -353,7 +318,7 @@ struct QueryCmd final : Cmd {
   int32_t key;
   int64_t from;
   int64_t to;
-  BoundChoice bound;
+  BoundChoice bound{uniform<int>(0, 4), uniform<int64_t>(-1, 20), kPartition};
 
   explicit QueryCmd(const Shadow& s)
       : range(*rc::gen::arbitrary<bool>()),
@@ -380,7 +345,7 @@ struct QueryCmd final : Cmd {
     RC_ASSERT(outcome.has_value());
     const QueryResult& r = *outcome;
     // The caching layer answers nothing itself: the bytes store's position, refusal or not.
-    RC_ASSERT(r.position() == as_position(s.inner_pos));
+    RC_ASSERT(r.position() == as_position(kPartition, s.inner_pos));
     if (!bound.permits(s.inner_pos)) {
       RC_ASSERT(r.failure_reason() == std::optional(FailureReason::NOT_UP_TO_BOUND));
       return;
@@ -503,15 +468,10 @@ class WindowStoreProperties : public testing::TestWithParam<WindowedStoreConfigu
 
 TEST_P(WindowStoreProperties, CommandSequencesAgreeWithTheModel) {
   const WindowedStoreConfiguration config = GetParam();
-  static std::atomic<int> run_counter{0};
   const bool ok = rc::check(config.describe(), [&] {
     Shadow initial;
     initial.config = config;
-    const std::filesystem::path root =
-        std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : testing::TempDir();
-    const auto dir = root / ("iqsim-window-props-" + std::to_string(::getpid()) + "-" +
-                             std::to_string(run_counter++));
-    Harness harness(config, dir);
+    Harness harness(config, scratch_state_dir("iqsim-window-props-"));
     if (initial.window()) {
       rc::state::check(
           initial, harness,
@@ -530,13 +490,7 @@ TEST_P(WindowStoreProperties, CommandSequencesAgreeWithTheModel) {
 
 INSTANTIATE_TEST_SUITE_P(WindowedConfigurations, WindowStoreProperties,
                          testing::ValuesIn(all_configurations()),
-                         [](const testing::TestParamInfo<WindowedStoreConfiguration>& param_info) {
-                           std::string n = param_info.param.describe();
-                           for (char& c : n) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return n;
-                         });
+                         param_name<WindowedStoreConfiguration>);
 
 }  // namespace
 }  // namespace iq::properties

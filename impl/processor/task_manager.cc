@@ -255,24 +255,24 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task)
   return true;
 }
 
+Status TaskManager::initialize_or_revive(Task& task) {
+  // A copy: reviving destroys the task object, and with it the id it holds.
+  const TaskId id = task.id();
+  auto r = initialize_if_needed(task);
+  if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) return revive_corrupted(id, 0);
+  if (!r) return base::unexpected(r.error());
+  return ok_status();
+}
+
 Status TaskManager::initialize_created_tasks() {
+  // Reviving replaces a map value, never a key: the iteration stays valid.
   for (auto& [id, t] : actives_) {
-    auto r = initialize_if_needed(*t);
-    if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) {
-      auto s = revive_corrupted(id, /*now_ms=*/0);
-      if (!s) return s;
-    } else if (!r) {
-      return base::unexpected(r.error());
-    }
+    auto s = initialize_or_revive(*t);
+    if (!s) return s;
   }
   for (auto& [id, t] : standbys_) {
-    auto r = initialize_if_needed(*t);
-    if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) {
-      auto s = revive_corrupted(id, /*now_ms=*/0);
-      if (!s) return s;
-    } else if (!r) {
-      return base::unexpected(r.error());
-    }
+    auto s = initialize_or_revive(*t);
+    if (!s) return s;
   }
   return ok_status();
 }
@@ -300,20 +300,14 @@ Status TaskManager::create_active(const TaskId& id) {
   auto [it, inserted] =
       actives_.emplace(id, std::make_unique<StreamTask>(id, topology_, environment_(id)));
   IQ_ASSERT(inserted, "active {} created twice", id.to_string());
-  auto r = initialize_if_needed(*it->second);
-  if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) return revive_corrupted(id, 0);
-  if (!r) return base::unexpected(r.error());
-  return ok_status();
+  return initialize_or_revive(*it->second);
 }
 
 Status TaskManager::create_standby(const TaskId& id) {
   auto [it, inserted] =
       standbys_.emplace(id, std::make_unique<StandbyTask>(id, topology_, environment_(id)));
   IQ_ASSERT(inserted, "standby {} created twice", id.to_string());
-  auto r = initialize_if_needed(*it->second);
-  if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) return revive_corrupted(id, 0);
-  if (!r) return base::unexpected(r.error());
-  return ok_status();
+  return initialize_or_revive(*it->second);
 }
 
 Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,

@@ -112,6 +112,9 @@ class TaskManager {
   // initializeIfNeeded: lock the task directory, open the stores, register the changelogs.
   // False (task left CREATED) while another thread of this client holds the lock.
   [[nodiscard]] base::Expected<bool, StreamsError> initialize_if_needed(Task& task);
+  // initialize_if_needed, reviving the task (revive_corrupted) when its directory turned out
+  // corrupted; a task left CREATED is no error.
+  [[nodiscard]] Status initialize_or_revive(Task& task);
   [[nodiscard]] Status initialize_created_tasks();
   // Releases what a closed task held: its lock, and its directory's ownership if it opened it.
   void release_task_directory(const Task& task, int64_t now_ms);

@@ -11,8 +11,8 @@
 
 #include <functional>
 
+#include "state/record_cache_binding.h"
 #include "state/session_store.h"
-#include "state/thread_cache.h"
 
 namespace iq {
 
@@ -20,15 +20,12 @@ class CachingSessionStore final : public WrappedSessionBytesStore {
  public:
   // What a DSL processor receives on flush: the session key bytes, new and old raw values, and
   // the record context of the cached entry.
-  using FlushForwarder =
-      std::function<void(const Bytes& session_key, const ValueBytes& new_value,
-                         const ValueBytes& old_value, const RecordContext& context)>;
+  using FlushForwarder = RecordCacheBinding::FlushForwarder;
 
   CachingSessionStore(std::unique_ptr<SessionBytesStore> wrapped, int64_t segment_interval_ms);
 
   void set_flush_listener(FlushForwarder forwarder, bool send_old_values) {
-    forwarder_ = std::move(forwarder);
-    send_old_values_ = send_old_values;
+    cache_.set_flush_listener(std::move(forwarder), send_old_values);
   }
 
   Status init(StateStoreContext& context, StateStore& root) override;
@@ -55,23 +52,18 @@ class CachingSessionStore final : public WrappedSessionBytesStore {
   }
 
   // Write the dirty entries down without flushing the store below (commit's flushCache).
-  [[nodiscard]] Status flush_cache();
+  [[nodiscard]] Status flush_cache() { return cache_.flush_cache(); }
   // Drop every cached entry without writing it (recycle).
-  void clear_cache();
-  const std::string& cache_name() const { return cache_name_; }
+  void clear_cache() { cache_.clear_cache(); }
+  const std::string& cache_name() const { return cache_.cache_name(); }
 
  private:
   Bytes cache_key(const Bytes& binary_key) const;
   Status put_and_maybe_forward(const DirtyEntry& entry);
-  ThreadCache& cache();
   StreamsError closed_error() const;
 
   int64_t segment_interval_ms_;
-  std::string cache_name_;
-  StateStoreContext* context_ = nullptr;
-  ThreadCache* listener_registered_on_ = nullptr;
-  FlushForwarder forwarder_;
-  bool send_old_values_ = false;
+  RecordCacheBinding cache_{"session"};
 };
 
 }  // namespace iq

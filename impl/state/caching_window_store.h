@@ -10,7 +10,7 @@
 
 #include <functional>
 
-#include "state/thread_cache.h"
+#include "state/record_cache_binding.h"
 #include "state/window_store.h"
 
 namespace iq {
@@ -19,16 +19,13 @@ class CachingWindowStore final : public WrappedWindowBytesStore {
  public:
   // What a DSL processor receives on flush: the windowed key bytes (store key), new and old raw
   // values, and the record context of the cached entry.
-  using FlushForwarder =
-      std::function<void(const Bytes& window_key, const ValueBytes& new_value,
-                         const ValueBytes& old_value, const RecordContext& context)>;
+  using FlushForwarder = RecordCacheBinding::FlushForwarder;
 
   CachingWindowStore(std::unique_ptr<WindowBytesStore> wrapped, int64_t window_size_ms,
                      int64_t segment_interval_ms);
 
   void set_flush_listener(FlushForwarder forwarder, bool send_old_values) {
-    forwarder_ = std::move(forwarder);
-    send_old_values_ = send_old_values;
+    cache_.set_flush_listener(std::move(forwarder), send_old_values);
   }
 
   Status init(StateStoreContext& context, StateStore& root) override;
@@ -47,10 +44,10 @@ class CachingWindowStore final : public WrappedWindowBytesStore {
   StoreResult<WindowedBytesIterator> all(bool forward) override;
 
   // Write the dirty entries down without flushing the store below (commit's flushCache).
-  [[nodiscard]] Status flush_cache();
+  [[nodiscard]] Status flush_cache() { return cache_.flush_cache(); }
   // Drop every cached entry without writing it (recycle). The store below keeps its position.
-  void clear_cache();
-  const std::string& cache_name() const { return cache_name_; }
+  void clear_cache() { cache_.clear_cache(); }
+  const std::string& cache_name() const { return cache_.cache_name(); }
 
  private:
   Bytes cache_key(const Bytes& key, int64_t window_start_ms) const;
@@ -58,16 +55,11 @@ class CachingWindowStore final : public WrappedWindowBytesStore {
   std::map<std::pair<int64_t, Bytes>, ValueBytes> cached(const std::optional<Bytes>& key,
                                                          int64_t from, int64_t to) const;
   Status put_and_maybe_forward(const DirtyEntry& entry);
-  ThreadCache& cache();
   StreamsError closed_error() const;
 
   int64_t window_size_ms_;
   int64_t segment_interval_ms_;
-  std::string cache_name_;
-  StateStoreContext* context_ = nullptr;
-  ThreadCache* listener_registered_on_ = nullptr;
-  FlushForwarder forwarder_;
-  bool send_old_values_ = false;
+  RecordCacheBinding cache_{"window"};
 };
 
 }  // namespace iq

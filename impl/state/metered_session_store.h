@@ -14,26 +14,16 @@
 #include "iq/window_range_query.h"
 #include "state/metered_key_value_store.h"
 #include "state/session_store.h"
+#include "state/wrapped_state_store.h"
 
 namespace iq {
 
 template <typename K, typename V>
-class MeteredSessionStore final : public StateStore {
+class MeteredSessionStore final : public WrappedStateStore<SessionBytesStore, StateStore> {
  public:
   explicit MeteredSessionStore(std::unique_ptr<SessionBytesStore> wrapped)
-      : wrapped_(std::move(wrapped)) {
-    IQ_ASSERT(wrapped_ != nullptr);
-  }
+      : WrappedStateStore(std::move(wrapped)) {}
 
-  const std::string& name() const override { return wrapped_->name(); }
-  Status init(StateStoreContext& context, StateStore& root) override {
-    return wrapped_->init(context, root);
-  }
-  Status flush() override { return wrapped_->flush(); }
-  void close() override { wrapped_->close(); }
-  bool persistent() const override { return wrapped_->persistent(); }
-  bool is_open() const override { return wrapped_->is_open(); }
-  Position position() const override { return wrapped_->position(); }
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.MeteredSessionStore";
   }
@@ -42,7 +32,7 @@ class MeteredSessionStore final : public StateStore {
                      const QueryConfig& config) override {
     const auto* rq = dynamic_cast<const WindowRangeQuery<K, V>*>(&q);
     if (rq == nullptr) {  // no handler: straight through, typed as it is
-      auto result = wrapped_->query(q, bound, config);
+      auto result = wrapped().query(q, bound, config);
       if (result && config.is_collect_execution_info())
         result->add_execution_info(store_query_utils::execution_info(java_class()));
       return result;
@@ -58,13 +48,13 @@ class MeteredSessionStore final : public StateStore {
 
   // The typed API processors use.
   [[nodiscard]] Status put(const Windowed<K>& session, const std::optional<V>& value) {
-    return wrapped_->put(raw(session),
+    return wrapped().put(raw(session),
                          value ? ValueBytes(Serde<V>::serialize(*value)) : ValueBytes{});
   }
-  [[nodiscard]] Status remove(const Windowed<K>& session) { return wrapped_->remove(raw(session)); }
+  [[nodiscard]] Status remove(const Windowed<K>& session) { return wrapped().remove(raw(session)); }
   [[nodiscard]] StoreResult<std::optional<V>> fetch_session(const K& key, int64_t start_ms,
                                                             int64_t end_ms) {
-    auto v = wrapped_->fetch_session(Serde<K>::serialize(key), start_ms, end_ms);
+    auto v = wrapped().fetch_session(Serde<K>::serialize(key), start_ms, end_ms);
     if (!v) return base::unexpected(v.error());
     if (!v->has_value()) return std::optional<V>{};
     return std::optional<V>(Serde<V>::deserialize(**v));
@@ -72,15 +62,13 @@ class MeteredSessionStore final : public StateStore {
   [[nodiscard]] StoreResult<KeyValueIterator<Windowed<K>, V>> find_sessions(
       const K& key, int64_t earliest_session_end_ms, int64_t latest_session_start_ms,
       bool forward = true) {
-    return typed(wrapped_->find_sessions(Serde<K>::serialize(key), earliest_session_end_ms,
+    return typed(wrapped().find_sessions(Serde<K>::serialize(key), earliest_session_end_ms,
                                          latest_session_start_ms, forward));
   }
   [[nodiscard]] StoreResult<KeyValueIterator<Windowed<K>, V>> fetch(const K& key,
                                                                     bool forward = true) {
-    return typed(wrapped_->fetch(Serde<K>::serialize(key), forward));
+    return typed(wrapped().fetch(Serde<K>::serialize(key), forward));
   }
-
-  SessionBytesStore& wrapped() { return *wrapped_; }
 
  private:
   static Windowed<Bytes> raw(const Windowed<K>& s) {
@@ -113,13 +101,11 @@ class MeteredSessionStore final : public StateStore {
     }
     const auto raw_query =
         WindowRangeQuery<Bytes, Bytes>::with_key(Serde<K>::serialize(*typed_query.key()));
-    auto result = wrapped_->query(raw_query, bound, config);
+    auto result = wrapped().query(raw_query, bound, config);
     if (!result || result->is_failure()) return result;
     return result->with_substituted_result(
         typed_entries(result->template result<SessionBytesIterator>()));
   }
-
-  std::unique_ptr<SessionBytesStore> wrapped_;
 };
 
 }  // namespace iq

@@ -27,28 +27,17 @@
 #include "iq/serdes.h"
 #include "iq/versioned_key_query.h"
 #include "state/versioned_store.h"
+#include "state/wrapped_state_store.h"
 
 namespace iq {
 
 template <typename K, typename V>
-class MeteredVersionedKeyValueStore final : public StateStore {
+class MeteredVersionedKeyValueStore final
+    : public WrappedStateStore<VersionedBytesStore, StateStore> {
  public:
   explicit MeteredVersionedKeyValueStore(std::unique_ptr<VersionedBytesStore> wrapped)
-      : wrapped_(std::move(wrapped)) {
-    IQ_ASSERT(wrapped_ != nullptr);
-  }
+      : WrappedStateStore(std::move(wrapped)) {}
 
-  const std::string& name() const override { return wrapped_->name(); }
-  Status init(StateStoreContext& context, StateStore& root) override {
-    return wrapped_->init(context, root);
-  }
-  Status flush() override { return wrapped_->flush(); }
-  void close() override { wrapped_->close(); }
-  bool persistent() const override { return wrapped_->persistent(); }
-  bool is_open() const override { return wrapped_->is_open(); }
-  Position position() const override { return wrapped_->position(); }
-  bool is_timestamped() const override { return wrapped_->is_timestamped(); }
-  bool is_versioned() const override { return wrapped_->is_versioned(); }
   // getClass() inside the delegate that answers every query.
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals."
@@ -68,7 +57,7 @@ class MeteredVersionedKeyValueStore final : public StateStore {
       handled = run_multi_versioned_key_query(*mq, bound, config);
     }
     if (!handled) {  // unknown class: straight through, typed as it is
-      auto result = wrapped_->query(q, bound, config);
+      auto result = wrapped().query(q, bound, config);
       if (result && config.is_collect_execution_info())
         result->add_execution_info(store_query_utils::execution_info(java_class()));
       return result;
@@ -84,20 +73,18 @@ class MeteredVersionedKeyValueStore final : public StateStore {
   // The typed API processors use (VersionedKeyValueStore<K, V>).
   [[nodiscard]] StoreResult<int64_t> put(const K& key, const std::optional<V>& value,
                                          int64_t timestamp_ms) {
-    return wrapped_->put(Serde<K>::serialize(key), encode(value), timestamp_ms);
+    return wrapped().put(Serde<K>::serialize(key), encode(value), timestamp_ms);
   }
   [[nodiscard]] StoreResult<std::optional<VersionedRecord<V>>> delete_key(const K& key,
                                                                           int64_t timestamp_ms) {
-    return decode(wrapped_->delete_key(Serde<K>::serialize(key), timestamp_ms));
+    return decode(wrapped().delete_key(Serde<K>::serialize(key), timestamp_ms));
   }
   [[nodiscard]] StoreResult<std::optional<VersionedRecord<V>>> get(const K& key) {
-    return decode(wrapped_->get(Serde<K>::serialize(key)));
+    return decode(wrapped().get(Serde<K>::serialize(key)));
   }
   [[nodiscard]] StoreResult<std::optional<VersionedRecord<V>>> get(const K& key, int64_t as_of_ms) {
-    return decode(wrapped_->get(Serde<K>::serialize(key), as_of_ms));
+    return decode(wrapped().get(Serde<K>::serialize(key), as_of_ms));
   }
-
-  VersionedBytesStore& wrapped() { return *wrapped_; }
 
  private:
   static ValueBytes encode(const std::optional<V>& v) {
@@ -124,7 +111,7 @@ class MeteredVersionedKeyValueStore final : public StateStore {
                                        const PositionBound& bound, const QueryConfig& config) {
     auto raw = VersionedKeyQuery<Bytes, Bytes>::with_key(Serde<K>::serialize(typed_query.key()));
     if (typed_query.as_of_timestamp()) raw = raw.as_of(*typed_query.as_of_timestamp());
-    auto result = wrapped_->query(raw, bound, config);
+    auto result = wrapped().query(raw, bound, config);
     if (!result || result->is_failure()) return result;
     const auto& record = result->template result<std::optional<VersionedRecord<Bytes>>>();
     if (auto e = size_error(record ? &record->value : nullptr)) return base::unexpected(*e);
@@ -149,7 +136,7 @@ class MeteredVersionedKeyValueStore final : public StateStore {
     if (typed_query.result_order() == ResultOrder::DESCENDING)
       raw = raw.with_descending_timestamps();
     if (typed_query.result_order() == ResultOrder::ASCENDING) raw = raw.with_ascending_timestamps();
-    auto result = wrapped_->query(raw, bound, config);
+    auto result = wrapped().query(raw, bound, config);
     if (!result || result->is_failure()) return result;
     const auto& it = result->template result<VersionedRecordIterator<Bytes>>();
     VersionedRecordIterator<V> out;
@@ -168,8 +155,6 @@ class MeteredVersionedKeyValueStore final : public StateStore {
     if (!message) return std::nullopt;
     return StreamsError{StreamsError::Kind::Serialization, *message};
   }
-
-  std::unique_ptr<VersionedBytesStore> wrapped_;
 };
 
 }  // namespace iq

@@ -16,28 +16,15 @@
 #include "iq/window_range_query.h"
 #include "state/metered_key_value_store.h"
 #include "state/window_store.h"
+#include "state/wrapped_state_store.h"
 
 namespace iq {
 
 template <typename K, typename Stored, typename Codec>
-class MeteredWindowStoreBase : public StateStore {
+class MeteredWindowStoreBase : public WrappedStateStore<WindowBytesStore, StateStore> {
  public:
   explicit MeteredWindowStoreBase(std::unique_ptr<WindowBytesStore> wrapped)
-      : wrapped_(std::move(wrapped)) {
-    IQ_ASSERT(wrapped_ != nullptr);
-  }
-
-  const std::string& name() const override { return wrapped_->name(); }
-  Status init(StateStoreContext& context, StateStore& root) override {
-    return wrapped_->init(context, root);
-  }
-  Status flush() override { return wrapped_->flush(); }
-  void close() override { wrapped_->close(); }
-  bool persistent() const override { return wrapped_->persistent(); }
-  bool is_open() const override { return wrapped_->is_open(); }
-  Position position() const override { return wrapped_->position(); }
-  bool is_timestamped() const override { return wrapped_->is_timestamped(); }
-  bool is_adapter() const override { return wrapped_->is_adapter(); }
+      : WrappedStateStore(std::move(wrapped)) {}
 
   QueryOutcome query(const Query& q, const PositionBound& bound,
                      const QueryConfig& config) override {
@@ -48,7 +35,7 @@ class MeteredWindowStoreBase : public StateStore {
       handled = run_range_query(*rq, bound, config);
     }
     if (!handled) {  // unknown class: straight through, typed as it is
-      auto result = wrapped_->query(q, bound, config);
+      auto result = wrapped().query(q, bound, config);
       if (result && config.is_collect_execution_info())
         result->add_execution_info(store_query_utils::execution_info(java_class()));
       return result;
@@ -64,16 +51,14 @@ class MeteredWindowStoreBase : public StateStore {
   // The typed API processors use.
   [[nodiscard]] Status put(const K& key, const std::optional<Stored>& value,
                            int64_t window_start_ms) {
-    return wrapped_->put(Serde<K>::serialize(key), encode(value), window_start_ms);
+    return wrapped().put(Serde<K>::serialize(key), encode(value), window_start_ms);
   }
   [[nodiscard]] StoreResult<std::optional<Stored>> fetch(const K& key, int64_t window_start_ms) {
-    auto raw = wrapped_->fetch(Serde<K>::serialize(key), window_start_ms);
+    auto raw = wrapped().fetch(Serde<K>::serialize(key), window_start_ms);
     if (!raw) return base::unexpected(raw.error());
     if (!raw->has_value()) return std::optional<Stored>{};
     return std::optional<Stored>(Codec::decode(**raw));
   }
-
-  WindowBytesStore& wrapped() { return *wrapped_; }
 
  protected:
   // The V of the query classes this store answers (Stored without its timestamp).
@@ -89,7 +74,7 @@ class MeteredWindowStoreBase : public StateStore {
   template <typename OutKey, typename RawIt, typename KeyOf>
   QueryOutcome typed_result(const QueryResult& raw, KeyOf key_of) {
     const auto& it = raw.template result<RawIt>();
-    if (wrapped_->is_timestamped() || wrapped_->is_adapter()) {
+    if (wrapped().is_timestamped() || wrapped().is_adapter()) {
       KeyValueIterator<OutKey, ValueAndTimestamp<ValueOf>> out{{}, it.origin};
       for (const auto& e : it.entries)
         out.entries.push_back({key_of(e.key), deserialize_value_and_timestamp<ValueOf>(e.value)});
@@ -108,7 +93,7 @@ class MeteredWindowStoreBase : public StateStore {
     IQ_ASSERT(typed.time_from() && typed.time_to(), "the factory always sets both times");
     const auto raw = WindowKeyQuery<Bytes, Bytes>::with_key_and_window_start_range(
         Serde<K>::serialize(typed.key()), *typed.time_from(), *typed.time_to());
-    auto result = wrapped_->query(raw, bound, config);
+    auto result = wrapped().query(raw, bound, config);
     if (!result || result->is_failure()) return result;
     return typed_result<int64_t, WindowStoreBytesIterator>(*result,
                                                            [](int64_t start) { return start; });
@@ -122,16 +107,14 @@ class MeteredWindowStoreBase : public StateStore {
           FailureReason::UNKNOWN_QUERY_TYPE,
           store_query_utils::window_range_with_key_message(java_class(), typed));
     }
-    const auto raw =
-        WindowRangeQuery<Bytes, Bytes>::with_window_start_range(*typed.time_from(), *typed.time_to());
-    auto result = wrapped_->query(raw, bound, config);
+    const auto raw = WindowRangeQuery<Bytes, Bytes>::with_window_start_range(*typed.time_from(),
+                                                                             *typed.time_to());
+    auto result = wrapped().query(raw, bound, config);
     if (!result || result->is_failure()) return result;
     return typed_result<Windowed<K>, WindowedBytesIterator>(*result, [](const Windowed<Bytes>& w) {
       return Windowed<K>{Serde<K>::deserialize(w.key), w.start_ms, w.end_ms};
     });
   }
-
-  std::unique_ptr<WindowBytesStore> wrapped_;
 };
 
 template <typename V>

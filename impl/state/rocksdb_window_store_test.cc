@@ -10,6 +10,7 @@
 
 #include "iq/key_query.h"
 #include "iq/range_query.h"
+#include "state/iqv2_window_test_rows.h"
 #include "state/position_serde.h"
 #include "state/segmented_test_context.h"
 #include "state/window_stores.h"
@@ -17,22 +18,7 @@
 namespace iq {
 namespace {
 
-constexpr int64_t kW = 1700000100000;  // a multiple of 5 minutes
-constexpr int64_t kMin5 = 300000;
-
-Bytes int_key(int32_t k) {
-  return Serde<int32_t>::serialize(k);
-}
-
-struct Record {
-  int32_t key, value;
-  int64_t ts;
-};
-// IQv2StoreIntegrationTest's input, as in window_stores_test.cc.
-const std::vector<Record> kPartition0 = {{0, 0, 0},      {0, 1, 120000}, {2, 4, 480000},
-                                         {2, 5, 600000}, {4, 8, 960000}, {4, 9, 1080000}};
-const std::vector<Record> kPartition1 = {
-    {1, 2, 240000}, {1, 3, 360000}, {3, 6, 720000}, {3, 7, 840000}};
+using namespace iqv2_window_rows;  // NOLINT: the shared input, rows and kW / kMin5
 
 // One partition of a PAPI window run: a plain builder over ROCKS_WINDOW, or the timestamped
 // builder over TIME_ROCKS_WINDOW (the processor puts ValueAndTimestamp(value, record time)).
@@ -50,9 +36,9 @@ Partition papi_partition(int32_t partition, const std::vector<Record>& records, 
     EXPECT_TRUE(s->init(*p.context, *s).has_value());
     for (size_t i = 0; i < records.size(); ++i) {
       const Record& r = records[i];
-      p.context->at("input-topic", static_cast<int64_t>(i), kW + r.ts);
+      p.context->at("input-topic", static_cast<int64_t>(i), r.time_ms());
       EXPECT_TRUE(
-          s->put(r.key, ValueAndTimestamp<int32_t>{r.value, kW + r.ts}, (kW + r.ts) / kMin5 * kMin5)
+          s->put(r.key, ValueAndTimestamp<int32_t>{r.value, r.time_ms()}, r.window_start_ms())
               .has_value());
     }
     p.store = std::move(s);
@@ -62,42 +48,13 @@ Partition papi_partition(int32_t partition, const std::vector<Record>& records, 
     EXPECT_TRUE(s->init(*p.context, *s).has_value());
     for (size_t i = 0; i < records.size(); ++i) {
       const Record& r = records[i];
-      p.context->at("input-topic", static_cast<int64_t>(i), kW + r.ts);
-      EXPECT_TRUE(s->put(r.key, r.value, (kW + r.ts) / kMin5 * kMin5).has_value());
+      p.context->at("input-topic", static_cast<int64_t>(i), r.time_ms());
+      EXPECT_TRUE(s->put(r.key, r.value, r.window_start_ms()).has_value());
     }
     p.store = std::move(s);
   }
   EXPECT_TRUE(p.store->flush().has_value());
   return p;
-}
-
-// The values of a query's successful results over both partitions, unioned as Kafka's test does
-// (ValueAndTimestamp::value for the timestamped store).
-std::set<int32_t> union_values(std::vector<Partition>& parts, const Query& q, bool timestamped) {
-  std::set<int32_t> out;
-  for (auto& p : parts) {
-    auto r = p.store->query(q, PositionBound::unbounded(), QueryConfig(false));
-    EXPECT_TRUE(r.has_value());
-    EXPECT_TRUE(r->is_success()) << r->to_string();
-    if (!r->is_success()) continue;
-    const bool key_query = q.kind() == QueryKind::WindowKeyQuery;
-    if (key_query && timestamped) {
-      for (const auto& e :
-           r->result<KeyValueIterator<int64_t, ValueAndTimestamp<int32_t>>>().entries)
-        out.insert(e.value.value);
-    } else if (key_query) {
-      for (const auto& e : r->result<KeyValueIterator<int64_t, int32_t>>().entries)
-        out.insert(e.value);
-    } else if (timestamped) {
-      for (const auto& e :
-           r->result<KeyValueIterator<Windowed<int32_t>, ValueAndTimestamp<int32_t>>>().entries)
-        out.insert(e.value.value);
-    } else {
-      for (const auto& e : r->result<KeyValueIterator<Windowed<int32_t>, int32_t>>().entries)
-        out.insert(e.value);
-    }
-  }
-  return out;
 }
 
 std::vector<Partition> both_partitions(bool timestamped, const StoreBuilderOptions& o) {
@@ -111,47 +68,18 @@ TEST(RocksDBWindowStoreTest, KafkaWindowKeyAndRangeQueryPapiRows) {
   // Proves the 11 WindowKeyQuery and 9 WindowRangeQuery rows of the PAPI window runs for
   // ROCKS_WINDOW and TIME_ROCKS_WINDOW over every cache x log combination, after a flush, with
   // each partition's position at its last input offset.
-  struct KeyRow {
-    int32_t key;
-    int64_t from, to;
-    std::set<int32_t> want;
-  };
-  const std::vector<KeyRow> key_rows = {{0, 0, 0, {1}},
-                                        {0, -1, -1, {}},
-                                        {2, 0, 0, {}},
-                                        {999, 0, 0, {}},
-                                        {999, -1, -1, {}},
-                                        {0, 0, 300000, {1}},
-                                        {1, 0, 0, {2}},
-                                        {2, 300000, 600000, {4, 5}},
-                                        {3, 300000, 600000, {7}},
-                                        {4, 900000, 1200000, {9}},
-                                        {4, 1200000, 1440000, {}}};
-  struct RangeRow {
-    int64_t from, to;
-    std::set<int32_t> want;
-  };
-  const std::vector<RangeRow> range_rows = {{-1, -1, {}},
-                                            {0, 0, {1, 2}},
-                                            {0, 300000, {1, 2, 3, 4}},
-                                            {300000, 600000, {3, 4, 5, 7}},
-                                            {600000, 900000, {5, 7, 9}},
-                                            {900000, 1200000, {9}},
-                                            {1200000, 1500000, {}},
-                                            {300000, 900000, {3, 4, 5, 7, 9}},
-                                            {0, 900000, {1, 2, 3, 4, 5, 7, 9}}};
   for (bool timestamped : {false, true}) {
     for (bool cache : {false, true}) {
       for (bool log : {false, true}) {
         auto parts = both_partitions(timestamped, {cache, log});
-        for (const KeyRow& row : key_rows) {
+        for (const KeyRow& row : kKeyRows) {
           const auto q = WindowKeyQuery<int32_t, int32_t>::with_key_and_window_start_range(
               row.key, kW + row.from, kW + row.to);
           EXPECT_EQ(union_values(parts, q, timestamped), row.want)
               << "timestamped=" << timestamped << " cache=" << cache << " log=" << log
               << " key=" << row.key << " from=" << row.from;
         }
-        for (const RangeRow& row : range_rows) {
+        for (const RangeRow& row : kRangeRows) {
           const auto q = WindowRangeQuery<int32_t, int32_t>::with_window_start_range(kW + row.from,
                                                                                      kW + row.to);
           EXPECT_EQ(union_values(parts, q, timestamped), row.want)

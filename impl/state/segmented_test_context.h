@@ -1,8 +1,8 @@
 #pragma once
-// SegmentedTestContext: a StateStoreContext for unit tests of the RocksDB window and the session
-// stacks: a task directory on the real file system (removed when the context goes), a thread
-// cache, a captured changelog, and the restore and commit callbacks register_store received.
-// Test-only; nothing in iqsim_impl includes it.
+// SegmentedTestContext: a StateStoreContext for unit tests of the window and session stacks
+// (in-memory and RocksDB): a task directory on the real file system (removed when the context
+// goes), a thread cache, a captured changelog, and the restore and commit callbacks register_store
+// received. Test-only; nothing in iqsim_impl includes it.
 
 #include <gtest/gtest.h>
 

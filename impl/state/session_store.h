@@ -16,6 +16,7 @@
 #include "iq/windowed.h"
 #include "state/state_store.h"
 #include "state/store_query_utils.h"
+#include "state/wrapped_state_store.h"
 
 namespace iq {
 
@@ -78,55 +79,26 @@ inline Windowed<Bytes> from(const Bytes& binary) {
 }  // namespace session_key_schema
 
 // WrappedStateStore over a session store: owns the layer below and passes everything through.
-class WrappedSessionBytesStore : public SessionBytesStore {
+class WrappedSessionBytesStore : public WrappedStateStore<SessionBytesStore> {
  public:
-  explicit WrappedSessionBytesStore(std::unique_ptr<SessionBytesStore> wrapped)
-      : wrapped_(std::move(wrapped)) {
-    IQ_ASSERT(wrapped_ != nullptr);
-  }
-
-  const std::string& name() const override { return wrapped_->name(); }
-  Status init(StateStoreContext& context, StateStore& root) override {
-    return wrapped_->init(context, root);
-  }
-  Status flush() override { return wrapped_->flush(); }
-  void close() override { wrapped_->close(); }
-  bool persistent() const override { return wrapped_->persistent(); }
-  bool is_open() const override { return wrapped_->is_open(); }
-  Position position() const override { return wrapped_->position(); }
-
-  QueryOutcome query(const Query& q, const PositionBound& bound,
-                     const QueryConfig& config) override {
-    auto result = wrapped_->query(q, bound, config);
-    if (result && config.is_collect_execution_info()) {
-      result->add_execution_info(store_query_utils::execution_info(java_class()) +
-                                 " via WrappedStateStore");
-    }
-    return result;
-  }
+  using WrappedStateStore::WrappedStateStore;
 
   Status put(const Windowed<Bytes>& session, const ValueBytes& value) override {
-    return wrapped_->put(session, value);
+    return wrapped().put(session, value);
   }
-  Status remove(const Windowed<Bytes>& session) override { return wrapped_->remove(session); }
+  Status remove(const Windowed<Bytes>& session) override { return wrapped().remove(session); }
   StoreResult<ValueBytes> fetch_session(const Bytes& key, int64_t session_start_ms,
                                         int64_t session_end_ms) override {
-    return wrapped_->fetch_session(key, session_start_ms, session_end_ms);
+    return wrapped().fetch_session(key, session_start_ms, session_end_ms);
   }
   StoreResult<SessionBytesIterator> find_sessions(const Bytes& key, int64_t earliest_session_end_ms,
                                                   int64_t latest_session_start_ms,
                                                   bool forward) override {
-    return wrapped_->find_sessions(key, earliest_session_end_ms, latest_session_start_ms, forward);
+    return wrapped().find_sessions(key, earliest_session_end_ms, latest_session_start_ms, forward);
   }
   StoreResult<SessionBytesIterator> fetch(const Bytes& key, bool forward) override {
-    return wrapped_->fetch(key, forward);
+    return wrapped().fetch(key, forward);
   }
-
-  SessionBytesStore& wrapped() { return *wrapped_; }
-  const SessionBytesStore& wrapped() const { return *wrapped_; }
-
- private:
-  std::unique_ptr<SessionBytesStore> wrapped_;
 };
 
 }  // namespace iq

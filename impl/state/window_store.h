@@ -7,10 +7,11 @@
 #include <memory>
 
 #include "iq/key_value_iterator.h"
-#include "iq/windowed.h"
 #include "iq/serdes.h"
+#include "iq/windowed.h"
 #include "state/state_store.h"
 #include "state/store_query_utils.h"
+#include "state/wrapped_state_store.h"
 
 namespace iq {
 
@@ -25,7 +26,8 @@ class WindowBytesStore : public StateStore {
   [[nodiscard]] virtual Status put(const Bytes& key, const ValueBytes& value,
                                    int64_t window_start_ms) = 0;
   // The value of one window, or nullopt.
-  [[nodiscard]] virtual StoreResult<ValueBytes> fetch(const Bytes& key, int64_t window_start_ms) = 0;
+  [[nodiscard]] virtual StoreResult<ValueBytes> fetch(const Bytes& key,
+                                                      int64_t window_start_ms) = 0;
   // The windows of `key` whose start lies in [time_from, time_to] and above the retention floor.
   [[nodiscard]] virtual StoreResult<WindowStoreBytesIterator> fetch(const Bytes& key,
                                                                     int64_t time_from_ms,
@@ -46,8 +48,7 @@ inline constexpr size_t kTimestampSize = 8;
 inline constexpr size_t kSeqnumSize = 4;
 
 inline Bytes to_store_key_binary(const Bytes& key, int64_t window_start_ms, int32_t seqnum) {
-  return Bytes(key.get() +
-               serde_detail::to_big_endian(static_cast<uint64_t>(window_start_ms)) +
+  return Bytes(key.get() + serde_detail::to_big_endian(static_cast<uint64_t>(window_start_ms)) +
                serde_detail::to_big_endian(static_cast<uint32_t>(seqnum)));
 }
 inline Bytes extract_store_key_bytes(const Bytes& binary) {
@@ -70,56 +71,25 @@ inline int64_t window_end(int64_t start_ms, int64_t window_size_ms) {
 }  // namespace window_key_schema
 
 // WrappedStateStore over a window store: owns the layer below and passes everything through.
-class WrappedWindowBytesStore : public WindowBytesStore {
+class WrappedWindowBytesStore : public WrappedStateStore<WindowBytesStore> {
  public:
-  explicit WrappedWindowBytesStore(std::unique_ptr<WindowBytesStore> wrapped)
-      : wrapped_(std::move(wrapped)) {
-    IQ_ASSERT(wrapped_ != nullptr);
-  }
-
-  const std::string& name() const override { return wrapped_->name(); }
-  Status init(StateStoreContext& context, StateStore& root) override {
-    return wrapped_->init(context, root);
-  }
-  Status flush() override { return wrapped_->flush(); }
-  void close() override { wrapped_->close(); }
-  bool persistent() const override { return wrapped_->persistent(); }
-  bool is_open() const override { return wrapped_->is_open(); }
-  Position position() const override { return wrapped_->position(); }
-  bool is_timestamped() const override { return wrapped_->is_timestamped(); }
-  bool is_adapter() const override { return wrapped_->is_adapter(); }
-
-  QueryOutcome query(const Query& q, const PositionBound& bound,
-                     const QueryConfig& config) override {
-    auto result = wrapped_->query(q, bound, config);
-    if (result && config.is_collect_execution_info()) {
-      result->add_execution_info(store_query_utils::execution_info(java_class()) +
-                                 " via WrappedStateStore");
-    }
-    return result;
-  }
+  using WrappedStateStore::WrappedStateStore;
 
   Status put(const Bytes& key, const ValueBytes& value, int64_t window_start_ms) override {
-    return wrapped_->put(key, value, window_start_ms);
+    return wrapped().put(key, value, window_start_ms);
   }
   StoreResult<ValueBytes> fetch(const Bytes& key, int64_t window_start_ms) override {
-    return wrapped_->fetch(key, window_start_ms);
+    return wrapped().fetch(key, window_start_ms);
   }
   StoreResult<WindowStoreBytesIterator> fetch(const Bytes& key, int64_t time_from_ms,
                                               int64_t time_to_ms, bool forward) override {
-    return wrapped_->fetch(key, time_from_ms, time_to_ms, forward);
+    return wrapped().fetch(key, time_from_ms, time_to_ms, forward);
   }
   StoreResult<WindowedBytesIterator> fetch_all(int64_t time_from_ms, int64_t time_to_ms,
                                                bool forward) override {
-    return wrapped_->fetch_all(time_from_ms, time_to_ms, forward);
+    return wrapped().fetch_all(time_from_ms, time_to_ms, forward);
   }
-  StoreResult<WindowedBytesIterator> all(bool forward) override { return wrapped_->all(forward); }
-
-  WindowBytesStore& wrapped() { return *wrapped_; }
-  const WindowBytesStore& wrapped() const { return *wrapped_; }
-
- private:
-  std::unique_ptr<WindowBytesStore> wrapped_;
+  StoreResult<WindowedBytesIterator> all(bool forward) override { return wrapped().all(forward); }
 };
 
 // InMemoryTimestampedWindowStoreMarker: what the timestamped builder puts over a non-persistent

@@ -12,144 +12,53 @@
 
 #include "iq/key_query.h"
 #include "iq/range_query.h"
+#include "state/iqv2_window_test_rows.h"
 #include "state/position_serde.h"
+#include "state/segmented_test_context.h"
 
 namespace iq {
 namespace {
 
-// A context with a thread cache and a captured changelog: what a window stack touches.
-class WindowTestContext final : public StateStoreContext {
- public:
-  struct Logged {
-    Bytes key;
-    ValueBytes value;
-    int64_t timestamp;
-    Position position;
-  };
-  explicit WindowTestContext(int32_t partition, bool consistency = false)
-      : partition_(partition), consistency_(consistency), cache_(1 << 20) {}
-
-  const std::string& application_id() const override { return app_; }
-  TaskId task_id() const override { return TaskId{0, partition_}; }
-  const RecordContext* record_context() const override { return rc_ ? &*rc_ : nullptr; }
-  void set_record_context(std::optional<RecordContext> c) override { rc_ = std::move(c); }
-  bool consistency_enabled() const override { return consistency_; }
-  Status log_change(const std::string&, const Bytes& key, const ValueBytes& value,
-                    int64_t timestamp, const Position& position) override {
-    logged.push_back({key, value, timestamp, position});
-    return ok_status();
-  }
-  void register_store(StateStore&, RestoreCallback restore, CommitCallback) override {
-    restore_ = std::move(restore);
-  }
-  ThreadCache* cache() override { return &cache_; }
-  const std::string& state_dir() const override { return app_; }
-  FileSystem& file_system() override {
-    IQ_ASSERT(false, "window tests touch no files");
-    return *static_cast<FileSystem*>(nullptr);
-  }
-  rocksdb::Env* rocksdb_env() override { return nullptr; }
-
-  void at(const std::string& topic, int64_t offset, int64_t timestamp) {
-    rc_ = RecordContext{topic, partition_, offset, timestamp, {}};
-  }
-  Status restore(const std::vector<ConsumerRecord>& records) { return restore_(records); }
-
-  std::vector<Logged> logged;
-
- private:
-  std::string app_ = "app";
-  int32_t partition_;
-  bool consistency_;
-  ThreadCache cache_;
-  std::optional<RecordContext> rc_;
-  RestoreCallback restore_;
-};
-
 using WindowedIt = KeyValueIterator<Windowed<int32_t>, int32_t>;
-constexpr int64_t kW = 1700000100000;  // a multiple of 5 minutes
-constexpr int64_t kMin5 = 300000;
-
-Bytes int_key(int32_t k) {
-  return Serde<int32_t>::serialize(k);
-}
-
-// IQv2StoreIntegrationTest's input written by the PAPI window processor:
-// put(key, value, floor(ts / 5 min) * 5 min) at each record's offset.
-struct Record {
-  int32_t key, value;
-  int64_t ts;
-};
-const std::vector<Record> kPartition0 = {{0, 0, 0},      {0, 1, 120000},  {2, 4, 480000},
-                                         {2, 5, 600000}, {4, 8, 960000},  {4, 9, 1080000}};
-const std::vector<Record> kPartition1 = {
-    {1, 2, 240000}, {1, 3, 360000}, {3, 6, 720000}, {3, 7, 840000}};
+using namespace iqv2_window_rows;  // NOLINT: the shared input, rows and kW / kMin5
 
 struct Partition {
-  std::unique_ptr<WindowTestContext> context;
+  std::unique_ptr<SegmentedTestContext> context;
   std::unique_ptr<MeteredWindowStore<int32_t, int32_t>> store;
 };
 
 Partition papi_partition(int32_t partition, const std::vector<Record>& records,
                          const StoreBuilderOptions& o) {
-  Partition p{std::make_unique<WindowTestContext>(partition),
+  Partition p{std::make_unique<SegmentedTestContext>(partition),
               stores::window_store<int32_t, int32_t>(WindowSupplier::kInMemory, "w",
                                                      WindowStoreOptions{}, o)};
   EXPECT_TRUE(p.store->init(*p.context, *p.store).has_value());
   for (size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
-    p.context->at("input-topic", static_cast<int64_t>(i), kW + r.ts);
-    const int64_t start = (kW + r.ts) / kMin5 * kMin5;
-    EXPECT_TRUE(p.store->put(r.key, r.value, start).has_value());
+    p.context->at("input-topic", static_cast<int64_t>(i), r.time_ms());
+    EXPECT_TRUE(p.store->put(r.key, r.value, r.window_start_ms()).has_value());
   }
   EXPECT_TRUE(p.store->flush().has_value());
   return p;
 }
 
-// The values of a window query over both partitions, unioned into a set as Kafka's test does.
-template <typename Q>
-std::set<int32_t> union_values(std::vector<Partition>& parts, const Q& q) {
-  std::set<int32_t> out;
-  for (auto& p : parts) {
-    auto r = p.store->query(q, PositionBound::unbounded(), QueryConfig(false));
-    EXPECT_TRUE(r.has_value());
-    EXPECT_TRUE(r->is_success()) << r->to_string();
-    if (!r->is_success()) continue;
-    if constexpr (std::is_same_v<Q, WindowKeyQuery<int32_t, int32_t>>) {
-      for (const auto& e : r->template result<KeyValueIterator<int64_t, int32_t>>().entries)
-        out.insert(e.value);
-    } else {
-      for (const auto& e :
-           r->template result<KeyValueIterator<Windowed<int32_t>, int32_t>>().entries)
-        out.insert(e.value);
-    }
-  }
-  return out;
+std::vector<Partition> both_partitions(const StoreBuilderOptions& o) {
+  std::vector<Partition> parts;
+  parts.push_back(papi_partition(0, kPartition0, o));
+  parts.push_back(papi_partition(1, kPartition1, o));
+  return parts;
 }
 
 TEST(WindowStoresTest, KafkaWindowKeyQueryPapiRows) {
   // Proves the 11 WindowKeyQuery rows of the PAPI window runs for every
   // cache x log combination of the in-memory window store, after a flush.
-  struct Row {
-    int32_t key;
-    int64_t from, to;
-    std::set<int32_t> want;
-  };
-  const std::vector<Row> rows = {{0, 0, 0, {1}},           {0, -1, -1, {}},
-                                 {2, 0, 0, {}},            {999, 0, 0, {}},
-                                 {999, -1, -1, {}},        {0, 0, 300000, {1}},
-                                 {1, 0, 0, {2}},           {2, 300000, 600000, {4, 5}},
-                                 {3, 300000, 600000, {7}}, {4, 900000, 1200000, {9}},
-                                 {4, 1200000, 1440000, {}}};
   for (bool cache : {false, true}) {
     for (bool log : {false, true}) {
-      std::vector<Partition> parts;
-      parts.push_back(papi_partition(0, kPartition0, {cache, log}));
-      parts.push_back(papi_partition(1, kPartition1, {cache, log}));
-      for (const Row& row : rows) {
+      auto parts = both_partitions({cache, log});
+      for (const KeyRow& row : kKeyRows) {
         const auto q = WindowKeyQuery<int32_t, int32_t>::with_key_and_window_start_range(
             row.key, kW + row.from, kW + row.to);
-        EXPECT_EQ(union_values(parts, q), row.want)
+        EXPECT_EQ(union_values(parts, q, /*timestamped=*/false), row.want)
             << "cache=" << cache << " log=" << log << " key=" << row.key << " from=" << row.from;
       }
     }
@@ -158,28 +67,13 @@ TEST(WindowStoresTest, KafkaWindowKeyQueryPapiRows) {
 
 TEST(WindowStoresTest, KafkaWindowRangeQueryPapiRows) {
   // Proves the 9 WindowRangeQuery.withWindowStartRange rows of the PAPI window runs.
-  struct Row {
-    int64_t from, to;
-    std::set<int32_t> want;
-  };
-  const std::vector<Row> rows = {{-1, -1, {}},
-                                 {0, 0, {1, 2}},
-                                 {0, 300000, {1, 2, 3, 4}},
-                                 {300000, 600000, {3, 4, 5, 7}},
-                                 {600000, 900000, {5, 7, 9}},
-                                 {900000, 1200000, {9}},
-                                 {1200000, 1500000, {}},
-                                 {300000, 900000, {3, 4, 5, 7, 9}},
-                                 {0, 900000, {1, 2, 3, 4, 5, 7, 9}}};
   for (bool cache : {false, true}) {
     for (bool log : {false, true}) {
-      std::vector<Partition> parts;
-      parts.push_back(papi_partition(0, kPartition0, {cache, log}));
-      parts.push_back(papi_partition(1, kPartition1, {cache, log}));
-      for (const Row& row : rows) {
-        const auto q = WindowRangeQuery<int32_t, int32_t>::with_window_start_range(
-            kW + row.from, kW + row.to);
-        EXPECT_EQ(union_values(parts, q), row.want)
+      auto parts = both_partitions({cache, log});
+      for (const RangeRow& row : kRangeRows) {
+        const auto q =
+            WindowRangeQuery<int32_t, int32_t>::with_window_start_range(kW + row.from, kW + row.to);
+        EXPECT_EQ(union_values(parts, q, /*timestamped=*/false), row.want)
             << "cache=" << cache << " log=" << log << " from=" << row.from;
       }
     }
@@ -189,8 +83,9 @@ TEST(WindowStoresTest, KafkaWindowRangeQueryPapiRows) {
 TEST(WindowStoresTest, WindowRangeQueryResultCarriesTimeWindows) {
   // Proves fetchAll's Windowed keys carry [start, start + size) and come window-major, then by key.
   auto p = papi_partition(0, kPartition0, {false, false});
-  auto r = p.store->query(WindowRangeQuery<int32_t, int32_t>::with_window_start_range(kW, kW + kMin5 * 3),
-                          PositionBound::unbounded(), QueryConfig(false));
+  auto r = p.store->query(
+      WindowRangeQuery<int32_t, int32_t>::with_window_start_range(kW, kW + kMin5 * 3),
+      PositionBound::unbounded(), QueryConfig(false));
   ASSERT_TRUE(r.has_value() && r->is_success());
   const auto& e = r->result<KeyValueIterator<Windowed<int32_t>, int32_t>>().entries;
   ASSERT_EQ(e.size(), 4u);
@@ -263,8 +158,9 @@ TEST(WindowStoresTest, WindowKeyQueryGetterSwapIsUndoneByTheMeteredLayer) {
 }
 
 TEST(WindowStoresTest, InMemoryPositionAdvancesOnEveryPut) {
-  // Proves IQv2StoreIntegrationTest's window position expectation: puts at offsets 1..4 give {"":{0:4}}, expired puts included.
-  WindowTestContext ctx(0);
+  // Proves IQv2StoreIntegrationTest's window position expectation: puts at offsets 1..4 give
+  // {"":{0:4}}, expired puts included.
+  SegmentedTestContext ctx(0);
   InMemoryWindowStore store("w", 10, 5, false);
   ASSERT_TRUE(store.init(ctx, store).has_value());
   const int64_t starts[] = {100, 0, 105, 50};  // 0 and 50 are expired by then
@@ -279,10 +175,11 @@ TEST(WindowStoresTest, InMemoryPositionAdvancesOnEveryPut) {
 TEST(WindowStoresTest, RetentionFloorIsObservedStreamTimeMinusRetentionPlusOne) {
   // Proves the floor: with retention 10 and stream time 20, start 10 is expired and 11 is
   // visible, a put at 10 is dropped, and expiry runs before the stream time advances (quirk).
-  WindowTestContext ctx(0);
+  SegmentedTestContext ctx(0);
   InMemoryWindowStore store("w", 10, 5, false);
   ASSERT_TRUE(store.init(ctx, store).has_value());
-  for (int64_t start : {10, 11, 12, 20}) ASSERT_TRUE(store.put(int_key(1), Bytes("x"), start).has_value());
+  for (int64_t start : {10, 11, 12, 20})
+    ASSERT_TRUE(store.put(int_key(1), Bytes("x"), start).has_value());
   // The put at 20 removed nothing: expiry ran at stream time 12.
   EXPECT_EQ(store.window_starts(), (std::vector<int64_t>{10, 11, 12, 20}));
   auto it = store.fetch(int_key(1), 0, 100, true);
@@ -301,7 +198,7 @@ TEST(WindowStoresTest, RetentionFloorIsObservedStreamTimeMinusRetentionPlusOne) 
 TEST(WindowStoresTest, NegativeWindowStartsAreRemovedAtOnce) {
   // Proves the clamp-at-0 quirk of removeExpiredSegments: a window at -5 vanishes on the next
   // operation although the retention (100) would keep it.
-  WindowTestContext ctx(0);
+  SegmentedTestContext ctx(0);
   InMemoryWindowStore store("w", 100, 5, false);
   ASSERT_TRUE(store.init(ctx, store).has_value());
   ASSERT_TRUE(store.put(int_key(1), Bytes("n"), -5).has_value());
@@ -312,7 +209,7 @@ TEST(WindowStoresTest, NegativeWindowStartsAreRemovedAtOnce) {
 TEST(WindowStoresTest, RetainDuplicatesKeepsEveryPutAndIgnoresDeletes) {
   // Proves retainDuplicates: two puts of one (key, window) both come back in put order, a null
   // put removes nothing, and the single-window fetch misses (stored keys carry a seqnum).
-  WindowTestContext ctx(0);
+  SegmentedTestContext ctx(0);
   InMemoryWindowStore store("w", 100, 5, true);
   ASSERT_TRUE(store.init(ctx, store).has_value());
   ASSERT_TRUE(store.put(int_key(1), Bytes("a"), 10).has_value());
@@ -335,7 +232,7 @@ TEST(WindowStoresTest, ChangeLoggingLogsStoreKeyWithInnerPosition) {
   // Proves the changelog record: key [key][start][seqnum 0], the value, the record timestamp and
   // the inner position after the write; with duplicates the layer's seqnum counts 1, 2, ...
   for (bool dups : {false, true}) {
-    WindowTestContext ctx(0);
+    SegmentedTestContext ctx(0);
     ChangeLoggingWindowBytesStore store(std::make_unique<InMemoryWindowStore>("w", 100, 5, dups),
                                         dups);
     ASSERT_TRUE(store.init(ctx, store).has_value());
@@ -356,7 +253,7 @@ TEST(WindowStoresTest, ChangeLoggingLogsStoreKeyWithInnerPosition) {
 
 TEST(WindowStoresTest, TimestampedChangeLoggingLogsPlainValueWithEmbeddedTimestamp) {
   // Proves the timestamped window layer logs the value without its timestamp, under it.
-  WindowTestContext ctx(0);
+  SegmentedTestContext ctx(0);
   auto store = stores::timestamped_window_store<int32_t, int32_t>(
       WindowSupplier::kInMemory, "w", WindowStoreOptions{}, {false, true});
   ASSERT_TRUE(store->init(ctx, *store).has_value());
@@ -365,8 +262,9 @@ TEST(WindowStoresTest, TimestampedChangeLoggingLogsPlainValueWithEmbeddedTimesta
   ASSERT_EQ(ctx.logged.size(), 1u);
   EXPECT_EQ(ctx.logged[0].value, Serde<int32_t>::serialize(42));
   EXPECT_EQ(ctx.logged[0].timestamp, 777);
-  auto r = store->query(WindowKeyQuery<int32_t, int32_t>::with_key_and_window_start_range(5, kW, kW),
-                        PositionBound::unbounded(), QueryConfig(false));
+  auto r =
+      store->query(WindowKeyQuery<int32_t, int32_t>::with_key_and_window_start_range(5, kW, kW),
+                   PositionBound::unbounded(), QueryConfig(false));
   ASSERT_TRUE(r.has_value() && r->is_success());
   const auto& e = r->result<KeyValueIterator<int64_t, ValueAndTimestamp<int32_t>>>().entries;
   ASSERT_EQ(e.size(), 1u);
@@ -375,9 +273,10 @@ TEST(WindowStoresTest, TimestampedChangeLoggingLogsPlainValueWithEmbeddedTimesta
 }
 
 TEST(WindowStoresTest, CachingWindowLayerAnswersQueriesOnlyAfterFlush) {
-  // Proves the window position expectation for the caching window store: puts at 1, 2 and the context moved
-  // to 3 leave the position {} and the query empty until a flush, then {"":{0:2}} and the data.
-  WindowTestContext ctx(0);
+  // Proves the window position expectation for the caching window store: puts at 1, 2 and the
+  // context moved to 3 leave the position {} and the query empty until a flush, then {"":{0:2}} and
+  // the data.
+  SegmentedTestContext ctx(0);
   auto store = stores::window_store<int32_t, int32_t>(WindowSupplier::kInMemory, "w",
                                                       WindowStoreOptions{}, {true, false});
   ASSERT_TRUE(store->init(ctx, *store).has_value());
@@ -405,7 +304,7 @@ TEST(WindowStoresTest, CachingWindowLayerAnswersQueriesOnlyAfterFlush) {
 TEST(WindowStoresTest, RetainDuplicatesSwitchesCachingOff) {
   // Proves the builders drop the caching layer for a duplicates store: the put is visible to a
   // query at once, with its position.
-  WindowTestContext ctx(0);
+  SegmentedTestContext ctx(0);
   WindowStoreOptions w;
   w.retain_duplicates = true;
   auto store =
@@ -433,7 +332,7 @@ ConsumerRecord changelog_record(int64_t offset, int32_t key, int64_t start,
 TEST(WindowStoresTest, RestoreDropsExpiredWindowsAndMergesPositions) {
   // Proves restore goes through put(): records whose window has expired by the stream time the
   // restore reached are dropped, tombstones delete, and with the switch on the "c" headers merge.
-  WindowTestContext ctx(0, /*consistency=*/true);
+  SegmentedTestContext ctx(0, /*tag=*/"", /*consistency=*/true);
   InMemoryWindowStore store("w", 100, 5, false);
   ASSERT_TRUE(store.init(ctx, store).has_value());
   const Position a1 = Position::from_map({{"A", {{0, 1}}}});

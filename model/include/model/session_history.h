@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "model/reference_history.h"
+#include "model/store_steps.h"
 #include "model/window_history.h"
 
 namespace iq::model {
@@ -115,15 +116,9 @@ class SessionHistory {
     bool is_put;                   // a put reaches cleanupExpiredSegments; a remove does not
     int64_t stream_time_after_ms;  // the store's, after this operation
   };
-  struct Step {
-    int64_t offset;
-    int64_t store_stream_time_ms;
-    bool position_updated;
-    bool grace_dropped;
-  };
   struct PartitionState {
     std::vector<Write> writes;
-    std::vector<Step> steps;
+    StoreSteps steps;
     int64_t processor_stream_time_ms = -1;
     int64_t store_stream_time_ms = -1;
     std::map<Slot, int64_t> live;
@@ -132,7 +127,6 @@ class SessionHistory {
 
   bool store_put(PartitionState& p, int64_t offset, const Slot& slot, std::optional<int64_t> value);
   void store_remove(PartitionState& p, int64_t offset, const Slot& slot);
-  void record_step(PartitionState& p, const Step& step);
   bool visible(int64_t end_ms, int64_t stream_time_ms) const;
   bool segment_live(int64_t end_ms, int64_t stream_time_ms) const;
   PartitionState& begin_offset(int32_t partition, int64_t offset);

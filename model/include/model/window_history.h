@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "model/reference_history.h"
+#include "model/store_steps.h"
 
 namespace iq::model {
 
@@ -135,12 +136,6 @@ class WindowHistory {
     bool expired;                  // dropped by the store: not applied
     int64_t stream_time_after_ms;  // the store's, after this put (segment cleanup uses it)
   };
-  struct Step {  // one per record (or direct put) that reached the store or was skipped
-    int64_t offset;
-    int64_t store_stream_time_ms;
-    bool position_updated;
-    bool grace_dropped;
-  };
   struct Slot {
     KeyBytes key;
     int64_t window_start_ms;
@@ -153,7 +148,7 @@ class WindowHistory {
   };
   struct PartitionState {
     std::vector<Write> writes;
-    std::vector<Step> steps;
+    StoreSteps steps;  // one per record (or direct put) that reached the store or was skipped
     int64_t processor_stream_time_ms = -1;
     int64_t store_stream_time_ms = -1;
     int64_t seqnum = 0;
@@ -176,34 +171,5 @@ class WindowHistory {
   int64_t records_applied_ = 0;
   std::map<int32_t, PartitionState> partitions_;
 };
-
-// Shared with SessionHistory: the step of a per-offset list at an offset (the last one with
-// offset <= offset_inclusive), or nullptr.
-template <typename S>
-const S* step_at(const std::vector<S>& steps, int64_t offset_inclusive) {
-  const S* found = nullptr;
-  // Binary search: steps are in offset order.
-  size_t lo = 0, hi = steps.size();
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (steps[mid].offset <= offset_inclusive) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  if (lo > 0) found = &steps[lo - 1];
-  return found;
-}
-
-// The last step <= offset_inclusive that updated the position.
-template <typename S>
-std::optional<int64_t> last_position_offset(const std::vector<S>& steps, int64_t offset_inclusive) {
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
-    if (it->offset > offset_inclusive || !it->position_updated) continue;
-    return it->offset;
-  }
-  return std::nullopt;
-}
 
 }  // namespace iq::model
