@@ -158,6 +158,9 @@ const char* to_string(ViolationClass c) {
       return "known Kafka behaviour: a reopened versioned store does not see its older segments";
     case ViolationClass::kReplicaInsideCompactedChangelog:
       return "known Kafka behaviour: a replica inside a compacted changelog lacks superseded keys";
+    case ViolationClass::kVersionedGraceDroppedTail:
+      return "known Kafka behaviour: a versioned store's position never reaches records dropped "
+             "beyond the grace period";
   }
   return "?";
 }
@@ -182,6 +185,8 @@ const char* class_key(ViolationClass c) {
       return "versioned_store_reopened";
     case ViolationClass::kReplicaInsideCompactedChangelog:
       return "replica_inside_compacted_changelog";
+    case ViolationClass::kVersionedGraceDroppedTail:
+      return "versioned_grace_dropped_tail";
   }
   return "?";
 }
