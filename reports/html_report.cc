@@ -356,7 +356,8 @@ std::string render_run_report(const properties::RunReport& r, const std::string*
     const auto& [anchor, v] = anchors[i];
     violations_html += render_violation_section(
         *v, find_record(r.trace.get(), v->record_id), anchor, r.reproduce_command(),
-        i >= unexpected_shown, i < caps.violation_diagrams_max, caps.cluster_dot);
+        i >= unexpected_shown, i < caps.violation_diagrams_max, caps.cluster_dot,
+        r.trace ? &r.trace->topology : nullptr);
   }
   violations_html += "</section>\n";
 

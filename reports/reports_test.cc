@@ -451,3 +451,38 @@ TEST(HtmlReport, ReprocessingIsDrawnListedAndCapped) {
 
 }  // namespace
 }  // namespace iq::reports
+
+namespace iq::reports {
+namespace {
+
+// Window, session and versioned answers are spelled out with their bounds: a WindowKeyQuery
+// entry's end from the window size and its key from the query, a session's inclusive bounds, a
+// version's validity; other answers get no extra line.
+TEST(ViolationPage, ReadableAnswerGivesWindowSessionAndVersionBounds) {
+  TopologyConfig window;
+  window.kind = TopologyKind::WindowedCount;
+  window.window_size_ms = 10'000;
+  sim::QueryRecord record;
+  record.request.key = 7;
+  sim::PartitionOutcome outcome;
+  outcome.success = true;
+  outcome.value = sim::WindowedList{{0, 100'000, std::nullopt, 2}, {3, 0, 10'000, 1}};
+  EXPECT_EQ(readable_answer(window, record, outcome),
+            "key 7, window [100000, 110000) ms: 2\nkey 3, window [0, 10000) ms: 1");
+  TopologyConfig session;
+  session.kind = TopologyKind::SessionCount;
+  outcome.value = sim::WindowedList{{1, 55'000, 62'000, 2}};
+  EXPECT_EQ(readable_answer(session, record, outcome), "key 1, session [55000, 62000] ms: 2");
+  TopologyConfig versioned;
+  versioned.kind = TopologyKind::VersionedTable;
+  outcome.value = sim::VersionedList{{12, 3'000, std::nullopt}, {15, 2'500, 3'000}};
+  EXPECT_EQ(readable_answer(versioned, record, outcome),
+            "12, valid from 3000 ms (latest)\n15, valid from 2500 to 3000 ms");
+  outcome.value = sim::VersionedList{};
+  EXPECT_EQ(readable_answer(versioned, record, outcome), "null (no version)");
+  outcome.value = std::optional<int64_t>(5);
+  EXPECT_EQ(readable_answer(versioned, record, outcome), "");
+}
+
+}  // namespace
+}  // namespace iq::reports

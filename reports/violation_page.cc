@@ -40,6 +40,40 @@ std::string describe_outcome(const sim::QueryRecord& q) {
 
 }  // namespace
 
+std::string readable_answer(const TopologyConfig& topology, const sim::QueryRecord& record,
+                            const sim::PartitionOutcome& outcome) {
+  std::string out;
+  const auto line = [&out](const std::string& s) {
+    if (!out.empty()) out += "\n";
+    out += s;
+  };
+  if (const auto* windows = std::get_if<sim::WindowedList>(&outcome.value)) {
+    if (windows->empty()) return "no window";
+    for (const sim::WindowedValue& w : *windows) {
+      // WindowKeyQuery entries carry the start only; the key is the query's.
+      const int32_t key = w.end_ms ? w.key : record.request.key.value_or(w.key);
+      if (topology.session()) {
+        line(fmt::format("key {}, session [{}, {}] ms: {}", key, w.start_ms,
+                         w.end_ms.value_or(w.start_ms), w.value));
+      } else {
+        line(fmt::format("key {}, window [{}, {}) ms: {}", key, w.start_ms,
+                         w.end_ms.value_or(w.start_ms + topology.window_size_ms), w.value));
+      }
+    }
+    return out;
+  }
+  if (const auto* versions = std::get_if<sim::VersionedList>(&outcome.value)) {
+    if (versions->empty()) return "null (no version)";
+    for (const sim::VersionedValue& v : *versions) {
+      line(v.valid_to_ms
+               ? fmt::format("{}, valid from {} to {} ms", v.value, v.valid_from_ms, *v.valid_to_ms)
+               : fmt::format("{}, valid from {} ms (latest)", v.value, v.valid_from_ms));
+    }
+    return out;
+  }
+  return "";
+}
+
 DotWriter cluster_dot(const sim::QueryRecord& q, const DotCaps& caps) {
   const sim::PlacementSnapshot& snap = served_snapshot(q);
   DotWriter dot(fmt::format("cluster_at_{}", snap.at_ms.ms_since_epoch()), caps);
@@ -94,7 +128,7 @@ DotWriter cluster_dot(const sim::QueryRecord& q, const DotCaps& caps) {
 std::string render_violation_section(const properties::Violation& v, const sim::QueryRecord* q,
                                      const std::string& anchor, const std::string& reproduce,
                                      bool expected_failure, bool render_diagram,
-                                     const DotCaps& caps) {
+                                     const DotCaps& caps, const TopologyConfig* topology) {
   std::string html = "<section class=\"violation\" id=\"" + html_escape(anchor) + "\">\n";
   html += fmt::format("<h3>{}[{}] {}: {}</h3>\n", expected_failure ? "(finding) " : "",
                       html_escape(properties::to_string(v.violation_class)),
@@ -127,6 +161,13 @@ std::string render_violation_section(const properties::Violation& v, const sim::
   html += "</ol>\n<h4>Expected versus returned</h4>\n<table class=\"kv\">\n";
   html += kv_row("expected", v.expected.empty() ? "-" : v.expected);
   html += kv_row("returned", v.returned.empty() ? "-" : v.returned);
+  if (q != nullptr && topology != nullptr) {
+    for (const sim::PartitionOutcome& p : q->partitions) {
+      if (!p.success) continue;
+      const std::string words = readable_answer(*topology, *q, p);
+      if (!words.empty()) html += kv_row(fmt::format("P{} answer", p.partition), words);
+    }
+  }
   if (!v.query.empty()) html += kv_row("query", v.query);
   html += kv_row("served by", v.replica.empty() ? "-" : v.replica);
   if (q != nullptr) {

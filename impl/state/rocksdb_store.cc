@@ -193,6 +193,14 @@ int64_t RocksDBStore::approximate_num_entries() {
   return static_cast<int64_t>(estimate > kMax ? kMax : estimate);
 }
 
+bool RocksDBStore::holds_any_entry() {
+  IQ_ASSERT(open_, "holds_any_entry on closed store {}", name_);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf_));
+  it->SeekToFirst();
+  IQ_ASSERT(it->status().ok(), "store {}: iterator failed: {}", name_, it->status().ToString());
+  return it->Valid();
+}
+
 QueryOutcome RocksDBStore::query(const Query& query, const PositionBound& bound,
                                  const QueryConfig& config) {
   return store_query_utils::handle_basic_queries(query, bound, config, *this, position_, context_);

@@ -73,6 +73,9 @@ class RocksDBStore : public KeyValueBytesStore {
   // Kafka throws InvalidStateStoreException on a closed store; this interface has no error
   // channel, so asking a closed store is treated as the caller's bug (an assertion).
   int64_t approximate_num_entries() override;
+  // Whether the data column family holds any entry, exactly: approximate_num_entries() is RocksDB's
+  // estimate-num-keys, which subtracts deletions and overwrites and can read 0 over live data.
+  bool holds_any_entry();
 
   // The batching restore callback registered at init: changelog records in offset order.
   [[nodiscard]] Status restore_batch(const std::vector<ConsumerRecord>& records);

@@ -107,7 +107,9 @@ Status RocksDBVersionedStore::init(StateStoreContext& context, StateStore& root)
   IQ_ASSERT(segments_.empty());
   physical_context_ = std::make_unique<PhysicalContext>(context);
   if (auto s = physical_store_->init(*physical_context_, *physical_store_); !s) return s;
-  opened_over_existing_data_ = physical_store_->approximate_num_entries() > 0;
+  // Exact, not estimate-num-keys: an estimate of 0 over a store whose latest values survived a
+  // restart hid quirk 17 from the verdict (templates/versioned.toml seed 11).
+  opened_over_existing_data_ = physical_store_->holds_any_entry();
   context.register_store(
       root, [this](const std::vector<ConsumerRecord>& records) { return restore_batch(records); },
       [this] { return checkpoint_position(*position_checkpoint_, position_); });

@@ -162,6 +162,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kCleanerCutByCrash:
       return "known Kafka behaviour: a task directory whose deletion a crash cut keeps its "
              ".checkpoint without its store";
+    case ViolationClass::kVersionedGraceDroppedTail:
+      return "known Kafka behaviour: a versioned store's position never reaches records dropped "
+             "beyond the grace period";
   }
   return "?";
 }
@@ -190,6 +193,8 @@ const char* class_key(ViolationClass c) {
       return "replica_inside_one_records_writes";
     case ViolationClass::kCleanerCutByCrash:
       return "cleaner_cut_by_crash";
+    case ViolationClass::kVersionedGraceDroppedTail:
+      return "versioned_grace_dropped_tail";
   }
   return "?";
 }

@@ -126,15 +126,24 @@ enum class ViolationClass {
   // task's directory (checks/cleaner_cut.cc;
   // scenarios/findings/cleaner_cut_by_crash_keeps_checkpoint_without_store.toml).
   kCleanerCutByCrash,
+  // Quirk 14 of docs/iqv2-semantics.md: a versioned store's position never reaches the trailing
+  // records of a partition that are older than the grace period (restore skips them before
+  // reading their position header; a dropped delete never advances it). An EventuallyAvailable
+  // "never answered" violation whose last probe was refused NOT_UP_TO_BOUND by a replica that
+  // applied its whole changelog, every offset between its position and the bound a record that
+  // late, none of the dropped puts processed live by that store object
+  // (checks/versioned_grace_tail.cc).
+  kVersionedGraceDroppedTail,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
-// "replica_inside_one_records_writes", "cleaner_cut_by_crash": the key in JSON summaries.
+// "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail": the
+// key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 11> kViolationClasses{
+inline constexpr std::array<ViolationClass, 12> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -145,7 +154,8 @@ inline constexpr std::array<ViolationClass, 11> kViolationClasses{
     ViolationClass::kVersionedStoreReopened,
     ViolationClass::kReplicaInsideCompactedChangelog,
     ViolationClass::kReplicaInsideOneRecordsWrites,
-    ViolationClass::kCleanerCutByCrash};
+    ViolationClass::kCleanerCutByCrash,
+    ViolationClass::kVersionedGraceDroppedTail};
 
 struct Violation {
   std::string property;  // the check's name

@@ -287,6 +287,11 @@ ClassProof prove_versioned_store_reopened(const JudgeContext& context,
                                           const sim::QueryRecord& record,
                                           const sim::PartitionOutcome& outcome);
 
+// A versioned partition whose trailing records, late beyond the grace period, never reach a
+// replica's position: ViolationClass::kVersionedGraceDroppedTail for an EventuallyAvailable
+// violation of `partition` (versioned_grace_tail.cc states the proof).
+ClassProof prove_versioned_grace_dropped_tail(const JudgeContext& context, int32_t partition);
+
 // Whether the replica's store applied changelog record `r`: every record of its prefix [..,
 // applied], except another instance's records inside one of the replica's runs of own writes
 // (ReplicaSnapshot::own_write_runs: a fenced member's late writes appended after the replica's

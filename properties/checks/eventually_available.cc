@@ -43,6 +43,7 @@ Violation partition_violation(const JudgeContext& context, int32_t partition, ba
     Violation v = detail::record_violation(context, kName, *probe, nullptr, std::move(summary),
                                            std::move(expected), outcome_text(*probe));
     v.record_id = 0;  // about the partition, not about that probe
+    v.partition = partition;
     v.at_ms = at_ms;
     v.events_before = context.events_before(at);
     v.query = "last probe #" + std::to_string(probe->id) + ": " + v.query;
@@ -50,6 +51,7 @@ Violation partition_violation(const JudgeContext& context, int32_t partition, ba
   }
   Violation v;
   v.property = kName;
+  v.partition = partition;
   v.at_ms = at_ms;
   v.summary = std::move(summary);
   v.expected = std::move(expected);

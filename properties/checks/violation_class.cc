@@ -291,6 +291,13 @@ bool is_the_models_answer(const JudgeContext& context, const sim::QueryRecord& r
 void classify_one(const JudgeContext& context,
                   const std::map<uint64_t, const sim::QueryRecord*>& records, Violation& v) {
   v.violation_class = ViolationClass::kFailure;
+  if (v.property == sim::property_names::kEventuallyAvailable && v.partition >= 0) {
+    const detail::ClassProof tail =
+        detail::prove_versioned_grace_dropped_tail(context, v.partition);
+    if (tail.proven) v.violation_class = ViolationClass::kVersionedGraceDroppedTail;
+    v.class_evidence = tail.text;
+    return;
+  }
   const bool rmm = v.property == sim::property_names::kResultMatchesModel;
   const bool spsa = v.property == sim::property_names::kSamePositionSameAnswer;
   const bool witness = v.property == sim::property_names::kChangelogWitness;
