@@ -103,14 +103,36 @@ constexpr int64_t kVersionStepMs = 1'000;
 // segment row (the latest version, put at 3,000, is too new).
 constexpr int64_t kAsOfMs = 1'500;
 
-void register_benchmarks();
+// iterations > 0: every benchmark runs exactly that many iterations (--store_bench_iterations).
+void register_benchmarks(int64_t iterations);
 void tear_down_fixtures();
+
+// Takes --store_bench_iterations=N out of argv (libbenchmark would reject it) and returns N, or 0.
+// A fixed count makes instruction counts comparable: run a benchmark under callgrind at two
+// counts and the difference, divided by the difference of the counts, is the cost of one
+// iteration with the fixture's construction cancelled out (docs/performance.md).
+int64_t take_iterations_flag(int& argc, char** argv) {
+  constexpr std::string_view kFlag = "--store_bench_iterations=";
+  int64_t iterations = 0;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with(kFlag)) {
+      iterations = std::stoll(std::string(arg.substr(kFlag.size())));
+      IQ_ASSERT(iterations > 0, "--store_bench_iterations wants a positive count, got {}", arg);
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return iterations;
+}
 
 }  // namespace
 }  // namespace iq::bench
 
 int main(int argc, char** argv) {
-  iq::bench::register_benchmarks();
+  iq::bench::register_benchmarks(iq::bench::take_iterations_flag(argc, argv));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("store_bench.keys", std::to_string(iq::bench::kKeyCount));
@@ -930,7 +952,8 @@ void bm_versioned_key_query_raw_rocksdb(benchmark::State& state, bool as_of) {
 }
 
 // Registration order is print order: each full-stack variant right above its floor.
-void register_benchmarks() {
+void register_benchmarks(int64_t iterations) {
+  std::vector<benchmark::internal::Benchmark*> registered;
   auto key_query = [](Stack stack) {
     return [stack](benchmark::State& s) { bm_key_query_full_stack(s, stack); };
   };
@@ -938,32 +961,34 @@ void register_benchmarks() {
     return [stack](benchmark::State& s) { bm_range_query_full_stack(s, stack); };
   };
 
-  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_cold",
-                               key_query(Stack::kRocksDbCacheCold));
-  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_hit",
-                               key_query(Stack::kRocksDbCacheHit));
-  benchmark::RegisterBenchmark("BM_KeyQuery/raw_rocksdb_get", bm_key_query_raw_rocksdb_get);
-  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_cold",
-                               key_query(Stack::kInMemoryCacheCold));
-  benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_hit",
-                               key_query(Stack::kInMemoryCacheHit));
-  benchmark::RegisterBenchmark("BM_KeyQuery/std_map_find", bm_key_query_std_map_find);
+  registered.push_back(benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_cold",
+                                                    key_query(Stack::kRocksDbCacheCold)));
+  registered.push_back(benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_rocksdb_cache_hit",
+                                                    key_query(Stack::kRocksDbCacheHit)));
+  registered.push_back(
+      benchmark::RegisterBenchmark("BM_KeyQuery/raw_rocksdb_get", bm_key_query_raw_rocksdb_get));
+  registered.push_back(benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_cold",
+                                                    key_query(Stack::kInMemoryCacheCold)));
+  registered.push_back(benchmark::RegisterBenchmark("BM_KeyQuery/full_stack_in_memory_cache_hit",
+                                                    key_query(Stack::kInMemoryCacheHit)));
+  registered.push_back(
+      benchmark::RegisterBenchmark("BM_KeyQuery/std_map_find", bm_key_query_std_map_find));
 
-  benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_rocksdb",
-                               range_query(Stack::kRocksDbCacheCold));
-  benchmark::RegisterBenchmark("BM_RangeQuery100/raw_rocksdb_iterator",
-                               bm_range_query_raw_rocksdb_iterator);
-  benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_in_memory",
-                               range_query(Stack::kInMemoryCacheCold));
-  benchmark::RegisterBenchmark("BM_RangeQuery100/std_map_lower_bound",
-                               bm_range_query_std_map_lower_bound);
-  benchmark::RegisterBenchmark("BM_RangeQuery100/std_map_decode_into_vector",
-                               bm_range_query_std_map_decode);
+  registered.push_back(benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_rocksdb",
+                                                    range_query(Stack::kRocksDbCacheCold)));
+  registered.push_back(benchmark::RegisterBenchmark("BM_RangeQuery100/raw_rocksdb_iterator",
+                                                    bm_range_query_raw_rocksdb_iterator));
+  registered.push_back(benchmark::RegisterBenchmark("BM_RangeQuery100/full_stack_in_memory",
+                                                    range_query(Stack::kInMemoryCacheCold)));
+  registered.push_back(benchmark::RegisterBenchmark("BM_RangeQuery100/std_map_lower_bound",
+                                                    bm_range_query_std_map_lower_bound));
+  registered.push_back(benchmark::RegisterBenchmark("BM_RangeQuery100/std_map_decode_into_vector",
+                                                    bm_range_query_std_map_decode));
 
-  benchmark::RegisterBenchmark("BM_WindowKeyQuery10/full_stack_rocksdb",
-                               bm_window_key_query_full_stack);
-  benchmark::RegisterBenchmark("BM_WindowKeyQuery10/raw_rocksdb_iterator",
-                               bm_window_key_query_raw_rocksdb_iterator);
+  registered.push_back(benchmark::RegisterBenchmark("BM_WindowKeyQuery10/full_stack_rocksdb",
+                                                    bm_window_key_query_full_stack));
+  registered.push_back(benchmark::RegisterBenchmark("BM_WindowKeyQuery10/raw_rocksdb_iterator",
+                                                    bm_window_key_query_raw_rocksdb_iterator));
 
   auto versioned = [](bool as_of) {
     return [as_of](benchmark::State& s) { bm_versioned_key_query_full_stack(s, as_of); };
@@ -971,10 +996,17 @@ void register_benchmarks() {
   auto versioned_raw = [](bool as_of) {
     return [as_of](benchmark::State& s) { bm_versioned_key_query_raw_rocksdb(s, as_of); };
   };
-  benchmark::RegisterBenchmark("BM_VersionedKeyQuery/full_stack_latest", versioned(false));
-  benchmark::RegisterBenchmark("BM_VersionedKeyQuery/raw_rocksdb_get", versioned_raw(false));
-  benchmark::RegisterBenchmark("BM_VersionedKeyQuery/full_stack_as_of", versioned(true));
-  benchmark::RegisterBenchmark("BM_VersionedKeyQuery/raw_rocksdb_two_gets", versioned_raw(true));
+  registered.push_back(
+      benchmark::RegisterBenchmark("BM_VersionedKeyQuery/full_stack_latest", versioned(false)));
+  registered.push_back(
+      benchmark::RegisterBenchmark("BM_VersionedKeyQuery/raw_rocksdb_get", versioned_raw(false)));
+  registered.push_back(
+      benchmark::RegisterBenchmark("BM_VersionedKeyQuery/full_stack_as_of", versioned(true)));
+  registered.push_back(benchmark::RegisterBenchmark("BM_VersionedKeyQuery/raw_rocksdb_two_gets",
+                                                    versioned_raw(true)));
+  if (iterations > 0) {
+    for (benchmark::internal::Benchmark* b : registered) b->Iterations(iterations);
+  }
 }
 
 }  // namespace

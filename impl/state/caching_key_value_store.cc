@@ -46,21 +46,19 @@ Position CachingKeyValueStore::position() const {
 
 QueryOutcome CachingKeyValueStore::query(const Query& q, const PositionBound& bound,
                                          const QueryConfig& config) {
-  QueryOutcome result = QueryResult::for_failure(FailureReason::STORE_EXCEPTION, "unset");
-  if (q.kind() != QueryKind::KeyQuery) {
-    result = wrapped().query(q, bound, config);
-  } else {
+  QueryOutcome result = [&]() -> QueryOutcome {  // built in place: no placeholder per query
+    if (q.kind() != QueryKind::KeyQuery) return wrapped().query(q, bound, config);
     if (!is_open()) return base::unexpected(closed_error());  // escapes KafkaStreams#query
     const int32_t partition = context_->task_id().partition;
     Position merged = position();
     if (!store_query_utils::is_permitted(merged, bound, partition)) {
       // Kafka quirk 7: this NOT_UP_TO_BOUND carries no position, unlike the inner one.
-      result = QueryResult::not_up_to_bound(merged, bound, partition);
-    } else {
-      result = run_key_query(q, std::move(merged), config);
+      return QueryResult::not_up_to_bound(merged, bound, partition);
     }
-  }
-  if (result && config.is_collect_execution_info()) {
+    return run_key_query(q, std::move(merged), config);
+  }();
+  if (!result) return result;  // the closed store's error: no execution info, as before
+  if (config.is_collect_execution_info()) {
     result->add_execution_info(store_query_utils::execution_info(java_class()));
   }
   return result;

@@ -199,13 +199,20 @@ class MeteredKeyValueStore final : public MeteredKeyValueStoreBase<K, V, PlainCo
   std::optional<QueryOutcome> run_typed_query(const Query& q, const PositionBound& bound,
                                               const QueryConfig& config) override {
     auto plain = [](const Bytes& b) { return Serde<V>::deserialize(b); };
-    if (const auto* kq = dynamic_cast<const KeyQuery<K, V>*>(&q)) {
-      return this->run_key(kq->key(), bound, config, [&](const ValueBytes& b) {
-        return b ? std::optional<V>(plain(*b)) : std::nullopt;
-      });
+    // kind() first: a failed dynamic_cast walks the type hierarchy, and each cast below can only
+    // succeed for its own kind (the query classes are final).
+    const QueryKind kind = q.kind();
+    if (kind == QueryKind::KeyQuery) {
+      if (const auto* kq = dynamic_cast<const KeyQuery<K, V>*>(&q)) {
+        return this->run_key(kq->key(), bound, config, [&](const ValueBytes& b) {
+          return b ? std::optional<V>(plain(*b)) : std::nullopt;
+        });
+      }
     }
-    if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q))
-      return this->run_range(*rq, bound, config, plain);
+    if (kind == QueryKind::RangeQuery) {
+      if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q))
+        return this->run_range(*rq, bound, config, plain);
+    }
     return std::nullopt;
   }
 };
@@ -228,20 +235,33 @@ class MeteredTimestampedKeyValueStore final
                                               const QueryConfig& config) override {
     auto vat = [](const Bytes& b) { return deserialize_value_and_timestamp<V>(b); };
     auto value_only = [&](const Bytes& b) { return vat(b).value; };
-    if (const auto* kq = dynamic_cast<const KeyQuery<K, V>*>(&q)) {
-      return this->run_key(kq->key(), bound, config, [&](const ValueBytes& b) {
-        return b ? std::optional<V>(value_only(*b)) : std::nullopt;
-      });
+    // kind() first, as in MeteredKeyValueStore: only the cast of the query's own kind can succeed.
+    switch (q.kind()) {
+      case QueryKind::KeyQuery:
+        if (const auto* kq = dynamic_cast<const KeyQuery<K, V>*>(&q)) {
+          return this->run_key(kq->key(), bound, config, [&](const ValueBytes& b) {
+            return b ? std::optional<V>(value_only(*b)) : std::nullopt;
+          });
+        }
+        break;
+      case QueryKind::TimestampedKeyQuery:
+        if (const auto* tq = dynamic_cast<const TimestampedKeyQuery<K, V>*>(&q)) {
+          return this->run_key(tq->key(), bound, config, [&](const ValueBytes& b) {
+            return b ? std::optional<ValueAndTimestamp<V>>(vat(*b)) : std::nullopt;
+          });
+        }
+        break;
+      case QueryKind::RangeQuery:
+        if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q))
+          return this->run_range(*rq, bound, config, value_only);
+        break;
+      case QueryKind::TimestampedRangeQuery:
+        if (const auto* tr = dynamic_cast<const TimestampedRangeQuery<K, V>*>(&q))
+          return this->run_range(*tr, bound, config, vat);
+        break;
+      default:
+        break;
     }
-    if (const auto* tq = dynamic_cast<const TimestampedKeyQuery<K, V>*>(&q)) {
-      return this->run_key(tq->key(), bound, config, [&](const ValueBytes& b) {
-        return b ? std::optional<ValueAndTimestamp<V>>(vat(*b)) : std::nullopt;
-      });
-    }
-    if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q))
-      return this->run_range(*rq, bound, config, value_only);
-    if (const auto* tr = dynamic_cast<const TimestampedRangeQuery<K, V>*>(&q))
-      return this->run_range(*tr, bound, config, vat);
     return std::nullopt;
   }
 };

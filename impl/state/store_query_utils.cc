@@ -203,27 +203,28 @@ QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
                      kind == QueryKind::WindowKeyQuery || kind == QueryKind::WindowRangeQuery ||
                      kind == QueryKind::VersionedKeyQuery ||
                      kind == QueryKind::MultiVersionedKeyQuery;
-  QueryResult result = QueryResult::for_failure(FailureReason::STORE_EXCEPTION, "unset");
-  if (!known) {
-    result = QueryResult::for_unknown_query_type(query, store.java_class());
-  } else if (context == nullptr) {
-    result = QueryResult::not_up_to_bound(position, bound, std::nullopt);
-  } else if (!is_permitted(position, bound, context->task_id().partition)) {
-    result = QueryResult::not_up_to_bound(position, bound, context->task_id().partition);
-  } else if (kind == QueryKind::KeyQuery) {
-    result = run_key_query(query, store);
-  } else if (kind == QueryKind::RangeQuery) {
-    result = run_range_query(query, store);
-  } else if (kind == QueryKind::WindowKeyQuery) {
-    result = run_window_key_query(query, store);
-  } else if (kind == QueryKind::WindowRangeQuery) {
-    result = run_window_range_query(query, store);
-  } else if (kind == QueryKind::VersionedKeyQuery) {
-    result = run_versioned_key_query(query, store);
-  } else {
-    IQ_ASSERT(kind == QueryKind::MultiVersionedKeyQuery);
-    result = run_multi_versioned_key_query(query, store);
-  }
+  // Built in place (no placeholder result constructed, then overwritten): this runs per query.
+  QueryResult result = [&] {
+    if (!known) return QueryResult::for_unknown_query_type(query, store.java_class());
+    if (context == nullptr) return QueryResult::not_up_to_bound(position, bound, std::nullopt);
+    if (!is_permitted(position, bound, context->task_id().partition))
+      return QueryResult::not_up_to_bound(position, bound, context->task_id().partition);
+    switch (kind) {
+      case QueryKind::KeyQuery:
+        return run_key_query(query, store);
+      case QueryKind::RangeQuery:
+        return run_range_query(query, store);
+      case QueryKind::WindowKeyQuery:
+        return run_window_key_query(query, store);
+      case QueryKind::WindowRangeQuery:
+        return run_window_range_query(query, store);
+      case QueryKind::VersionedKeyQuery:
+        return run_versioned_key_query(query, store);
+      default:
+        IQ_ASSERT(kind == QueryKind::MultiVersionedKeyQuery);
+        return run_multi_versioned_key_query(query, store);
+    }
+  }();
   if (config.is_collect_execution_info())
     result.add_execution_info(execution_info(store.java_class()));
   result.set_position(position.copy());

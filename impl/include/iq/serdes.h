@@ -40,8 +40,9 @@ struct Serde<int32_t> {  // IntegerSerde
   static Bytes serialize(int32_t v) {
     return Bytes(serde_detail::to_big_endian(static_cast<uint32_t>(v)));
   }
-  static int32_t deserialize(const Bytes& b) {
-    return static_cast<int32_t>(serde_detail::from_big_endian<uint32_t>(b.view()));
+  static int32_t deserialize(const Bytes& b) { return deserialize(b.view()); }
+  static int32_t deserialize(std::string_view b) {
+    return static_cast<int32_t>(serde_detail::from_big_endian<uint32_t>(b));
   }
   // IntegerDeserializer's SerializationException message for bytes of another size.
   static std::optional<std::string> size_error(const Bytes& b) { return size_error(b.view()); }
@@ -57,8 +58,9 @@ struct Serde<int64_t> {  // LongSerde
   static Bytes serialize(int64_t v) {
     return Bytes(serde_detail::to_big_endian(static_cast<uint64_t>(v)));
   }
-  static int64_t deserialize(const Bytes& b) {
-    return static_cast<int64_t>(serde_detail::from_big_endian<uint64_t>(b.view()));
+  static int64_t deserialize(const Bytes& b) { return deserialize(b.view()); }
+  static int64_t deserialize(std::string_view b) {
+    return static_cast<int64_t>(serde_detail::from_big_endian<uint64_t>(b));
   }
   // LongDeserializer's SerializationException message for bytes of another size.
   static std::optional<std::string> size_error(const Bytes& b) { return size_error(b.view()); }
@@ -73,6 +75,7 @@ template <>
 struct Serde<std::string> {  // StringSerde (UTF-8)
   static Bytes serialize(const std::string& v) { return Bytes(v); }
   static std::string deserialize(const Bytes& b) { return b.get(); }
+  static std::string deserialize(std::string_view b) { return std::string(b); }
   static std::optional<std::string> size_error(const Bytes&) { return std::nullopt; }  // any size
   static std::optional<std::string> size_error(std::string_view) { return std::nullopt; }
   static constexpr const char* kName = "StringSerde";
@@ -113,9 +116,12 @@ inline ValueBytes convert_to_timestamped_format(const ValueBytes& plain) {
 
 }  // namespace timestamped_bytes
 
+// The value is read through a view of the bytes after the timestamp: no copy per entry of a
+// range (the Serdes above deserialize from a view too).
 template <typename V>
 ValueAndTimestamp<V> deserialize_value_and_timestamp(const Bytes& b) {
-  return {Serde<V>::deserialize(timestamped_bytes::raw_value(b)), timestamped_bytes::timestamp(b)};
+  const int64_t timestamp = timestamped_bytes::timestamp(b);
+  return {Serde<V>::deserialize(b.view().substr(8)), timestamp};
 }
 
 }  // namespace iq
