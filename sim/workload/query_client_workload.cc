@@ -540,6 +540,9 @@ void QueryClientWorkload::serve(uint64_t id, const std::string& target, const st
   auto result = streams.query(*p.request);
   p.placement_at_answer = take_placement(cluster_, p.record.request.store, p.placement_partitions);
   QueryRecord answer;
+  // A WindowKeyQuery's entries carry no key (Kafka gives (window start, value) pairs): the
+  // conversion takes it from the request.
+  answer.request.key = p.record.request.key;
   record_outcome(answer, result);
   p.outcome = answer.outcome;
   p.error = std::move(answer.error);
