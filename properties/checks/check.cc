@@ -165,6 +165,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kVersionedGraceDroppedTail:
       return "known Kafka behaviour: a versioned store's position never reaches records dropped "
              "beyond the grace period";
+    case ViolationClass::kWindowGraceDroppedTail:
+      return "known Kafka behaviour: a window or session store's position never reaches records "
+             "dropped beyond the grace period";
   }
   return "?";
 }
@@ -195,6 +198,8 @@ const char* class_key(ViolationClass c) {
       return "cleaner_cut_by_crash";
     case ViolationClass::kVersionedGraceDroppedTail:
       return "versioned_grace_dropped_tail";
+    case ViolationClass::kWindowGraceDroppedTail:
+      return "window_grace_dropped_tail";
   }
   return "?";
 }

@@ -134,16 +134,25 @@ enum class ViolationClass {
   // late, none of the dropped puts processed live by that store object
   // (checks/versioned_grace_tail.cc).
   kVersionedGraceDroppedTail,
+  // Quirk 25 of docs/iqv2-semantics.md: the windowed and session aggregations drop a record late
+  // beyond the grace period without writing the store (KStreamWindowAggregate and
+  // KStreamSessionWindowAggregate log "Skipping record for expired window" and return), so no
+  // store's position ever covers its offset. An EventuallyAvailable "never answered" violation
+  // whose last probe was refused NOT_UP_TO_BOUND at a position P below the bound B, where every
+  // source offset in (P, B] is a record the model's window or session history dropped beyond
+  // grace, the model's store position at B is P, and no changelog record's header passes P
+  // (checks/window_judge.cc, prove_window_grace_dropped_tail).
+  kWindowGraceDroppedTail,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
 // "failure", "alos_reprocessing", "restart_without_checkpoint", "cache_flush_partly_applied",
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
-// "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail": the
-// key in JSON summaries.
+// "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
+// "window_grace_dropped_tail": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 12> kViolationClasses{
+inline constexpr std::array<ViolationClass, 13> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -155,7 +164,8 @@ inline constexpr std::array<ViolationClass, 12> kViolationClasses{
     ViolationClass::kReplicaInsideCompactedChangelog,
     ViolationClass::kReplicaInsideOneRecordsWrites,
     ViolationClass::kCleanerCutByCrash,
-    ViolationClass::kVersionedGraceDroppedTail};
+    ViolationClass::kVersionedGraceDroppedTail,
+    ViolationClass::kWindowGraceDroppedTail};
 
 struct Violation {
   std::string property;  // the check's name

@@ -292,6 +292,13 @@ ClassProof prove_versioned_store_reopened(const JudgeContext& context,
 // violation of `partition` (versioned_grace_tail.cc states the proof).
 ClassProof prove_versioned_grace_dropped_tail(const JudgeContext& context, int32_t partition);
 
+// The last liveness probe that asked for `partition`, or null.
+const sim::QueryRecord* last_probe_of(const JudgeContext& context, int32_t partition);
+
+// The same for a window or session store, whose aggregation drops a record late beyond grace
+// without a write: ViolationClass::kWindowGraceDroppedTail (window_judge.cc states the proof).
+ClassProof prove_window_grace_dropped_tail(const JudgeContext& context, int32_t partition);
+
 // Whether the replica's store applied changelog record `r`: every record of its prefix [..,
 // applied], except another instance's records inside one of the replica's runs of own writes
 // (ReplicaSnapshot::own_write_runs: a fenced member's late writes appended after the replica's

@@ -40,15 +40,6 @@
 namespace iq::properties::detail {
 namespace {
 
-const sim::QueryRecord* last_probe_of(const JudgeContext& context, int32_t partition) {
-  const auto& records = context.trace().history.records();
-  for (auto it = records.rbegin(); it != records.rend(); ++it) {
-    if (it->source != sim::QueryRecord::Source::kLiveness) continue;
-    if (it->request.partitions && it->request.partitions->count(partition) != 0) return &*it;
-  }
-  return nullptr;
-}
-
 // Whether the replica's store object took changelog record `r` as its own write (it processed the
 // record's input live): `r` is the replica's instance's record inside one of the store's runs of
 // own writes since its state manager was created. Runs dropped for the bound: it may have.
@@ -65,6 +56,15 @@ bool own_write(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& 
 }
 
 }  // namespace
+
+const sim::QueryRecord* last_probe_of(const JudgeContext& context, int32_t partition) {
+  const auto& records = context.trace().history.records();
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    if (it->source != sim::QueryRecord::Source::kLiveness) continue;
+    if (it->request.partitions && it->request.partitions->count(partition) != 0) return &*it;
+  }
+  return nullptr;
+}
 
 ClassProof prove_versioned_grace_dropped_tail(const JudgeContext& context, int32_t partition) {
   ClassProof proof;

@@ -294,8 +294,14 @@ void classify_one(const JudgeContext& context,
   if (v.property == sim::property_names::kEventuallyAvailable && v.partition >= 0) {
     const detail::ClassProof tail =
         detail::prove_versioned_grace_dropped_tail(context, v.partition);
-    if (tail.proven) v.violation_class = ViolationClass::kVersionedGraceDroppedTail;
-    v.class_evidence = tail.text;
+    if (tail.proven) {
+      v.violation_class = ViolationClass::kVersionedGraceDroppedTail;
+      v.class_evidence = tail.text;
+      return;
+    }
+    const detail::ClassProof window = detail::prove_window_grace_dropped_tail(context, v.partition);
+    if (window.proven) v.violation_class = ViolationClass::kWindowGraceDroppedTail;
+    v.class_evidence = tail.text + "; " + window.text;
     return;
   }
   const bool rmm = v.property == sim::property_names::kResultMatchesModel;

@@ -596,4 +596,78 @@ bool window_reopened_difference(const JudgeContext& context, const sim::QueryRec
   return i == want.entries.size();
 }
 
+ClassProof prove_window_grace_dropped_tail(const JudgeContext& context, int32_t partition) {
+  ClassProof proof;
+  const sim::RunTrace& trace = context.trace();
+  const model::WindowHistory* window = context.window_history();
+  const model::SessionHistory* session = context.session_history();
+  if ((window == nullptr && session == nullptr) || !trace.liveness) {
+    proof.text = fmt::format(
+        "partition {} is not a window or session store's under a liveness phase", partition);
+    return proof;
+  }
+  const int64_t bound = reported_offset(context, trace.liveness->bound, partition);
+  const sim::QueryRecord* probe = last_probe_of(context, partition);
+  const sim::PartitionOutcome* outcome = nullptr;
+  if (probe != nullptr) {
+    for (const auto& o : probe->partitions) {
+      if (o.partition == partition) outcome = &o;
+    }
+  }
+  if (outcome == nullptr || outcome->success ||
+      outcome->failure_reason != FailureReason::NOT_UP_TO_BOUND || !outcome->position) {
+    proof.text = fmt::format(
+        "partition {}'s last probe was not refused NOT_UP_TO_BOUND with a position", partition);
+    return proof;
+  }
+  const int64_t position = reported_offset(context, *outcome->position, partition);
+  if (bound < 0 || position >= bound) {
+    proof.text = fmt::format("partition {}'s last probe position {} is not below the bound {}",
+                             partition, position, bound);
+    return proof;
+  }
+  // The model's store took no record after the position, up to the bound.
+  const std::optional<int64_t> moved = window != nullptr
+                                           ? window->position_offset(partition, bound)
+                                           : session->position_offset(partition, bound);
+  if (moved.value_or(-1) != position) {
+    proof.text = fmt::format("the model's store position at the bound {} is {}, not the probe's {}",
+                             bound, moved.value_or(-1), position);
+    return proof;
+  }
+  int64_t dropped = 0;
+  for (const sim::SourceLogRecord& s : trace.source_log) {
+    if (s.partition != partition || s.offset.value() <= position) continue;
+    if (s.offset.value() > bound) break;
+    const bool grace = window != nullptr ? window->grace_dropped_at(partition, s.offset.value())
+                                         : session->grace_dropped_at(partition, s.offset.value());
+    if (!grace) {
+      proof.text = fmt::format(
+          "source offset {} of partition {} lies beyond the position {} but was not dropped "
+          "beyond grace in the model",
+          s.offset.value(), partition, position);
+      return proof;
+    }
+    ++dropped;
+  }
+  // No replica anywhere could have reached past the position: no logged write covers more.
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.partition != partition || !r.position) continue;
+    if (reported_offset(context, *r.position, partition) > position) {
+      proof.text = fmt::format("changelog-{} offset {} carries a header past {}", partition,
+                               r.offset, position);
+      return proof;
+    }
+  }
+  IQ_ASSERT(dropped > 0, "seed {}: partition {} has no source record in ({}, {}]", trace.seed,
+            partition, position, bound);
+  proof.proven = true;
+  proof.text = fmt::format(
+      "partition {}'s offsets ({}, {}] are {} record(s) late beyond the grace period, which the "
+      "window or session aggregation drops without a store write (quirk 25): no position covers "
+      "them and no changelog header passes {}",
+      partition, position, bound, dropped, position);
+  return proof;
+}
+
 }  // namespace iq::properties::detail
