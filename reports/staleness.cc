@@ -8,6 +8,7 @@
 
 #include "base/assert.h"
 #include "base/time.h"
+#include "checks/source_appends.h"
 #include "report_common.h"
 
 namespace iq::reports {
@@ -26,38 +27,6 @@ struct Samples {
   std::vector<int64_t> newest;
   std::vector<int64_t> end_ms;
   std::vector<int64_t> newest_ms;
-};
-
-// When each source record was appended, per partition, by offset.
-class AppendTimes {
- public:
-  explicit AppendTimes(const std::vector<sim::SourceLogRecord>& log) {
-    for (const sim::SourceLogRecord& r : log) {
-      // Keyed by the raw source offset: the positions it is asked about hold longs.
-      auto [it, inserted] = partitions_.try_emplace(r.partition, Log{r.offset.value(), {}});
-      IQ_ASSERT(it->second.first + static_cast<int64_t>(it->second.ms.size()) == r.offset.value(),
-                "source log of partition {} not in offset order at {}", r.partition, r.offset);
-      it->second.ms.push_back(r.appended_ms);
-    }
-  }
-  std::optional<base::Instant> at(int32_t partition, int64_t offset) const {
-    auto it = partitions_.find(partition);
-    if (it == partitions_.end()) return std::nullopt;
-    const int64_t i = offset - it->second.first;
-    if (i < 0 || i >= static_cast<int64_t>(it->second.ms.size())) return std::nullopt;
-    return it->second.ms[static_cast<size_t>(i)];
-  }
-  int64_t first(int32_t partition) const {
-    auto it = partitions_.find(partition);
-    return it == partitions_.end() ? 0 : it->second.first;
-  }
-
- private:
-  struct Log {
-    int64_t first = 0;
-    std::vector<base::Instant> ms;
-  };
-  std::map<int32_t, Log> partitions_;
 };
 
 // The last source offset a position includes for `partition` (first - 1 when it includes none).
@@ -87,7 +56,7 @@ StalenessStats summarize(std::vector<int64_t> values) {
 
 Staleness compute_staleness(const sim::RunTrace& trace) {
   Staleness out;
-  const AppendTimes appended(trace.source_log);
+  const properties::SourceAppends appended(trace.source_log);
   const std::string& topic = trace.topology.source_topic;
   std::map<std::string, Samples> by_role;
   std::map<std::string, Samples> by_kind;

@@ -292,8 +292,16 @@ ClassProof prove_versioned_store_reopened(const JudgeContext& context,
 // violation of `partition` (versioned_grace_tail.cc states the proof).
 ClassProof prove_versioned_grace_dropped_tail(const JudgeContext& context, int32_t partition);
 
-// The last liveness probe that asked for `partition`, or null.
-const sim::QueryRecord* last_probe_of(const JudgeContext& context, int32_t partition);
+// The last liveness probe of `partition` when it was refused NOT_UP_TO_BOUND at a position below
+// the phase's bound (what both grace-dropped-tail proofs start from); else nullopt, with
+// proof.text saying which condition failed. Needs a liveness phase.
+struct StuckProbe {
+  const sim::QueryRecord* probe = nullptr;
+  int64_t position = -1;  // the refused answer's offset for the partition
+  int64_t bound = -1;     // the phase's bound for the partition
+};
+std::optional<StuckProbe> stuck_probe_of(const JudgeContext& context, int32_t partition,
+                                         ClassProof& proof);
 
 // The same for a window or session store, whose aggregation drops a record late beyond grace
 // without a write: ViolationClass::kWindowGraceDroppedTail (window_judge.cc states the proof).

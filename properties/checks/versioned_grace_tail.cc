@@ -55,8 +55,6 @@ bool own_write(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& 
                      });
 }
 
-}  // namespace
-
 const sim::QueryRecord* last_probe_of(const JudgeContext& context, int32_t partition) {
   const auto& records = context.trace().history.records();
   for (auto it = records.rbegin(); it != records.rend(); ++it) {
@@ -64,6 +62,34 @@ const sim::QueryRecord* last_probe_of(const JudgeContext& context, int32_t parti
     if (it->request.partitions && it->request.partitions->count(partition) != 0) return &*it;
   }
   return nullptr;
+}
+
+}  // namespace
+
+std::optional<StuckProbe> stuck_probe_of(const JudgeContext& context, int32_t partition,
+                                         ClassProof& proof) {
+  IQ_ASSERT(context.trace().liveness, "seed {}: no liveness phase", context.trace().seed);
+  const int64_t bound = reported_offset(context, context.trace().liveness->bound, partition);
+  const sim::QueryRecord* probe = last_probe_of(context, partition);
+  const sim::PartitionOutcome* outcome = nullptr;
+  if (probe != nullptr) {
+    for (const auto& o : probe->partitions) {
+      if (o.partition == partition) outcome = &o;
+    }
+  }
+  if (outcome == nullptr || outcome->success ||
+      outcome->failure_reason != FailureReason::NOT_UP_TO_BOUND || !outcome->position) {
+    proof.text = fmt::format(
+        "partition {}'s last probe was not refused NOT_UP_TO_BOUND with a position", partition);
+    return std::nullopt;
+  }
+  const int64_t position = reported_offset(context, *outcome->position, partition);
+  if (bound < 0 || position >= bound) {
+    proof.text = fmt::format("partition {}'s last probe position {} is not below the bound {}",
+                             partition, position, bound);
+    return std::nullopt;
+  }
+  return StuckProbe{probe, position, bound};
 }
 
 ClassProof prove_versioned_grace_dropped_tail(const JudgeContext& context, int32_t partition) {
@@ -80,28 +106,11 @@ ClassProof prove_versioned_grace_dropped_tail(const JudgeContext& context, int32
     return proof;
   }
   const int64_t retention_ms = model->history_retention_ms();
-  const int64_t bound = reported_offset(context, trace.liveness->bound, partition);
-  const sim::QueryRecord* probe = last_probe_of(context, partition);
-  const sim::PartitionOutcome* outcome = nullptr;
-  if (probe != nullptr) {
-    for (const auto& o : probe->partitions) {
-      if (o.partition == partition) outcome = &o;
-    }
-  }
-  if (outcome == nullptr || outcome->success ||
-      outcome->failure_reason != FailureReason::NOT_UP_TO_BOUND || !outcome->position) {
-    proof.text = fmt::format(
-        "partition {}'s last probe was not refused NOT_UP_TO_BOUND with a "
-        "position",
-        partition);
-    return proof;
-  }
-  const int64_t position = reported_offset(context, *outcome->position, partition);
-  if (bound < 0 || position >= bound) {
-    proof.text = fmt::format("partition {}'s last probe position {} is not below the bound {}",
-                             partition, position, bound);
-    return proof;
-  }
+  const std::optional<StuckProbe> stuck = stuck_probe_of(context, partition, proof);
+  if (!stuck) return proof;
+  const sim::QueryRecord* probe = stuck->probe;
+  const int64_t position = stuck->position;
+  const int64_t bound = stuck->bound;
   const sim::ReplicaSnapshot* replica =
       find_replica(explaining_placement(*probe), probe->target_instance, partition);
   if (replica == nullptr || !replica->lag || *replica->lag != 0 || !replica->changelog_offset) {

@@ -606,26 +606,10 @@ ClassProof prove_window_grace_dropped_tail(const JudgeContext& context, int32_t 
         "partition {} is not a window or session store's under a liveness phase", partition);
     return proof;
   }
-  const int64_t bound = reported_offset(context, trace.liveness->bound, partition);
-  const sim::QueryRecord* probe = last_probe_of(context, partition);
-  const sim::PartitionOutcome* outcome = nullptr;
-  if (probe != nullptr) {
-    for (const auto& o : probe->partitions) {
-      if (o.partition == partition) outcome = &o;
-    }
-  }
-  if (outcome == nullptr || outcome->success ||
-      outcome->failure_reason != FailureReason::NOT_UP_TO_BOUND || !outcome->position) {
-    proof.text = fmt::format(
-        "partition {}'s last probe was not refused NOT_UP_TO_BOUND with a position", partition);
-    return proof;
-  }
-  const int64_t position = reported_offset(context, *outcome->position, partition);
-  if (bound < 0 || position >= bound) {
-    proof.text = fmt::format("partition {}'s last probe position {} is not below the bound {}",
-                             partition, position, bound);
-    return proof;
-  }
+  const std::optional<StuckProbe> stuck = stuck_probe_of(context, partition, proof);
+  if (!stuck) return proof;
+  const int64_t position = stuck->position;
+  const int64_t bound = stuck->bound;
   // The model's store took no record after the position, up to the bound.
   const std::optional<int64_t> moved = window != nullptr
                                            ? window->position_offset(partition, bound)
