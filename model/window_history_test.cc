@@ -227,6 +227,29 @@ TEST(ModelWindowHistoryTest, ReopenedRocksDbDuplicatesOverwriteBySequenceNumber)
   EXPECT_EQ(a.entries[1].value, 2);
 }
 
+// A RocksDB store's restore writes each changelog record under the sequence number its key
+// holds and leaves the store's own counter alone: a restored window's duplicates keep the
+// writer's numbers, the store's first own put takes 1 (sorting before them, or replacing the one
+// numbered 1), and a restored null deletes exactly its own key, duplicates or not.
+TEST(ModelWindowHistoryTest, RestoredRocksDbDuplicatesKeepTheirLoggedSequenceNumbers) {
+  WindowHistory h(
+      WindowSpec{WindowAggregation::kLatest, 10, 10, 0, 30, StoreBacking::kSegmented, 20, true});
+  h.restore_put(0, 0, kA, 1, 5, 0, 4);
+  h.restore_put(0, 1, kA, 2, 6, 0, 5);
+  h.restore_put(0, 2, kA, 3, 7, 0, 6);
+  h.restore_put(0, 3, kA, std::nullopt, 7, 0, 5);  // deletes seqnum 5 only
+  h.put(0, 4, kA, 9, 8, 0);                        // the store's own seqnum 1
+  const WindowAnswer a = h.fetch(0, kA, 0, 0, 4);
+  std::vector<int64_t> values;
+  for (const WindowEntry& e : a.entries) values.push_back(e.value);
+  EXPECT_EQ(values, (std::vector<int64_t>{9, 1, 3}));
+  EXPECT_EQ(h.position_offset(0, 4), 4);
+  h.restore_put(0, 5, kA, 7, 9, 0, 1);  // a restored seqnum 1 replaces the own put's entry
+  values.clear();
+  for (const WindowEntry& e : h.fetch(0, kA, 0, 0, 5).entries) values.push_back(e.value);
+  EXPECT_EQ(values, (std::vector<int64_t>{7, 1, 3}));
+}
+
 // Misuse trips an assertion: negative timestamps, a retention below
 // size + grace for the DSL, offsets going backwards.
 TEST(ModelWindowHistoryDeathTest, MisuseAsserts) {

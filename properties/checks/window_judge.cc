@@ -245,15 +245,21 @@ std::optional<std::string> window_position_not_judged(const JudgeContext& contex
 // dropped or not (ChangeLoggingWindowBytesStore.put, ChangeLoggingSessionBytesStore.put), and a
 // restore replays the records through the same put, so folding the records the replica applied
 // through a fresh store model (the model's store-level put, not the processor) gives what it
-// holds. A segmented store reopened from a .checkpoint (ReplicaSnapshot::restored_from) kept the
-// records up to it on disk and restarted its stream time from -1 (not persisted): the fold
-// reopens there. The caching window and session layers answer IQv2 from the store below
-// (CachingWindowStore.query and CachingSessionStore.query pass the query down), so the record
-// cache's unlogged writes do not count. The position, with the switch on, is the highest header
-// component of the applied records (the inner store's position after each logged put).
+// holds. With duplicates a RocksDB store's restore is not that put: it writes each record's key
+// as the log holds it ([key][start][seqnum], the writer's change-logging counter, a null deleting
+// exactly that key), while the store's own puts number duplicates with its RocksDBWindowStore's
+// counter from 0, so the fold restores the records the replica did not write itself
+// (`written_by_store`) under their logged sequence numbers (ChangelogRecord::window_seqnum). A
+// segmented store reopened from a .checkpoint (ReplicaSnapshot::restored_from) kept the records up
+// to it on disk and restarted its stream time from -1 (not persisted): the fold reopens there. The
+// caching window and session layers answer IQv2 from the store below (CachingWindowStore.query and
+// CachingSessionStore.query pass the query down), so the record cache's unlogged writes do not
+// count. The position, with the switch on, is the highest header component of the applied records
+// (the inner store's position after each logged put).
 //
 // Not judged (counted): a difference where the fold hides a window in a live segment (a
-// segmented store's stream time depends on where its store object was opened), and one on a
+// segmented store's stream time depends on where its store object was opened), one with
+// duplicates on a RocksDB store whose older runs of own writes were not kept, and one on a
 // persistent store whose instance crashed, restarted or closed before (the store may hold an
 // earlier life's records beneath its restore, as the key-value witness's older_life says).
 namespace {
@@ -265,6 +271,9 @@ struct WindowFold {
   WindowWant answer;
   SourceOffset header{-1};
   bool foreign_header = false;
+  // Duplicates on a RocksDB store whose older runs of own writes were not kept: the sequence
+  // numbers its own puts took are not known.
+  bool own_seqnums_unknown = false;
 };
 
 WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecord& request,
@@ -287,6 +296,12 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
     session.emplace(spec, records_max);
   }
   WindowFold out;
+  // With duplicates the sequence number orders a window's entries. A RocksDB store restores
+  // (and a standby applies) each record under the one its key holds, the writer's change-logging
+  // counter; its own puts take its RocksDBWindowStore's counter (from 0 with the store object,
+  // one more per non-null put), which the fold's put counts over the store's own writes.
+  const bool raw_keys = window && segmented && topology.retain_duplicates;
+  out.own_seqnums_unknown = raw_keys && replica.own_write_runs_dropped > 0;
   bool reopened = false;
   int64_t last = -1;
   const std::string& topic = topology.source_topic;
@@ -306,7 +321,12 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
       reopened = true;
     }
     const model::KeyBytes key = model::serialize_int32_key(r.key);
-    if (window) {
+    if (window && raw_keys && !written_by_store(replica, r)) {
+      IQ_ASSERT(r.window_seqnum.has_value(), "seed {}: changelog-{} offset {} has no seqnum",
+                trace.seed, partition, o);
+      window->restore_put(partition, o, key, r.value, r.timestamp_ms, *r.window_start_ms,
+                          *r.window_seqnum);
+    } else if (window) {
       window->put(partition, o, key, r.value, r.timestamp_ms, *r.window_start_ms);
     } else {
       IQ_ASSERT(r.window_end_ms.has_value(), "seed {}: session changelog-{} offset {} has no end",
@@ -363,6 +383,13 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
       result.why =
           "window: the fold hides a window in a live segment (a segmented store's observed "
           "stream time depends on where its store object was opened)";
+      return result;
+    }
+    if (fold.own_seqnums_unknown) {
+      result.verdict = Witness::kNotJudged;
+      result.why =
+          "window: duplicates on a RocksDB store whose older runs of own writes were not kept "
+          "(the sequence numbers of its own puts are not known)";
       return result;
     }
     if (segmented && restarted_before(context, replica.instance, record.complete_ms)) {
@@ -491,32 +518,12 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
   return proof;
 }
 
-// ---- Every windowed changelog record explained by a source record ----
-//
-// A window store's record [key][start] is the aggregate of the window [start, start + size)
-// written while processing a record of the key in that window, whose timestamp the record
-// carries (the timestamped store's ValueAndTimestamp carries the aggregate's, the largest of the
-// window's records; the plain store's log takes the processed record's: either way a record of
-// the key in the window with that timestamp). A PAPI window writer's record is a record of the
-// key with that value and timestamp, in the window floor(ts / size) * size. A session store's
-// record [key][start, end] with a value is a merged session written while processing a record
-// of the key inside it (the log carries the processed record's timestamp), whose bounds are
-// timestamps of the key's records; its tombstone removes a session a record of the key within
-// the gap merged (the log carries that record's timestamp). The PAPI session writer puts each
-// record as [ts, ts] (a null value logs a tombstone). All at or below the record's header offset.
-std::optional<std::string> window_record_unexplained(const JudgeContext& context,
-                                                     const sim::ChangelogRecord& r) {
+namespace {
+
+// Whether a record of the key at or below source offset `bound` explains `r` (see
+// window_record_unexplained).
+bool explained_below(const JudgeContext& context, const sim::ChangelogRecord& r, int64_t bound) {
   const TopologyConfig& t = context.trace().topology;
-  IQ_ASSERT(t.windowed() || t.session(), "seed {}", context.trace().seed);
-  if (!r.window_start_ms || (t.session() && !r.window_end_ms)) {
-    return std::string("a windowed changelog record without its window");
-  }
-  // A session removal does not move the store's position (InMemorySessionStore.remove and
-  // AbstractRocksDBSegmentedBytesStore.remove leave it), so its header is the position before the
-  // merging record's put: that record lies above it, anywhere in the input.
-  const bool removal = t.session() && !r.value;
-  const int64_t bound = r.position && !removal ? reported_offset(context, *r.position, r.partition)
-                                               : std::numeric_limits<int64_t>::max();
   const int64_t start = *r.window_start_ms;
   const bool papi =
       t.kind == TopologyKind::WindowPapiWriter || t.kind == TopologyKind::SessionPapiWriter;
@@ -550,14 +557,105 @@ std::optional<std::string> window_record_unexplained(const JudgeContext& context
     }
   }
   if (t.session() && !papi && r.value) explained = explained && found_start && found_end;
-  if (explained) return std::nullopt;
-  const std::string below = bound == std::numeric_limits<int64_t>::max()
+  return explained;
+}
+
+// Why the put that logged `r` may have left the store's position where it was, so that `r`'s
+// header (offset `header` of its partition) is the position before the record that wrote it; ""
+// when it cannot have. Both happen on a RocksDB (segmented) store only, whose change-logging layer
+// logs every put with the inner store's position after it (ChangeLoggingWindowBytesStore.log,
+// ChangeLoggingSessionBytesStore.put), while the in-memory stores update theirs on every put:
+// - RocksDBWindowStore.put skips a null put under retainDuplicates before the bytes store;
+// - AbstractRocksDBSegmentedBytesStore.put skips a put into a segment that is not live at the
+//   store's observed stream time (getOrCreateSegmentIfLive), updating no position. The segment
+//   is the window start's or the session end's. That stream time is at most the largest
+//   timestamp of the partition's records at or below the header: a put that raises it is live and
+//   moves the position to its record's offset, and a put a restore replays carries a header at
+//   or above the records it aggregates (or is itself older than its writer's stream time). So the
+//   segment must be dead at that largest timestamp: at any lower one it may be too.
+std::string put_may_keep_position(const JudgeContext& context, const sim::ChangelogRecord& r,
+                                  int64_t header) {
+  const TopologyConfig& t = context.trace().topology;
+  if (t.supplier == KeyValueSupplier::kInMemory) return {};
+  if (t.windowed() && t.kind == TopologyKind::WindowPapiWriter && t.retain_duplicates && !r.value) {
+    return "RocksDBWindowStore skips a null put under retainDuplicates and logs it under the "
+           "position before it";
+  }
+  int64_t retention_ms = 0;
+  int64_t interval_ms = 1;
+  if (t.windowed()) {
+    const model::WindowSpec spec = window_spec_of(t);
+    retention_ms = spec.retention_ms;
+    interval_ms = spec.segment_interval_ms;
+  } else {
+    const model::SessionSpec spec = session_spec_of(t);
+    retention_ms = spec.retention_ms;
+    interval_ms = spec.segment_interval_ms;
+  }
+  IQ_ASSERT(interval_ms > 0, "seed {}: segment interval {}", context.trace().seed, interval_ms);
+  std::optional<int64_t> stream_time_max_ms;
+  for (const sim::SourceLogRecord& s : context.trace().source_log) {
+    if (s.partition != r.partition || s.offset.value() > header) continue;
+    stream_time_max_ms = std::max(stream_time_max_ms.value_or(s.timestamp_ms), s.timestamp_ms);
+  }
+  if (!stream_time_max_ms) return {};
+  const int64_t segment_ms = t.windowed() ? *r.window_start_ms : *r.window_end_ms;
+  // Java's long division, towards zero, as C++'s: AbstractSegments.segmentId.
+  const int64_t min_live_segment = (*stream_time_max_ms - retention_ms) / interval_ms;
+  if (segment_ms / interval_ms >= min_live_segment) return {};
+  return fmt::format(
+      "its segment {} was not live at stream time {} (the largest timestamp at or below the "
+      "header), where AbstractRocksDBSegmentedBytesStore skips the put and the log keeps the "
+      "position before it",
+      segment_ms / interval_ms, *stream_time_max_ms);
+}
+
+}  // namespace
+
+// ---- Every windowed changelog record explained by a source record ----
+//
+// A window store's record [key][start] is the aggregate of the window [start, start + size)
+// written while processing a record of the key in that window, whose timestamp the record
+// carries (the timestamped store's ValueAndTimestamp carries the aggregate's, the largest of the
+// window's records; the plain store's log takes the processed record's: either way a record of
+// the key in the window with that timestamp). A PAPI window writer's record is a record of the
+// key with that value and timestamp, in the window floor(ts / size) * size. A session store's
+// record [key][start, end] with a value is a merged session written while processing a record
+// of the key inside it (the log carries the processed record's timestamp), whose bounds are
+// timestamps of the key's records; its tombstone removes a session a record of the key within
+// the gap merged (the log carries that record's timestamp). The PAPI session writer puts each
+// record as [ts, ts] (a null value logs a tombstone). All at or below the record's header offset,
+// except where the store's put left its position where it was (`put_may_keep_position`): then
+// the header is the position before the record, which lies above it, anywhere in the input.
+std::optional<std::string> window_record_unexplained(const JudgeContext& context,
+                                                     const sim::ChangelogRecord& r) {
+  const TopologyConfig& t = context.trace().topology;
+  IQ_ASSERT(t.windowed() || t.session(), "seed {}", context.trace().seed);
+  if (!r.window_start_ms || (t.session() && !r.window_end_ms)) {
+    return std::string("a windowed changelog record without its window");
+  }
+  // A session removal does not move the store's position (InMemorySessionStore.remove and
+  // AbstractRocksDBSegmentedBytesStore.remove leave it), so its header is the position before the
+  // merging record's put: that record lies above it, anywhere in the input.
+  const bool removal = t.session() && !r.value;
+  const int64_t header = r.position && !removal ? reported_offset(context, *r.position, r.partition)
+                                                : std::numeric_limits<int64_t>::max();
+  if (explained_below(context, r, header)) return std::nullopt;
+  std::string kept;
+  if (header != std::numeric_limits<int64_t>::max()) {
+    kept = put_may_keep_position(context, r, header);
+    if (!kept.empty() && explained_below(context, r, std::numeric_limits<int64_t>::max())) {
+      return std::nullopt;
+    }
+  }
+  const std::string below = header == std::numeric_limits<int64_t>::max()
                                 ? std::string("in the input")
-                                : fmt::format("at or below source offset {}", bound);
-  return fmt::format("{} of key {} [{}, {}] at timestamp {}: no record of the key {} explains it",
-                     r.value ? "a write" : "a tombstone", r.key, start,
+                                : fmt::format("at or below source offset {}", header);
+  return fmt::format("{} of key {} [{}, {}] at timestamp {}: no record of the key {} explains it{}",
+                     r.value ? "a write" : "a tombstone", r.key, *r.window_start_ms,
                      r.window_end_ms ? std::to_string(*r.window_end_ms) : std::string("+size"),
-                     r.timestamp_ms, below);
+                     r.timestamp_ms, below,
+                     kept.empty() ? std::string() : fmt::format(" ({}, nor any above it)", kept));
 }
 
 // Two window or session answers at one position of a segmented store that differ only in entries

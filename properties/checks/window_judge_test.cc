@@ -172,6 +172,155 @@ TEST(WindowJudgeTest, EveryWindowedChangelogRecordIsExplained) {
   EXPECT_NE(vs[1].summary.find("offset 4"), std::string::npos) << "seed " << kSeed << vs[1].summary;
 }
 
+// The offsets of the changelog records ChangelogWitness finds explained by no source record.
+std::vector<int64_t> unexplained_offsets(const sim::RunTrace& trace) {
+  JudgeContext context(trace);
+  std::vector<int64_t> out;
+  for (const Violation& v : check_changelog_witness(context)) {
+    EXPECT_NE(v.summary.find("explained by no source record"), std::string::npos)
+        << "seed " << kSeed << ": " << v.summary;
+    const size_t at = v.summary.find("offset ");
+    if (at != std::string::npos) out.push_back(std::stoll(v.summary.substr(at + 7)));
+  }
+  return out;
+}
+
+// Proves that a RocksDB window store's null put under retainDuplicates, skipped before the bytes
+// store and so logged under the position before it (RocksDBWindowStore.put,
+// ChangeLoggingWindowBytesStore.log), is explained by the delete above its header, while the same
+// header on an in-memory store (which advances on every put), without duplicates, or with no
+// delete of the key in the input stays unexplained.
+TEST(WindowJudgeTest, ARetainedDuplicatesTombstoneUnderThePositionBeforeItIsExplained) {
+  const auto trace = [](KeyValueSupplier supplier, bool retain_duplicates, int32_t deleted_key) {
+    TraceBuilder b(TopologyKind::WindowPapiWriter, supplier);
+    b.trace().topology.window_size_ms = 1'000;
+    b.trace().topology.window_retention_ms = 20'000;
+    b.trace().topology.retain_duplicates = retain_duplicates;
+    b.produce(0, 1, 5, 100);
+    b.produce(0, deleted_key, std::nullopt, 150);
+    b.produce(0, 1, 7, 200);
+    b.log(0, 1, 5, 100, pos(0, 0));
+    b.trace().changelog.back().window_start_ms = 0;
+    b.log(0, 1, std::nullopt, 150, pos(0, 0));  // the header of offset 0, not 1
+    b.trace().changelog.back().window_start_ms = 0;
+    b.log(0, 1, 7, 200, pos(0, 2));
+    b.trace().changelog.back().window_start_ms = 0;
+    return b.trace();
+  };
+  EXPECT_EQ(unexplained_offsets(trace(KeyValueSupplier::kRocksDb, true, 1)), std::vector<int64_t>{})
+      << "seed " << kSeed;
+  EXPECT_EQ(unexplained_offsets(trace(KeyValueSupplier::kRocksDbTimestamped, true, 1)),
+            std::vector<int64_t>{})
+      << "seed " << kSeed;
+  EXPECT_EQ(unexplained_offsets(trace(KeyValueSupplier::kInMemory, true, 1)),
+            std::vector<int64_t>{1})
+      << "seed " << kSeed;
+  EXPECT_EQ(unexplained_offsets(trace(KeyValueSupplier::kRocksDb, false, 1)),
+            std::vector<int64_t>{1})
+      << "seed " << kSeed;
+  EXPECT_EQ(unexplained_offsets(trace(KeyValueSupplier::kRocksDb, true, 2)),
+            std::vector<int64_t>{1})
+      << "seed " << kSeed;
+}
+
+// Proves that a put a RocksDB session (or window) store drops into a segment that is not live at
+// its stream time, which the change-logging layer logs under the position before it
+// (AbstractRocksDBSegmentedBytesStore.put), is explained by its record above the header; and that
+// the same header stays unexplained where no stream time the store could have reached at it
+// expires the segment, on an in-memory store, or with no such record in the input.
+TEST(WindowJudgeTest, APutIntoAnExpiredSegmentUnderThePositionBeforeItIsExplained) {
+  // SessionPapiWriter, retention 2 s: segments of 60 s; at stream time 130 s segment 2 is the
+  // lowest live one, so a session ending at 50 s (segment 0) is dropped, one at 125 s is not.
+  const auto session = [](KeyValueSupplier supplier, int64_t late_ts_ms, int64_t logged_ts_ms) {
+    TraceBuilder b(TopologyKind::SessionPapiWriter, supplier);
+    b.trace().topology.window_retention_ms = 2'000;
+    b.produce(0, 1, 1, 130'000);
+    b.produce(0, 2, 2, late_ts_ms);
+    b.log(0, 1, 1, 130'000, pos(0, 0));
+    b.trace().changelog.back().window_start_ms = 130'000;
+    b.trace().changelog.back().window_end_ms = 130'000;
+    b.log(0, 2, 2, logged_ts_ms, pos(0, 0));  // the header of offset 0, not 1
+    b.trace().changelog.back().window_start_ms = logged_ts_ms;
+    b.trace().changelog.back().window_end_ms = logged_ts_ms;
+    return b.trace();
+  };
+  EXPECT_EQ(unexplained_offsets(session(KeyValueSupplier::kRocksDb, 50'000, 50'000)),
+            std::vector<int64_t>{})
+      << "seed " << kSeed;
+  EXPECT_EQ(unexplained_offsets(session(KeyValueSupplier::kRocksDb, 125'000, 125'000)),
+            std::vector<int64_t>{1})
+      << "seed " << kSeed;
+  EXPECT_EQ(unexplained_offsets(session(KeyValueSupplier::kInMemory, 50'000, 50'000)),
+            std::vector<int64_t>{1})
+      << "seed " << kSeed;
+  EXPECT_EQ(unexplained_offsets(session(KeyValueSupplier::kRocksDb, 50'000, 40'000)),
+            std::vector<int64_t>{1})
+      << "seed " << kSeed;
+  // A window store's segment is its window start's: window [4000, 5000) at stream time 130 s.
+  TraceBuilder w(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
+  w.trace().topology.window_size_ms = 1'000;
+  w.trace().topology.window_retention_ms = 5'000;
+  w.produce(0, 1, 1, 130'000);
+  w.produce(0, 1, 2, 4'500);
+  w.log(0, 1, 1, 130'000, pos(0, 0));
+  w.trace().changelog.back().window_start_ms = 130'000;
+  w.log(0, 1, 2, 4'500, pos(0, 0));
+  w.trace().changelog.back().window_start_ms = 4'000;
+  EXPECT_EQ(unexplained_offsets(w.trace()), std::vector<int64_t>{}) << "seed " << kSeed;
+  w.trace().changelog.back().value = 3;  // a value no record of the key carries
+  EXPECT_EQ(unexplained_offsets(w.trace()), std::vector<int64_t>{1}) << "seed " << kSeed;
+}
+
+// Proves that the witness folds a RocksDB window store's duplicates under the sequence numbers
+// Kafka gives them: a restore (and a standby) writes each record under the one its changelog key
+// holds (instance-2's change-logging counter: 1, 2, and 3 for its null put), while the restoring
+// active's own put takes its RocksDBWindowStore's counter from 1, replacing the restored entry
+// numbered 1 and sorting first. Answers in application order, or keeping the replaced entry, are
+// no fold of what the replica applied.
+TEST(WindowJudgeTest, RocksDbDuplicatesAreFoldedUnderTheirSequenceNumbers) {
+  TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_retention_ms = 20'000;
+  b.trace().topology.retain_duplicates = true;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 1, 6, 200);
+  b.produce(0, 1, std::nullopt, 250);
+  b.produce(0, 1, 7, 300);
+  const auto logged = [&](std::optional<int64_t> value, int64_t ts, int64_t offset,
+                          const std::string& writer, int32_t seqnum) {
+    b.log(0, 1, value, ts, pos(0, offset), writer);
+    b.trace().changelog.back().window_start_ms = 0;
+    b.trace().changelog.back().window_seqnum = seqnum;
+  };
+  logged(5, 100, 0, "instance-2", 1);
+  logged(6, 200, 1, "instance-2", 2);
+  logged(std::nullopt, 250, 1, "instance-2", 3);
+  logged(7, 300, 3, "instance-1", 1);  // instance-1's own put after restoring offsets 0-2
+  const auto query = [&](sim::WindowedList answer, sim::ReplicaSnapshot replica) {
+    testing::Q q = window_key_query(b, std::move(answer), {}, pos(0, 3));
+    q.target(replica.instance).replica(std::move(replica));
+    b.add(q);
+  };
+  const sim::ReplicaSnapshot restored_active =
+      testing::own_runs(applied(active(0, pos(0, 3)), 3), {{2, 3}});
+  query({{1, 0, std::nullopt, 7}, {1, 0, std::nullopt, 6}}, restored_active);
+  query({{1, 0, std::nullopt, 5}, {1, 0, std::nullopt, 6}, {1, 0, std::nullopt, 7}},
+        restored_active);
+  // A standby applies instance-1's record under its logged number too: it replaces 5.
+  query({{1, 0, std::nullopt, 7}, {1, 0, std::nullopt, 6}},
+        applied(standby(0, pos(0, 3), "instance-3"), 3));
+  query({{1, 0, std::nullopt, 6}, {1, 0, std::nullopt, 7}},
+        applied(standby(0, pos(0, 3), "instance-3"), 3));
+  JudgeContext context(b.trace());
+  const auto vs = check_changelog_witness(context);
+  ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(context.tallies().at("ChangelogWitness").judged, 4u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].record_id, 2u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].expected, "[@0=7, @0=6]") << "seed " << kSeed;
+  EXPECT_EQ(vs[1].record_id, 4u) << "seed " << kSeed;
+  EXPECT_EQ(vs[1].expected, "[@0=7, @0=6]") << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, AReplicaBetweenOneRecordsWritesIsDeclaredOnlyWhenTheRestCompletesIt) {
   TraceBuilder b = session_count();
   // The standby applied the removal of [100, 100] and not yet the put of [100, 500]: it holds
