@@ -837,6 +837,18 @@ bool restarted_before(const JudgeContext& context, const std::string& instance,
   return false;
 }
 
+bool reopened_before(const JudgeContext& context, const std::string& instance,
+                     base::Instant at_ms) {
+  if (restarted_before(context, instance, at_ms)) return true;
+  for (const sim::FaultRecord& f : context.trace().faults) {
+    if (f.at_ms <= at_ms && f.instance == instance &&
+        (f.action == "pause" || f.action == "isolate")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool written_by_store(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r) {
   if (r.writer != replica.instance) return false;
   for (const sim::OwnWriteRun& run : replica.own_write_runs) {

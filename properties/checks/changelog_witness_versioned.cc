@@ -117,22 +117,6 @@ Position folded_position(const JudgeContext& context, std::span<const sim::Chang
   return p;
 }
 
-// Whether the replica's store may have been reopened over what an earlier store object of this
-// instance left on disk: the instance crashed, restarted or closed, or was paused or cut off (a
-// member out of the group closes its tasks dirty, TaskManager.handleLostAll, and opens their
-// stores again when they come back), at or before the answer.
-bool reopened_before(const JudgeContext& context, const std::string& instance,
-                     base::Instant at_ms) {
-  if (restarted_before(context, instance, at_ms)) return true;
-  for (const sim::FaultRecord& f : context.trace().faults) {
-    if (f.at_ms <= at_ms && f.instance == instance &&
-        (f.action == "pause" || f.action == "isolate")) {
-      return true;
-    }
-  }
-  return false;
-}
-
 WitnessResult holds(const JudgeContext& context, const sim::PartitionOutcome& outcome,
                     std::span<const sim::ChangelogRecord> log, const sim::ReplicaSnapshot& replica,
                     WitnessResult result) {

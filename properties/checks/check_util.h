@@ -219,6 +219,11 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
 // have kept data of an earlier life).
 bool restarted_before(const JudgeContext& context, const std::string& instance,
                       base::Instant at_ms);
+// Whether the replica's store may have been reopened over what an earlier store object of this
+// instance left on disk: the instance crashed, restarted or closed, or was paused or cut off (a
+// member out of the group closes its tasks dirty, without a .checkpoint, TaskManager.handleLostAll,
+// and opens their stores again when they come back), at or before at_ms.
+bool reopened_before(const JudgeContext& context, const std::string& instance, base::Instant at_ms);
 
 // The uncommitted data one successful answer reflected, given that the witness holds for it
 // (changelog_witness.cc; dirty_reads.cc tallies it).

@@ -260,8 +260,10 @@ std::optional<std::string> window_position_not_judged(const JudgeContext& contex
 // Not judged (counted): a difference where the fold hides a window in a live segment (a
 // segmented store's stream time depends on where its store object was opened), one with
 // duplicates on a RocksDB store whose older runs of own writes were not kept, and one on a
-// persistent store whose instance crashed, restarted or closed before (the store may hold an
-// earlier life's records beneath its restore, as the key-value witness's older_life says).
+// persistent store whose instance crashed, restarted or closed, or was paused or cut off before
+// (reopened_before: the store may hold an earlier life's records beneath its restore, as the
+// key-value witness's older_life says; a member out of the group closes its tasks dirty, without
+// a .checkpoint, and reopens their stores over what it had written when they come back).
 namespace {
 
 // The fold of changelog-`partition` [.., applied] as `replica`'s store holds it at `at_ms` (the
@@ -392,11 +394,11 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
           "(the sequence numbers of its own puts are not known)";
       return result;
     }
-    if (segmented && restarted_before(context, replica.instance, record.complete_ms)) {
+    if (segmented && reopened_before(context, replica.instance, record.complete_ms)) {
       result.verdict = Witness::kNotJudged;
       result.why =
-          "window: a persistent store of an instance that crashed, restarted or closed before "
-          "(it may keep an earlier life's records beneath its restore)";
+          "window: a persistent store of an instance that crashed, restarted, closed, or was "
+          "paused or cut off before (it may keep an earlier life's records beneath its restore)";
       return result;
     }
     result.verdict = Witness::kDiffers;

@@ -321,6 +321,45 @@ TEST(WindowJudgeTest, RocksDbDuplicatesAreFoldedUnderTheirSequenceNumbers) {
   EXPECT_EQ(vs[1].expected, "[@0=7, @0=6]") << "seed " << kSeed;
 }
 
+// Proves that a RocksDB window store answering a record beyond the prefix it applied is passed
+// over (counted) only on an instance that crashed, restarted, closed, or was paused or cut off
+// before: a member out of the group closes its tasks dirty, with no .checkpoint, and reopens their
+// stores over what it had written; anywhere else the answer is no fold of the log.
+TEST(WindowJudgeTest, AnEarlierLifesRecordIsPassedOverOnlyAfterTheStoreCouldBeReopened) {
+  const auto trace = [](std::optional<std::string> fault) {
+    TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
+    b.trace().topology.window_size_ms = 1'000;
+    b.trace().topology.window_retention_ms = 20'000;
+    b.produce(0, 1, 5, 100);
+    b.produce(0, 1, 6, 1'200);
+    b.log(0, 1, 5, 100, pos(0, 0));
+    b.trace().changelog.back().window_start_ms = 0;
+    b.log(0, 1, 6, 1'200, pos(0, 1));
+    b.trace().changelog.back().window_start_ms = 1'000;
+    if (fault) b.fault(0, *fault, "instance-1");
+    testing::Q q =
+        window_key_query(b, {{1, 0, std::nullopt, 5}, {1, 1'000, std::nullopt, 6}}, {}, pos(0, 0));
+    q.replica(
+        applied(active(0, pos(0, 0), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING), 0));
+    b.add(q);
+    return b.trace();
+  };
+  for (const char* fault : {"pause", "isolate", "crash"}) {
+    const sim::RunTrace t = trace(std::string(fault));
+    JudgeContext context(t);
+    EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed << " " << fault;
+    EXPECT_EQ(context.tallies().at("ChangelogWitness").judged, 0u) << "seed " << kSeed;
+  }
+  for (const std::optional<std::string>& fault :
+       {std::optional<std::string>(), std::optional<std::string>("heal")}) {
+    const sim::RunTrace t = trace(fault);
+    JudgeContext context(t);
+    const auto vs = check_changelog_witness(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+    EXPECT_EQ(vs[0].expected, "[@0=5]") << "seed " << kSeed;
+  }
+}
+
 TEST(WindowJudgeTest, AReplicaBetweenOneRecordsWritesIsDeclaredOnlyWhenTheRestCompletesIt) {
   TraceBuilder b = session_count();
   // The standby applied the removal of [100, 100] and not yet the put of [100, 500]: it holds
