@@ -52,7 +52,10 @@ enum class ViolationClass {
   // store restored from a .checkpoint older than the data it kept (a crash between a flush and
   // its .checkpoint write): the records replayed after that checkpoint over the kept fold, under
   // the older position (the answer's position is not empty then; the replica's restored_from is
-  // set).
+  // set). And a store reopened without a .checkpoint (after a crash or close, or tasks lost to a
+  // pause or isolation) whose replay from the log start is under way: the kept data's answer
+  // under the replayed headers' position (restored_from empty; the position no higher than the
+  // applied prefix's headers; versioned seeds 33, 130, 177, 272, 370 of templates/versioned.toml).
   kRestartWithoutCheckpoint,
   // Kafka's record cache logs a flush key by key, each key once under its last write's context,
   // with a position header that only grows: a replica that applied part of one flush reports a
