@@ -621,7 +621,7 @@ TEST(ScenarioDriverTest, CrashLandingIsRecordedAsFieldsAndTheAuditReadsEveryRepl
   s.liveness.audit_replicas = true;
   FaultWorkloadSpec& crash = std::get<FaultWorkloadSpec>(s.tests[0].workloads.back());
   crash.inside = CrashInsideSpec{CrashInsideAt::kDiskOp, 3,
-                                 static_cast<uint32_t>(Operation::kWriteCheckpoint)};
+                                 static_cast<uint32_t>(Operation::kWriteCheckpoint), ""};
   const RunTrace trace = drive_scenario(s);
   const FaultRecord* landed = nullptr;
   for (const FaultRecord& f : trace.faults) {

@@ -789,6 +789,9 @@ class ScenarioParser {
 
   bool state_directory_wipes(Table& w);
 
+  // A 'CrashInside' workload's crash_at_path ("" when absent); crash_at must be 'disk'.
+  std::string crash_at_path(Table& w, CrashInsideAt at);
+
   // The `instance` of a fault: required, except for add_instance, which takes none (0).
   int32_t fault_instance(Table& t, FaultAction action);
 

@@ -701,6 +701,32 @@ std::vector<BadInput> bad_inputs() {
       {"unknown operation",
        "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\nduring = 'flush'\n",
        "bad.toml:5:10: key 'test.0.workload.0.during'", "unknown operation 'flush'"},
+      {"crash_at_path on a send",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\ncrash_at = 'send'\n"
+       "crash_at_path = '/state/app/0_0'\n",
+       "bad.toml:6:17: key 'test.0.workload.0.crash_at_path'",
+       "only a 'disk' event has a path (crash_at may be 'send')"},
+      {"crash_at_path where a template may draw a commit",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\n"
+       "crash_at = { one_of = ['disk', 'commit'] }\ncrash_at_path = '/state/app/0_0'\n",
+       "bad.toml:6:17: key 'test.0.workload.0.crash_at_path'",
+       "only a 'disk' event has a path (crash_at may be 'commit')"},
+      {"crash_at_path outside the state directory",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\n"
+       "crash_at_path = 'state/app/0_0'\n",
+       "bad.toml:5:17: key 'test.0.workload.0.crash_at_path'",
+       "'state/app/0_0' is not a path in the state directory (it must start /state/)"},
+      {"crash_at_path not in normal form",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\n"
+       "crash_at_path = '/state/app/0_0/'\n",
+       "bad.toml:5:17: key 'test.0.workload.0.crash_at_path'", "is not in normal form"},
+      {"crash_at_path with '..' in a choice",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\n"
+       "crash_at_path = { one_of = ['/state/a/0_0', '/state/a/../0_1'] }\n",
+       "bad.toml:5:45: key 'test.0.workload.0.crash_at_path.one_of.1'", "is not in normal form"},
+      {"crash_at_path not a string",
+       "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\ncrash_at_path = 3\n",
+       "bad.toml:5:17: key 'test.0.workload.0.crash_at_path'", "expected a string, got an integer"},
       {"crash inside with a wipe but no restart",
        "[[test]]\n[[test.workload]]\nname = 'CrashInside'\ninstance = 1\n"
        "state_directory = 'wipe'\n",

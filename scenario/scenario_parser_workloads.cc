@@ -4,10 +4,46 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "scenario/scenario_names.h"
 #include "scenario_parser_reader.h"
 
 namespace iq::sim::parsing {
+
+namespace {
+
+constexpr size_t kCrashAtPathBytesMax = 1'024;
+
+// Why `s` cannot be a path an instance's disk events carry, or nullopt: an absolute path under
+// the simulated state directory (sim::Instance::kStateDir), in normal form (no empty, '.' or '..'
+// component, no trailing '/'), printable, at most kCrashAtPathBytesMax bytes. A path that is not in
+// normal form would never equal an event's path, and the arm would silently never fire.
+std::optional<std::string> why_not_state_path(std::string_view s) {
+  const std::string_view root = "/state/";
+  if (s.size() > kCrashAtPathBytesMax) {
+    return fmt::format("is longer than {} bytes", kCrashAtPathBytesMax);
+  }
+  if (!s.starts_with(root)) return "is not a path in the state directory (it must start /state/)";
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "holds a control character";
+  }
+  size_t from = 1;  // each component after the leading '/'
+  while (from <= s.size()) {
+    const size_t slash = std::min(s.find('/', from), s.size());
+    const std::string_view part = s.substr(from, slash - from);
+    if (part.empty() || part == "." || part == "..") {
+      return "is not in normal form (an empty, '.' or '..' component, or a trailing '/')";
+    }
+    from = slash + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 WorkloadSpec ScenarioParser::parse_workload(const toml::table& table, const KeyPath& path,
                                             const TestContext& context) {
@@ -225,14 +261,15 @@ FaultWorkloadSpec ScenarioParser::parse_fault_workload(Table& w, const std::stri
     c.action = FaultAction::kCrash;
     undo_key = "restart_after_ms";
   } else if (name == "CrashInside") {
-    w.allow({"name", "instance", "at_ms", "crash_at", "crash_at_n", "during", "restart_after_ms",
-             "state_directory"});
+    w.allow({"name", "instance", "at_ms", "crash_at", "crash_at_n", "during", "crash_at_path",
+             "restart_after_ms", "state_directory"});
     c.action = FaultAction::kCrash;
     undo_key = "restart_after_ms";
     CrashInsideSpec inside;
     inside.at = w.enumeration("crash_at", inside.at, names::kCrashInsideAt, "crash_at event");
     inside.n = static_cast<uint64_t>(w.integer("crash_at_n", 1, {1, kCrashAtNMax}).value);
     inside.during = w.enumeration("during", uint32_t{0}, names::kCrashDuring, "operation");
+    inside.path = crash_at_path(w, inside.at);
     c.inside = inside;
   } else if (name == "Pause") {
     w.allow({"name", "instance", "at_ms", "resume_after_ms"});
@@ -275,6 +312,29 @@ FaultWorkloadSpec ScenarioParser::parse_fault_workload(Table& w, const std::stri
     }
   }
   return c;
+}
+
+// A CrashInside's crash_at_path: absent, or a normalized absolute path in the simulated state
+// directory (/state/...), for disk events only, whatever crash_at a template draws. Every
+// alternative of a choice is checked.
+std::string ScenarioParser::crash_at_path(Table& w, CrashInsideAt at) {
+  if (!w.has("crash_at_path")) return "";
+  for (CrashInsideAt other :
+       {CrashInsideAt::kSend, CrashInsideAt::kCommit, CrashInsideAt::kRestorePoll}) {
+    if (at == other ||
+        w.may_be("crash_at", other, names::kCrashInsideAt, "crash_at event").value_or(false)) {
+      w.fail_key(
+          "crash_at_path",
+          fmt::format("only a 'disk' event has a path (crash_at may be '{}')", to_string(other)));
+    }
+  }
+  return *w.get<std::string>("crash_at_path", [&](const toml::node& n, const KeyPath& p) {
+    std::string s = r_.plain_string(n, p);
+    if (const std::optional<std::string> why = why_not_state_path(s)) {
+      r_.fail(n, p, fmt::format("'{}' {}", s, *why));
+    }
+    return s;
+  });
 }
 
 bool ScenarioParser::state_directory_wipes(Table& w) {

@@ -372,6 +372,7 @@ void write_workload(Block& b, const FaultWorkloadSpec& w) {
     b.set("crash_at", name(names::kCrashInsideAt, w.inside->at));
     b.set("crash_at_n", num(static_cast<int64_t>(w.inside->n)));
     b.set("during", name(names::kCrashDuring, w.inside->during));
+    if (!w.inside->path.empty()) b.set("crash_at_path", str(w.inside->path));
     if (w.undo_after_ms) b.set("restart_after_ms", num(*w.undo_after_ms));
     b.set("state_directory", str(w.wipe ? "wipe" : "keep"));
     return;

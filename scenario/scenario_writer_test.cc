@@ -88,6 +88,12 @@ checks = { one_of = [[], ['BoundHonored', 'SessionMonotonic']] }
   restart_after_ms = { range = [0, 500] }
 
   [[test.workload]]
+  name = 'CrashInside'
+  instance = 1
+  during = 'cleaner'
+  crash_at_path = { one_of = ['/state/app/0_0', '/state/app/0_1/rocksdb'] }
+
+  [[test.workload]]
   name = 'RandomFaults'
   interval_ms = { range = [100, 1_000] }
   undo_ms_min = { range = [0, 500] }
@@ -175,12 +181,17 @@ Scenario hand_built() {
       FaultWorkloadSpec{FaultAction::kCrash, 1, 10, std::nullopt, false, std::nullopt});
   t.workloads.push_back(FaultWorkloadSpec{FaultAction::kIsolate, 2, 0, 0, false, std::nullopt});
   // Crashes inside operations: every event kind and operation, with and without a restart.
-  t.workloads.push_back(
-      FaultWorkloadSpec{FaultAction::kCrash, 2, 7, 300, true,
-                        CrashInsideSpec{CrashInsideAt::kDiskOp, 3,
-                                        static_cast<uint32_t>(iq::Operation::kWriteCheckpoint)}});
+  t.workloads.push_back(FaultWorkloadSpec{
+      FaultAction::kCrash, 2, 7, 300, true,
+      CrashInsideSpec{CrashInsideAt::kDiskOp, 3,
+                      static_cast<uint32_t>(iq::Operation::kWriteCheckpoint), ""}});
   t.workloads.push_back(FaultWorkloadSpec{FaultAction::kCrash, 1, 8, std::nullopt, false,
-                                          CrashInsideSpec{CrashInsideAt::kRestorePoll, 1, 0}});
+                                          CrashInsideSpec{CrashInsideAt::kRestorePoll, 1, 0, ""}});
+  t.workloads.push_back(FaultWorkloadSpec{
+      FaultAction::kCrash, 2, 9, 40, false,
+      CrashInsideSpec{CrashInsideAt::kDiskOp, 1,
+                      static_cast<uint32_t>(iq::Operation::kStateDirectoryCleaner),
+                      "/state/app/0_0"}});
   RandomFaultsWorkloadSpec random;
   random.stop_ms = 2'000;
   random.crash_odds = {0, 1};

@@ -380,7 +380,9 @@ StoreResult<RocksDBVersionedStore::PutStatus> RocksDBVersionedStore::maybe_put_t
       return PutStatus{true, *valid_to};
     }
     if (found_min_ts < clamp_sub(stream_time_ms, history_retention_ms_)) {
-      // Only during restore (the stream time is the batch's end): the version would not matter.
+      // Only during restore (the stream time is the batch's end): Kafka quirk 18 again
+      // (docs/iqv2-semantics.md): the version ends beyond the history retention by the batch's
+      // end, so it is discarded here, while live processing kept it until its segment expired.
       IQ_PROBE("versioned.restore_put_discarded", "a restored version fell outside the history");
       return PutStatus{true, kPutReturnCodeNotPut};
     }

@@ -184,6 +184,7 @@ WitnessResult versioned_changelog_witness(const JudgeContext& context,
       fold(context.trace().topology, log, applied_by_replica);
   const std::vector<model::Version> want =
       versioned_expected(applied_fold, record.request, outcome.partition, applied.value());
+  result.versioned_fold = want;
   if (versioned_equal(outcome, want)) return holds(context, outcome, log, replica, result);
 
   const bool restarted = reopened_before(context, replica.instance, record.complete_ms);

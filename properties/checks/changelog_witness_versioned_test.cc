@@ -2,7 +2,8 @@
 // (versioned_reopened.cc): an answer that is the fold of the applied prefix holds, a selection of
 // the prefix's versions that is not the fold is passed over, a version no record gives fails; a
 // ResultMatchesModel violation is a reopened store's (quirk 17) only when the simulator recorded
-// the reopening and the answer holds only the log's versions.
+// the reopening and the answer holds only the log's versions, and a restore batch's (quirk 18,
+// versioned_restore_batch.cc) only when a standby lacks versions beyond the history retention.
 
 #include <gtest/gtest.h>
 
@@ -84,6 +85,50 @@ TEST(VersionedStoreReopenedTest, ProvenOnlyOnARecordedReopeningWithTheLogsVersio
   EXPECT_NE(vs[1].class_evidence.find("did not open over an earlier store object's data"),
             std::string::npos)
       << vs[1].class_evidence;
+}
+
+// Quirk 18's class (versioned_restore_batch.cc): with a 2 s history retention, key 1's versions
+// 10@[1000,2000) and 11@[2000,3000) end beyond the retention once key 2's record at 6000 ms has
+// moved the stream time on, yet live processing keeps them (their segment, [0, 5000), has not
+// expired). A standby lacking 10@[1000,2000) is proven; lacking the latest version, lacking a
+// version inside the retention (the stream time only reached 3000 ms when it answered), or an
+// active lacking the same version, stays a failure.
+TEST(VersionedRestoreDroppedExpiredTest, ProvenOnlyForAStandbyLackingVersionsBeyondRetention) {
+  struct Case {
+    const char* what;
+    sim::VersionedList answer;
+    int64_t applied;  // the applied prefix's last offset (3: key 2's record included)
+    bool standby;
+    bool proven;
+  };
+  const std::vector<Case> cases = {
+      {"beyond retention", {{11, 2'000, 3'000}, {12, 3'000, std::nullopt}}, 3, true, true},
+      {"the latest", {{10, 1'000, 2'000}, {11, 2'000, 3'000}}, 3, true, false},
+      {"inside retention", {{11, 2'000, 3'000}, {12, 3'000, std::nullopt}}, 2, true, false},
+      {"an active", {{11, 2'000, 3'000}, {12, 3'000, std::nullopt}}, 3, false, false},
+  };
+  for (const Case& c : cases) {
+    TraceBuilder b = versioned_log();
+    b.trace().topology.history_retention_ms = 2'000;
+    b.trace().topology.segment_interval_ms = 5'000;
+    b.produce(0, 2, 5, 6'000);
+    b.log(0, 2, 5, 6'000, pos(0, 3));
+    Q q = b.key_query(0, 1, QueryKind::MultiVersionedKeyQuery);
+    q.ok(std::nullopt, pos(0, c.applied));
+    q.r.partitions.back().value = c.answer;
+    q.r.request.order = ResultOrder::ASCENDING;
+    q.replica(applied(c.standby ? standby(0, pos(0, c.applied)) : active(0, pos(0, c.applied)),
+                      c.applied));
+    b.add(q);
+    JudgeContext context(b.trace());
+    std::vector<Violation> vs = check_result_matches_model(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " " << c.what << "\n" << text(vs);
+    classify_violations(context, vs);
+    EXPECT_EQ(vs[0].violation_class,
+              c.proven ? ViolationClass::kVersionedRestoreDroppedExpired : ViolationClass::kFailure)
+        << "seed " << kSeed << " " << c.what << "\n"
+        << vs[0].class_evidence;
+  }
 }
 
 }  // namespace

@@ -168,6 +168,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kWindowGraceDroppedTail:
       return "known Kafka behaviour: a window or session store's position never reaches records "
              "dropped beyond the grace period";
+    case ViolationClass::kVersionedRestoreDroppedExpired:
+      return "known Kafka behaviour: a versioned restore batch discards versions already beyond "
+             "the history retention";
   }
   return "?";
 }
@@ -200,6 +203,8 @@ const char* class_key(ViolationClass c) {
       return "versioned_grace_dropped_tail";
     case ViolationClass::kWindowGraceDroppedTail:
       return "window_grace_dropped_tail";
+    case ViolationClass::kVersionedRestoreDroppedExpired:
+      return "versioned_restore_dropped_expired";
   }
   return "?";
 }

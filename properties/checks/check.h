@@ -52,7 +52,10 @@ enum class ViolationClass {
   // store restored from a .checkpoint older than the data it kept (a crash between a flush and
   // its .checkpoint write): the records replayed after that checkpoint over the kept fold, under
   // the older position (the answer's position is not empty then; the replica's restored_from is
-  // set).
+  // set). And a store reopened without a .checkpoint (after a crash or close, or tasks lost to a
+  // pause or isolation) whose replay from the log start is under way: the kept data's answer
+  // under the replayed headers' position (restored_from empty; the position no higher than the
+  // applied prefix's headers; versioned seeds 33, 130, 177, 272, 370 of templates/versioned.toml).
   kRestartWithoutCheckpoint,
   // Kafka's record cache logs a flush key by key, each key once under its last write's context,
   // with a position header that only grows: a replica that applied part of one flush reports a
@@ -143,6 +146,13 @@ enum class ViolationClass {
   // grace, the model's store position at B is P, and no changelog record's header passes P
   // (checks/window_judge.cc, prove_window_grace_dropped_tail).
   kWindowGraceDroppedTail,
+  // Quirk 18 of docs/iqv2-semantics.md: a versioned restore judges history by the stream time at
+  // the end of its batch, so a late put whose next version is already beyond the history
+  // retention by then is discarded (RocksDBVersionedStore.maybePutToSegments), where live
+  // processing kept it until its segment expired. A ResultMatchesModel violation of a standby
+  // whose answer is the applied prefix's fold without some versions, each ending before the
+  // standby's stream time minus the history retention (checks/versioned_restore_batch.cc).
+  kVersionedRestoreDroppedExpired,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -150,9 +160,9 @@ const char* to_string(ViolationClass c);
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
 // "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
-// "window_grace_dropped_tail": the key in JSON summaries.
+// "window_grace_dropped_tail", "versioned_restore_dropped_expired": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 13> kViolationClasses{
+inline constexpr std::array<ViolationClass, 14> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -165,7 +175,8 @@ inline constexpr std::array<ViolationClass, 13> kViolationClasses{
     ViolationClass::kReplicaInsideOneRecordsWrites,
     ViolationClass::kCleanerCutByCrash,
     ViolationClass::kVersionedGraceDroppedTail,
-    ViolationClass::kWindowGraceDroppedTail};
+    ViolationClass::kWindowGraceDroppedTail,
+    ViolationClass::kVersionedRestoreDroppedExpired};
 
 struct Violation {
   std::string property;  // the check's name

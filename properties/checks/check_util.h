@@ -193,6 +193,9 @@ struct WitnessResult {
   // kNotJudged on a versioned store because the answer is not the fold's while every version it
   // holds is one the replica could have been given (changelog_witness_versioned.cc, step 3).
   bool versions_from_log = false;
+  // A versioned store's answer as the fold of the applied prefix gives it (set whenever the
+  // versioned witness folded; versioned_restore_batch.cc compares the answer with it).
+  std::vector<model::Version> versioned_fold;
   // kDiffers, on a replica restored from a .checkpoint (ReplicaSnapshot::restored_from), whose
   // answer is the fold of the records after that checkpoint alone over an empty store: it kept
   // none of the data beneath its checkpoint (cleaner_cut.cc needs it; still a difference).
@@ -291,6 +294,14 @@ ClassProof prove_cleaner_cut_by_crash(const JudgeContext& context, const sim::Qu
 ClassProof prove_versioned_store_reopened(const JudgeContext& context,
                                           const sim::QueryRecord& record,
                                           const sim::PartitionOutcome& outcome);
+
+// A standby's versioned store that lacks only versions already beyond its history retention,
+// which a restore batch discards by its end-of-batch stream time while live processing keeps them
+// until their segment expires: ViolationClass::kVersionedRestoreDroppedExpired (quirk 18;
+// versioned_restore_batch.cc states the proof).
+ClassProof prove_versioned_restore_dropped_expired(const JudgeContext& context,
+                                                   const sim::QueryRecord& record,
+                                                   const sim::PartitionOutcome& outcome);
 
 // A versioned partition whose trailing records, late beyond the grace period, never reach a
 // replica's position: ViolationClass::kVersionedGraceDroppedTail for an EventuallyAvailable

@@ -15,7 +15,9 @@
 // only when the checkpoint is missing), RocksDBStore.init reads its position from `.position`, and
 // the restore replays only the changelog records after the checkpoint into the empty store. So the
 // store answers without the data beneath its checkpoint under a position that covers it, until
-// the task is wiped (it never is, under at-least-once).
+// the task is wiped (it never is: exactly-once wipes a task only when .checkpoint lacks the store's
+// offset, and deletes the file only after trusting it;
+// scenarios/findings/eos_cleaner_cut_by_crash_keeps_checkpoint_without_store.toml).
 //
 // The proof, for one successful answer on one partition p:
 // 1. the store is persistent (RocksDB);

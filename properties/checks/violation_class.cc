@@ -51,7 +51,12 @@
 // durable): Kafka replays only the records after the checkpoint, so until the replay passes the
 // kept data the store answers newer values under an older position (an under-claim). The answer
 // then has a position, the replica a checkpoint offset (ReplicaSnapshot::restored_from), and the
-// witness's proof is the replayed records' fold over the kept longer prefix's.
+// witness's proof is the replayed records' fold over the kept longer prefix's. And a store reopened
+// without a .checkpoint whose replay from the log start is under way: the answer is the kept
+// longer prefix's fold under the position of the headers replayed so far, as long as the
+// instance stopped and started on its kept disk after the earlier life applied that prefix
+// (why_not_replaying_from_start; a versioned store keeps its newer versions through the replay
+// of older ones, so the answer stays ahead of the position until the replay passes them).
 //
 // Known Kafka behaviour: a replica inside one cached flush of the changelog over-claims
 // (kCacheFlushPartlyApplied, a ResultMatchesModel violation; partial_flush.cc holds the proof),
@@ -137,6 +142,65 @@ std::optional<std::string> fenced_late_write(const JudgeContext& context,
         "isolated, while {})",
         it->partition, it->offset, it->writer, it->appended_ms.ms_since_epoch(), header,
         range.to_string());
+  }
+  return std::nullopt;
+}
+
+// Why `w`'s replica, restored without a checkpoint, cannot be replaying its changelog from the
+// start over data an earlier life kept, or nullopt if it can: its instance's last stop before the
+// answer (a crash or close, or a pause or isolation after which the group took its tasks and it
+// closed them dirty, without a checkpoint) was followed by a start on its kept disk (a restart,
+// start, resume or heal; not a wiped restart), the earlier life's record (the witness's
+// earlier_life_offset) was appended before that stop, and the answer's position is one the
+// replayed headers alone give (a single component, for the queried source partition, no higher
+// than the headers of the applied prefix). Without a .checkpoint the store's position starts from
+// the .position file, which is written with a checkpoint, so a position above the replayed
+// headers is not this behaviour.
+std::optional<std::string> why_not_replaying_from_start(const JudgeContext& context,
+                                                        const sim::QueryRecord& record,
+                                                        const Position& position, int32_t p,
+                                                        const detail::WitnessResult& w) {
+  const sim::RunTrace& trace = context.trace();
+  const sim::FaultRecord* stop = nullptr;
+  const sim::FaultRecord* start = nullptr;
+  for (const sim::FaultRecord& f : trace.faults) {
+    if (f.at_ms > record.complete_ms || f.instance != w.replica->instance) continue;
+    if (f.action == "crash" || f.action == "close" || f.action == "pause" ||
+        f.action == "isolate") {
+      stop = &f;
+      start = nullptr;
+    } else if (stop != nullptr && start == nullptr &&
+               (f.action == "restart" || f.action == "start" || f.action == "resume" ||
+                f.action == "heal" || f.action == "restart_wiped")) {
+      start = &f;
+    }
+  }
+  if (start == nullptr || start->action == "restart_wiped") {
+    return fmt::format("{} did not stop and start again on its kept disk before the answer",
+                       w.replica->instance);
+  }
+  int64_t header_max = -1;
+  bool earlier_appended_before_stop = false;
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.partition != p) continue;
+    if (r.offset == *w.earlier_life_offset) {
+      earlier_appended_before_stop = r.appended_ms <= stop->at_ms;
+    }
+    if (r.offset <= w.applied_offset && r.position) {
+      header_max = std::max(header_max, detail::reported_offset(context, *r.position, p));
+    }
+  }
+  if (!earlier_appended_before_stop) {
+    return fmt::format("changelog-{} offset {} was not appended before {}'s {} at {} ms", p,
+                       *w.earlier_life_offset, w.replica->instance, stop->action,
+                       stop->at_ms.ms_since_epoch());
+  }
+  const int64_t q = detail::reported_offset(context, position, p);
+  Position only = Position::empty_position();
+  if (q >= 0) only.with_component(trace.topology.source_topic, p, q);
+  if (position.map() != only.map() || q > header_max) {
+    return fmt::format("its position {} is not one the replayed headers give (at most {})",
+                       position.to_string(), header_max);
   }
   return std::nullopt;
 }
@@ -275,9 +339,12 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   if (inside.proven) return {ViolationClass::kReplicaInsideOneRecordsWrites, inside.text};
   const detail::ClassProof cleaner = detail::prove_cleaner_cut_by_crash(context, record, outcome);
   if (cleaner.proven) return {ViolationClass::kCleanerCutByCrash, cleaner.text};
+  const detail::ClassProof batch =
+      detail::prove_versioned_restore_dropped_expired(context, record, outcome);
+  if (batch.proven) return {ViolationClass::kVersionedRestoreDroppedExpired, batch.text};
   return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
                                         reopened.text + "; " + compacted.text + "; " + inside.text +
-                                        "; " + cleaner.text};
+                                        "; " + cleaner.text + "; " + batch.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -334,6 +401,23 @@ void classify_one(const JudgeContext& context,
     // .checkpoint older than the data the store kept, under the position of its .position file
     // and the replayed headers; the witness proves the answer is that kept data's fold.
     const detail::WitnessResult w = detail::changelog_witness(context, *it->second, *outcome);
+    // Neither empty nor from a checkpoint: restored from the log start, the replay under way.
+    const bool from_start = w.earlier_life_offset && w.replica && !w.replica->restored_from &&
+                            !outcome->position->is_empty();
+    const std::optional<std::string> not_from_start =
+        from_start
+            ? why_not_replaying_from_start(context, *it->second, *outcome->position, v.partition, w)
+            : std::nullopt;
+    if (from_start && !not_from_start) {
+      v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
+      v.class_evidence = fmt::format(
+          "record #{} is the fold of changelog-{} [.., {}] as an earlier life of {} kept it (its "
+          "{} reopened without a .checkpoint after the instance stopped), while its replay from "
+          "the log start has reached [.., {}] under the replayed headers' position {}",
+          v.record_id, v.partition, *w.earlier_life_offset, w.replica->instance,
+          sim::to_string(w.replica->role), w.applied_offset, outcome->position->to_string());
+      return;
+    }
     if (w.earlier_life_offset &&
         (outcome->position->is_empty() || (w.replica && w.replica->restored_from))) {
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;

@@ -91,6 +91,7 @@ std::string operation_mask_to_string(uint32_t mask) {
 std::string CrashInsideSpec::to_string() const {
   std::string out = "event " + std::to_string(n) + " of kind " + sim::to_string(at);
   if (during != 0) out += " during " + operation_mask_to_string(during);
+  if (!path.empty()) out += " on " + path;
   return out;
 }
 
@@ -124,6 +125,8 @@ std::string CrashLanding::to_string() const {
 
 void CrashArm::arm(CrashInsideSpec spec) {
   IQ_ASSERT(spec.n >= 1, "crash inside armed at event {}", spec.n);
+  IQ_ASSERT(spec.path.empty() || spec.at == CrashInsideAt::kDiskOp, "a {} event has no path",
+            sim::to_string(spec.at));
   std::lock_guard lock(mu_);
   IQ_ASSERT(!landing_, "armed while a landed crash is not complete");
   spec_ = spec;
@@ -146,6 +149,7 @@ bool CrashArm::count(CrashInsideAt at, std::string_view what, CrashSubject subje
   if (!spec_ || suspended_ || landing_ || spec_->at != at) return false;
   const uint32_t operations = operations_in_progress();
   if (spec_->during != 0 && (operations & spec_->during) == 0) return false;
+  if (!spec_->path.empty() && subject.path != spec_->path) return false;
   if (++matched_ < spec_->n) return false;
   IQ_ASSERT(matched_ == spec_->n, "matched {} of {}", matched_, spec_->n);
   landing_ = CrashLanding{at, std::string(what), std::move(subject), operations};

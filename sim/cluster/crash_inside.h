@@ -8,7 +8,10 @@
 // - kCommit: an offset commit of its group membership;
 // - kRestorePoll: a poll of a restore consumer that hands out records (a restore or standby batch).
 // Optionally only events while an impl/ operation is in progress count (`during`, a mask of
-// iq::Operation bits from impl/io/operation_marker.h; 0: any).
+// iq::Operation bits from impl/io/operation_marker.h; 0: any), and optionally only disk events on
+// one path (`path`: the event's CrashSubject path, exactly; empty: any), so that a scripted crash
+// can name the one operation it cuts ("the rmdir of /state/app/0_0 inside the cleaner") whatever
+// number of files came before it.
 //
 // At the Nth event the process is dead to the world (CrashArm::dead()): for the disk, the durable
 // state is frozen before that operation (SimDisk::set_op_observer), so nothing written or synced
@@ -47,8 +50,10 @@ struct CrashInsideSpec {
   CrashInsideAt at = CrashInsideAt::kDiskOp;
   uint64_t n = 1;       // >= 1: the Nth matching event from the arming
   uint32_t during = 0;  // iq::Operation mask that must be in progress (any bit); 0: any
+  std::string path;     // kDiskOp only: the event's path must be exactly this; empty: any
   bool operator==(const CrashInsideSpec&) const = default;
-  std::string to_string() const;  // "the 3rd disk op during close"
+  // "event 3 of kind disk during close", "event 1 of kind disk during cleaner on /state/a/0_0"
+  std::string to_string() const;
 };
 
 // What an event a crash may land at touched, as data (the trace's CrashPointRecord copies it):

@@ -107,7 +107,7 @@ TEST(CrashInsideTest, CrashAtCheckpointSyncKeepsFlushedDataAndOldCheckpoint) {
   const auto position_before = content(disk, position);
 
   // write_file_atomically: create .checkpoint.tmp (1), append (2), sync (3), rename, dir sync.
-  one.arm_crash_inside({CrashInsideAt::kDiskOp, 3, mask(Operation::kWriteCheckpoint)});
+  one.arm_crash_inside({CrashInsideAt::kDiskOp, 3, mask(Operation::kWriteCheckpoint), ""});
   base::ProbeHits hits;
   {
     base::ProbeScope scope(hits);
@@ -150,13 +150,40 @@ TEST(CrashInsideTest, CrashAtPositionRenameKeepsOldPositionAndCheckpoint) {
   const std::string position = "/state/app/0_0/counts.position";
   const auto checkpoint_before = content(disk, checkpoint);
   const auto position_before = content(disk, position);
-  one.arm_crash_inside({CrashInsideAt::kDiskOp, 4, mask(Operation::kWritePosition)});
+  one.arm_crash_inside({CrashInsideAt::kDiskOp, 4, mask(Operation::kWritePosition), ""});
   (void)one.close();
   ASSERT_EQ(one.crashes_landed().size(), 1u) << cluster.seed_text();
   EXPECT_EQ(one.crashes_landed()[0].what, "rename " + position);
   EXPECT_EQ(one.crashes_landed()[0].points(), "flush_checkpoint, close");
   EXPECT_EQ(content(disk, position), position_before);
   EXPECT_EQ(content(disk, checkpoint), checkpoint_before);
+}
+
+// Proves a path makes only disk events on exactly that path count: armed for the first disk event
+// on <store>.position inside a close, the crash lands at its rename (the create, append and sync
+// of <store>.position.tmp before it do not count), as the 4th write_position event above does; and
+// an arm on a path no event touches never fires, so the close ends cleanly.
+TEST(CrashInsideTest, APathCountsOnlyDiskEventsOnThatPath) {
+  Cluster cluster(one_counting_instance(32));
+  count_twenty(cluster);
+  Instance& one = cluster.instance(1);
+  const std::string position = "/state/app/0_0/counts.position";
+  const CrashInsideSpec on_position{CrashInsideAt::kDiskOp, 1, mask(Operation::kClose), position};
+  EXPECT_EQ(on_position.to_string(), "event 1 of kind disk during close on " + position);
+  one.arm_crash_inside(on_position);
+  (void)one.close();
+  ASSERT_EQ(one.crashes_landed().size(), 1u) << cluster.seed_text();
+  EXPECT_EQ(one.crashes_landed()[0].what, "rename " + position);
+  EXPECT_EQ(one.crashes_landed()[0].subject.path, position);
+
+  Cluster other(one_counting_instance(32));
+  count_twenty(other);
+  Instance& two = other.instance(1);
+  two.arm_crash_inside({CrashInsideAt::kDiskOp, 1, 0, "/state/app/0_9"});
+  (void)two.close();
+  EXPECT_TRUE(two.crashes_landed().empty()) << other.seed_text() << ": no event is on 0_9";
+  EXPECT_TRUE(two.crash_inside_armed()) << other.seed_text() << ": the arm waits on";
+  EXPECT_NE(two.closed_streams(), nullptr) << other.seed_text() << ": the close ended cleanly";
 }
 
 // Proves a crash at an offset commit keeps the changelog sends made before it at the broker,
@@ -172,7 +199,7 @@ TEST(CrashInsideTest, CrashAtCommitKeepsSendsAndDropsTheCommit) {
   EXPECT_EQ(committed_before->offset, 20);
   const int64_t changelog_before = *cluster.broker().broker().end_offset(changelog);
 
-  one.arm_crash_inside({CrashInsideAt::kCommit, 1, 0});
+  one.arm_crash_inside({CrashInsideAt::kCommit, 1, 0, ""});
   base::ProbeHits hits;
   {
     base::ProbeScope scope(hits);
@@ -197,7 +224,7 @@ TEST(CrashInsideTest, CrashAtThirdSendKeepsExactlyTwo) {
   const TopicPartition changelog{cluster.changelog_topic(), 0};
   const int64_t changelog_before = *cluster.broker().broker().end_offset(changelog);
   const uint64_t processed_before = cluster.processing_ledger().processed_count();
-  one.arm_crash_inside({CrashInsideAt::kSend, 3, 0});
+  one.arm_crash_inside({CrashInsideAt::kSend, 3, 0, ""});
   for (int32_t i = 0; i < 10; ++i) cluster.produce(i % 4, 1);
   ASSERT_EQ(cluster.run_until(cluster.now_ms() + 2'000).stop, RunStop::kTimeReached);
   ASSERT_EQ(one.crashes_landed().size(), 1u) << cluster.seed_text();
@@ -217,7 +244,7 @@ TEST(CrashInsideTest, ArmWhileDownLandsInNextProcessRestore) {
   count_twenty(cluster);
   Instance& one = cluster.instance(1);
   one.crash();
-  one.arm_crash_inside({CrashInsideAt::kRestorePoll, 1, 0});
+  one.arm_crash_inside({CrashInsideAt::kRestorePoll, 1, 0, ""});
   EXPECT_TRUE(one.crash_inside_armed());
   one.restart(/*wipe=*/true);  // a wiped disk restores the whole changelog
   base::ProbeHits hits;
@@ -248,7 +275,8 @@ TEST(CrashInsideTest, DiskArmDuringCheckpointLandsAtRestoreCompletion) {
   ASSERT_EQ(cluster.run_until(8'000).stop, RunStop::kTimeReached);
   Instance& one = cluster.instance(1);
   one.crash();
-  one.arm_crash_inside({CrashInsideAt::kDiskOp, 1, static_cast<uint32_t>(Operation::kCheckpoint)});
+  one.arm_crash_inside(
+      {CrashInsideAt::kDiskOp, 1, static_cast<uint32_t>(Operation::kCheckpoint), ""});
   one.restart(/*wipe=*/true);
   ASSERT_EQ(cluster.run_until(cluster.now_ms() + 60'000).stop, RunStop::kTimeReached);
   ASSERT_EQ(one.crashes_landed().size(), 1u) << cluster.seed_text();
@@ -279,7 +307,7 @@ TEST(CrashInsideTest, DiskArmDuringStandbyCheckpointLandsInsideItsFlush) {
     if (!tm.standby_task_ids().empty()) standby = &cluster.instance(n);
   }
   ASSERT_NE(standby, nullptr) << cluster.seed_text();
-  standby->arm_crash_inside({CrashInsideAt::kDiskOp, 1, mask(Operation::kCheckpoint)});
+  standby->arm_crash_inside({CrashInsideAt::kDiskOp, 1, mask(Operation::kCheckpoint), ""});
   base::ProbeHits hits;
   {
     base::ProbeScope scope(hits);
