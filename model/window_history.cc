@@ -78,7 +78,7 @@ bool WindowHistory::store_put(PartitionState& p, int64_t offset, const KeyBytes&
   int64_t seqnum = 0;
   if (spec_.retain_duplicates && value && (segmented || !expired)) seqnum = ++p.seqnum;
   p.writes.push_back(Write{offset, key, window_start_ms, value, timestamp_ms, seqnum, expired,
-                           p.store_stream_time_ms});
+                           p.store_stream_time_ms, /*restored=*/false});
   if (!expired) {
     const Slot slot{key, window_start_ms, seqnum};
     if (value) {
@@ -101,6 +101,29 @@ void WindowHistory::put(int32_t partition, int64_t offset, const KeyBytes& key,
   p.steps.check_offset(offset);
   const bool updated = store_put(p, offset, key, value, timestamp_ms, window_start_ms);
   p.steps.record(StoreStep{offset, p.store_stream_time_ms, updated, false});
+}
+
+void WindowHistory::restore_put(int32_t partition, int64_t offset, const KeyBytes& key,
+                                std::optional<int64_t> value, int64_t timestamp_ms,
+                                int64_t window_start_ms, int64_t seqnum) {
+  IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store restores raw keys");
+  IQ_ASSERT(offset >= 0 && seqnum >= 0, "offset {} seqnum {}", offset, seqnum);
+  count_record();
+  PartitionState& p = partitions_[partition];
+  p.steps.check_offset(offset);
+  p.store_stream_time_ms = std::max(p.store_stream_time_ms, window_start_ms);
+  const bool expired = !segment_live(window_start_ms, p.store_stream_time_ms);
+  p.writes.push_back(Write{offset, key, window_start_ms, value, timestamp_ms, seqnum, expired,
+                           p.store_stream_time_ms, /*restored=*/true});
+  if (!expired) {
+    const Slot slot{key, window_start_ms, seqnum};
+    if (value) {
+      p.live[slot] = Stored{*value, timestamp_ms};
+    } else {
+      p.live.erase(slot);
+    }
+  }
+  p.steps.record(StoreStep{offset, p.store_stream_time_ms, !expired, false});
 }
 
 void WindowHistory::restart_processor(int32_t partition) {
@@ -185,7 +208,7 @@ std::map<WindowHistory::Slot, WindowHistory::Stored> WindowHistory::content(
       const Slot slot{w.key, w.window_start_ms, w.seqnum};
       if (w.value) {
         out[slot] = Stored{*w.value, w.timestamp_ms};
-      } else if (!spec_.retain_duplicates) {
+      } else if (!spec_.retain_duplicates || w.restored) {
         out.erase(slot);
       }
     }

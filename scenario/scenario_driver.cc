@@ -160,6 +160,7 @@ ChangelogRecord changelog_record(const BrokerService& service, const TopologyCon
   r.key = key.key;
   r.window_start_ms = key.window_start_ms;
   r.window_end_ms = key.window_end_ms;
+  r.window_seqnum = key.window_seqnum;
   if (c.value) r.value = Serde<int64_t>::deserialize(*c.value);
   r.timestamp_ms = c.timestamp;
   r.appended_ms = base::Instant::from_ms(append_ms);  // the broker keeps virtual ms as longs

@@ -62,6 +62,12 @@ inline int64_t extract_store_timestamp(const Bytes& binary) {
   return static_cast<int64_t>(serde_detail::from_big_endian<uint64_t>(
       binary.view().substr(binary.size() - kTimestampSize - kSeqnumSize, kTimestampSize)));
 }
+inline int32_t extract_store_sequence_number(const Bytes& binary) {
+  IQ_ASSERT(binary.size() >= kTimestampSize + kSeqnumSize, "window store key of {} bytes",
+            binary.size());
+  return static_cast<int32_t>(serde_detail::from_big_endian<uint32_t>(
+      binary.view().substr(binary.size() - kSeqnumSize, kSeqnumSize)));
+}
 // TimeWindow end for a window size, truncated to Long.MAX_VALUE on overflow as Kafka does.
 inline int64_t window_end(int64_t start_ms, int64_t window_size_ms) {
   const int64_t max = std::numeric_limits<int64_t>::max();

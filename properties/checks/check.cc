@@ -168,6 +168,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kWindowGraceDroppedTail:
       return "known Kafka behaviour: a window or session store's position never reaches records "
              "dropped beyond the grace period";
+    case ViolationClass::kDuplicatesNullPutSkipped:
+      return "known Kafka behaviour: a retainDuplicates RocksDB window store skips a null put "
+             "that its changelog logs and its restore takes";
   }
   return "?";
 }
@@ -200,6 +203,8 @@ const char* class_key(ViolationClass c) {
       return "versioned_grace_dropped_tail";
     case ViolationClass::kWindowGraceDroppedTail:
       return "window_grace_dropped_tail";
+    case ViolationClass::kDuplicatesNullPutSkipped:
+      return "duplicates_null_put_skipped";
   }
   return "?";
 }

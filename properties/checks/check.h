@@ -52,7 +52,9 @@ enum class ViolationClass {
   // store restored from a .checkpoint older than the data it kept (a crash between a flush and
   // its .checkpoint write): the records replayed after that checkpoint over the kept fold, under
   // the older position (the answer's position is not empty then; the replica's restored_from is
-  // set).
+  // set). And a store restarted without a checkpoint that has replayed part of the log from its
+  // start: the answer's position is exactly the headers' fold of the prefix it applied (no
+  // restored_from), over the kept fold.
   kRestartWithoutCheckpoint,
   // Kafka's record cache logs a flush key by key, each key once under its last write's context,
   // with a position header that only grows: a replica that applied part of one flush reports a
@@ -143,6 +145,19 @@ enum class ViolationClass {
   // grace, the model's store position at B is P, and no changelog record's header passes P
   // (checks/window_judge.cc, prove_window_grace_dropped_tail).
   kWindowGraceDroppedTail,
+  // Quirk 26 of docs/iqv2-semantics.md: with retainDuplicates, RocksDBWindowStore.put returns
+  // before anything for a null value (no write, no observed stream time, no position), while
+  // ChangeLoggingWindowBytesStore logs it (under the position before it) and restore
+  // (AbstractRocksDBSegmentedBytesStore.restoreAllInternal) takes its window start into the
+  // observed stream time. Two shapes: an EventuallyAvailable "never answered" violation whose
+  // last probe was refused at a position P below the bound B, every source offset in (P, B] such
+  // a null put, the model's store position at B P, and no changelog header past P
+  // (checks/window_judge.cc, prove_window_skipped_tail); and a ResultMatchesModel or
+  // SamePositionSameAnswer violation whose answer is its replica's changelog fold as restore
+  // takes it (position included), while the same records with the null puts skipped, as the live
+  // store takes them, fold to the model's answer at the reported offset
+  // (prove_restored_null_puts).
+  kDuplicatesNullPutSkipped,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -150,9 +165,9 @@ const char* to_string(ViolationClass c);
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
 // "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
-// "window_grace_dropped_tail": the key in JSON summaries.
+// "window_grace_dropped_tail", "duplicates_null_put_skipped": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 13> kViolationClasses{
+inline constexpr std::array<ViolationClass, 14> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -165,7 +180,8 @@ inline constexpr std::array<ViolationClass, 13> kViolationClasses{
     ViolationClass::kReplicaInsideOneRecordsWrites,
     ViolationClass::kCleanerCutByCrash,
     ViolationClass::kVersionedGraceDroppedTail,
-    ViolationClass::kWindowGraceDroppedTail};
+    ViolationClass::kWindowGraceDroppedTail,
+    ViolationClass::kDuplicatesNullPutSkipped};
 
 struct Violation {
   std::string property;  // the check's name

@@ -51,7 +51,10 @@
 // durable): Kafka replays only the records after the checkpoint, so until the replay passes the
 // kept data the store answers newer values under an older position (an under-claim). The answer
 // then has a position, the replica a checkpoint offset (ReplicaSnapshot::restored_from), and the
-// witness's proof is the replayed records' fold over the kept longer prefix's.
+// witness's proof is the replayed records' fold over the kept longer prefix's. So does a store
+// restarted without a checkpoint once its restore from the log's start has applied records: its
+// position (no .position file) is then the headers' fold of that prefix, which the answer's
+// position must be exactly (WitnessResult::prefix_position), with no restored_from.
 //
 // Known Kafka behaviour: a replica inside one cached flush of the changelog over-claims
 // (kCacheFlushPartlyApplied, a ResultMatchesModel violation; partial_flush.cc holds the proof),
@@ -275,9 +278,11 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   if (inside.proven) return {ViolationClass::kReplicaInsideOneRecordsWrites, inside.text};
   const detail::ClassProof cleaner = detail::prove_cleaner_cut_by_crash(context, record, outcome);
   if (cleaner.proven) return {ViolationClass::kCleanerCutByCrash, cleaner.text};
+  const detail::ClassProof nulls = detail::prove_restored_null_puts(context, record, outcome);
+  if (nulls.proven) return {ViolationClass::kDuplicatesNullPutSkipped, nulls.text};
   return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
                                         reopened.text + "; " + compacted.text + "; " + inside.text +
-                                        "; " + cleaner.text};
+                                        "; " + cleaner.text + "; " + nulls.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -299,9 +304,12 @@ void classify_one(const JudgeContext& context,
       v.class_evidence = tail.text;
       return;
     }
-    const detail::ClassProof window = detail::prove_window_grace_dropped_tail(context, v.partition);
-    if (window.proven) v.violation_class = ViolationClass::kWindowGraceDroppedTail;
-    v.class_evidence = tail.text + "; " + window.text;
+    const detail::TailProof window = detail::prove_window_skipped_tail(context, v.partition);
+    if (window.proof.proven) {
+      v.violation_class = window.duplicates_null_puts ? ViolationClass::kDuplicatesNullPutSkipped
+                                                      : ViolationClass::kWindowGraceDroppedTail;
+    }
+    v.class_evidence = tail.text + "; " + window.proof.text;
     return;
   }
   const bool rmm = v.property == sim::property_names::kResultMatchesModel;
@@ -334,8 +342,12 @@ void classify_one(const JudgeContext& context,
     // .checkpoint older than the data the store kept, under the position of its .position file
     // and the replayed headers; the witness proves the answer is that kept data's fold.
     const detail::WitnessResult w = detail::changelog_witness(context, *it->second, *outcome);
-    if (w.earlier_life_offset &&
-        (outcome->position->is_empty() || (w.replica && w.replica->restored_from))) {
+    // Without a .checkpoint the restore replays the log from its start over the kept data, and
+    // the position (no .position file either) is the replayed headers' fold.
+    const bool replayed_from_start = w.replica && !w.replica->restored_from && w.prefix_position &&
+                                     outcome->position->map() == w.prefix_position->map();
+    if (w.earlier_life_offset && (outcome->position->is_empty() ||
+                                  (w.replica && w.replica->restored_from) || replayed_from_start)) {
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
       v.class_evidence =
           outcome->position->is_empty()
@@ -344,6 +356,13 @@ void classify_one(const JudgeContext& context,
                     "over the fold of [.., {}] (data {} kept from before a crash or restart of {})",
                     v.record_id, v.partition, w.applied_offset, *w.earlier_life_offset,
                     sim::to_string(w.replica->role), w.replica->instance)
+          : !w.replica->restored_from
+              ? fmt::format(
+                    "record #{} is the fold of changelog-{} [.., {}] replayed from the log's start "
+                    "(no .checkpoint) under the position of its headers {} over the fold of [.., "
+                    "{}] (data {} kept from before a crash or restart of {})",
+                    v.record_id, v.partition, w.applied_offset, outcome->position->to_string(),
+                    *w.earlier_life_offset, sim::to_string(w.replica->role), w.replica->instance)
               : fmt::format(
                     "record #{} is the fold of changelog-{} ({}, {}] replayed from its "
                     ".checkpoint over the fold of [.., {}] (data {} kept from before a crash or "

@@ -84,6 +84,7 @@ DecodedStoreKey decode_store_key(const TopologyConfig& topology, const Bytes& st
     out.window_start_ms = window_key_schema::extract_store_timestamp(store_key);
     out.window_end_ms =
         window_key_schema::window_end(*out.window_start_ms, topology.window_size_ms);
+    out.window_seqnum = window_key_schema::extract_store_sequence_number(store_key);
   } else if (topology.session()) {
     const Windowed<Bytes> session = session_key_schema::from(store_key);
     out.key = Serde<int32_t>::deserialize(session.key);

@@ -23,12 +23,13 @@ PlacementSnapshot take_placement(Cluster& cluster, const std::string& store,
                                  const std::set<int32_t>& partitions);
 
 // A store key as the changelog holds it, decoded for the trace: the record key and, for a window
-// store ([key][start][seqnum]), the window [start, start + size); for a session store
-// ([key][end][start]), the session [start, end], both inclusive.
+// store ([key][start][seqnum]), the window [start, start + size) and the sequence number; for a
+// session store ([key][end][start]), the session [start, end], both inclusive.
 struct DecodedStoreKey {
   int32_t key = 0;
   std::optional<int64_t> window_start_ms;
   std::optional<int64_t> window_end_ms;
+  std::optional<int32_t> window_seqnum;
 };
 DecodedStoreKey decode_store_key(const TopologyConfig& topology, const Bytes& store_key);
 

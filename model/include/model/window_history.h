@@ -99,6 +99,14 @@ class WindowHistory {
   // as a PAPI processor may write it directly. nullopt value: a delete.
   void put(int32_t partition, int64_t offset, const KeyBytes& key, std::optional<int64_t> value,
            int64_t timestamp_ms, int64_t window_start_ms);
+  // One changelog record a segmented store's restore writes as the log holds it
+  // (AbstractRocksDBSegmentedBytesStore.restoreAllInternal): its key [key][start][seqnum] as is,
+  // not under the store's own sequence number (which it leaves alone), into its segment if live
+  // at the stream time the record raises; a null value deletes exactly that key, with duplicates
+  // too. The restore's stream time per batch is the caller's to approximate (record by record).
+  void restore_put(int32_t partition, int64_t offset, const KeyBytes& key,
+                   std::optional<int64_t> value, int64_t timestamp_ms, int64_t window_start_ms,
+                   int64_t seqnum);
   // The task was initialized again (moved, restarted): its processor forgets its stream time.
   // The store keeps its own (the model's store is continuous).
   void restart_processor(int32_t partition);
@@ -135,6 +143,7 @@ class WindowHistory {
     int64_t seqnum;                // 0 without duplicates
     bool expired;                  // dropped by the store: not applied
     int64_t stream_time_after_ms;  // the store's, after this put (segment cleanup uses it)
+    bool restored = false;         // restore_put: a null value deletes its exact key
   };
   struct Slot {
     KeyBytes key;

@@ -88,6 +88,10 @@ struct ChangelogRecord {
   // key-value store.
   std::optional<int64_t> window_start_ms;
   std::optional<int64_t> window_end_ms;
+  // A window store's record: the sequence number in its key, the change-logging layer's own
+  // counter (ChangeLoggingWindowBytesStore: 0 without duplicates, else one more on every put,
+  // null ones included), which a RocksDB store's restore writes back as is. Absent otherwise.
+  std::optional<int32_t> window_seqnum;
   bool operator==(const ChangelogRecord&) const = default;
 };
 
