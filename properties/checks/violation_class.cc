@@ -353,14 +353,16 @@ void classify_one(const JudgeContext& context,
           outcome->position->is_empty()
               ? fmt::format(
                     "record #{} has an empty position and is the fold of changelog-{} [.., {}] "
-                    "over the fold of [.., {}] (data {} kept from before a crash or restart of {})",
+                    "over the fold of [.., {}] (data {} kept from before a crash, restart or drop "
+                    "out of the group of {})",
                     v.record_id, v.partition, w.applied_offset, *w.earlier_life_offset,
                     sim::to_string(w.replica->role), w.replica->instance)
           : !w.replica->restored_from
               ? fmt::format(
                     "record #{} is the fold of changelog-{} [.., {}] replayed from the log's start "
                     "(no .checkpoint) under the position of its headers {} over the fold of [.., "
-                    "{}] (data {} kept from before a crash or restart of {})",
+                    "{}] (data {} kept from before a crash, restart or drop out of the group of "
+                    "{})",
                     v.record_id, v.partition, w.applied_offset, outcome->position->to_string(),
                     *w.earlier_life_offset, sim::to_string(w.replica->role), w.replica->instance)
               : fmt::format(

@@ -361,6 +361,96 @@ base::Instant answered_at(const sim::QueryRecord& record) {
   return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
 }
 
+// Whether the replica's store object may have been opened over what an earlier one of its
+// instance left on disk: the instance crashed, restarted or closed, or was paused or cut off (a
+// member out of the group closes its tasks dirty, TaskManager.handleLostAll, and opens their
+// stores again when it is assigned them back), at or before at_ms.
+bool store_reopened_before(const JudgeContext& context, const std::string& instance,
+                           base::Instant at_ms) {
+  if (restarted_before(context, instance, at_ms)) return true;
+  return std::any_of(context.trace().faults.begin(), context.trace().faults.end(),
+                     [&](const sim::FaultRecord& f) {
+                       return f.at_ms <= at_ms && f.instance == instance &&
+                              (f.action == "pause" || f.action == "isolate");
+                     });
+}
+
+// A persistent store kept an earlier life's data beneath its restore: the answer is the fold of
+// changelog-`partition` [.., O] (records appended by the answer: what an earlier store object
+// wrote or restored, kept on disk), reopened (the observed stream time, not persisted, from -1),
+// with the replica's applied prefix replayed over it from its .checkpoint (or the log's start, no
+// .checkpoint: ProcessorStateManager keeps the data under at-least-once). Returns the latest such O
+// after the applied offset, among the records of the queried key (every record for a range over
+// all keys) appended by the answer, trying the kEarlierLivesMax latest; nullopt if none gives it.
+std::optional<ChangelogOffset> window_earlier_life(const JudgeContext& context,
+                                                   const sim::QueryRecord& record,
+                                                   const sim::PartitionOutcome& outcome,
+                                                   const sim::ReplicaSnapshot& replica,
+                                                   ChangelogOffset applied) {
+  constexpr size_t kEarlierLivesMax = 64;
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  const int32_t partition = outcome.partition;
+  const base::Instant at_ms = answered_at(record);
+  const std::optional<int32_t> key = record.request.key;
+  std::vector<ChangelogOffset> candidates;
+  for (auto it = trace.changelog.rbegin(); it != trace.changelog.rend(); ++it) {
+    const sim::ChangelogRecord& r = *it;
+    if (r.partition != partition || r.offset <= applied || r.appended_ms > at_ms) continue;
+    if (key && r.key != *key) continue;
+    candidates.push_back(r.offset);
+    if (candidates.size() == kEarlierLivesMax) break;
+  }
+  const bool raw_keys = topology.windowed() && topology.retain_duplicates;
+  for (ChangelogOffset older : candidates) {
+    model::WindowSpec wspec = window_spec_of(topology);
+    model::SessionSpec sspec = session_spec_of(topology);
+    wspec.aggregation = model::WindowAggregation::kLatest;
+    sspec.aggregation = model::SessionAggregation::kLatest;
+    sspec.processor_reads_cache = false;
+    const int64_t records_max =
+        std::max<int64_t>(1, 2 * static_cast<int64_t>(trace.changelog.size()));
+    std::optional<model::WindowHistory> window;
+    std::optional<model::SessionHistory> session;
+    if (topology.windowed()) {
+      window.emplace(wspec, records_max);
+    } else {
+      session.emplace(sspec, records_max);
+    }
+    // The model's offsets only grow: the replay gets fresh ones after the earlier life's.
+    int64_t step = 0;
+    const auto apply = [&](const sim::ChangelogRecord& r) {
+      const model::KeyBytes k = model::serialize_int32_key(r.key);
+      if (window && raw_keys && r.window_seqnum) {
+        window->restore_put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms,
+                            *r.window_seqnum);
+      } else if (window) {
+        window->put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms);
+      } else {
+        session->put(partition, step, k, *r.window_start_ms, *r.window_end_ms, r.value);
+      }
+      ++step;
+    };
+    for (const sim::ChangelogRecord& r : trace.changelog) {
+      if (r.partition != partition || r.offset > older || r.appended_ms > at_ms) continue;
+      apply(r);
+    }
+    if (window) window->reopen_store(partition, step++, -1);
+    if (session) session->reopen_store(partition, step++, -1);
+    for (const sim::ChangelogRecord& r : trace.changelog) {
+      if (r.partition != partition || r.offset > applied) continue;
+      if (replica.restored_from && r.offset <= *replica.restored_from) continue;
+      if (!applied_by(replica, applied, r, at_ms)) continue;
+      apply(r);
+    }
+    const WindowWant want =
+        want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
+                record.request, partition, std::numeric_limits<int64_t>::max());
+    if (outcome_is(outcome, want)) return older;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 WitnessResult window_changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
@@ -387,6 +477,21 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
           "window: the fold hides a window in a live segment (a segmented store's observed "
           "stream time depends on where its store object was opened)";
       return result;
+    }
+    if (segmented && store_reopened_before(context, replica.instance, record.complete_ms)) {
+      if (auto older = window_earlier_life(context, record, outcome, replica, applied)) {
+        result.verdict = Witness::kNotJudged;
+        result.why =
+            "a persistent store kept an earlier life's data beneath its restore (restarted "
+            "without a checkpoint)";
+        result.earlier_life_offset = older;
+        if (trace.consistency_offset_vector_enabled && !foreign_header) {
+          Position folded = Position::empty_position();
+          if (header >= SourceOffset(0)) folded.with_component(topic, partition, header);
+          result.prefix_position = folded;
+        }
+        return result;
+      }
     }
     if (segmented && restarted_before(context, replica.instance, record.complete_ms)) {
       result.verdict = Witness::kNotJudged;
