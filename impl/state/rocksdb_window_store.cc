@@ -23,7 +23,9 @@ Status RocksDBWindowStore::init(StateStoreContext& context, StateStore& root) {
 }
 
 Status RocksDBWindowStore::put(const Bytes& key, const ValueBytes& value, int64_t window_start_ms) {
-  // With duplicates a delete is a no-op, and is skipped before anything else happens.
+  // Kafka quirk 26 (docs/iqv2-semantics.md §10; SI/RocksDBWindowStore.java put): with duplicates
+  // a delete is a no-op, skipped before anything else happens (no stream time, no position),
+  // though the change-logging layer above logs it and a restore takes its window start.
   if (!value && retain_duplicates_) return ok_status();
   if (retain_duplicates_) seqnum_ = (seqnum_ + 1) & 0x7FFFFFFF;
   return bytes_store_.put(window_key_schema::to_store_key_binary(key, window_start_ms, seqnum_),

@@ -992,6 +992,9 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
           "without a checkpoint)",
           result.replica, applied);
       result.earlier_life_offset = older;
+      const auto position = folded_position(context, log, replica, answer_ms(record),
+                                            outcome.partition, applied, unlogged, {});
+      if (const auto* p = std::get_if<Position>(&position)) result.prefix_position = *p;
       return result;
     }
     result.verdict = Witness::kDiffers;

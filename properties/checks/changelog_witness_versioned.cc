@@ -195,6 +195,9 @@ WitnessResult versioned_changelog_witness(const JudgeContext& context,
           "a persistent store kept an earlier life's data beneath its restore (restarted "
           "without a checkpoint)";
       result.earlier_life_offset = older;
+      if (context.trace().consistency_offset_vector_enabled) {
+        result.prefix_position = folded_position(context, log, replica, applied);
+      }
       return result;
     }
   }

@@ -171,6 +171,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kVersionedRestoreDroppedExpired:
       return "known Kafka behaviour: a versioned restore batch discards versions already beyond "
              "the history retention";
+    case ViolationClass::kDuplicatesNullPutSkipped:
+      return "known Kafka behaviour: a retainDuplicates RocksDB window store skips a null put "
+             "that its changelog logs and its restore takes";
   }
   return "?";
 }
@@ -205,6 +208,8 @@ const char* class_key(ViolationClass c) {
       return "window_grace_dropped_tail";
     case ViolationClass::kVersionedRestoreDroppedExpired:
       return "versioned_restore_dropped_expired";
+    case ViolationClass::kDuplicatesNullPutSkipped:
+      return "duplicates_null_put_skipped";
   }
   return "?";
 }

@@ -153,6 +153,19 @@ enum class ViolationClass {
   // whose answer is the applied prefix's fold without some versions, each ending before the
   // standby's stream time minus the history retention (checks/versioned_restore_batch.cc).
   kVersionedRestoreDroppedExpired,
+  // Quirk 26 of docs/iqv2-semantics.md: with retainDuplicates, RocksDBWindowStore.put returns
+  // before anything for a null value (no write, no observed stream time, no position), while
+  // ChangeLoggingWindowBytesStore logs it (under the position before it) and restore
+  // (AbstractRocksDBSegmentedBytesStore.restoreAllInternal) takes its window start into the
+  // observed stream time. Two shapes: an EventuallyAvailable "never answered" violation whose
+  // last probe was refused at a position P below the bound B, every source offset in (P, B] such
+  // a null put, the model's store position at B P, and no changelog header past P
+  // (checks/window_judge.cc, prove_window_skipped_tail); and a ResultMatchesModel or
+  // SamePositionSameAnswer violation whose answer is its replica's changelog fold as restore
+  // takes it (position included), while the same records with the null puts skipped, as the live
+  // store takes them, fold to the model's answer at the reported offset
+  // (prove_restored_null_puts).
+  kDuplicatesNullPutSkipped,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -160,9 +173,10 @@ const char* to_string(ViolationClass c);
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
 // "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
-// "window_grace_dropped_tail", "versioned_restore_dropped_expired": the key in JSON summaries.
+// "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped":
+// the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 14> kViolationClasses{
+inline constexpr std::array<ViolationClass, 15> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -176,7 +190,8 @@ inline constexpr std::array<ViolationClass, 14> kViolationClasses{
     ViolationClass::kCleanerCutByCrash,
     ViolationClass::kVersionedGraceDroppedTail,
     ViolationClass::kWindowGraceDroppedTail,
-    ViolationClass::kVersionedRestoreDroppedExpired};
+    ViolationClass::kVersionedRestoreDroppedExpired,
+    ViolationClass::kDuplicatesNullPutSkipped};
 
 struct Violation {
   std::string property;  // the check's name

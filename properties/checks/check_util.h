@@ -187,6 +187,9 @@ struct WitnessResult {
   // kNotJudged because the answer is fold(applied) over the fold of this longer prefix, on a
   // persistent store of an instance that crashed, restarted or closed before: the prefix's end.
   std::optional<ChangelogOffset> earlier_life_offset;
+  // With earlier_life_offset: the headers' fold of the prefix the replica applied, the position a
+  // restore from the log's start gives a store without a .position file (absent: not folded).
+  std::optional<Position> prefix_position;
   // kNotJudged on an LRU store because keys of the fold are missing (evicted without a logged
   // tombstone), while every key the answer holds has the fold's value and timestamp, in order.
   bool present_keys_hold = false;
@@ -256,6 +259,10 @@ struct ClassProof {
 // states the proof).
 ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::QueryRecord& record,
                                       const sim::PartitionOutcome& outcome);
+// A replica whose restore took null puts a retainDuplicates window store skipped live (quirk 26):
+// ViolationClass::kDuplicatesNullPutSkipped (window_judge.cc states the proof).
+ClassProof prove_restored_null_puts(const JudgeContext& context, const sim::QueryRecord& record,
+                                    const sim::PartitionOutcome& outcome);
 // Why no source record explains a window or session store's changelog record (window_judge.cc),
 // or nullopt when one does.
 std::optional<std::string> window_record_unexplained(const JudgeContext& context,
@@ -320,8 +327,14 @@ std::optional<StuckProbe> stuck_probe_of(const JudgeContext& context, int32_t pa
                                          ClassProof& proof);
 
 // The same for a window or session store, whose aggregation drops a record late beyond grace
-// without a write: ViolationClass::kWindowGraceDroppedTail (window_judge.cc states the proof).
-ClassProof prove_window_grace_dropped_tail(const JudgeContext& context, int32_t partition);
+// without a write (ViolationClass::kWindowGraceDroppedTail), or, a retainDuplicates RocksDB window
+// store, skips a null put before anything (ViolationClass::kDuplicatesNullPutSkipped, quirk 26):
+// window_judge.cc states the proof.
+struct TailProof {
+  ClassProof proof;
+  bool duplicates_null_puts = false;  // proven by null puts (quirk 26), not grace drops
+};
+TailProof prove_window_skipped_tail(const JudgeContext& context, int32_t partition);
 
 // Whether the replica's store applied changelog record `r`: every record of its prefix [..,
 // applied], except another instance's records inside one of the replica's runs of own writes

@@ -342,9 +342,11 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   const detail::ClassProof batch =
       detail::prove_versioned_restore_dropped_expired(context, record, outcome);
   if (batch.proven) return {ViolationClass::kVersionedRestoreDroppedExpired, batch.text};
+  const detail::ClassProof nulls = detail::prove_restored_null_puts(context, record, outcome);
+  if (nulls.proven) return {ViolationClass::kDuplicatesNullPutSkipped, nulls.text};
   return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
                                         reopened.text + "; " + compacted.text + "; " + inside.text +
-                                        "; " + cleaner.text + "; " + batch.text};
+                                        "; " + cleaner.text + "; " + batch.text + "; " + nulls.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -366,9 +368,12 @@ void classify_one(const JudgeContext& context,
       v.class_evidence = tail.text;
       return;
     }
-    const detail::ClassProof window = detail::prove_window_grace_dropped_tail(context, v.partition);
-    if (window.proven) v.violation_class = ViolationClass::kWindowGraceDroppedTail;
-    v.class_evidence = tail.text + "; " + window.text;
+    const detail::TailProof window = detail::prove_window_skipped_tail(context, v.partition);
+    if (window.proof.proven) {
+      v.violation_class = window.duplicates_null_puts ? ViolationClass::kDuplicatesNullPutSkipped
+                                                      : ViolationClass::kWindowGraceDroppedTail;
+    }
+    v.class_evidence = tail.text + "; " + window.proof.text;
     return;
   }
   const bool rmm = v.property == sim::property_names::kResultMatchesModel;
@@ -425,9 +430,18 @@ void classify_one(const JudgeContext& context,
           outcome->position->is_empty()
               ? fmt::format(
                     "record #{} has an empty position and is the fold of changelog-{} [.., {}] "
-                    "over the fold of [.., {}] (data {} kept from before a crash or restart of {})",
+                    "over the fold of [.., {}] (data {} kept from before a crash, restart or drop "
+                    "out of the group of {})",
                     v.record_id, v.partition, w.applied_offset, *w.earlier_life_offset,
                     sim::to_string(w.replica->role), w.replica->instance)
+          : !w.replica->restored_from
+              ? fmt::format(
+                    "record #{} is the fold of changelog-{} [.., {}] replayed from the log's start "
+                    "(no .checkpoint) under the position of its headers {} over the fold of [.., "
+                    "{}] (data {} kept from before a crash, restart or drop out of the group of "
+                    "{})",
+                    v.record_id, v.partition, w.applied_offset, outcome->position->to_string(),
+                    *w.earlier_life_offset, sim::to_string(w.replica->role), w.replica->instance)
               : fmt::format(
                     "record #{} is the fold of changelog-{} ({}, {}] replayed from its "
                     ".checkpoint over the fold of [.., {}] (data {} kept from before a crash or "

@@ -175,6 +175,43 @@ TEST(ViolationClassTest, AStoreReplayingFromTheStartOverDataItKept) {
   }
 }
 
+// The same store restored from the log's start without a .checkpoint (nor a .position file)
+// answers its kept data under the position of the headers it has replayed so far: that class only
+// when the position is exactly those headers' fold; a position from anywhere else (here: headers it
+// has not applied) stays a failure, as does a store whose instance never stopped.
+TEST(ViolationClassTest, AStoreKeptAcrossARestartUnderItsReplayedHeaders) {
+  struct Case {
+    bool crashed;
+    int64_t applied;
+    ViolationClass want;
+  };
+  for (const Case& c :
+       {Case{true, 0, ViolationClass::kRestartWithoutCheckpoint},
+        Case{false, 0, ViolationClass::kFailure}, Case{true, -1, ViolationClass::kFailure}}) {
+    TraceBuilder b(TopologyKind::SourceTable);
+    b.produce(0, 1, 1);
+    b.produce(0, 2, 2);
+    b.produce(0, 3, 3);
+    b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+    b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
+    b.log(0, 3, 3, 300, pos(0, 2), "instance-1", 12);
+    if (c.crashed) {
+      b.fault(50, "crash", "instance-1");
+      b.fault(60, "restart", "instance-1");
+    }
+    // Key 2 under position {0=0}: written at offset 1, kept from before the crash.
+    b.add(b.key_query(0, 2)
+              .at(101, 101)
+              .ok(2, pos(0, 0))
+              .replica(applied(standby(0, pos(0, 0)), c.applied)));
+    JudgeContext context(b.trace());
+    const auto vs = judge_and_classify(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " crashed=" << c.crashed << "\n" << text(vs);
+    EXPECT_EQ(vs[0].violation_class, c.want) << "seed " << kSeed << " applied=" << c.applied << "\n"
+                                             << vs[0].to_string();
+  }
+}
+
 // One commit's flush of a record cache (checks/partial_flush.cc): source offsets 0-3 write keys
 // 1, 2, 1, 3; the flush logs each key once, in the order of its last write (key 2 from offset 1,
 // key 1 from offset 2, key 3 from offset 3), all by instance-1 at 50 ms, each under the growing

@@ -247,7 +247,8 @@ std::optional<std::string> window_position_not_judged(const JudgeContext& contex
 // through a fresh store model (the model's store-level put, not the processor) gives what it
 // holds. With duplicates a RocksDB store's restore is not that put: it writes each record's key
 // as the log holds it ([key][start][seqnum], the writer's change-logging counter, a null deleting
-// exactly that key), while the store's own puts number duplicates with its RocksDBWindowStore's
+// exactly that key, and a null put, which the live store skipped, raising the stream time: quirk
+// 26), while the store's own puts number duplicates with its RocksDBWindowStore's
 // counter from 0, so the fold restores the records the replica did not write itself
 // (`written_by_store`) under their logged sequence numbers (ChangelogRecord::window_seqnum). A
 // segmented store reopened from a .checkpoint (ReplicaSnapshot::restored_from) kept the records up
@@ -278,9 +279,14 @@ struct WindowFold {
   bool own_seqnums_unknown = false;
 };
 
+// A record the replica's store restored rather than wrote itself goes through the segmented
+// store's restore (its key's own sequence number; a null put with duplicates raises the stream
+// time, quirk 26), unless `live_null_puts`: then such a null is skipped as the live store skips it
+// (what the model assumes, for prove_restored_null_puts).
 WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecord& request,
                        int32_t partition, const sim::ReplicaSnapshot& replica,
-                       ChangelogOffset applied, base::Instant at_ms) {
+                       ChangelogOffset applied, base::Instant at_ms, bool live_null_puts = false,
+                       int64_t* restored_null_puts = nullptr) {
   const sim::RunTrace& trace = context.trace();
   const TopologyConfig& topology = trace.topology;
   const bool segmented = topology.supplier != KeyValueSupplier::kInMemory;
@@ -326,8 +332,13 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
     if (window && raw_keys && !written_by_store(replica, r)) {
       IQ_ASSERT(r.window_seqnum.has_value(), "seed {}: changelog-{} offset {} has no seqnum",
                 trace.seed, partition, o);
-      window->restore_put(partition, o, key, r.value, r.timestamp_ms, *r.window_start_ms,
-                          *r.window_seqnum);
+      if (!r.value && restored_null_puts != nullptr) ++*restored_null_puts;
+      if (!r.value && live_null_puts) {
+        window->put(partition, o, key, r.value, r.timestamp_ms, *r.window_start_ms);
+      } else {
+        window->restore_put(partition, o, key, r.value, r.timestamp_ms, *r.window_start_ms,
+                            *r.window_seqnum);
+      }
     } else if (window) {
       window->put(partition, o, key, r.value, r.timestamp_ms, *r.window_start_ms);
     } else {
@@ -360,6 +371,82 @@ base::Instant answered_at(const sim::QueryRecord& record) {
   return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
 }
 
+// A persistent store kept an earlier life's data beneath its restore: the answer is the fold of
+// changelog-`partition` [.., O] (records appended by the answer: what an earlier store object
+// wrote or restored, kept on disk), reopened (the observed stream time, not persisted, from -1),
+// with the replica's applied prefix replayed over it from its .checkpoint (or the log's start, no
+// .checkpoint: ProcessorStateManager keeps the data under at-least-once). Returns the latest such O
+// after the applied offset, among the records of the queried key (every record for a range over
+// all keys) appended by the answer, trying the kEarlierLivesMax latest; nullopt if none gives it.
+std::optional<ChangelogOffset> window_earlier_life(const JudgeContext& context,
+                                                   const sim::QueryRecord& record,
+                                                   const sim::PartitionOutcome& outcome,
+                                                   const sim::ReplicaSnapshot& replica,
+                                                   ChangelogOffset applied) {
+  constexpr size_t kEarlierLivesMax = 64;
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  const int32_t partition = outcome.partition;
+  const base::Instant at_ms = answered_at(record);
+  const std::optional<int32_t> key = record.request.key;
+  std::vector<ChangelogOffset> candidates;
+  for (auto it = trace.changelog.rbegin(); it != trace.changelog.rend(); ++it) {
+    const sim::ChangelogRecord& r = *it;
+    if (r.partition != partition || r.offset <= applied || r.appended_ms > at_ms) continue;
+    if (key && r.key != *key) continue;
+    candidates.push_back(r.offset);
+    if (candidates.size() == kEarlierLivesMax) break;
+  }
+  const bool raw_keys = topology.windowed() && topology.retain_duplicates;
+  for (ChangelogOffset older : candidates) {
+    model::WindowSpec wspec = window_spec_of(topology);
+    model::SessionSpec sspec = session_spec_of(topology);
+    wspec.aggregation = model::WindowAggregation::kLatest;
+    sspec.aggregation = model::SessionAggregation::kLatest;
+    sspec.processor_reads_cache = false;
+    const int64_t records_max =
+        std::max<int64_t>(1, 2 * static_cast<int64_t>(trace.changelog.size()));
+    std::optional<model::WindowHistory> window;
+    std::optional<model::SessionHistory> session;
+    if (topology.windowed()) {
+      window.emplace(wspec, records_max);
+    } else {
+      session.emplace(sspec, records_max);
+    }
+    // The model's offsets only grow: the replay gets fresh ones after the earlier life's.
+    int64_t step = 0;
+    const auto apply = [&](const sim::ChangelogRecord& r) {
+      const model::KeyBytes k = model::serialize_int32_key(r.key);
+      if (window && raw_keys && r.window_seqnum) {
+        window->restore_put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms,
+                            *r.window_seqnum);
+      } else if (window) {
+        window->put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms);
+      } else {
+        session->put(partition, step, k, *r.window_start_ms, *r.window_end_ms, r.value);
+      }
+      ++step;
+    };
+    for (const sim::ChangelogRecord& r : trace.changelog) {
+      if (r.partition != partition || r.offset > older || r.appended_ms > at_ms) continue;
+      apply(r);
+    }
+    if (window) window->reopen_store(partition, step++, -1);
+    if (session) session->reopen_store(partition, step++, -1);
+    for (const sim::ChangelogRecord& r : trace.changelog) {
+      if (r.partition != partition || r.offset > applied) continue;
+      if (replica.restored_from && r.offset <= *replica.restored_from) continue;
+      if (!applied_by(replica, applied, r, at_ms)) continue;
+      apply(r);
+    }
+    const WindowWant want =
+        want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
+                record.request, partition, std::numeric_limits<int64_t>::max());
+    if (outcome_is(outcome, want)) return older;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 WitnessResult window_changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
@@ -386,6 +473,21 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
           "window: the fold hides a window in a live segment (a segmented store's observed "
           "stream time depends on where its store object was opened)";
       return result;
+    }
+    if (segmented && reopened_before(context, replica.instance, record.complete_ms)) {
+      if (auto older = window_earlier_life(context, record, outcome, replica, applied)) {
+        result.verdict = Witness::kNotJudged;
+        result.why =
+            "a persistent store kept an earlier life's data beneath its restore (restarted "
+            "without a checkpoint)";
+        result.earlier_life_offset = older;
+        if (trace.consistency_offset_vector_enabled && !foreign_header) {
+          Position folded = Position::empty_position();
+          if (header >= SourceOffset(0)) folded.with_component(topic, partition, header);
+          result.prefix_position = folded;
+        }
+        return result;
+      }
     }
     if (fold.own_seqnums_unknown) {
       result.verdict = Witness::kNotJudged;
@@ -517,6 +619,69 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
       "it is the model's answer at that offset",
       record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
       target, rest, w.applied_offset, rest_last);
+  return proof;
+}
+
+// ---- A replica that restored null puts a retainDuplicates window store skipped live ----
+//
+// Quirk 26: with retainDuplicates, RocksDBWindowStore.put returns before anything for a null value
+// (no write, no observed stream time, no position), while ChangeLoggingWindowBytesStore logs it,
+// under the position before it. A store that restores the record instead
+// (AbstractRocksDBSegmentedBytesStore.restoreAllInternal: a standby, a restoring active) takes its
+// window start into its observed stream time, so its retention floor rises above the live
+// store's at the same position and hides windows the active and the model still show. The proof
+// (ViolationClass::kDuplicatesNullPutSkipped): a retainDuplicates RocksDB window store, the switch
+// on, the answer its replica's changelog fold as restore takes it (ChangelogWitness holds,
+// position included), the replica restored at least one such null put, and the same records with
+// those nulls skipped as the live store skips them fold to exactly the model's answer at the
+// reported offset.
+ClassProof prove_restored_null_puts(const JudgeContext& context, const sim::QueryRecord& record,
+                                    const sim::PartitionOutcome& outcome) {
+  ClassProof proof;
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  if (!topology.windowed() || !topology.retain_duplicates ||
+      topology.supplier == KeyValueSupplier::kInMemory) {
+    proof.text = "not a retainDuplicates RocksDB window store";
+    return proof;
+  }
+  if (!trace.consistency_offset_vector_enabled || !outcome.position ||
+      !is_window_kind(record.request.kind)) {
+    proof.text = "no position from the changelog headers";
+    return proof;
+  }
+  const WitnessResult w = changelog_witness(context, record, outcome);
+  if (w.verdict != Witness::kHolds || w.replica == nullptr || !w.position_not_judged.empty()) {
+    proof.text =
+        fmt::format("record #{} is not its replica's changelog fold, position included", record.id);
+    return proof;
+  }
+  const int32_t partition = outcome.partition;
+  int64_t nulls = 0;
+  const WindowFold live = window_fold(context, record.request, partition, *w.replica,
+                                      w.applied_offset, answered_at(record), true, &nulls);
+  if (nulls == 0) {
+    proof.text =
+        fmt::format("record #{}: its replica restored no null put of changelog-{} [.., {}]",
+                    record.id, partition, w.applied_offset);
+    return proof;
+  }
+  const int64_t reported = reported_offset(context, *outcome.position, partition);
+  const WindowWant want = window_want(context, record.request, partition, reported);
+  if (live.answer.entries != want.entries || live.answer.timestamps != want.timestamps) {
+    proof.text = fmt::format(
+        "record #{}: with the {} restored null put(s) skipped as the live store skips them, its "
+        "fold is {}, not the model's {}",
+        record.id, nulls, want_text(live.answer), want_text(want));
+    return proof;
+  }
+  proof.proven = true;
+  proof.text = fmt::format(
+      "record #{} is the fold of changelog-{} [.., {}] as {}'s {} restored it, {} null put(s) "
+      "raising its stream time (quirk 26); with them skipped, as the live store skips them, it "
+      "is the model's answer at offset {}",
+      record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
+      nulls, reported);
   return proof;
 }
 
@@ -696,18 +861,27 @@ bool window_reopened_difference(const JudgeContext& context, const sim::QueryRec
   return i == want.entries.size();
 }
 
-ClassProof prove_window_grace_dropped_tail(const JudgeContext& context, int32_t partition) {
-  ClassProof proof;
+// Whether the store skips the record at `s` without a write, as the model's history says:
+// dropped beyond grace by the aggregation (quirk 25), or a null put into a retainDuplicates
+// RocksDB window store (quirk 26: RocksDBWindowStore.put returns before anything for it).
+static bool duplicates_null_put(const TopologyConfig& t, const sim::SourceLogRecord& s) {
+  return t.kind == TopologyKind::WindowPapiWriter && t.retain_duplicates &&
+         t.supplier != KeyValueSupplier::kInMemory && !s.value;
+}
+
+TailProof prove_window_skipped_tail(const JudgeContext& context, int32_t partition) {
+  TailProof tail;
+  ClassProof& proof = tail.proof;
   const sim::RunTrace& trace = context.trace();
   const model::WindowHistory* window = context.window_history();
   const model::SessionHistory* session = context.session_history();
   if ((window == nullptr && session == nullptr) || !trace.liveness) {
     proof.text = fmt::format(
         "partition {} is not a window or session store's under a liveness phase", partition);
-    return proof;
+    return tail;
   }
   const std::optional<StuckProbe> stuck = stuck_probe_of(context, partition, proof);
-  if (!stuck) return proof;
+  if (!stuck) return tail;
   const int64_t position = stuck->position;
   const int64_t bound = stuck->bound;
   // The model's store took no record after the position, up to the bound.
@@ -717,22 +891,26 @@ ClassProof prove_window_grace_dropped_tail(const JudgeContext& context, int32_t 
   if (moved.value_or(-1) != position) {
     proof.text = fmt::format("the model's store position at the bound {} is {}, not the probe's {}",
                              bound, moved.value_or(-1), position);
-    return proof;
+    return tail;
   }
   int64_t dropped = 0;
+  int64_t null_puts = 0;
   for (const sim::SourceLogRecord& s : trace.source_log) {
     if (s.partition != partition || s.offset.value() <= position) continue;
     if (s.offset.value() > bound) break;
     const bool grace = window != nullptr ? window->grace_dropped_at(partition, s.offset.value())
                                          : session->grace_dropped_at(partition, s.offset.value());
-    if (!grace) {
+    if (grace) {
+      ++dropped;
+    } else if (duplicates_null_put(trace.topology, s)) {
+      ++null_puts;
+    } else {
       proof.text = fmt::format(
-          "source offset {} of partition {} lies beyond the position {} but was not dropped "
-          "beyond grace in the model",
+          "source offset {} of partition {} lies beyond the position {} but was neither dropped "
+          "beyond grace in the model nor a null put a retainDuplicates RocksDB window store skips",
           s.offset.value(), partition, position);
-      return proof;
+      return tail;
     }
-    ++dropped;
   }
   // No replica anywhere could have reached past the position: no logged write covers more.
   for (const sim::ChangelogRecord& r : trace.changelog) {
@@ -740,18 +918,30 @@ ClassProof prove_window_grace_dropped_tail(const JudgeContext& context, int32_t 
     if (reported_offset(context, *r.position, partition) > position) {
       proof.text = fmt::format("changelog-{} offset {} carries a header past {}", partition,
                                r.offset, position);
-      return proof;
+      return tail;
     }
   }
-  IQ_ASSERT(dropped > 0, "seed {}: partition {} has no source record in ({}, {}]", trace.seed,
-            partition, position, bound);
+  IQ_ASSERT(dropped + null_puts > 0, "seed {}: partition {} has no source record in ({}, {}]",
+            trace.seed, partition, position, bound);
+  // The aggregations drop late records; only the PAPI writer puts nulls: never both in one run.
+  IQ_ASSERT(dropped == 0 || null_puts == 0, "seed {}: partition {}: {} drops and {} null puts",
+            trace.seed, partition, dropped, null_puts);
   proof.proven = true;
+  if (null_puts > 0) {
+    tail.duplicates_null_puts = true;
+    proof.text = fmt::format(
+        "partition {}'s offsets ({}, {}] are {} null put(s) into a retainDuplicates RocksDB "
+        "window store, which skips each before anything (quirk 26): no position covers them and "
+        "no changelog header passes {}",
+        partition, position, bound, null_puts, position);
+    return tail;
+  }
   proof.text = fmt::format(
       "partition {}'s offsets ({}, {}] are {} record(s) late beyond the grace period, which the "
       "window or session aggregation drops without a store write (quirk 25): no position covers "
       "them and no changelog header passes {}",
       partition, position, bound, dropped, position);
-  return proof;
+  return tail;
 }
 
 }  // namespace iq::properties::detail

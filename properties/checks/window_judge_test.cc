@@ -441,5 +441,133 @@ TEST(WindowJudgeTest, AGraceDroppedTailNeverReachedIsKafkasOnlyWhenProven) {
   EXPECT_NE(w.class_evidence.find("model's store position"), std::string::npos) << w.class_evidence;
 }
 
+// WindowPapiWriter over RocksDB with retainDuplicates (1 s windows, retention 5 s, one 60 s
+// segment): key 1 = 5 at 100 ms (offset 0, window 0), then `tail` more records of key 1.
+TraceBuilder duplicates_writer(bool retain_duplicates) {
+  TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_retention_ms = 5'000;
+  b.trace().topology.retain_duplicates = retain_duplicates;
+  b.produce(0, 1, 5, 100);
+  return b;
+}
+
+// The liveness phase with bound `bound_offset`, the last probe of partition 0 refused
+// NOT_UP_TO_BOUND at `probe_offset` by an active.
+Violation probe_stuck_at(TraceBuilder& b, int64_t bound_offset, int64_t probe_offset) {
+  sim::LivenessRecord liveness;
+  liveness.faults_stopped_ms = testing::instant(1'000);
+  liveness.timeout_ms = base::Duration::millis(500);
+  liveness.bound = pos(0, bound_offset);
+  liveness.first_success_ms = {{0, std::nullopt}};
+  b.trace().liveness = liveness;
+  testing::Q q = b.key_query(0, 1, QueryKind::WindowKeyQuery);
+  q.r.request.from_time_ms = 0;
+  q.r.request.to_time_ms = kForever;
+  q.source(sim::QueryRecord::Source::kLiveness).bound(pos(0, bound_offset));
+  q.fail(FailureReason::NOT_UP_TO_BOUND, pos(0, probe_offset));
+  q.target("instance-1");
+  q.replica(active(0, pos(0, probe_offset)));
+  b.add(std::move(q));
+  JudgeContext context(b.trace());
+  std::vector<Violation> vs = check_eventually_available(context);
+  IQ_ASSERT(vs.size() == 1, "seed {}: expected one violation, got {}", kSeed, text(vs));
+  classify_violations(context, vs);
+  return vs[0];
+}
+
+// Quirk 26: RocksDBWindowStore.put skips a null put with duplicates before anything, so a bound
+// covering a trailing one is never met: Kafka's behaviour when every offset past the position is
+// such a null put. Without duplicates the null put is a delete that advances the position, so the
+// same stuck probe stays a failure.
+TEST(WindowJudgeTest, ATrailingNullPutWithDuplicatesNeverReachedIsKafkasOnlyWhenProven) {
+  TraceBuilder b = duplicates_writer(true);
+  b.produce(0, 1, 6, 200);
+  b.produce(0, 1, std::nullopt, 300);
+  const Violation v = probe_stuck_at(b, 2, 1);
+  EXPECT_EQ(v.violation_class, ViolationClass::kDuplicatesNullPutSkipped)
+      << "seed " << kSeed << "\n"
+      << v.to_string();
+  EXPECT_NE(v.class_evidence.find("quirk 26"), std::string::npos) << v.class_evidence;
+
+  TraceBuilder deletes = duplicates_writer(false);
+  deletes.produce(0, 1, 6, 200);
+  deletes.produce(0, 1, std::nullopt, 300);
+  const Violation w = probe_stuck_at(deletes, 2, 1);
+  EXPECT_EQ(w.violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+  EXPECT_NE(w.class_evidence.find("model's store position"), std::string::npos) << w.class_evidence;
+}
+
+// Quirk 26 on a standby: key 1's null put at 6500 ms (window 6000) is skipped by the active's
+// store (stream time stays 0, window 0 visible) but logged under {0=0}; the standby's restore takes
+// its window start into its stream time, so the floor 1000 hides window 0 under the same position.
+// Kafka's behaviour when the answer is the restore's fold and, with the null skipped, the model's;
+// a standby that had not applied the null put answering the same is no fold of its log.
+TEST(WindowJudgeTest, AStandbyHidingWindowsBehindARestoredNullPutIsKafkasOnlyWhenProven) {
+  for (int64_t standby_applied : {1, 0}) {
+    TraceBuilder b = duplicates_writer(true);
+    b.produce(0, 1, std::nullopt, 6'500);
+    b.log(0, 1, 5, 100, pos(0, 0), "instance-2", 10);
+    b.trace().changelog.back().window_start_ms = 0;
+    b.trace().changelog.back().window_end_ms = 1'000;
+    b.trace().changelog.back().window_seqnum = 1;
+    b.log(0, 1, std::nullopt, 6'500, pos(0, 0), "instance-2", 11);
+    b.trace().changelog.back().window_start_ms = 6'000;
+    b.trace().changelog.back().window_end_ms = 7'000;
+    b.trace().changelog.back().window_seqnum = 2;
+    testing::Q q = b.key_query(0, 1, QueryKind::WindowKeyQuery);
+    q.r.request.from_time_ms = 0;
+    q.r.request.to_time_ms = kForever;
+    q.at(100, 100).ok(std::nullopt, pos(0, 0), {});
+    q.r.partitions.back().value = sim::WindowedList{};
+    q.replica(applied(standby(0, pos(0, 0)), standby_applied));
+    b.add(q);
+    JudgeContext context(b.trace());
+    auto vs = check_result_matches_model(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+    classify_violations(context, vs);
+    EXPECT_EQ(vs[0].violation_class, standby_applied == 1
+                                         ? ViolationClass::kDuplicatesNullPutSkipped
+                                         : ViolationClass::kFailure)
+        << "seed " << kSeed << " applied " << standby_applied << "\n"
+        << vs[0].to_string();
+  }
+}
+
+// A RocksDB window store kept across its instance dropping out of the group (paused): key 1 = 5
+// (offset 0) and key 2 = 7 (offset 1) in window 0, both logged by instance-1, which the pause
+// makes close its task dirty and open the store again without a .checkpoint; restoring from the
+// log's start it has applied changelog 0 only, under {0=0}, yet holds key 2 from its earlier life.
+// Kafka's behaviour (a store restarted without a checkpoint) only when the instance did stop:
+// without the pause no earlier life explains key 2.
+TEST(WindowJudgeTest, AWindowStoreKeptAcrossADroppedMembershipIsKafkasOnlyWhenItStopped) {
+  for (bool paused : {true, false}) {
+    TraceBuilder b = duplicates_writer(false);
+    b.produce(0, 2, 7, 200);
+    b.log(0, 1, 5, 100, pos(0, 0), "instance-1", 10);
+    b.trace().changelog.back().window_start_ms = 0;
+    b.trace().changelog.back().window_end_ms = 1'000;
+    b.log(0, 2, 7, 200, pos(0, 1), "instance-1", 11);
+    b.trace().changelog.back().window_start_ms = 0;
+    b.trace().changelog.back().window_end_ms = 1'000;
+    if (paused) b.fault(50, "pause", "instance-1");
+    testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
+    range.r.request.from_time_ms = 0;
+    range.r.request.to_time_ms = kForever;
+    range.at(100, 100).ok(std::nullopt, pos(0, 0), {});
+    range.r.partitions.back().value = sim::WindowedList{{1, 0, 1'000, 5}, {2, 0, 1'000, 7}};
+    range.replica(applied(active(0, pos(0, 0)), 0));
+    b.add(range);
+    JudgeContext context(b.trace());
+    auto vs = check_result_matches_model(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+    classify_violations(context, vs);
+    EXPECT_EQ(vs[0].violation_class,
+              paused ? ViolationClass::kRestartWithoutCheckpoint : ViolationClass::kFailure)
+        << "seed " << kSeed << " paused " << paused << "\n"
+        << vs[0].to_string();
+  }
+}
+
 }  // namespace
 }  // namespace iq::properties
