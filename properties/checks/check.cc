@@ -168,6 +168,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kWindowGraceDroppedTail:
       return "known Kafka behaviour: a window or session store's position never reaches records "
              "dropped beyond the grace period";
+    case ViolationClass::kCachedWritesBeneathPosition:
+      return "known Kafka behaviour: a caching window or session store answers from beneath its "
+             "cache, whose dirty writes lie beneath the position";
   }
   return "?";
 }
@@ -200,6 +203,8 @@ const char* class_key(ViolationClass c) {
       return "versioned_grace_dropped_tail";
     case ViolationClass::kWindowGraceDroppedTail:
       return "window_grace_dropped_tail";
+    case ViolationClass::kCachedWritesBeneathPosition:
+      return "cached_writes_beneath_position";
   }
   return "?";
 }

@@ -143,6 +143,17 @@ enum class ViolationClass {
   // grace, the model's store position at B is P, and no changelog record's header passes P
   // (checks/window_judge.cc, prove_window_grace_dropped_tail).
   kWindowGraceDroppedTail,
+  // Quirk 19 of docs/iqv2-semantics.md: the caching window and session layers override neither
+  // query() nor getPosition(), so IQv2 answers from the store beneath the cache, under its
+  // position, while the record cache still holds dirty writes beneath that position (an eviction
+  // flushed the namespace in the middle of one record's writes: the hopping windows after it, a
+  // session merge's put after its removals, stay dirty under the same record's offset). A
+  // ResultMatchesModel or SamePositionSameAnswer violation whose answer is its replica's changelog
+  // fold, position included, that fold is what the partition's active had written (the replica is
+  // that active, or applied exactly its changelog offset at the answer), and the fold overlaid
+  // with the active's dirty cache entries at or below the reported offset is the model's answer
+  // there (checks/window_judge.cc, prove_cached_writes_beneath_position).
+  kCachedWritesBeneathPosition,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -150,9 +161,9 @@ const char* to_string(ViolationClass c);
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
 // "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
-// "window_grace_dropped_tail": the key in JSON summaries.
+// "window_grace_dropped_tail", "cached_writes_beneath_position": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 13> kViolationClasses{
+inline constexpr std::array<ViolationClass, 14> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -165,7 +176,8 @@ inline constexpr std::array<ViolationClass, 13> kViolationClasses{
     ViolationClass::kReplicaInsideOneRecordsWrites,
     ViolationClass::kCleanerCutByCrash,
     ViolationClass::kVersionedGraceDroppedTail,
-    ViolationClass::kWindowGraceDroppedTail};
+    ViolationClass::kWindowGraceDroppedTail,
+    ViolationClass::kCachedWritesBeneathPosition};
 
 struct Violation {
   std::string property;  // the check's name

@@ -275,9 +275,12 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   if (inside.proven) return {ViolationClass::kReplicaInsideOneRecordsWrites, inside.text};
   const detail::ClassProof cleaner = detail::prove_cleaner_cut_by_crash(context, record, outcome);
   if (cleaner.proven) return {ViolationClass::kCleanerCutByCrash, cleaner.text};
+  const detail::ClassProof cached =
+      detail::prove_cached_writes_beneath_position(context, record, outcome);
+  if (cached.proven) return {ViolationClass::kCachedWritesBeneathPosition, cached.text};
   return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
                                         reopened.text + "; " + compacted.text + "; " + inside.text +
-                                        "; " + cleaner.text};
+                                        "; " + cleaner.text + "; " + cached.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
