@@ -225,6 +225,16 @@ std::optional<std::string> window_not_judged(const JudgeContext& context,
         "window: a window the retention floor hides sits in a live segment (a segmented store's "
         "observed stream time is not persisted)");
   }
+  // The model's record cache never evicts; Kafka's does, and an evicted session falls under the
+  // store's retention floor, so a merge with a session only the cache showed is the cache's luck.
+  if (const model::SessionHistory* s = context.session_history();
+      s != nullptr && key &&
+      s->cache_only_merge_up_to(partition, model::serialize_int32_key(*key), offset)) {
+    return std::string(
+        "session: a record of the key merged a session only the record cache still showed (the "
+        "store's retention had hidden it; whether Kafka's cache still held it depends on its "
+        "evictions, which the model does not know)");
+  }
   return std::nullopt;
 }
 
