@@ -5,6 +5,11 @@
 
 namespace iq {
 
+TopologyConfig rewrite_topology(TopologyConfig topology, const StreamsConfig& config) {
+  if (config.statestore_cache_max_bytes == 0) topology.caching = false;
+  return topology;
+}
+
 KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, ClientIo io,
                            std::string process_id)
     : config_(std::move(config)), io_(std::move(io)) {
@@ -17,7 +22,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
   client_.application_id = config_.application_id;
   client_.process_id = std::move(process_id);
   client_.endpoint = config_.application_server;
-  client_.topology = std::move(topology);
+  client_.topology = rewrite_topology(std::move(topology), config_);
   client_.assignment_configs = config_.assignment;
   client_.thread_config.commit_interval_ms = config_.commit_interval_ms;
   IQ_ASSERT(config_.max_poll_records >= 1, "max.poll.records={}", config_.max_poll_records);

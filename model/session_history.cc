@@ -134,14 +134,20 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
   // Every session the store holds came through the cache, so with cached reads the cache alone
   // is the processor's view.
   const bool from_cache = spec_.processor_reads_cache;
+  size_t store_view_merges = 0;  // what the store's own view (retention floor) would merge
   for (const auto& [slot, value] : from_cache ? p.cached : p.live) {
     if (slot.key != record.key) continue;
-    if (!from_cache && !visible(slot.end_ms, p.store_stream_time_ms)) continue;
+    const bool shown = visible(slot.end_ms, p.store_stream_time_ms) && p.live.contains(slot);
+    if (!from_cache && !shown) continue;
     if (slot.end_ms < ts - spec_.gap_ms || slot.start_ms > ts + spec_.gap_ms) continue;
     merged.emplace_back(slot, value);
+    if (shown) ++store_view_merges;
     start = std::min(start, slot.start_ms);
     end = std::max(end, slot.end_ms);
     count += value;
+  }
+  if (from_cache && store_view_merges != merged.size()) {
+    p.cache_only_merges.emplace_back(record.offset, record.key);
   }
   if (end < close_ms) {
     p.steps.record(StoreStep{record.offset, p.store_stream_time_ms, false, true});
@@ -172,6 +178,14 @@ std::optional<int64_t> SessionHistory::position_offset(int32_t partition,
                                                        int64_t offset_inclusive) const {
   const PartitionState* p = find(partition);
   return p == nullptr ? std::nullopt : p->steps.position_offset(offset_inclusive);
+}
+
+bool SessionHistory::cache_only_merge_up_to(int32_t partition, const KeyBytes& key,
+                                            int64_t offset_inclusive) const {
+  const PartitionState* p = find(partition);
+  if (p == nullptr) return false;
+  return std::any_of(p->cache_only_merges.begin(), p->cache_only_merges.end(),
+                     [&](const auto& m) { return m.first <= offset_inclusive && m.second == key; });
 }
 
 bool SessionHistory::grace_dropped_at(int32_t partition, int64_t offset) const {

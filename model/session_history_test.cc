@@ -137,6 +137,11 @@ TEST(ModelSessionHistoryTest, CachedReadsMergeSessionsTheStoreExpired) {
     h.apply(0, rec(1, kB, 0, 61));  // stream time 61: [0,0] of A expires (0 <= 61 - 60)
     h.apply(0, rec(2, kA, 0, 41));  // close 1: lands; merges [0,0] only through the cache
     EXPECT_EQ(h.fetch(0, kA, 2).entries, cached ? (E{{kA, 0, 41, 2}}) : (E{{kA, 41, 41, 1}}));
+    // Kafka's cache evicts, so that merge is the cache's luck: it is marked, from its record on,
+    // for its key only, and only where the cache is read.
+    EXPECT_EQ(h.cache_only_merge_up_to(0, kA, 2), cached);
+    EXPECT_FALSE(h.cache_only_merge_up_to(0, kA, 1));
+    EXPECT_FALSE(h.cache_only_merge_up_to(0, kB, 2));
   }
 }
 

@@ -244,7 +244,8 @@ ScenarioDriver::ScenarioDriver(const Scenario& scenario) : scenario_(scenario) {
   config.seed = scenario.seed;
   trace_.scenario = scenario.file.empty() ? scenario.title : scenario.file;
   trace_.seed = scenario.seed;
-  trace_.topology = config.topology;
+  // What KafkaStreams builds (rewrite_topology: no caching layer under a cache of 0 bytes).
+  trace_.topology = rewrite_topology(config.topology, config.streams);
   trace_.keys = scenario.keys;
   trace_.consistency_offset_vector_enabled = config.streams.consistency_offset_vector_enabled;
   trace_.history = History(scenario.knobs.history_records_max);

@@ -441,6 +441,20 @@ TEST(ScenarioDriverTest, ExactlyOnceChangelogRecordsEachTransactionsOutcome) {
       << seed_text(s) << ": the crash aborted nothing, so this test shows nothing";
 }
 
+// Proves InternalTopologyBuilder.rewriteTopology's rule: under statestore.cache.max.bytes = 0
+// KafkaStreams builds the store without its caching layer, whatever Materialized asked, and the
+// trace the judge reads says so (its models then read the store, not a record cache); with a
+// cache of one byte the layer stays.
+TEST(ScenarioDriverTest, ACacheOfZeroBytesBuildsNoCachingLayer) {
+  Scenario s = timed_scenario(44);
+  s.cluster.topology.caching = true;
+  s.cluster.streams.statestore_cache_max_bytes = 0;
+  EXPECT_FALSE(drive_scenario(s).topology.caching) << seed_text(s);
+  EXPECT_FALSE(rewrite_topology(s.cluster.topology, s.cluster.streams).cached()) << seed_text(s);
+  s.cluster.streams.statestore_cache_max_bytes = 1;
+  EXPECT_TRUE(rewrite_topology(s.cluster.topology, s.cluster.streams).cached()) << seed_text(s);
+}
+
 // Proves that a run_until quiescent that cannot be reached within ms_max (the group's first join
 // phase alone waits group.initial.rebalance.delay.ms = 3 s) is recorded as a liveness failure at
 // its deadline, and the run goes on.

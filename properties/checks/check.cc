@@ -174,6 +174,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kDuplicatesNullPutSkipped:
       return "known Kafka behaviour: a retainDuplicates RocksDB window store skips a null put "
              "that its changelog logs and its restore takes";
+    case ViolationClass::kCachedWritesBeneathPosition:
+      return "known Kafka behaviour: a caching window or session store answers from beneath its "
+             "cache, whose dirty writes lie beneath the position";
   }
   return "?";
 }
@@ -210,6 +213,8 @@ const char* class_key(ViolationClass c) {
       return "versioned_restore_dropped_expired";
     case ViolationClass::kDuplicatesNullPutSkipped:
       return "duplicates_null_put_skipped";
+    case ViolationClass::kCachedWritesBeneathPosition:
+      return "cached_writes_beneath_position";
   }
   return "?";
 }

@@ -166,6 +166,17 @@ enum class ViolationClass {
   // store takes them, fold to the model's answer at the reported offset
   // (prove_restored_null_puts).
   kDuplicatesNullPutSkipped,
+  // Quirk 19 of docs/iqv2-semantics.md: the caching window and session layers override neither
+  // query() nor getPosition(), so IQv2 answers from the store beneath the cache, under its
+  // position, while the record cache still holds dirty writes beneath that position (an eviction
+  // flushed the namespace in the middle of one record's writes: the hopping windows after it, a
+  // session merge's put after its removals, stay dirty under the same record's offset). A
+  // ResultMatchesModel or SamePositionSameAnswer violation whose answer is its replica's changelog
+  // fold, position included, that fold is what the partition's active had written (the replica is
+  // that active, or applied exactly its changelog offset at the answer), and the fold overlaid
+  // with the active's dirty cache entries at or below the reported offset is the model's answer
+  // there (checks/window_judge.cc, prove_cached_writes_beneath_position).
+  kCachedWritesBeneathPosition,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -173,10 +184,10 @@ const char* to_string(ViolationClass c);
 // "position_ahead_of_checkpoint", "fenced_late_write", "lru_evicted_aggregate",
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
 // "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
-// "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped":
-// the key in JSON summaries.
+// "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped",
+// "cached_writes_beneath_position": the key in JSON summaries.
 const char* class_key(ViolationClass c);
-inline constexpr std::array<ViolationClass, 15> kViolationClasses{
+inline constexpr std::array<ViolationClass, 16> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -191,7 +202,8 @@ inline constexpr std::array<ViolationClass, 15> kViolationClasses{
     ViolationClass::kVersionedGraceDroppedTail,
     ViolationClass::kWindowGraceDroppedTail,
     ViolationClass::kVersionedRestoreDroppedExpired,
-    ViolationClass::kDuplicatesNullPutSkipped};
+    ViolationClass::kDuplicatesNullPutSkipped,
+    ViolationClass::kCachedWritesBeneathPosition};
 
 struct Violation {
   std::string property;  // the check's name

@@ -263,6 +263,12 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
 // ViolationClass::kDuplicatesNullPutSkipped (window_judge.cc states the proof).
 ClassProof prove_restored_null_puts(const JudgeContext& context, const sim::QueryRecord& record,
                                     const sim::PartitionOutcome& outcome);
+// A caching window or session store answering from beneath its cache, whose dirty writes lie
+// beneath the position (quirk 19): ViolationClass::kCachedWritesBeneathPosition (window_judge.cc
+// states the proof).
+ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
+                                                const sim::QueryRecord& record,
+                                                const sim::PartitionOutcome& outcome);
 // Why no source record explains a window or session store's changelog record (window_judge.cc),
 // or nullopt when one does.
 std::optional<std::string> window_record_unexplained(const JudgeContext& context,

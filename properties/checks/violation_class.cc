@@ -344,9 +344,13 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   if (batch.proven) return {ViolationClass::kVersionedRestoreDroppedExpired, batch.text};
   const detail::ClassProof nulls = detail::prove_restored_null_puts(context, record, outcome);
   if (nulls.proven) return {ViolationClass::kDuplicatesNullPutSkipped, nulls.text};
-  return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
-                                        reopened.text + "; " + compacted.text + "; " + inside.text +
-                                        "; " + cleaner.text + "; " + batch.text + "; " + nulls.text};
+  const detail::ClassProof cached =
+      detail::prove_cached_writes_beneath_position(context, record, outcome);
+  if (cached.proven) return {ViolationClass::kCachedWritesBeneathPosition, cached.text};
+  return {ViolationClass::kFailure,
+          flush.text + "; " + ahead.text + "; " + lru.text + "; " + reopened.text + "; " +
+              compacted.text + "; " + inside.text + "; " + cleaner.text + "; " + batch.text +
+              "; " + nulls.text + "; " + cached.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.

@@ -34,6 +34,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "checks/check.h"
 #include "checks/check_util.h"
@@ -47,6 +49,12 @@ struct WindowWant {
   sim::WindowedList entries;
   std::vector<int64_t> timestamps;  // empty unless the store answers ValueAndTimestamp
   bool uncertain = false;
+  // A window store retaining duplicates orders one window's duplicates by their sequence number,
+  // which a new store object starts again at 0 (RocksDBWindowStore.seqnum, a field; finding
+  // window_duplicates_seqnum_resets_on_reopen): after a restart, a restore or a move to another
+  // instance, the new duplicates sort before the restored ones. The trace does not say where each
+  // store object began, so the order inside one (key, window) is not compared, its content is.
+  bool duplicates_unordered = false;
 };
 
 // Whether the store's IQv2 answers carry ValueAndTimestamp (see the header).
@@ -59,6 +67,8 @@ WindowWant want_of(const TopologyConfig& topology, const model::WindowHistory* w
                    const model::SessionHistory* session, const sim::QueryRequestRecord& request,
                    int32_t partition, int64_t offset) {
   WindowWant want;
+  want.duplicates_unordered =
+      topology.kind == TopologyKind::WindowPapiWriter && topology.retain_duplicates;
   const bool timestamps = answers_timestamps(topology);
   if (const model::WindowHistory* w = window) {
     model::WindowAnswer answer;
@@ -97,9 +107,36 @@ WindowWant window_want(const JudgeContext& context, const sim::QueryRequestRecor
                  request, partition, offset);
 }
 
+// `entries` (with their timestamps, when given) with each run of one (key, window start) sorted by
+// value and timestamp: the order WindowWant::duplicates_unordered leaves open, fixed.
+std::vector<std::pair<sim::WindowedValue, int64_t>> duplicates_sorted(
+    const sim::WindowedList& entries, const std::vector<int64_t>& timestamps) {
+  std::vector<std::pair<sim::WindowedValue, int64_t>> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    out.emplace_back(entries[i], timestamps.size() == entries.size() ? timestamps[i] : 0);
+  }
+  const auto same_window = [](const sim::WindowedValue& a, const sim::WindowedValue& b) {
+    return a.key == b.key && a.start_ms == b.start_ms && a.end_ms == b.end_ms;
+  };
+  for (size_t begin = 0; begin < out.size();) {
+    size_t end = begin + 1;
+    while (end < out.size() && same_window(out[begin].first, out[end].first)) ++end;
+    std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin),
+              out.begin() + static_cast<std::ptrdiff_t>(end), [](const auto& a, const auto& b) {
+                return std::pair(a.first.value, a.second) < std::pair(b.first.value, b.second);
+              });
+    begin = end;
+  }
+  return out;
+}
+
 bool outcome_is(const sim::PartitionOutcome& outcome, const WindowWant& want) {
   const auto* got = std::get_if<sim::WindowedList>(&outcome.value);
-  return got != nullptr && *got == want.entries && outcome.timestamps == want.timestamps;
+  if (got == nullptr || outcome.timestamps.size() != want.timestamps.size()) return false;
+  if (*got == want.entries && outcome.timestamps == want.timestamps) return true;
+  return want.duplicates_unordered && got->size() == want.entries.size() &&
+         duplicates_sorted(*got, outcome.timestamps) ==
+             duplicates_sorted(want.entries, want.timestamps);
 }
 
 std::string want_text(const WindowWant& want) {
@@ -187,6 +224,16 @@ std::optional<std::string> window_not_judged(const JudgeContext& context,
     return std::string(
         "window: a window the retention floor hides sits in a live segment (a segmented store's "
         "observed stream time is not persisted)");
+  }
+  // The model's record cache never evicts; Kafka's does, and an evicted session falls under the
+  // store's retention floor, so a merge with a session only the cache showed is the cache's luck.
+  if (const model::SessionHistory* s = context.session_history();
+      s != nullptr && key &&
+      s->cache_only_merge_up_to(partition, model::serialize_int32_key(*key), offset)) {
+    return std::string(
+        "session: a record of the key merged a session only the record cache still showed (the "
+        "store's retention had hidden it; whether Kafka's cache still held it depends on its "
+        "evictions, which the model does not know)");
   }
   return std::nullopt;
 }
@@ -279,18 +326,22 @@ struct WindowFold {
   bool own_seqnums_unknown = false;
 };
 
-// A record the replica's store restored rather than wrote itself goes through the segmented
-// store's restore (its key's own sequence number; a null put with duplicates raises the stream
-// time, quirk 26), unless `live_null_puts`: then such a null is skipped as the live store skips it
-// (what the model assumes, for prove_restored_null_puts).
+// `overlay`: writes laid over the fold after its last record, in order, through the same puts
+// (an active's dirty cache entries, flushed in thought). A record the replica's store restored
+// rather than wrote itself goes through the segmented store's restore (its key's own sequence
+// number; a null put with duplicates raises the stream time, quirk 26), unless `live_null_puts`:
+// then such a null is skipped as the live store skips it (what the model assumes, for
+// prove_restored_null_puts).
 WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecord& request,
                        int32_t partition, const sim::ReplicaSnapshot& replica,
-                       ChangelogOffset applied, base::Instant at_ms, bool live_null_puts = false,
-                       int64_t* restored_null_puts = nullptr) {
+                       ChangelogOffset applied, base::Instant at_ms,
+                       const std::vector<const sim::UnloggedWrite*>& overlay = {},
+                       bool live_null_puts = false, int64_t* restored_null_puts = nullptr) {
   const sim::RunTrace& trace = context.trace();
   const TopologyConfig& topology = trace.topology;
   const bool segmented = topology.supplier != KeyValueSupplier::kInMemory;
-  const int64_t records_max = std::max<int64_t>(1, static_cast<int64_t>(trace.changelog.size()));
+  const int64_t records_max =
+      std::max<int64_t>(1, static_cast<int64_t>(trace.changelog.size() + overlay.size()));
   std::optional<model::WindowHistory> window;
   std::optional<model::SessionHistory> session;
   if (topology.windowed()) {
@@ -361,6 +412,17 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
   if (segmented && !reopened && replica.restored_from && last >= 0) {
     if (window) window->reopen_store(partition, last, -1);
     if (session) session->reopen_store(partition, last, -1);
+  }
+  for (const sim::UnloggedWrite* u : overlay) {
+    IQ_ASSERT(u->window_start_ms.has_value() && (window || u->window_end_ms.has_value()),
+              "seed {}: an unlogged write of key {} without its window", trace.seed, u->key);
+    const model::KeyBytes key = model::serialize_int32_key(u->key);
+    ++last;
+    if (window) {
+      window->put(partition, last, key, u->value, u->timestamp_ms, *u->window_start_ms);
+    } else {
+      session->put(partition, last, key, *u->window_start_ms, *u->window_end_ms, u->value);
+    }
   }
   out.answer = want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
                        request, partition, std::numeric_limits<int64_t>::max());
@@ -622,6 +684,223 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
   return proof;
 }
 
+namespace {
+
+// One entry's place in a window or session store: key, window (or session) start, session end.
+using Slot = std::tuple<int32_t, int64_t, std::optional<int64_t>>;
+struct SlotState {
+  int64_t value = 0;
+  std::optional<int64_t> timestamp_ms;
+  bool operator==(const SlotState&) const = default;
+};
+
+std::map<Slot, SlotState> slots_of(const WindowWant& want) {
+  std::map<Slot, SlotState> out;
+  for (size_t i = 0; i < want.entries.size(); ++i) {
+    const sim::WindowedValue& e = want.entries[i];
+    out[Slot{e.key, e.start_ms, e.end_ms}] = SlotState{
+        e.value, want.timestamps.empty() ? std::nullopt : std::optional(want.timestamps[i])};
+  }
+  return out;
+}
+
+std::vector<Slot> differing_slots(const std::map<Slot, SlotState>& a,
+                                  const std::map<Slot, SlotState>& b) {
+  std::vector<Slot> out;
+  for (const auto& [slot, state] : a) {
+    const auto it = b.find(slot);
+    if (it == b.end() || it->second != state) out.push_back(slot);
+  }
+  for (const auto& [slot, state] : b) {
+    if (!a.contains(slot)) out.push_back(slot);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<SlotState> slot_at(const JudgeContext& context,
+                                 const sim::QueryRequestRecord& request, int32_t partition,
+                                 const Slot& slot, int64_t offset) {
+  const std::map<Slot, SlotState> at = slots_of(window_want(context, request, partition, offset));
+  const auto it = at.find(slot);
+  return it == at.end() ? std::nullopt : std::optional(it->second);
+}
+
+std::string slot_text(const Slot& slot) {
+  const auto& [key, start, end] = slot;
+  return end ? fmt::format("{}@[{}, {}]", key, start, *end) : fmt::format("{}@{}", key, start);
+}
+
+// Why `slot`'s state in the model at `reported` is not a write the active's cache holds unflushed
+// under a later dirty write, or nullopt when it is: the active holds a dirty entry of the slot
+// from a source offset above `reported`; the model's state at `reported` comes from the key's
+// record at some offset o <= reported (the latest where it changed, searched back at most
+// kSlotChangeSearchMax records of the key), and no record of the slot in the replica's applied
+// prefix carries a header at or above o (a flushed write of o would: a record's header is the
+// store's position after it). The dirty entry then holds o's write coalesced with later ones.
+std::optional<std::string> unflushed_beneath(const JudgeContext& context,
+                                             const sim::QueryRecord& record, int32_t partition,
+                                             const sim::ReplicaSnapshot& replica,
+                                             ChangelogOffset applied,
+                                             const sim::ReplicaSnapshot& active, const Slot& slot,
+                                             int64_t reported) {
+  constexpr size_t kSlotChangeSearchMax = 64;
+  const auto& [key, start, end] = slot;
+  const bool dirty_above = std::any_of(active.unlogged_writes.begin(), active.unlogged_writes.end(),
+                                       [&](const sim::UnloggedWrite& u) {
+                                         return u.key == key && u.window_start_ms == start &&
+                                                (!end || u.window_end_ms == end) &&
+                                                u.source_offset.value() > reported;
+                                       });
+  if (!dirty_above) {
+    return fmt::format("slot {} differs and no dirty entry above offset {} covers it",
+                       slot_text(slot), reported);
+  }
+  const std::optional<SlotState> at_reported =
+      slot_at(context, record.request, partition, slot, reported);
+  std::optional<int64_t> written;  // o: the record whose write the model's state comes from
+  const std::vector<int64_t>& writes = context.key_write_offsets(partition, key);
+  auto it = std::upper_bound(writes.begin(), writes.end(), reported);
+  for (size_t searched = 0; it != writes.begin() && searched < kSlotChangeSearchMax; ++searched) {
+    --it;
+    if (slot_at(context, record.request, partition, slot, *it - 1) != at_reported) {
+      written = *it;
+      break;
+    }
+  }
+  if (!written) {
+    return fmt::format(
+        "slot {}: no write of key {} at or below offset {} found that made the "
+        "model's state there",
+        slot_text(slot), key, reported);
+  }
+  for (const sim::ChangelogRecord& r : context.trace().changelog) {
+    if (r.partition != partition || r.offset > applied || r.key != key ||
+        r.window_start_ms != start || (end && r.window_end_ms != end) || !r.position ||
+        !applied_by(replica, applied, r, answered_at(record))) {
+      continue;
+    }
+    if (reported_offset(context, *r.position, partition) >= *written) {
+      return fmt::format(
+          "slot {}: changelog-{} offset {} carries a header at or above source "
+          "offset {}, whose write the model holds there: it may have been flushed",
+          slot_text(slot), partition, r.offset, *written);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// ---- A caching store answering from beneath its cache (quirk 19) ----
+//
+// CachingWindowStore and CachingSessionStore override neither query() nor getPosition(), so IQv2
+// answers from the store beneath the record cache, under that store's position. The cache writes
+// down on commit and when the thread's cache evicts from the namespace (NamedCache.evict flushes
+// every dirty entry, the evicted one first), each entry under its own record context, and an
+// eviction can fall in the middle of one input record's writes: the hopping windows the record
+// updates after it, or a session merge's put after its removals, go into the cache dirty, while
+// the store beneath already holds a write of that record and so its offset. Until the next flush
+// the answer lacks those writes beneath the position it reports, on the active and on every
+// replica that applied what the active has logged (the position header is the inner store's).
+// The proof (ViolationClass::kCachedWritesBeneathPosition): a cached window or session store,
+// the switch on, the answer its replica's changelog fold (ChangelogWitness holds, position
+// included), the partition's active at the answer holding dirty entries and having logged exactly
+// the prefix the replica applied (the replica is that active, or a replica at its changelog
+// offset), and the fold overlaid with the active's dirty entries at or below the reported offset
+// (put through the store's retention) exactly the model's answer at that offset. Dirty entries
+// above the offset are not laid over: the model at the offset lacks them too. Limits: a dirty
+// entry keeps only its key's last write, so a window written beneath the offset and again above
+// it cannot be shown to have held the model's value: such an answer stays a failure.
+ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
+                                                const sim::QueryRecord& record,
+                                                const sim::PartitionOutcome& outcome) {
+  ClassProof proof;
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  if ((!topology.windowed() && !topology.session()) || !topology.cached()) {
+    proof.text = "not a caching window or session store";
+    return proof;
+  }
+  if (!trace.consistency_offset_vector_enabled || !outcome.position ||
+      !is_window_kind(record.request.kind)) {
+    proof.text = "no position from the changelog headers to lie beneath";
+    return proof;
+  }
+  const WitnessResult w = changelog_witness(context, record, outcome);
+  if (w.verdict != Witness::kHolds || w.replica == nullptr || !w.position_not_judged.empty()) {
+    proof.text =
+        fmt::format("record #{} is not its replica's changelog fold, position included", record.id);
+    return proof;
+  }
+  const int32_t partition = outcome.partition;
+  // The active whose store beneath the cache is the replica's fold: the replica itself, or the
+  // active at the answer that had logged exactly the replica's prefix.
+  const sim::ReplicaSnapshot* active = nullptr;
+  if (w.replica->role == sim::ReplicaRole::kActive) {
+    active = w.replica;
+  } else if (record.placement_at_answer) {
+    for (const sim::ReplicaSnapshot& r : record.placement_at_answer->replicas) {
+      if (r.partition == partition && r.role == sim::ReplicaRole::kActive &&
+          r.changelog_offset == w.applied_offset) {
+        active = &r;
+      }
+    }
+  }
+  if (active == nullptr || active->unlogged_writes.empty()) {
+    proof.text = fmt::format(
+        "record #{}: no active of partition {} at the answer with dirty cache entries over "
+        "changelog-{} [.., {}]",
+        record.id, partition, partition, w.applied_offset);
+    return proof;
+  }
+  const int64_t reported = reported_offset(context, *outcome.position, partition);
+  std::vector<const sim::UnloggedWrite*> beneath;
+  for (const sim::UnloggedWrite& u : active->unlogged_writes) {
+    if (u.source_offset.value() <= reported) beneath.push_back(&u);
+  }
+  const WindowFold flushed = window_fold(context, record.request, partition, *w.replica,
+                                         w.applied_offset, answered_at(record), beneath);
+  const WindowWant want = window_want(context, record.request, partition, reported);
+  // Each slot where the fold with them still differs must hold a dirty entry above the offset
+  // over a write the model has at the offset that was never flushed.
+  const std::map<Slot, SlotState> got = slots_of(flushed.answer);
+  const std::map<Slot, SlotState> wanted = slots_of(want);
+  size_t overwritten = 0;
+  for (const Slot& slot : differing_slots(got, wanted)) {
+    if (auto why = unflushed_beneath(context, record, partition, *w.replica, w.applied_offset,
+                                     *active, slot, reported)) {
+      proof.text = fmt::format(
+          "record #{}: its fold with {}'s {} dirty cache entries at or below offset {} is {}, not "
+          "the model's {}; {}",
+          record.id, active->instance, beneath.size(), reported, want_text(flushed.answer),
+          want_text(want), *why);
+      return proof;
+    }
+    ++overwritten;
+  }
+  if (beneath.empty() && overwritten == 0) {
+    proof.text = fmt::format("record #{}: none of {}'s {} dirty cache entries explains it",
+                             record.id, active->instance, active->unlogged_writes.size());
+    return proof;
+  }
+  proof.proven = true;
+  const std::string rest =
+      overwritten == 0
+          ? std::string()
+          : fmt::format(
+                ", but in {} slot(s) whose write beneath the offset was never flushed and "
+                "is dirty in the cache under a later write",
+                overwritten);
+  proof.text = fmt::format(
+      "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, the store "
+      "beneath {}'s cache; with the {} dirty cache entries of source offsets at or below its "
+      "position's {} laid over it, it is the model's answer at that offset{}",
+      record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
+      active->instance, beneath.size(), reported, rest);
+  return proof;
+}
+
 // ---- A replica that restored null puts a retainDuplicates window store skipped live ----
 //
 // Quirk 26: with retainDuplicates, RocksDBWindowStore.put returns before anything for a null value
@@ -659,7 +938,7 @@ ClassProof prove_restored_null_puts(const JudgeContext& context, const sim::Quer
   const int32_t partition = outcome.partition;
   int64_t nulls = 0;
   const WindowFold live = window_fold(context, record.request, partition, *w.replica,
-                                      w.applied_offset, answered_at(record), true, &nulls);
+                                      w.applied_offset, answered_at(record), {}, true, &nulls);
   if (nulls == 0) {
     proof.text =
         fmt::format("record #{}: its replica restored no null put of changelog-{} [.., {}]",

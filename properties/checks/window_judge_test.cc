@@ -378,6 +378,136 @@ TEST(WindowJudgeTest, AReplicaBetweenOneRecordsWritesIsDeclaredOnlyWhenTheRestCo
                                                              << text(vs);
 }
 
+// A cached WindowedCount over an in-memory store: hopping 1 s windows advancing by 500 ms, so a
+// record updates two windows. Key 1 at 700 ms (offset 0) updates windows 0 and 500; the thread
+// cache evicts after the first put, flushing window 0 (header 0), and window 500 stays dirty under
+// offset 0 (quirk 19: IQv2 reads beneath the cache). Then key 1 at 800 ms (offset 1) writes both
+// windows into the cache again, dirty under offset 1, and no flush follows.
+TraceBuilder cached_hopping_count(bool second_record) {
+  TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, /*caching=*/true);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_advance_ms = 500;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 700);
+  if (second_record) b.produce(0, 1, 6, 800);
+  b.log(0, 1, 1, 700, pos(0, 0));
+  b.trace().changelog.back().window_start_ms = 0;
+  return b;
+}
+
+sim::UnloggedWrite dirty_window(int64_t start, int64_t value, int64_t timestamp_ms,
+                                int64_t source_offset) {
+  sim::UnloggedWrite u;
+  u.key = 1;
+  u.value = value;
+  u.timestamp_ms = timestamp_ms;
+  u.source_offset = SourceOffset(source_offset);
+  u.window_start_ms = start;
+  return u;
+}
+
+// The class of the trace's only ResultMatchesModel violation; `evidence` must occur in its proof
+// (or in the reason it stayed a failure).
+ViolationClass class_of_only_violation(TraceBuilder& b, const std::string& evidence) {
+  JudgeContext context(b.trace());
+  auto vs = check_result_matches_model(context);
+  EXPECT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  if (vs.size() != 1) return ViolationClass::kFailure;
+  classify_violations(context, vs);
+  EXPECT_NE(vs[0].class_evidence.find(evidence), std::string::npos)
+      << "seed " << kSeed << ": " << evidence << "\n"
+      << text(vs);
+  return vs[0].violation_class;
+}
+
+TEST(WindowJudgeTest, ACachingStoreAnswersBeneathItsDirtyWritesOnlyWhenTheyMakeTheModels) {
+  // The active answers window 0 only, at offset 0, while window 500 = 1 of the same record is
+  // dirty in its cache: with it laid over, the answer is the model's.
+  TraceBuilder proven = cached_hopping_count(false);
+  proven.add(window_key_query(proven, {{1, 0, std::nullopt, 1}}, {700}, pos(0, 0))
+                 .replica(applied(active(0, pos(0, 0)), 0, {dirty_window(500, 1, 700, 0)})));
+  EXPECT_EQ(
+      class_of_only_violation(proven, "the store beneath instance-1's cache; with the 1 dirty"),
+      ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // A standby at the active's changelog offset answers the same, from the same store content.
+  TraceBuilder standby_proven = cached_hopping_count(false);
+  standby_proven.add(window_key_query(standby_proven, {{1, 0, std::nullopt, 1}}, {700}, pos(0, 0))
+                         .target("instance-2")
+                         .replica(applied(active(0, pos(0, 0)), 0, {dirty_window(500, 1, 700, 0)}))
+                         .replica(applied(standby(0, pos(0, 0), "instance-2"), 0)));
+  EXPECT_EQ(class_of_only_violation(standby_proven, "the store beneath instance-1's cache"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // A dirty entry with another value than the model's does not make it; nor does a cache with
+  // nothing dirty (a write lost, not cached).
+  TraceBuilder wrong = cached_hopping_count(false);
+  wrong.add(window_key_query(wrong, {{1, 0, std::nullopt, 1}}, {700}, pos(0, 0))
+                .replica(applied(active(0, pos(0, 0)), 0, {dirty_window(500, 2, 700, 0)})));
+  EXPECT_EQ(class_of_only_violation(wrong, "is [@0=1 ts=700, @500=2 ts=700], not the model's"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  TraceBuilder clean = cached_hopping_count(false);
+  clean.add(window_key_query(clean, {{1, 0, std::nullopt, 1}}, {700}, pos(0, 0))
+                .replica(applied(active(0, pos(0, 0)), 0)));
+  EXPECT_EQ(class_of_only_violation(
+                clean, "no active of partition 0 at the answer with dirty cache entries"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+TEST(WindowJudgeTest, ADirtyWriteOverwrittenAboveThePositionIsDeclaredOnlyIfNeverFlushed) {
+  // Window 500's write of offset 0 was never flushed, and the cache holds the slot dirty under
+  // offset 1: the answer at offset 0 lacks it, as Kafka's does.
+  TraceBuilder proven = cached_hopping_count(true);
+  proven.add(window_key_query(proven, {{1, 0, std::nullopt, 1}}, {700}, pos(0, 0))
+                 .replica(applied(active(0, pos(0, 0)), 0,
+                                  {dirty_window(0, 2, 800, 1), dirty_window(500, 2, 800, 1)})));
+  EXPECT_EQ(class_of_only_violation(proven, "but in 1 slot(s) whose write"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // The same answer when the log holds window 500 under a header at offset 0 (that write was
+  // flushed, so the store beneath had it): a failure.
+  TraceBuilder flushed = cached_hopping_count(true);
+  flushed.log(0, 1, 3, 700, pos(0, 0));
+  flushed.trace().changelog.back().window_start_ms = 500;
+  flushed.add(window_key_query(flushed, {{1, 0, std::nullopt, 1}, {1, 500, std::nullopt, 3}},
+                               {700, 700}, pos(0, 0))
+                  .replica(applied(active(0, pos(0, 0)), 1,
+                                   {dirty_window(0, 2, 800, 1), dirty_window(500, 2, 800, 1)})));
+  EXPECT_EQ(class_of_only_violation(
+                flushed, "changelog-0 offset 1 carries a header at or above source offset 0"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+TEST(WindowJudgeTest, OneWindowsDuplicatesAreComparedInAnyOrderButNotInAnyContent) {
+  // The PAPI window writer retaining duplicates: 10 and 11 in window 0 of key 1. A store object
+  // created after the first put numbers the second from 0 again and sorts it first (the sequence
+  // counter is a field of the store object), so either order is Kafka's.
+  TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kInMemory);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.retain_duplicates = true;
+  b.produce(0, 1, 10, 100);
+  b.produce(0, 1, 11, 200);
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 10}, {1, 0, std::nullopt, 11}}, {100, 200},
+                         pos(0, 1)));
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 11}, {1, 0, std::nullopt, 10}}, {200, 100},
+                         pos(0, 1)));
+  // Wrong: a value no put wrote, a timestamp paired with the other value, a duplicate lost.
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 11}, {1, 0, std::nullopt, 12}}, {200, 100},
+                         pos(0, 1)));
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 11}, {1, 0, std::nullopt, 10}}, {100, 200},
+                         pos(0, 1)));
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 11}}, {200}, pos(0, 1)));
+  JudgeContext context(b.trace());
+  const auto vs = check_result_matches_model(context);
+  ASSERT_EQ(vs.size(), 3u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 3u) << "seed " << kSeed;
+  EXPECT_EQ(vs[1].record_id, 4u) << "seed " << kSeed;
+  EXPECT_EQ(vs[2].record_id, 5u) << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, FailureReasonsOfTheQueryFormsAWindowStoreRefuses) {
   TraceBuilder b = session_count();
   // WindowRangeQuery.withWindowStartRange on a session store: MeteredSessionStore refuses it

@@ -98,6 +98,13 @@ class SessionHistory {
   std::optional<int64_t> position_offset(int32_t partition, int64_t offset_inclusive) const;
   // Whether the record at this offset was skipped as beyond grace.
   bool grace_dropped_at(int32_t partition, int64_t offset) const;
+  // processor_reads_cache only: whether a record of `key` in `partition` at or below
+  // offset_inclusive merged a session the cache view held but the store's own view (its retention
+  // floor) no longer showed. Kafka's answer then depends on whether the record cache still held
+  // that session (an eviction flushes it down, where the store's retention hides it), which the
+  // model does not know: it keeps every session in the cache.
+  bool cache_only_merge_up_to(int32_t partition, const KeyBytes& key,
+                              int64_t offset_inclusive) const;
 
   const SessionSpec& spec() const { return spec_; }
 
@@ -123,6 +130,9 @@ class SessionHistory {
     int64_t store_stream_time_ms = -1;
     std::map<Slot, int64_t> live;
     std::map<Slot, int64_t> cached;  // processor_reads_cache: the record cache's sessions
+    // processor_reads_cache: the records (offset, key) whose merge the store's view would not
+    // have made (cache_only_merge_up_to).
+    std::vector<std::pair<int64_t, KeyBytes>> cache_only_merges;
   };
 
   bool store_put(PartitionState& p, int64_t offset, const Slot& slot, std::optional<int64_t> value);
