@@ -205,6 +205,18 @@ std::optional<std::string> why_not_replaying_from_start(const JudgeContext& cont
   return std::nullopt;
 }
 
+// Whether `instance`'s last start at or before at_ms was on a wiped disk (nothing kept).
+bool last_start_wiped(const JudgeContext& context, const std::string& instance,
+                      base::Instant at_ms) {
+  bool wiped = false;
+  for (const sim::FaultRecord& f : context.trace().faults) {
+    if (f.at_ms > at_ms || f.instance != instance) continue;
+    if (f.action == "restart_wiped") wiped = true;
+    if (f.action == "restart" || f.action == "start") wiped = false;
+  }
+  return wiped;
+}
+
 const sim::PartitionOutcome* outcome_of(const sim::QueryRecord& record, int32_t partition) {
   for (const auto& o : record.partitions) {
     if (o.partition == partition && o.success) return &o;
@@ -347,10 +359,10 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   const detail::ClassProof cached =
       detail::prove_cached_writes_beneath_position(context, record, outcome);
   if (cached.proven) return {ViolationClass::kCachedWritesBeneathPosition, cached.text};
-  return {ViolationClass::kFailure,
-          flush.text + "; " + ahead.text + "; " + lru.text + "; " + reopened.text + "; " +
-              compacted.text + "; " + inside.text + "; " + cleaner.text + "; " + batch.text +
-              "; " + nulls.text + "; " + cached.text};
+  return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
+                                        reopened.text + "; " + compacted.text + "; " + inside.text +
+                                        "; " + cleaner.text + "; " + batch.text + "; " +
+                                        nulls.text + "; " + cached.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -427,8 +439,15 @@ void classify_one(const JudgeContext& context,
           sim::to_string(w.replica->role), w.applied_offset, outcome->position->to_string());
       return;
     }
-    if (w.earlier_life_offset &&
-        (outcome->position->is_empty() || (w.replica && w.replica->restored_from))) {
+    // The stop that dropped the store's checkpoint may come after the earlier life's last write
+    // (a member that resumed, wrote, and then lost its tasks, closing them dirty): the replay from
+    // the log's start is still proven when the position is exactly the applied prefix's headers
+    // and the instance did not come back on a wiped disk.
+    const bool replayed_from_start =
+        from_start && w.prefix_position && outcome->position->map() == w.prefix_position->map() &&
+        !last_start_wiped(context, w.replica->instance, it->second->complete_ms);
+    if (w.earlier_life_offset && (outcome->position->is_empty() ||
+                                  (w.replica && w.replica->restored_from) || replayed_from_start)) {
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
       v.class_evidence =
           outcome->position->is_empty()

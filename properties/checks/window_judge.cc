@@ -426,6 +426,10 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
   }
   out.answer = want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
                        request, partition, std::numeric_limits<int64_t>::max());
+  // The fold knows each duplicate's sequence number (its own puts', and the logged ones it
+  // restores), so the witness compares their order exactly; only the model, one continuous store
+  // object, leaves it open (WindowWant::duplicates_unordered).
+  out.answer.duplicates_unordered = false;
   return out;
 }
 
@@ -501,9 +505,9 @@ std::optional<ChangelogOffset> window_earlier_life(const JudgeContext& context,
       if (!applied_by(replica, applied, r, at_ms)) continue;
       apply(r);
     }
-    const WindowWant want =
-        want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
-                record.request, partition, std::numeric_limits<int64_t>::max());
+    WindowWant want = want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
+                              record.request, partition, std::numeric_limits<int64_t>::max());
+    want.duplicates_unordered = false;  // a fold: exact, as window_fold's
     if (outcome_is(outcome, want)) return older;
   }
   return std::nullopt;
