@@ -600,6 +600,31 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
   return result;
 }
 
+namespace {
+
+// What the window and session proofs start from: the switch on, the answer a window query's with
+// a position, and its replica's changelog fold, position included (ChangelogWitness holds). Else
+// nullopt, with `proof.text` saying why (`no_position` when there is no position to judge).
+std::optional<WitnessResult> fold_with_position(const JudgeContext& context,
+                                                const sim::QueryRecord& record,
+                                                const sim::PartitionOutcome& outcome,
+                                                const char* no_position, ClassProof& proof) {
+  if (!context.trace().consistency_offset_vector_enabled || !outcome.position ||
+      !is_window_kind(record.request.kind)) {
+    proof.text = no_position;
+    return std::nullopt;
+  }
+  WitnessResult w = changelog_witness(context, record, outcome);
+  if (w.verdict != Witness::kHolds || w.replica == nullptr || !w.position_not_judged.empty()) {
+    proof.text =
+        fmt::format("record #{} is not its replica's changelog fold, position included", record.id);
+    return std::nullopt;
+  }
+  return w;
+}
+
+}  // namespace
+
 // ---- A replica between one input record's changelog writes ----
 //
 // One input record makes several store writes: a session merge removes every session it merges
@@ -624,17 +649,10 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
     proof.text = "not a window or session store";
     return proof;
   }
-  if (!trace.consistency_offset_vector_enabled || !outcome.position ||
-      !is_window_kind(record.request.kind)) {
-    proof.text = "no position from the changelog headers to be inside of";
-    return proof;
-  }
-  const WitnessResult w = changelog_witness(context, record, outcome);
-  if (w.verdict != Witness::kHolds || w.replica == nullptr || !w.position_not_judged.empty()) {
-    proof.text =
-        fmt::format("record #{} is not its replica's changelog fold, position included", record.id);
-    return proof;
-  }
+  const std::optional<WitnessResult> held = fold_with_position(
+      context, record, outcome, "no position from the changelog headers to be inside of", proof);
+  if (!held) return proof;
+  const WitnessResult& w = *held;
   const int32_t partition = outcome.partition;
   const int64_t reported = reported_offset(context, *outcome.position, partition);
   base::Instant at_ms = answered_at(record);
@@ -826,17 +844,10 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
     proof.text = "not a caching window or session store";
     return proof;
   }
-  if (!trace.consistency_offset_vector_enabled || !outcome.position ||
-      !is_window_kind(record.request.kind)) {
-    proof.text = "no position from the changelog headers to lie beneath";
-    return proof;
-  }
-  const WitnessResult w = changelog_witness(context, record, outcome);
-  if (w.verdict != Witness::kHolds || w.replica == nullptr || !w.position_not_judged.empty()) {
-    proof.text =
-        fmt::format("record #{} is not its replica's changelog fold, position included", record.id);
-    return proof;
-  }
+  const std::optional<WitnessResult> held = fold_with_position(
+      context, record, outcome, "no position from the changelog headers to lie beneath", proof);
+  if (!held) return proof;
+  const WitnessResult& w = *held;
   const int32_t partition = outcome.partition;
   // The active whose store beneath the cache is the replica's fold: the replica itself, or the
   // active at the answer that had logged exactly the replica's prefix.
@@ -928,17 +939,10 @@ ClassProof prove_restored_null_puts(const JudgeContext& context, const sim::Quer
     proof.text = "not a retainDuplicates RocksDB window store";
     return proof;
   }
-  if (!trace.consistency_offset_vector_enabled || !outcome.position ||
-      !is_window_kind(record.request.kind)) {
-    proof.text = "no position from the changelog headers";
-    return proof;
-  }
-  const WitnessResult w = changelog_witness(context, record, outcome);
-  if (w.verdict != Witness::kHolds || w.replica == nullptr || !w.position_not_judged.empty()) {
-    proof.text =
-        fmt::format("record #{} is not its replica's changelog fold, position included", record.id);
-    return proof;
-  }
+  const std::optional<WitnessResult> held =
+      fold_with_position(context, record, outcome, "no position from the changelog headers", proof);
+  if (!held) return proof;
+  const WitnessResult& w = *held;
   const int32_t partition = outcome.partition;
   int64_t nulls = 0;
   const WindowFold live = window_fold(context, record.request, partition, *w.replica,
