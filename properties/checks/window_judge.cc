@@ -812,6 +812,168 @@ std::optional<std::string> unflushed_beneath(const JudgeContext& context,
   return std::nullopt;
 }
 
+// Why `slot`'s difference between `replica`'s fold of changelog-`partition` [.., applied] and
+// the model at `reported` is not a write its active held dirty in its cache when it logged
+// `applied`, or nullopt when it is. A lagging replica's prefix was the active's log at an earlier
+// time, when the trace kept no copy of the active's cache, so the proof reads the log alone: the
+// slot's next record after `applied` (its flush) holds the model's state at some write of the key
+// at or above o, the latest write at or below `reported` that made the model's state there; the
+// first record whose header reached o (the active had taken o by then: a header is the store's
+// position after a write, and no earlier header held o to restore it from) and every record of
+// the partition from it through that flush were written by one instance, committed, with no
+// fault of that instance between their appends (one cache's life: a crash or a restart would drop
+// the dirty entry, and a reprocessed write would be another). The write of o then sat in that
+// cache, dirty, from before `applied` was logged until the flush, beneath the header.
+std::optional<std::string> dirty_when_logged(const JudgeContext& context,
+                                             const sim::QueryRecord& record, int32_t partition,
+                                             ChangelogOffset applied, const Slot& slot,
+                                             int64_t reported) {
+  constexpr size_t kSlotChangeSearchMax = 64;
+  const sim::RunTrace& trace = context.trace();
+  const auto& [key, start, end] = slot;
+  const auto of_slot = [&](const sim::ChangelogRecord& r) {
+    return r.partition == partition && r.key == key && r.window_start_ms == start &&
+           (!end || r.window_end_ms == end);
+  };
+  const std::optional<SlotState> at_reported =
+      slot_at(context, record.request, partition, slot, reported);
+  const std::vector<int64_t>& writes = context.key_write_offsets(partition, key);
+  std::optional<int64_t> written;  // o
+  auto it = std::upper_bound(writes.begin(), writes.end(), reported);
+  for (size_t searched = 0; it != writes.begin() && searched < kSlotChangeSearchMax; ++searched) {
+    --it;
+    if (slot_at(context, record.request, partition, slot, *it - 1) != at_reported) {
+      written = *it;
+      break;
+    }
+  }
+  if (!written) {
+    return fmt::format("slot {}: no write of key {} at or below offset {} made the model's state",
+                       slot_text(slot), key, reported);
+  }
+  // The flush: the slot's next record. A session store's cache drops a dirty session that a later
+  // merge removed before any flush (CachingSessionStore.putAndMaybeForward skips a tombstone for
+  // a session absent beneath): then the key's next record of a session containing it, the merge.
+  const sim::ChangelogRecord* flush = nullptr;
+  bool merged = false;
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.offset > applied && of_slot(r) && (flush == nullptr || r.offset < flush->offset)) {
+      flush = &r;
+    }
+  }
+  if (flush == nullptr && context.trace().topology.session() && end) {
+    for (const sim::ChangelogRecord& r : trace.changelog) {
+      if (r.partition == partition && r.offset > applied && r.key == key && r.value &&
+          r.window_start_ms && r.window_end_ms && *r.window_start_ms <= start &&
+          *r.window_end_ms >= *end && (flush == nullptr || r.offset < flush->offset)) {
+        flush = &r;
+        merged = true;
+      }
+    }
+  }
+  if (flush == nullptr) {
+    return fmt::format(
+        "slot {}: no changelog-{} record of it (nor of a session of key {} holding "
+        "it) after offset {}",
+        slot_text(slot), partition, key, applied);
+  }
+  const Slot flushed_slot{key, *flush->window_start_ms, flush->window_end_ms};
+  // The flush holds the model's state at some write of the key at or above o (a merge: the
+  // containing session's, at a write where the model holds the slot no more).
+  bool matches = false;
+  auto from = std::lower_bound(writes.begin(), writes.end(), *written);
+  for (size_t searched = 0; from != writes.end() && searched < kSlotChangeSearchMax && !matches;
+       ++from, ++searched) {
+    const std::optional<SlotState> state =
+        slot_at(context, record.request, partition, merged ? flushed_slot : slot, *from);
+    matches = flush->value
+                  ? state && state->value == *flush->value &&
+                        (!state->timestamp_ms || *state->timestamp_ms == flush->timestamp_ms)
+                  : !state.has_value();
+    if (merged && matches) {
+      matches = !slot_at(context, record.request, partition, slot, *from).has_value();
+    }
+  }
+  if (!matches) {
+    return fmt::format(
+        "slot {}: changelog-{} offset {}, its next record, is no state the model gives it at a "
+        "write of key {} from offset {} on",
+        slot_text(slot), partition, flush->offset, key, *written);
+  }
+  const sim::ChangelogRecord* first_header = nullptr;
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.partition == partition && r.offset <= applied && r.position &&
+        reported_offset(context, *r.position, partition) >= *written &&
+        (first_header == nullptr || r.offset < first_header->offset)) {
+      first_header = &r;
+    }
+  }
+  if (first_header == nullptr) {
+    return fmt::format("slot {}: no header at or above offset {} in changelog-{} [.., {}]",
+                       slot_text(slot), *written, partition, applied);
+  }
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.partition != partition || r.offset < first_header->offset || r.offset > flush->offset) {
+      continue;
+    }
+    if (r.writer != first_header->writer || !r.committed()) {
+      return fmt::format(
+          "slot {}: changelog-{} offset {} (by {}) lies between offset {} (by {}), the first "
+          "header at or above offset {}, and the slot's flush at {}: not one cache's life",
+          slot_text(slot), partition, r.offset, r.writer, first_header->offset,
+          first_header->writer, *written, flush->offset);
+    }
+  }
+  for (const sim::FaultRecord& f : trace.faults) {
+    if (f.instance == first_header->writer && f.action != "arm_crash" &&
+        f.at_ms >= first_header->appended_ms && f.at_ms <= flush->appended_ms) {
+      return fmt::format("slot {}: {} of {} at {} ms between changelog-{} offsets {} and {}",
+                         slot_text(slot), f.action, f.instance, f.at_ms.ms_since_epoch(), partition,
+                         first_header->offset, flush->offset);
+    }
+  }
+  return std::nullopt;
+}
+
+// A replica behind its active's log (no active at the answer had logged exactly its prefix): its
+// fold must differ from the model at the reported offset only in slots whose write beneath that
+// offset its active held dirty when it logged the prefix's last record (dirty_when_logged).
+ClassProof prove_lagging_replica(const JudgeContext& context, const sim::QueryRecord& record,
+                                 const sim::PartitionOutcome& outcome, const WitnessResult& w) {
+  ClassProof proof;
+  const int32_t partition = outcome.partition;
+  const int64_t reported = reported_offset(context, *outcome.position, partition);
+  const WindowFold fold = window_fold(context, record.request, partition, *w.replica,
+                                      w.applied_offset, answered_at(record));
+  const WindowWant want = window_want(context, record.request, partition, reported);
+  const std::vector<Slot> slots = differing_slots(slots_of(fold.answer), slots_of(want));
+  if (slots.empty()) {
+    proof.text =
+        fmt::format("record #{}: its fold is the model's answer at offset {}", record.id, reported);
+    return proof;
+  }
+  for (const Slot& slot : slots) {
+    if (auto why =
+            dirty_when_logged(context, record, partition, w.applied_offset, slot, reported)) {
+      proof.text = fmt::format(
+          "record #{}: {}'s {} is behind its active's log at changelog-{} [.., {}], whose fold "
+          "is not the model's at offset {}; {}",
+          record.id, w.replica->instance, sim::to_string(w.replica->role), partition,
+          w.applied_offset, reported, *why);
+      return proof;
+    }
+  }
+  proof.proven = true;
+  proof.text = fmt::format(
+      "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, behind its "
+      "active's log; it differs from the model's answer at its position's {} only in {} slot(s) "
+      "whose write at or below that offset the active that logged the prefix held dirty in its "
+      "cache, one cache's life, until a later flush",
+      record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
+      reported, slots.size());
+  return proof;
+}
+
 }  // namespace
 
 // ---- A caching store answering from beneath its cache (quirk 19) ----
@@ -830,7 +992,9 @@ std::optional<std::string> unflushed_beneath(const JudgeContext& context,
 // included), the partition's active at the answer holding dirty entries and having logged exactly
 // the prefix the replica applied (the replica is that active, or a replica at its changelog
 // offset), and the fold overlaid with the active's dirty entries at or below the reported offset
-// (put through the store's retention) exactly the model's answer at that offset. Dirty entries
+// (put through the store's retention) exactly the model's answer at that offset; or, for a replica
+// behind every active's log, each slot where its fold differs from the model proven dirty in the
+// cache that logged its prefix from the log alone (prove_lagging_replica, dirty_when_logged). Dirty entries
 // above the offset are not laid over: the model at the offset lacks them too. Limits: a dirty
 // entry keeps only its key's last write, so a window written beneath the offset and again above
 // it cannot be shown to have held the model's value: such an answer stays a failure.
@@ -861,6 +1025,9 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
         active = &r;
       }
     }
+  }
+  if (active == nullptr && w.replica->role != sim::ReplicaRole::kActive) {
+    return prove_lagging_replica(context, record, outcome, w);
   }
   if (active == nullptr || active->unlogged_writes.empty()) {
     proof.text = fmt::format(

@@ -481,6 +481,108 @@ TEST(WindowJudgeTest, ADirtyWriteOverwrittenAboveThePositionIsDeclaredOnlyIfNeve
       << "seed " << kSeed;
 }
 
+// A standby behind its active's log: it applied changelog offset 0 (window 0 of offset 0, flushed
+// by an eviction), while window 500 of offset 0 stayed dirty in instance-1's cache until the
+// commit after offset 1 flushed both windows (changelog offsets 1 and 2). The active at the answer
+// has logged all three records, so its cache at the answer says nothing of the standby's prefix:
+// the log alone proves it.
+TraceBuilder lagging_standby(const std::string& flush_writer, int64_t flushed_value) {
+  TraceBuilder b = cached_hopping_count(true);
+  b.log(0, 1, 2, 800, pos(0, 1), "instance-1", 10);
+  b.trace().changelog.back().window_start_ms = 0;
+  if (!flush_writer.empty()) {
+    b.log(0, 1, flushed_value, 800, pos(0, 1), flush_writer, 10);
+    b.trace().changelog.back().window_start_ms = 500;
+  }
+  return b;
+}
+
+void add_lagging_answer(TraceBuilder& b) {
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 1}}, {700}, pos(0, 0))
+            .target("instance-2")
+            .replica(applied(active(0, pos(0, 1)), 2))
+            .replica(applied(standby(0, pos(0, 0), "instance-2"), 0)));
+}
+
+TEST(WindowJudgeTest, AStandbyBehindItsActivesLogIsDeclaredOnlyWhenOneCacheHeldTheWrite) {
+  TraceBuilder proven = lagging_standby("instance-1", 2);
+  add_lagging_answer(proven);
+  EXPECT_EQ(class_of_only_violation(proven,
+                                    "behind its active's log; it differs from the model's "
+                                    "answer at its position's 0 only in 1 slot(s)"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // Not proven: the window's flush written by another instance (another cache), ...
+  TraceBuilder other_writer = lagging_standby("instance-3", 2);
+  add_lagging_answer(other_writer);
+  EXPECT_EQ(class_of_only_violation(other_writer, "(by instance-3) lies between offset 0"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... a crash of the writer between the header and the flush (the cache dropped), ...
+  TraceBuilder crashed = lagging_standby("instance-1", 2);
+  sim::FaultRecord crash;
+  crash.at_ms = base::Instant::from_ms(5);
+  crash.action = "crash";
+  crash.instance = "instance-1";
+  crashed.trace().faults.push_back(crash);
+  add_lagging_answer(crashed);
+  EXPECT_EQ(class_of_only_violation(crashed, "crash of instance-1 at 5 ms"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... a flush holding no state the model gives the window (the write lost, not cached), ...
+  TraceBuilder wrong = lagging_standby("instance-1", 7);
+  add_lagging_answer(wrong);
+  EXPECT_EQ(class_of_only_violation(wrong, "is no state the model gives it"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... and no flush of the window at all.
+  TraceBuilder unflushed = lagging_standby("", 0);
+  add_lagging_answer(unflushed);
+  EXPECT_EQ(class_of_only_violation(unflushed, "no changelog-0 record of it"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+// A cached session count: key 1 at 100 (offset 0) flushed as [100, 100]; at 500 (offset 1) the
+// merge's removal of [100, 100] flushed and its put of [100, 500] stayed dirty; at 900 (offset 2)
+// the next merge removed [100, 500] in the cache (its tombstone skipped: the session was absent
+// beneath) and the commit flushed [100, 900] = `merged`. A standby at changelog offset 1 answers
+// nothing under the header of offset 1.
+TraceBuilder lagging_session_standby(int64_t merged) {
+  TraceBuilder b(TopologyKind::SessionCount, KeyValueSupplier::kInMemory, /*caching=*/true);
+  b.trace().topology.session_gap_ms = 1'000;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 1, 6, 500);
+  b.produce(0, 1, 7, 900);
+  const auto windowed = [&](int64_t start, int64_t end) {
+    b.trace().changelog.back().window_start_ms = start;
+    b.trace().changelog.back().window_end_ms = end;
+  };
+  b.log(0, 1, 1, 100, pos(0, 0));
+  windowed(100, 100);
+  b.log(0, 1, std::nullopt, 500, pos(0, 1));
+  windowed(100, 100);
+  b.log(0, 1, merged, 900, pos(0, 2), "instance-1", 10);
+  windowed(100, 900);
+  b.add(session_query(b, {}, pos(0, 1), applied(standby(0, pos(0, 1), "instance-2"), 1))
+            .target("instance-2")
+            .replica(applied(active(0, pos(0, 2)), 2)));
+  return b;
+}
+
+TEST(WindowJudgeTest, AStandbyBehindASessionMergeInTheCacheIsDeclaredOnlyWhenTheMergeHoldsIt) {
+  TraceBuilder proven = lagging_session_standby(3);
+  EXPECT_EQ(class_of_only_violation(proven, "only in 1 slot(s)"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // A merge that is no state the model gives the session that holds it: a failure.
+  TraceBuilder wrong = lagging_session_standby(4);
+  EXPECT_EQ(class_of_only_violation(wrong, "is no state the model gives it"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, OneWindowsDuplicatesAreComparedInAnyOrderButNotInAnyContent) {
   // The PAPI window writer retaining duplicates: 10 and 11 in window 0 of key 1. A store object
   // created after the first put numbers the second from 0 again and sorts it first (the sequence
