@@ -20,8 +20,8 @@
 //    more distinct keys written to the partition than the store's capacity by the first record
 //    of that suffix (so the store could have evicted the key just before it). Keys the answer
 //    lacks are evicted ones, as ResultMatchesModel's LRU rule already allows.
-// Limits: a restart and at-least-once reprocessing of the same key together make no suffix, and
-// stay a failure unless a reprocessing proof holds. For Count, every count below the model's is
+// Limits: a restart and at-least-once reprocessing of the same key together make no suffix; the
+// reprocessing proof (2) folds them together. For Count, every count below the model's is
 // some suffix's, so the proof of a count rests on b and c's capacity bound; a sum is pinned more
 // tightly by its values.
 //
@@ -44,6 +44,14 @@
 // (Seeds 335 and 984 of templates/default.toml: sums over 74 and more replayed records, each
 // the model's plus the whole replayed prefix; any subset of them, as this proof allowed before,
 // is 2^74 sums, and almost any value between the model's and the model's plus every replay.)
+// Over an LRU store the fold may also start after a restart (1): from a record before which the
+// capacity allows an eviction, with the replays of every range that closed at or after that
+// record (a range that closed before it was replayed before the restart and is dropped with it),
+// each again a prefix of the key's records in the range. (Seed 483 of templates/default.toml: a
+// sum restarted at offset 552 on instance-5, logged by instance-2 up to offset 740, restored by
+// instance-3, which replayed offsets 639-742 over it: the answer is the records from 552 up to
+// its offset plus the replay of the key's seven records in 639-742.) A restart inside a replay
+// is not searched and stays a failure.
 
 #include <algorithm>
 #include <set>
@@ -105,7 +113,8 @@ std::vector<const sim::ReprocessedRange*> ranges_begun(const sim::RunTrace& trac
   return out;
 }
 
-// Whether `value` is a fold of `key`'s records up to `offset` in which each record counts once,
+// Whether `value` is a fold of `key`'s records up to `offset` (or, in an LRU store, from a record
+// where it may have restarted after an eviction) in which each record counts once,
 // plus once more for each range of `ranges` whose replay of it reached the value: per range, a
 // prefix of the key's records in it (the first j of them, 0 <= j <= n). Why a prefix: a range is
 // one instance replaying consecutive input in order into one store (a first processing, a skip,
@@ -127,38 +136,49 @@ std::optional<bool> is_replayed_fold(const JudgeContext& context, int32_t partit
   const sim::RunTrace& trace = context.trace();
   const bool count = trace.topology.kind == TopologyKind::Count;
   std::vector<std::pair<int64_t, int64_t>> writes;  // (offset, addend), offsets ascending
-  int64_t once = 0;
   for (int64_t o : context.key_write_offsets(partition, key)) {
     if (o > offset) break;
     const sim::SourceLogRecord* r = source_record(trace, partition, o);
     IQ_ASSERT(r != nullptr && r->value, "seed {}: key {} offset {}", trace.seed, key, o);
-    const int64_t addend = count ? 1 : *r->value;
-    once += addend;
-    writes.emplace_back(o, addend);
+    writes.emplace_back(o, count ? 1 : *r->value);
   }
-  std::set<int64_t> folds{once};
-  for (const sim::ReprocessedRange* g : ranges) {
-    // The sums of the first j records of the key in the range, j = 1..n (j = 0 adds nothing).
-    std::vector<int64_t> prefix_sums;
-    int64_t sum = 0;
-    for (const auto& [o, addend] : writes) {
-      if (SourceOffset(o) < g->first_offset || SourceOffset(o) > g->last_offset) continue;
-      sum += addend;
-      prefix_sums.push_back(sum);
-    }
-    if (prefix_sums.empty()) continue;
-    std::set<int64_t> next = folds;
-    for (int64_t f : folds) {
-      for (int64_t p : prefix_sums) next.insert(f + p);
-      if (next.size() > kReplayedFoldsMax) {
-        folds_seen = next.size();
-        return std::nullopt;
+  folds_seen = 0;
+  // Each start: the key's first record (no restart), or, in an LRU store, a record before which
+  // the store could have evicted the key (the aggregate restarts there from zero).
+  for (size_t start = 0; start < writes.size() || start == 0; ++start) {
+    const int64_t from = start < writes.size() ? writes[start].first : 0;
+    if (start > 0 && !lru_may_have_evicted(context, partition, from)) continue;
+    int64_t once = 0;
+    for (size_t i = start; i < writes.size(); ++i) once += writes[i].second;
+    std::set<int64_t> folds{once};
+    for (const sim::ReprocessedRange* g : ranges) {
+      // A range replayed wholly before the restart's record was first processed is dropped with
+      // everything before the restart.
+      if (start > 0 && g->last_offset < SourceOffset(from)) continue;
+      // The sums of the first j records of the key in the range, j = 1..n (j = 0 adds nothing).
+      std::vector<int64_t> prefix_sums;
+      int64_t sum = 0;
+      for (const auto& [o, addend] : writes) {
+        if (SourceOffset(o) < g->first_offset || SourceOffset(o) > g->last_offset) continue;
+        sum += addend;
+        prefix_sums.push_back(sum);
       }
+      if (prefix_sums.empty()) continue;
+      std::set<int64_t> next = folds;
+      for (int64_t f : folds) {
+        for (int64_t p : prefix_sums) next.insert(f + p);
+        if (next.size() > kReplayedFoldsMax) {
+          folds_seen += next.size();
+          return std::nullopt;
+        }
+      }
+      folds = std::move(next);
     }
-    folds = std::move(next);
+    folds_seen += folds.size();
+    if (folds.contains(value)) return true;
+    if (writes.empty()) break;
   }
-  folds_seen = folds.size();
-  return folds.contains(value);
+  return false;
 }
 
 // The keys the model holds for the query at `offset` (the key of a key query, a range's keys).

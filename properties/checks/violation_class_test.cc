@@ -840,5 +840,49 @@ TEST(ViolationClassTest, CompactedReadNeverSkipsTheReplicasOwnWrites) {
                                                              << vs[0].to_string();
 }
 
+// An LRU sum restarted after an eviction and then replayed (seed 483 of the default template):
+// key 1's 1 (offset 0), key 2's 5, key 1's 10 and 100. With capacity 1 the store may have
+// evicted key 1 before offset 2, so its aggregate restarts there (110); offsets 2-3 replayed over
+// it give 120 or 220, a fold neither proof alone makes (the model's 111, a suffix 110 or 100, or
+// 111 plus a replayed prefix: 121, 221). With capacity 2 nothing could be evicted, and 215 is no
+// fold: both stay failures.
+TEST(ViolationClassTest, AnLruRestartThenAReplayIsProvenOnlyWhereBothAreAllowed) {
+  struct Case {
+    int64_t capacity;
+    int64_t answer;
+    ViolationClass want;
+  };
+  for (const Case& c :
+       {Case{1, 220, ViolationClass::kAtLeastOnceReprocessing},
+        Case{1, 120, ViolationClass::kAtLeastOnceReprocessing},
+        Case{2, 220, ViolationClass::kFailure}, Case{1, 215, ViolationClass::kFailure}}) {
+    TraceBuilder b(TopologyKind::Sum, KeyValueSupplier::kLruMap);
+    b.trace().topology.lru_max_entries = c.capacity;
+    b.produce(0, 1, 1);    // ts 100
+    b.produce(0, 2, 5);    // ts 200
+    b.produce(0, 1, 10);   // ts 300
+    b.produce(0, 1, 100);  // ts 400
+    b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+    b.log(0, 2, 5, 200, pos(0, 1), "instance-1", 11);
+    b.log(0, 1, 10, 300, pos(0, 2), "instance-1", 12);  // get(1) found nothing: restarted
+    b.log(0, 1, 110, 400, pos(0, 3), "instance-1", 13);
+    b.fault(50, "crash", "instance-1");
+    b.reprocessed(0, 2, 3, "instance-1", 100, 101);
+    b.log(0, 1, c.answer, 400, pos(0, 3), "instance-1", 200);  // the flush at the next commit
+    b.add(b.key_query(0, 1)
+              .at(250, 250)
+              .ok(c.answer, pos(0, 3))
+              .replica(applied(active(0, pos(0, 3)), 5)));
+    JudgeContext context(b.trace());
+    const auto vs = classified(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " capacity " << c.capacity << " answer "
+                             << c.answer << "\n"
+                             << text(vs);
+    EXPECT_EQ(vs[0].violation_class, c.want)
+        << "seed " << kSeed << " capacity " << c.capacity << " answer " << c.answer << "\n"
+        << vs[0].to_string();
+  }
+}
+
 }  // namespace
 }  // namespace iq::properties

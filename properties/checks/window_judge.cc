@@ -455,60 +455,115 @@ std::optional<ChangelogOffset> window_earlier_life(const JudgeContext& context,
   const int32_t partition = outcome.partition;
   const base::Instant at_ms = answered_at(record);
   const std::optional<int32_t> key = record.request.key;
-  std::vector<ChangelogOffset> candidates;
-  for (auto it = trace.changelog.rbegin(); it != trace.changelog.rend(); ++it) {
-    const sim::ChangelogRecord& r = *it;
-    if (r.partition != partition || r.offset <= applied || r.appended_ms > at_ms) continue;
-    if (key && r.key != *key) continue;
-    candidates.push_back(r.offset);
-    if (candidates.size() == kEarlierLivesMax) break;
-  }
-  const bool raw_keys = topology.windowed() && topology.retain_duplicates;
-  for (ChangelogOffset older : candidates) {
-    model::WindowSpec wspec = window_spec_of(topology);
-    model::SessionSpec sspec = session_spec_of(topology);
-    wspec.aggregation = model::WindowAggregation::kLatest;
-    sspec.aggregation = model::SessionAggregation::kLatest;
-    sspec.processor_reads_cache = false;
-    const int64_t records_max =
-        std::max<int64_t>(1, 2 * static_cast<int64_t>(trace.changelog.size()));
-    std::optional<model::WindowHistory> window;
-    std::optional<model::SessionHistory> session;
-    if (topology.windowed()) {
-      window.emplace(wspec, records_max);
-    } else {
-      session.emplace(sspec, records_max);
-    }
-    // The model's offsets only grow: the replay gets fresh ones after the earlier life's.
-    int64_t step = 0;
-    const auto apply = [&](const sim::ChangelogRecord& r) {
-      const model::KeyBytes k = model::serialize_int32_key(r.key);
-      if (window && raw_keys && r.window_seqnum) {
-        window->restore_put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms,
-                            *r.window_seqnum);
-      } else if (window) {
-        window->put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms);
-      } else {
-        session->put(partition, step, k, *r.window_start_ms, *r.window_end_ms, r.value);
+  // within: also the records inside the applied prefix, after the .checkpoint (kept data the
+  // replay wrote again under other sequence numbers; only the own-numbers variant below).
+  const auto candidates_of = [&](bool within) {
+    std::vector<ChangelogOffset> out;
+    for (auto it = trace.changelog.rbegin(); it != trace.changelog.rend(); ++it) {
+      const sim::ChangelogRecord& r = *it;
+      if (r.partition != partition || r.appended_ms > at_ms) continue;
+      if (r.offset <= applied &&
+          (!within || (replica.restored_from && r.offset <= *replica.restored_from))) {
+        continue;
       }
-      ++step;
-    };
-    for (const sim::ChangelogRecord& r : trace.changelog) {
-      if (r.partition != partition || r.offset > older || r.appended_ms > at_ms) continue;
-      apply(r);
+      if (key && r.key != *key) continue;
+      // The replica's own store object wrote it: not an earlier life's.
+      if (within && r.offset <= applied && written_by_store(replica, r)) continue;
+      out.push_back(r.offset);
+      if (out.size() == kEarlierLivesMax) break;
     }
-    if (window) window->reopen_store(partition, step++, -1);
-    if (session) session->reopen_store(partition, step++, -1);
+    return out;
+  };
+  const bool raw_keys = topology.windowed() && topology.retain_duplicates;
+  // With duplicates on a RocksDB store, the sequence numbers the kept data holds for the replica's
+  // instance's own puts are its RocksDBWindowStore's counter, which skips a null put, while the
+  // log holds the change-logging layer's, which counts it (quirk 26): a store object's own puts
+  // are a run of its records contiguous in the log, their logged numbers 1, 2, ... from its open,
+  // and each put's own number is its logged one less the null puts before it in the run (a null
+  // put wrote nothing). A restore over such kept data writes the logged number beside the own one
+  // (seed 596 of templates/default.toml). Tried after the logged numbers alone.
+  std::map<ChangelogOffset, std::optional<int32_t>> own_seqnums;  // nullopt: a skipped null put
+  bool own_differ = false;  // some own number differs from its logged one
+  if (raw_keys && topology.supplier != KeyValueSupplier::kInMemory) {
+    std::optional<int32_t> next;  // the logged number the run's next record would take
+    int32_t nulls = 0;
     for (const sim::ChangelogRecord& r : trace.changelog) {
-      if (r.partition != partition || r.offset > applied) continue;
-      if (replica.restored_from && r.offset <= *replica.restored_from) continue;
-      if (!applied_by(replica, applied, r, at_ms)) continue;
-      apply(r);
+      if (r.partition != partition) continue;
+      if (r.writer != replica.instance || !r.window_seqnum) {
+        next.reset();
+        continue;
+      }
+      if (*r.window_seqnum == 1) {
+        nulls = 0;
+      } else if (!next || *r.window_seqnum != *next) {
+        next.reset();
+        continue;
+      }
+      next = *r.window_seqnum + 1;
+      if (!r.value) {
+        ++nulls;
+        own_seqnums[r.offset] = std::nullopt;
+        own_differ = true;
+      } else {
+        own_seqnums[r.offset] = *r.window_seqnum - nulls;
+        own_differ = own_differ || nulls > 0;
+      }
     }
-    WindowWant want = want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
-                              record.request, partition, std::numeric_limits<int64_t>::max());
-    want.duplicates_unordered = false;  // a fold: exact, as window_fold's
-    if (outcome_is(outcome, want)) return older;
+  }
+  for (int variant = 0; variant < (own_differ ? 2 : 1); ++variant) {
+    for (ChangelogOffset older : candidates_of(variant == 1)) {
+      model::WindowSpec wspec = window_spec_of(topology);
+      model::SessionSpec sspec = session_spec_of(topology);
+      wspec.aggregation = model::WindowAggregation::kLatest;
+      sspec.aggregation = model::SessionAggregation::kLatest;
+      sspec.processor_reads_cache = false;
+      const int64_t records_max =
+          std::max<int64_t>(1, 2 * static_cast<int64_t>(trace.changelog.size()));
+      std::optional<model::WindowHistory> window;
+      std::optional<model::SessionHistory> session;
+      if (topology.windowed()) {
+        window.emplace(wspec, records_max);
+      } else {
+        session.emplace(sspec, records_max);
+      }
+      // The model's offsets only grow: the replay gets fresh ones after the earlier life's.
+      int64_t step = 0;
+      const auto apply = [&](const sim::ChangelogRecord& r) {
+        const model::KeyBytes k = model::serialize_int32_key(r.key);
+        if (window && raw_keys && r.window_seqnum) {
+          window->restore_put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms,
+                              *r.window_seqnum);
+        } else if (window) {
+          window->put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms);
+        } else {
+          session->put(partition, step, k, *r.window_start_ms, *r.window_end_ms, r.value);
+        }
+        ++step;
+      };
+      for (const sim::ChangelogRecord& r : trace.changelog) {
+        if (r.partition != partition || r.offset > older || r.appended_ms > at_ms) continue;
+        const auto own = variant == 1 ? own_seqnums.find(r.offset) : own_seqnums.end();
+        if (own == own_seqnums.end()) {
+          apply(r);
+        } else if (own->second) {
+          window->restore_put(partition, step++, model::serialize_int32_key(r.key), r.value,
+                              r.timestamp_ms, *r.window_start_ms, *own->second);
+        }
+      }
+      if (window) window->reopen_store(partition, step++, -1);
+      if (session) session->reopen_store(partition, step++, -1);
+      for (const sim::ChangelogRecord& r : trace.changelog) {
+        if (r.partition != partition || r.offset > applied) continue;
+        if (replica.restored_from && r.offset <= *replica.restored_from) continue;
+        if (!applied_by(replica, applied, r, at_ms)) continue;
+        apply(r);
+      }
+      WindowWant want =
+          want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
+                  record.request, partition, std::numeric_limits<int64_t>::max());
+      want.duplicates_unordered = false;  // a fold: exact, as window_fold's
+      if (outcome_is(outcome, want)) return older;
+    }
   }
   return std::nullopt;
 }
