@@ -172,10 +172,12 @@ enum class ViolationClass {
   // flushed the namespace in the middle of one record's writes: the hopping windows after it, a
   // session merge's put after its removals, stay dirty under the same record's offset). A
   // ResultMatchesModel or SamePositionSameAnswer violation whose answer is its replica's changelog
-  // fold, position included, that fold is what the partition's active had written (the replica is
-  // that active, or applied exactly its changelog offset at the answer), and the fold overlaid
-  // with the active's dirty cache entries at or below the reported offset is the model's answer
-  // there (checks/window_judge.cc, prove_cached_writes_beneath_position).
+  // fold, position included, and either that fold is what the partition's active had written (the
+  // replica is that active, or applied exactly its changelog offset at the answer) and, overlaid
+  // with the active's dirty cache entries at or below the reported offset, the model's answer
+  // there; or, for a replica behind the active, each differing slot's write beneath the position
+  // reaches the log later, from the same instance's one cache life, as a flush or a session merge
+  // (checks/window_judge.cc, prove_cached_writes_beneath_position).
   kCachedWritesBeneathPosition,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
