@@ -1049,10 +1049,10 @@ ClassProof prove_lagging_replica(const JudgeContext& context, const sim::QueryRe
 // offset), and the fold overlaid with the active's dirty entries at or below the reported offset
 // (put through the store's retention) exactly the model's answer at that offset; or, for a replica
 // behind every active's log, each slot where its fold differs from the model proven dirty in the
-// cache that logged its prefix from the log alone (prove_lagging_replica, dirty_when_logged). Dirty entries
-// above the offset are not laid over: the model at the offset lacks them too. Limits: a dirty
-// entry keeps only its key's last write, so a window written beneath the offset and again above
-// it cannot be shown to have held the model's value: such an answer stays a failure.
+// cache that logged its prefix from the log alone (prove_lagging_replica, dirty_when_logged). Dirty
+// entries above the offset are not laid over: the model at the offset lacks them too. Limits: a
+// dirty entry keeps only its key's last write, so a window written beneath the offset and again
+// above it cannot be shown to have held the model's value: such an answer stays a failure.
 ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
                                                 const sim::QueryRecord& record,
                                                 const sim::PartitionOutcome& outcome) {
