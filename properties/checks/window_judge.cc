@@ -803,6 +803,25 @@ std::optional<SlotState> slot_at(const JudgeContext& context,
   return it == at.end() ? std::nullopt : std::optional(it->second);
 }
 
+// How many writes of a key the slot proofs search, back or forward, for the one that matters.
+constexpr size_t kSlotChangeSearchMax = 64;
+
+// The latest write of `slot`'s key at or below `reported` after which the model's state of the
+// slot is its state at `reported` (the write that made it), searched back at most
+// kSlotChangeSearchMax writes of the key; nullopt when none is found within them.
+std::optional<int64_t> model_write_beneath(const JudgeContext& context,
+                                           const sim::QueryRequestRecord& request,
+                                           int32_t partition, const Slot& slot, int64_t reported) {
+  const std::optional<SlotState> at_reported = slot_at(context, request, partition, slot, reported);
+  const std::vector<int64_t>& writes = context.key_write_offsets(partition, std::get<0>(slot));
+  auto it = std::upper_bound(writes.begin(), writes.end(), reported);
+  for (size_t searched = 0; it != writes.begin() && searched < kSlotChangeSearchMax; ++searched) {
+    --it;
+    if (slot_at(context, request, partition, slot, *it - 1) != at_reported) return *it;
+  }
+  return std::nullopt;
+}
+
 std::string slot_text(const Slot& slot) {
   const auto& [key, start, end] = slot;
   return end ? fmt::format("{}@[{}, {}]", key, start, *end) : fmt::format("{}@{}", key, start);
@@ -821,7 +840,6 @@ std::optional<std::string> unflushed_beneath(const JudgeContext& context,
                                              ChangelogOffset applied,
                                              const sim::ReplicaSnapshot& active, const Slot& slot,
                                              int64_t reported) {
-  constexpr size_t kSlotChangeSearchMax = 64;
   const auto& [key, start, end] = slot;
   const bool dirty_above = std::any_of(active.unlogged_writes.begin(), active.unlogged_writes.end(),
                                        [&](const sim::UnloggedWrite& u) {
@@ -833,18 +851,9 @@ std::optional<std::string> unflushed_beneath(const JudgeContext& context,
     return fmt::format("slot {} differs and no dirty entry above offset {} covers it",
                        slot_text(slot), reported);
   }
-  const std::optional<SlotState> at_reported =
-      slot_at(context, record.request, partition, slot, reported);
-  std::optional<int64_t> written;  // o: the record whose write the model's state comes from
-  const std::vector<int64_t>& writes = context.key_write_offsets(partition, key);
-  auto it = std::upper_bound(writes.begin(), writes.end(), reported);
-  for (size_t searched = 0; it != writes.begin() && searched < kSlotChangeSearchMax; ++searched) {
-    --it;
-    if (slot_at(context, record.request, partition, slot, *it - 1) != at_reported) {
-      written = *it;
-      break;
-    }
-  }
+  // o: the record whose write the model's state comes from
+  const std::optional<int64_t> written =
+      model_write_beneath(context, record.request, partition, slot, reported);
   if (!written) {
     return fmt::format(
         "slot {}: no write of key {} at or below offset {} found that made the "
@@ -883,25 +892,15 @@ std::optional<std::string> dirty_when_logged(const JudgeContext& context,
                                              const sim::QueryRecord& record, int32_t partition,
                                              ChangelogOffset applied, const Slot& slot,
                                              int64_t reported) {
-  constexpr size_t kSlotChangeSearchMax = 64;
   const sim::RunTrace& trace = context.trace();
   const auto& [key, start, end] = slot;
   const auto of_slot = [&](const sim::ChangelogRecord& r) {
     return r.partition == partition && r.key == key && r.window_start_ms == start &&
            (!end || r.window_end_ms == end);
   };
-  const std::optional<SlotState> at_reported =
-      slot_at(context, record.request, partition, slot, reported);
+  const std::optional<int64_t> written =  // o
+      model_write_beneath(context, record.request, partition, slot, reported);
   const std::vector<int64_t>& writes = context.key_write_offsets(partition, key);
-  std::optional<int64_t> written;  // o
-  auto it = std::upper_bound(writes.begin(), writes.end(), reported);
-  for (size_t searched = 0; it != writes.begin() && searched < kSlotChangeSearchMax; ++searched) {
-    --it;
-    if (slot_at(context, record.request, partition, slot, *it - 1) != at_reported) {
-      written = *it;
-      break;
-    }
-  }
   if (!written) {
     return fmt::format("slot {}: no write of key {} at or below offset {} made the model's state",
                        slot_text(slot), key, reported);
