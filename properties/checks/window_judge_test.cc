@@ -632,58 +632,6 @@ TEST(WindowJudgeTest, FailureReasonsOfTheQueryFormsAWindowStoreRefuses) {
   EXPECT_EQ(vs[0].record_id, 2u) << "seed " << kSeed;
 }
 
-// The liveness phase of windowed_count(): bound offset 3 (the record dropped beyond grace), the
-// last probe of partition 0 refused NOT_UP_TO_BOUND at `probe_offset` by an active.
-Violation eventually_available_tail(TraceBuilder& b, int64_t probe_offset) {
-  sim::LivenessRecord liveness;
-  liveness.faults_stopped_ms = testing::instant(1'000);
-  liveness.timeout_ms = base::Duration::millis(500);
-  liveness.bound = pos(0, 3);
-  liveness.first_success_ms = {{0, std::nullopt}};
-  b.trace().liveness = liveness;
-  testing::Q q = b.key_query(0, 1, QueryKind::WindowKeyQuery);
-  q.r.request.from_time_ms = 0;
-  q.r.request.to_time_ms = kForever;
-  q.source(sim::QueryRecord::Source::kLiveness).bound(pos(0, 3));
-  q.fail(FailureReason::NOT_UP_TO_BOUND, pos(0, probe_offset));
-  q.target("instance-1");
-  q.replica(active(0, pos(0, probe_offset)));
-  b.add(std::move(q));
-  JudgeContext context(b.trace());
-  std::vector<Violation> vs = check_eventually_available(context);
-  IQ_ASSERT(vs.size() == 1, "seed {}: expected one violation, got {}", kSeed, text(vs));
-  classify_violations(context, vs);
-  return vs[0];
-}
-
-// Quirk 25: the aggregation drops the late record without a store write, so a bound that covers
-// it is never met: Kafka's behaviour when every offset past the position is such a record and no
-// logged header passes it; a position short of a record the store took stays a failure.
-TEST(WindowJudgeTest, AGraceDroppedTailNeverReachedIsKafkasOnlyWhenProven) {
-  TraceBuilder b = windowed_count();
-  const Violation v = eventually_available_tail(b, 2);
-  EXPECT_EQ(v.violation_class, ViolationClass::kWindowGraceDroppedTail) << "seed " << kSeed << "\n"
-                                                                        << v.to_string();
-  EXPECT_NE(v.class_evidence.find("quirk 25"), std::string::npos) << v.class_evidence;
-
-  // Offset 2 (key 1 at 1500 ms) reached the store: a position at 1 is short of a real write.
-  TraceBuilder short_of_write = windowed_count();
-  const Violation w = eventually_available_tail(short_of_write, 1);
-  EXPECT_EQ(w.violation_class, ViolationClass::kFailure) << "seed " << kSeed;
-  EXPECT_NE(w.class_evidence.find("model's store position"), std::string::npos) << w.class_evidence;
-}
-
-// WindowPapiWriter over RocksDB with retainDuplicates (1 s windows, retention 5 s, one 60 s
-// segment): key 1 = 5 at 100 ms (offset 0, window 0), then `tail` more records of key 1.
-TraceBuilder duplicates_writer(bool retain_duplicates) {
-  TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
-  b.trace().topology.window_size_ms = 1'000;
-  b.trace().topology.window_retention_ms = 5'000;
-  b.trace().topology.retain_duplicates = retain_duplicates;
-  b.produce(0, 1, 5, 100);
-  return b;
-}
-
 // The liveness phase with bound `bound_offset`, the last probe of partition 0 refused
 // NOT_UP_TO_BOUND at `probe_offset` by an active.
 Violation probe_stuck_at(TraceBuilder& b, int64_t bound_offset, int64_t probe_offset) {
@@ -706,6 +654,34 @@ Violation probe_stuck_at(TraceBuilder& b, int64_t bound_offset, int64_t probe_of
   IQ_ASSERT(vs.size() == 1, "seed {}: expected one violation, got {}", kSeed, text(vs));
   classify_violations(context, vs);
   return vs[0];
+}
+
+// Quirk 25: the aggregation drops the late record without a store write, so a bound that covers
+// it is never met: Kafka's behaviour when every offset past the position is such a record and no
+// logged header passes it; a position short of a record the store took stays a failure.
+TEST(WindowJudgeTest, AGraceDroppedTailNeverReachedIsKafkasOnlyWhenProven) {
+  TraceBuilder b = windowed_count();
+  const Violation v = probe_stuck_at(b, 3, 2);  // bound 3: the record dropped beyond grace
+  EXPECT_EQ(v.violation_class, ViolationClass::kWindowGraceDroppedTail) << "seed " << kSeed << "\n"
+                                                                        << v.to_string();
+  EXPECT_NE(v.class_evidence.find("quirk 25"), std::string::npos) << v.class_evidence;
+
+  // Offset 2 (key 1 at 1500 ms) reached the store: a position at 1 is short of a real write.
+  TraceBuilder short_of_write = windowed_count();
+  const Violation w = probe_stuck_at(short_of_write, 3, 1);
+  EXPECT_EQ(w.violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+  EXPECT_NE(w.class_evidence.find("model's store position"), std::string::npos) << w.class_evidence;
+}
+
+// WindowPapiWriter over RocksDB with retainDuplicates (1 s windows, retention 5 s, one 60 s
+// segment): key 1 = 5 at 100 ms (offset 0, window 0), then `tail` more records of key 1.
+TraceBuilder duplicates_writer(bool retain_duplicates) {
+  TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_retention_ms = 5'000;
+  b.trace().topology.retain_duplicates = retain_duplicates;
+  b.produce(0, 1, 5, 100);
+  return b;
 }
 
 // Quirk 26: RocksDBWindowStore.put skips a null put with duplicates before anything, so a bound
