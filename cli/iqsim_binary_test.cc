@@ -557,6 +557,88 @@ TEST_F(IqsimBinaryTest, ExactlyOnceRunsThroughEveryCommand) {
   EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
 }
 
+// Every store family beyond key-value through every command: a scripted window, session and
+// versioned scenario (scenarios/fast/) runs with its family's probe hit, is deterministic, replays
+// and sweeps; the same file with its last expected value changed fails, replays, writes a report
+// page that renders the family's answer readably (window bounds, session bounds, version validity)
+// and shrinks to a file that still fails.
+struct FamilyCase {
+  std::string family;
+  std::string file;      // in scenarios/fast/
+  std::string probe;     // a probe only this family's stores hit
+  std::string expected;  // the last expectation's text in the file
+  std::string wrong;     // the same expectation with its value changed
+  std::string rendered;  // how the report page shows the family's answer
+};
+
+TEST_F(IqsimBinaryTest, EveryStoreFamilyRunsThroughEveryCommand) {
+  const std::vector<FamilyCase> cases{
+      {"window", "window_late_records_failover.toml", "window.record_skipped_expired",
+       "{ start_ms = 100_000, value = 2 }], position = { input-topic = { 0 = 6 } }",
+       "{ start_ms = 100_000, value = 3 }], position = { input-topic = { 0 = 6 } }",
+       "key 1, window [100000, 110000) ms: 2"},
+      {"session", "session_merges_gap_grace_rocksdb.toml", "session.merged",
+       "{ key = 1, start_ms = 60000, end_ms = 60000, value = 1 }",
+       "{ key = 1, start_ms = 60000, end_ms = 60000, value = 7 }",
+       "key 1, session [60000, 60000] ms: 1"},
+      {"versioned", "versioned_history_after_restart.toml", "versioned.key_query_answered",
+       "versions = [{ value = 15, timestamp_ms = 2_500, valid_to_ms = 3_000 }], position",
+       "versions = [{ value = 16, timestamp_ms = 2_500, valid_to_ms = 3_000 }], position",
+       "15, valid from 2500 to 3000 ms"},
+  };
+  for (const FamilyCase& c : cases) {
+    SCOPED_TRACE(c.family + " (" + c.file + ")");
+    const std::string text = read_file(fs::path(IQSIM_SCENARIOS_DIR) / "fast" / c.file);
+    fs::path file = path(c.family + ".toml");
+    write_file(file, text);
+    const std::string f = file.string();
+
+    Outcome run = iqsim({"run", f, "--json", path("run.json").string()});
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    nlohmann::json j = read_json(path("run.json"));
+    EXPECT_TRUE(hit(j["results"][0], c.probe)) << j.dump(2);
+    Outcome determinism = iqsim({"check-determinism", f, "--seed", "7", "--runs", "2"});
+    EXPECT_EQ(determinism.exit_code, 0) << determinism.out << determinism.err;
+    EXPECT_NE(determinism.out.find("DETERMINISTIC: 2 runs"), std::string::npos) << determinism.out;
+    Outcome replay = iqsim({"replay", f, "--seed", "7"});
+    EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+    Outcome fuzz =
+        iqsim({"fuzz", f, "--seeds", "2", "--jobs", "2", "--json", path("fuzz.json").string()});
+    EXPECT_EQ(fuzz.exit_code, 0) << fuzz.out << fuzz.err;
+    nlohmann::json sweep = read_json(path("fuzz.json"));
+    ASSERT_EQ(sweep["results"].size(), 2u) << sweep.dump(2);
+    for (const auto& result : sweep["results"]) {
+      EXPECT_TRUE(hit(result, c.probe)) << result.dump(2);
+    }
+
+    const size_t last = text.rfind(c.expected);
+    ASSERT_NE(last, std::string::npos) << "the scenario's last expectation moved";
+    std::string wrong_text = text;
+    wrong_text.replace(last, c.expected.size(), c.wrong);
+    const std::string stem = c.family + "_wrong";
+    fs::path wrong = path(stem + ".toml");
+    write_file(wrong, wrong_text);
+    const std::string w = wrong.string();
+    Outcome failed = iqsim({"run", w, "--report", path("report").string()});
+    EXPECT_EQ(failed.exit_code, 1) << failed.out << failed.err;
+    EXPECT_NE(failed.out.find("[ScriptedExpectations]"), std::string::npos) << failed.out;
+    const std::string page = read_file(path("report") / (stem + "-seed1.html"));
+    expect_self_contained(page, stem + "-seed1.html");
+    EXPECT_NE(page.find(c.rendered), std::string::npos) << c.rendered;
+    Outcome replay_failed = iqsim({"replay", w, "--seed", "1"});
+    EXPECT_EQ(replay_failed.exit_code, 1) << replay_failed.out << replay_failed.err;
+    EXPECT_NE(replay_failed.out.find("ScriptedExpectations"), std::string::npos)
+        << replay_failed.out;
+
+    const std::string minimal = path(c.family + "_min.toml").string();
+    Outcome shrink = iqsim({"shrink", w, "--seed", "1", "--out", minimal, "--runs-max", "20"});
+    EXPECT_EQ(shrink.exit_code, 1) << shrink.out << shrink.err;
+    Outcome rerun = iqsim({"run", minimal});
+    EXPECT_EQ(rerun.exit_code, 1) << rerun.out << rerun.err;
+    EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
+  }
+}
+
 // Every output is checked before anything runs: a device, a symlink, a directory where a file is
 // expected, a file where a directory is expected, and an input of the same command are refused
 // with exit 2 naming the flag and the path, and none of them is touched.
