@@ -140,8 +140,10 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kAtLeastOnceReprocessing:
       return "known Kafka behaviour: at-least-once reprocessing";
     case ViolationClass::kRestartWithoutCheckpoint:
-      return "known Kafka behaviour: a store restarted without a checkpoint keeps its data under "
-             "an empty position";  // or restored from an older one: under an older position
+      // An empty position (no checkpoint), an older checkpoint's, or the headers of a replay
+      // from the log start that is under way: each lower than the data the store kept.
+      return "known Kafka behaviour: a store reopened without a current checkpoint keeps its data "
+             "under a lower position";
     case ViolationClass::kCacheFlushPartlyApplied:
       return "known Kafka behaviour: a replica inside one cached flush of the changelog "
              "over-claims";

@@ -38,7 +38,7 @@
 // component lies within R, and which was appended after R began: the earlier processing of R's
 // input, arriving late.
 //
-// Known Kafka behaviour: a store restarted without a checkpoint keeps its data under an empty
+// Known Kafka behaviour: a store reopened without a current checkpoint keeps its data under a lower
 // position (scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml; Kafka's
 // ProcessorStateManager.initializeStoreOffsetsFromCheckpoint keeps a persistent store's data
 // when no .checkpoint exists under at-least-once, and the store's position comes from the missing
