@@ -9,7 +9,7 @@
 
 namespace iq::model {
 
-int compare_key_bytes(std::string_view a, std::string_view b) {
+int compare_key_bytes_general(std::string_view a, std::string_view b) {
   const size_t common = std::min(a.size(), b.size());
   // memcmp compares as unsigned char, which is exactly the Bytes comparator's per-byte rule.
   const int by_bytes = common == 0 ? 0 : std::memcmp(a.data(), b.data(), common);

@@ -69,21 +69,17 @@ std::optional<ValueAndTimestamp> ReferenceStore::get(int32_t partition, const Ke
 std::vector<Entry> ReferenceStore::range(int32_t partition, const std::optional<KeyBytes>& lower,
                                          const std::optional<KeyBytes>& upper, Order order,
                                          int64_t offset_inclusive) const {
-  IQ_ASSERT(offset_inclusive >= -1, "offset_inclusive={}", offset_inclusive);
-  const PartitionState* state = find_partition(partition);
-  if (state == nullptr) return {};
-  // Kafka's stores log a warning and return an empty iterator here rather than failing.
-  if (lower && upper && compare_key_bytes(*lower, *upper) > 0) return {};
-
-  const auto begin = lower ? state->keys.lower_bound(*lower) : state->keys.begin();
-  const auto end = upper ? state->keys.upper_bound(*upper) : state->keys.end();
   std::vector<Entry> entries;
-  for (auto it = begin; it != end; ++it) {
-    const std::optional<ValueAndTimestamp> vt = value_at(it->second, offset_inclusive);
-    if (vt) entries.push_back({it->first, *vt});
-  }
-  if (order == Order::kDescending) std::reverse(entries.begin(), entries.end());
+  visit_range(partition, lower, upper, order, offset_inclusive,
+              [&](const KeyBytes& key, const ValueAndTimestamp& vt) {
+                entries.push_back({key, vt});
+                return true;
+              });
   return entries;
+}
+
+void ReferenceStore::check_offset(int64_t offset_inclusive) {
+  IQ_ASSERT(offset_inclusive >= -1, "offset_inclusive={}", offset_inclusive);
 }
 
 std::optional<int64_t> ReferenceStore::last_write_offset(int32_t partition,

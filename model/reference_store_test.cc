@@ -61,6 +61,25 @@ TEST(KeyBytes, ComparisonIsUnsignedLexicographicWithPrefixFirst) {
   EXPECT_TRUE(KeyBytesLess{}("\x01", "\xff"));
 }
 
+TEST(KeyBytes, FourByteKeysCompareAsTheGeneralByteOrderDoes) {
+  // Proves the inline 4-byte path orders exactly as the byte-by-byte comparison: every pair of a
+  // spread of int32 keys (signs, byte boundaries, high bits in every byte), and 4-byte keys
+  // against longer and shorter ones, which take the general path.
+  const std::vector<int32_t> keys = {INT32_MIN,  -65536,     -256,     -129,    -128,     -2,
+                                     -1,         0,          1,        127,     128,      255,
+                                     256,        0x7f00,     0x8000,   0x10000, 0x7fffff, 0x800000,
+                                     0x01000000, 0x7f7f7f7f, INT32_MAX};
+  const auto sign = [](int c) { return c < 0 ? -1 : (c > 0 ? 1 : 0); };
+  for (int32_t a : keys) {
+    for (int32_t b : keys) {
+      EXPECT_EQ(sign(compare_key_bytes(k(a), k(b))), sign(compare_key_bytes_general(k(a), k(b))))
+          << a << " vs " << b;
+    }
+    EXPECT_LT(compare_key_bytes(k(a), k(a) + "x"), 0) << a;
+    EXPECT_GT(compare_key_bytes(k(a), k(a).substr(0, 3)), 0) << a;
+  }
+}
+
 TEST(KeyBytes, Int32KeysAreFourBigEndianBytesAndRoundTrip) {
   // Proves the serialized form is Kafka's IntegerSerializer layout and decodes back.
   EXPECT_EQ(serialize_int32_key(0x01020304), std::string("\x01\x02\x03\x04", 4));

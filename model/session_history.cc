@@ -203,7 +203,9 @@ SessionAnswer SessionHistory::fetch(int32_t partition, const KeyBytes& key,
   int64_t floor_segment = std::numeric_limits<int64_t>::min();  // segments below are gone
   for (const Write& w : p->writes) {
     if (w.offset > offset_inclusive) break;
-    if (w.applied) {
+    // Only the key's sessions are answered: the others are not kept (every put still moves the
+    // segment floor below).
+    if (w.applied && w.slot.key == key) {
       if (w.value) {
         content[w.slot] = *w.value;
       } else {

@@ -199,12 +199,12 @@ bool WindowHistory::grace_dropped_at(int32_t partition, int64_t offset) const {
 }
 
 std::map<WindowHistory::Slot, WindowHistory::Stored> WindowHistory::content(
-    const PartitionState& p, int64_t offset_inclusive) const {
+    const PartitionState& p, int64_t offset_inclusive, const KeyBytes* key) const {
   std::map<Slot, Stored> out;
   int64_t floor_segment = std::numeric_limits<int64_t>::min();  // segments below are gone
   for (const Write& w : p.writes) {
     if (w.offset > offset_inclusive) break;
-    if (!w.expired) {
+    if (!w.expired && (key == nullptr || w.key == *key)) {
       const Slot slot{w.key, w.window_start_ms, w.seqnum};
       if (w.value) {
         out[slot] = Stored{*w.value, w.timestamp_ms};
@@ -237,7 +237,7 @@ WindowAnswer WindowHistory::select(int32_t partition, const KeyBytes* key, int64
   if (p == nullptr) return out;
   const int64_t st = store_stream_time(partition, offset_inclusive);
   const bool segmented = spec_.backing == StoreBacking::kSegmented;
-  for (const auto& [slot, stored] : content(*p, offset_inclusive)) {
+  for (const auto& [slot, stored] : content(*p, offset_inclusive, key)) {
     if (key != nullptr && slot.key != *key) continue;
     if (slot.window_start_ms < time_from_ms || slot.window_start_ms > time_to_ms) continue;
     if (!visible(slot.window_start_ms, st)) {

@@ -117,6 +117,14 @@ struct ChangelogIndex {
     bool transactions_skipped = false;
   };
   std::map<int32_t, Partition> partitions;
+  // The verdicts check_changelog_witness reached, by answer (detail::witness_verdict). Only looked
+  // up, never walked, so the pointer order never reaches a report.
+  struct Verdict {
+    detail::Witness verdict;
+    const sim::ReplicaSnapshot* replica;
+    ChangelogOffset applied;
+  };
+  mutable std::map<const sim::PartitionOutcome*, Verdict> verdicts;
 
   const Partition* partition(int32_t p) const {
     auto it = partitions.find(p);
@@ -429,14 +437,12 @@ SourceOffset header_component(const JudgeContext& context, const sim::ChangelogR
   return SourceOffset(detail::reported_offset(context, *r.position, r.partition));
 }
 
-// The position the prefix and the unlogged writes give, or why it cannot be judged.
-std::variant<Position, std::string> folded_position(const JudgeContext& context,
-                                                    const ChangelogIndex::Partition* log,
-                                                    const sim::ReplicaSnapshot& replica,
-                                                    base::Instant at_ms, int32_t partition,
-                                                    ChangelogOffset applied,
-                                                    const std::vector<sim::UnloggedWrite>& unlogged,
-                                                    const std::vector<ChangelogOffset>& skipped) {
+// The position's component (source topic, the answer's partition) the prefix and the unlogged
+// writes give (-1: none, the empty position), or why it cannot be judged.
+std::variant<SourceOffset, std::string> folded_component(
+    const JudgeContext& context, const ChangelogIndex::Partition* log,
+    const sim::ReplicaSnapshot& replica, base::Instant at_ms, ChangelogOffset applied,
+    const std::vector<sim::UnloggedWrite>& unlogged, const std::vector<ChangelogOffset>& skipped) {
   if (!context.trace().consistency_offset_vector_enabled) {
     return std::string("position not judged: consistency switch off (no headers to fold)");
   }
@@ -472,10 +478,39 @@ std::variant<Position, std::string> folded_position(const JudgeContext& context,
     }
   }
   for (const auto& w : unlogged) component = std::max(component, w.source_offset);
+  return component;
+}
+
+// The position folded_component's component makes: {source topic: {partition: component}}, or
+// empty.
+Position position_of(const JudgeContext& context, int32_t partition, SourceOffset component) {
   Position p = Position::empty_position();
   if (component >= SourceOffset(0))
     p.with_component(context.trace().topology.source_topic, partition, component);
   return p;
+}
+
+// Whether `position` is position_of(context, partition, component), without building that.
+bool is_position_of(const JudgeContext& context, const Position& position, int32_t partition,
+                    SourceOffset component) {
+  const Position::Map& map = position.map();
+  if (component < SourceOffset(0)) return map.empty();
+  return map.size() == 1 && map.begin()->first == context.trace().topology.source_topic &&
+         map.begin()->second.size() == 1 && map.begin()->second.begin()->first == partition &&
+         map.begin()->second.begin()->second == component.value();
+}
+
+// The position the prefix and the unlogged writes give, or why it cannot be judged.
+std::variant<Position, std::string> folded_position(const JudgeContext& context,
+                                                    const ChangelogIndex::Partition* log,
+                                                    const sim::ReplicaSnapshot& replica,
+                                                    base::Instant at_ms, int32_t partition,
+                                                    ChangelogOffset applied,
+                                                    const std::vector<sim::UnloggedWrite>& unlogged,
+                                                    const std::vector<ChangelogOffset>& skipped) {
+  auto component = folded_component(context, log, replica, at_ms, applied, unlogged, skipped);
+  if (auto* why = std::get_if<std::string>(&component)) return std::move(*why);
+  return position_of(context, partition, std::get<SourceOffset>(component));
 }
 
 // ---- A replica reading a compacted changelog ----
@@ -692,31 +727,72 @@ bool deleted_in_source(const JudgeContext& context, const sim::ChangelogRecord& 
   return false;
 }
 
+// explaining_candidates for every changelog record of a run: each key's source records (those
+// of its key_write_offsets), found once per key rather than once per changelog record of the key
+// and earlier write (that was quadratic in a key's writes: a ninth of a seed's instructions,
+// docs/performance.md).
+class KeySources {
+ public:
+  explicit KeySources(const JudgeContext& context) : context_(context) {}
+  // The source records at key_write_offsets(partition, key), in its order (the same length).
+  const std::vector<const sim::SourceLogRecord*>& of(int32_t partition, int32_t key) {
+    auto [it, fresh] = sources_.try_emplace(std::pair(partition, key));
+    if (fresh) {
+      for (int64_t o : context_.key_write_offsets(partition, key)) {
+        const sim::SourceLogRecord* s = detail::source_record(context_.trace(), partition, o);
+        IQ_ASSERT(s != nullptr, "seed {}: partition {} offset {}", context_.trace().seed, partition,
+                  o);
+        it->second.push_back(s);
+      }
+    }
+    return it->second;
+  }
+
+ private:
+  const JudgeContext& context_;
+  std::map<std::pair<int32_t, int32_t>, std::vector<const sim::SourceLogRecord*>> sources_;
+};
+
 // Why no source record explains changelog record `r`, or nullopt when one does.
 std::optional<std::string> changelog_record_unexplained(const JudgeContext& context,
+                                                        KeySources& sources,
                                                         const sim::ChangelogRecord& r) {
   const TopologyConfig& t = context.trace().topology;
   if (t.windowed() || t.session()) return detail::window_record_unexplained(context, r);
   const bool latest_value =
       t.kind == TopologyKind::SourceTable || t.kind == TopologyKind::PapiWriter;
   const int64_t bound = explaining_bound(context, r);
-  const std::vector<const sim::SourceLogRecord*> candidates =
-      explaining_candidates(context, r, bound);
+  // The candidates (explaining_candidates) are the key's source records up to the bound; each
+  // question below is whether one of them fits, so they are tried from the latest down (the
+  // record that made `r` is nearly always the latest of its key at its header).
+  const std::vector<int64_t>& offsets = context.key_write_offsets(r.partition, r.key);
+  const std::vector<const sim::SourceLogRecord*>& all = sources.of(r.partition, r.key);
+  const auto count = static_cast<size_t>(std::upper_bound(offsets.begin(), offsets.end(), bound) -
+                                         offsets.begin());
+  const auto any_candidate = [&](const auto& fits) {
+    for (size_t i = count; i-- > 0;) {
+      if (fits(*all[i])) return true;
+    }
+    return false;
+  };
+  if (!r.value) {
+    if (logs_lru_evictions(t) && count > 0) return std::nullopt;  // an eviction
+    if (latest_value &&
+        any_candidate([](const sim::SourceLogRecord& s) { return !s.value.has_value(); })) {
+      return std::nullopt;
+    }
+  } else if (any_candidate([&](const sim::SourceLogRecord& s) {
+               return s.value && s.timestamp_ms == r.timestamp_ms &&
+                      (!latest_value || *s.value == *r.value);
+             })) {
+    return std::nullopt;
+  }
   const std::string below = bound == std::numeric_limits<int64_t>::max()
                                 ? std::string("in the input")
                                 : fmt::format("at or below source offset {}", bound);
   if (!r.value) {
-    if (logs_lru_evictions(t) && !candidates.empty()) return std::nullopt;  // an eviction
-    for (const sim::SourceLogRecord* s : candidates) {
-      if (latest_value && !s->value) return std::nullopt;
-    }
     return fmt::format("a tombstone of key {} that no delete of the key {} explains{}", r.key,
                        below, logs_lru_evictions(t) ? " (nor an LRU eviction: never written)" : "");
-  }
-  for (const sim::SourceLogRecord* s : candidates) {
-    if (s->value && s->timestamp_ms == r.timestamp_ms && (!latest_value || *s->value == *r.value)) {
-      return std::nullopt;
-    }
   }
   return fmt::format("key {} {} at timestamp {}: no record of the key {} has {}", r.key,
                      latest_value ? "= " + std::to_string(*r.value) : std::string("written"),
@@ -764,8 +840,9 @@ std::vector<Violation> unexplained_changelog_records(const JudgeContext& context
       trace.changelog_compacted || trace.topology.versioned()) {
     return out;
   }
+  KeySources sources(context);
   for (const sim::ChangelogRecord& r : trace.changelog) {
-    std::optional<std::string> why = changelog_record_unexplained(context, r);
+    std::optional<std::string> why = changelog_record_unexplained(context, sources, r);
     if (!why) continue;
     IQ_ASSERT(out.size() < kUnexplainedMax, "seed {}: {} unexplained", trace.seed, out.size());
     Violation v;
@@ -898,6 +975,19 @@ bool applied_by(const sim::ReplicaSnapshot& replica, ChangelogOffset applied,
 
 namespace {
 
+// Why no answer of this trace can be witnessed (the first reasons changelog_witness gives, the
+// same for every answer), or nullptr.
+const char* trace_not_witnessed(const sim::RunTrace& trace) {
+  if (!trace.changelog_recorded) return "the trace records no changelog";
+  if (!trace.topology.logging) return "the store is not logged";
+  if (trace.changelog_dropped > 0) return "the changelog exceeds the trace's bound";
+  if (trace.changelog_compacted) {
+    return "the changelog is not whole (removed records past the recorder's bound): the prefix a "
+           "replica applied is not here";
+  }
+  return nullptr;
+}
+
 WitnessResult not_judged(std::string why, const sim::ReplicaSnapshot* replica = nullptr,
                          ChangelogOffset applied = ChangelogOffset(-1)) {
   WitnessResult r;
@@ -915,16 +1005,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   IQ_ASSERT(outcome.success, "record #{} partition {}", record.id, outcome.partition);
   WitnessResult result;
   const sim::RunTrace& trace = context.trace();
-  if (!trace.changelog_recorded) return not_judged("the trace records no changelog");
-  if (!trace.topology.logging) return not_judged("the store is not logged");
-  if (trace.changelog_dropped > 0) {
-    return not_judged("the changelog exceeds the trace's bound");
-  }
-  if (trace.changelog_compacted) {
-    return not_judged(
-        "the changelog is not whole (removed records past the recorder's bound): the prefix a "
-        "replica applied is not here");
-  }
+  if (const char* why = trace_not_witnessed(trace)) return not_judged(why);
   if (auto why = not_answerable(context, record.request)) return not_judged(*why);
   if (!record.placement_at_answer) {
     return not_judged("no placement snapshot at the answer");
@@ -1023,15 +1104,20 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     result.present_keys_hold = true;
     return result;
   }
-  const auto position = folded_position(context, log, replica, answer_ms(record), outcome.partition,
-                                        applied, unlogged, skipped_offsets(result.compacted_skips));
-  if (const auto* why = std::get_if<std::string>(&position)) {
+  auto component = folded_component(context, log, replica, answer_ms(record), applied, unlogged,
+                                    skipped_offsets(result.compacted_skips));
+  if (auto* why = std::get_if<std::string>(&component)) {
     result.verdict = Witness::kHolds;
-    result.position_not_judged = *why;
+    result.position_not_judged = std::move(*why);
     return result;
   }
-  const Position& want = std::get<Position>(position);
-  if (!outcome.position || outcome.position->map() != want.map()) {
+  // Compared without building the folded position; built only to describe a difference.
+  const SourceOffset folded = std::get<SourceOffset>(component);
+  if (!outcome.position || !is_position_of(context, *outcome.position, outcome.partition, folded)) {
+    const Position want = position_of(context, outcome.partition, folded);
+    IQ_ASSERT(!outcome.position || outcome.position->map() != want.map(),
+              "seed {}: record #{}: the folded position's shortcut disagrees", context.trace().seed,
+              record.id);
     result.verdict = Witness::kDiffers;
     result.why = fmt::format(
         "the position is not the fold of the headers of changelog-{} [.., {}] that {}'s {} had "
@@ -1043,6 +1129,19 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   }
   result.verdict = Witness::kHolds;
   return result;
+}
+
+WitnessResult witness_verdict(const JudgeContext& context, const sim::QueryRecord& record,
+                              const sim::PartitionOutcome& outcome) {
+  const auto& verdicts = context.changelog_index().verdicts;
+  if (const auto it = verdicts.find(&outcome); it != verdicts.end()) {
+    WitnessResult w;
+    w.verdict = it->second.verdict;
+    w.replica = it->second.replica;
+    w.applied_offset = it->second.applied;
+    return w;
+  }
+  return changelog_witness(context, record, outcome);
 }
 
 // The uncommitted data an answer the witness holds for reflected (exactly_once_v2; dirty_reads.cc
@@ -1075,19 +1174,41 @@ UncommittedReflected uncommitted_reflected(const JudgeContext& context,
     if (r != nullptr && r->uncommitted_at(at_ms)) out.records.push_back(r);
   }
   if (log == nullptr || !context.trace().consistency_offset_vector_enabled) return out;
-  SourceOffset committed(-1);
-  const sim::ChangelogRecord* lifted = nullptr;
-  for (const sim::ChangelogRecord* r : log->records) {
-    if (r->offset > witness.applied_offset) break;
+  // The applied record with the highest header lifted the position above the committed records'
+  // headers when no committed applied record has as high a header: then the first uncommitted
+  // one with it (in offset order) is named. Only headers at that maximum decide, so the walk goes
+  // back from the applied offset and stops where the prefix maximum (header_max) falls below the
+  // highest header found (a pass over the whole prefix per answer was a twelfth of a seed's
+  // instructions, docs/performance.md). A header of -1 lifts nothing.
+  const auto after =
+      std::upper_bound(log->records.begin(), log->records.end(), witness.applied_offset,
+                       [](ChangelogOffset o, const auto* r) { return o < r->offset; });
+  SourceOffset highest(0);  // the highest header of an applied record so far (found: when set)
+  bool found = false;
+  bool committed_at_highest = false;
+  const sim::ChangelogRecord* lifted = nullptr;  // the earliest uncommitted one at `highest`
+  for (auto i = static_cast<size_t>(after - log->records.begin()); i-- > 0;) {
+    if (log->header_max[i] < highest) break;
+    const SourceOffset header = log->header[i];
+    if (header < highest) continue;
+    const sim::ChangelogRecord* r = log->records[i];
     if (!applied_by(replica, witness.applied_offset, *r, at_ms)) continue;
-    const SourceOffset header = header_component(context, *r);
+    IQ_ASSERT(header_component(context, *r) == header,
+              "seed {}: changelog-{} offset {}: indexed header differs", context.trace().seed,
+              r->partition, r->offset);
+    if (!found || header > highest) {
+      highest = header;
+      found = true;
+      committed_at_highest = false;
+      lifted = nullptr;
+    }
     if (!r->uncommitted_at(at_ms)) {
-      committed = std::max(committed, header);
-    } else if (lifted == nullptr || header > header_component(context, *lifted)) {
+      committed_at_highest = true;
+    } else {
       lifted = r;
     }
   }
-  if (lifted != nullptr && header_component(context, *lifted) > committed &&
+  if (lifted != nullptr && !committed_at_highest &&
       std::find(out.records.begin(), out.records.end(), lifted) == out.records.end()) {
     out.records.push_back(lifted);
   }
@@ -1099,13 +1220,22 @@ UncommittedReflected uncommitted_reflected(const JudgeContext& context,
 std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
   std::vector<Violation> out;
   detail::Tally tally(context, kName);
+  // The witness's own first answer for every result of such a trace, without a WitnessResult
+  // (and its reason's copy) per result.
+  const char* whole_trace = detail::trace_not_witnessed(context.trace());
   for (const sim::QueryRecord& record : context.trace().history.records()) {
     if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
       continue;
     }
     for (const sim::PartitionOutcome& outcome : record.partitions) {
       if (!outcome.success) continue;
+      if (whole_trace != nullptr) {
+        tally.not_judged(whole_trace);
+        continue;
+      }
       const detail::WitnessResult w = detail::changelog_witness(context, record, outcome);
+      context.changelog_index().verdicts.emplace(
+          &outcome, ChangelogIndex::Verdict{w.verdict, w.replica, w.applied_offset});
       switch (w.verdict) {
         case detail::Witness::kNotJudged:
           tally.not_judged(w.why);

@@ -264,6 +264,8 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
     session_ =
         std::make_unique<model::SessionHistory>(session_spec_of(trace.topology), records_max);
   }
+  PartitionIndex* last_index = nullptr;  // the source log is partition-major: one look-up each
+  int32_t last_partition = -1;
   for (const sim::SourceLogRecord& r : trace.source_log) {
     // The model (it sees only base/) and the index below hold source offsets as the raw numbers a
     // Position's components are.
@@ -272,7 +274,11 @@ JudgeContext::JudgeContext(const sim::RunTrace& trace)
                                      r.timestamp_ms, write_kind_of(trace.topology.kind, r)};
     store_->apply(r.partition, record);
     if (versioned_) versioned_->apply(r.partition, record);
-    PartitionIndex& index = index_[r.partition];
+    if (last_index == nullptr || r.partition != last_partition) {
+      last_index = &index_[r.partition];
+      last_partition = r.partition;
+    }
+    PartitionIndex& index = *last_index;
     if (window_ || session_) {
       // A window or session record writes the store (and its position) when the model says so:
       // not when every window it falls in closed beyond grace, nor (segmented stores) when the

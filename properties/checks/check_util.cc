@@ -99,22 +99,31 @@ std::optional<std::string> range_differs(const JudgeContext& context,
                                          const sim::PartitionOutcome& outcome, int64_t offset,
                                          Describe describe) {
   const bool timestamped = is_timestamped_kind(request.kind);
-  const auto want = model::expected_range_query(
-      context.store(), outcome.partition, bound_bytes(request.lower), bound_bytes(request.upper),
-      to_model_order(request.order), offset, model::TimestampMode::kReal);
+  const auto lower = bound_bytes(request.lower);
+  const auto upper = bound_bytes(request.upper);
   const auto* got = std::get_if<sim::KeyValueList>(&outcome.value);
-  bool same = got != nullptr && got->size() == want.size() &&
-              outcome.timestamps.size() == (timestamped ? want.size() : 0);
-  for (size_t i = 0; same && i < want.size(); ++i) {
-    const auto& [key, value] = (*got)[i];
-    same = key == model::deserialize_int32_key(want[i].first) && value == want[i].second.value;
-    if (same && timestamped) {
-      same =
-          timestamp_ok(context, request.kind, outcome.timestamps[i], *want[i].second.timestamp_ms);
-    }
+  // Entry by entry against the model's range as it is walked, stopping at the first difference:
+  // the model's answer is built only to describe one.
+  bool same = got != nullptr && outcome.timestamps.size() == (timestamped ? got->size() : 0);
+  size_t next = 0;  // the next returned entry
+  if (same) {
+    context.store().visit_range(
+        outcome.partition, lower, upper, to_model_order(request.order), offset,
+        [&](const model::KeyBytes& key, const model::ValueAndTimestamp& vt) {
+          same = next < got->size() && (*got)[next].first == model::deserialize_int32_key(key) &&
+                 (*got)[next].second == vt.value &&
+                 (!timestamped ||
+                  timestamp_ok(context, request.kind, outcome.timestamps[next], vt.timestamp_ms));
+          ++next;
+          return same;
+        });
+    same = same && next == got->size();
   }
   if (same) return std::nullopt;
   if (describe == Describe::kNo) return std::string();
+  const auto want = model::expected_range_query(context.store(), outcome.partition, lower, upper,
+                                                to_model_order(request.order), offset,
+                                                model::TimestampMode::kReal);
   std::string text = "[";
   for (size_t i = 0; i < want.size(); ++i) {
     if (i > 0) text += ", ";
@@ -370,28 +379,35 @@ std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& 
     if (got != nullptr && !got->has_value() && outcome.timestamps.empty()) return std::nullopt;
     return key_differs(context, request, outcome, offset, describe);
   }
-  const auto want = model::expected_range_query(
-      context.store(), outcome.partition, bound_bytes(request.lower), bound_bytes(request.upper),
-      to_model_order(request.order), offset, model::TimestampMode::kReal);
+  const auto lower = bound_bytes(request.lower);
+  const auto upper = bound_bytes(request.upper);
   const auto* got = std::get_if<sim::KeyValueList>(&outcome.value);
   // At most the capacity, unless a record cache above the store adds its unflushed entries.
   const TopologyConfig& topology = context.trace().topology;
   bool same = got != nullptr &&
               (topology.caching || static_cast<int64_t>(got->size()) <= topology.lru_max_entries) &&
               outcome.timestamps.size() == (timestamped ? got->size() : 0);
-  size_t w = 0;  // the next model entry a returned entry may match
-  for (size_t i = 0; same && i < got->size(); ++i) {
-    const auto& [key, value] = (*got)[i];
-    while (w < want.size() && model::deserialize_int32_key(want[w].first) != key) ++w;
-    same = w < want.size() && value == want[w].second.value;
-    if (same && timestamped) {
-      same =
-          timestamp_ok(context, request.kind, outcome.timestamps[i], *want[w].second.timestamp_ms);
-    }
-    ++w;
+  // Each returned entry is the next model entry of its key (the model's keys are distinct, so
+  // this is the first one at or after the previous match), walked without building the range.
+  size_t next = 0;  // the next returned entry to match
+  if (same && !got->empty()) {
+    context.store().visit_range(
+        outcome.partition, lower, upper, to_model_order(request.order), offset,
+        [&](const model::KeyBytes& key, const model::ValueAndTimestamp& vt) {
+          if ((*got)[next].first != model::deserialize_int32_key(key)) return true;
+          same = (*got)[next].second == vt.value &&
+                 (!timestamped ||
+                  timestamp_ok(context, request.kind, outcome.timestamps[next], vt.timestamp_ms));
+          ++next;
+          return same && next < got->size();
+        });
+    same = same && next == got->size();
   }
   if (same) return std::nullopt;
   if (describe == Describe::kNo) return std::string();
+  const auto want = model::expected_range_query(context.store(), outcome.partition, lower, upper,
+                                                to_model_order(request.order), offset,
+                                                model::TimestampMode::kReal);
   std::string text = "a subsequence (LRU evictions) of [";
   for (size_t i = 0; i < want.size(); ++i) {
     if (i > 0) text += ", ";

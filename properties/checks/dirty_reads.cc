@@ -90,7 +90,7 @@ DirtyReadStats dirty_reads(const JudgeContext& context) {
     if (record.outcome != sim::OutcomeKind::kAnswered) continue;
     for (const sim::PartitionOutcome& outcome : record.partitions) {
       if (!outcome.success) continue;
-      const detail::WitnessResult w = detail::changelog_witness(context, record, outcome);
+      const detail::WitnessResult w = detail::witness_verdict(context, record, outcome);
       if (w.verdict != detail::Witness::kHolds) {
         ++stats.not_decided;
         continue;

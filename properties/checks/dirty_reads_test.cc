@@ -50,7 +50,7 @@ TEST(DirtyReadsTest, AnActiveAnsweringItsOpenTransactionIsADirtyRead) {
 // A write committed later counts for as long as it stayed open; the position alone can make an
 // answer dirty (a key the open write did not touch, under its header); cached unsent writes count.
 // Only with the switch on do positions carry headers (TraceBuilder turns it on).
-TEST(DirtyReadsTest, CommittedLaterPositionOnlyAndUnsentWritesCount) {
+TraceBuilder committed_later_trace() {
   TraceBuilder b = transactions();
   // Key 2's own write, committed 300 ms after the answer.
   b.add(b.key_query(0, 2)
@@ -73,6 +73,11 @@ TEST(DirtyReadsTest, CommittedLaterPositionOnlyAndUnsentWritesCount) {
             .target("instance-1")
             .ok(7, pos(0, 3))
             .replica(own_runs(applied(active(0, pos(0, 3), "instance-1"), 2, cache), {{1, 2}})));
+  return b;
+}
+
+TEST(DirtyReadsTest, CommittedLaterPositionOnlyAndUnsentWritesCount) {
+  TraceBuilder b = committed_later_trace();
   JudgeContext context(b.trace());
   const DirtyReadStats stats = dirty_reads(context);
   EXPECT_EQ(stats.dirty, 3u) << "seed " << kSeed;
@@ -85,6 +90,23 @@ TEST(DirtyReadsTest, CommittedLaterPositionOnlyAndUnsentWritesCount) {
   EXPECT_EQ(stats.uncommitted_ms_count, 3u) << "seed " << kSeed;
   EXPECT_EQ(stats.uncommitted_ms_max, 300) << "seed " << kSeed;
   EXPECT_EQ(stats.uncommitted_ms_sum, 300 + 250 + 240) << "seed " << kSeed;
+}
+
+// dirty_reads takes the witness's verdicts ChangelogWitness already reached (witness_verdict):
+// the counts are the same whether that check ran first or not, for both traces above.
+TEST(DirtyReadsTest, TheSameWhetherChangelogWitnessJudgedFirst) {
+  for (TraceBuilder b : {committed_later_trace(), transactions()}) {
+    JudgeContext alone(b.trace());
+    const DirtyReadStats fresh = dirty_reads(alone);
+    JudgeContext after_check(b.trace());
+    check_changelog_witness(after_check);
+    const DirtyReadStats reused = dirty_reads(after_check);
+    EXPECT_EQ(fresh, reused) << "seed " << kSeed;
+  }
+  TraceBuilder b = committed_later_trace();
+  JudgeContext context(b.trace());
+  check_changelog_witness(context);
+  EXPECT_EQ(dirty_reads(context).dirty, 3u) << "seed " << kSeed;
 }
 
 // Without transactional records (at-least-once) nothing is counted.

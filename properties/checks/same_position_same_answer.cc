@@ -28,7 +28,7 @@
 
 #include <functional>
 #include <map>
-#include <unordered_map>
+#include <vector>
 
 #include "checks/check.h"
 #include "checks/check_util.h"
@@ -76,7 +76,9 @@ struct AnswerKeyHash {
     for (const auto& t : {k.as_of_ms, k.from_time_ms, k.to_time_ms})
       mix(t ? static_cast<uint64_t>(*t) ^ 0x5bd1e995ULL : 0);
     for (const auto& [topic, offsets] : k.position->map()) {
-      mix(std::hash<std::string>{}(topic));
+      uint64_t t = 0xcbf29ce484222325ULL;  // FNV-1a of the topic's bytes
+      for (const char c : topic) t = (t ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+      mix(t);
       for (const auto& [partition, offset] : offsets) {
         mix(static_cast<uint64_t>(partition));
         mix(static_cast<uint64_t>(offset));
@@ -89,6 +91,53 @@ struct AnswerKeyHash {
 struct FirstAnswer {
   const sim::QueryRecord* record;
   const sim::PartitionOutcome* outcome;
+};
+
+// The first answer per AnswerKey: open addressing with linear probing over a power-of-two table of
+// indexes into one vector of entries (two allocations per run, where a node-based hash map made
+// one per answer, and nearly every answer is the first at its position). Only for look-ups:
+// nothing iterates it, so its order never reaches a report.
+class FirstAnswers {
+ public:
+  explicit FirstAnswers(size_t expected) {
+    entries_.reserve(expected);
+    rehash(expected);
+  }
+  // The first answer recorded under `key`, and whether it is `answer`, recorded just now.
+  std::pair<FirstAnswer, bool> emplace(const AnswerKey& key, FirstAnswer answer) {
+    const size_t hash = AnswerKeyHash{}(key);
+    size_t i = hash & (slots_.size() - 1);
+    for (;; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i] == kEmpty) break;
+      const Entry& e = entries_[slots_[i]];
+      if (e.hash == hash && e.key == key) return {e.answer, false};
+    }
+    entries_.push_back(Entry{hash, key, answer});
+    slots_[i] = entries_.size() - 1;
+    if (entries_.size() * 2 > slots_.size()) rehash(entries_.size());
+    return {answer, true};
+  }
+
+ private:
+  struct Entry {
+    size_t hash;
+    AnswerKey key;
+    FirstAnswer answer;
+  };
+  static constexpr size_t kEmpty = static_cast<size_t>(-1);
+  // At least twice `count` slots, every entry placed again.
+  void rehash(size_t count) {
+    size_t capacity = 16;
+    while (capacity < 2 * count + 2) capacity *= 2;
+    slots_.assign(capacity, kEmpty);
+    for (size_t n = 0; n < entries_.size(); ++n) {
+      size_t i = entries_[n].hash & (capacity - 1);
+      while (slots_[i] != kEmpty) i = (i + 1) & (capacity - 1);
+      slots_[i] = n;
+    }
+  }
+  std::vector<Entry> entries_;
+  std::vector<size_t> slots_;
 };
 
 bool timestamps_equal(const JudgeContext& context, const std::vector<int64_t>& a,
@@ -155,8 +204,7 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
   std::vector<Violation> out;
   detail::Tally tally(context, kName);
   const bool switch_off = !context.trace().consistency_offset_vector_enabled;
-  std::unordered_map<AnswerKey, FirstAnswer, AnswerKeyHash> first;
-  first.reserve(context.trace().history.size());
+  FirstAnswers first(context.trace().history.size());
   for (const sim::QueryRecord& record : context.trace().history.records()) {
     if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
       continue;
@@ -181,12 +229,11 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
                           q.from_time_ms,
                           q.to_time_ms,
                           &*outcome.position};
-      const auto [it, inserted] = first.emplace(key, FirstAnswer{&record, &outcome});
+      const auto [earlier, inserted] = first.emplace(key, FirstAnswer{&record, &outcome});
       if (inserted) {
         tally.not_judged("first answer at its position");
         continue;
       }
-      const FirstAnswer& earlier = it->second;
       if (outcome.value == earlier.outcome->value &&
           timestamps_equal(context, outcome.timestamps, earlier.outcome->timestamps)) {
         tally.judged();

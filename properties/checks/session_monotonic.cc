@@ -26,10 +26,34 @@ namespace {
 
 constexpr const char* kName = sim::property_names::kSessionMonotonic.data();
 
+// The client's merged position, kept as the bare map Position holds: merged in one pass per
+// result (Position::merge first asks whether anything changes, then searches again to change it,
+// and that was most of this check's cost); a Position again only to describe a violation.
+using Merged = Position::Map;
+
+// Position::merge into `seen`: the per-partition maximum; a topic of `other` is created even when
+// its map is empty. Each topic's partitions are walked together with seen's, in key order.
+void merge_into(Merged& seen, const Position& other) {
+  for (const auto& [topic, partitions] : other.map()) {
+    auto t = seen.find(topic);
+    if (t == seen.end()) t = seen.emplace(topic, Position::PartitionOffsets{}).first;
+    Position::PartitionOffsets& mine = t->second;
+    auto at = mine.begin();
+    for (const auto& [partition, offset] : partitions) {
+      while (at != mine.end() && at->first < partition) ++at;
+      if (at == mine.end() || at->first != partition) {
+        at = mine.emplace_hint(at, partition, offset);
+      } else if (offset > at->second) {
+        at->second = offset;
+      }
+    }
+  }
+}
+
 // The first component of `seen` on `partition` that `position` holds lower or not at all.
-std::optional<std::string> went_backwards(const Position& seen, const Position& position,
+std::optional<std::string> went_backwards(const Merged& seen, const Position& position,
                                           int32_t partition) {
-  for (const auto& [topic, offsets] : seen.map()) {
+  for (const auto& [topic, offsets] : seen) {
     const auto before = offsets.find(partition);
     if (before == offsets.end()) continue;
     const int64_t* now = position.offset(topic, partition);
@@ -51,14 +75,14 @@ std::vector<Violation> check_session_monotonic(const JudgeContext& context) {
   std::vector<Violation> out;
   detail::Tally tally(context, kName);
   // (phase, client) -> merged position of the client's successes so far.
-  std::map<std::pair<int32_t, int32_t>, Position> merged;
+  std::map<std::pair<int32_t, int32_t>, Merged> merged;
   for (const sim::QueryRecord& record : context.trace().history.records()) {
     if (record.source != sim::QueryRecord::Source::kClient || record.client < 0 ||
         record.outcome != sim::OutcomeKind::kAnswered) {
       continue;
     }
     const auto who = std::make_pair(context.phase_index(record.invoke_ms), record.client);
-    Position& seen = merged.try_emplace(who, Position::empty_position()).first->second;
+    Merged& seen = merged[who];
     const bool judged =
         record.request.bound_mode == sim::BoundMode::kSession && context.judged_by(record, kName);
     for (const sim::PartitionOutcome& outcome : record.partitions) {
@@ -73,12 +97,12 @@ std::vector<Violation> check_session_monotonic(const JudgeContext& context) {
           out.push_back(detail::record_violation(
               context, kName, record, &outcome,
               "client " + std::to_string(record.client) + " saw a component go backwards: " + *back,
-              "every component of " + seen.to_string() + " on partition " +
+              "every component of " + Position::from_map(seen).to_string() + " on partition " +
                   std::to_string(outcome.partition) + " at least as high",
               outcome.position ? outcome.position->to_string() : std::string("no position")));
         }
       }
-      if (outcome.position) seen.merge(*outcome.position);
+      if (outcome.position) merge_into(seen, *outcome.position);
     }
   }
   return out;

@@ -1205,8 +1205,16 @@ bool explained_below(const JudgeContext& context, const sim::ChangelogRecord& r,
   bool found_start = false;
   bool found_end = false;
   bool explained = false;
-  for (const sim::SourceLogRecord& s : context.trace().source_log) {
-    if (s.partition != r.partition || s.key != r.key || s.offset.value() > bound) continue;
+  // Only the partition's records up to the bound (the source log is partition-major, offsets
+  // ascending): a pass over the whole log per changelog record was 6 % of a window seed.
+  const auto& log = context.trace().source_log;
+  auto from = std::lower_bound(
+      log.begin(), log.end(), r.partition,
+      [](const sim::SourceLogRecord& s, int32_t partition) { return s.partition < partition; });
+  for (auto it = from; it != log.end() && it->partition == r.partition; ++it) {
+    const sim::SourceLogRecord& s = *it;
+    if (s.offset.value() > bound) break;
+    if (s.key != r.key) continue;
     const int64_t ts = s.timestamp_ms;
     if (t.windowed()) {
       const bool in_window = ts >= start && ts - start < t.window_size_ms;

@@ -170,7 +170,11 @@ class WindowHistory {
   bool visible(int64_t window_start_ms, int64_t stream_time_ms) const;
   bool segment_live(int64_t window_start_ms, int64_t stream_time_ms) const;
   void count_record();
-  std::map<Slot, Stored> content(const PartitionState& p, int64_t offset_inclusive) const;
+  // The store's content after the writes up to offset_inclusive; with `key`, only that key's
+  // slots (every write still moves the segment floor). A key's fetch built the whole
+  // partition's map per query before.
+  std::map<Slot, Stored> content(const PartitionState& p, int64_t offset_inclusive,
+                                 const KeyBytes* key = nullptr) const;
   const PartitionState* find(int32_t partition) const;
   WindowAnswer select(int32_t partition, const KeyBytes* key, int64_t time_from_ms,
                       int64_t time_to_ms, int64_t offset_inclusive) const;
