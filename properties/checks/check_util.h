@@ -274,9 +274,17 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
 std::optional<std::string> window_record_unexplained(const JudgeContext& context,
                                                      const sim::ChangelogRecord& r);
 // A replica inside one record-cache flush of the changelog: ViolationClass::
-// kCacheFlushPartlyApplied (partial_flush.cc states the proof).
+// kCacheFlushPartlyApplied (partial_flush.cc states the proof; for a window or session store,
+// prove_window_flush_cut_by_crash in window_judge.cc).
 ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
                                const sim::PartitionOutcome& outcome);
+ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome);
+// Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
+// `partition` of the topology's store (partial_flush.cc).
+bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
+                         base::Instant at_ms, int32_t partition);
 // A replica inside a compacted changelog: ViolationClass::kReplicaInsideCompactedChangelog
 // (compacted_read.cc states the proof).
 ClassProof prove_compacted_changelog_read(const JudgeContext& context,

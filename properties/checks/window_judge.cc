@@ -1137,6 +1137,129 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
   return proof;
 }
 
+// ---- A replica inside a record-cache flush its writer's crash cut ----
+//
+// A caching window or session store writes its dirty entries down at a commit (NamedCache.flush),
+// each under its last write's record context, in last-write order; ChangeLoggingWindowBytesStore
+// and ChangeLoggingSessionBytesStore log each under the inner store's position after it, and the
+// writer sends them all in one event. A writer killed inside that send leaves a prefix of the
+// flush in the log: the rest, and the dirty entries of writes the prefix's last header covers
+// (a hopping record's later windows, an entry coalesced with a write above that header), are
+// gone with the cache. A standby or restoring active that applied the prefix holds its position
+// without them until the next owner writes the slots again: the window form of
+// kCacheFlushPartlyApplied (partial_flush.cc states the key-value form). The proof: a caching
+// window or session store, the switch on, the answer its replica's changelog fold (ChangelogWitness
+// holds, position included); the prefix's last record A the last one its writer W appended in that
+// millisecond T (the flush ends there in the log) and W's crash at T landed inside a send to this
+// changelog partition (FaultRecord::landed); and every slot where the fold differs from the model
+// at the reported offset P is one the cut flush had still to write: no record of W's flush up to
+// A writes it, and the write that made the model's state of it at P lies above the header of the
+// record before the flush (so no earlier flush carried it: it was dirty in W's cache at T).
+ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome) {
+  ClassProof proof;
+  const sim::RunTrace& trace = context.trace();
+  if ((!trace.topology.windowed() && !trace.topology.session()) || !trace.topology.cached()) {
+    proof.text = "not a caching window or session store";
+    return proof;
+  }
+  const std::optional<WitnessResult> held =
+      fold_with_position(context, record, outcome, "no position from the changelog headers", proof);
+  if (!held) return proof;
+  const WitnessResult& w = *held;
+  const int32_t partition = outcome.partition;
+  // The flush: the run of records of A's writer and millisecond that ends at A.
+  std::vector<const sim::ChangelogRecord*> flush;
+  const sim::ChangelogRecord* before_flush = nullptr;
+  const sim::ChangelogRecord* after = nullptr;
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.partition != partition) continue;
+    if (r.offset <= w.applied_offset) {
+      flush.push_back(&r);
+    } else if (after == nullptr) {
+      after = &r;
+    }
+  }
+  if (flush.empty() || flush.back()->offset != w.applied_offset) {
+    proof.text = fmt::format("record #{}: no changelog-{} record at its replica's offset {}",
+                             record.id, partition, w.applied_offset);
+    return proof;
+  }
+  const sim::ChangelogRecord& last = *flush.back();
+  size_t first = flush.size() - 1;
+  while (first > 0 && flush[first - 1]->writer == last.writer &&
+         flush[first - 1]->appended_ms == last.appended_ms) {
+    --first;
+  }
+  if (first > 0) before_flush = flush[first - 1];
+  flush.erase(flush.begin(), flush.begin() + static_cast<std::ptrdiff_t>(first));
+  for (const sim::ChangelogRecord* r : flush) {
+    if (!r->committed()) {
+      proof.text = fmt::format("record #{}: changelog-{} offset {} of its flush is {}", record.id,
+                               partition, r->offset, sim::to_string(r->txn));
+      return proof;
+    }
+  }
+  if (after != nullptr && after->writer == last.writer && after->appended_ms == last.appended_ms) {
+    proof.text = fmt::format("record #{}: the flush of changelog-{} offset {} goes on in the log",
+                             record.id, partition, w.applied_offset);
+    return proof;
+  }
+  if (!crashed_inside_send(context, last.writer, last.appended_ms, partition)) {
+    proof.text = fmt::format(
+        "record #{}: {}, which wrote changelog-{} offset {} at {} ms, did not crash inside a send "
+        "to it then",
+        record.id, last.writer, partition, w.applied_offset, last.appended_ms.ms_since_epoch());
+    return proof;
+  }
+  const int64_t covered = before_flush == nullptr || !before_flush->position
+                              ? -1
+                              : reported_offset(context, *before_flush->position, partition);
+  const int64_t reported = reported_offset(context, *outcome.position, partition);
+  const WindowFold fold = window_fold(context, record.request, partition, *w.replica,
+                                      w.applied_offset, answered_at(record));
+  const std::vector<Slot> slots = differing_slots(
+      slots_of(fold.answer), slots_of(window_want(context, record.request, partition, reported)));
+  if (slots.empty()) {
+    proof.text =
+        fmt::format("record #{}: its fold is the model's answer at offset {}", record.id, reported);
+    return proof;
+  }
+  for (const Slot& slot : slots) {
+    const auto& [key, start, end] = slot;
+    for (const sim::ChangelogRecord* r : flush) {
+      if (r->key == key && r->window_start_ms == start && (!end || r->window_end_ms == end)) {
+        proof.text = fmt::format(
+            "record #{}: slot {} differs from the model at offset {}, but the cut flush wrote it "
+            "(changelog-{} offset {})",
+            record.id, slot_text(slot), reported, partition, r->offset);
+        return proof;
+      }
+    }
+    const std::optional<int64_t> written =
+        model_write_beneath(context, record.request, partition, slot, reported);
+    if (!written || *written <= covered) {
+      proof.text = fmt::format(
+          "record #{}: slot {} differs from the model at offset {}, and the write that made the "
+          "model's state there ({}) is not above offset {}, the header before the cut flush",
+          record.id, slot_text(slot), reported,
+          written ? fmt::format("offset {}", *written) : std::string("not found"), covered);
+      return proof;
+    }
+  }
+  proof.proven = true;
+  proof.text = fmt::format(
+      "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, the end of the "
+      "flush {} wrote at {} ms (changelog-{} offsets {}-{}) before it crashed inside a send; the "
+      "{} slot(s) it differs from the model on at offset {} were written above offset {}, the "
+      "header before that flush, and not by it: dirty in the cache the crash lost",
+      record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
+      last.writer, last.appended_ms.ms_since_epoch(), partition, flush.front()->offset,
+      w.applied_offset, slots.size(), reported, covered);
+  return proof;
+}
+
 // ---- A replica that restored null puts a retainDuplicates window store skipped live ----
 //
 // Quirk 26: with retainDuplicates, RocksDBWindowStore.put returns before anything for a null value

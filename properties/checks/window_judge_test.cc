@@ -583,6 +583,76 @@ TEST(WindowJudgeTest, AStandbyBehindASessionMergeInTheCacheIsDeclaredOnlyWhenThe
       << "seed " << kSeed;
 }
 
+// A cached hopping count (1 s windows advancing by 500 ms): keys 1, 2 and 3 at 700, 800 and 900
+// ms (offsets 0-2), each updating windows 0 and 500. instance-1's commit at 10 ms flushes the dirty
+// windows in last-write order, each under its own offset's header, and it crashes inside a send to
+// changelog partition `landed_partition` after key 3's window 0: key 2's and key 3's windows 500
+// never reach the log. With `earlier_flush`, the first three records were logged at 5 ms instead,
+// a flush of its own that ended under the header of offset 1 without key 2's window 500. A standby
+// that applied the whole log answers what it holds (window start first, as the in-memory store's
+// fetchAll gives) under the header of offset 2.
+TraceBuilder flush_cut_by_crash(bool earlier_flush, int32_t landed_partition) {
+  TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, /*caching=*/true);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_advance_ms = 500;
+  b.trace().topology.grace_ms = 0;
+  const int64_t first_at_ms = earlier_flush ? 5 : 10;
+  const auto window = [&](int32_t key, int64_t start, int64_t ts, int64_t header, int64_t at) {
+    b.log(0, key, 1, ts, pos(0, header), "instance-1", at);
+    b.trace().changelog.back().window_start_ms = start;
+  };
+  b.produce(0, 1, 5, 700);
+  b.produce(0, 2, 6, 800);
+  b.produce(0, 3, 7, 900);
+  window(1, 0, 700, 0, first_at_ms);
+  window(1, 500, 700, 0, first_at_ms);
+  window(2, 0, 800, 1, first_at_ms);
+  window(3, 0, 900, 2, 10);
+  const std::string topic = "app-" + testing::kStore + "-changelog";
+  b.fault(10, "crash", "instance-1");
+  b.trace().faults.back().landed =
+      sim::CrashPointRecord{.event = "send",
+                            .what = "send " + topic + "-" + std::to_string(landed_partition),
+                            .path = "",
+                            .topic = topic,
+                            .partition = landed_partition,
+                            .operations = {"commit"},
+                            .points = {"send_commit"}};
+  testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
+  range.r.request.from_time_ms = 0;
+  range.r.request.to_time_ms = kForever;
+  range.at(20, 20).target("instance-2").ok(std::nullopt, pos(0, 2), {700, 800, 900, 700});
+  range.r.partitions.back().value =
+      sim::WindowedList{{1, 0, 1'000, 1}, {2, 0, 1'000, 1}, {3, 0, 1'000, 1}, {1, 500, 1'500, 1}};
+  range.replica(applied(standby(0, pos(0, 2), "instance-2"), 3));
+  b.add(range);
+  return b;
+}
+
+TEST(WindowJudgeTest, AReplicaAtTheEndOfAFlushACrashCutIsDeclaredOnlyForWindowsItLeftDirty) {
+  // Key 2's and key 3's windows 500 were written above offset -1 (nothing logged before the
+  // flush) and not by the cut flush: dirty in the cache the crash lost, as in Kafka.
+  TraceBuilder proven = flush_cut_by_crash(false, 0);
+  EXPECT_EQ(class_of_only_violation(proven, "the 2 slot(s) it differs from the model on"),
+            ViolationClass::kCacheFlushPartlyApplied)
+      << "seed " << kSeed;
+  // Not proven: a crash that landed in another changelog partition's send, ...
+  TraceBuilder elsewhere = flush_cut_by_crash(false, 1);
+  EXPECT_EQ(class_of_only_violation(elsewhere, "did not crash inside a send to it then"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... and a window missing beneath a flush that had ended before the cut one (its header
+  // covered key 2's write of offset 1 without logging key 2's window 500).
+  TraceBuilder covered = flush_cut_by_crash(true, 0);
+  EXPECT_EQ(class_of_only_violation(
+                covered,
+                "slot 2@[500, 1500] differs from the model at offset 2, and the write "
+                "that made the model's state there (offset 1) is not above "
+                "offset 1, the header before the cut flush"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, OneWindowsDuplicatesAreComparedInAnyOrderButNotInAnyContent) {
   // The PAPI window writer retaining duplicates: 10 and 11 in window 0 of key 1. A store object
   // created after the first put numbers the second from 0 again and sorts it first (the sequence
