@@ -209,6 +209,11 @@ struct WitnessResult {
 };
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
+// Whether `replica`, answering at answer_ms, may have fetched r's offset after the log cleaner
+// removed r, and so never read it (changelog_witness.cc, "A replica reading a compacted
+// changelog", states the bounds).
+bool removed_before_fetch(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
+                          const sim::ChangelogRecord& r, base::Instant answer_ms);
 // The witness of a versioned store's answer by `replica`, which had applied changelog [..,
 // applied] (changelog_witness_versioned.cc).
 WitnessResult versioned_changelog_witness(const JudgeContext& context,
@@ -290,6 +295,8 @@ bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
 ClassProof prove_compacted_changelog_read(const JudgeContext& context,
                                           const sim::QueryRecord& record,
                                           const sim::PartitionOutcome& outcome);
+ClassProof prove_window_compacted_read(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const sim::PartitionOutcome& outcome);
 // A count or sum in an LRU store restarted after an eviction: ViolationClass::
 // kLruEvictedAggregate (aggregate_proofs.cc states the proof).
 ClassProof prove_lru_evicted_aggregate(const JudgeContext& context, const sim::QueryRecord& record,

@@ -336,7 +336,8 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
                        int32_t partition, const sim::ReplicaSnapshot& replica,
                        ChangelogOffset applied, base::Instant at_ms,
                        const std::vector<const sim::UnloggedWrite*>& overlay = {},
-                       bool live_null_puts = false, int64_t* restored_null_puts = nullptr) {
+                       bool live_null_puts = false, int64_t* restored_null_puts = nullptr,
+                       const std::vector<ChangelogOffset>* skipped = nullptr) {
   const sim::RunTrace& trace = context.trace();
   const TopologyConfig& topology = trace.topology;
   const bool segmented = topology.supplier != KeyValueSupplier::kInMemory;
@@ -367,6 +368,9 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
   for (const sim::ChangelogRecord& r : trace.changelog) {
     if (r.partition != partition || r.offset > applied) continue;
     if (!applied_by(replica, applied, r, at_ms)) continue;
+    if (skipped != nullptr && std::binary_search(skipped->begin(), skipped->end(), r.offset)) {
+      continue;  // removed by the log cleaner before the replica fetched it: never read
+    }
     IQ_ASSERT(r.window_start_ms.has_value(), "seed {}: changelog-{} offset {} has no window",
               trace.seed, partition, r.offset);
     const int64_t o = r.offset.value();
@@ -435,6 +439,72 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
 
 base::Instant answered_at(const sim::QueryRecord& record) {
   return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
+}
+
+// ---- A replica reading a compacted window or session changelog ----
+//
+// The log cleaner keeps the latest record per changelog key (a window store's [key][start][seq],
+// a session store's [key][end][start]), so a record superseded by a newer one (a window's later
+// value, a merged-away session's tombstone) may be gone when a standby or restoring active
+// fetches its offset: the replica never reads it (changelog_witness.cc states the bounds a
+// removal time puts on a fetch). Which removed records a replica skipped depends on when it
+// fetched each offset, which the trace does not record; fetch times only grow with the offset.
+// The search tries the fetch histories where the replica read everything below an offset T and
+// fetched from T on at a time tau (or when appended, if later): it skipped exactly the records at
+// or above T that were removed by tau. T runs over the removable records of the queried key (of
+// every key for a range over all keys), tau over their removal times, at most
+// kCompactedReadsMax folds; the first whose fold is the answer is returned.
+constexpr size_t kCompactedReadsMax = 4'096;
+
+std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacted_read(
+    const JudgeContext& context, const sim::QueryRecord& record,
+    const sim::PartitionOutcome& outcome, const sim::ReplicaSnapshot& replica,
+    ChangelogOffset applied) {
+  const sim::RunTrace& trace = context.trace();
+  const int32_t partition = outcome.partition;
+  std::vector<const sim::ChangelogRecord*> removable;
+  for (const sim::ChangelogRecord& r : trace.changelog) {
+    if (r.partition != partition || r.offset > applied || !r.removed_ms) continue;
+    if (!applied_by(replica, applied, r, answered_at(record))) continue;
+    if (removed_before_fetch(context, replica, r, record.complete_ms)) removable.push_back(&r);
+  }
+  std::vector<ChangelogOffset> thresholds;
+  std::vector<base::Instant> times;
+  for (const sim::ChangelogRecord* r : removable) {
+    if (!record.request.key || r->key == *record.request.key) thresholds.push_back(r->offset);
+    times.push_back(*r->removed_ms);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  if (thresholds.empty() || thresholds.size() * times.size() > kCompactedReadsMax) {
+    return std::nullopt;
+  }
+  for (ChangelogOffset from : thresholds) {
+    size_t previous = 0;
+    for (base::Instant tau : times) {
+      std::vector<ChangelogOffset> skipped;
+      for (const sim::ChangelogRecord* r : removable) {
+        if (r->offset >= from && *r->removed_ms <= tau) skipped.push_back(r->offset);
+      }
+      if (skipped.size() == previous) continue;  // the same set as the last tau's
+      previous = skipped.size();
+      WindowFold fold = window_fold(context, record.request, partition, replica, applied,
+                                    answered_at(record), {}, false, nullptr, &skipped);
+      if (!outcome_is(outcome, fold.answer)) continue;
+      std::map<int32_t, CompactedSkip> by_key;
+      for (const sim::ChangelogRecord* r : removable) {
+        if (!std::binary_search(skipped.begin(), skipped.end(), r->offset)) continue;
+        CompactedSkip& skip = by_key[r->key];
+        skip.key = r->key;
+        skip.skipped.push_back(r->offset);
+        skip.removed_ms_max = std::max(skip.removed_ms_max, *r->removed_ms);
+      }
+      std::vector<CompactedSkip> skips;
+      for (auto& [key, skip] : by_key) skips.push_back(std::move(skip));
+      return std::pair(std::move(fold), std::move(skips));
+    }
+  }
+  return std::nullopt;
 }
 
 // A persistent store kept an earlier life's data beneath its restore: the answer is the fold of
@@ -582,8 +652,14 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
   const int32_t partition = outcome.partition;
   const bool segmented = topology.supplier != KeyValueSupplier::kInMemory;
   const std::string& topic = topology.source_topic;
-  const WindowFold fold =
+  WindowFold fold =
       window_fold(context, record.request, partition, replica, applied, answered_at(record));
+  if (!outcome_is(outcome, fold.answer)) {
+    if (auto read = window_compacted_read(context, record, outcome, replica, applied)) {
+      fold = std::move(read->first);
+      result.compacted_skips = std::move(read->second);
+    }
+  }
   const WindowWant& want = fold.answer;
   const SourceOffset header = fold.header;
   const bool foreign_header = fold.foreign_header;
@@ -1257,6 +1333,53 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
       record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
       last.writer, last.appended_ms.ms_since_epoch(), partition, flush.front()->offset,
       w.applied_offset, slots.size(), reported, covered);
+  return proof;
+}
+
+// ---- A replica inside a compacted window or session changelog ----
+//
+// kReplicaInsideCompactedChangelog for a window or session store (compacted_read.cc states the
+// key-value form): the answer is its replica's fold of what it could read of the compacted log
+// (ChangelogWitness holds, position included, only by skipping records the cleaner removed before
+// the replica fetched them: window_compacted_read), and the fold of the whole prefix, those
+// records read, is exactly the model's answer at the reported offset.
+ClassProof prove_window_compacted_read(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const sim::PartitionOutcome& outcome) {
+  ClassProof proof;
+  const std::optional<WitnessResult> held =
+      fold_with_position(context, record, outcome, "no position from the changelog headers", proof);
+  if (!held) return proof;
+  const WitnessResult& w = *held;
+  if (w.compacted_skips.empty()) {
+    proof.text =
+        fmt::format("record #{} is not the fold of a compacted read of its changelog", record.id);
+    return proof;
+  }
+  const int32_t partition = outcome.partition;
+  const int64_t reported = reported_offset(context, *outcome.position, partition);
+  const WindowFold whole = window_fold(context, record.request, partition, *w.replica,
+                                       w.applied_offset, answered_at(record));
+  const WindowWant want = window_want(context, record.request, partition, reported);
+  if (whole.answer.entries != want.entries || whole.answer.timestamps != want.timestamps) {
+    proof.text = fmt::format(
+        "record #{}: with the records the cleaner removed read, its replica's fold of "
+        "changelog-{} [.., {}] is {}, not the model's {} at offset {}",
+        record.id, partition, w.applied_offset, want_text(whole.answer), want_text(want), reported);
+    return proof;
+  }
+  size_t skipped = 0;
+  base::Instant removed_ms_max{};
+  for (const CompactedSkip& s : w.compacted_skips) {
+    skipped += s.skipped.size();
+    removed_ms_max = std::max(removed_ms_max, s.removed_ms_max);
+  }
+  proof.proven = true;
+  proof.text = fmt::format(
+      "record #{} is the fold of what {}'s {} could read of the compacted changelog-{} [.., {}]: "
+      "{} record(s) of {} key(s) the cleaner removed by {} ms skipped; with them read it is the "
+      "model's answer at offset {}",
+      record.id, w.replica->instance, sim::to_string(w.replica->role), partition, w.applied_offset,
+      skipped, w.compacted_skips.size(), removed_ms_max.ms_since_epoch(), reported);
   return proof;
 }
 

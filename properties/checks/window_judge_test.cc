@@ -653,6 +653,65 @@ TEST(WindowJudgeTest, AReplicaAtTheEndOfAFlushACrashCutIsDeclaredOnlyForWindowsI
       << "seed " << kSeed;
 }
 
+// A compacted session changelog (gap 1 s): key 1 at 100 ms, key 2 at 300 ms, key 1 at 500 ms
+// (merging [100, 100] into [100, 500]). instance-1 logs [100, 100] = `first` (offset 0), key 2's
+// session (1), the merge's tombstone of [100, 100] (2) and [100, 500] = 2 (3), each at 1 ms past
+// its header's offset; the cleaner
+// removes offset 0, superseded by its tombstone, at `removed_ms`. instance-2's standby applied
+// [.., 1] and answers key 1 at 20 ms with nothing under the header of offset 1.
+TraceBuilder compacted_sessions(int64_t first, int64_t removed_ms) {
+  TraceBuilder b(TopologyKind::SessionCount, KeyValueSupplier::kInMemory);
+  b.trace().topology.session_gap_ms = 1'000;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 2, 6, 300);
+  b.produce(0, 1, 7, 500);
+  const auto session = [&](int32_t key, std::optional<int64_t> value, int64_t start, int64_t end,
+                           int64_t header) {
+    // Appended when its input was processed: one millisecond per source offset.
+    b.log(0, key, value, end, pos(0, header), "instance-1", header + 1);
+    b.trace().changelog.back().window_start_ms = start;
+    b.trace().changelog.back().window_end_ms = end;
+  };
+  session(1, first, 100, 100, 0);
+  session(2, 1, 300, 300, 1);
+  session(1, std::nullopt, 100, 100, 2);
+  session(1, 2, 100, 500, 2);
+  b.removed(0, 0, removed_ms);
+  testing::Q q = session_query(b, {}, pos(0, 1), applied(standby(0, pos(0, 1), "instance-2"), 1));
+  q.at(20, 20).target("instance-2");
+  b.add(q);
+  return b;
+}
+
+TEST(WindowJudgeTest, AReplicaInsideACompactedSessionChangelogIsDeclaredOnlyWhenProven) {
+  // It fetched offset 0 after the cleaner removed it: the fold of what it read is its answer,
+  // and with offset 0 read it is the model's [100, 100] = 1 at offset 1.
+  TraceBuilder proven = compacted_sessions(1, 10);
+  EXPECT_EQ(class_of_only_violation(proven, "1 record(s) of 1 key(s) the cleaner removed by 10 ms"),
+            ViolationClass::kReplicaInsideCompactedChangelog)
+      << "seed " << kSeed;
+  {
+    JudgeContext context(proven.trace());
+    EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed;
+  }
+  // Removed only after the answer: the standby read it, so the empty answer is no fold of its
+  // log, and ChangelogWitness says so.
+  TraceBuilder late = compacted_sessions(1, 30);
+  EXPECT_EQ(class_of_only_violation(late, "is not its replica's changelog fold"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  {
+    JudgeContext context(late.trace());
+    EXPECT_EQ(check_changelog_witness(context).size(), 1u) << "seed " << kSeed;
+  }
+  // The removed record held no state the model gives the session: a failure.
+  TraceBuilder wrong = compacted_sessions(7, 10);
+  EXPECT_EQ(class_of_only_violation(wrong, "is [1@100..100=7], not the model's [1@100..100=1]"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, OneWindowsDuplicatesAreComparedInAnyOrderButNotInAnyContent) {
   // The PAPI window writer retaining duplicates: 10 and 11 in window 0 of key 1. A store object
   // created after the first put numbers the second from 0 again and sorts it first (the sequence
