@@ -712,6 +712,46 @@ TEST(WindowJudgeTest, AReplicaInsideACompactedSessionChangelogIsDeclaredOnlyWhen
       << "seed " << kSeed;
 }
 
+// A windowed count (tumbling 1 s windows, `caching`): key 1 at 100 and 200 ms (offsets 0, 1), and
+// key 2 at 300 ms (offset 2). instance-1 logged window 0 of key 1 = 2 under the header of offset 1
+// at 10 ms and died before committing; instance-2 processed offsets 0-1 again at 50-60 ms over
+// its restored store (4: each record counted twice) and its cache flushed that at 100 ms, after
+// the range closed, under the header `header`. A standby that applied both records answers 4.
+TraceBuilder replayed_window_flushed_late(bool caching, int64_t header) {
+  TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, caching);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 1, 6, 200);
+  b.produce(0, 2, 7, 300);
+  b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 10);
+  b.trace().changelog.back().window_start_ms = 0;
+  b.reprocessed(0, 0, 1, "instance-2", 50, 60);
+  b.log(0, 1, 4, 200, pos(0, header), "instance-2", 100);
+  b.trace().changelog.back().window_start_ms = 0;
+  b.add(window_key_query(b, {{1, 0, std::nullopt, 4}}, {200}, pos(0, header))
+            .at(150, 150)
+            .target("instance-3")
+            .replica(applied(standby(0, pos(0, header), "instance-3"), 1)));
+  return b;
+}
+
+TEST(WindowJudgeTest, ACachedReprocessedWriteFlushedAfterItsRangeIsDatedByItsHeader) {
+  // The header (1, within the range 0-1) says the flushed write came from reprocessed input.
+  TraceBuilder proven = replayed_window_flushed_late(true, 1);
+  EXPECT_EQ(class_of_only_violation(proven, "a flush of what it cached while it processed"),
+            ViolationClass::kAtLeastOnceReprocessing)
+      << "seed " << kSeed;
+  // Without a record cache a write is appended when made: 100 ms lies after the range.
+  TraceBuilder uncached = replayed_window_flushed_late(false, 1);
+  EXPECT_EQ(class_of_only_violation(uncached, "no reprocessed write"), ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // A header past the range (offset 2) dates the write after the reprocessing.
+  TraceBuilder after = replayed_window_flushed_late(true, 2);
+  EXPECT_EQ(class_of_only_violation(after, "no reprocessed write"), ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, OneWindowsDuplicatesAreComparedInAnyOrderButNotInAnyContent) {
   // The PAPI window writer retaining duplicates: 10 and 11 in window 0 of key 1. A store object
   // created after the first put numbers the second from 0 again and sorts it first (the sequence
