@@ -306,6 +306,10 @@ ClassProof prove_lru_evicted_aggregate(const JudgeContext& context, const sim::Q
 // ChangelogWitness holds for the answer (the caller checks that).
 ClassProof prove_replayed_aggregate(const JudgeContext& context, const sim::QueryRecord& record,
                                     const sim::PartitionOutcome& outcome);
+// The same for a window or session Count or Sum (window_judge.cc states the proof).
+ClassProof prove_replayed_window_aggregate(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome);
 // A persistent store restored under a .position newer than its .checkpoint: ViolationClass::
 // kPositionAheadOfCheckpoint (position_file_ahead.cc states the proof).
 ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,

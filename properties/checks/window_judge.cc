@@ -1383,6 +1383,110 @@ ClassProof prove_window_compacted_read(const JudgeContext& context, const sim::Q
   return proof;
 }
 
+// ---- A window or session aggregate that counts a replayed prefix twice ----
+//
+// At-least-once reprocessing of a windowed or session Count or Sum: the next owner restores the
+// aggregates its predecessor logged (covering input past the committed offset) and processes that
+// input again, adding each replayed record to the window or session that already counts it. A
+// record cache may flush those writes only after the range closed and coalesced into later ones,
+// so neither append times nor headers date them (reprocessed_write in violation_class.cc); the
+// values do. The proof, for the at-least-once class when ChangelogWitness holds (the caller checks
+// that): the switch on, a range R of the partition processed again begun by the answer with R's
+// first offset at or below the reported offset P, the answer's windows or sessions exactly the
+// model's at P (keys, bounds, timestamps), and each value that differs exceeding the model's by
+// the aggregate (count, or sum of values) of a non-empty prefix of the key's non-null records of
+// one such R at or below P that fall in that window or session.
+ClassProof prove_replayed_window_aggregate(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome) {
+  ClassProof proof;
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  const bool sum =
+      topology.kind == TopologyKind::WindowedSum || topology.kind == TopologyKind::SessionSum;
+  const auto* got = std::get_if<sim::WindowedList>(&outcome.value);
+  if (!sum && topology.kind != TopologyKind::WindowedCount &&
+      topology.kind != TopologyKind::SessionCount) {
+    proof.text = "not a window or session aggregation";
+    return proof;
+  }
+  if (trace.reprocessed_dropped > 0 || !outcome.position || got == nullptr ||
+      !trace.consistency_offset_vector_enabled) {
+    proof.text = "not a window or session aggregate answer with a whole ledger and a position";
+    return proof;
+  }
+  const int32_t partition = outcome.partition;
+  const int64_t reported = reported_offset(context, *outcome.position, partition);
+  std::vector<const sim::ReprocessedRange*> ranges;
+  for (const sim::ReprocessedRange& r : trace.reprocessed) {
+    if (r.partition == partition && r.start_ms <= record.complete_ms &&
+        r.first_offset <= SourceOffset(reported)) {
+      ranges.push_back(&r);
+    }
+  }
+  if (ranges.empty()) {
+    proof.text = "no input of its partition was processed again beneath its position";
+    return proof;
+  }
+  const WindowWant want = window_want(context, record.request, partition, reported);
+  WindowWant answer;
+  answer.entries = *got;
+  answer.timestamps = outcome.timestamps;
+  const std::map<Slot, SlotState> got_slots = slots_of(answer);
+  const std::map<Slot, SlotState> want_slots = slots_of(want);
+  if (want.uncertain || got_slots.size() != want_slots.size() || got_slots.size() != got->size()) {
+    proof.text = fmt::format("its windows or sessions are not the model's at offset {}", reported);
+    return proof;
+  }
+  size_t doubled = 0;
+  for (const Slot& slot : differing_slots(got_slots, want_slots)) {
+    const auto& [key, start, end] = slot;
+    const auto g = got_slots.find(slot);
+    const auto w = want_slots.find(slot);
+    if (g == got_slots.end() || w == want_slots.end() ||
+        g->second.timestamp_ms != w->second.timestamp_ms || g->second.value <= w->second.value) {
+      proof.text = fmt::format("slot {} is not the model's at offset {} plus a replay",
+                               slot_text(slot), reported);
+      return proof;
+    }
+    const int64_t last_ms = end ? *end : start + topology.window_size_ms - 1;
+    const int64_t extra = g->second.value - w->second.value;
+    bool found = false;
+    for (const sim::ReprocessedRange* r : ranges) {
+      int64_t replayed = 0;
+      for (const sim::SourceLogRecord& s : trace.source_log) {
+        if (s.partition != partition || s.offset < r->first_offset || s.offset > r->last_offset ||
+            s.offset > SourceOffset(reported) || s.key != key || !s.value ||
+            s.timestamp_ms < start || s.timestamp_ms > last_ms) {
+          continue;
+        }
+        replayed += sum ? *s.value : 1;
+        if (replayed == extra) found = true;
+        if (found || replayed > extra) break;
+      }
+      if (found) break;
+    }
+    if (!found) {
+      proof.text = fmt::format(
+          "slot {}: {} above the model's at offset {} is the {} of no prefix of key {}'s records "
+          "in a range processed again",
+          slot_text(slot), extra, reported, sum ? "sum" : "count", key);
+      return proof;
+    }
+    ++doubled;
+  }
+  if (doubled == 0) {
+    proof.text = fmt::format("its fold is the model's answer at offset {}", reported);
+    return proof;
+  }
+  proof.proven = true;
+  proof.text = fmt::format(
+      "its {} window(s) or session(s) that differ from the model's at offset {} each count a "
+      "prefix of their key's records in a range processed again twice",
+      doubled, reported);
+  return proof;
+}
+
 // ---- A replica that restored null puts a retainDuplicates window store skipped live ----
 //
 // Quirk 26: with retainDuplicates, RocksDBWindowStore.put returns before anything for a null value

@@ -715,9 +715,9 @@ TEST(WindowJudgeTest, AReplicaInsideACompactedSessionChangelogIsDeclaredOnlyWhen
 // A windowed count (tumbling 1 s windows, `caching`): key 1 at 100 and 200 ms (offsets 0, 1), and
 // key 2 at 300 ms (offset 2). instance-1 logged window 0 of key 1 = 2 under the header of offset 1
 // at 10 ms and died before committing; instance-2 processed offsets 0-1 again at 50-60 ms over
-// its restored store (4: each record counted twice) and its cache flushed that at 100 ms, after
-// the range closed, under the header `header`. A standby that applied both records answers 4.
-TraceBuilder replayed_window_flushed_late(bool caching, int64_t header) {
+// its restored store and logged window 0 = `count` at 100 ms, after the range closed, under the
+// header `header` (4: each record counted twice). A standby that applied both records answers it.
+TraceBuilder replayed_window_flushed_late(bool caching, int64_t header, int64_t count) {
   TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, caching);
   b.trace().topology.window_size_ms = 1'000;
   b.trace().topology.grace_ms = 0;
@@ -727,9 +727,9 @@ TraceBuilder replayed_window_flushed_late(bool caching, int64_t header) {
   b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 10);
   b.trace().changelog.back().window_start_ms = 0;
   b.reprocessed(0, 0, 1, "instance-2", 50, 60);
-  b.log(0, 1, 4, 200, pos(0, header), "instance-2", 100);
+  b.log(0, 1, count, 200, pos(0, header), "instance-2", 100);
   b.trace().changelog.back().window_start_ms = 0;
-  b.add(window_key_query(b, {{1, 0, std::nullopt, 4}}, {200}, pos(0, header))
+  b.add(window_key_query(b, {{1, 0, std::nullopt, count}}, {200}, pos(0, header))
             .at(150, 150)
             .target("instance-3")
             .replica(applied(standby(0, pos(0, header), "instance-3"), 1)));
@@ -737,18 +737,38 @@ TraceBuilder replayed_window_flushed_late(bool caching, int64_t header) {
 }
 
 TEST(WindowJudgeTest, ACachedReprocessedWriteFlushedAfterItsRangeIsDatedByItsHeader) {
-  // The header (1, within the range 0-1) says the flushed write came from reprocessed input.
-  TraceBuilder proven = replayed_window_flushed_late(true, 1);
+  // The header (1, within the range 0-1) says the flushed write came from reprocessed input
+  // (whatever its value: 5 is no replay of the two records).
+  TraceBuilder proven = replayed_window_flushed_late(true, 1, 5);
   EXPECT_EQ(class_of_only_violation(proven, "a flush of what it cached while it processed"),
             ViolationClass::kAtLeastOnceReprocessing)
       << "seed " << kSeed;
   // Without a record cache a write is appended when made: 100 ms lies after the range.
-  TraceBuilder uncached = replayed_window_flushed_late(false, 1);
+  TraceBuilder uncached = replayed_window_flushed_late(false, 1, 5);
   EXPECT_EQ(class_of_only_violation(uncached, "no reprocessed write"), ViolationClass::kFailure)
       << "seed " << kSeed;
   // A header past the range (offset 2) dates the write after the reprocessing.
-  TraceBuilder after = replayed_window_flushed_late(true, 2);
+  TraceBuilder after = replayed_window_flushed_late(true, 2, 5);
   EXPECT_EQ(class_of_only_violation(after, "no reprocessed write"), ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+TEST(WindowJudgeTest, AWindowAggregateCountingAReplayedPrefixTwiceIsReprocessing) {
+  // 4 and 3 are the model's 2 plus a prefix (both records, the first) of key 1's records in the
+  // range processed again; 5 is not.
+  TraceBuilder both = replayed_window_flushed_late(false, 1, 4);
+  EXPECT_EQ(class_of_only_violation(both, "count a prefix of their key's records"),
+            ViolationClass::kAtLeastOnceReprocessing)
+      << "seed " << kSeed;
+  TraceBuilder first = replayed_window_flushed_late(false, 1, 3);
+  EXPECT_EQ(class_of_only_violation(first, "count a prefix of their key's records"),
+            ViolationClass::kAtLeastOnceReprocessing)
+      << "seed " << kSeed;
+  TraceBuilder none = replayed_window_flushed_late(false, 1, 5);
+  EXPECT_EQ(class_of_only_violation(none,
+                                    "3 above the model's at offset 1 is the count of no "
+                                    "prefix of key 1's records"),
+            ViolationClass::kFailure)
       << "seed " << kSeed;
 }
 
