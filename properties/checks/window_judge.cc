@@ -1123,11 +1123,12 @@ ClassProof prove_lagging_replica(const JudgeContext& context, const sim::QueryRe
 // the prefix the replica applied (the replica is that active, or a replica at its changelog
 // offset), and the fold overlaid with the active's dirty entries at or below the reported offset
 // (put through the store's retention) exactly the model's answer at that offset; or, for a replica
-// behind every active's log, each slot where its fold differs from the model proven dirty in the
-// cache that logged its prefix from the log alone (prove_lagging_replica, dirty_when_logged). Dirty
-// entries above the offset are not laid over: the model at the offset lacks them too. Limits: a
-// dirty entry keeps only its key's last write, so a window written beneath the offset and again
-// above it cannot be shown to have held the model's value: such an answer stays a failure.
+// behind every active's log (a restoring active among them), each slot where its fold differs from
+// the model proven dirty in the cache that logged its prefix from the log alone
+// (prove_lagging_replica, dirty_when_logged). Dirty entries above the offset are not laid over: the
+// model at the offset lacks them too. Limits: a dirty entry keeps only its key's last write, so a
+// window written beneath the offset and again above it cannot be shown to have held the model's
+// value: such an answer stays a failure.
 ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
                                                 const sim::QueryRecord& record,
                                                 const sim::PartitionOutcome& outcome) {
@@ -1145,10 +1146,13 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
   const int32_t partition = outcome.partition;
   // The active whose store beneath the cache is the replica's fold: the replica itself, or the
   // active at the answer that had logged exactly the replica's prefix.
+  // A restoring active is behind the log too: what its cache holds says nothing of the prefix.
+  const bool restoring = w.replica->role == sim::ReplicaRole::kActive &&
+                         w.replica->task_state == sim::ReplicaSnapshot::TaskState::RESTORING;
   const sim::ReplicaSnapshot* active = nullptr;
-  if (w.replica->role == sim::ReplicaRole::kActive) {
+  if (w.replica->role == sim::ReplicaRole::kActive && !restoring) {
     active = w.replica;
-  } else if (record.placement_at_answer) {
+  } else if (record.placement_at_answer && !restoring) {
     for (const sim::ReplicaSnapshot& r : record.placement_at_answer->replicas) {
       if (r.partition == partition && r.role == sim::ReplicaRole::kActive &&
           r.changelog_offset == w.applied_offset) {
@@ -1156,7 +1160,7 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
       }
     }
   }
-  if (active == nullptr && w.replica->role != sim::ReplicaRole::kActive) {
+  if (active == nullptr && (w.replica->role != sim::ReplicaRole::kActive || restoring)) {
     return prove_lagging_replica(context, record, outcome, w);
   }
   if (active == nullptr || active->unlogged_writes.empty()) {

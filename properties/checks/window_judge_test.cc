@@ -543,6 +543,27 @@ TEST(WindowJudgeTest, AStandbyBehindItsActivesLogIsDeclaredOnlyWhenOneCacheHeldT
       << "seed " << kSeed;
 }
 
+TEST(WindowJudgeTest, ARestoringActiveBehindItsLogIsDeclaredOnlyWhenOneCacheHeldTheWrite) {
+  // instance-2 restores the same log as the lagging standby above (its earlier owner's), and
+  // answers from changelog offset 0: the log alone proves window 500 was dirty in that cache.
+  const auto restoring_answer = [](TraceBuilder& b, sim::ReplicaSnapshot::TaskState task) {
+    b.add(window_key_query(b, {{1, 0, std::nullopt, 1}}, {700}, pos(0, 0))
+              .target("instance-2")
+              .replica(applied(active(0, pos(0, 0), "instance-2", task), 0)));
+  };
+  TraceBuilder proven = lagging_standby("instance-1", 2);
+  restoring_answer(proven, sim::ReplicaSnapshot::TaskState::RESTORING);
+  EXPECT_EQ(class_of_only_violation(proven, "behind its active's log; it differs"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // A running active answers from its own store beneath its own cache, which holds nothing dirty.
+  TraceBuilder running = lagging_standby("instance-1", 2);
+  restoring_answer(running, sim::ReplicaSnapshot::TaskState::RUNNING);
+  EXPECT_EQ(class_of_only_violation(running, "no active of partition 0 at the answer with dirty"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
 // A cached session count: key 1 at 100 (offset 0) flushed as [100, 100]; at 500 (offset 1) the
 // merge's removal of [100, 100] flushed and its put of [100, 500] stayed dirty; at 900 (offset 2)
 // the next merge removed [100, 500] in the cache (its tombstone skipped: the session was absent
