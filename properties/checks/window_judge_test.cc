@@ -360,6 +360,43 @@ TEST(WindowJudgeTest, AnEarlierLifesRecordIsPassedOverOnlyAfterTheStoreCouldBeRe
   }
 }
 
+// Proves that the earlier life a restoring RocksDB window store kept is found among many later
+// records of the key: it kept window 1000 = 6 (offset 1), and 150 later writes of the window
+// follow in the log, so the kept state lies 150 of the key's records back (windowed seed 437: 121).
+TEST(WindowJudgeTest, AnEarlierLifeIsFoundBeneathManyLaterRecordsOfTheKey) {
+  TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_retention_ms = 20'000;
+  b.produce(0, 1, 5, 100);
+  for (int64_t i = 0; i <= 150; ++i) {
+    b.produce(0, 1, 6 + i, 1'200);
+    b.log(0, 1, 6 + i, 1'200, pos(0, i + 1));
+    b.trace().changelog.back().window_start_ms = 1'000;
+  }
+  b.trace().changelog.insert(b.trace().changelog.begin(), b.trace().changelog.front());
+  b.trace().changelog.front().value = 5;
+  b.trace().changelog.front().timestamp_ms = 100;
+  b.trace().changelog.front().window_start_ms = 0;
+  b.trace().changelog.front().position = pos(0, 0);
+  for (size_t i = 0; i < b.trace().changelog.size(); ++i) {
+    b.trace().changelog[i].offset = ChangelogOffset(static_cast<int64_t>(i));
+  }
+  b.fault(0, "crash", "instance-1");
+  testing::Q q =
+      window_key_query(b, {{1, 0, std::nullopt, 5}, {1, 1'000, std::nullopt, 6}}, {}, pos(0, 0));
+  q.replica(
+      applied(active(0, pos(0, 0), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING), 0));
+  b.add(q);
+  JudgeContext context(b.trace());
+  EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed;
+  const CheckTally& tally = context.tallies().at("ChangelogWitness");
+  EXPECT_EQ(tally.not_judged.count(
+                "a persistent store kept an earlier life's data beneath its restore (restarted "
+                "without a checkpoint)"),
+            1u)
+      << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, AReplicaBetweenOneRecordsWritesIsDeclaredOnlyWhenTheRestCompletesIt) {
   TraceBuilder b = session_count();
   // The standby applied the removal of [100, 100] and not yet the put of [100, 500]: it holds
