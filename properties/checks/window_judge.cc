@@ -1235,8 +1235,8 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
 // millisecond T (the flush ends there in the log) and W's crash at T landed inside a send to this
 // changelog partition (FaultRecord::landed); and every slot where the fold differs from the model
 // at the reported offset P is one the cut flush had still to write: no record of W's flush up to
-// A writes it, and the write that made the model's state of it at P lies above the header of the
-// record before the flush (so no earlier flush carried it: it was dirty in W's cache at T).
+// A writes it, and the write that made the model's state of it at P lies above every header
+// beneath the flush (so no earlier flush carried it: it was dirty in W's cache at T).
 ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
                                            const sim::QueryRecord& record,
                                            const sim::PartitionOutcome& outcome) {
@@ -1253,7 +1253,6 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
   const int32_t partition = outcome.partition;
   // The flush: the run of records of A's writer and millisecond that ends at A.
   std::vector<const sim::ChangelogRecord*> flush;
-  const sim::ChangelogRecord* before_flush = nullptr;
   const sim::ChangelogRecord* after = nullptr;
   for (const sim::ChangelogRecord& r : trace.changelog) {
     if (r.partition != partition) continue;
@@ -1274,7 +1273,13 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
          flush[first - 1]->appended_ms == last.appended_ms) {
     --first;
   }
-  if (first > 0) before_flush = flush[first - 1];
+  // What the log covered before the flush: the largest header beneath it (any writer's).
+  int64_t covered = -1;
+  for (size_t i = 0; i < first; ++i) {
+    if (flush[i]->position) {
+      covered = std::max(covered, reported_offset(context, *flush[i]->position, partition));
+    }
+  }
   flush.erase(flush.begin(), flush.begin() + static_cast<std::ptrdiff_t>(first));
   for (const sim::ChangelogRecord* r : flush) {
     if (!r->committed()) {
@@ -1295,9 +1300,6 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
         record.id, last.writer, partition, w.applied_offset, last.appended_ms.ms_since_epoch());
     return proof;
   }
-  const int64_t covered = before_flush == nullptr || !before_flush->position
-                              ? -1
-                              : reported_offset(context, *before_flush->position, partition);
   const int64_t reported = reported_offset(context, *outcome.position, partition);
   const WindowFold fold = window_fold(context, record.request, partition, *w.replica,
                                       w.applied_offset, answered_at(record));
@@ -1324,7 +1326,8 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
     if (!written || *written <= covered) {
       proof.text = fmt::format(
           "record #{}: slot {} differs from the model at offset {}, and the write that made the "
-          "model's state there ({}) is not above offset {}, the header before the cut flush",
+          "model's state there ({}) is not above offset {}, the largest header before the cut "
+          "flush",
           record.id, slot_text(slot), reported,
           written ? fmt::format("offset {}", *written) : std::string("not found"), covered);
       return proof;
@@ -1335,7 +1338,7 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
       "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, the end of the "
       "flush {} wrote at {} ms (changelog-{} offsets {}-{}) before it crashed inside a send; the "
       "{} slot(s) it differs from the model on at offset {} were written above offset {}, the "
-      "header before that flush, and not by it: dirty in the cache the crash lost",
+      "largest header before that flush, and not by it: dirty in the cache the crash lost",
       record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
       last.writer, last.appended_ms.ms_since_epoch(), partition, flush.front()->offset,
       w.applied_offset, slots.size(), reported, covered);

@@ -706,7 +706,7 @@ TEST(WindowJudgeTest, AReplicaAtTheEndOfAFlushACrashCutIsDeclaredOnlyForWindowsI
                 covered,
                 "slot 2@[500, 1500] differs from the model at offset 2, and the write "
                 "that made the model's state there (offset 1) is not above "
-                "offset 1, the header before the cut flush"),
+                "offset 1, the largest header before the cut flush"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
 }
