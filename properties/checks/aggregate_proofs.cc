@@ -206,6 +206,9 @@ std::vector<int32_t> model_keys(const JudgeContext& context, const sim::QueryReq
 ClassProof prove_replayed_aggregate(const JudgeContext& context, const sim::QueryRecord& record,
                                     const sim::PartitionOutcome& outcome) {
   const sim::RunTrace& trace = context.trace();
+  if (trace.topology.windowed() || trace.topology.session()) {
+    return prove_replayed_window_aggregate(context, record, outcome);
+  }
   ClassProof proof;
   if (trace.topology.kind != TopologyKind::Count && trace.topology.kind != TopologyKind::Sum) {
     proof.text = "not an aggregation";

@@ -1215,6 +1215,11 @@ UncommittedReflected uncommitted_reflected(const JudgeContext& context,
   return out;
 }
 
+bool removed_before_fetch(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
+                          const sim::ChangelogRecord& r, base::Instant answer_ms) {
+  return skippable(context, replica, r, answer_ms);
+}
+
 }  // namespace detail
 
 std::vector<Violation> check_changelog_witness(const JudgeContext& context) {

@@ -233,6 +233,11 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
 // instructions (docs/performance.md).
 WitnessResult witness_verdict(const JudgeContext& context, const sim::QueryRecord& record,
                               const sim::PartitionOutcome& outcome);
+// Whether `replica`, answering at answer_ms, may have fetched r's offset after the log cleaner
+// removed r, and so never read it (changelog_witness.cc, "A replica reading a compacted
+// changelog", states the bounds).
+bool removed_before_fetch(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
+                          const sim::ChangelogRecord& r, base::Instant answer_ms);
 // The witness of a versioned store's answer by `replica`, which had applied changelog [..,
 // applied] (changelog_witness_versioned.cc).
 WitnessResult versioned_changelog_witness(const JudgeContext& context,
@@ -298,14 +303,24 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
 std::optional<std::string> window_record_unexplained(const JudgeContext& context,
                                                      const sim::ChangelogRecord& r);
 // A replica inside one record-cache flush of the changelog: ViolationClass::
-// kCacheFlushPartlyApplied (partial_flush.cc states the proof).
+// kCacheFlushPartlyApplied (partial_flush.cc states the proof; for a window or session store,
+// prove_window_flush_cut_by_crash in window_judge.cc).
 ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
                                const sim::PartitionOutcome& outcome);
+ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome);
+// Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
+// `partition` of the topology's store (partial_flush.cc).
+bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
+                         base::Instant at_ms, int32_t partition);
 // A replica inside a compacted changelog: ViolationClass::kReplicaInsideCompactedChangelog
 // (compacted_read.cc states the proof).
 ClassProof prove_compacted_changelog_read(const JudgeContext& context,
                                           const sim::QueryRecord& record,
                                           const sim::PartitionOutcome& outcome);
+ClassProof prove_window_compacted_read(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const sim::PartitionOutcome& outcome);
 // A count or sum in an LRU store restarted after an eviction: ViolationClass::
 // kLruEvictedAggregate (aggregate_proofs.cc states the proof).
 ClassProof prove_lru_evicted_aggregate(const JudgeContext& context, const sim::QueryRecord& record,
@@ -315,6 +330,10 @@ ClassProof prove_lru_evicted_aggregate(const JudgeContext& context, const sim::Q
 // ChangelogWitness holds for the answer (the caller checks that).
 ClassProof prove_replayed_aggregate(const JudgeContext& context, const sim::QueryRecord& record,
                                     const sim::PartitionOutcome& outcome);
+// The same for a window or session Count or Sum (window_judge.cc states the proof).
+ClassProof prove_replayed_window_aggregate(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome);
 // A persistent store restored under a .position newer than its .checkpoint: ViolationClass::
 // kPositionAheadOfCheckpoint (position_file_ahead.cc states the proof).
 ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,

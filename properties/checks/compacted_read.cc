@@ -22,7 +22,8 @@
 //    hold had it read those records) is the model's answer at the offset its position reports:
 //    it differs from the model only in the keys whose superseded records it skipped.
 // A SamePositionSameAnswer violation gets it when one answer is proven so and the other is proven
-// alike or is the model's answer (violation_class.cc). Anything else stays a failure.
+// alike or is the model's answer (violation_class.cc). Anything else stays a failure. A window or
+// session store's answer is proven by prove_window_compacted_read (window_judge.cc) instead.
 
 #include <algorithm>
 #include <map>
@@ -108,6 +109,9 @@ std::string describe(const std::vector<CompactedSkip>& skips) {
 ClassProof prove_compacted_changelog_read(const JudgeContext& context,
                                           const sim::QueryRecord& record,
                                           const sim::PartitionOutcome& outcome) {
+  if (context.trace().topology.windowed() || context.trace().topology.session()) {
+    return prove_window_compacted_read(context, record, outcome);
+  }
   ClassProof proof;
   const WitnessResult w = changelog_witness(context, record, outcome);
   if (w.verdict != Witness::kHolds || w.compacted_skips.empty()) {

@@ -36,7 +36,10 @@
 //    written in the source after the offsets the log covered before G (header of the record
 //    before G) and appended by T, so it was dirty in W's cache when W died;
 // 4. the answer's keys come in the request's order (ANY runs ascending).
-// Anything else stays a failure, and the returned text says which condition failed.
+// Anything else stays a failure, and the returned text says which condition failed. A window or
+// session store's flush is proven slot by slot instead (prove_window_flush_cut_by_crash in
+// window_judge.cc): its cut form only, since a replica inside a flush that goes on in the log is
+// kReplicaInsideOneRecordsWrites there.
 //
 // Limits: the records a crash cut off are not in the trace, so for a cut flush condition 3 can
 // only say the key was dirty, not which value the lost record held. A group of one writer's
@@ -83,24 +86,6 @@ std::pair<size_t, size_t> partition_span(const sim::RunTrace& trace, int32_t par
 
 int64_t header_offset(const JudgeContext& context, const sim::ChangelogRecord& r) {
   return r.position ? reported_offset(context, *r.position, r.partition) : -1;
-}
-
-// Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
-// `partition` of the topology's store (the fault record's landing: a send, its topic
-// "<application>-<store>-changelog", its partition).
-bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
-                         base::Instant at_ms, int32_t partition) {
-  const std::string suffix = "-" + context.trace().topology.store_name + "-changelog";
-  for (const sim::FaultRecord& f : context.trace().faults) {
-    if (f.at_ms != at_ms || f.instance != writer || f.action != "crash" || !f.landed) continue;
-    const sim::CrashPointRecord& l = *f.landed;
-    if (l.event != "send" || l.partition != partition) continue;
-    if (l.topic.size() > suffix.size() &&
-        l.topic.compare(l.topic.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // A source write of `key` in `partition` at an offset above `after`, appended by at_ms.
@@ -214,6 +199,24 @@ bool record_is_model(const JudgeContext& context, const sim::ChangelogRecord& r,
 
 }  // namespace
 
+// Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
+// `partition` of the topology's store (the fault record's landing: a send, its topic
+// "<application>-<store>-changelog", its partition).
+bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
+                         base::Instant at_ms, int32_t partition) {
+  const std::string suffix = "-" + context.trace().topology.store_name + "-changelog";
+  for (const sim::FaultRecord& f : context.trace().faults) {
+    if (f.at_ms != at_ms || f.instance != writer || f.action != "crash" || !f.landed) continue;
+    const sim::CrashPointRecord& l = *f.landed;
+    if (l.event != "send" || l.partition != partition) continue;
+    if (l.topic.size() > suffix.size() &&
+        l.topic.compare(l.topic.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
                                const sim::PartitionOutcome& outcome) {
   ClassProof proof;
@@ -222,6 +225,9 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
     return proof;
   };
   const sim::RunTrace& trace = context.trace();
+  if (trace.topology.windowed() || trace.topology.session()) {
+    return prove_window_flush_cut_by_crash(context, record, outcome);
+  }
   if (!trace.topology.caching) return fail("the store has no record cache");
   if (!trace.consistency_offset_vector_enabled || !outcome.position) {
     return fail("no position headers (consistency switch off)");

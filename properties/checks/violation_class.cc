@@ -15,8 +15,11 @@
 //    the answer, with R's first offset at or below the answer's position component (the position
 //    covers input that was processed twice);
 // 3. the replica's applied prefix holds a changelog record R's instance appended while it
-//    reprocessed R (appended within [R.start_ms, R.end_ms]), or the replica is that instance's
-//    active holding an unlogged write of an offset in R: the reprocessing reached this answer.
+//    reprocessed R (appended within [R.start_ms, R.end_ms]), or, for a caching window or session
+//    store, appended after R began under a position header within R (a record cache's flush of
+//    reprocessed writes after R closed: the header, a largest offset, dates the write), or the
+//    replica is that instance's active holding an unlogged write of an offset in R: the
+//    reprocessing reached this answer.
 // For Count and Sum, condition 3 may instead be that every aggregate the answer holds is a fold
 // of its key's input with the replays the ledger shows (a record cache flushes the reprocessing's
 // writes after its range closed, where append times cannot date them; aggregate_proofs.cc).
@@ -75,8 +78,10 @@
 // is proven alike, is the model's answer, or is proven a declared behaviour of its own.
 //
 // Limits (conservative: they leave a violation a failure, never excuse one): a cached write
-// flushed after its reprocessed range closed is not attributed to it; a record written by R's
-// instance in the very millisecond R ended, for a new input record, is attributed to R.
+// flushed after its reprocessed range closed is attributed to it only through a position header
+// within the range (window and session stores) or a fold of the replays (Count, Sum); a record
+// written by R's instance in the very millisecond R ended, for a new input record, is attributed
+// to R.
 
 #include <algorithm>
 #include <map>
@@ -238,6 +243,30 @@ std::optional<std::string> reprocessed_write(const JudgeContext& context,
       return fmt::format("changelog-{} offset {} (written by {} at {} ms while it processed {})",
                          it->partition, it->offset, it->writer, it->appended_ms.ms_since_epoch(),
                          range.to_string());
+    }
+  }
+  // A window or session store's record cache flushes the reprocessing's writes after the range
+  // closed, where the append time cannot date them (a key-value Count or Sum is proven by folding
+  // its input with the replays instead, aggregate_proofs.cc); the position header can:
+  // Position.withComponent keeps the largest offset, so a record R's instance appended after R
+  // began (its task's life starts at R's first offset with an empty cache) under a header within
+  // R came from a write of an offset in R.
+  const TopologyConfig& topology = trace.topology;
+  const bool cached_windows = (topology.windowed() || topology.session()) && topology.cached();
+  for (auto it = first; cached_windows && it != trace.changelog.end() &&
+                        it->partition == range.partition && it->offset <= applied;
+       ++it) {
+    if (it->writer != range.instance || !it->position ||
+        !detail::applied_by(replica, applied, *it)) {
+      continue;
+    }
+    const SourceOffset header(detail::reported_offset(context, *it->position, it->partition));
+    if (header >= range.first_offset && header <= range.last_offset) {
+      return fmt::format(
+          "changelog-{} offset {} (written by {} at {} ms under position {}, a flush of what it "
+          "cached while it processed {})",
+          it->partition, it->offset, it->writer, it->appended_ms.ms_since_epoch(), header,
+          range.to_string());
     }
   }
   if (replica.role == sim::ReplicaRole::kActive && replica.instance == range.instance) {

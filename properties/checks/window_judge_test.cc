@@ -360,6 +360,43 @@ TEST(WindowJudgeTest, AnEarlierLifesRecordIsPassedOverOnlyAfterTheStoreCouldBeRe
   }
 }
 
+// Proves that the earlier life a restoring RocksDB window store kept is found among many later
+// records of the key: it kept window 1000 = 6 (offset 1), and 150 later writes of the window
+// follow in the log, so the kept state lies 150 of the key's records back (windowed seed 437: 121).
+TEST(WindowJudgeTest, AnEarlierLifeIsFoundBeneathManyLaterRecordsOfTheKey) {
+  TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_retention_ms = 20'000;
+  b.produce(0, 1, 5, 100);
+  for (int64_t i = 0; i <= 150; ++i) {
+    b.produce(0, 1, 6 + i, 1'200);
+    b.log(0, 1, 6 + i, 1'200, pos(0, i + 1));
+    b.trace().changelog.back().window_start_ms = 1'000;
+  }
+  b.trace().changelog.insert(b.trace().changelog.begin(), b.trace().changelog.front());
+  b.trace().changelog.front().value = 5;
+  b.trace().changelog.front().timestamp_ms = 100;
+  b.trace().changelog.front().window_start_ms = 0;
+  b.trace().changelog.front().position = pos(0, 0);
+  for (size_t i = 0; i < b.trace().changelog.size(); ++i) {
+    b.trace().changelog[i].offset = ChangelogOffset(static_cast<int64_t>(i));
+  }
+  b.fault(0, "crash", "instance-1");
+  testing::Q q =
+      window_key_query(b, {{1, 0, std::nullopt, 5}, {1, 1'000, std::nullopt, 6}}, {}, pos(0, 0));
+  q.replica(
+      applied(active(0, pos(0, 0), "instance-1", sim::ReplicaSnapshot::TaskState::RESTORING), 0));
+  b.add(q);
+  JudgeContext context(b.trace());
+  EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed;
+  const CheckTally& tally = context.tallies().at("ChangelogWitness");
+  EXPECT_EQ(tally.not_judged.count(
+                "a persistent store kept an earlier life's data beneath its restore (restarted "
+                "without a checkpoint)"),
+            1u)
+      << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, AReplicaBetweenOneRecordsWritesIsDeclaredOnlyWhenTheRestCompletesIt) {
   TraceBuilder b = session_count();
   // The standby applied the removal of [100, 100] and not yet the put of [100, 500]: it holds
@@ -543,6 +580,27 @@ TEST(WindowJudgeTest, AStandbyBehindItsActivesLogIsDeclaredOnlyWhenOneCacheHeldT
       << "seed " << kSeed;
 }
 
+TEST(WindowJudgeTest, ARestoringActiveBehindItsLogIsDeclaredOnlyWhenOneCacheHeldTheWrite) {
+  // instance-2 restores the same log as the lagging standby above (its earlier owner's), and
+  // answers from changelog offset 0: the log alone proves window 500 was dirty in that cache.
+  const auto restoring_answer = [](TraceBuilder& b, sim::ReplicaSnapshot::TaskState task) {
+    b.add(window_key_query(b, {{1, 0, std::nullopt, 1}}, {700}, pos(0, 0))
+              .target("instance-2")
+              .replica(applied(active(0, pos(0, 0), "instance-2", task), 0)));
+  };
+  TraceBuilder proven = lagging_standby("instance-1", 2);
+  restoring_answer(proven, sim::ReplicaSnapshot::TaskState::RESTORING);
+  EXPECT_EQ(class_of_only_violation(proven, "behind its active's log; it differs"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // A running active answers from its own store beneath its own cache, which holds nothing dirty.
+  TraceBuilder running = lagging_standby("instance-1", 2);
+  restoring_answer(running, sim::ReplicaSnapshot::TaskState::RUNNING);
+  EXPECT_EQ(class_of_only_violation(running, "no active of partition 0 at the answer with dirty"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
 // A cached session count: key 1 at 100 (offset 0) flushed as [100, 100]; at 500 (offset 1) the
 // merge's removal of [100, 100] flushed and its put of [100, 500] stayed dirty; at 900 (offset 2)
 // the next merge removed [100, 500] in the cache (its tombstone skipped: the session was absent
@@ -579,6 +637,195 @@ TEST(WindowJudgeTest, AStandbyBehindASessionMergeInTheCacheIsDeclaredOnlyWhenThe
   // A merge that is no state the model gives the session that holds it: a failure.
   TraceBuilder wrong = lagging_session_standby(4);
   EXPECT_EQ(class_of_only_violation(wrong, "is no state the model gives it"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+// A cached hopping count (1 s windows advancing by 500 ms): keys 1, 2 and 3 at 700, 800 and 900
+// ms (offsets 0-2), each updating windows 0 and 500. instance-1's commit at 10 ms flushes the dirty
+// windows in last-write order, each under its own offset's header, and it crashes inside a send to
+// changelog partition `landed_partition` after key 3's window 0: key 2's and key 3's windows 500
+// never reach the log. With `earlier_flush`, the first three records were logged at 5 ms instead,
+// a flush of its own that ended under the header of offset 1 without key 2's window 500. A standby
+// that applied the whole log answers what it holds (window start first, as the in-memory store's
+// fetchAll gives) under the header of offset 2.
+TraceBuilder flush_cut_by_crash(bool earlier_flush, int32_t landed_partition) {
+  TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, /*caching=*/true);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_advance_ms = 500;
+  b.trace().topology.grace_ms = 0;
+  const int64_t first_at_ms = earlier_flush ? 5 : 10;
+  const auto window = [&](int32_t key, int64_t start, int64_t ts, int64_t header, int64_t at) {
+    b.log(0, key, 1, ts, pos(0, header), "instance-1", at);
+    b.trace().changelog.back().window_start_ms = start;
+  };
+  b.produce(0, 1, 5, 700);
+  b.produce(0, 2, 6, 800);
+  b.produce(0, 3, 7, 900);
+  window(1, 0, 700, 0, first_at_ms);
+  window(1, 500, 700, 0, first_at_ms);
+  window(2, 0, 800, 1, first_at_ms);
+  window(3, 0, 900, 2, 10);
+  const std::string topic = "app-" + testing::kStore + "-changelog";
+  b.fault(10, "crash", "instance-1");
+  b.trace().faults.back().landed =
+      sim::CrashPointRecord{.event = "send",
+                            .what = "send " + topic + "-" + std::to_string(landed_partition),
+                            .path = "",
+                            .topic = topic,
+                            .partition = landed_partition,
+                            .operations = {"commit"},
+                            .points = {"send_commit"}};
+  testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
+  range.r.request.from_time_ms = 0;
+  range.r.request.to_time_ms = kForever;
+  range.at(20, 20).target("instance-2").ok(std::nullopt, pos(0, 2), {700, 800, 900, 700});
+  range.r.partitions.back().value =
+      sim::WindowedList{{1, 0, 1'000, 1}, {2, 0, 1'000, 1}, {3, 0, 1'000, 1}, {1, 500, 1'500, 1}};
+  range.replica(applied(standby(0, pos(0, 2), "instance-2"), 3));
+  b.add(range);
+  return b;
+}
+
+TEST(WindowJudgeTest, AReplicaAtTheEndOfAFlushACrashCutIsDeclaredOnlyForWindowsItLeftDirty) {
+  // Key 2's and key 3's windows 500 were written above offset -1 (nothing logged before the
+  // flush) and not by the cut flush: dirty in the cache the crash lost, as in Kafka.
+  TraceBuilder proven = flush_cut_by_crash(false, 0);
+  EXPECT_EQ(class_of_only_violation(proven, "the 2 slot(s) it differs from the model on"),
+            ViolationClass::kCacheFlushPartlyApplied)
+      << "seed " << kSeed;
+  // Not proven: a crash that landed in another changelog partition's send, ...
+  TraceBuilder elsewhere = flush_cut_by_crash(false, 1);
+  EXPECT_EQ(class_of_only_violation(elsewhere, "did not crash inside a send to it then"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... and a window missing beneath a flush that had ended before the cut one (its header
+  // covered key 2's write of offset 1 without logging key 2's window 500).
+  TraceBuilder covered = flush_cut_by_crash(true, 0);
+  EXPECT_EQ(class_of_only_violation(
+                covered,
+                "slot 2@[500, 1500] differs from the model at offset 2, and the write "
+                "that made the model's state there (offset 1) is not above "
+                "offset 1, the largest header before the cut flush"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+// A compacted session changelog (gap 1 s): key 1 at 100 ms, key 2 at 300 ms, key 1 at 500 ms
+// (merging [100, 100] into [100, 500]). instance-1 logs [100, 100] = `first` (offset 0), key 2's
+// session (1), the merge's tombstone of [100, 100] (2) and [100, 500] = 2 (3), each at 1 ms past
+// its header's offset; the cleaner
+// removes offset 0, superseded by its tombstone, at `removed_ms`. instance-2's standby applied
+// [.., 1] and answers key 1 at 20 ms with nothing under the header of offset 1.
+TraceBuilder compacted_sessions(int64_t first, int64_t removed_ms) {
+  TraceBuilder b(TopologyKind::SessionCount, KeyValueSupplier::kInMemory);
+  b.trace().topology.session_gap_ms = 1'000;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 2, 6, 300);
+  b.produce(0, 1, 7, 500);
+  const auto session = [&](int32_t key, std::optional<int64_t> value, int64_t start, int64_t end,
+                           int64_t header) {
+    // Appended when its input was processed: one millisecond per source offset.
+    b.log(0, key, value, end, pos(0, header), "instance-1", header + 1);
+    b.trace().changelog.back().window_start_ms = start;
+    b.trace().changelog.back().window_end_ms = end;
+  };
+  session(1, first, 100, 100, 0);
+  session(2, 1, 300, 300, 1);
+  session(1, std::nullopt, 100, 100, 2);
+  session(1, 2, 100, 500, 2);
+  b.removed(0, 0, removed_ms);
+  testing::Q q = session_query(b, {}, pos(0, 1), applied(standby(0, pos(0, 1), "instance-2"), 1));
+  q.at(20, 20).target("instance-2");
+  b.add(q);
+  return b;
+}
+
+TEST(WindowJudgeTest, AReplicaInsideACompactedSessionChangelogIsDeclaredOnlyWhenProven) {
+  // It fetched offset 0 after the cleaner removed it: the fold of what it read is its answer,
+  // and with offset 0 read it is the model's [100, 100] = 1 at offset 1.
+  TraceBuilder proven = compacted_sessions(1, 10);
+  EXPECT_EQ(class_of_only_violation(proven, "1 record(s) of 1 key(s) the cleaner removed by 10 ms"),
+            ViolationClass::kReplicaInsideCompactedChangelog)
+      << "seed " << kSeed;
+  {
+    JudgeContext context(proven.trace());
+    EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed;
+  }
+  // Removed only after the answer: the standby read it, so the empty answer is no fold of its
+  // log, and ChangelogWitness says so.
+  TraceBuilder late = compacted_sessions(1, 30);
+  EXPECT_EQ(class_of_only_violation(late, "is not its replica's changelog fold"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  {
+    JudgeContext context(late.trace());
+    EXPECT_EQ(check_changelog_witness(context).size(), 1u) << "seed " << kSeed;
+  }
+  // The removed record held no state the model gives the session: a failure.
+  TraceBuilder wrong = compacted_sessions(7, 10);
+  EXPECT_EQ(class_of_only_violation(wrong, "is [1@100..100=7], not the model's [1@100..100=1]"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+// A windowed count (tumbling 1 s windows, `caching`): key 1 at 100 and 200 ms (offsets 0, 1), and
+// key 2 at 300 ms (offset 2). instance-1 logged window 0 of key 1 = 2 under the header of offset 1
+// at 10 ms and died before committing; instance-2 processed offsets 0-1 again at 50-60 ms over
+// its restored store and logged window 0 = `count` at 100 ms, after the range closed, under the
+// header `header` (4: each record counted twice). A standby that applied both records answers it.
+TraceBuilder replayed_window_flushed_late(bool caching, int64_t header, int64_t count) {
+  TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, caching);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 1, 6, 200);
+  b.produce(0, 2, 7, 300);
+  b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 10);
+  b.trace().changelog.back().window_start_ms = 0;
+  b.reprocessed(0, 0, 1, "instance-2", 50, 60);
+  b.log(0, 1, count, 200, pos(0, header), "instance-2", 100);
+  b.trace().changelog.back().window_start_ms = 0;
+  b.add(window_key_query(b, {{1, 0, std::nullopt, count}}, {200}, pos(0, header))
+            .at(150, 150)
+            .target("instance-3")
+            .replica(applied(standby(0, pos(0, header), "instance-3"), 1)));
+  return b;
+}
+
+TEST(WindowJudgeTest, ACachedReprocessedWriteFlushedAfterItsRangeIsDatedByItsHeader) {
+  // The header (1, within the range 0-1) says the flushed write came from reprocessed input
+  // (whatever its value: 5 is no replay of the two records).
+  TraceBuilder proven = replayed_window_flushed_late(true, 1, 5);
+  EXPECT_EQ(class_of_only_violation(proven, "a flush of what it cached while it processed"),
+            ViolationClass::kAtLeastOnceReprocessing)
+      << "seed " << kSeed;
+  // Without a record cache a write is appended when made: 100 ms lies after the range.
+  TraceBuilder uncached = replayed_window_flushed_late(false, 1, 5);
+  EXPECT_EQ(class_of_only_violation(uncached, "no reprocessed write"), ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // A header past the range (offset 2) dates the write after the reprocessing.
+  TraceBuilder after = replayed_window_flushed_late(true, 2, 5);
+  EXPECT_EQ(class_of_only_violation(after, "no reprocessed write"), ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+TEST(WindowJudgeTest, AWindowAggregateCountingAReplayedPrefixTwiceIsReprocessing) {
+  // 4 and 3 are the model's 2 plus a prefix (both records, the first) of key 1's records in the
+  // range processed again; 5 is not.
+  TraceBuilder both = replayed_window_flushed_late(false, 1, 4);
+  EXPECT_EQ(class_of_only_violation(both, "count a prefix of their key's records"),
+            ViolationClass::kAtLeastOnceReprocessing)
+      << "seed " << kSeed;
+  TraceBuilder first = replayed_window_flushed_late(false, 1, 3);
+  EXPECT_EQ(class_of_only_violation(first, "count a prefix of their key's records"),
+            ViolationClass::kAtLeastOnceReprocessing)
+      << "seed " << kSeed;
+  TraceBuilder none = replayed_window_flushed_late(false, 1, 5);
+  EXPECT_EQ(class_of_only_violation(none,
+                                    "3 above the model's at offset 1 is the count of no "
+                                    "prefix of key 1's records"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
 }
