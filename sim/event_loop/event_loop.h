@@ -110,10 +110,15 @@ class EventLoop {
   // --- scheduling ----------------------------------------------------------------------------
   base::Instant now() const { return now_; }
   // at >= now(). Labels name what happens ("net:broker->instance-1:fetch"); they enter the digest.
-  EventId schedule_at(base::Instant at, std::string label, Handler handler);
-  EventId schedule_after(base::Duration d, std::string label, Handler handler);
+  // The label is copied into the event's slot, whose buffer is reused from event to event: a
+  // caller that keeps its labels (a member string, a literal) allocates nothing per event. The
+  // two-part form schedules the label prefix + label without building it first.
+  EventId schedule_at(base::Instant at, std::string_view label, Handler handler);
+  EventId schedule_at(base::Instant at, std::string_view label_prefix, std::string_view label,
+                      Handler handler);
+  EventId schedule_after(base::Duration d, std::string_view label, Handler handler);
   // At now(), after every event already queued for now().
-  EventId post(std::string label, Handler handler);
+  EventId post(std::string_view label, Handler handler);
   // True if the event was pending and now never runs; false if it already ran or was cancelled.
   bool cancel(EventId id);
 
@@ -145,14 +150,17 @@ class EventLoop {
   };
   struct Slot {
     uint64_t seq = 0;  // 0: free
+    // Kept when the slot is freed, until the slot is next used: the dispatch reads the label of
+    // the event it just popped from here, and the buffer's capacity serves the next label.
     std::string label;
     Handler handler;
   };
-  // What leaves the queue: the event's key and its contents, moved out of its slot.
+  // What leaves the queue: the event's key, its slot (freed; its label stays readable until the
+  // next schedule) and its handler, moved out of the slot.
   struct Popped {
     int64_t at_ms;
     uint64_t seq;
-    std::string label;
+    uint32_t slot;
     Handler handler;
   };
 
@@ -160,6 +168,9 @@ class EventLoop {
   void dispatch_earliest();
   Popped pop_earliest();
   void free_slot(uint32_t slot);
+  // Takes a free slot (or makes one) for a new event with this sequence number.
+  Slot& claim_slot(uint64_t seq, uint32_t* slot_out);
+  EventId enqueue(base::Instant at, uint64_t seq, uint32_t slot);
   void drop_stale_top();
   void compact_if_stale();
   bool is_live(const HeapEntry& e) const { return slots_[e.slot].seq == e.seq; }
