@@ -110,12 +110,29 @@ void EventLoop::dispatch_earliest() {
     ~Dispatching() { flag = false; }
   } dispatching(dispatching_);
   io_.restart();  // poll() leaves the context stopped once it runs out of work
-  boost::asio::post(io_, std::move(event.handler));
+  boost::asio::post(io_, Posted{std::move(event.handler), &op_block_});
   const size_t ran = io_.poll();
   IQ_ASSERT(ran == 1,
             "event {} at {} ran {} handlers in the io_context: work was posted to it directly "
             "instead of through EventLoop::post()",
             event.seq, at, ran);
+}
+
+void* EventLoop::OpBlock::allocate(size_t bytes, size_t align) {
+  if (!in_use_ && bytes <= kBytes && align <= alignof(std::max_align_t)) {
+    in_use_ = true;
+    return block_;
+  }
+  return ::operator new(bytes);
+}
+
+void EventLoop::OpBlock::deallocate(void* p) {
+  if (p == static_cast<void*>(block_)) {
+    IQ_ASSERT(in_use_);
+    in_use_ = false;
+    return;
+  }
+  ::operator delete(p);
 }
 
 EventLoop::Slot& EventLoop::claim_slot(uint64_t seq, uint32_t* slot_out) {

@@ -27,8 +27,12 @@
 // destroyed at once, as before; its heap entry is left behind and skipped (its slot's sequence no
 // longer matches) when it reaches the top, and the heap is compacted when such entries outnumber
 // the live ones. The io_context runs with BOOST_ASIO_CONCURRENCY_HINT_UNSAFE: one thread ever
-// touches it, so its scheduler needs no mutex.
+// touches it, so its scheduler needs no mutex. A label is copied into its slot's string, whose
+// buffer is kept from event to event, and the posted handler's Asio operation lives in one
+// reusable block (OpBlock), so a label the caller keeps and a handler cost no allocation of the
+// loop's own per event (docs/performance.md, third pass).
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -164,6 +168,44 @@ class EventLoop {
     Handler handler;
   };
 
+  // The memory of the one Asio operation in flight (the posted handler): Asio allocates each
+  // post's operation through the handler's associated allocator, and outside a running
+  // io_context its default recycling cache is not reachable, so every event cost a malloc and a
+  // free. One operation is in flight at a time (a post, then a poll that runs it), and Asio frees
+  // it before the handler runs; a larger or second request falls back to the heap.
+  class OpBlock {
+   public:
+    void* allocate(size_t bytes, size_t align);
+    void deallocate(void* p);
+
+   private:
+    static constexpr size_t kBytes = 256;
+    alignas(std::max_align_t) unsigned char block_[kBytes];
+    bool in_use_ = false;
+  };
+  template <typename T>
+  struct OpAllocator {
+    using value_type = T;
+    OpBlock* block;
+    explicit OpAllocator(OpBlock* b) noexcept : block(b) {}
+    template <typename U>
+    OpAllocator(const OpAllocator<U>& other) noexcept : block(other.block) {}  // NOLINT
+    T* allocate(size_t n) { return static_cast<T*>(block->allocate(n * sizeof(T), alignof(T))); }
+    void deallocate(T* p, size_t /*n*/) { block->deallocate(p); }
+    template <typename U>
+    bool operator==(const OpAllocator<U>& other) const noexcept {
+      return block == other.block;
+    }
+  };
+  // The handler as posted: Asio finds the allocator through allocator_type and get_allocator().
+  struct Posted {
+    using allocator_type = OpAllocator<void>;
+    Handler handler;
+    OpBlock* block;
+    allocator_type get_allocator() const noexcept { return allocator_type(block); }
+    void operator()() { handler(); }
+  };
+
   RunResult run(base::Instant until, bool stop_at_time, uint64_t events_max);
   void dispatch_earliest();
   Popped pop_earliest();
@@ -187,6 +229,7 @@ class EventLoop {
   uint64_t seq_next_ = 1;  // 0 is EventId{}, "no event"
   uint64_t events_dispatched_ = 0;
   bool dispatching_ = false;
+  OpBlock op_block_;
   base::Digest digest_;
   std::function<bool()> stop_check_;
   std::function<void(const EventRecord&)> on_event_;
