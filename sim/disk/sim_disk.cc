@@ -234,20 +234,51 @@ DiskStatus SimDisk::sync_directory(const std::string& raw) {
   if (names_.contains(path)) return fail(DiskErrc::NotADirectory, "fsync", path, kNotDir);
   if (!dirs_.contains(path)) return fail(DiskErrc::NotFound, "fsync", path, kNoEntry);
   observe_locked(DiskOp::kSyncDirectory, path);
+  // Afterwards path's durable entries are exactly its current ones. One walk over both sorted
+  // maps finds the entries that differ (a durable name gone or naming another inode, a current
+  // name not yet durable) and touches only those: removing and re-adding every entry, as this did
+  // first, gave the same state at the cost of a map erase and insert and a string copy per file,
+  // and RocksDB syncs a store's directory at every flush, a directory that keeps every SST the
+  // store wrote (docs/performance.md, third pass). Entries of subdirectories share the prefix and
+  // are skipped.
   const std::string prefix = path == "/" ? "/" : path + "/";
+  const auto child = [&prefix](const std::string& name) {
+    return name.starts_with(prefix) && name.find('/', prefix.size()) == std::string::npos;
+  };
+  const auto in_range = [&prefix](const auto& it, const auto& map) {
+    return it != map.end() && it->first.starts_with(prefix);
+  };
   std::vector<std::string> stale;
-  for (auto it = durable_names_.lower_bound(prefix);
-       it != durable_names_.end() && it->first.starts_with(prefix); ++it) {
-    if (parent_of(it->first) == path) stale.push_back(it->first);
+  std::vector<std::pair<std::string, InodeId>> fresh;
+  auto d = durable_names_.lower_bound(prefix);
+  auto c = names_.lower_bound(prefix);
+  size_t synced = 0;
+  for (;;) {
+    while (in_range(d, durable_names_) && !child(d->first)) ++d;
+    while (in_range(c, names_) && !child(c->first)) ++c;
+    const bool more_d = in_range(d, durable_names_);
+    const bool more_c = in_range(c, names_);
+    if (!more_d && !more_c) break;
+    const int order = !more_d ? 1 : !more_c ? -1 : d->first.compare(c->first);
+    if (order < 0) {  // durable, no longer current
+      stale.push_back(d->first);
+      ++d;
+    } else if (order > 0) {  // current, not yet durable
+      fresh.emplace_back(c->first, c->second);
+      ++synced;
+      ++c;
+    } else {
+      if (d->second != c->second) {  // the name now refers to another inode
+        stale.push_back(d->first);
+        fresh.emplace_back(c->first, c->second);
+      }
+      ++synced;
+      ++d;
+      ++c;
+    }
   }
   for (const std::string& name : stale) remove_durable_name_locked(name);
-  size_t synced = 0;
-  for (auto it = names_.lower_bound(prefix); it != names_.end() && it->first.starts_with(prefix);
-       ++it) {
-    if (parent_of(it->first) != path) continue;
-    set_durable_name_locked(it->first, it->second);
-    ++synced;
-  }
+  for (const auto& [name, id] : fresh) set_durable_name_locked(name, id);
   IQ_ASSERT(synced <= names_.size() && durable_names_.size() >= synced);
   return Unit{};
 }
@@ -557,6 +588,7 @@ void SimDisk::set_content_locked(Inode& inode, std::string* which, std::string c
   IQ_ASSERT(bytes_ >= which->size());
   bytes_ = bytes_ - which->size() + content.size();
   *which = std::move(content);
+  inode.durable_is_prefix = false;  // the caller that knows better sets it again
   check_bytes_locked();
 }
 
@@ -591,6 +623,7 @@ void SimDisk::revert_to_durable_locked(
   for (auto& [id, inode] : inodes_) {
     inode.links = inode.durable_links;
     set_content_locked(inode, &inode.current, inode.durable);
+    inode.durable_is_prefix = true;
   }
   std::vector<InodeId> gone;
   for (const auto& [id, inode] : inodes_) {
@@ -648,8 +681,16 @@ void SimDisk::sync_inode(InodeId id, const std::string& path) {
   std::lock_guard lock(mu_);
   observe_locked(DiskOp::kSync, path);
   Inode& inode = inodes_.at(id);
-  set_content_locked(inode, &inode.durable, inode.current);
-  IQ_ASSERT(inode.durable == inode.current);
+  if (inode.durable_is_prefix) {
+    IQ_ASSERT(inode.current.size() >= inode.durable.size());
+    bytes_ += inode.current.size() - inode.durable.size();
+    inode.durable.append(inode.current, inode.durable.size());
+    check_bytes_locked();
+  } else {
+    set_content_locked(inode, &inode.durable, inode.current);
+  }
+  inode.durable_is_prefix = true;
+  IQ_ASSERT(inode.durable.size() == inode.current.size());
 }
 
 uint64_t SimDisk::size_of(InodeId id) const {

@@ -172,6 +172,11 @@ class SimDisk {
     uint32_t durable_links = 0;  // durable names
     uint32_t handles = 0;        // open OpenFiles
     uint64_t modified_seq = 0;
+    // True when `durable` is known to be a prefix of `current` (nothing but appends since the
+    // last sync or crash), so a sync copies only the tail: a MANIFEST or a log synced after every
+    // append would otherwise be copied whole at every sync. Any other change of either copy
+    // (set_content_locked) clears it; a sync or a crash's revert sets it.
+    bool durable_is_prefix = true;
   };
 
   // Helpers; the caller holds mu_ and passes normalized paths.

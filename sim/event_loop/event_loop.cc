@@ -85,7 +85,8 @@ RunResult EventLoop::run(base::Instant until, bool stop_at_time, uint64_t events
 }
 
 // Pops the earliest event, moves the clock to it, records it, and runs its handler inside the
-// io_context.
+// io_context. The label is read from the event's slot, freed by the pop but not reused before the
+// handler runs (nothing schedules in between).
 void EventLoop::dispatch_earliest() {
   IQ_ASSERT(!dispatching_, "step() from inside an event handler");
   IQ_ASSERT(pending_ > 0);
@@ -94,9 +95,12 @@ void EventLoop::dispatch_earliest() {
   IQ_ASSERT(at >= now_, "event {} at {} is before now {}", event.seq, at, now_);
   now_ = at;
   ++events_dispatched_;
-  digest_.add(event.at_ms).add(static_cast<int64_t>(event.seq)).add(event.label);
-  if (on_event_) {
-    on_event_(EventRecord{at, event.seq, event.label});
+  {
+    const std::string_view label = slots_[event.slot].label;
+    digest_.add(event.at_ms).add(static_cast<int64_t>(event.seq)).add(label);
+    if (on_event_) {
+      on_event_(EventRecord{at, event.seq, label});
+    }
   }
 
   // Resets the flag even when the handler throws (a test's failed expectation may).
@@ -106,20 +110,32 @@ void EventLoop::dispatch_earliest() {
     ~Dispatching() { flag = false; }
   } dispatching(dispatching_);
   io_.restart();  // poll() leaves the context stopped once it runs out of work
-  boost::asio::post(io_, std::move(event.handler));
+  boost::asio::post(io_, Posted{std::move(event.handler), &op_block_});
   const size_t ran = io_.poll();
   IQ_ASSERT(ran == 1,
-            "event {} '{}' ran {} handlers in the io_context: work was posted to it directly "
+            "event {} at {} ran {} handlers in the io_context: work was posted to it directly "
             "instead of through EventLoop::post()",
-            event.seq, event.label, ran);
+            event.seq, at, ran);
 }
 
-EventId EventLoop::schedule_at(base::Instant at, std::string label, Handler handler) {
-  IQ_ASSERT(at >= now_, "'{}' scheduled at {}, before now {}", label, at, now_);
-  IQ_ASSERT(static_cast<bool>(handler), "'{}' scheduled without a handler", label);
-  IQ_ASSERT(pending_ < limits_.events_pending_max,
-            "event queue full ({} pending) when scheduling '{}'", pending_, label);
-  const uint64_t seq = seq_next_++;
+void* EventLoop::OpBlock::allocate(size_t bytes, size_t align) {
+  if (!in_use_ && bytes <= kBytes && align <= alignof(std::max_align_t)) {
+    in_use_ = true;
+    return block_;
+  }
+  return ::operator new(bytes);
+}
+
+void EventLoop::OpBlock::deallocate(void* p) {
+  if (p == static_cast<void*>(block_)) {
+    IQ_ASSERT(in_use_);
+    in_use_ = false;
+    return;
+  }
+  ::operator delete(p);
+}
+
+EventLoop::Slot& EventLoop::claim_slot(uint64_t seq, uint32_t* slot_out) {
   uint32_t slot = 0;
   if (free_slots_.empty()) {
     IQ_ASSERT(slots_.size() < limits_.events_pending_max);
@@ -132,21 +148,43 @@ EventId EventLoop::schedule_at(base::Instant at, std::string label, Handler hand
   Slot& s = slots_[slot];
   IQ_ASSERT(s.seq == 0, "slot {} of event {} is still in use by event {}", slot, seq, s.seq);
   s.seq = seq;
-  s.label = std::move(label);
-  s.handler = std::move(handler);
+  *slot_out = slot;
+  return s;
+}
+
+EventId EventLoop::enqueue(base::Instant at, uint64_t seq, uint32_t slot) {
   heap_.push_back(HeapEntry{at.ms_since_epoch(), seq, slot});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
   ++pending_;
   return EventId{seq, at, slot};
 }
 
-EventId EventLoop::schedule_after(base::Duration d, std::string label, Handler handler) {
-  IQ_ASSERT(d >= base::Duration::zero(), "'{}' scheduled {} in the past", label, d);
-  return schedule_at(now_ + d, std::move(label), std::move(handler));
+EventId EventLoop::schedule_at(base::Instant at, std::string_view label, Handler handler) {
+  return schedule_at(at, {}, label, std::move(handler));
 }
 
-EventId EventLoop::post(std::string label, Handler handler) {
-  return schedule_at(now_, std::move(label), std::move(handler));
+EventId EventLoop::schedule_at(base::Instant at, std::string_view label_prefix,
+                               std::string_view label, Handler handler) {
+  IQ_ASSERT(at >= now_, "'{}{}' scheduled at {}, before now {}", label_prefix, label, at, now_);
+  IQ_ASSERT(static_cast<bool>(handler), "'{}{}' scheduled without a handler", label_prefix, label);
+  IQ_ASSERT(pending_ < limits_.events_pending_max,
+            "event queue full ({} pending) when scheduling '{}{}'", pending_, label_prefix, label);
+  const uint64_t seq = seq_next_++;
+  uint32_t slot = 0;
+  Slot& s = claim_slot(seq, &slot);
+  s.label.assign(label_prefix);
+  s.label.append(label);
+  s.handler = std::move(handler);
+  return enqueue(at, seq, slot);
+}
+
+EventId EventLoop::schedule_after(base::Duration d, std::string_view label, Handler handler) {
+  IQ_ASSERT(d >= base::Duration::zero(), "'{}' scheduled {} in the past", label, d);
+  return schedule_at(now_ + d, label, std::move(handler));
+}
+
+EventId EventLoop::post(std::string_view label, Handler handler) {
+  return schedule_at(now_, label, std::move(handler));
 }
 
 // The slot is freed and the heap made consistent before the handler is destroyed, because a
@@ -177,7 +215,7 @@ EventLoop::Popped EventLoop::pop_earliest() {
   const HeapEntry top = heap_.back();
   heap_.pop_back();
   Slot& s = slots_[top.slot];
-  Popped out{top.at_ms, top.seq, std::move(s.label), std::move(s.handler)};
+  Popped out{top.at_ms, top.seq, top.slot, std::move(s.handler)};
   free_slot(top.slot);
   drop_stale_top();
   return out;
@@ -185,8 +223,7 @@ EventLoop::Popped EventLoop::pop_earliest() {
 
 void EventLoop::free_slot(uint32_t slot) {
   IQ_ASSERT(pending_ > 0 && slots_[slot].seq != 0);
-  slots_[slot].seq = 0;
-  slots_[slot].label.clear();
+  slots_[slot].seq = 0;  // the label stays: see Slot
   slots_[slot].handler = nullptr;
   free_slots_.push_back(slot);
   --pending_;

@@ -27,8 +27,12 @@
 // destroyed at once, as before; its heap entry is left behind and skipped (its slot's sequence no
 // longer matches) when it reaches the top, and the heap is compacted when such entries outnumber
 // the live ones. The io_context runs with BOOST_ASIO_CONCURRENCY_HINT_UNSAFE: one thread ever
-// touches it, so its scheduler needs no mutex.
+// touches it, so its scheduler needs no mutex. A label is copied into its slot's string, whose
+// buffer is kept from event to event, and the posted handler's Asio operation lives in one
+// reusable block (OpBlock), so a label the caller keeps and a handler cost no allocation of the
+// loop's own per event (docs/performance.md, third pass).
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -110,10 +114,15 @@ class EventLoop {
   // --- scheduling ----------------------------------------------------------------------------
   base::Instant now() const { return now_; }
   // at >= now(). Labels name what happens ("net:broker->instance-1:fetch"); they enter the digest.
-  EventId schedule_at(base::Instant at, std::string label, Handler handler);
-  EventId schedule_after(base::Duration d, std::string label, Handler handler);
+  // The label is copied into the event's slot, whose buffer is reused from event to event: a
+  // caller that keeps its labels (a member string, a literal) allocates nothing per event. The
+  // two-part form schedules the label prefix + label without building it first.
+  EventId schedule_at(base::Instant at, std::string_view label, Handler handler);
+  EventId schedule_at(base::Instant at, std::string_view label_prefix, std::string_view label,
+                      Handler handler);
+  EventId schedule_after(base::Duration d, std::string_view label, Handler handler);
   // At now(), after every event already queued for now().
-  EventId post(std::string label, Handler handler);
+  EventId post(std::string_view label, Handler handler);
   // True if the event was pending and now never runs; false if it already ran or was cancelled.
   bool cancel(EventId id);
 
@@ -145,21 +154,65 @@ class EventLoop {
   };
   struct Slot {
     uint64_t seq = 0;  // 0: free
+    // Kept when the slot is freed, until the slot is next used: the dispatch reads the label of
+    // the event it just popped from here, and the buffer's capacity serves the next label.
     std::string label;
     Handler handler;
   };
-  // What leaves the queue: the event's key and its contents, moved out of its slot.
+  // What leaves the queue: the event's key, its slot (freed; its label stays readable until the
+  // next schedule) and its handler, moved out of the slot.
   struct Popped {
     int64_t at_ms;
     uint64_t seq;
-    std::string label;
+    uint32_t slot;
     Handler handler;
+  };
+
+  // The memory of the one Asio operation in flight (the posted handler): Asio allocates each
+  // post's operation through the handler's associated allocator, and outside a running
+  // io_context its default recycling cache is not reachable, so every event cost a malloc and a
+  // free. One operation is in flight at a time (a post, then a poll that runs it), and Asio frees
+  // it before the handler runs; a larger or second request falls back to the heap.
+  class OpBlock {
+   public:
+    void* allocate(size_t bytes, size_t align);
+    void deallocate(void* p);
+
+   private:
+    static constexpr size_t kBytes = 256;
+    alignas(std::max_align_t) unsigned char block_[kBytes];
+    bool in_use_ = false;
+  };
+  template <typename T>
+  struct OpAllocator {
+    using value_type = T;
+    OpBlock* block;
+    explicit OpAllocator(OpBlock* b) noexcept : block(b) {}
+    template <typename U>
+    OpAllocator(const OpAllocator<U>& other) noexcept : block(other.block) {}  // NOLINT
+    T* allocate(size_t n) { return static_cast<T*>(block->allocate(n * sizeof(T), alignof(T))); }
+    void deallocate(T* p, size_t /*n*/) { block->deallocate(p); }
+    template <typename U>
+    bool operator==(const OpAllocator<U>& other) const noexcept {
+      return block == other.block;
+    }
+  };
+  // The handler as posted: Asio finds the allocator through allocator_type and get_allocator().
+  struct Posted {
+    using allocator_type = OpAllocator<void>;
+    Handler handler;
+    OpBlock* block;
+    allocator_type get_allocator() const noexcept { return allocator_type(block); }
+    void operator()() { handler(); }
   };
 
   RunResult run(base::Instant until, bool stop_at_time, uint64_t events_max);
   void dispatch_earliest();
   Popped pop_earliest();
   void free_slot(uint32_t slot);
+  // Takes a free slot (or makes one) for a new event with this sequence number.
+  Slot& claim_slot(uint64_t seq, uint32_t* slot_out);
+  EventId enqueue(base::Instant at, uint64_t seq, uint32_t slot);
   void drop_stale_top();
   void compact_if_stale();
   bool is_live(const HeapEntry& e) const { return slots_[e.slot].seq == e.seq; }
@@ -176,6 +229,7 @@ class EventLoop {
   uint64_t seq_next_ = 1;  // 0 is EventId{}, "no event"
   uint64_t events_dispatched_ = 0;
   bool dispatching_ = false;
+  OpBlock op_block_;
   base::Digest digest_;
   std::function<bool()> stop_check_;
   std::function<void(const EventRecord&)> on_event_;

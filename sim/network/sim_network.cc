@@ -43,7 +43,7 @@ void SimNetwork::send(const std::string& from, const std::string& to, const std:
       std::max(loop_.now() + base::Duration::millis(delay_ms), l.last_delivery_at);
   l.last_delivery_at = at;
   const EventId id =
-      loop_.schedule_at(at, l.label_prefix + label,
+      loop_.schedule_at(at, l.label_prefix, label,
                         [this, &l, h = std::move(on_delivery)]() mutable { deliver(l, h); });
   l.in_flight.push_back(id);
   ++l.stats.in_flight;
