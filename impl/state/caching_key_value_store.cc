@@ -66,27 +66,33 @@ QueryOutcome CachingKeyValueStore::query(const Query& q, const PositionBound& bo
 
 QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, Position merged,
                                                  const QueryConfig& config) {
-  const auto* key_query = dynamic_cast<const KeyQuery<Bytes, Bytes>*>(&q);
+  const auto* key_query = query_as<KeyQuery<Bytes, Bytes>>(q);
   IQ_ASSERT(key_query != nullptr, "a typed KeyQuery reached the caching layer");
   // Never true through the typed layers, which drop the flag (quirk 1); kept for custom callers.
   if (key_query->is_skip_cache()) return wrapped().query(q, PositionBound::at(merged), config);
-  std::optional<QueryResult> result;
   // A hit refreshes the entry's LRU recency: IQ reads change the eviction order (2.10).
-  if (const LRUCacheEntry* entry = cache().get(cache_name_, key_query->key())) {
-    ValueBytes raw = entry->value;
-    if (timestamped_schema_ && !wrapped().is_timestamped() && !wrapped().is_adapter()) {
-      raw = timestamped_bytes::raw_value(raw);
-    }
-    result = QueryResult::for_result(std::move(raw));
-  }
-  if (!result) {
+  QueryOutcome result = [&]() -> QueryOutcome {  // built in place: no move through an optional
+    const LRUCacheEntry* entry = cache().get(cache_name_, key_query->key());
     // The bound was checked on the merged position; the store below is asked unbounded.
-    auto below = wrapped().query(q, PositionBound::unbounded(), config);
-    if (!below) return below;
-    result = std::move(*below);
-  }
-  result->set_position(std::move(merged));
-  return std::move(*result);
+    if (entry == nullptr) return wrapped().query(q, PositionBound::unbounded(), config);
+    const bool strip_timestamp =
+        timestamped_schema_ && !wrapped().is_timestamped() && !wrapped().is_adapter();
+    if (RawValueSink* sink = key_query->value_sink()) {
+      // The typed layer decodes from the cached bytes (raw_sinks.h): no copy of the value.
+      std::optional<std::string_view> raw;
+      if (entry->value) {
+        raw = strip_timestamp ? timestamped_bytes::raw_value_view(*entry->value)
+                              : entry->value->view();
+      }
+      sink->value(raw);
+      return QueryResult::for_result(std::any());
+    }
+    ValueBytes raw = entry->value;
+    if (strip_timestamp) raw = timestamped_bytes::raw_value(raw);
+    return QueryResult::for_result(std::move(raw));
+  }();
+  if (result) result->set_position(std::move(merged));
+  return result;
 }
 
 Status CachingKeyValueStore::put(const Bytes& key, const ValueBytes& value) {

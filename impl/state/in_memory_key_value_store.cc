@@ -66,6 +66,19 @@ StoreResult<BytesIterator> InMemoryKeyValueStore::range(const std::optional<Byte
   return ranges::scan_sorted_map(map_, from, to, reverse, IteratorOrigin::InMemoryIterator);
 }
 
+Status InMemoryKeyValueStore::get_into(const Bytes& key, RawValueSink& sink) {
+  auto it = map_.find(key);
+  sink.value(it == map_.end() ? std::nullopt : std::optional<std::string_view>(it->second.view()));
+  return ok_status();
+}
+
+StoreResult<IteratorOrigin> InMemoryKeyValueStore::range_into(const std::optional<Bytes>& from,
+                                                              const std::optional<Bytes>& to,
+                                                              bool reverse, RawEntrySink& sink) {
+  return ranges::scan_sorted_map_into(map_, from, to, reverse, IteratorOrigin::InMemoryIterator,
+                                      sink);
+}
+
 Status InMemoryKeyValueStore::restore_batch(const std::vector<ConsumerRecord>& records) {
   for (const auto& record : records) {
     if (!record.key) continue;

@@ -44,6 +44,11 @@ class InMemoryKeyValueStore final : public KeyValueBytesStore {
     return range(std::nullopt, std::nullopt, reverse);
   }
   int64_t approximate_num_entries() override { return static_cast<int64_t>(map_.size()); }
+  // The query path's reads, as views of the map's own bytes.
+  Status get_into(const Bytes& key, RawValueSink& sink) override;
+  StoreResult<IteratorOrigin> range_into(const std::optional<Bytes>& from,
+                                         const std::optional<Bytes>& to, bool reverse,
+                                         RawEntrySink& sink) override;
 
  private:
   Status restore_batch(const std::vector<ConsumerRecord>& records);

@@ -108,42 +108,113 @@ class MeteredKeyValueStoreBase : public StateStore {
   }
 
   // KeyQuery and TimestampedKeyQuery both become a raw KeyQuery, rebuilt with with_key(): the
-  // skipCache flag is dropped here (docs/iqv2-semantics.md quirk 1).
-  template <typename Out>
+  // skipCache flag is dropped here (docs/iqv2-semantics.md quirk 1). The raw query carries this
+  // layer's decoder (raw_sinks.h), so the value is decoded from the bytes where they lie; a store
+  // that does not take the sink answers with the bytes, which the same decoder then reads.
+  // `convert` turns a present value's bytes into the typed value.
+  template <typename Convert>
   QueryOutcome run_key(const K& key, const PositionBound& bound, const QueryConfig& config,
-                       Out convert) {
-    const auto raw = KeyQuery<Bytes, Bytes>::with_key(Serde<K>::serialize(key));
+                       Convert convert) {
+    ValueDecoder<Convert> decoder(convert);
+    const auto raw =
+        KeyQuery<Bytes, Bytes>::with_key(Serde<K>::serialize(key)).with_value_sink(&decoder);
     auto result = wrapped_->query(raw, bound, config);
     if (!result || result->is_failure()) return result;
-    const auto& bytes = result->template result<ValueBytes>();
-    if (bytes) {
-      if (auto e = Codec::size_error(*bytes)) return base::unexpected(*e);
+    if (!decoder.delivered()) {
+      const auto& bytes = result->template result<ValueBytes>();
+      decoder.value(bytes ? std::optional<std::string_view>(bytes->view()) : std::nullopt);
     }
-    auto converted = convert(bytes);
-    return std::move(*result).with_substituted_result(std::move(converted));
+    if (decoder.error()) return base::unexpected(*decoder.error());
+    return std::move(*result).with_substituted_result(decoder.take());
   }
 
+  // The same for the range queries: the entries are decoded as the store iterates, or from the
+  // raw iterator's entries when the store did not take the sink.
   template <typename Typed, typename Convert>
   QueryOutcome run_range(const Typed& typed, const PositionBound& bound, const QueryConfig& config,
                          Convert convert) {
+    EntryDecoder<Convert> decoder(convert);
     auto raw = RangeQuery<Bytes, Bytes>::with_range(serialize_key(typed.lower_bound()),
                                                     serialize_key(typed.upper_bound()));
     if (typed.result_order() == ResultOrder::DESCENDING) raw = raw.with_descending_keys();
     if (typed.result_order() == ResultOrder::ASCENDING) raw = raw.with_ascending_keys();
+    raw = raw.with_entry_sink(&decoder);
     auto result = wrapped_->query(raw, bound, config);
     if (!result || result->is_failure()) return result;
     const auto& it = result->template result<BytesIterator>();
-    using Value = decltype(convert(std::declval<const Bytes&>()));
-    KeyValueIterator<K, Value> out{{}, it.origin};
-    out.entries.reserve(it.entries.size());
-    for (const auto& kv : it.entries) {
-      if (auto e = Codec::size_error(kv.value)) return base::unexpected(*e);
-      out.entries.push_back({Serde<K>::deserialize(kv.key), convert(kv.value)});
+    if (!decoder.begun()) {
+      decoder.begin();
+      decoder.reserve(it.entries.size());
+      for (const auto& kv : it.entries) decoder.entry(kv.key.view(), kv.value.view());
     }
-    return std::move(*result).with_substituted_result(std::move(out));
+    if (decoder.error()) return base::unexpected(*decoder.error());
+    return std::move(*result).with_substituted_result(decoder.take(it.origin));
   }
 
  private:
+  // The typed value of a KeyQuery, decoded once from the bytes the store hands over. The first
+  // deserialization error is kept; the query answers it once the store's own result is known to
+  // be a success (a failed result comes first, as when the bytes were returned).
+  template <typename Convert>
+  class ValueDecoder final : public RawValueSink {
+   public:
+    using Value = decltype(std::declval<Convert&>()(std::string_view()));
+    explicit ValueDecoder(Convert& convert) : convert_(convert) {}
+    void value(std::optional<std::string_view> bytes) override {
+      IQ_ASSERT(!delivered_, "a KeyQuery's value delivered twice");
+      delivered_ = true;
+      if (!bytes) return;
+      error_ = Codec::size_error(*bytes);
+      if (!error_) value_.emplace(convert_(*bytes));
+    }
+    bool delivered() const { return delivered_; }
+    const std::optional<StreamsError>& error() const { return error_; }
+    std::optional<Value> take() { return std::move(value_); }
+
+   private:
+    Convert& convert_;
+    bool delivered_ = false;
+    std::optional<StreamsError> error_;
+    std::optional<Value> value_;
+  };
+
+  // The typed entries of a range, decoded as they arrive; after the first deserialization error
+  // the rest are skipped (the query answers the error, as the decoding loop over returned bytes
+  // stopped at it).
+  template <typename Convert>
+  class EntryDecoder final : public RawEntrySink {
+   public:
+    using Value = decltype(std::declval<Convert&>()(std::string_view()));
+    explicit EntryDecoder(Convert& convert) : convert_(convert) {}
+    void begin() override {
+      IQ_ASSERT(!begun_, "a RangeQuery's entries begun twice");
+      begun_ = true;
+    }
+    void entry(std::string_view key, std::string_view value) override {
+      IQ_ASSERT(begun_, "a RangeQuery's entry before begin()");
+      if (error_) return;
+      error_ = Codec::size_error(value);
+      if (error_) return;
+      // A range's entries arrive one by one, so the count is not known: the first reserve covers
+      // a query's range of up to kReserve entries, a longer one grows from there.
+      constexpr size_t kReserve = 128;
+      if (entries_.capacity() == 0) entries_.reserve(kReserve);
+      entries_.push_back({Serde<K>::deserialize(key), convert_(value)});
+    }
+    void reserve(size_t n) { entries_.reserve(n); }
+    bool begun() const { return begun_; }
+    const std::optional<StreamsError>& error() const { return error_; }
+    KeyValueIterator<K, Value> take(IteratorOrigin origin) {
+      return KeyValueIterator<K, Value>{std::move(entries_), origin};
+    }
+
+   private:
+    Convert& convert_;
+    bool begun_ = false;
+    std::optional<StreamsError> error_;
+    std::vector<KeyValue<K, Value>> entries_;
+  };
+
   std::unique_ptr<KeyValueBytesStore> wrapped_;
 };
 
@@ -157,7 +228,7 @@ template <typename V>
 struct PlainCodec {
   static Bytes encode(const V& v) { return Serde<V>::serialize(v); }
   static V decode(const Bytes& b) { return Serde<V>::deserialize(b); }
-  static std::optional<StreamsError> size_error(const Bytes& b) {
+  static std::optional<StreamsError> size_error(std::string_view b) {
     auto message = Serde<V>::size_error(b);
     if (!message) return std::nullopt;
     return StreamsError{StreamsError::Kind::Serialization, *message};
@@ -173,12 +244,12 @@ struct TimestampedCodec {
     return deserialize_value_and_timestamp<V>(b);
   }
   // ValueAndTimestampDeserializer hands the bytes after the 8-byte timestamp to the value's.
-  static std::optional<StreamsError> size_error(const Bytes& b) {
+  static std::optional<StreamsError> size_error(std::string_view b) {
     if (b.size() < 8) {
       return StreamsError{StreamsError::Kind::BufferUnderflow, "java.nio.BufferUnderflowException"};
     }
     // A view of the bytes after the timestamp: no copy per entry of a range.
-    auto message = Serde<V>::size_error(b.view().substr(8));
+    auto message = Serde<V>::size_error(b.substr(8));
     if (!message) return std::nullopt;
     return StreamsError{StreamsError::Kind::Serialization, *message};
   }
@@ -198,19 +269,16 @@ class MeteredKeyValueStore final : public MeteredKeyValueStoreBase<K, V, PlainCo
  protected:
   std::optional<QueryOutcome> run_typed_query(const Query& q, const PositionBound& bound,
                                               const QueryConfig& config) override {
-    auto plain = [](const Bytes& b) { return Serde<V>::deserialize(b); };
-    // kind() first: a failed dynamic_cast walks the type hierarchy, and each cast below can only
-    // succeed for its own kind (the query classes are final).
+    auto plain = [](std::string_view b) { return Serde<V>::deserialize(b); };
+    // kind() first: each cast below can only succeed for its own kind.
     const QueryKind kind = q.kind();
     if (kind == QueryKind::KeyQuery) {
-      if (const auto* kq = dynamic_cast<const KeyQuery<K, V>*>(&q)) {
-        return this->run_key(kq->key(), bound, config, [&](const ValueBytes& b) {
-          return b ? std::optional<V>(plain(*b)) : std::nullopt;
-        });
+      if (const auto* kq = query_as<KeyQuery<K, V>>(q)) {
+        return this->run_key(kq->key(), bound, config, plain);
       }
     }
     if (kind == QueryKind::RangeQuery) {
-      if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q))
+      if (const auto* rq = query_as<RangeQuery<K, V>>(q))
         return this->run_range(*rq, bound, config, plain);
     }
     return std::nullopt;
@@ -233,30 +301,26 @@ class MeteredTimestampedKeyValueStore final
  protected:
   std::optional<QueryOutcome> run_typed_query(const Query& q, const PositionBound& bound,
                                               const QueryConfig& config) override {
-    auto vat = [](const Bytes& b) { return deserialize_value_and_timestamp<V>(b); };
-    auto value_only = [&](const Bytes& b) { return vat(b).value; };
+    auto vat = [](std::string_view b) { return deserialize_value_and_timestamp<V>(b); };
+    auto value_only = [](std::string_view b) { return Serde<V>::deserialize(b.substr(8)); };
     // kind() first, as in MeteredKeyValueStore: only the cast of the query's own kind can succeed.
     switch (q.kind()) {
       case QueryKind::KeyQuery:
-        if (const auto* kq = dynamic_cast<const KeyQuery<K, V>*>(&q)) {
-          return this->run_key(kq->key(), bound, config, [&](const ValueBytes& b) {
-            return b ? std::optional<V>(value_only(*b)) : std::nullopt;
-          });
+        if (const auto* kq = query_as<KeyQuery<K, V>>(q)) {
+          return this->run_key(kq->key(), bound, config, value_only);
         }
         break;
       case QueryKind::TimestampedKeyQuery:
-        if (const auto* tq = dynamic_cast<const TimestampedKeyQuery<K, V>*>(&q)) {
-          return this->run_key(tq->key(), bound, config, [&](const ValueBytes& b) {
-            return b ? std::optional<ValueAndTimestamp<V>>(vat(*b)) : std::nullopt;
-          });
+        if (const auto* tq = query_as<TimestampedKeyQuery<K, V>>(q)) {
+          return this->run_key(tq->key(), bound, config, vat);
         }
         break;
       case QueryKind::RangeQuery:
-        if (const auto* rq = dynamic_cast<const RangeQuery<K, V>*>(&q))
+        if (const auto* rq = query_as<RangeQuery<K, V>>(q))
           return this->run_range(*rq, bound, config, value_only);
         break;
       case QueryKind::TimestampedRangeQuery:
-        if (const auto* tr = dynamic_cast<const TimestampedRangeQuery<K, V>*>(&q))
+        if (const auto* tr = query_as<TimestampedRangeQuery<K, V>>(q))
           return this->run_range(*tr, bound, config, vat);
         break;
       default:

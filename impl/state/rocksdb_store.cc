@@ -8,6 +8,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -179,12 +180,44 @@ StoreResult<BytesIterator> RocksDBStore::range(const std::optional<Bytes>& from,
     return BytesIterator{{}, IteratorOrigin::EmptyIterator};
   }
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
-  return scan(from, to, reverse);
+  return scan_to_vector(from, to, reverse);
 }
 
 StoreResult<BytesIterator> RocksDBStore::all(bool reverse) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
-  return scan(std::nullopt, std::nullopt, reverse);
+  return scan_to_vector(std::nullopt, std::nullopt, reverse);
+}
+
+// get() without the value's copy: a PinnableSlice reads the value in place (in the block cache or
+// the memtable) for as long as the sink runs.
+Status RocksDBStore::get_into(const Bytes& key, RawValueSink& sink) {
+  if (auto s = validate_store_open(); !s) return s;
+  rocksdb::PinnableSlice value;
+  const rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), cf_, key.get(), &value);
+  if (status.IsNotFound()) {
+    sink.value(std::nullopt);
+    return ok_status();
+  }
+  if (!status.ok()) {
+    return base::unexpected(
+        processor_state("Error while getting value for key from store " + name_));
+  }
+  sink.value(view_of(value));
+  return ok_status();
+}
+
+// range() and all() (both bounds open) with the entries handed to the sink as they are read: the
+// same checks in the same order, the same origins.
+StoreResult<IteratorOrigin> RocksDBStore::range_into(const std::optional<Bytes>& from,
+                                                     const std::optional<Bytes>& to, bool reverse,
+                                                     RawEntrySink& sink) {
+  if (from && to && *from > *to) return IteratorOrigin::EmptyIterator;  // as range()
+  if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
+  auto scanned = scan(from, to, reverse, [&](std::string_view key, std::string_view value) {
+    sink.entry(key, value);
+  });
+  if (!scanned) return base::unexpected(scanned.error());
+  return IteratorOrigin::RocksDbIterator;
 }
 
 int64_t RocksDBStore::approximate_num_entries() {
@@ -293,9 +326,10 @@ Status RocksDBStore::write(rocksdb::WriteBatch& batch, const std::string& error_
 }
 
 // Forward: Seek(from) or SeekToFirst, until a key above `to`. Reverse: SeekForPrev(to) or
-// SeekToLast, until a key below `from`. Entries are materialized (key_value_iterator.h says why).
-StoreResult<BytesIterator> RocksDBStore::scan(const std::optional<Bytes>& from,
-                                              const std::optional<Bytes>& to, bool reverse) {
+// SeekToLast, until a key below `from`.
+template <typename Visit>
+Status RocksDBStore::scan(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
+                          bool reverse, Visit&& visit) {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf_));
   if (reverse && to) {
     it->SeekForPrev(to->get());
@@ -306,19 +340,25 @@ StoreResult<BytesIterator> RocksDBStore::scan(const std::optional<Bytes>& from,
   } else {
     it->SeekToFirst();
   }
-  BytesIterator out{{}, IteratorOrigin::RocksDbIterator};
-  if (it->Valid()) out.entries.reserve(kScanReserve);
+  // The previous key, to check the order RocksDB hands them out in (its slice does not outlive
+  // the step): copied into a buffer that only grows, so it allocates only for a key longer than
+  // any before.
+  std::string previous_buffer;
+  size_t previous_size = 0;
+  size_t count = 0;
   for (; it->Valid() && in_bounds(view_of(it->key()), from, to);
        reverse ? it->Prev() : it->Next()) {
-    IQ_ASSERT(out.entries.size() < kScanEntriesMax, "scan of store {} did not end", name_);
+    IQ_ASSERT(count < kScanEntriesMax, "scan of store {} did not end", name_);
     const std::string_view key = view_of(it->key());
-    if (!out.entries.empty()) {
-      const int order = Bytes::compare(out.entries.back().key.view(), key);
+    if (count > 0) {
+      const int order = Bytes::compare({previous_buffer.data(), previous_size}, key);
       IQ_ASSERT(reverse ? order > 0 : order < 0, "store {} iterated keys out of order", name_);
     }
-    const rocksdb::Slice value = it->value();
-    out.entries.push_back(
-        {Bytes(std::string(key)), Bytes(std::string(value.data(), value.size()))});
+    if (key.size() > previous_buffer.size()) previous_buffer.resize(2 * key.size());
+    if (!key.empty()) std::memcpy(previous_buffer.data(), key.data(), key.size());
+    previous_size = key.size();
+    ++count;
+    visit(key, view_of(it->value()));
   }
   // Kafka's RocksDbIterator ends silently on an iterator error; iqsim reports it rather than
   // answer with a truncated range nobody would notice.
@@ -326,6 +366,19 @@ StoreResult<BytesIterator> RocksDBStore::scan(const std::optional<Bytes>& from,
     return base::unexpected(
         processor_state("Error while iterating store " + name_ + ": " + it->status().ToString()));
   }
+  return ok_status();
+}
+
+// The entries materialized (key_value_iterator.h says why), for range() and all().
+StoreResult<BytesIterator> RocksDBStore::scan_to_vector(const std::optional<Bytes>& from,
+                                                        const std::optional<Bytes>& to,
+                                                        bool reverse) {
+  BytesIterator out{{}, IteratorOrigin::RocksDbIterator};
+  auto scanned = scan(from, to, reverse, [&](std::string_view key, std::string_view value) {
+    if (out.entries.empty()) out.entries.reserve(kScanReserve);
+    out.entries.push_back({Bytes(std::string(key)), Bytes(std::string(value))});
+  });
+  if (!scanned) return base::unexpected(scanned.error());
   return out;
 }
 

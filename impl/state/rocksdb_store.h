@@ -70,6 +70,11 @@ class RocksDBStore : public KeyValueBytesStore {
                                                  const std::optional<Bytes>& to,
                                                  bool reverse) override;
   [[nodiscard]] StoreResult<BytesIterator> all(bool reverse) override;
+  // The query path's reads, from RocksDB's own buffers: no copy of the value or the entries.
+  [[nodiscard]] Status get_into(const Bytes& key, RawValueSink& sink) override;
+  [[nodiscard]] StoreResult<IteratorOrigin> range_into(const std::optional<Bytes>& from,
+                                                       const std::optional<Bytes>& to, bool reverse,
+                                                       RawEntrySink& sink) override;
   // Kafka throws InvalidStateStoreException on a closed store; this interface has no error
   // channel, so asking a closed store is treated as the caller's bug (an assertion).
   int64_t approximate_num_entries() override;
@@ -92,8 +97,13 @@ class RocksDBStore : public KeyValueBytesStore {
   [[nodiscard]] Status open_db(StateStoreContext& context);
   [[nodiscard]] Status validate_store_open() const;
   [[nodiscard]] Status write(rocksdb::WriteBatch& batch, const std::string& error_message);
-  [[nodiscard]] StoreResult<BytesIterator> scan(const std::optional<Bytes>& from,
-                                                const std::optional<Bytes>& to, bool reverse);
+  // Calls visit(key, value) for each entry in range, as views valid only during the call.
+  template <typename Visit>
+  [[nodiscard]] Status scan(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
+                            bool reverse, Visit&& visit);
+  [[nodiscard]] StoreResult<BytesIterator> scan_to_vector(const std::optional<Bytes>& from,
+                                                          const std::optional<Bytes>& to,
+                                                          bool reverse);
   void close_db();
 
   std::string name_;

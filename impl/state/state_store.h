@@ -13,12 +13,14 @@
 #include "iq/query.h"
 #include "iq/query_config.h"
 #include "iq/query_result.h"
+#include "iq/raw_sinks.h"
 #include "iq/status.h"
 #include "iq/streams_error.h"
 
 namespace iq {
 
 class StateStoreContext;
+class KeyValueBytesStore;
 
 // What store.query() gives back: a QueryResult, or one of Kafka's exceptions as a value.
 using QueryOutcome = base::Expected<QueryResult, StreamsError>;
@@ -50,6 +52,9 @@ class StateStore {
   // StateManagerUtil.isVersioned: is this a versioned store stack (whose changelog values restore
   // as they are, the timestamp travelling as the record's own).
   virtual bool is_versioned() const { return false; }
+  // This store as a bytes key-value store, or nullptr: what dynamic_cast<KeyValueBytesStore*>
+  // answers, without the type-name comparisons it makes on every query (store_query_utils).
+  virtual KeyValueBytesStore* as_key_value_bytes_store() { return nullptr; }
 };
 
 using KeyValueBytes = KeyValue<Bytes, ValueBytes>;
@@ -57,6 +62,7 @@ using BytesIterator = KeyValueIterator<Bytes, Bytes>;
 
 class KeyValueBytesStore : public StateStore {
  public:
+  KeyValueBytesStore* as_key_value_bytes_store() final { return this; }
   [[nodiscard]] virtual Status put(const Bytes& key, const ValueBytes& value) = 0;
   [[nodiscard]] virtual StoreResult<ValueBytes> put_if_absent(const Bytes& key,
                                                               const ValueBytes& value) = 0;
@@ -69,6 +75,25 @@ class KeyValueBytesStore : public StateStore {
                                                          bool reverse) = 0;
   [[nodiscard]] virtual StoreResult<BytesIterator> all(bool reverse) = 0;
   virtual int64_t approximate_num_entries() = 0;
+
+  // The query path's reads (store_query_utils, for a raw query that carries a sink; raw_sinks.h):
+  // the same answer as get(), or as all() (both bounds open) or range(), handed to the sink instead
+  // of returned. The range's result is the iterator's origin. These defaults read through get(),
+  // all() and range(); a store that can hand out views of its own bytes overrides them.
+  [[nodiscard]] virtual Status get_into(const Bytes& key, RawValueSink& sink) {
+    auto value = get(key);
+    if (!value) return base::unexpected(value.error());
+    sink.value(*value ? std::optional<std::string_view>((*value)->view()) : std::nullopt);
+    return ok_status();
+  }
+  [[nodiscard]] virtual StoreResult<IteratorOrigin> range_into(const std::optional<Bytes>& from,
+                                                               const std::optional<Bytes>& to,
+                                                               bool reverse, RawEntrySink& sink) {
+    auto it = !from && !to ? all(reverse) : range(from, to, reverse);
+    if (!it) return base::unexpected(it.error());
+    for (const auto& kv : it->entries) sink.entry(kv.key.view(), kv.value.view());
+    return it->origin;
+  }
 };
 
 }  // namespace iq

@@ -25,10 +25,17 @@ QueryResult store_exception(const StateStore& store, const Query& query, const S
 }
 
 QueryResult run_key_query(const Query& query, StateStore& store) {
-  auto* kv = dynamic_cast<KeyValueBytesStore*>(&store);
+  auto* kv = store.as_key_value_bytes_store();
   if (kv == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
-  const auto* raw = dynamic_cast<const KeyQuery<Bytes, Bytes>*>(&query);
+  const auto* raw = query_as<KeyQuery<Bytes, Bytes>>(query);
   IQ_ASSERT(raw != nullptr, "a typed KeyQuery reached the position owner: {}", query.to_string());
+  // With the typed layer's sink the value is decoded from the store's own bytes (raw_sinks.h);
+  // the raw result then holds nothing.
+  if (RawValueSink* sink = raw->value_sink()) {
+    auto delivered = kv->get_into(raw->key(), *sink);
+    if (!delivered) return store_exception(store, query, delivered.error());
+    return QueryResult::for_result(std::any());
+  }
   auto value = kv->get(raw->key());
   if (!value) return store_exception(store, query, value.error());
   return QueryResult::for_result(std::move(*value));
@@ -37,9 +44,9 @@ QueryResult run_key_query(const Query& query, StateStore& store) {
 // Bounds and order pick all()/range() forward or reverse, as runRangeQuery does; so ANY is
 // executed ascending.
 QueryResult run_range_query(const Query& query, StateStore& store) {
-  auto* kv = dynamic_cast<KeyValueBytesStore*>(&store);
+  auto* kv = store.as_key_value_bytes_store();
   if (kv == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
-  const auto* raw = dynamic_cast<const RangeQuery<Bytes, Bytes>*>(&query);
+  const auto* raw = query_as<RangeQuery<Bytes, Bytes>>(query);
   IQ_ASSERT(raw != nullptr, "a typed RangeQuery reached the position owner: {}", query.to_string());
   const bool reverse = raw->result_order() == ResultOrder::DESCENDING;
   const bool unbounded = !raw->lower_bound() && !raw->upper_bound();
@@ -56,6 +63,14 @@ QueryResult run_range_query(const Query& query, StateStore& store) {
   }
   if (!raw->lower_bound() || !raw->upper_bound()) {
     IQ_PROBE("range.open_end", "a store ran a range query with a null lower or upper bound");
+  }
+  // With the typed layer's sink the entries are decoded as the store iterates (raw_sinks.h); the
+  // raw result then carries only the iterator's origin.
+  if (RawEntrySink* sink = raw->entry_sink()) {
+    sink->begin();
+    auto origin = kv->range_into(raw->lower_bound(), raw->upper_bound(), reverse, *sink);
+    if (!origin) return store_exception(store, query, origin.error());
+    return QueryResult::for_result(BytesIterator{{}, *origin});
   }
   auto it =
       unbounded ? kv->all(reverse) : kv->range(raw->lower_bound(), raw->upper_bound(), reverse);

@@ -1,5 +1,7 @@
 #include "state/timestamped_adapters.h"
 
+#include "iq/key_query.h"
+#include "iq/range_query.h"
 #include "iq/serdes.h"
 
 namespace iq {
@@ -70,7 +72,20 @@ StoreResult<BytesIterator> KeyValueToTimestampedKeyValueByteStoreAdapter::all(bo
 QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q,
                                                                   const PositionBound& bound,
                                                                   const QueryConfig& config) {
-  auto result = wrapped().query(q, bound, config);
+  // This layer rewrites the plain bytes the store below answers with, so a typed layer's sink
+  // (raw_sinks.h) must not receive them: the query goes down without it, the typed layer decodes
+  // the converted bytes itself.
+  std::optional<KeyQuery<Bytes, Bytes>> key_without_sink;
+  std::optional<RangeQuery<Bytes, Bytes>> range_without_sink;
+  const Query* down = &q;
+  if (const auto* kq = query_as<KeyQuery<Bytes, Bytes>>(q);
+      kq != nullptr && kq->value_sink() != nullptr) {
+    down = &key_without_sink.emplace(kq->with_value_sink(nullptr));
+  } else if (const auto* rq = query_as<RangeQuery<Bytes, Bytes>>(q);
+             rq != nullptr && rq->entry_sink() != nullptr) {
+    down = &range_without_sink.emplace(rq->with_entry_sink(nullptr));
+  }
+  auto result = wrapped().query(*down, bound, config);
   if (!result) return result;
   if (result->is_failure()) {  // failures pass through, noted in the execution info
     if (config.is_collect_execution_info())

@@ -22,8 +22,10 @@ Unexpected<std::decay_t<E>> unexpected(E&& e) {
 template <typename T, typename E>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value)
-      : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit on purpose
+  // A copy or a move into place (one move fewer than taking T by value: a QueryResult passes up
+  // every layer of a store stack this way).
+  Expected(const T& value) : v_(std::in_place_index<0>, value) {}  // NOLINT: implicit on purpose
+  Expected(T&& value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit
   template <typename G>
   Expected(Unexpected<G> u) : v_(std::in_place_index<1>, E(std::move(u.error))) {}  // NOLINT
 

@@ -1,5 +1,6 @@
 #pragma once
 #include "iq/query.h"
+#include "iq/raw_sinks.h"
 
 namespace iq {
 
@@ -11,8 +12,12 @@ template <typename K, typename V>
 class KeyQuery final : public Query {
  public:
   using Result = std::optional<V>;
-  static KeyQuery with_key(K key) { return KeyQuery(std::move(key), false); }
-  KeyQuery skip_cache() const { return KeyQuery(key_, true); }
+  static KeyQuery with_key(K key) { return KeyQuery(std::move(key), false, nullptr); }
+  KeyQuery skip_cache() const { return KeyQuery(key_, true, value_sink_); }
+  // The typed layer's decoder for the value (raw_sinks.h); not part of the query's identity, so
+  // to_string() and describe() do not show it.
+  KeyQuery with_value_sink(RawValueSink* sink) const { return KeyQuery(key_, skip_cache_, sink); }
+  RawValueSink* value_sink() const { return value_sink_; }
 
   const K& key() const { return key_; }
   bool is_skip_cache() const { return skip_cache_; }
@@ -28,9 +33,11 @@ class KeyQuery final : public Query {
   }
 
  private:
-  KeyQuery(K key, bool skip) : key_(std::move(key)), skip_cache_(skip) {}
+  KeyQuery(K key, bool skip, RawValueSink* sink)
+      : key_(std::move(key)), skip_cache_(skip), value_sink_(sink) {}
   K key_;
   bool skip_cache_;
+  RawValueSink* value_sink_;
 };
 
 }  // namespace iq

@@ -5,7 +5,8 @@
 // every query to completion inside one event of a single-threaded world, so no write can land
 // between a query and the iteration of its result; the entries are therefore materialized when
 // the query runs. `origin` records which store iterator produced them, because the DSL adapter's
-// ClassCastException quirk depends on it (2.3).
+// ClassCastException quirk depends on it (2.3). A typed layer's range is materialized once: the
+// store hands its entries to the typed layer's decoder as it iterates (raw_sinks.h).
 
 #include <vector>
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 
 #include "iq/bytes.h"
 
@@ -88,6 +89,16 @@ std::string display_optional(const std::optional<T>& o) {
 
 template <typename K, typename V>
 constexpr bool kIsRaw = std::is_same_v<K, Bytes>&& std::is_same_v<V, Bytes>;
+
+// The query as the class T, or nullptr: what dynamic_cast answers for a final class (every query
+// class is final), from one comparison of type_info objects, where a dynamic_cast walks the class
+// hierarchy and compares type names. The store stack casts each query several times on its way
+// down.
+template <typename T>
+const T* query_as(const Query& q) {
+  static_assert(std::is_final_v<T> && std::is_base_of_v<Query, T>);
+  return typeid(q) == typeid(T) ? static_cast<const T*>(&q) : nullptr;
+}
 
 // Java's Instant.toString for an epoch-millisecond instant: ISO-8601 UTC, e.g.
 // 2023-11-14T22:15:00Z or 2023-11-14T22:15:00.100Z. Used inside window query toStrings.

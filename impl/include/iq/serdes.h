@@ -2,10 +2,13 @@
 // Serdes as Kafka's built-ins write them (big-endian integers), and the ValueAndTimestamp byte
 // layout: [8-byte big-endian timestamp][value bytes] (ValueAndTimestampSerializer).
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "base/assert.h"
 #include "iq/bytes.h"
@@ -23,11 +26,22 @@ std::string to_big_endian(U v) {
   }
   return out;
 }
+// One load and one byte swap for the integer sizes (every query decodes keys, values and
+// timestamps through here); the byte loop for any other size.
 template <typename U>
 U from_big_endian(std::string_view b) {
   IQ_ASSERT(b.size() == sizeof(U), "expected {} bytes, got {}", sizeof(U), b.size());
+  static_assert(std::is_unsigned_v<U>);
   U v = 0;
-  for (unsigned char c : b) v = static_cast<U>((v << 8) | c);
+  if constexpr (std::endian::native == std::endian::little && sizeof(U) == 8) {
+    std::memcpy(&v, b.data(), sizeof(U));
+    v = static_cast<U>(__builtin_bswap64(v));
+  } else if constexpr (std::endian::native == std::endian::little && sizeof(U) == 4) {
+    std::memcpy(&v, b.data(), sizeof(U));
+    v = static_cast<U>(__builtin_bswap32(v));
+  } else {
+    for (unsigned char c : b) v = static_cast<U>((v << 8) | c);
+  }
   return v;
 }
 }  // namespace serde_detail
@@ -94,16 +108,23 @@ inline ValueBytes make(int64_t timestamp, const ValueBytes& raw_value) {
   if (!raw_value) return std::nullopt;
   return make(timestamp, *raw_value);
 }
-inline int64_t timestamp(const Bytes& value_and_timestamp) {
+inline int64_t timestamp(std::string_view value_and_timestamp) {
   IQ_ASSERT(value_and_timestamp.size() >= 8, "timestamped value of {} bytes",
             value_and_timestamp.size());
   return static_cast<int64_t>(
-      serde_detail::from_big_endian<uint64_t>(value_and_timestamp.view().substr(0, 8)));
+      serde_detail::from_big_endian<uint64_t>(value_and_timestamp.substr(0, 8)));
 }
-inline Bytes raw_value(const Bytes& value_and_timestamp) {
+inline int64_t timestamp(const Bytes& value_and_timestamp) {
+  return timestamp(value_and_timestamp.view());
+}
+// The value's bytes after the timestamp, as a view of `value_and_timestamp`.
+inline std::string_view raw_value_view(const Bytes& value_and_timestamp) {
   IQ_ASSERT(value_and_timestamp.size() >= 8, "timestamped value of {} bytes",
             value_and_timestamp.size());
-  return Bytes(std::string(value_and_timestamp.view().substr(8)));
+  return value_and_timestamp.view().substr(8);
+}
+inline Bytes raw_value(const Bytes& value_and_timestamp) {
+  return Bytes(std::string(raw_value_view(value_and_timestamp)));
 }
 inline ValueBytes raw_value(const ValueBytes& value_and_timestamp) {
   if (!value_and_timestamp) return std::nullopt;
@@ -119,9 +140,13 @@ inline ValueBytes convert_to_timestamped_format(const ValueBytes& plain) {
 // The value is read through a view of the bytes after the timestamp: no copy per entry of a
 // range (the Serdes above deserialize from a view too).
 template <typename V>
-ValueAndTimestamp<V> deserialize_value_and_timestamp(const Bytes& b) {
+ValueAndTimestamp<V> deserialize_value_and_timestamp(std::string_view b) {
   const int64_t timestamp = timestamped_bytes::timestamp(b);
-  return {Serde<V>::deserialize(b.view().substr(8)), timestamp};
+  return {Serde<V>::deserialize(b.substr(8)), timestamp};
+}
+template <typename V>
+ValueAndTimestamp<V> deserialize_value_and_timestamp(const Bytes& b) {
+  return deserialize_value_and_timestamp<V>(b.view());
 }
 
 }  // namespace iq
