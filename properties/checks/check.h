@@ -63,7 +63,9 @@ enum class ViolationClass {
   // the fold of the changelog prefix its replica applied (ChangelogWitness holds), that prefix
   // ending inside a flush (one writer, one event; its rest later in the log, or lost when the
   // writer crashed inside a send), and every key it differs from the model on written by the rest
-  // of that flush (checks/partial_flush.cc; scenarios/findings/cache_flush_*).
+  // of that flush (checks/partial_flush.cc; scenarios/findings/cache_flush_*). A caching window or
+  // session store's flush has the same form per (key, window) slot: each slot the answer misses
+  // or differs on was written above every header beneath the flush (window_judge.cc).
   kCacheFlushPartlyApplied,
   // Quirk 12 of docs/iqv2-semantics.md: a checkpoint writes <store>.position before .checkpoint;
   // a crash between them makes the restarted store restore from the old changelog offset under
@@ -106,7 +108,9 @@ enum class ViolationClass {
   // whose answer is the fold of what its replica could read of the compacted log (ChangelogWitness
   // holds only by skipping records removed before the replica read them, checks/compacted_read.cc)
   // and which, with those keys given the whole prefix's fold, is the model's answer
-  // (scenarios/findings/compacted_changelog_replica_lacks_superseded_key.toml).
+  // (scenarios/findings/compacted_changelog_replica_lacks_superseded_key.toml). Window and session
+  // changelogs too: a session merge's tombstone shares its changelog key with the merged-away
+  // session's put, so the cleaner removes that put (window_judge.cc reads the compacted log).
   kReplicaInsideCompactedChangelog,
   // A replica between one input record's changelog writes over-claims: a session merge logs the
   // removal of each merged session and the put of the merged one, a hopping window's record one
