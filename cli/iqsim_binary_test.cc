@@ -46,6 +46,10 @@ void write_file(const fs::path& path, const std::string& text) {
   ASSERT_TRUE(out.good()) << path;
 }
 
+nlohmann::json read_json(const fs::path& path);
+void expect_self_contained(const std::string& html, const std::string& what);
+bool hit(const nlohmann::json& result, const std::string& probe);
+
 class IqsimBinaryTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -98,6 +102,60 @@ class IqsimBinaryTest : public ::testing::Test {
     outcome.out = read_file(out);
     outcome.err = read_file(err);
     return outcome;
+  }
+
+  // A scenario that passes: run (its result hitting `probe`), check-determinism, replay, and a
+  // 2-seed fuzz whose every seed hits `probe`. Returns the run's summary.
+  nlohmann::json expect_passes_every_command(const fs::path& file, const std::string& probe) {
+    const std::string f = file.string();
+    Outcome run = iqsim({"run", f, "--json", path("run.json").string()});
+    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+    nlohmann::json j = read_json(path("run.json"));
+    EXPECT_TRUE(hit(j["results"][0], probe)) << j.dump(2);
+    Outcome determinism = iqsim({"check-determinism", f, "--seed", "7", "--runs", "2"});
+    EXPECT_EQ(determinism.exit_code, 0) << determinism.out << determinism.err;
+    EXPECT_NE(determinism.out.find("DETERMINISTIC: 2 runs"), std::string::npos) << determinism.out;
+    Outcome replay = iqsim({"replay", f, "--seed", "7"});
+    EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+    Outcome fuzz =
+        iqsim({"fuzz", f, "--seeds", "2", "--jobs", "2", "--json", path("fuzz.json").string()});
+    EXPECT_EQ(fuzz.exit_code, 0) << fuzz.out << fuzz.err;
+    nlohmann::json sweep = read_json(path("fuzz.json"));
+    EXPECT_EQ(sweep["results"].size(), 2u) << sweep.dump(2);
+    for (const auto& result : sweep["results"]) {
+      EXPECT_TRUE(hit(result, probe)) << result.dump(2);
+    }
+    return j;
+  }
+
+  struct FailedEverywhere {
+    std::string page;    // the seed's self-contained report page
+    Outcome replay;      // `replay --seed 1`
+    std::string shrunk;  // the shrunk scenario file's text
+  };
+  // A scenario that fails its ScriptedExpectations: run --report (exit 1, a self-contained page
+  // named after `file`'s stem), replay (exit 1), and shrink to a file that still fails.
+  FailedEverywhere expect_fails_every_command(const fs::path& file) {
+    const std::string f = file.string(), stem = file.stem().string();
+    FailedEverywhere failed;
+    Outcome run = iqsim({"run", f, "--report", path("report").string()});
+    EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+    EXPECT_NE(run.out.find("[ScriptedExpectations]"), std::string::npos) << run.out;
+    failed.page = read_file(path("report") / (stem + "-seed1.html"));
+    expect_self_contained(failed.page, stem + "-seed1.html");
+    failed.replay = iqsim({"replay", f, "--seed", "1"});
+    EXPECT_EQ(failed.replay.exit_code, 1) << failed.replay.out << failed.replay.err;
+    EXPECT_NE(failed.replay.out.find("ScriptedExpectations"), std::string::npos)
+        << failed.replay.out;
+    const fs::path minimal = path(stem + "_min.toml");
+    Outcome shrink =
+        iqsim({"shrink", f, "--seed", "1", "--out", minimal.string(), "--runs-max", "20"});
+    EXPECT_EQ(shrink.exit_code, 1) << shrink.out << shrink.err;
+    failed.shrunk = read_file(minimal);
+    Outcome rerun = iqsim({"run", minimal.string()});
+    EXPECT_EQ(rerun.exit_code, 1) << rerun.out << rerun.err;
+    EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
+    return failed;
   }
 
   fs::path dir_;
@@ -505,26 +563,8 @@ TEST_F(IqsimBinaryTest, ExactlyOnceRunsThroughEveryCommand) {
   ASSERT_NE(text.find("\"processing.guarantee\" = 'exactly_once_v2'"), std::string::npos);
   fs::path file = path("eos.toml");
   write_file(file, text);
-  const std::string f = file.string();
-
-  Outcome run = iqsim({"run", f, "--json", path("run.json").string()});
-  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  nlohmann::json j = read_json(path("run.json"));
-  EXPECT_TRUE(hit(j["results"][0], "eos.transaction_committed")) << j.dump(2);
+  nlohmann::json j = expect_passes_every_command(file, "eos.transaction_committed");
   EXPECT_TRUE(hit(j["results"][0], "eos.task_corrupted_no_checkpoint")) << j.dump(2);
-  Outcome determinism = iqsim({"check-determinism", f, "--seed", "7", "--runs", "2"});
-  EXPECT_EQ(determinism.exit_code, 0) << determinism.out << determinism.err;
-  EXPECT_NE(determinism.out.find("DETERMINISTIC: 2 runs"), std::string::npos) << determinism.out;
-  Outcome replay = iqsim({"replay", f, "--seed", "7"});
-  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
-  Outcome fuzz =
-      iqsim({"fuzz", f, "--seeds", "2", "--jobs", "2", "--json", path("fuzz.json").string()});
-  EXPECT_EQ(fuzz.exit_code, 0) << fuzz.out << fuzz.err;
-  nlohmann::json sweep = read_json(path("fuzz.json"));
-  ASSERT_EQ(sweep["results"].size(), 2u) << sweep.dump(2);
-  for (const auto& result : sweep["results"]) {
-    EXPECT_TRUE(hit(result, "eos.transaction_committed")) << result.dump(2);
-  }
 
   const std::string eos_answer =
       "expect = { partition = 0, value = 5, position = { words = { 0 = 4 } } }";
@@ -535,26 +575,11 @@ TEST_F(IqsimBinaryTest, ExactlyOnceRunsThroughEveryCommand) {
                      "expect = { partition = 0, value = 10, position = { words = { 0 = 4 } } }");
   fs::path wrong = path("eos_wrong.toml");
   write_file(wrong, wrong_text);
-  const std::string w = wrong.string();
-  Outcome failed = iqsim({"run", w, "--report", path("report").string()});
-  EXPECT_EQ(failed.exit_code, 1) << failed.out << failed.err;
-  EXPECT_NE(failed.out.find("[ScriptedExpectations]"), std::string::npos) << failed.out;
-  const std::string page = read_file(path("report") / "eos_wrong-seed1.html");
-  expect_self_contained(page, "eos_wrong-seed1.html");
-  EXPECT_NE(page.find("exactly_once_v2"), std::string::npos);
-  Outcome replay_failed = iqsim({"replay", w, "--seed", "1"});
-  EXPECT_EQ(replay_failed.exit_code, 1) << replay_failed.out << replay_failed.err;
-  EXPECT_NE(replay_failed.out.find("expected:  value=10"), std::string::npos) << replay_failed.out;
-
-  const std::string minimal = path("min.toml").string();
-  Outcome shrink = iqsim({"shrink", w, "--seed", "1", "--out", minimal, "--runs-max", "20"});
-  EXPECT_EQ(shrink.exit_code, 1) << shrink.out << shrink.err;
-  EXPECT_NE(read_file(minimal).find("\"processing.guarantee\" = 'exactly_once_v2'"),
-            std::string::npos)
-      << read_file(minimal);
-  Outcome rerun = iqsim({"run", minimal});
-  EXPECT_EQ(rerun.exit_code, 1) << rerun.out << rerun.err;
-  EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
+  FailedEverywhere failed = expect_fails_every_command(wrong);
+  EXPECT_NE(failed.page.find("exactly_once_v2"), std::string::npos);
+  EXPECT_NE(failed.replay.out.find("expected:  value=10"), std::string::npos) << failed.replay.out;
+  EXPECT_NE(failed.shrunk.find("\"processing.guarantee\" = 'exactly_once_v2'"), std::string::npos)
+      << failed.shrunk;
 }
 
 // Every store family beyond key-value through every command: a scripted window, session and
@@ -591,51 +616,16 @@ TEST_F(IqsimBinaryTest, EveryStoreFamilyRunsThroughEveryCommand) {
     const std::string text = read_file(fs::path(IQSIM_SCENARIOS_DIR) / "fast" / c.file);
     fs::path file = path(c.family + ".toml");
     write_file(file, text);
-    const std::string f = file.string();
-
-    Outcome run = iqsim({"run", f, "--json", path("run.json").string()});
-    EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-    nlohmann::json j = read_json(path("run.json"));
-    EXPECT_TRUE(hit(j["results"][0], c.probe)) << j.dump(2);
-    Outcome determinism = iqsim({"check-determinism", f, "--seed", "7", "--runs", "2"});
-    EXPECT_EQ(determinism.exit_code, 0) << determinism.out << determinism.err;
-    EXPECT_NE(determinism.out.find("DETERMINISTIC: 2 runs"), std::string::npos) << determinism.out;
-    Outcome replay = iqsim({"replay", f, "--seed", "7"});
-    EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
-    Outcome fuzz =
-        iqsim({"fuzz", f, "--seeds", "2", "--jobs", "2", "--json", path("fuzz.json").string()});
-    EXPECT_EQ(fuzz.exit_code, 0) << fuzz.out << fuzz.err;
-    nlohmann::json sweep = read_json(path("fuzz.json"));
-    ASSERT_EQ(sweep["results"].size(), 2u) << sweep.dump(2);
-    for (const auto& result : sweep["results"]) {
-      EXPECT_TRUE(hit(result, c.probe)) << result.dump(2);
-    }
+    expect_passes_every_command(file, c.probe);
 
     const size_t last = text.rfind(c.expected);
     ASSERT_NE(last, std::string::npos) << "the scenario's last expectation moved";
     std::string wrong_text = text;
     wrong_text.replace(last, c.expected.size(), c.wrong);
-    const std::string stem = c.family + "_wrong";
-    fs::path wrong = path(stem + ".toml");
+    fs::path wrong = path(c.family + "_wrong.toml");
     write_file(wrong, wrong_text);
-    const std::string w = wrong.string();
-    Outcome failed = iqsim({"run", w, "--report", path("report").string()});
-    EXPECT_EQ(failed.exit_code, 1) << failed.out << failed.err;
-    EXPECT_NE(failed.out.find("[ScriptedExpectations]"), std::string::npos) << failed.out;
-    const std::string page = read_file(path("report") / (stem + "-seed1.html"));
-    expect_self_contained(page, stem + "-seed1.html");
-    EXPECT_NE(page.find(c.rendered), std::string::npos) << c.rendered;
-    Outcome replay_failed = iqsim({"replay", w, "--seed", "1"});
-    EXPECT_EQ(replay_failed.exit_code, 1) << replay_failed.out << replay_failed.err;
-    EXPECT_NE(replay_failed.out.find("ScriptedExpectations"), std::string::npos)
-        << replay_failed.out;
-
-    const std::string minimal = path(c.family + "_min.toml").string();
-    Outcome shrink = iqsim({"shrink", w, "--seed", "1", "--out", minimal, "--runs-max", "20"});
-    EXPECT_EQ(shrink.exit_code, 1) << shrink.out << shrink.err;
-    Outcome rerun = iqsim({"run", minimal});
-    EXPECT_EQ(rerun.exit_code, 1) << rerun.out << rerun.err;
-    EXPECT_NE(rerun.out.find("ScriptedExpectations"), std::string::npos) << rerun.out;
+    FailedEverywhere failed = expect_fails_every_command(wrong);
+    EXPECT_NE(failed.page.find(c.rendered), std::string::npos) << c.rendered;
   }
 }
 
