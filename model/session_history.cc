@@ -1,6 +1,7 @@
 #include "model/session_history.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <tuple>
 
@@ -18,6 +19,43 @@ bool SessionHistory::Slot::operator<(const Slot& o) const {
   const int c = compare_key_bytes(key, o.key);
   if (c != 0) return c < 0;
   return std::tie(end_ms, start_ms) < std::tie(o.end_ms, o.start_ms);
+}
+
+const std::optional<int64_t>* SessionHistory::SlotHistory::at(int64_t offset_inclusive) const {
+  if (changes.empty()) return nullptr;
+  if (changes.back().offset <= offset_inclusive) return &changes.back().value;  // the usual case
+  const auto it =
+      std::upper_bound(changes.begin(), changes.end(), offset_inclusive,
+                       [](int64_t offset, const Change& c) { return offset < c.offset; });
+  return it == changes.begin() ? nullptr : &std::prev(it)->value;
+}
+
+void SessionHistory::SlotHistory::set(int64_t offset, std::optional<int64_t> value) {
+  if (!changes.empty() && changes.back().offset == offset) {
+    changes.back().value = value;
+  } else {
+    changes.push_back(Change{offset, value});
+  }
+}
+
+SessionHistory::PartitionState::PartitionState(const PartitionState& o)
+    : steps(o.steps),
+      processor_stream_time_ms(o.processor_stream_time_ms),
+      store_stream_time_ms(o.store_stream_time_ms),
+      live(o.live),
+      cached(o.cached),
+      cache_only_merges(o.cache_only_merges),
+      keys(o.keys) {
+  for (auto& [key, slots] : keys) {
+    for (auto& [end_start, slot] : slots) {
+      if (slot.indexed) present_by_segment[slot.segment].push_back(&slot);
+    }
+  }
+}
+
+SessionHistory::PartitionState& SessionHistory::PartitionState::operator=(const PartitionState& o) {
+  if (this != &o) *this = PartitionState(o);
+  return *this;
 }
 
 SessionHistory::SessionHistory(SessionSpec spec, int64_t records_max)
@@ -56,6 +94,39 @@ SessionHistory::PartitionState& SessionHistory::begin_offset(int32_t partition, 
   return p;
 }
 
+void SessionHistory::set_content(PartitionState& p, int64_t offset, const Slot& slot,
+                                 std::optional<int64_t> value) {
+  SlotHistory* h = nullptr;
+  if (value) {
+    h = &p.keys[slot.key][{slot.end_ms, slot.start_ms}];
+  } else if (const auto k = p.keys.find(slot.key); k != p.keys.end()) {
+    const auto it = k->second.find({slot.end_ms, slot.start_ms});
+    if (it != k->second.end()) h = &it->second;  // else never put: nothing to remove
+  }
+  if (h == nullptr || (!value && !h->present())) return;
+  h->set(offset, value);
+  if (value && spec_.backing == StoreBacking::kSegmented && !h->indexed) {
+    h->indexed = true;
+    h->segment = slot.end_ms / spec_.segment_interval_ms;
+    p.present_by_segment[h->segment].push_back(h);
+  }
+}
+
+// Whole segments below the stream time's go, and stay gone when a reopened store's stream time is
+// lower. A put the store took lies in a live segment, so only the listed sessions can go.
+void SessionHistory::drop_expired_segments(PartitionState& p, int64_t offset) {
+  if (spec_.backing != StoreBacking::kSegmented) return;
+  const int64_t live_from =
+      saturating_minus(p.store_stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
+  while (!p.present_by_segment.empty() && p.present_by_segment.begin()->first < live_from) {
+    for (SlotHistory* h : p.present_by_segment.begin()->second) {
+      h->indexed = false;
+      if (h->present()) h->set(offset, std::nullopt);
+    }
+    p.present_by_segment.erase(p.present_by_segment.begin());
+  }
+}
+
 bool SessionHistory::store_put(PartitionState& p, int64_t offset, const Slot& slot,
                                std::optional<int64_t> value) {
   const bool segmented = spec_.backing == StoreBacking::kSegmented;
@@ -63,14 +134,16 @@ bool SessionHistory::store_put(PartitionState& p, int64_t offset, const Slot& sl
   const bool expired =
       segmented ? !segment_live(slot.end_ms, p.store_stream_time_ms)
                 : slot.end_ms <= saturating_minus(p.store_stream_time_ms, spec_.retention_ms);
-  p.writes.push_back(Write{offset, slot, value, !expired, true, p.store_stream_time_ms});
   if (!expired) {
     if (value) {
       p.live[slot] = *value;
     } else {
       p.live.erase(slot);
     }
+    set_content(p, offset, slot, value);
   }
+  // Every put reaching the segmented store runs cleanupExpiredSegments, a remove does not.
+  drop_expired_segments(p, offset);
   return segmented ? !expired : true;
 }
 
@@ -80,8 +153,9 @@ void SessionHistory::store_remove(PartitionState& p, int64_t offset, const Slot&
   if (spec_.backing == StoreBacking::kSegmented) {
     p.store_stream_time_ms = std::max(p.store_stream_time_ms, slot.end_ms);
   }
-  const bool found = p.live.erase(slot) > 0;
-  p.writes.push_back(Write{offset, slot, std::nullopt, found, false, p.store_stream_time_ms});
+  // The content is the live view less the dropped segments: a remove that finds nothing live
+  // finds nothing there either.
+  if (p.live.erase(slot) > 0) set_content(p, offset, slot, std::nullopt);
 }
 
 void SessionHistory::put(int32_t partition, int64_t offset, const KeyBytes& key, int64_t start_ms,
@@ -135,8 +209,12 @@ void SessionHistory::apply(int32_t partition, const SourceRecord& record) {
   // is the processor's view.
   const bool from_cache = spec_.processor_reads_cache;
   size_t store_view_merges = 0;  // what the store's own view (retention floor) would merge
-  for (const auto& [slot, value] : from_cache ? p.cached : p.live) {
-    if (slot.key != record.key) continue;
+  // The key's sessions only: Slot orders by key first.
+  const std::map<Slot, int64_t>& view = from_cache ? p.cached : p.live;
+  for (auto it = view.lower_bound(Slot{record.key, std::numeric_limits<int64_t>::min(),
+                                       std::numeric_limits<int64_t>::min()});
+       it != view.end() && it->first.key == record.key; ++it) {
+    const auto& [slot, value] = *it;
     const bool shown = visible(slot.end_ms, p.store_stream_time_ms) && p.live.contains(slot);
     if (!from_cache && !shown) continue;
     if (slot.end_ms < ts - spec_.gap_ms || slot.start_ms > ts + spec_.gap_ms) continue;
@@ -198,43 +276,22 @@ SessionAnswer SessionHistory::fetch(int32_t partition, const KeyBytes& key,
   SessionAnswer out;
   const PartitionState* p = find(partition);
   if (p == nullptr) return out;
-  std::map<Slot, int64_t> content;
   const bool segmented = spec_.backing == StoreBacking::kSegmented;
-  int64_t floor_segment = std::numeric_limits<int64_t>::min();  // segments below are gone
-  for (const Write& w : p->writes) {
-    if (w.offset > offset_inclusive) break;
-    // Only the key's sessions are answered: the others are not kept (every put still moves the
-    // segment floor below).
-    if (w.applied && w.slot.key == key) {
-      if (w.value) {
-        content[w.slot] = *w.value;
-      } else {
-        content.erase(w.slot);
-      }
-    }
-    // As WindowHistory::content: a put's cleanupExpiredSegments drops whole segments for good.
-    if (segmented && w.is_put) {
-      const int64_t live_from =
-          saturating_minus(w.stream_time_after_ms, spec_.retention_ms) / spec_.segment_interval_ms;
-      if (live_from > floor_segment || w.slot.end_ms / spec_.segment_interval_ms < floor_segment) {
-        std::erase_if(content, [&](const auto& e) {
-          return e.first.end_ms / spec_.segment_interval_ms < live_from;
-        });
-      }
-      floor_segment = live_from;
-    }
-  }
-  const int64_t st = store_stream_time(partition, offset_inclusive);
-  for (const auto& [slot, value] : content) {
-    if (slot.key != key) continue;
-    if (!visible(slot.end_ms, st)) {
-      if (segmented && slot.end_ms >= 0 && segment_live(slot.end_ms, st)) out.uncertain = true;
+  const auto k = p->keys.find(key);
+  if (k == p->keys.end()) return out;
+  const int64_t st = p->steps.store_stream_time(offset_inclusive);
+  for (const auto& [end_start, slot] : k->second) {
+    const std::optional<int64_t>* value = slot.at(offset_inclusive);
+    if (value == nullptr || !*value) continue;
+    const auto [end_ms, start_ms] = end_start;
+    if (!visible(end_ms, st)) {
+      if (segmented && end_ms >= 0 && segment_live(end_ms, st)) out.uncertain = true;
       continue;
     }
-    out.entries.push_back(SessionEntry{slot.key, slot.start_ms, slot.end_ms, value});
+    out.entries.push_back(SessionEntry{k->first, start_ms, end_ms, **value});
   }
-  // content is ordered by end, then start ascending: the segmented order. The in-memory store
-  // runs the starts of one end descending.
+  // The key's sessions are ordered by end, then start ascending: the segmented order. The in-memory
+  // store runs the starts of one end descending.
   if (!segmented) {
     std::stable_sort(out.entries.begin(), out.entries.end(),
                      [](const SessionEntry& a, const SessionEntry& b) {

@@ -16,8 +16,12 @@ void StoreSteps::record(const StoreStep& step) {
     last.store_stream_time_ms = step.store_stream_time_ms;
     last.position_updated |= step.position_updated;
     last.grace_dropped |= step.grace_dropped;
+    if (last.position_updated) position_after_.back() = last.offset;
   } else {
+    const std::optional<int64_t> before =
+        position_after_.empty() ? std::nullopt : position_after_.back();
     steps_.push_back(step);
+    position_after_.push_back(step.position_updated ? std::optional(step.offset) : before);
   }
 }
 
@@ -41,11 +45,8 @@ int64_t StoreSteps::store_stream_time(int64_t offset_inclusive) const {
 }
 
 std::optional<int64_t> StoreSteps::position_offset(int64_t offset_inclusive) const {
-  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
-    if (it->offset > offset_inclusive || !it->position_updated) continue;
-    return it->offset;
-  }
-  return std::nullopt;
+  const StoreStep* s = at(offset_inclusive);
+  return s == nullptr ? std::nullopt : position_after_[static_cast<size_t>(s - steps_.data())];
 }
 
 bool StoreSteps::grace_dropped_at(int64_t offset) const {

@@ -85,9 +85,19 @@ bool VersionedHistory::grace_dropped(int32_t partition, const KeyBytes& key,
 
 std::optional<Version> VersionedHistory::get(int32_t partition, const KeyBytes& key,
                                              int64_t offset_inclusive) const {
-  const Timeline t = timeline(partition, key, offset_inclusive);
-  if (t.empty() || !t.rbegin()->second) return std::nullopt;
-  return Version{*t.rbegin()->second, t.rbegin()->first, std::nullopt};
+  // The timeline's newest entry, without building the timeline: the kept record with the largest
+  // timestamp, the last of them when several share it (the same timestamp replaces).
+  const PartitionState* p = find(partition);
+  if (p == nullptr) return std::nullopt;
+  const auto it = p->keys.find(key);
+  if (it == p->keys.end()) return std::nullopt;
+  const Record* newest = nullptr;
+  for (const Record& r : it->second) {
+    if (r.offset > offset_inclusive) break;
+    if (!r.dropped && (newest == nullptr || r.timestamp_ms >= newest->timestamp_ms)) newest = &r;
+  }
+  if (newest == nullptr || !newest->value) return std::nullopt;
+  return Version{*newest->value, newest->timestamp_ms, std::nullopt};
 }
 
 std::optional<Version> VersionedHistory::get_as_of(int32_t partition, const KeyBytes& key,

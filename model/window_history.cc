@@ -1,8 +1,8 @@
 #include "model/window_history.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
-#include <tuple>
 
 #include "base/assert.h"
 #include "model/time_math.h"
@@ -14,10 +14,42 @@ std::ostream& operator<<(std::ostream& out, const WindowEntry& e) {
              << ")=" << e.value << "/" << e.timestamp_ms;
 }
 
-bool WindowHistory::Slot::operator<(const Slot& o) const {
-  const int c = compare_key_bytes(key, o.key);
-  if (c != 0) return c < 0;
-  return std::tie(window_start_ms, seqnum) < std::tie(o.window_start_ms, o.seqnum);
+const std::optional<WindowHistory::Stored>* WindowHistory::SlotHistory::at(
+    int64_t offset_inclusive) const {
+  if (changes.empty()) return nullptr;
+  if (changes.back().offset <= offset_inclusive) return &changes.back().stored;  // the usual case
+  const auto it =
+      std::upper_bound(changes.begin(), changes.end(), offset_inclusive,
+                       [](int64_t offset, const Change& c) { return offset < c.offset; });
+  return it == changes.begin() ? nullptr : &std::prev(it)->stored;
+}
+
+void WindowHistory::SlotHistory::set(int64_t offset, std::optional<Stored> stored) {
+  if (!changes.empty() && changes.back().offset == offset) {
+    changes.back().stored = stored;
+  } else {
+    changes.push_back(Change{offset, stored});
+  }
+}
+
+WindowHistory::PartitionState::PartitionState(const PartitionState& o)
+    : steps(o.steps),
+      processor_stream_time_ms(o.processor_stream_time_ms),
+      store_stream_time_ms(o.store_stream_time_ms),
+      seqnum(o.seqnum),
+      keys(o.keys) {
+  // The order inside one segment's list does not matter: a dropped segment empties every slot
+  // of it at one offset.
+  for (auto& [key, slots] : keys) {
+    for (auto& [start_seqnum, slot] : slots) {
+      if (slot.indexed) present_by_segment[slot.segment].push_back(&slot);
+    }
+  }
+}
+
+WindowHistory::PartitionState& WindowHistory::PartitionState::operator=(const PartitionState& o) {
+  if (this != &o) *this = PartitionState(o);
+  return *this;
 }
 
 WindowHistory::WindowHistory(WindowSpec spec, int64_t records_max)
@@ -77,19 +109,54 @@ bool WindowHistory::store_put(PartitionState& p, int64_t offset, const KeyBytes&
   // that got the same numbers (reopen_store).
   int64_t seqnum = 0;
   if (spec_.retain_duplicates && value && (segmented || !expired)) seqnum = ++p.seqnum;
-  p.writes.push_back(Write{offset, key, window_start_ms, value, timestamp_ms, seqnum, expired,
-                           p.store_stream_time_ms, /*restored=*/false});
-  if (!expired) {
-    const Slot slot{key, window_start_ms, seqnum};
-    if (value) {
-      p.live[slot] = Stored{*value, timestamp_ms};
-    } else if (!spec_.retain_duplicates) {
-      p.live.erase(slot);
-    }
-  }
+  // A null put deletes its window; with duplicates it deletes nothing.
+  write(p, offset, key, window_start_ms, seqnum, value, timestamp_ms, expired,
+        /*erase=*/!spec_.retain_duplicates);
   // InMemoryWindowStore.put updates the position on every put; the segmented store only when the
   // segment is live (quirk 20).
   return segmented ? !expired : true;
+}
+
+void WindowHistory::write(PartitionState& p, int64_t offset, const KeyBytes& key,
+                          int64_t window_start_ms, int64_t seqnum, std::optional<int64_t> value,
+                          int64_t timestamp_ms, bool expired, bool erase) {
+  const bool segmented = spec_.backing == StoreBacking::kSegmented;
+  if (!expired && (value || erase)) {
+    SlotHistory* slot = nullptr;
+    if (value) {
+      slot = &p.keys[key][{window_start_ms, seqnum}];
+    } else if (const auto k = p.keys.find(key); k != p.keys.end()) {
+      const auto it = k->second.find({window_start_ms, seqnum});
+      if (it != k->second.end()) slot = &it->second;  // else never put: nothing to delete
+    }
+    if (slot != nullptr) {
+      const std::optional<Stored> now =
+          value ? std::optional(Stored{*value, timestamp_ms}) : std::nullopt;
+      slot->live = now;
+      if (now || (!slot->changes.empty() && slot->changes.back().stored)) {
+        slot->set(offset, now);
+      }
+      if (now && segmented && !slot->indexed) {
+        slot->indexed = true;
+        slot->segment = window_start_ms / spec_.segment_interval_ms;
+        p.present_by_segment[slot->segment].push_back(slot);
+      }
+    }
+  }
+  // Every put reaching the segmented store runs cleanupExpiredSegments with the stream time it
+  // raised: whole segments below it go, and stay gone when a reopened store's stream time is
+  // lower. A put the store took lies in a live segment, so only the listed slots can go.
+  if (segmented) {
+    const int64_t live_from =
+        saturating_minus(p.store_stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
+    while (!p.present_by_segment.empty() && p.present_by_segment.begin()->first < live_from) {
+      for (SlotHistory* slot : p.present_by_segment.begin()->second) {
+        slot->indexed = false;
+        if (slot->changes.back().stored) slot->set(offset, std::nullopt);
+      }
+      p.present_by_segment.erase(p.present_by_segment.begin());
+    }
+  }
 }
 
 void WindowHistory::put(int32_t partition, int64_t offset, const KeyBytes& key,
@@ -113,16 +180,7 @@ void WindowHistory::restore_put(int32_t partition, int64_t offset, const KeyByte
   p.steps.check_offset(offset);
   p.store_stream_time_ms = std::max(p.store_stream_time_ms, window_start_ms);
   const bool expired = !segment_live(window_start_ms, p.store_stream_time_ms);
-  p.writes.push_back(Write{offset, key, window_start_ms, value, timestamp_ms, seqnum, expired,
-                           p.store_stream_time_ms, /*restored=*/true});
-  if (!expired) {
-    const Slot slot{key, window_start_ms, seqnum};
-    if (value) {
-      p.live[slot] = Stored{*value, timestamp_ms};
-    } else {
-      p.live.erase(slot);
-    }
-  }
+  write(p, offset, key, window_start_ms, seqnum, value, timestamp_ms, expired, /*erase=*/true);
   p.steps.record(StoreStep{offset, p.store_stream_time_ms, !expired, false});
 }
 
@@ -168,8 +226,10 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
       }
       // windowStore.fetch(key, start): the current aggregate, if visible under the floor.
       std::optional<Stored> old;
-      const auto it = p.live.find(Slot{record.key, start, 0});
-      if (it != p.live.end() && visible(start, p.store_stream_time_ms)) old = it->second;
+      if (const auto k = p.keys.find(record.key); k != p.keys.end()) {
+        const auto it = k->second.find({start, 0});
+        if (it != k->second.end() && visible(start, p.store_stream_time_ms)) old = it->second.live;
+      }
       const int64_t agg = spec_.aggregation == WindowAggregation::kCount
                               ? (old ? old->value : 0) + 1
                               : (old ? old->value : 0) + record.value.value_or(0);
@@ -198,59 +258,36 @@ bool WindowHistory::grace_dropped_at(int32_t partition, int64_t offset) const {
   return p != nullptr && p->steps.grace_dropped_at(offset);
 }
 
-std::map<WindowHistory::Slot, WindowHistory::Stored> WindowHistory::content(
-    const PartitionState& p, int64_t offset_inclusive, const KeyBytes* key) const {
-  std::map<Slot, Stored> out;
-  int64_t floor_segment = std::numeric_limits<int64_t>::min();  // segments below are gone
-  for (const Write& w : p.writes) {
-    if (w.offset > offset_inclusive) break;
-    if (!w.expired && (key == nullptr || w.key == *key)) {
-      const Slot slot{w.key, w.window_start_ms, w.seqnum};
-      if (w.value) {
-        out[slot] = Stored{*w.value, w.timestamp_ms};
-      } else if (!spec_.retain_duplicates || w.restored) {
-        out.erase(slot);
-      }
-    }
-    // Every put reaching the segmented store runs cleanupExpiredSegments with the stream time
-    // it raised: whole segments go, and stay gone when a reopened store's stream time is lower.
-    if (spec_.backing == StoreBacking::kSegmented) {
-      const int64_t live_from =
-          saturating_minus(w.stream_time_after_ms, spec_.retention_ms) / spec_.segment_interval_ms;
-      // Only a rising floor, or a put below the old one (after a reopen), can drop something.
-      if (live_from > floor_segment ||
-          w.window_start_ms / spec_.segment_interval_ms < floor_segment) {
-        std::erase_if(out, [&](const auto& e) {
-          return e.first.window_start_ms / spec_.segment_interval_ms < live_from;
-        });
-      }
-      floor_segment = live_from;
-    }
-  }
-  return out;
-}
-
 WindowAnswer WindowHistory::select(int32_t partition, const KeyBytes* key, int64_t time_from_ms,
                                    int64_t time_to_ms, int64_t offset_inclusive) const {
   WindowAnswer out;
   const PartitionState* p = find(partition);
   if (p == nullptr) return out;
-  const int64_t st = store_stream_time(partition, offset_inclusive);
+  const int64_t st = p->steps.store_stream_time(offset_inclusive);
   const bool segmented = spec_.backing == StoreBacking::kSegmented;
-  for (const auto& [slot, stored] : content(*p, offset_inclusive, key)) {
-    if (key != nullptr && slot.key != *key) continue;
-    if (slot.window_start_ms < time_from_ms || slot.window_start_ms > time_to_ms) continue;
-    if (!visible(slot.window_start_ms, st)) {
-      // Hidden by the floor but still in a live segment: a store whose stream time restarted
-      // from -1 shows it.
-      if (segmented && segment_live(slot.window_start_ms, st)) out.uncertain = true;
-      continue;
+  // The key's slots with a start in [time_from, time_to], in (start, seqnum) order.
+  const auto visit = [&](const KeyBytes& k, const KeySlots& slots) {
+    for (auto it = slots.lower_bound({time_from_ms, std::numeric_limits<int64_t>::min()});
+         it != slots.end() && it->first.first <= time_to_ms; ++it) {
+      const std::optional<Stored>* stored = it->second.at(offset_inclusive);
+      if (stored == nullptr || !*stored) continue;
+      const int64_t start = it->first.first;
+      if (!visible(start, st)) {
+        // Hidden by the floor but still in a live segment: a store whose stream time restarted
+        // from -1 shows it.
+        if (segmented && segment_live(start, st)) out.uncertain = true;
+        continue;
+      }
+      out.entries.push_back(
+          WindowEntry{k, start, start + spec_.size_ms, (*stored)->value, (*stored)->timestamp_ms});
     }
-    out.entries.push_back(WindowEntry{slot.key, slot.window_start_ms,
-                                      slot.window_start_ms + spec_.size_ms, stored.value,
-                                      stored.timestamp_ms});
+  };
+  if (key != nullptr) {
+    if (const auto it = p->keys.find(*key); it != p->keys.end()) visit(it->first, it->second);
+  } else {
+    for (const auto& [k, slots] : p->keys) visit(k, slots);
   }
-  // content() is ordered by key, start, seqnum: the segmented store's order inside a segment.
+  // The entries are ordered by key, start, seqnum: the segmented store's order inside a segment.
   // The order of the seqnums of one (key, start) is kept by stable sorts.
   if (key != nullptr) {
     std::stable_sort(out.entries.begin(), out.entries.end(),

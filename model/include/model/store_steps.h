@@ -37,6 +37,9 @@ class StoreSteps {
   const StoreStep* at(int64_t offset_inclusive) const;
 
   std::vector<StoreStep> steps_;  // in offset order, one per offset
+  // Per step, the last offset at or before it whose step updated the position (nullopt if none
+  // did), so that position_offset costs a binary search, not a walk back over the steps.
+  std::vector<std::optional<int64_t>> position_after_;
 };
 
 }  // namespace iq::model

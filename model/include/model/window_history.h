@@ -38,8 +38,10 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <utility>
 #include <vector>
 
+#include "model/key_bytes.h"
 #include "model/reference_history.h"
 #include "model/store_steps.h"
 
@@ -134,47 +136,62 @@ class WindowHistory {
   const WindowSpec& spec() const { return spec_; }
 
  private:
-  struct Write {
-    int64_t offset;
-    KeyBytes key;
-    int64_t window_start_ms;
-    std::optional<int64_t> value;
-    int64_t timestamp_ms;
-    int64_t seqnum;                // 0 without duplicates
-    bool expired;                  // dropped by the store: not applied
-    int64_t stream_time_after_ms;  // the store's, after this put (segment cleanup uses it)
-    bool restored = false;         // restore_put: a null value deletes its exact key
-  };
-  struct Slot {
-    KeyBytes key;
-    int64_t window_start_ms;
-    int64_t seqnum;
-    bool operator<(const Slot& o) const;
-  };
   struct Stored {
     int64_t value;
     int64_t timestamp_ms;
   };
+  // The content of one slot ([key][start][seqnum]) as a function of the offset: the store's
+  // content after every put and every segment cleanup up to an offset is, per slot, the state of
+  // its last change at or below it. So a query costs a binary search per slot it reads, not a
+  // replay of the partition (which content() did per query before).
+  struct Change {
+    int64_t offset;
+    std::optional<Stored> stored;  // nullopt: absent (deleted, or its segment dropped)
+  };
+  struct SlotHistory {
+    std::vector<Change> changes;  // offsets ascending, at most one per offset
+    // The slot in the store's put-level view now, without the segment cleanup (what apply()'s
+    // windowStore.fetch reads under the floor; it differs from `changes` only after a reopen).
+    std::optional<Stored> live;
+    bool indexed = false;  // listed in PartitionState::present_by_segment, under `segment`
+    int64_t segment = 0;
+    // The state after the changes up to offset_inclusive.
+    const std::optional<Stored>* at(int64_t offset_inclusive) const;
+    // Sets the state at `offset` (the newest offset so far).
+    void set(int64_t offset, std::optional<Stored> stored);
+  };
+  // (window start, seqnum): a key's slots in the segmented store's order inside the key.
+  using KeySlots = std::map<std::pair<int64_t, int64_t>, SlotHistory>;
   struct PartitionState {
-    std::vector<Write> writes;
     StoreSteps steps;  // one per record (or direct put) that reached the store or was skipped
     int64_t processor_stream_time_ms = -1;
     int64_t store_stream_time_ms = -1;
     int64_t seqnum = 0;
-    std::map<Slot, Stored> live;  // the store's content now (hidden windows included)
+    std::map<KeyBytes, KeySlots, KeyBytesLess> keys;  // every slot ever put
+    // Segmented: the slots that became present, by segment (start / segment interval), so that a
+    // rising floor visits the dropped segments only. A listed slot may have been deleted since.
+    std::map<int64_t, std::vector<SlotHistory*>> present_by_segment;
+
+    PartitionState() = default;
+    // A copy lists its own slots (the pointers above point into `keys`); a move keeps the nodes.
+    PartitionState(const PartitionState& o);
+    PartitionState& operator=(const PartitionState& o);
+    PartitionState(PartitionState&&) = default;
+    PartitionState& operator=(PartitionState&&) = default;
   };
 
   // One store put; returns whether it updated the position.
   bool store_put(PartitionState& p, int64_t offset, const KeyBytes& key,
                  std::optional<int64_t> value, int64_t timestamp_ms, int64_t window_start_ms);
+  // A put or restore that reached the store: the slot's live and content changes, then the
+  // segmented store's cleanupExpiredSegments under the stream time it raised. `erase`: a null
+  // value deletes the slot (otherwise it leaves it alone).
+  void write(PartitionState& p, int64_t offset, const KeyBytes& key, int64_t window_start_ms,
+             int64_t seqnum, std::optional<int64_t> value, int64_t timestamp_ms, bool expired,
+             bool erase);
   bool visible(int64_t window_start_ms, int64_t stream_time_ms) const;
   bool segment_live(int64_t window_start_ms, int64_t stream_time_ms) const;
   void count_record();
-  // The store's content after the writes up to offset_inclusive; with `key`, only that key's
-  // slots (every write still moves the segment floor). A key's fetch built the whole
-  // partition's map per query before.
-  std::map<Slot, Stored> content(const PartitionState& p, int64_t offset_inclusive,
-                                 const KeyBytes* key = nullptr) const;
   const PartitionState* find(int32_t partition) const;
   WindowAnswer select(int32_t partition, const KeyBytes* key, int64_t time_from_ms,
                       int64_t time_to_ms, int64_t offset_inclusive) const;
