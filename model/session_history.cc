@@ -7,12 +7,20 @@
 
 #include "base/assert.h"
 #include "model/time_math.h"
+#include "slot_changes.h"
 
 namespace iq::model {
 
 std::ostream& operator<<(std::ostream& out, const SessionEntry& e) {
   return out << key_to_hex(e.key) << "@[" << e.start_ms << "," << e.end_ms << "]=" << e.value;
 }
+
+struct SessionHistory::Slot {
+  KeyBytes key;
+  int64_t end_ms;
+  int64_t start_ms;
+  bool operator<(const Slot& o) const;
+};
 
 // The segmented store's order inside one key: [key][end][start].
 bool SessionHistory::Slot::operator<(const Slot& o) const {
@@ -21,42 +29,35 @@ bool SessionHistory::Slot::operator<(const Slot& o) const {
   return std::tie(end_ms, start_ms) < std::tie(o.end_ms, o.start_ms);
 }
 
-const std::optional<int64_t>* SessionHistory::SlotHistory::at(int64_t offset_inclusive) const {
-  if (changes.empty()) return nullptr;
-  if (changes.back().offset <= offset_inclusive) return &changes.back().value;  // the usual case
-  const auto it =
-      std::upper_bound(changes.begin(), changes.end(), offset_inclusive,
-                       [](int64_t offset, const Change& c) { return offset < c.offset; });
-  return it == changes.begin() ? nullptr : &std::prev(it)->value;
-}
+struct SessionHistory::PartitionState {
+  StoreSteps steps;
+  int64_t processor_stream_time_ms = -1;
+  int64_t store_stream_time_ms = -1;
+  std::map<Slot, int64_t> live;
+  std::map<Slot, int64_t> cached;  // processor_reads_cache: the record cache's sessions
+  // processor_reads_cache: the records (offset, key) whose merge the store's view would not have
+  // made (cache_only_merge_up_to).
+  std::vector<std::pair<int64_t, KeyBytes>> cache_only_merges;
+  struct Content {
+    internal::SlotChanges<int64_t> changes;  // after every segment cleanup
+    bool indexed = false;                    // listed in `present_by_segment`
+  };
+  std::vector<Content> contents;  // every session ever put, in the order they came
+  // Per key, its sessions by (end, start): the segmented store's order inside the key.
+  std::map<KeyBytes, internal::SlotIndex, KeyBytesLess> keys;
+  internal::SegmentHeap present_by_segment;  // segmented: sessions by segment (end / interval)
 
-void SessionHistory::SlotHistory::set(int64_t offset, std::optional<int64_t> value) {
-  if (!changes.empty() && changes.back().offset == offset) {
-    changes.back().value = value;
-  } else {
-    changes.push_back(Change{offset, value});
-  }
-}
-
-SessionHistory::PartitionState::PartitionState(const PartitionState& o)
-    : steps(o.steps),
-      processor_stream_time_ms(o.processor_stream_time_ms),
-      store_stream_time_ms(o.store_stream_time_ms),
-      live(o.live),
-      cached(o.cached),
-      cache_only_merges(o.cache_only_merges),
-      keys(o.keys) {
-  for (auto& [key, slots] : keys) {
-    for (auto& [end_start, slot] : slots) {
-      if (slot.indexed) present_by_segment[slot.segment].push_back(&slot);
+  std::optional<uint32_t> content_of(const Slot& slot, bool make) {
+    if (!make) {
+      const auto it = keys.find(slot.key);
+      return it == keys.end() ? std::nullopt : it->second.find({slot.end_ms, slot.start_ms});
     }
+    return keys[slot.key].find_or_add({slot.end_ms, slot.start_ms}, [&] {
+      contents.emplace_back();
+      return static_cast<uint32_t>(contents.size() - 1);
+    });
   }
-}
-
-SessionHistory::PartitionState& SessionHistory::PartitionState::operator=(const PartitionState& o) {
-  if (this != &o) *this = PartitionState(o);
-  return *this;
-}
+};
 
 SessionHistory::SessionHistory(SessionSpec spec, int64_t records_max)
     : spec_(spec), records_max_(records_max) {
@@ -69,9 +70,31 @@ SessionHistory::SessionHistory(SessionSpec spec, int64_t records_max)
             "retention {} below gap {} + grace {}", spec.retention_ms, spec.gap_ms, spec.grace_ms);
 }
 
+SessionHistory::SessionHistory(const SessionHistory& o)
+    : spec_(o.spec_), records_max_(o.records_max_), records_applied_(o.records_applied_) {
+  for (const auto& [partition, state] : o.partitions_) {
+    partitions_.emplace(partition, std::make_unique<PartitionState>(*state));
+  }
+}
+
+SessionHistory& SessionHistory::operator=(const SessionHistory& o) {
+  if (this != &o) *this = SessionHistory(o);
+  return *this;
+}
+
+SessionHistory::SessionHistory(SessionHistory&&) noexcept = default;
+SessionHistory& SessionHistory::operator=(SessionHistory&&) noexcept = default;
+SessionHistory::~SessionHistory() = default;
+
 const SessionHistory::PartitionState* SessionHistory::find(int32_t partition) const {
   const auto it = partitions_.find(partition);
-  return it == partitions_.end() ? nullptr : &it->second;
+  return it == partitions_.end() ? nullptr : it->second.get();
+}
+
+SessionHistory::PartitionState& SessionHistory::state(int32_t partition) {
+  std::unique_ptr<PartitionState>& p = partitions_[partition];
+  if (p == nullptr) p = std::make_unique<PartitionState>();
+  return *p;
 }
 
 // Both stores read from max(0, stream time - retention + 1) on session ends: the in-memory
@@ -89,26 +112,22 @@ SessionHistory::PartitionState& SessionHistory::begin_offset(int32_t partition, 
   IQ_ASSERT(offset >= 0, "offset {}", offset);
   IQ_ASSERT(records_applied_ < records_max_, "more than {} records", records_max_);
   ++records_applied_;
-  PartitionState& p = partitions_[partition];
+  PartitionState& p = state(partition);
   p.steps.check_offset(offset);
   return p;
 }
 
 void SessionHistory::set_content(PartitionState& p, int64_t offset, const Slot& slot,
                                  std::optional<int64_t> value) {
-  SlotHistory* h = nullptr;
-  if (value) {
-    h = &p.keys[slot.key][{slot.end_ms, slot.start_ms}];
-  } else if (const auto k = p.keys.find(slot.key); k != p.keys.end()) {
-    const auto it = k->second.find({slot.end_ms, slot.start_ms});
-    if (it != k->second.end()) h = &it->second;  // else never put: nothing to remove
-  }
-  if (h == nullptr || (!value && !h->present())) return;
-  h->set(offset, value);
-  if (value && spec_.backing == StoreBacking::kSegmented && !h->indexed) {
-    h->indexed = true;
-    h->segment = slot.end_ms / spec_.segment_interval_ms;
-    p.present_by_segment[h->segment].push_back(h);
+  // A remove of a session never put finds nothing.
+  const std::optional<uint32_t> place = p.content_of(slot, value.has_value());
+  if (!place) return;
+  PartitionState::Content& c = p.contents[*place];
+  if (!value && !c.changes.present()) return;
+  c.changes.set(offset, value);
+  if (value && spec_.backing == StoreBacking::kSegmented && !c.indexed) {
+    c.indexed = true;
+    p.present_by_segment.push(slot.end_ms / spec_.segment_interval_ms, *place);
   }
 }
 
@@ -118,13 +137,11 @@ void SessionHistory::drop_expired_segments(PartitionState& p, int64_t offset) {
   if (spec_.backing != StoreBacking::kSegmented) return;
   const int64_t live_from =
       saturating_minus(p.store_stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
-  while (!p.present_by_segment.empty() && p.present_by_segment.begin()->first < live_from) {
-    for (SlotHistory* h : p.present_by_segment.begin()->second) {
-      h->indexed = false;
-      if (h->present()) h->set(offset, std::nullopt);
-    }
-    p.present_by_segment.erase(p.present_by_segment.begin());
-  }
+  p.present_by_segment.pop_below(live_from, [&](uint32_t place) {
+    PartitionState::Content& c = p.contents[place];
+    c.indexed = false;
+    if (c.changes.present()) c.changes.set(offset, std::nullopt);
+  });
 }
 
 bool SessionHistory::store_put(PartitionState& p, int64_t offset, const Slot& slot,
@@ -175,13 +192,13 @@ void SessionHistory::remove(int32_t partition, int64_t offset, const KeyBytes& k
 }
 
 void SessionHistory::restart_processor(int32_t partition) {
-  partitions_[partition].processor_stream_time_ms = -1;
+  state(partition).processor_stream_time_ms = -1;
 }
 
 void SessionHistory::reopen_store(int32_t partition, int64_t offset, int64_t stream_time_ms) {
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
   IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
-  PartitionState& p = partitions_[partition];
+  PartitionState& p = state(partition);
   p.steps.check_offset(offset);
   p.store_stream_time_ms = stream_time_ms;
   p.steps.record(StoreStep{offset, stream_time_ms, false, false});
@@ -280,10 +297,12 @@ SessionAnswer SessionHistory::fetch(int32_t partition, const KeyBytes& key,
   const auto k = p->keys.find(key);
   if (k == p->keys.end()) return out;
   const int64_t st = p->steps.store_stream_time(offset_inclusive);
-  for (const auto& [end_start, slot] : k->second) {
-    const std::optional<int64_t>* value = slot.at(offset_inclusive);
+  for (auto it = k->second.from(
+           {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::min()});
+       it != k->second.end(); ++it) {
+    const std::optional<int64_t>* value = p->contents[it->slot].changes.at(offset_inclusive);
     if (value == nullptr || !*value) continue;
-    const auto [end_ms, start_ms] = end_start;
+    const auto [end_ms, start_ms] = it->times;
     if (!visible(end_ms, st)) {
       if (segmented && end_ms >= 0 && segment_live(end_ms, st)) out.uncertain = true;
       continue;

@@ -6,6 +6,7 @@
 
 #include "base/assert.h"
 #include "model/time_math.h"
+#include "slot_changes.h"
 
 namespace iq::model {
 
@@ -14,43 +15,45 @@ std::ostream& operator<<(std::ostream& out, const WindowEntry& e) {
              << ")=" << e.value << "/" << e.timestamp_ms;
 }
 
-const std::optional<WindowHistory::Stored>* WindowHistory::SlotHistory::at(
-    int64_t offset_inclusive) const {
-  if (changes.empty()) return nullptr;
-  if (changes.back().offset <= offset_inclusive) return &changes.back().stored;  // the usual case
-  const auto it =
-      std::upper_bound(changes.begin(), changes.end(), offset_inclusive,
-                       [](int64_t offset, const Change& c) { return offset < c.offset; });
-  return it == changes.begin() ? nullptr : &std::prev(it)->stored;
-}
+namespace {
 
-void WindowHistory::SlotHistory::set(int64_t offset, std::optional<Stored> stored) {
-  if (!changes.empty() && changes.back().offset == offset) {
-    changes.back().stored = stored;
-  } else {
-    changes.push_back(Change{offset, stored});
-  }
-}
+struct Stored {
+  int64_t value;
+  int64_t timestamp_ms;
+};
 
-WindowHistory::PartitionState::PartitionState(const PartitionState& o)
-    : steps(o.steps),
-      processor_stream_time_ms(o.processor_stream_time_ms),
-      store_stream_time_ms(o.store_stream_time_ms),
-      seqnum(o.seqnum),
-      keys(o.keys) {
-  // The order inside one segment's list does not matter: a dropped segment empties every slot
-  // of it at one offset.
-  for (auto& [key, slots] : keys) {
-    for (auto& [start_seqnum, slot] : slots) {
-      if (slot.indexed) present_by_segment[slot.segment].push_back(&slot);
+}  // namespace
+
+struct WindowHistory::PartitionState {
+  struct Slot {
+    internal::SlotChanges<Stored> content;  // the store's, after every segment cleanup
+    // The slot in the store's put-level view now, without the segment cleanup (what apply()'s
+    // windowStore.fetch reads under the floor; it differs from `content` only after a reopen).
+    std::optional<Stored> live;
+    bool indexed = false;  // listed in `present_by_segment`
+  };
+
+  StoreSteps steps;  // one per record (or direct put) that reached the store or was skipped
+  int64_t processor_stream_time_ms = -1;
+  int64_t store_stream_time_ms = -1;
+  int64_t seqnum = 0;
+  std::vector<Slot> slots;  // every slot ever put, in the order they came
+  // Per key, its slots by (start, seqnum): the segmented store's order inside the key.
+  std::map<KeyBytes, internal::SlotIndex, KeyBytesLess> keys;
+  internal::SegmentHeap present_by_segment;  // segmented: slots by segment (start / interval)
+
+  // The slot's place, made (absent) if `make`; nullopt if absent and not made.
+  std::optional<uint32_t> slot_of(const KeyBytes& key, int64_t start, int64_t seq, bool make) {
+    if (!make) {
+      const auto it = keys.find(key);
+      return it == keys.end() ? std::nullopt : it->second.find({start, seq});
     }
+    return keys[key].find_or_add({start, seq}, [&] {
+      slots.emplace_back();
+      return static_cast<uint32_t>(slots.size() - 1);
+    });
   }
-}
-
-WindowHistory::PartitionState& WindowHistory::PartitionState::operator=(const PartitionState& o) {
-  if (this != &o) *this = PartitionState(o);
-  return *this;
-}
+};
 
 WindowHistory::WindowHistory(WindowSpec spec, int64_t records_max)
     : spec_(spec), records_max_(records_max) {
@@ -69,9 +72,31 @@ WindowHistory::WindowHistory(WindowSpec spec, int64_t records_max)
             spec.grace_ms);
 }
 
+WindowHistory::WindowHistory(const WindowHistory& o)
+    : spec_(o.spec_), records_max_(o.records_max_), records_applied_(o.records_applied_) {
+  for (const auto& [partition, state] : o.partitions_) {
+    partitions_.emplace(partition, std::make_unique<PartitionState>(*state));
+  }
+}
+
+WindowHistory& WindowHistory::operator=(const WindowHistory& o) {
+  if (this != &o) *this = WindowHistory(o);
+  return *this;
+}
+
+WindowHistory::WindowHistory(WindowHistory&&) noexcept = default;
+WindowHistory& WindowHistory::operator=(WindowHistory&&) noexcept = default;
+WindowHistory::~WindowHistory() = default;
+
 const WindowHistory::PartitionState* WindowHistory::find(int32_t partition) const {
   const auto it = partitions_.find(partition);
-  return it == partitions_.end() ? nullptr : &it->second;
+  return it == partitions_.end() ? nullptr : it->second.get();
+}
+
+WindowHistory::PartitionState& WindowHistory::state(int32_t partition) {
+  std::unique_ptr<PartitionState>& p = partitions_[partition];
+  if (p == nullptr) p = std::make_unique<PartitionState>();
+  return *p;
 }
 
 void WindowHistory::count_record() {
@@ -122,24 +147,16 @@ void WindowHistory::write(PartitionState& p, int64_t offset, const KeyBytes& key
                           int64_t timestamp_ms, bool expired, bool erase) {
   const bool segmented = spec_.backing == StoreBacking::kSegmented;
   if (!expired && (value || erase)) {
-    SlotHistory* slot = nullptr;
-    if (value) {
-      slot = &p.keys[key][{window_start_ms, seqnum}];
-    } else if (const auto k = p.keys.find(key); k != p.keys.end()) {
-      const auto it = k->second.find({window_start_ms, seqnum});
-      if (it != k->second.end()) slot = &it->second;  // else never put: nothing to delete
-    }
-    if (slot != nullptr) {
+    // A delete of a slot never put finds nothing.
+    if (const auto place = p.slot_of(key, window_start_ms, seqnum, value.has_value())) {
+      PartitionState::Slot& slot = p.slots[*place];
       const std::optional<Stored> now =
           value ? std::optional(Stored{*value, timestamp_ms}) : std::nullopt;
-      slot->live = now;
-      if (now || (!slot->changes.empty() && slot->changes.back().stored)) {
-        slot->set(offset, now);
-      }
-      if (now && segmented && !slot->indexed) {
-        slot->indexed = true;
-        slot->segment = window_start_ms / spec_.segment_interval_ms;
-        p.present_by_segment[slot->segment].push_back(slot);
+      slot.live = now;
+      if (now || slot.content.present()) slot.content.set(offset, now);
+      if (now && segmented && !slot.indexed) {
+        slot.indexed = true;
+        p.present_by_segment.push(window_start_ms / spec_.segment_interval_ms, *place);
       }
     }
   }
@@ -149,13 +166,11 @@ void WindowHistory::write(PartitionState& p, int64_t offset, const KeyBytes& key
   if (segmented) {
     const int64_t live_from =
         saturating_minus(p.store_stream_time_ms, spec_.retention_ms) / spec_.segment_interval_ms;
-    while (!p.present_by_segment.empty() && p.present_by_segment.begin()->first < live_from) {
-      for (SlotHistory* slot : p.present_by_segment.begin()->second) {
-        slot->indexed = false;
-        if (slot->changes.back().stored) slot->set(offset, std::nullopt);
-      }
-      p.present_by_segment.erase(p.present_by_segment.begin());
-    }
+    p.present_by_segment.pop_below(live_from, [&](uint32_t place) {
+      PartitionState::Slot& slot = p.slots[place];
+      slot.indexed = false;
+      if (slot.content.present()) slot.content.set(offset, std::nullopt);
+    });
   }
 }
 
@@ -164,7 +179,7 @@ void WindowHistory::put(int32_t partition, int64_t offset, const KeyBytes& key,
                         int64_t window_start_ms) {
   IQ_ASSERT(offset >= 0, "offset {}", offset);
   count_record();
-  PartitionState& p = partitions_[partition];
+  PartitionState& p = state(partition);
   p.steps.check_offset(offset);
   const bool updated = store_put(p, offset, key, value, timestamp_ms, window_start_ms);
   p.steps.record(StoreStep{offset, p.store_stream_time_ms, updated, false});
@@ -176,7 +191,7 @@ void WindowHistory::restore_put(int32_t partition, int64_t offset, const KeyByte
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store restores raw keys");
   IQ_ASSERT(offset >= 0 && seqnum >= 0, "offset {} seqnum {}", offset, seqnum);
   count_record();
-  PartitionState& p = partitions_[partition];
+  PartitionState& p = state(partition);
   p.steps.check_offset(offset);
   p.store_stream_time_ms = std::max(p.store_stream_time_ms, window_start_ms);
   const bool expired = !segment_live(window_start_ms, p.store_stream_time_ms);
@@ -185,13 +200,13 @@ void WindowHistory::restore_put(int32_t partition, int64_t offset, const KeyByte
 }
 
 void WindowHistory::restart_processor(int32_t partition) {
-  partitions_[partition].processor_stream_time_ms = -1;
+  state(partition).processor_stream_time_ms = -1;
 }
 
 void WindowHistory::reopen_store(int32_t partition, int64_t offset, int64_t stream_time_ms) {
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store forgets it");
   IQ_ASSERT(stream_time_ms >= -1, "stream time {}", stream_time_ms);
-  PartitionState& p = partitions_[partition];
+  PartitionState& p = state(partition);
   p.steps.check_offset(offset);
   p.store_stream_time_ms = stream_time_ms;
   p.seqnum = 0;
@@ -204,7 +219,7 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
   IQ_ASSERT(record.timestamp_ms >= 0, "negative timestamp {} at offset {}", record.timestamp_ms,
             record.offset);
   count_record();
-  PartitionState& p = partitions_[partition];
+  PartitionState& p = state(partition);
   p.steps.check_offset(record.offset);
   StoreStep step{record.offset, p.store_stream_time_ms, false, false};
   if (spec_.aggregation == WindowAggregation::kLatest) {
@@ -226,9 +241,9 @@ void WindowHistory::apply(int32_t partition, const SourceRecord& record) {
       }
       // windowStore.fetch(key, start): the current aggregate, if visible under the floor.
       std::optional<Stored> old;
-      if (const auto k = p.keys.find(record.key); k != p.keys.end()) {
-        const auto it = k->second.find({start, 0});
-        if (it != k->second.end() && visible(start, p.store_stream_time_ms)) old = it->second.live;
+      if (const auto place = p.slot_of(record.key, start, 0, false);
+          place && visible(start, p.store_stream_time_ms)) {
+        old = p.slots[*place].live;
       }
       const int64_t agg = spec_.aggregation == WindowAggregation::kCount
                               ? (old ? old->value : 0) + 1
@@ -266,12 +281,12 @@ WindowAnswer WindowHistory::select(int32_t partition, const KeyBytes* key, int64
   const int64_t st = p->steps.store_stream_time(offset_inclusive);
   const bool segmented = spec_.backing == StoreBacking::kSegmented;
   // The key's slots with a start in [time_from, time_to], in (start, seqnum) order.
-  const auto visit = [&](const KeyBytes& k, const KeySlots& slots) {
-    for (auto it = slots.lower_bound({time_from_ms, std::numeric_limits<int64_t>::min()});
-         it != slots.end() && it->first.first <= time_to_ms; ++it) {
-      const std::optional<Stored>* stored = it->second.at(offset_inclusive);
+  const auto visit = [&](const KeyBytes& k, const internal::SlotIndex& slots) {
+    for (auto it = slots.from({time_from_ms, std::numeric_limits<int64_t>::min()});
+         it != slots.end() && it->times.first <= time_to_ms; ++it) {
+      const std::optional<Stored>* stored = p->slots[it->slot].content.at(offset_inclusive);
       if (stored == nullptr || !*stored) continue;
-      const int64_t start = it->first.first;
+      const int64_t start = it->times.first;
       if (!visible(start, st)) {
         // Hidden by the floor but still in a live segment: a store whose stream time restarted
         // from -1 shows it.

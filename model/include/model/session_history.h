@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <utility>
@@ -79,6 +80,11 @@ class SessionHistory {
  public:
   explicit SessionHistory(SessionSpec spec,
                           int64_t records_max = ReferenceHistory::kRecordsMaxDefault);
+  SessionHistory(const SessionHistory& o);
+  SessionHistory& operator=(const SessionHistory& o);
+  SessionHistory(SessionHistory&&) noexcept;
+  SessionHistory& operator=(SessionHistory&&) noexcept;
+  ~SessionHistory();
 
   // The topology's processing of one source record. Timestamps must be >= 0.
   void apply(int32_t partition, const SourceRecord& record);
@@ -111,68 +117,30 @@ class SessionHistory {
   const SessionSpec& spec() const { return spec_; }
 
  private:
-  struct Slot {
-    KeyBytes key;
-    int64_t end_ms;
-    int64_t start_ms;
-    bool operator<(const Slot& o) const;
-  };
-  // A slot's content in the store (after every segment cleanup) as a function of the offset, as
-  // in WindowHistory: fetch reads a binary search per slot of its key instead of replaying the
-  // partition per query.
-  struct Change {
-    int64_t offset;
-    std::optional<int64_t> value;  // nullopt: absent (removed, or its segment dropped)
-  };
-  struct SlotHistory {
-    std::vector<Change> changes;  // offsets ascending, at most one per offset
-    bool indexed = false;         // listed in PartitionState::present_by_segment, under `segment`
-    int64_t segment = 0;
-    // The state after the changes up to offset_inclusive; nullptr if none came by then.
-    const std::optional<int64_t>* at(int64_t offset_inclusive) const;
-    void set(int64_t offset, std::optional<int64_t> value);  // at the newest offset so far
-    bool present() const { return !changes.empty() && changes.back().value.has_value(); }
-  };
-  // (end, start): a key's sessions in the segmented store's order inside the key.
-  using KeySlots = std::map<std::pair<int64_t, int64_t>, SlotHistory>;
-  struct PartitionState {
-    StoreSteps steps;
-    int64_t processor_stream_time_ms = -1;
-    int64_t store_stream_time_ms = -1;
-    std::map<Slot, int64_t> live;
-    std::map<Slot, int64_t> cached;  // processor_reads_cache: the record cache's sessions
-    // processor_reads_cache: the records (offset, key) whose merge the store's view would not
-    // have made (cache_only_merge_up_to).
-    std::vector<std::pair<int64_t, KeyBytes>> cache_only_merges;
-    std::map<KeyBytes, KeySlots, KeyBytesLess> keys;  // every session ever put, per key
-    // Segmented: the sessions that became present, by segment (end / segment interval), so that
-    // a rising floor visits the dropped segments only. A listed one may have been removed since.
-    std::map<int64_t, std::vector<SlotHistory*>> present_by_segment;
+  // The live and cached sessions, each session slot's states by offset (so that fetch reads a
+  // binary search per session of its key instead of replaying the partition), the segment index,
+  // stream times and steps: session_history.cc.
+  struct PartitionState;
+  struct Slot;
 
-    PartitionState() = default;
-    // A copy lists its own slots (the pointers above point into `keys`); a move keeps the nodes.
-    PartitionState(const PartitionState& o);
-    PartitionState& operator=(const PartitionState& o);
-    PartitionState(PartitionState&&) = default;
-    PartitionState& operator=(PartitionState&&) = default;
-  };
-
+  bool store_put(PartitionState& p, int64_t offset, const Slot& slot, std::optional<int64_t> value);
+  void store_remove(PartitionState& p, int64_t offset, const Slot& slot);
   // The slot's content at `offset` (nullopt: absent), when the store took the operation.
   void set_content(PartitionState& p, int64_t offset, const Slot& slot,
                    std::optional<int64_t> value);
   // A put's cleanupExpiredSegments (segmented) under the stream time it raised.
   void drop_expired_segments(PartitionState& p, int64_t offset);
-  bool store_put(PartitionState& p, int64_t offset, const Slot& slot, std::optional<int64_t> value);
-  void store_remove(PartitionState& p, int64_t offset, const Slot& slot);
   bool visible(int64_t end_ms, int64_t stream_time_ms) const;
   bool segment_live(int64_t end_ms, int64_t stream_time_ms) const;
   PartitionState& begin_offset(int32_t partition, int64_t offset);
+  PartitionState& state(int32_t partition);
   const PartitionState* find(int32_t partition) const;
 
   SessionSpec spec_;
   int64_t records_max_;
   int64_t records_applied_ = 0;
-  std::map<int32_t, PartitionState> partitions_;
+  // Behind a pointer: PartitionState is defined in the .cc.
+  std::map<int32_t, std::unique_ptr<PartitionState>> partitions_;
 };
 
 }  // namespace iq::model

@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <utility>
@@ -92,6 +93,11 @@ class WindowHistory {
  public:
   explicit WindowHistory(WindowSpec spec,
                          int64_t records_max = ReferenceHistory::kRecordsMaxDefault);
+  WindowHistory(const WindowHistory& o);
+  WindowHistory& operator=(const WindowHistory& o);
+  WindowHistory(WindowHistory&&) noexcept;
+  WindowHistory& operator=(WindowHistory&&) noexcept;
+  ~WindowHistory();
 
   // The topology's processing of one source record (the aggregation, or the PAPI writer).
   // Offsets must not decrease within a partition; timestamps must be >= 0 (Kafka's default
@@ -136,49 +142,11 @@ class WindowHistory {
   const WindowSpec& spec() const { return spec_; }
 
  private:
-  struct Stored {
-    int64_t value;
-    int64_t timestamp_ms;
-  };
-  // The content of one slot ([key][start][seqnum]) as a function of the offset: the store's
-  // content after every put and every segment cleanup up to an offset is, per slot, the state of
-  // its last change at or below it. So a query costs a binary search per slot it reads, not a
-  // replay of the partition (which content() did per query before).
-  struct Change {
-    int64_t offset;
-    std::optional<Stored> stored;  // nullopt: absent (deleted, or its segment dropped)
-  };
-  struct SlotHistory {
-    std::vector<Change> changes;  // offsets ascending, at most one per offset
-    // The slot in the store's put-level view now, without the segment cleanup (what apply()'s
-    // windowStore.fetch reads under the floor; it differs from `changes` only after a reopen).
-    std::optional<Stored> live;
-    bool indexed = false;  // listed in PartitionState::present_by_segment, under `segment`
-    int64_t segment = 0;
-    // The state after the changes up to offset_inclusive.
-    const std::optional<Stored>* at(int64_t offset_inclusive) const;
-    // Sets the state at `offset` (the newest offset so far).
-    void set(int64_t offset, std::optional<Stored> stored);
-  };
-  // (window start, seqnum): a key's slots in the segmented store's order inside the key.
-  using KeySlots = std::map<std::pair<int64_t, int64_t>, SlotHistory>;
-  struct PartitionState {
-    StoreSteps steps;  // one per record (or direct put) that reached the store or was skipped
-    int64_t processor_stream_time_ms = -1;
-    int64_t store_stream_time_ms = -1;
-    int64_t seqnum = 0;
-    std::map<KeyBytes, KeySlots, KeyBytesLess> keys;  // every slot ever put
-    // Segmented: the slots that became present, by segment (start / segment interval), so that a
-    // rising floor visits the dropped segments only. A listed slot may have been deleted since.
-    std::map<int64_t, std::vector<SlotHistory*>> present_by_segment;
-
-    PartitionState() = default;
-    // A copy lists its own slots (the pointers above point into `keys`); a move keeps the nodes.
-    PartitionState(const PartitionState& o);
-    PartitionState& operator=(const PartitionState& o);
-    PartitionState(PartitionState&&) = default;
-    PartitionState& operator=(PartitionState&&) = default;
-  };
+  // The slots of one partition (each with its states by offset), the segment index, stream
+  // times and steps: window_history.cc. Each slot ([key][start][seqnum]) keeps its changes by
+  // offset (puts, deletes, segment drops), so a query reads a binary search per slot of the keys
+  // and time range it asks, at any offset, instead of replaying the partition.
+  struct PartitionState;
 
   // One store put; returns whether it updated the position.
   bool store_put(PartitionState& p, int64_t offset, const KeyBytes& key,
@@ -193,13 +161,15 @@ class WindowHistory {
   bool segment_live(int64_t window_start_ms, int64_t stream_time_ms) const;
   void count_record();
   const PartitionState* find(int32_t partition) const;
+  PartitionState& state(int32_t partition);
   WindowAnswer select(int32_t partition, const KeyBytes* key, int64_t time_from_ms,
                       int64_t time_to_ms, int64_t offset_inclusive) const;
 
   WindowSpec spec_;
   int64_t records_max_;
   int64_t records_applied_ = 0;
-  std::map<int32_t, PartitionState> partitions_;
+  // Behind a pointer: PartitionState is defined in the .cc.
+  std::map<int32_t, std::unique_ptr<PartitionState>> partitions_;
 };
 
 }  // namespace iq::model
