@@ -3,7 +3,8 @@
 // slot so that a query at any offset reads the slot's state without a replay.
 //
 // - SlotChanges<V>: a slot's states by offset (nullopt: absent), at most one per offset, the
-//   first inline (most slots change once or a few times; a fold builds thousands of them).
+//   first two inline (most slots are put, then dropped with their segment; a fold builds
+//   thousands of them).
 // - SlotIndex: one key's slots sorted by a pair of times ((start, seqnum) for a window,
 //   (end, start) for a session) with each slot's place in the partition's arena. A sorted vector:
 //   the times mostly come in rising order, so an insert is nearly always an append.
@@ -45,8 +46,8 @@ class SlotChanges {
       get(size_ - 1).state = std::move(state);
       return;
     }
-    if (size_ == 0) {
-      first_ = Change{offset, std::move(state)};
+    if (size_ < kInline) {
+      inline_[size_] = Change{offset, std::move(state)};
     } else {
       more_.push_back(Change{offset, std::move(state)});
     }
@@ -59,10 +60,12 @@ class SlotChanges {
     int64_t offset;
     std::optional<V> state;
   };
-  const Change& get(size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
-  Change& get(size_t i) { return i == 0 ? first_ : more_[i - 1]; }
+  // Two inline: most slots are put once and then deleted or dropped with their segment.
+  static constexpr size_t kInline = 2;
+  const Change& get(size_t i) const { return i < kInline ? inline_[i] : more_[i - kInline]; }
+  Change& get(size_t i) { return i < kInline ? inline_[i] : more_[i - kInline]; }
 
-  Change first_{};
+  Change inline_[kInline]{};
   std::vector<Change> more_;
   size_t size_ = 0;
 };
