@@ -1782,9 +1782,16 @@ bool explained_below(const JudgeContext& context, const sim::ChangelogRecord& r,
   }
   const auto it = cache.source_by_key.find({r.partition, r.key});
   if (it == cache.source_by_key.end()) return false;
-  for (const sim::SourceLogRecord* sp : it->second) {
-    const sim::SourceLogRecord& s = *sp;
-    if (s.offset.value() > bound) break;
+  // Walked down from the bound (the record that wrote `r` usually lies right at its header), and
+  // left as soon as the result is settled: every flag only turns true, by a test of one record.
+  const bool needs_bounds = t.session() && !papi && r.value.has_value();
+  const std::vector<const sim::SourceLogRecord*>& records = it->second;
+  const auto above = std::upper_bound(
+      records.begin(), records.end(), bound,
+      [](int64_t b, const sim::SourceLogRecord* s) { return b < s->offset.value(); });
+  for (auto down = std::make_reverse_iterator(above); down != records.rend(); ++down) {
+    if (explained && (!needs_bounds || (found_start && found_end))) break;
+    const sim::SourceLogRecord& s = **down;
     const int64_t ts = s.timestamp_ms;
     if (t.windowed()) {
       const bool in_window = ts >= start && ts - start < t.window_size_ms;
@@ -1809,7 +1816,7 @@ bool explained_below(const JudgeContext& context, const sim::ChangelogRecord& r,
                                 ts <= end + t.session_gap_ms);
     }
   }
-  if (t.session() && !papi && r.value) explained = explained && found_start && found_end;
+  if (needs_bounds) explained = explained && found_start && found_end;
   return explained;
 }
 
