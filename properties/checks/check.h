@@ -247,6 +247,8 @@ struct CheckTally {
 
 // The trace's changelog indexed for folds (checks/changelog_witness.cc builds it on first use).
 struct ChangelogIndex;
+// The models of window and session folds kept for the next answer (checks/window_judge.cc).
+struct WindowFoldCache;
 
 // The model's description of a window or session topology's store: windows (size, advance,
 // grace) or sessions (gap, grace), retention, aggregation, and the store kind (in-memory, or
@@ -305,6 +307,8 @@ class JudgeContext {
 
   // The changelog, indexed by partition and key, built on first use.
   const ChangelogIndex& changelog_index() const;
+  // The window witness's fold models and its changelog by partition, built on first use.
+  WindowFoldCache& window_fold_cache() const;
 
   // Checks count what they judged here (mutable: the context is shared read-only otherwise).
   void add_tally(std::string_view property, const CheckTally& tally) const;
@@ -331,6 +335,8 @@ class JudgeContext {
   mutable std::map<std::string, CheckTally, std::less<>> tallies_;
   mutable std::unique_ptr<ChangelogIndex, void (*)(ChangelogIndex*)> changelog_index_{nullptr,
                                                                                       nullptr};
+  mutable std::unique_ptr<WindowFoldCache, void (*)(WindowFoldCache*)> window_fold_cache_{nullptr,
+                                                                                          nullptr};
 };
 
 using CheckFn = std::vector<Violation> (*)(const JudgeContext&);

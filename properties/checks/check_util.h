@@ -385,6 +385,15 @@ struct TailProof {
 };
 TailProof prove_window_skipped_tail(const JudgeContext& context, int32_t partition);
 
+// How many of the window witness's folds took a kept model as it was, extended one in place, or
+// built a new one (window_judge.cc's WindowFoldCache): a test can tell which path a fold took.
+struct WindowFoldCounts {
+  uint64_t hits = 0;
+  uint64_t extended = 0;
+  uint64_t built = 0;
+};
+WindowFoldCounts window_fold_counts(const JudgeContext& context);
+
 // Whether the replica's store applied changelog record `r`: every record of its prefix [..,
 // applied], except another instance's records inside one of the replica's runs of own writes
 // (ReplicaSnapshot::own_write_runs: a fenced member's late writes appended after the replica's

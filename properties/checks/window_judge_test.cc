@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "checks/check.h"
+#include "checks/check_util.h"
 #include "checks/test_trace.h"
 
 namespace iq::properties {
@@ -1073,6 +1074,89 @@ TEST(WindowJudgeTest, AKeptPutRestoredUnderItsLoggedNumberIsKafkasOnlyAfterAStop
         << "seed " << kSeed << " stopped " << c.stopped << " sixes " << c.sixes << "\n"
         << vs[0].to_string();
   }
+}
+
+// The window witness keeps its folds' models and extends one when the next fold applies the same
+// records and more (WindowFoldCache). A PAPI window writer over an in-memory store: key 1 put 5
+// (by instance-1), 6, then 7 (both by instance-3) into window 0, each record's header the source
+// offset it wrote.
+TraceBuilder three_puts_of_one_window() {
+  TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kInMemory);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_retention_ms = 20'000;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 1, 6, 200);
+  b.produce(0, 1, 7, 300);
+  b.log(0, 1, 5, 100, pos(0, 0), "instance-1", 10);
+  b.log(0, 1, 6, 200, pos(0, 1), "instance-3", 20);
+  b.log(0, 1, 7, 300, pos(0, 2), "instance-3", 30);
+  for (sim::ChangelogRecord& r : b.trace().changelog) r.window_start_ms = 0;
+  return b;
+}
+
+// instance-2's replica answers window 0 at `at_ms`: 7 (offset 2's put) or 6 (offset 1's).
+void add_window_answer(TraceBuilder& b, int64_t at_ms, bool seven, sim::ReplicaSnapshot replica) {
+  testing::Q q = window_key_query(b, {{1, 0, std::nullopt, seven ? 7 : 6}}, {seven ? 300 : 200},
+                                  pos(0, seven ? 2 : 1));
+  q.at(at_ms, at_ms).target("instance-2").replica(std::move(replica));
+  b.add(q);
+}
+
+// Proves that a kept fold is never taken for another answer's whose fold differs in one input
+// only: here the instant of the answer, which decides whether a read_committed standby had read
+// offset 2 (its transaction committed at 500 ms). The same replica at the same applied offset
+// answers 6 at 400 ms and 7 at 600 ms, and both hold (a model kept by replica and offset would
+// give 6 for both); 6 at 600 ms, from the kept fold of offset 2, does not.
+TEST(WindowJudgeTest, AKeptFoldIsNotTakenForAnAnswerAtAnotherInstant) {
+  TraceBuilder b = three_puts_of_one_window();
+  b.txn(0, 0, sim::TxnOutcome::kCommitted, 50);
+  b.txn(0, 1, sim::TxnOutcome::kCommitted, 50);
+  b.txn(0, 2, sim::TxnOutcome::kCommitted, 500);
+  const sim::ReplicaSnapshot replica = applied(standby(0, pos(0, 2), "instance-2"), 2);
+  add_window_answer(b, 400, false, replica);  // built: offsets 0 and 1
+  add_window_answer(b, 600, true, replica);   // extended by offset 2
+  add_window_answer(b, 600, false, replica);  // taken as kept, and not the answer
+  add_window_answer(b, 600, true, replica);   // taken as kept
+  JudgeContext context(b.trace());
+  const auto vs = check_changelog_witness(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 3u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].expected, "[@0=7 ts=300]") << "seed " << kSeed;
+  EXPECT_EQ(context.tallies().at("ChangelogWitness").judged, 4u) << "seed " << kSeed;
+  const detail::WindowFoldCounts counts = detail::window_fold_counts(context);
+  EXPECT_EQ(counts.built, 1u) << "seed " << kSeed;
+  EXPECT_EQ(counts.extended, 1u) << "seed " << kSeed;
+  EXPECT_EQ(counts.hits, 2u) << "seed " << kSeed;
+}
+
+// Proves the same for the replica's runs of own writes, which decide which other instances'
+// records its store never read. Three replicas of instance-2 at applied offset 2: an active whose
+// run (1, 2] skipped offset 2 (folds offsets 0 and 1: 6), one whose run (0, 1] skipped offset 1
+// (offsets 0 and 2, as many calls: 7), and a standby that read all three (7). The first active
+// answers again after the standby's fold extended its model: it is built again, and 7 from it is
+// no fold of its log.
+TEST(WindowJudgeTest, AKeptFoldIsNotTakenForAReplicaWithOtherOwnWriteRuns) {
+  TraceBuilder b = three_puts_of_one_window();
+  const sim::ReplicaSnapshot skipped_2 =
+      testing::own_runs(applied(active(0, pos(0, 1), "instance-2"), 2), {{1, 2}});
+  const sim::ReplicaSnapshot skipped_1 =
+      testing::own_runs(applied(active(0, pos(0, 2), "instance-2"), 2), {{0, 1}});
+  const sim::ReplicaSnapshot read_all = applied(standby(0, pos(0, 2), "instance-2"), 2);
+  add_window_answer(b, 400, false, skipped_2);  // built: offsets 0 and 1
+  add_window_answer(b, 400, true, skipped_1);   // built: offsets 0 and 2
+  add_window_answer(b, 400, true, read_all);    // the first extended by offset 2
+  add_window_answer(b, 400, false, skipped_2);  // built again
+  add_window_answer(b, 400, true, skipped_2);   // taken as kept, and not the answer
+  JudgeContext context(b.trace());
+  const auto vs = check_changelog_witness(context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].record_id, 5u) << "seed " << kSeed;
+  EXPECT_EQ(vs[0].expected, "[@0=6 ts=200]") << "seed " << kSeed;
+  EXPECT_EQ(context.tallies().at("ChangelogWitness").judged, 5u) << "seed " << kSeed;
+  const detail::WindowFoldCounts counts = detail::window_fold_counts(context);
+  EXPECT_EQ(counts.built, 3u) << "seed " << kSeed;
+  EXPECT_EQ(counts.extended, 1u) << "seed " << kSeed;
+  EXPECT_EQ(counts.hits, 1u) << "seed " << kSeed;
 }
 
 }  // namespace
