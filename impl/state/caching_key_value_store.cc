@@ -85,7 +85,7 @@ QueryOutcome CachingKeyValueStore::run_key_query(const Query& q, Position merged
                               : entry->value->view();
       }
       sink->value(raw);
-      return QueryResult::for_result(std::any());
+      return QueryResult::for_result(AnyResult());
     }
     ValueBytes raw = entry->value;
     if (strip_timestamp) raw = timestamped_bytes::raw_value(raw);

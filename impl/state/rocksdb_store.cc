@@ -4,6 +4,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
@@ -23,6 +24,9 @@ constexpr size_t kBlockCacheSizeBytes = 50 * 1024 * 1024;
 constexpr size_t kBlockSizeBytes = 4096;
 constexpr int kMaxWriteBuffers = 3;
 constexpr int kBloomBitsPerKey = 10;  // Java's `new BloomFilter()` default
+// RocksDB's level0_file_num_compaction_trigger default, which Kafka keeps: universal compaction
+// starts once a column family holds this many sorted runs.
+constexpr size_t kCompactionTriggerSortedRuns = 4;
 // Kafka uses 16 MiB. 64 MiB is large so that nothing flushes except our explicit Flush: a
 // size-triggered flush would run on a background thread at a time the simulator does not choose.
 constexpr size_t kWriteBufferSizeBytes = 64 * 1024 * 1024;
@@ -61,8 +65,9 @@ rocksdb::Options rocksdb_store_options(rocksdb::Env* env) {
   options.write_buffer_size = kWriteBufferSizeBytes;
   options.compression = rocksdb::kNoCompression;
   options.compaction_style = rocksdb::kCompactionStyleUniversal;
-  // Kafka compacts automatically (universal style). Here a compaction would run on a background
-  // thread whenever RocksDB decides, so it is off; reads give the same answers either way.
+  // Kafka compacts automatically (universal style). Here RocksDB's own compaction would run on a
+  // background thread whenever RocksDB decides, so it is off, and compact_if_triggered() stands in
+  // for it at each flush; reads give the same answers either way.
   options.disable_auto_compactions = true;
   options.max_write_buffer_number = kMaxWriteBuffers;
   options.create_if_missing = true;
@@ -82,6 +87,35 @@ rocksdb::WriteOptions rocksdb_store_write_options() {
   rocksdb::WriteOptions options;
   options.disableWAL = true;  // as Kafka: the changelog, not the WAL, makes the store durable
   return options;
+}
+
+// RocksDB's universal picker (compaction_picker_universal.cc), with Kafka's defaults, starts at
+// the same count of sorted runs (each level-0 file is one, each non-empty higher level one) and
+// then merges either all of them (when the runs above the last exceed 200 % of its size), or the
+// newest runs of similar size (size_ratio 1 %, at least 2), or enough of the newest to get below
+// the trigger; it repeats until no rule applies, so after a burst of flushes fewer than 4 runs are
+// left. This stand-in always takes the first rule's choice: the same bound on the runs a read
+// merges (below 4 once the flush returns), more bytes rewritten than the size-ratio merges would
+// (the simulator's stores are small), and at a point the caller chooses instead of a background
+// thread's. CompactFiles runs the compaction job and deletes the inputs on the calling thread.
+rocksdb::Status compact_if_triggered(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf) {
+  rocksdb::ColumnFamilyMetaData meta;
+  db.GetColumnFamilyMetaData(cf, &meta);
+  size_t sorted_runs = 0;
+  for (const rocksdb::LevelMetaData& level : meta.levels) {
+    sorted_runs += level.level == 0 ? level.files.size() : (level.files.empty() ? 0 : 1);
+  }
+  if (sorted_runs < kCompactionTriggerSortedRuns) return rocksdb::Status::OK();
+  std::vector<std::string> files;
+  files.reserve(meta.file_count);
+  for (const rocksdb::LevelMetaData& level : meta.levels) {
+    for (const rocksdb::SstFileMetaData& file : level.files) files.push_back(file.name);
+  }
+  rocksdb::CompactionOptions options;
+  options.compression = rocksdb::kDisableCompressionOption;  // the column family's: none
+  options.max_subcompactions = 1;                            // no helper threads
+  IQ_ASSERT(!meta.levels.empty());
+  return db.CompactFiles(options, cf, files, static_cast<int>(meta.levels.size()) - 1);
 }
 
 RocksDBStore::RocksDBStore(std::string name) : name_(std::move(name)) {
@@ -268,6 +302,9 @@ Status RocksDBStore::flush() {
   options.wait = true;
   const rocksdb::Status status = db_->Flush(options, cf_);
   if (!status.ok()) {
+    return base::unexpected(processor_state("Error while executing flush from store " + name_));
+  }
+  if (!compact_if_triggered(*db_, cf_).ok()) {
     return base::unexpected(processor_state("Error while executing flush from store " + name_));
   }
   return ok_status();

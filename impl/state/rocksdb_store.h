@@ -3,8 +3,9 @@
 //
 // Kafka's options are kept where they do not make results depend on RocksDB's background threads;
 // where they would (automatic compaction, size-triggered flushes) they are pinned, so that the only
-// flush is the explicit Flush(wait=true) at commit. With the WAL off, as in Kafka, closing the DB
-// without a flush loses unflushed writes: that is the crash the simulator relies on.
+// flush is the explicit Flush(wait=true) at commit, and the only compaction the one that flush
+// triggers on the calling thread (compact_if_triggered). With the WAL off, as in Kafka, closing the
+// DB without a flush loses unflushed writes: that is the crash the simulator relies on.
 //
 // The store also owns its position: advanced from the record context on every write, merged from
 // the "c" headers on restore, persisted to <task dir>/<name>.position by the commit callback.
@@ -25,6 +26,7 @@ namespace rocksdb {
 class ColumnFamilyHandle;
 class DB;
 class Env;
+class Status;
 struct Options;
 class WriteBatch;
 struct WriteOptions;
@@ -37,6 +39,14 @@ namespace iq {
 // segment of a segmented store is a RocksDBStore too.
 rocksdb::Options rocksdb_store_options(rocksdb::Env* env);
 rocksdb::WriteOptions rocksdb_store_write_options();
+
+// The deterministic stand-in for Kafka's automatic universal compaction, run after every flush of
+// a RocksDB-backed store (RocksDBStore and a segment): once the column family holds as many sorted
+// runs as RocksDB's level0_file_num_compaction_trigger (4, Kafka keeps the default), every file is
+// merged into one run at the last level, on the calling thread, before the flush returns
+// (rocksdb_store.cc says how this differs from RocksDB's own universal picker). Without it every
+// commit leaves one more level-0 file, and every Get and iterator merges across all of them.
+rocksdb::Status compact_if_triggered(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf);
 
 class RocksDBStore : public KeyValueBytesStore {
  public:

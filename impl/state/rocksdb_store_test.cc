@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -303,6 +304,64 @@ TEST_F(RocksDBStoreTest, ShouldFailRestoreWhenVersionHeaderHasNoVector) {
   ASSERT_FALSE(restored.has_value());
   EXPECT_EQ(restored.error().kind, StreamsError::Kind::Streams);
   EXPECT_EQ(*store.get(b("a")), ValueBytes());  // nothing of the failed batch was written
+}
+
+// The table files of the store's database: each flush that finds writes adds one, and the
+// compaction after a flush (compact_if_triggered) replaces all of them by one.
+size_t table_files(const std::string& db_dir) {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(db_dir)) {
+    if (entry.path().extension() == ".sst") ++n;
+  }
+  return n;
+}
+
+// The stand-in for Kafka's automatic universal compaction: the fourth sorted run triggers a
+// merge into one, on the flush's own thread, so a read never merges more than three files
+// however many commits came before; every answer is the same before and after, and survives a
+// close without flush (a crash).
+TEST_F(RocksDBStoreTest, ShouldCompactToOneSortedRunWhenFlushesReachTheTrigger) {
+  RocksDBStore& store = open();
+  const std::string dir = context_->state_dir() + "/rocksdb/s";
+  const std::vector<size_t> expected = {1, 2, 3, 1, 2, 3, 1, 2, 3, 1};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const std::string key = "k" + std::to_string(i);
+    ASSERT_TRUE(store.put(b(key), b("v" + std::to_string(i))).has_value());
+    ASSERT_TRUE(store.put(b("shared"), b(key)).has_value());  // overwritten every flush
+    if (i > 0) {
+      ASSERT_TRUE(store.delete_key(b("k" + std::to_string(i - 1))).has_value());
+    }
+    ASSERT_TRUE(store.flush().has_value());
+    EXPECT_EQ(table_files(dir), expected[i]) << "after flush " << i + 1;
+    EXPECT_EQ(*store.get(b("shared")), ValueBytes(b(key))) << "after flush " << i + 1;
+    EXPECT_EQ(*store.get(b(key)), ValueBytes(b("v" + std::to_string(i))));
+    if (i > 0) {
+      EXPECT_EQ(*store.get(b("k" + std::to_string(i - 1))), ValueBytes());
+    }
+    auto all = store.all(/*reverse=*/false);
+    ASSERT_TRUE(all.has_value());
+    EXPECT_EQ(keys_of(*all), (std::vector<std::string>{key, "shared"}));
+  }
+  ASSERT_TRUE(store.put(b("lost"), b("x")).has_value());
+  RocksDBStore& reopened = open();  // the old store closes without a flush
+  EXPECT_EQ(table_files(dir), 1u);
+  EXPECT_EQ(*reopened.get(b("lost")), ValueBytes());
+  auto all = reopened.all(/*reverse=*/false);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(keys_of(*all), (std::vector<std::string>{"k9", "shared"}));
+}
+
+// A flush with nothing to write adds no file, so it neither counts towards the trigger nor
+// compacts.
+TEST_F(RocksDBStoreTest, ShouldNotCompactBelowTheTrigger) {
+  RocksDBStore& store = open();
+  const std::string dir = context_->state_dir() + "/rocksdb/s";
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(store.put(b("k" + std::to_string(i)), b("v")).has_value());
+    ASSERT_TRUE(store.flush().has_value());
+  }
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store.flush().has_value());
+  EXPECT_EQ(table_files(dir), 3u);
 }
 
 // The timestamped store keeps its values in "keyValueWithTimestamp" and leaves "default" empty.

@@ -4,6 +4,7 @@
 // expiry by observed stream time, late and out-of-order puts, duplicates, restart, restore).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -255,6 +256,35 @@ TEST(RocksDBWindowStoreTest, RestartKeepsDataAndPositionButForgetsStreamTime) {
   ctx.at("in", 9, 0);
   ASSERT_TRUE(store.put(int_key(2), Bytes("x"), 175).has_value());
   EXPECT_EQ(store.fetch(int_key(1), 0, 1000, true)->entries.size(), 1u);
+}
+
+// A segment is a RocksDB database of its own and compacts after its flush as RocksDBStore does
+// (compact_if_triggered): however many flushes, it keeps at most three table files, and every
+// window stays readable.
+TEST(RocksDBWindowStoreTest, ASegmentCompactsAtItsFlushOnceFourFilesPileUp) {
+  SegmentedTestContext ctx(0);
+  RocksDBWindowStore store("w", 100, 50, 10, false);
+  ASSERT_TRUE(store.init(ctx, store).has_value());
+  const std::string segment_dir = ctx.state_dir() + "/w/w.0";
+  auto table_files = [&] {
+    size_t n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(segment_dir)) {
+      if (entry.path().extension() == ".sst") ++n;
+    }
+    return n;
+  };
+  std::vector<size_t> counts;
+  for (int32_t key = 0; key < 10; ++key) {
+    ctx.at("in", key, 0);
+    ASSERT_TRUE(store.put(int_key(key), Bytes("v" + std::to_string(key)), 10).has_value());
+    ASSERT_TRUE(store.flush().has_value());
+    counts.push_back(table_files());
+  }
+  EXPECT_EQ(counts, (std::vector<size_t>{1, 2, 3, 1, 2, 3, 1, 2, 3, 1}));
+  EXPECT_EQ(store.fetch_all(0, 40, true)->entries.size(), 10u);
+  for (int32_t key = 0; key < 10; ++key) {
+    EXPECT_EQ(store.fetch(int_key(key), 10)->value(), Bytes("v" + std::to_string(key)));
+  }
 }
 
 ConsumerRecord changelog_record(int64_t offset, int32_t key, int64_t start,

@@ -138,7 +138,7 @@ Status KeyValueSegment::flush() {
   if (db_ == nullptr) return ok_status();
   rocksdb::FlushOptions options;
   options.wait = true;
-  if (!db_->Flush(options, cf_).ok()) {
+  if (!db_->Flush(options, cf_).ok() || !compact_if_triggered(*db_, cf_).ok()) {
     return base::unexpected(processor_state("Error while executing flush from store " + name_));
   }
   return ok_status();

@@ -34,7 +34,7 @@ QueryResult run_key_query(const Query& query, StateStore& store) {
   if (RawValueSink* sink = raw->value_sink()) {
     auto delivered = kv->get_into(raw->key(), *sink);
     if (!delivered) return store_exception(store, query, delivered.error());
-    return QueryResult::for_result(std::any());
+    return QueryResult::for_result(AnyResult());
   }
   auto value = kv->get(raw->key());
   if (!value) return store_exception(store, query, value.error());

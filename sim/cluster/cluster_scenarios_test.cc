@@ -423,7 +423,7 @@ void expect_exact_counts(Cluster& cluster, int32_t keys, int32_t partitions) {
         << cluster.seed_text() << " key " << k << " " << describe(r);
     const auto it = cluster.produced().find(k);
     const int64_t expected = it == cluster.produced().end() ? 0 : int64_t(it->second.size());
-    const auto* value = std::any_cast<std::optional<int64_t>>(&r->raw_result());
+    const auto* value = r->raw_result().get_if<std::optional<int64_t>>();
     ASSERT_NE(value, nullptr) << cluster.seed_text() << " key " << k;
     EXPECT_EQ(*value, expected == 0 ? std::nullopt : std::optional<int64_t>(expected))
         << cluster.seed_text() << " key " << k;

@@ -1,6 +1,5 @@
 #include "workload/query_conversion.h"
 
-#include <any>
 #include <optional>
 
 #include "iq/key_value_iterator.h"
@@ -15,22 +14,22 @@ namespace {
 // A window or session answer: WindowKeyQuery's (window start, value) of `key`, or
 // WindowRangeQuery's (Windowed(key, window), value); plain or timestamped values. False if the
 // result is none of these shapes.
-bool convert_windowed(const std::any& raw, std::optional<int32_t> key, PartitionOutcome& o) {
+bool convert_windowed(const AnyResult& raw, std::optional<int32_t> key, PartitionOutcome& o) {
   WindowedList out;
-  if (const auto* it = std::any_cast<KeyValueIterator<int64_t, int64_t>>(&raw)) {
+  if (const auto* it = iq::any_cast<KeyValueIterator<int64_t, int64_t>>(&raw)) {
     for (const auto& e : it->entries)
       out.push_back({key.value_or(0), e.key, std::nullopt, e.value});
   } else if (const auto* tit =
-                 std::any_cast<KeyValueIterator<int64_t, ValueAndTimestamp<int64_t>>>(&raw)) {
+                 iq::any_cast<KeyValueIterator<int64_t, ValueAndTimestamp<int64_t>>>(&raw)) {
     for (const auto& e : tit->entries) {
       out.push_back({key.value_or(0), e.key, std::nullopt, e.value.value});
       o.timestamps.push_back(e.value.timestamp);
     }
-  } else if (const auto* wit = std::any_cast<KeyValueIterator<Windowed<int32_t>, int64_t>>(&raw)) {
+  } else if (const auto* wit = iq::any_cast<KeyValueIterator<Windowed<int32_t>, int64_t>>(&raw)) {
     for (const auto& e : wit->entries)
       out.push_back({e.key.key, e.key.start_ms, e.key.end_ms, e.value});
   } else if (const auto* twit =
-                 std::any_cast<KeyValueIterator<Windowed<int32_t>, ValueAndTimestamp<int64_t>>>(
+                 iq::any_cast<KeyValueIterator<Windowed<int32_t>, ValueAndTimestamp<int64_t>>>(
                      &raw)) {
     for (const auto& e : twit->entries) {
       out.push_back({e.key.key, e.key.start_ms, e.key.end_ms, e.value.value});
@@ -61,29 +60,29 @@ PartitionOutcome convert_partition_result(int32_t partition, const QueryResult& 
     o.failure_message = r.failure_message().value_or("");
     return o;
   }
-  const std::any& raw = r.raw_result();
-  if (const auto* it = std::any_cast<KeyValueIterator<int32_t, int64_t>>(&raw)) {
+  const AnyResult& raw = r.raw_result();
+  if (const auto* it = iq::any_cast<KeyValueIterator<int32_t, int64_t>>(&raw)) {
     KeyValueList entries;
     for (const auto& e : it->entries) entries.emplace_back(e.key, e.value);
     o.value = std::move(entries);
   } else if (const auto* tit =
-                 std::any_cast<KeyValueIterator<int32_t, ValueAndTimestamp<int64_t>>>(&raw)) {
+                 iq::any_cast<KeyValueIterator<int32_t, ValueAndTimestamp<int64_t>>>(&raw)) {
     KeyValueList entries;
     for (const auto& e : tit->entries) {
       entries.emplace_back(e.key, e.value.value);
       o.timestamps.push_back(e.value.timestamp);
     }
     o.value = std::move(entries);
-  } else if (const auto* v = std::any_cast<std::optional<int64_t>>(&raw)) {
+  } else if (const auto* v = iq::any_cast<std::optional<int64_t>>(&raw)) {
     o.value = *v;
-  } else if (const auto* tv = std::any_cast<std::optional<ValueAndTimestamp<int64_t>>>(&raw)) {
+  } else if (const auto* tv = iq::any_cast<std::optional<ValueAndTimestamp<int64_t>>>(&raw)) {
     o.value = *tv ? std::optional<int64_t>((*tv)->value) : std::nullopt;
     if (*tv) o.timestamps.push_back((*tv)->timestamp);
-  } else if (const auto* vr = std::any_cast<std::optional<VersionedRecord<int64_t>>>(&raw)) {
+  } else if (const auto* vr = iq::any_cast<std::optional<VersionedRecord<int64_t>>>(&raw)) {
     VersionedList versions;
     if (*vr) versions.push_back({(*vr)->value, (*vr)->timestamp, (*vr)->valid_to});
     o.value = std::move(versions);
-  } else if (const auto* vit = std::any_cast<VersionedRecordIterator<int64_t>>(&raw)) {
+  } else if (const auto* vit = iq::any_cast<VersionedRecordIterator<int64_t>>(&raw)) {
     VersionedList versions;
     for (const auto& rec : vit->records)
       versions.push_back({rec.value, rec.timestamp, rec.valid_to});

@@ -4,7 +4,7 @@
 // Java dispatches on a query's exact class and erases the result type; C++ does the same with
 // kind() (the class, without its type arguments) plus is_raw() (whether K and V are Bytes, i.e.
 // whether the typed outer layer already translated it). The result travels type-erased in
-// QueryResult (std::any), as Java's erased R does.
+// QueryResult (AnyResult, any_result.h), as Java's erased R does.
 
 #include <cstdint>
 #include <optional>

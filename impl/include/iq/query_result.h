@@ -3,12 +3,12 @@
 // success carrying a result (possibly null) or a failure with a reason and message; plus the
 // execution info lines and the position the answering layer attached (absent unless set).
 
-#include <any>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/assert.h"
+#include "iq/any_result.h"
 #include "iq/failure_reason.h"
 #include "iq/position.h"
 #include "iq/position_bound.h"
@@ -18,7 +18,7 @@ namespace iq {
 
 class QueryResult {
  public:
-  static QueryResult for_result(std::any result) { return QueryResult(std::move(result)); }
+  static QueryResult for_result(AnyResult result) { return QueryResult(std::move(result)); }
   static QueryResult for_failure(FailureReason reason, std::string message) {
     return QueryResult(reason, std::move(message));
   }
@@ -59,11 +59,11 @@ class QueryResult {
   template <typename R>
   const R& result() const {
     IQ_ASSERT(is_success(), "result() on a failed QueryResult: {}", failure_message_);
-    const R* r = std::any_cast<R>(&result_);
+    const R* r = result_.get_if<R>();
     IQ_ASSERT(r != nullptr, "result() asked for the wrong type");
     return *r;
   }
-  const std::any& raw_result() const { return result_; }
+  const AnyResult& raw_result() const { return result_; }
 
   const std::vector<std::string>& execution_info() const { return execution_info_; }
   void add_execution_info(std::string line) { execution_info_.push_back(std::move(line)); }
@@ -74,7 +74,7 @@ class QueryResult {
 
   // InternalQueryResultUtil.copyAndSubstituteDeserializedResult: a success with a new result that
   // keeps the execution info and position of the raw one.
-  QueryResult with_substituted_result(std::any result) const& {
+  QueryResult with_substituted_result(AnyResult result) const& {
     IQ_ASSERT(is_success(), "substituting the result of a failure");
     QueryResult out(std::move(result));
     out.execution_info_ = execution_info_;
@@ -83,7 +83,7 @@ class QueryResult {
   }
   // The same from a raw result that is no longer needed: its execution info and position move
   // over instead of being copied (the typed layers' path, once per query).
-  QueryResult with_substituted_result(std::any result) && {
+  QueryResult with_substituted_result(AnyResult result) && {
     IQ_ASSERT(is_success(), "substituting the result of a failure");
     QueryResult out(std::move(result));
     out.execution_info_ = std::move(execution_info_);
@@ -98,12 +98,12 @@ class QueryResult {
   }
 
  private:
-  explicit QueryResult(std::any r) : result_(std::move(r)) {}
+  explicit QueryResult(AnyResult r) : result_(std::move(r)) {}
   QueryResult(FailureReason reason, std::string message)
       : failure_reason_(reason), failure_message_(std::move(message)) {}
   std::string pos_string() const { return position_ ? position_->to_string() : "null"; }
 
-  std::any result_;
+  AnyResult result_;
   std::optional<FailureReason> failure_reason_;
   std::string failure_message_;
   std::vector<std::string> execution_info_;

@@ -13,7 +13,7 @@
 // sink is an offer, never a requirement. A layer that rewrites the raw answer on the way up (the
 // plain-to-timestamped adapter) passes the query down without its sink.
 //
-// When a store delivers through a sink, the raw result holds no bytes: an empty std::any for a
+// When a store delivers through a sink, the raw result holds no bytes: an empty AnyResult for a
 // KeyQuery, an iterator with no entries (but its origin) for a RangeQuery. Only the layer that
 // attached the sink reads those results.
 

@@ -56,7 +56,8 @@ class StateQueryResult {
   // A null result is an empty optional (KeyQuery family); iterators are never null.
   template <typename V>
   static bool has_non_null_result(const QueryResult& r) {
-    if (const auto* opt = std::any_cast<std::optional<V>>(&r.raw_result())) return opt->has_value();
+    if (const auto* opt = r.raw_result().template get_if<std::optional<V>>())
+      return opt->has_value();
     return r.raw_result().has_value();
   }
   std::string partitions_string() const {
