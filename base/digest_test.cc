@@ -2,6 +2,9 @@
 // (in a regression file, in CI) still means the same run tomorrow and on another machine.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "base/digest.h"
 
 namespace iq::base {
@@ -21,6 +24,30 @@ TEST(Digest, StructuredEncodingGoldenValues) {
   EXPECT_EQ(Digest().add(int64_t{-1}).value(), 0x8cf51a8bfca3883dULL);
   EXPECT_EQ(Digest().add("abc").value(), 0xc11ab6d2519bc2b2ULL);
   EXPECT_EQ(Digest().add("abc").hex(), "c11ab6d2519bc2b2");
+}
+
+// add(int64) folds a value's high zero bytes into one multiply; it must equal hashing the eight
+// little-endian bytes one by one, for every length of zero tail and zeros in the middle.
+TEST(Digest, IntegerEncodingEqualsItsEightBytes) {
+  std::vector<int64_t> values = {0,
+                                 1,
+                                 -1,
+                                 255,
+                                 256,
+                                 65'536,
+                                 0x0100'0000'0000'0000,
+                                 INT64_MAX,
+                                 INT64_MIN,
+                                 0x00ff'0000'00ff'0000};
+  for (int shift = 0; shift < 64; shift += 4) values.push_back(int64_t{0x5a} << shift);
+  for (const int64_t v : values) {
+    std::string bytes;
+    for (int i = 0; i < 8; ++i)
+      bytes.push_back(static_cast<char>(static_cast<uint64_t>(v) >> (8 * i)));
+    EXPECT_EQ(Digest().add_bytes("x").add(v).value(),
+              Digest().add_bytes("x").add_bytes(bytes).value())
+        << v;
+  }
 }
 
 TEST(Digest, HexIsSixteenZeroPaddedLowercaseDigits) {

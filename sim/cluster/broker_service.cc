@@ -9,13 +9,26 @@ uint64_t BrokerService::link_cuts(const std::string& node) const {
   return network_.cuts_between(node, kNode);
 }
 
+uint64_t BrokerService::link_cuts(SimNetwork::NodeId node) const {
+  return network_.cuts_between(node, node_);
+}
+
 bool BrokerService::reachable(const std::string& node) const {
   return !network_.is_cut(node, kNode) && !network_.is_cut(kNode, node);
 }
 
+bool BrokerService::reachable(SimNetwork::NodeId node) const {
+  return !network_.is_cut(node, node_) && !network_.is_cut(node_, node);
+}
+
+// The broker's node is registered before anything else is initialised from it.
+static SimNetwork::NodeId broker_node(SimNetwork& network) {
+  if (!network.has_node(BrokerService::kNode)) network.add_node(BrokerService::kNode);
+  return network.node(BrokerService::kNode);
+}
+
 BrokerService::BrokerService(EventLoop& loop, SimNetwork& network, SimBrokerConfig config)
-    : loop_(loop), network_(network), broker_(config) {
-  if (!network_.has_node(kNode)) network_.add_node(kNode);
+    : loop_(loop), network_(network), node_(broker_node(network)), broker_(config) {
   if (broker_.cleaner_enabled()) {
     cleaner_event_ = loop_.schedule_after(base::Duration::millis(broker_.cleaner_backoff_ms()),
                                           "broker:log-cleaner", [this] { cleaner_loop(); });
@@ -29,11 +42,29 @@ BrokerService::~BrokerService() {
 }
 
 void BrokerService::request(const std::string& from, const std::string& label, Call call) {
-  network_.send(from, kNode, label, [this, from, label, call = std::move(call)]() mutable {
-    Handler answer = call(broker_, now_ms());
-    if (answer) reply(from, label + "-response", std::move(answer));
-    after_call();
-  });
+  request(route(from, label), std::move(call));
+}
+
+BrokerService::Route BrokerService::route(const std::string& from, const std::string& label) {
+  const SimNetwork::NodeId node = network_.node(from);
+  auto it = std::find(labels_.begin(), labels_.end(), label);
+  if (it == labels_.end()) {
+    IQ_ASSERT(labels_.size() < kLabelsMax, "{} request labels", labels_.size());
+    it = labels_.insert(labels_.end(), label);
+  }
+  return Route{node, static_cast<uint32_t>(it - labels_.begin())};
+}
+
+void BrokerService::request(const Route& route, Call call) {
+  IQ_ASSERT(route.label < labels_.size());
+  network_.send(
+      route.from, node_, labels_[route.label], {}, [this, route, call = std::move(call)]() mutable {
+        Handler answer = call(broker_, now_ms());
+        if (answer) {
+          network_.send(node_, route.from, labels_[route.label], "-response", std::move(answer));
+        }
+        after_call();
+      });
 }
 
 void BrokerService::join_group(const std::string& from, const std::string& group_id,

@@ -53,8 +53,18 @@ class BrokerService {
   BrokerService& operator=(const BrokerService&) = delete;
 
   // --- requests over the network ---------------------------------------------------------------
-  // Sends `label` from `from` to the broker; `call` runs at delivery, its answer goes back.
+  // Sends `label` from `from` to the broker; `call` runs at delivery, its answer goes back
+  // labelled label + "-response".
   void request(const std::string& from, const std::string& label, Call call);
+  // A requester's node and request label, resolved once: a request by route captures two numbers
+  // where it copied the node's name and the label, and its answer's label is not built per
+  // request (a consumer fetches every fetch_interval_ms). `from` must be a registered node.
+  struct Route {
+    SimNetwork::NodeId from = 0;
+    uint32_t label = 0;  // index into labels_
+  };
+  Route route(const std::string& from, const std::string& label);
+  void request(const Route& route, Call call);
   void join_group(const std::string& from, const std::string& group_id,
                   const std::string& member_id, const std::string& client_id, const Bytes& metadata,
                   int32_t session_timeout_ms, int32_t rebalance_timeout_ms,
@@ -76,8 +86,10 @@ class BrokerService {
   // Cuts of the link between `node` and the broker, either way, so far. A change means the
   // connection broke: every request in flight on it failed (Kafka's DisconnectException).
   uint64_t link_cuts(const std::string& node) const;
+  uint64_t link_cuts(SimNetwork::NodeId node) const;
   // The link between `node` and the broker is up both ways.
   bool reachable(const std::string& node) const;
+  bool reachable(SimNetwork::NodeId node) const;
   // Call after touching the coordinator directly (a commit), so deadlines stay scheduled.
   void after_call();
 
@@ -113,9 +125,13 @@ class BrokerService {
 
   static constexpr size_t kEventsKeptMax = 10'000;
   static constexpr size_t kParkedMax = 10'000;
+  static constexpr size_t kLabelsMax = 10'000;
 
   EventLoop& loop_;
   SimNetwork& network_;
+  SimNetwork::NodeId node_;  // kNode's number
+  // The request labels routes name (a few per client name: "consumer:fetch", ...).
+  std::vector<std::string> labels_;
   SimBroker broker_;
   std::map<MemberKey, Parked> parked_;
   EventId tick_event_;

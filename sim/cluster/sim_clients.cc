@@ -155,9 +155,10 @@ void SimConsumer::fetch_loop() {
 // Without this, a fetch lost in a cut was waited on for request.timeout.ms after the heal, and the
 // partition processed nothing meanwhile.
 void SimConsumer::send_fetch() {
-  if (!service_.reachable(node_)) return;
+  if (!route_ && service_.network().has_node(node_)) route_ = service_.route(node_, fetch_label_);
+  if (!(route_ ? service_.reachable(route_->from) : service_.reachable(node_))) return;
   if (gate_ != nullptr && gate_->dead()) return;  // a dead process sends nothing
-  const uint64_t cuts = service_.link_cuts(node_);
+  const uint64_t cuts = route_ ? service_.link_cuts(route_->from) : service_.link_cuts(node_);
   struct Want {
     TopicPartition tp;
     int64_t offset;
@@ -178,35 +179,44 @@ void SimConsumer::send_fetch() {
   if (wants.empty()) return;
   ++fetch_id_next_;
   ++fetches_sent_;
-  std::weak_ptr<Alive> alive = alive_;
   const int32_t max_records = config_.max_records_per_fetch;
   const IsolationLevel isolation = config_.isolation_level;
-  service_.request(node_, fetch_label_,
-                   [this, alive, wants = std::move(wants), fetch_id, max_records, isolation](
-                       SimBroker& broker, int64_t) -> Handler {
-                     std::vector<FetchResult> results;
-                     for (const Want& w : wants) {
-                       FetchResult r{w.tp, w.epoch, fetch_id, {}, std::nullopt};
-                       auto data = broker.fetch(w.tp, w.offset, max_records, isolation);
-                       if (data) {
-                         r.records = std::move(data->records);
-                         r.next_fetch_offset = data->next_fetch_offset;
-                       }
-                       results.push_back(std::move(r));
-                     }
-                     auto shared = std::make_shared<std::vector<FetchResult>>(std::move(results));
-                     return [this, alive, shared] {
-                       if (alive.expired()) return;  // the process died meanwhile
-                       auto handle = [this, alive, shared] {
-                         if (!alive.expired()) on_fetch_response(*shared);
-                       };
-                       if (gate_ != nullptr) {
-                         gate_->deliver(std::move(handle));
-                       } else {
-                         handle();
-                       }
-                     };
-                   });
+  // Runs once, at the broker: the wants' partitions move into the results.
+  BrokerService::Call call = [this, alive = std::weak_ptr<Alive>(alive_), wants = std::move(wants),
+                              fetch_id, max_records,
+                              isolation](SimBroker& broker, int64_t) mutable -> Handler {
+    std::vector<FetchResult> results;
+    results.reserve(wants.size());
+    for (Want& w : wants) {
+      auto data = broker.fetch(w.tp, w.offset, max_records, isolation);
+      FetchResult& r =
+          results.emplace_back(FetchResult{std::move(w.tp), w.epoch, fetch_id, {}, std::nullopt});
+      if (data) {
+        r.records = std::move(data->records);
+        r.next_fetch_offset = data->next_fetch_offset;
+      }
+    }
+    return FetchAnswer{this, std::move(alive), std::move(results)};
+  };
+  if (route_) {
+    service_.request(*route_, std::move(call));
+  } else {
+    service_.request(node_, fetch_label_, std::move(call));
+  }
+}
+
+// At the consumer's node: handled now, or when the paused process resumes.
+void SimConsumer::FetchAnswer::operator()() {
+  if (alive.expired()) return;  // the process died meanwhile
+  ProcessGate* gate = consumer->gate_;
+  auto handle = [answer = std::move(*this)]() mutable {
+    if (!answer.alive.expired()) answer.consumer->on_fetch_response(answer.results);
+  };
+  if (gate != nullptr) {
+    gate->deliver(std::move(handle));
+  } else {
+    handle();
+  }
 }
 
 // Data of a partition that was sought, reassigned or revoked since the fetch went out is stale.

@@ -49,7 +49,8 @@ struct Alive {};
 // completes the crash at the end of the event.
 struct ProcessGate {
   bool paused = false;
-  std::deque<std::function<void()>> held;
+  // Move-only, so an arrived answer can own its data (a fetch's records) instead of sharing it.
+  std::deque<UniqueFunction<void()>> held;
   CrashArm* arm = nullptr;  // the instance's; null: never dies inside an operation
   bool dead() const { return arm != nullptr && arm->dead(); }
   // Counts one event for the arm; true if the process is dead (now or before).
@@ -58,7 +59,7 @@ struct ProcessGate {
     return arm->count(at, what, std::move(subject)) || arm->dead();
   }
   // Runs `f` now, or holds it until resume().
-  void deliver(std::function<void()> f) {
+  void deliver(UniqueFunction<void()> f) {
     if (paused) {
       held.push_back(std::move(f));
     } else {
@@ -134,6 +135,13 @@ class SimConsumer final : public Consumer {
     std::vector<ConsumerRecord> records;       // empty on error
     std::optional<int64_t> next_fetch_offset;  // unset on error
   };
+  // A fetch's answer as it travels back: owned by the handlers that carry it (moved, not shared).
+  struct FetchAnswer {
+    SimConsumer* consumer;
+    std::weak_ptr<Alive> alive;
+    std::vector<FetchResult> results;
+    void operator()();
+  };
 
   void fetch_loop();
   void send_fetch();
@@ -147,6 +155,8 @@ class SimConsumer final : public Consumer {
   // The labels of this consumer's events, built once: a fetch loop runs every fetch_interval_ms.
   std::string fetch_loop_label_;
   std::string fetch_label_;
+  // The fetch's route to the broker, resolved at the first fetch that finds node_ registered.
+  std::optional<BrokerService::Route> route_;
   SimConsumerConfig config_;
   ProcessGate* gate_ = nullptr;  // the process's; null: never paused
   bool restore_ = false;

@@ -97,7 +97,8 @@ void EventLoop::dispatch_earliest() {
   ++events_dispatched_;
   {
     const std::string_view label = slots_[event.slot].label;
-    digest_.add(event.at_ms).add(static_cast<int64_t>(event.seq)).add(label);
+    digest_.add(event.at_ms).add(static_cast<int64_t>(event.seq));
+    label_digests_.add(digest_, label);  // = digest_.add(label)
     if (on_event_) {
       on_event_(EventRecord{at, event.seq, label});
     }
@@ -165,15 +166,25 @@ EventId EventLoop::schedule_at(base::Instant at, std::string_view label, Handler
 
 EventId EventLoop::schedule_at(base::Instant at, std::string_view label_prefix,
                                std::string_view label, Handler handler) {
-  IQ_ASSERT(at >= now_, "'{}{}' scheduled at {}, before now {}", label_prefix, label, at, now_);
-  IQ_ASSERT(static_cast<bool>(handler), "'{}{}' scheduled without a handler", label_prefix, label);
+  return schedule_at(at, label_prefix, label, {}, std::move(handler));
+}
+
+EventId EventLoop::schedule_at(base::Instant at, std::string_view label_prefix,
+                               std::string_view label, std::string_view label_suffix,
+                               Handler handler) {
+  IQ_ASSERT(at >= now_, "'{}{}{}' scheduled at {}, before now {}", label_prefix, label,
+            label_suffix, at, now_);
+  IQ_ASSERT(static_cast<bool>(handler), "'{}{}{}' scheduled without a handler", label_prefix, label,
+            label_suffix);
   IQ_ASSERT(pending_ < limits_.events_pending_max,
-            "event queue full ({} pending) when scheduling '{}{}'", pending_, label_prefix, label);
+            "event queue full ({} pending) when scheduling '{}{}{}'", pending_, label_prefix, label,
+            label_suffix);
   const uint64_t seq = seq_next_++;
   uint32_t slot = 0;
   Slot& s = claim_slot(seq, &slot);
   s.label.assign(label_prefix);
   s.label.append(label);
+  s.label.append(label_suffix);
   s.handler = std::move(handler);
   return enqueue(at, seq, slot);
 }
@@ -240,8 +251,9 @@ void EventLoop::drop_stale_top() {
 
 // Keeps the heap within twice the live events (plus a floor), so that cancelled timers far in the
 // future cannot pile up: a linear rebuild, paid for by the cancellations that made it necessary.
+// The floor is small: every pop walks the heap's depth, stale entries included.
 void EventLoop::compact_if_stale() {
-  constexpr size_t kStaleFloor = 1024;
+  constexpr size_t kStaleFloor = 64;
   if (heap_.size() <= 2 * pending_ + kStaleFloor) {
     return;
   }

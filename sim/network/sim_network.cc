@@ -1,6 +1,7 @@
 #include "network/sim_network.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace iq::sim {
 
@@ -13,8 +14,9 @@ SimNetwork::SimNetwork(EventLoop& loop, base::Prng prng, LinkConfig default_link
 
 SimNetwork::~SimNetwork() {
   for (auto& [key, l] : links_) {
-    for (const EventId& id : l.in_flight) {
-      loop_.cancel(id);
+    for (InFlight& m : l.in_flight) {
+      loop_.cancel(m.id);
+      Handler dropped = std::move(m.on_delivery);
     }
   }
 }
@@ -23,7 +25,18 @@ void SimNetwork::send(const std::string& from, const std::string& to, const std:
                       Handler on_delivery) {
   IQ_ASSERT(static_cast<bool>(on_delivery), "message '{}' {}->{} without a handler", label, from,
             to);
-  Link& l = link(from, to);
+  send_on(link(from, to), label, {}, std::move(on_delivery));
+}
+
+void SimNetwork::send(NodeId from, NodeId to, std::string_view label, std::string_view label_suffix,
+                      Handler on_delivery) {
+  IQ_ASSERT(static_cast<bool>(on_delivery), "message '{}{}' {}->{} without a handler", label,
+            label_suffix, from, to);
+  send_on(link(from, to), label, label_suffix, std::move(on_delivery));
+}
+
+void SimNetwork::send_on(Link& l, std::string_view label, std::string_view label_suffix,
+                         Handler on_delivery) {
   // Always both draws, whatever the outcome, so the link's stream stays aligned (see header).
   const bool lost = l.prng.chance(l.config.loss);
   const int64_t delay_ms = l.prng.range_inclusive(l.config.delay_ms_min, l.config.delay_ms_max);
@@ -36,28 +49,39 @@ void SimNetwork::send(const std::string& from, const std::string& to, const std:
     ++l.stats.dropped_loss;
     return;
   }
-  IQ_ASSERT(l.in_flight.size() < limits_.in_flight_per_link_max,
-            "link {}->{}: {} messages in flight", from, to, l.in_flight.size());
+  IQ_ASSERT(l.in_flight.size() < limits_.in_flight_per_link_max, "link {}{}: {} messages in flight",
+            l.label_prefix, label, l.in_flight.size());
   // FIFO: never before the previous delivery on this link.
   const base::Instant at =
       std::max(loop_.now() + base::Duration::millis(delay_ms), l.last_delivery_at);
   l.last_delivery_at = at;
   const EventId id =
-      loop_.schedule_at(at, l.label_prefix, label,
-                        [this, &l, h = std::move(on_delivery)]() mutable { deliver(l, h); });
-  l.in_flight.push_back(id);
+      loop_.schedule_at(at, l.label_prefix, label, label_suffix, [this, &l] { deliver(l); });
+  l.in_flight.push_back(InFlight{id, std::move(on_delivery)});
   ++l.stats.in_flight;
 }
 
 // The delivery event of the oldest message in flight on the link (FIFO makes it the front).
-void SimNetwork::deliver(Link& l, Handler& on_delivery) {
+void SimNetwork::deliver(Link& l) {
   IQ_ASSERT(!l.in_flight.empty() && l.stats.in_flight == l.in_flight.size());
-  IQ_ASSERT(l.in_flight.front().at == loop_.now(), "delivery out of FIFO order");
+  IQ_ASSERT(l.in_flight.front().id.at == loop_.now(), "delivery out of FIFO order");
   IQ_ASSERT(!l.cut, "a delivery on a cut link: cut() should have cancelled it");
+  Handler on_delivery = std::move(l.in_flight.front().on_delivery);
   l.in_flight.pop_front();
   --l.stats.in_flight;
   ++l.stats.delivered;
   on_delivery();
+}
+
+void SimNetwork::drop_in_flight(Link& l) {
+  for (InFlight& m : l.in_flight) {
+    const bool was_pending = loop_.cancel(m.id);
+    IQ_ASSERT(was_pending, "link {}: in-flight message already delivered", l.label_prefix);
+    Handler dropped = std::move(m.on_delivery);
+    ++l.stats.dropped_cut;
+  }
+  l.in_flight.clear();
+  l.stats.in_flight = 0;
 }
 
 void SimNetwork::add_node(const std::string& name) {
@@ -66,6 +90,7 @@ void SimNetwork::add_node(const std::string& name) {
   IQ_ASSERT(inserted, "node '{}' added twice", name);
   // A new node widens the table: rebuild it from the links, which stay where they are.
   node_ids_.push_back(name);
+  node_keys_.emplace_back(name.size(), tail_key(name));
   IQ_ASSERT(node_ids_.size() == nodes_.size());
   link_table_.assign(node_ids_.size() * node_ids_.size(), nullptr);
   for (auto& [key, l] : links_) index_link(key, l);
@@ -93,13 +118,7 @@ void SimNetwork::cut_one_way(const std::string& from, const std::string& to) {
     ++links_cut_;
   }
   l.cut = true;
-  for (const EventId& id : l.in_flight) {
-    const bool was_pending = loop_.cancel(id);
-    IQ_ASSERT(was_pending, "link {}->{}: in-flight message already delivered", from, to);
-    ++l.stats.dropped_cut;
-  }
-  l.in_flight.clear();
-  l.stats.in_flight = 0;
+  drop_in_flight(l);
 }
 
 void SimNetwork::heal(const std::string& a, const std::string& b) {
@@ -134,6 +153,13 @@ void SimNetwork::heal_all() {
   links_cut_ = 0;
 }
 
+bool SimNetwork::is_cut(NodeId from, NodeId to) const {
+  if (links_cut_ == 0) return false;
+  IQ_ASSERT(from < node_ids_.size() && to < node_ids_.size());
+  const Link* l = link_table_[from * node_ids_.size() + to];
+  return l != nullptr && l->cut;
+}
+
 bool SimNetwork::is_cut(const std::string& from, const std::string& to) const {
   if (links_cut_ == 0) return false;  // the usual case: nothing is cut anywhere
   const Link* l = find_link(from, to);
@@ -149,10 +175,26 @@ uint64_t SimNetwork::cuts_between(std::string_view a, std::string_view b) const 
   const std::optional<uint32_t> ia = node_id(a);
   const std::optional<uint32_t> ib = node_id(b);
   if (!ia || !ib) return 0;
+  return cuts_between(*ia, *ib);
+}
+
+uint64_t SimNetwork::cuts_between(NodeId a, NodeId b) const {
   const size_t n = node_ids_.size();
-  const Link* ab = link_table_[*ia * n + *ib];
-  const Link* ba = link_table_[*ib * n + *ia];
+  IQ_ASSERT(a < n && b < n);
+  const Link* ab = link_table_[a * n + b];
+  const Link* ba = link_table_[b * n + a];
   return (ab == nullptr ? 0 : ab->stats.cuts) + (ba == nullptr ? 0 : ba->stats.cuts);
+}
+
+SimNetwork::NodeId SimNetwork::node(std::string_view name) const {
+  const std::optional<uint32_t> id = node_id(name);
+  IQ_ASSERT(id.has_value(), "unknown node '{}'", name);
+  return *id;
+}
+
+const std::string& SimNetwork::node_name(NodeId id) const {
+  IQ_ASSERT(id < node_ids_.size(), "unknown node number {}", id);
+  return node_ids_[id];
 }
 
 LinkStats SimNetwork::totals() const {
@@ -191,6 +233,13 @@ SimNetwork::Link& SimNetwork::link(const std::string& from, const std::string& t
   return it->second;
 }
 
+SimNetwork::Link& SimNetwork::link(NodeId from, NodeId to) {
+  IQ_ASSERT(from < node_ids_.size() && to < node_ids_.size(), "unknown node number {} or {}", from,
+            to);
+  if (Link* known = link_table_[from * node_ids_.size() + to]) return *known;
+  return link(node_ids_[from], node_ids_[to]);
+}
+
 // The link between two registered nodes, or nullptr when none was used yet (or a name is unknown).
 SimNetwork::Link* SimNetwork::find_link(std::string_view from, std::string_view to) const {
   const std::optional<uint32_t> f = node_id(from);
@@ -199,9 +248,18 @@ SimNetwork::Link* SimNetwork::find_link(std::string_view from, std::string_view 
   return link_table_[*f * node_ids_.size() + *t];
 }
 
+uint64_t SimNetwork::tail_key(std::string_view name) {
+  uint64_t key = 0;
+  const size_t n = std::min<size_t>(name.size(), sizeof(key));
+  if (n == 0) return key;
+  std::memcpy(&key, name.data() + name.size() - n, n);
+  return key;
+}
+
 std::optional<uint32_t> SimNetwork::node_id(std::string_view name) const {
-  for (size_t i = 0; i < node_ids_.size(); ++i) {
-    if (node_ids_[i] == name) return static_cast<uint32_t>(i);
+  const std::pair<size_t, uint64_t> key{name.size(), tail_key(name)};
+  for (size_t i = 0; i < node_keys_.size(); ++i) {
+    if (node_keys_[i] == key && node_ids_[i] == name) return static_cast<uint32_t>(i);
   }
   return std::nullopt;
 }

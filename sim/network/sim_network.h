@@ -78,9 +78,19 @@ class SimNetwork {
   SimNetwork(const SimNetwork&) = delete;
   SimNetwork& operator=(const SimNetwork&) = delete;
 
+  // A registered node's number (add_node order): the sends, cut checks and counts below that take
+  // numbers instead of names skip the name lookups (a fetch's request and answer use them).
+  using NodeId = uint32_t;
+  NodeId node(std::string_view name) const;
+  const std::string& node_name(NodeId id) const;
+
   // --- sending ---------------------------------------------------------------------------------
   // Delivers after the link's delay unless the message is lost or the link is cut (see above).
   void send(const std::string& from, const std::string& to, const std::string& label,
+            Handler on_delivery);
+  // The same between numbered nodes; the delivery's label is "net:<from>-><to>:" + label +
+  // label_suffix (an answer's "-response" without building the string first).
+  void send(NodeId from, NodeId to, std::string_view label, std::string_view label_suffix,
             Handler on_delivery);
 
   // --- topology and configuration --------------------------------------------------------------
@@ -98,12 +108,14 @@ class SimNetwork {
   void heal_node(const std::string& node);
   void heal_all();
   bool is_cut(const std::string& from, const std::string& to) const;
+  bool is_cut(NodeId from, NodeId to) const;
 
   // --- observing -------------------------------------------------------------------------------
   LinkStats stats(const std::string& from, const std::string& to) const;
   // stats(a, b).cuts + stats(b, a).cuts, with one name lookup per node instead of two: every
   // consumer fetch and broker request asks it (BrokerService::link_cuts).
   uint64_t cuts_between(std::string_view a, std::string_view b) const;
+  uint64_t cuts_between(NodeId a, NodeId b) const;
   LinkStats totals() const;
 
  private:
@@ -118,22 +130,34 @@ class SimNetwork {
       return LinkView(a.first, a.second) < LinkView(b.first, b.second);
     }
   };
+  // A message in flight: its delivery event and what runs at delivery. The event's own handler
+  // only names the link (small enough to live inside the handler, no allocation); the message's
+  // handler waits here, so it is not wrapped in a second one per message.
+  struct InFlight {
+    EventId id;
+    Handler on_delivery;
+  };
   struct Link {
     LinkConfig config;
     base::Prng prng;
     bool cut = false;
     base::Instant last_delivery_at;
-    std::deque<EventId> in_flight;  // delivery events, in delivery order (FIFO)
+    std::deque<InFlight> in_flight;  // in delivery order (FIFO)
     LinkStats stats;
     std::string label_prefix;  // "net:FROM->TO:", the start of every delivery's event label
   };
 
   Link& link(const std::string& from, const std::string& to);
+  Link& link(NodeId from, NodeId to);
+  void send_on(Link& l, std::string_view label, std::string_view label_suffix, Handler on_delivery);
+  // Cancels every delivery in flight on the link, destroying each message's handler right after
+  // its event (the order a cancel of a handler-owning event had).
+  void drop_in_flight(Link& l);
   // Const, yet the link it finds is not: the table holds plain pointers into links_.
   Link* find_link(std::string_view from, std::string_view to) const;
   void index_link(const LinkKey& key, Link& l);
   void cut_one_way(const std::string& from, const std::string& to);
-  void deliver(Link& l, Handler& on_delivery);
+  void deliver(Link& l);
   static void check(const LinkConfig& config);
 
   EventLoop& loop_;
@@ -146,9 +170,12 @@ class SimNetwork {
   // Node number by name (numbered in add_node order), and the links by number: entry
   // from * node_ids_.size() + to points into links_ (map nodes never move), nullptr until used.
   // Node numbers by name, in add_node order (the number is the index). A linear search: a world
-  // has a handful of nodes, and comparing a view with each name (lengths first) costs less than
-  // the ordered map's string compares did (docs/performance.md).
+  // has a handful of nodes. Each name's length and last (up to) eight bytes form a key compared
+  // first, so a search costs a few integer compares and one memcmp of the match, not a memcmp per
+  // node ("instance-1" and "instance-2" share all but their last byte; docs/performance.md).
   std::vector<std::string> node_ids_;
+  std::vector<std::pair<size_t, uint64_t>> node_keys_;  // (length, tail) per node number
+  static uint64_t tail_key(std::string_view name);
   std::optional<uint32_t> node_id(std::string_view name) const;
   std::vector<Link*> link_table_;
   size_t links_cut_ = 0;  // links whose `cut` is set

@@ -17,6 +17,15 @@
 
 namespace iq::base {
 
+namespace detail {
+// kPrime^n modulo 2^64.
+constexpr uint64_t fnv_prime_power(int n) {
+  uint64_t p = 1;
+  for (int i = 0; i < n; ++i) p *= 0x100000001b3ULL;
+  return p;
+}
+}  // namespace detail
+
 class Digest {
  public:
   static constexpr uint64_t kOffsetBasis = 0xcbf29ce484222325ULL;
@@ -27,11 +36,17 @@ class Digest {
     return add_bytes(s);
   }
 
+  // Hashing a zero byte is a multiply by kPrime alone, so the high zero bytes of a small value
+  // (an event's time, sequence number, a label's length: 17 of their 24 bytes) are one multiply
+  // by a power of kPrime instead of one multiply each: the same value, a shorter dependency chain
+  // (docs/performance.md, fourth pass).
   Digest& add(int64_t v) {
-    const auto u = static_cast<uint64_t>(v);
-    for (int i = 0; i < 8; ++i) {
-      add_byte(static_cast<uint8_t>(u >> (8 * i)));
+    auto u = static_cast<uint64_t>(v);
+    int i = 0;
+    for (; i < 8 && u != 0; ++i, u >>= 8) {
+      add_byte(static_cast<uint8_t>(u));
     }
+    state_ *= kPrimePowers[8 - i];
     return *this;
   }
 
@@ -43,6 +58,13 @@ class Digest {
   }
 
   uint64_t value() const { return state_; }
+  // A digest that goes on from `state` (an earlier value()): for code that computes the effect
+  // of several adds at once (sim/event_loop/label_digest.h).
+  static Digest resume(uint64_t state) {
+    Digest d;
+    d.state_ = state;
+    return d;
+  }
   // Sixteen lowercase hex digits, zero-padded: "cbf29ce484222325".
   std::string hex() const { return fmt::format("{:016x}", state_); }
 
@@ -53,6 +75,12 @@ class Digest {
     state_ ^= b;
     state_ *= kPrime;
   }
+
+  // kPrime^n for n = 0..8.
+  static constexpr uint64_t kPrimePowers[9] = {
+      detail::fnv_prime_power(0), detail::fnv_prime_power(1), detail::fnv_prime_power(2),
+      detail::fnv_prime_power(3), detail::fnv_prime_power(4), detail::fnv_prime_power(5),
+      detail::fnv_prime_power(6), detail::fnv_prime_power(7), detail::fnv_prime_power(8)};
 
   uint64_t state_ = kOffsetBasis;
 };
