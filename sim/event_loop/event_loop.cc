@@ -97,8 +97,7 @@ void EventLoop::dispatch_earliest() {
   ++events_dispatched_;
   {
     const std::string_view label = slots_[event.slot].label;
-    digest_.add(event.at_ms).add(static_cast<int64_t>(event.seq));
-    label_digests_.add(digest_, label);  // = digest_.add(label)
+    digest_.add(event.at_ms).add(static_cast<int64_t>(event.seq)).add(label);
     if (on_event_) {
       on_event_(EventRecord{at, event.seq, label});
     }
@@ -251,9 +250,8 @@ void EventLoop::drop_stale_top() {
 
 // Keeps the heap within twice the live events (plus a floor), so that cancelled timers far in the
 // future cannot pile up: a linear rebuild, paid for by the cancellations that made it necessary.
-// The floor is small: every pop walks the heap's depth, stale entries included.
 void EventLoop::compact_if_stale() {
-  constexpr size_t kStaleFloor = 64;
+  constexpr size_t kStaleFloor = 1024;
   if (heap_.size() <= 2 * pending_ + kStaleFloor) {
     return;
   }

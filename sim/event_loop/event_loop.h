@@ -26,9 +26,8 @@
 // and rebalanced a node per event). A cancelled event's slot is freed at once and its handler
 // destroyed at once, as before; its heap entry is left behind and skipped (its slot's sequence no
 // longer matches) when it reaches the top, and the heap is compacted when such entries outnumber
-// the live ones (past twice the live events plus 64: stale entries deepened every pop while they
-// could number a thousand). The io_context runs with BOOST_ASIO_CONCURRENCY_HINT_UNSAFE: one thread
-// ever touches it, so its scheduler needs no mutex. A label is copied into its slot's string, whose
+// the live ones. The io_context runs with BOOST_ASIO_CONCURRENCY_HINT_UNSAFE: one thread ever
+// touches it, so its scheduler needs no mutex. A label is copied into its slot's string, whose
 // buffer is kept from event to event, and the posted handler's Asio operation lives in one
 // reusable block (OpBlock), so a label the caller keeps and a handler cost no allocation of the
 // loop's own per event (docs/performance.md, third pass).
@@ -46,7 +45,6 @@
 #include "base/assert.h"
 #include "base/digest.h"
 #include "base/time.h"
-#include "event_loop/label_digest.h"
 #include "event_loop/unique_function.h"
 
 namespace iq::sim {
@@ -151,10 +149,9 @@ class EventLoop {
     uint32_t slot;
   };
   // Orders the heap so that its front is the least (time, sequence).
-  // Without branches on the data (the heap's compares are unpredictable; docs/performance.md).
   struct Later {
     bool operator()(const HeapEntry& a, const HeapEntry& b) const {
-      return (a.at_ms > b.at_ms) | ((a.at_ms == b.at_ms) & (a.seq > b.seq));
+      return a.at_ms != b.at_ms ? a.at_ms > b.at_ms : a.seq > b.seq;
     }
   };
   struct Slot {
@@ -236,7 +233,6 @@ class EventLoop {
   bool dispatching_ = false;
   OpBlock op_block_;
   base::Digest digest_;
-  LabelDigests label_digests_;  // digest_.add(label) in O(1) per known label
   std::function<bool()> stop_check_;
   std::function<void(const EventRecord&)> on_event_;
 };

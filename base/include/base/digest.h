@@ -58,13 +58,6 @@ class Digest {
   }
 
   uint64_t value() const { return state_; }
-  // A digest that goes on from `state` (an earlier value()): for code that computes the effect
-  // of several adds at once (sim/event_loop/label_digest.h).
-  static Digest resume(uint64_t state) {
-    Digest d;
-    d.state_ = state;
-    return d;
-  }
   // Sixteen lowercase hex digits, zero-padded: "cbf29ce484222325".
   std::string hex() const { return fmt::format("{:016x}", state_); }
 
