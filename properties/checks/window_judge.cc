@@ -559,15 +559,10 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
   int64_t last = -1;
   const std::string& topic = topology.source_topic;
   std::vector<FoldOp> ops;
-  const bool no_runs = replica.own_write_runs.empty();
   for (const sim::ChangelogRecord* rp : context.window_fold_cache().by_partition[partition]) {
     const sim::ChangelogRecord& r = *rp;
     if (r.offset > applied) break;  // offsets ascend (window_fold_cache asserts it)
-    // applied_by holds without a call for a record outside any transaction on a replica with no
-    // runs of own writes (no run to skip it, read_committed_holds true for TxnOutcome::kNone):
-    // the usual case, where the call's instance comparison was 3 % of a heavy seed.
-    const bool plain = no_runs && r.txn == sim::TxnOutcome::kNone;
-    if (!plain && !applied_by(replica, applied, r, at_ms)) continue;
+    if (!applied_by(replica, applied, r, at_ms)) continue;
     if (skipped != nullptr && std::binary_search(skipped->begin(), skipped->end(), r.offset)) {
       continue;  // removed by the log cleaner before the replica fetched it: never read
     }
@@ -790,20 +785,11 @@ std::optional<ChangelogOffset> window_earlier_life(const JudgeContext& context,
   }
   for (int variant = 0; variant < (own_differ ? 2 : 1); ++variant) {
     for (ChangelogOffset older : candidates_of(variant == 1)) {
-      model::WindowSpec wspec = window_spec_of(topology);
-      model::SessionSpec sspec = session_spec_of(topology);
-      wspec.aggregation = model::WindowAggregation::kLatest;
-      sspec.aggregation = model::SessionAggregation::kLatest;
-      sspec.processor_reads_cache = false;
-      const int64_t records_max =
-          std::max<int64_t>(1, 2 * static_cast<int64_t>(trace.changelog.size()));
       std::optional<model::WindowHistory> window;
       std::optional<model::SessionHistory> session;
-      if (topology.windowed()) {
-        window.emplace(wspec, records_max);
-      } else {
-        session.emplace(sspec, records_max);
-      }
+      start_fold_model(trace,
+                       std::max<int64_t>(1, 2 * static_cast<int64_t>(trace.changelog.size())),
+                       window, session);
       // The model's offsets only grow: the replay gets fresh ones after the earlier life's.
       int64_t step = 0;
       const auto apply = [&](const sim::ChangelogRecord& r) {

@@ -10,8 +10,8 @@
 
 #include "cluster/cluster.h"
 #include "cluster/cluster_test_utils.h"
-#include "iq/key_query.h"
 #include "iq/default_partitioner.h"
+#include "iq/key_query.h"
 #include "iq/serdes.h"
 
 namespace iq::sim {
@@ -85,7 +85,8 @@ TEST(ClusterScenarioTest, ThreeInstancesOneStandbyCrashAndRestart) {
   for (int32_t n = 1; n <= 3; ++n) {
     const Instance& i = cluster.instance(n);
     ASSERT_TRUE(i.running()) << cluster.seed_text() << " " << i.name();
-    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING)
+        << cluster.seed_text() << " " << i.name();
     for (const TaskId& t : i.streams().threads()[0]->task_manager().active_task_ids())
       EXPECT_TRUE(actives_seen.insert(t.partition).second)
           << cluster.seed_text() << ": two actives of partition " << t.partition;
@@ -207,7 +208,8 @@ TEST(ClusterScenarioTest, ScaleOutOneToThreeWithWarmups) {
   size_t actives_total = 0;
   for (int32_t n = 1; n <= 3; ++n) {
     const Instance& i = cluster.instance(n);
-    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING)
+        << cluster.seed_text() << " " << i.name();
     const size_t count = i.streams().threads()[0]->task_manager().active_task_ids().size();
     EXPECT_GE(count, 1u) << cluster.seed_text() << " " << i.name() << " has no active";
     actives_total += count;
@@ -405,7 +407,8 @@ void expect_exact_counts(Cluster& cluster, int32_t keys, int32_t partitions) {
     Instance& i = cluster.instance(n);
     if (!i.running()) continue;
     home = &i;
-    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text() << " " << i.name();
+    EXPECT_EQ(i.streams().state(), KafkaStreamsState::RUNNING)
+        << cluster.seed_text() << " " << i.name();
     for (const TaskId& t : i.streams().threads()[0]->task_manager().active_task_ids())
       EXPECT_TRUE(actives.insert(t.partition).second)
           << cluster.seed_text() << " partition " << t.partition << " has two actives";
