@@ -27,6 +27,7 @@
 #include "base/digest.h"
 #include "checks/check.h"
 #include "child_process.h"
+#include "findings_catalogue.h"
 #include "html_report.h"
 #include "input_checks.h"
 #include "journal.h"
@@ -381,8 +382,11 @@ base::Expected<SeedResult, std::string> run_seed(const std::string& file, uint64
                                                  const std::string& failures_dir) {
   auto scenario = load(file, seed);
   if (!scenario) return base::unexpected(scenario.error());
-  properties::RunReport report = properties::run_scenario(*scenario, {});
+  // The trace is kept only until seed_result has counted how the queries ended by phase (the
+  // sweep report's picture); the judging held it anyway, so the peak does not grow.
+  properties::RunReport report = properties::run_scenario(*scenario, {.keep_trace = true});
   SeedResult result = seed_result(report);
+  report.trace.reset();
   if (!result.passed) {
     if (auto failed = keep_failure(file, seed, failures_dir)) return base::unexpected(*failed);
   }
@@ -457,7 +461,8 @@ base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& sel
   return result;
 }
 
-// The sweep page, and a run page for each of the first failing seeds: each is run again from
+// The sweep page, and a run page for each of the first failing seeds and for the first seed of
+// each declared Kafka behaviour met (the page its explanation links): each is run again from
 // `file` with its trace kept (the sweep itself keeps no traces, so memory does not grow with the
 // sweep; a merged summary of shards run elsewhere needs nothing but the scenario file).
 bool write_sweep_report(const std::string& command, const std::string& file,
@@ -478,7 +483,12 @@ bool write_sweep_report(const std::string& command, const std::string& file,
   input.runs_with_dirty_reads = summary.runs_with_dirty_reads();
   input.staleness_by_guarantee = summary.staleness_by_guarantee();
   input.runs_by_guarantee = summary.runs_by_guarantee();
+  input.query_outcomes = summary.query_outcomes();
+  for (const auto& [name, row] : summary.probe_table()) input.probe_seeds[name] = row.seeds;
   size_t pages = 0;
+  // Each declared behaviour's first seed gets its page too (one per class), so the page that
+  // explains a behaviour links a run that shows it.
+  std::set<std::string> classes_with_page;
   for (const SeedResult& r : summary.results) {
     reports::SweepRun run;
     run.seed = r.seed;
@@ -489,6 +499,7 @@ bool write_sweep_report(const std::string& command, const std::string& file,
     run.reproduce = r.reproduce;
     for (const auto& [property, n] : r.violations_by_property) run.violations_total += n;
     run.violations_by_property = r.violations_by_property;
+    run.violations_by_class = r.violations_by_class;
     for (const ViolationSummary& v : r.violations) {
       properties::Violation violation;
       violation.property = v.property;
@@ -506,7 +517,12 @@ bool write_sweep_report(const std::string& command, const std::string& file,
     // it would take this process down with it.
     bool died = r.violations_by_property.count(kRunCompletes) > 0;
     // A partial sweep was stopped by a signal: its report is written at once, without pages.
-    if (!r.passed && !died && !summary.partial && pages < kSweepRunPagesMax) {
+    bool first_of_a_class = false;
+    for (const auto& [key, n] : r.violations_by_class) {
+      if (key != "failure" && classes_with_page.insert(key).second) first_of_a_class = true;
+    }
+    const bool failing_page = !r.passed && pages < kSweepRunPagesMax;
+    if ((failing_page || first_of_a_class) && !died && !summary.partial) {
       auto scenario = load(file, r.seed);
       if (!scenario) {
         error(scenario.error());
@@ -518,7 +534,7 @@ bool write_sweep_report(const std::string& command, const std::string& file,
       const std::string toml = sim::to_toml(*scenario);
       if (!write_text(out.string(), reports::render_run_report(again, &toml))) return false;
       run.page = name;
-      ++pages;
+      if (!r.passed) ++pages;
     }
     input.runs.push_back(std::move(run));
   }
@@ -573,8 +589,7 @@ int run_command(const RunArgs& args) {
     return kExitBadInput;
   }
   properties::RunReport report = properties::run_scenario(
-      *scenario,
-      {.check_determinism = args.check_determinism, .keep_trace = !args.report_dir.empty()});
+      *scenario, {.check_determinism = args.check_determinism, .keep_trace = true});
   print_report_header("run", report);
   print_violations(report, /*full=*/false);
   print_verdict(report, args.strict);
@@ -1053,6 +1068,95 @@ int list_probes_command() {
     std::printf("%-40.*s %.*s\n", static_cast<int>(p.name.size()), p.name.data(),
                 static_cast<int>(p.description.size()), p.description.data());
   }
+  return kExitPassed;
+}
+
+namespace {
+
+// `text` wrapped at 100 columns, each line indented by `indent`.
+std::string wrapped(std::string_view text, const std::string& indent) {
+  constexpr size_t kColumns = 100;
+  std::string out, line = indent;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(start, end - start);
+    if (line.size() > indent.size() && line.size() + 1 + word.size() > kColumns) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.size() > indent.size() ? " " : "") + std::string(word);
+    start = end + 1;
+  }
+  return out + line + "\n";
+}
+
+void print_finding(const reports::Finding& f, const char* class_text) {
+  std::printf("%s\n  %s\n", std::string(f.key).c_str(), class_text);
+  std::fputs(wrapped(f.explanation, "    ").c_str(), stdout);
+  const auto field = [](const char* what, std::string_view text) {
+    if (!text.empty())
+      std::fputs(wrapped(std::string(what) + ": " + std::string(text), "    ").c_str(), stdout);
+  };
+  field("Kafka source (apache/kafka 1eb7644)", f.kafka_source);
+  field("conditions", f.conditions);
+  field("minimal scenario", f.scenario.empty() ? "none yet" : f.scenario);
+  field("seen in", f.seen_in);
+  field("what a caller can do", f.what_to_do);
+  std::printf("\n");
+}
+
+nlohmann::json finding_json(const reports::Finding& f, const char* class_text) {
+  return {{"key", f.key},
+          {"class", class_text},
+          {"title", f.title},
+          {"explanation", f.explanation},
+          {"kafka_source", f.kafka_source},
+          {"conditions", f.conditions},
+          {"scenario", f.scenario},
+          {"seen_in", f.seen_in},
+          {"what_to_do", f.what_to_do}};
+}
+
+}  // namespace
+
+int findings_command(bool json, const std::string& only_key) {
+  std::vector<std::pair<properties::ViolationClass, const reports::Finding*>> shown_entries;
+  for (properties::ViolationClass c : properties::kViolationClasses) {
+    if (c == properties::ViolationClass::kFailure) continue;
+    if (!only_key.empty() && only_key != properties::class_key(c)) continue;
+    shown_entries.emplace_back(c, reports::find_finding(properties::class_key(c)));
+  }
+  if (shown_entries.empty()) {
+    std::string keys;
+    for (const reports::Finding& f : reports::findings_catalogue()) {
+      keys += (keys.empty() ? "" : ", ") + std::string(f.key);
+    }
+    error("findings: no known Kafka behaviour " + shown(only_key) + "; the classes are: " + keys);
+    return kExitBadInput;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  if (!json) {
+    std::printf(
+        "Known Kafka behaviours: how Kafka Streams' IQv2 answers differ from what a caller would\n"
+        "naively expect. A run proves each from its record and counts it apart from failures.\n\n");
+  }
+  for (const auto& [c, f] : shown_entries) {
+    const char* text = properties::to_string(c);
+    if (f == nullptr) {
+      if (json)
+        out.push_back({{"key", properties::class_key(c)}, {"class", text}});
+      else
+        std::printf("%s\n  %s\n    (no catalogue entry)\n\n", properties::class_key(c), text);
+      continue;
+    }
+    if (json)
+      out.push_back(finding_json(*f, text));
+    else
+      print_finding(*f, text);
+  }
+  if (json) std::printf("%s\n", out.dump(2).c_str());
   return kExitPassed;
 }
 

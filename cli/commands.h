@@ -87,4 +87,10 @@ int list_probes_command();
 
 int list_properties_command();
 
+// `iqsim findings [--json] [CLASS]`: the findings catalogue (reports/findings_catalogue.h), one
+// entry per declared Kafka behaviour (properties::kViolationClasses but kFailure): what a caller
+// sees, the Kafka source, the conditions, the minimal scenario, what to do. An unknown CLASS is
+// bad input and names the keys.
+int findings_command(bool json, const std::string& only_key = "");
+
 }  // namespace iq::cli

@@ -168,8 +168,8 @@ TEST_F(IqsimBinaryTest, HelpDocumentsTheExitCodes) {
   EXPECT_NE(o.out.find("declared Kafka behaviour"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("with --strict"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("2  bad input"), std::string::npos) << o.out;
-  for (const char* command :
-       {"run", "fuzz", "replay", "shrink", "check-determinism", "merge", "list-properties"}) {
+  for (const char* command : {"run", "fuzz", "replay", "shrink", "check-determinism", "merge",
+                              "list-properties", "findings"}) {
     EXPECT_NE(o.out.find(command), std::string::npos) << command;
   }
 }
@@ -182,6 +182,34 @@ TEST_F(IqsimBinaryTest, ListPropertiesNamesEveryProperty) {
                            "LagReported", "ChangelogWitness", "Deterministic"}) {
     EXPECT_NE(o.out.find(name), std::string::npos) << name << "\n" << o.out;
   }
+}
+
+// `iqsim findings` explains every declared Kafka behaviour, as text and as JSON, one class on
+// request, and refuses a class it does not know naming the keys.
+TEST_F(IqsimBinaryTest, FindingsExplainsEveryDeclaredBehaviour) {
+  Outcome text = iqsim({"findings"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  for (const char* part : {"alos_reprocessing", "known Kafka behaviour: at-least-once reprocessing",
+                           "Kafka source (apache/kafka 1eb7644): processor/internals/StreamTask",
+                           "scenarios/findings/alos_count_double_counts_after_crash.toml",
+                           "what a caller can do:", "cached_writes_beneath_position"}) {
+    EXPECT_NE(text.out.find(part), std::string::npos) << part << "\n" << text.out;
+  }
+  Outcome json = iqsim({"findings", "--json"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  ASSERT_TRUE(j.is_array()) << json.out;
+  EXPECT_EQ(j.size(), properties::kViolationClasses.size() - 1) << "every class but failure";
+  for (const auto& entry : j) {
+    EXPECT_FALSE(entry["explanation"].get<std::string>().empty()) << entry.dump(2);
+    EXPECT_NE(entry["key"], "failure");
+  }
+  Outcome one = iqsim({"findings", "--json", "lru_evicted_aggregate"});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(nlohmann::json::parse(one.out).size(), 1u) << one.out;
+  Outcome unknown = iqsim({"findings", "no_such_class"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.out;
+  EXPECT_NE(unknown.err.find("alos_reprocessing"), std::string::npos) << unknown.err;
 }
 
 // A bad scenario file is bad input: exit 2 and the parser's file:line:col message.
@@ -478,6 +506,22 @@ TEST_F(IqsimBinaryTest, KnownKafkaBehaviourExitsZeroUnlessStrict) {
   const std::string junit = read_file(path("alos.xml"));
   EXPECT_NE(junit.find("failures=\"0\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("name=\"seeds.alos_reprocessing\" value=\"2\""), std::string::npos) << junit;
+  // The sweep report of a passing sweep with a known behaviour: no red, the behaviour explained
+  // and linked to the page of its first seed, which exists.
+  Outcome reported = iqsim({"fuzz", f, "--seeds", "2", "--report", path("alos-report").string()});
+  EXPECT_EQ(reported.exit_code, 0) << reported.out << reported.err;
+  const std::string index = read_file(path("alos-report") / "index.html");
+  EXPECT_EQ(index.find("verdict fail"), std::string::npos) << "red on a passing sweep";
+  for (const char* part :
+       {"What this sweep shows about Kafka's IQ semantics", "<a href=\"#about-alos_reprocessing\">",
+        "id=\"about-alos_reprocessing\"", "<a href=\"alos-seed1.html\">seed 1</a>",
+        "id=\"chart-outcomes-by-phase\"", "id=\"chart-staleness-records\"",
+        "id=\"chart-probes\""}) {
+    EXPECT_NE(index.find(part), std::string::npos) << part;
+  }
+  const std::string first = read_file(path("alos-report") / "alos-seed1.html");
+  EXPECT_NE(first.find("id=\"about-alos_reprocessing\""), std::string::npos);
+  EXPECT_FALSE(fs::exists(path("alos-report") / "alos-seed2.html")) << "one page per behaviour";
   Outcome fuzz_strict = iqsim({"fuzz", f, "--seeds", "2", "--strict"});
   EXPECT_EQ(fuzz_strict.exit_code, 1) << fuzz_strict.out << fuzz_strict.err;
   EXPECT_NE(fuzz_strict.out.find("FAILED (--strict): known Kafka behaviour"), std::string::npos)

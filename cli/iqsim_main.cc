@@ -248,6 +248,14 @@ int main(int argc, char** argv) {
   CLI::App* list_probes_app =
       app.add_subcommand("list-probes", "List every coverage probe, one line each");
 
+  CLI::App* findings_app = app.add_subcommand(
+      "findings", "Explain each known Kafka behaviour a run can meet (the findings catalogue)");
+  bool findings_json = false;
+  findings_app->add_flag("--json", findings_json, "Print the catalogue as JSON");
+  std::string findings_key;
+  findings_app->add_option("class", findings_key,
+                           "Only this class key (e.g. alos_reprocessing; default: all)");
+
   std::string commands;
   if (!known_subcommand(app, argc, argv, commands)) {
     std::fprintf(stderr, "iqsim: '%s' is not a command; the commands are: %s\n",
@@ -306,5 +314,6 @@ int main(int argc, char** argv) {
     return merge_command(merge_out, merge_inputs, merge_allow_gaps, merge_report);
   if (list_app->parsed()) return list_properties_command();
   if (list_probes_app->parsed()) return list_probes_command();
+  if (findings_app->parsed()) return findings_command(findings_json, findings_key);
   return kExitBadInput;
 }

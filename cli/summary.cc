@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "input_checks.h"
+#include "query_phases.h"
 
 namespace iq::cli {
 
@@ -93,7 +94,8 @@ json result_json(const SeedResult& r) {  // seed_result_to_json
           {"staleness", r.staleness},
           {"digest", r.digest},
           {"reproduce", r.reproduce},
-          {"probes_hit", r.probes_hit}};
+          {"probes_hit", r.probes_hit},
+          {"query_outcomes", r.query_outcomes}};
 }
 
 // A summary of the wrong shape, said as "WHERE.key: what was wrong" (never nlohmann's text).
@@ -217,6 +219,8 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   r.reproduce = need<std::string>(j, "reproduce", w);
   // probes_hit came later than the rest: a summary written before it has none.
   r.probes_hit = need<std::vector<std::string>>(j, "probes_hit", w, std::vector<std::string>{});
+  // query_outcomes came with the report's pictures.
+  r.query_outcomes = need<Counts>(j, "query_outcomes", w, Counts{});
   return r;
 }
 
@@ -471,6 +475,18 @@ std::map<std::string, SweepSummary::ProbeRow> SweepSummary::probe_table() const 
   return table;
 }
 
+std::map<std::string, std::map<std::string, uint64_t>> SweepSummary::query_outcomes() const {
+  std::map<std::string, std::map<std::string, uint64_t>> sums;
+  for (const SeedResult& r : results) {
+    for (const auto& [key, n] : r.query_outcomes) {
+      const size_t slash = key.find('/');
+      if (slash == std::string::npos) continue;  // not ours: another build's key
+      sums[key.substr(0, slash)][key.substr(slash + 1)] += n;
+    }
+  }
+  return sums;
+}
+
 SeedResult seed_result(const properties::RunReport& report) {
   SeedResult r;
   r.seed = report.seed;
@@ -493,6 +509,11 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.processing_guarantee = report.processing_guarantee;
   r.staleness = properties::staleness_counts(report.staleness);
   r.probes_hit = report.probes_hit;
+  if (report.trace) {
+    for (const auto& [phase, outcomes] : reports::query_outcomes_by_phase(*report.trace)) {
+      for (const auto& [outcome, n] : outcomes) r.query_outcomes[phase + "/" + outcome] = n;
+    }
+  }
   r.digest = report.digest;
   r.reproduce = report.reproduce_command();
   return r;

@@ -1,7 +1,9 @@
 // Renders the report of a real failing run (reports/testdata/failover_wrong_expectation.toml: a
-// failover, then a scripted query with a wrong expectation) and loads it in headless Chromium:
-// a screenshot is taken and must be non-trivial, and the DOM after scripts ran must hold every
-// section and no script error. Chromium missing is a failure (scripts/setup installs it).
+// failover, then a scripted query with a wrong expectation), and a sweep page of three of its
+// seeds, and loads each in headless Chromium: a screenshot is taken and must be non-trivial, and
+// the DOM after scripts ran must hold every section (for the sweep: every chart's SVG with its
+// bars and numbers) and no script error. Chromium missing is a failure (scripts/setup installs
+// it).
 
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include <sstream>
 
 #include "html_report.h"
+#include "query_phases.h"
 #include "runner.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_writer.h"
@@ -32,6 +35,57 @@ std::string chromium_path() {
   return "";
 }
 
+// What headless Chromium made of a page: the screenshot's size and the DOM after scripts ran.
+struct Loaded {
+  uintmax_t png_bytes = 0;
+  std::string dom;
+};
+
+// Loads `html` (in `dir`) twice: a screenshot, then --dump-dom; each with a fresh profile.
+Loaded load_in_chromium(const std::filesystem::path& dir, const std::filesystem::path& html,
+                        const std::string& where) {
+  std::string chromium = chromium_path();
+  EXPECT_FALSE(chromium.empty())
+      << "chromium is not installed: run scripts/setup (it installs the Debian package "
+         "'chromium'); this test needs a headless browser and does not skip without one";
+  if (chromium.empty()) return {};
+  const auto common = [&] {
+    std::filesystem::remove_all(dir / "profile");
+    std::filesystem::create_directories(dir / "profile");
+    return chromium +
+           " --headless --no-sandbox --disable-gpu --disable-background-networking"
+           " --no-first-run --user-data-dir=" +
+           (dir / "profile").string();
+  };
+  const std::string stem = html.stem().string();
+  std::filesystem::path png = dir / (stem + ".png");
+  std::filesystem::path dom = dir / (stem + "-dom.html");
+  std::string shot = "timeout 180 " + common() + " --screenshot=" + png.string() +
+                     " --window-size=1400,3000 file://" + html.string() + " >" +
+                     (dir / "screenshot.log").string() + " 2>&1";
+  EXPECT_EQ(std::system(shot.c_str()), 0) << where << ": " << read_file(dir / "screenshot.log");
+  std::string dump = "timeout 180 " + common() + " --dump-dom file://" + html.string() + " >" +
+                     dom.string() + " 2>" + (dir / "dump.log").string();
+  EXPECT_EQ(std::system(dump.c_str()), 0) << where << ": " << read_file(dir / "dump.log");
+  std::filesystem::remove_all(dir / "profile");
+  Loaded out;
+  if (std::filesystem::exists(png)) out.png_bytes = std::filesystem::file_size(png);
+  out.dom = read_file(dom);
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+std::filesystem::path fresh_dir() {
+  std::filesystem::path dir = std::filesystem::current_path() / "browser_report";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 TEST(Browser, FailingRunReportLoadsInHeadlessChromium) {
   const std::string file = std::string(IQSIM_REPORTS_TESTDATA) + "/failover_wrong_expectation.toml";
   auto scenario = sim::parse_scenario_file(file, std::nullopt);
@@ -41,43 +95,76 @@ TEST(Browser, FailingRunReportLoadsInHeadlessChromium) {
   ASSERT_FALSE(report.passed()) << where << ": the fixture must fail";
   ASSERT_NE(report.violations_by_property.count("ScriptedExpectations"), 0u) << where;
 
-  std::filesystem::path dir = std::filesystem::current_path() / "browser_report";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir / "profile");
+  std::filesystem::path dir = fresh_dir();
   std::filesystem::path html = dir / "report.html";
   const std::string toml = sim::to_toml(*scenario);
   std::ofstream(html, std::ios::binary) << render_run_report(report, &toml);
-
-  std::string chromium = chromium_path();
-  ASSERT_FALSE(chromium.empty())
-      << "chromium is not installed: run scripts/setup (it installs the Debian package "
-         "'chromium'); this test needs a headless browser and does not skip without one";
-  std::string common = chromium +
-                       " --headless --no-sandbox --disable-gpu --disable-background-networking"
-                       " --no-first-run --user-data-dir=" +
-                       (dir / "profile").string();
-  std::filesystem::path png = dir / "report.png";
-  std::filesystem::path dom = dir / "dom.html";
-  std::string shot = "timeout 180 " + common + " --screenshot=" + png.string() +
-                     " --window-size=1400,3000 file://" + html.string() + " >" +
-                     (dir / "screenshot.log").string() + " 2>&1";
-  ASSERT_EQ(std::system(shot.c_str()), 0) << where << ": " << read_file(dir / "screenshot.log");
-  ASSERT_TRUE(std::filesystem::exists(png)) << where;
-  EXPECT_GT(std::filesystem::file_size(png), 60'000u) << where << ": screenshot looks blank";
-
-  std::filesystem::remove_all(dir / "profile");
-  std::filesystem::create_directories(dir / "profile");
-  std::string dump = "timeout 180 " + common + " --dump-dom file://" + html.string() + " >" +
-                     dom.string() + " 2>" + (dir / "dump.log").string();
-  ASSERT_EQ(std::system(dump.c_str()), 0) << where << ": " << read_file(dir / "dump.log");
-  std::string text = read_file(dom);
+  Loaded page = load_in_chromium(dir, html, where);
+  EXPECT_GT(page.png_bytes, 60'000u) << where << ": screenshot looks blank";
   for (const char* id :
        {"id=\"summary\"", "id=\"violations\"", "id=\"violation-1\"", "id=\"timeline-p0\"",
-        "id=\"timeline-p1\"", "id=\"placement\"", "id=\"staleness\"", "data-rendered=\"ok\""}) {
-    EXPECT_NE(text.find(id), std::string::npos) << where << ": the DOM lacks " << id;
+        "id=\"timeline-p1\"", "id=\"placement\"", "id=\"staleness\"", "id=\"outcomes\"",
+        "id=\"chart-outcomes-by-phase\"", "data-rendered=\"ok\""}) {
+    EXPECT_NE(page.dom.find(id), std::string::npos) << where << ": the DOM lacks " << id;
   }
-  EXPECT_EQ(text.find("id=\"script-error\""), std::string::npos) << where << ": a script failed";
-  EXPECT_NE(text.find("ScriptedExpectations"), std::string::npos) << where;
+  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos)
+      << where << ": a script failed";
+  EXPECT_NE(page.dom.find("ScriptedExpectations"), std::string::npos) << where;
+}
+
+// A sweep page of a few real runs of the fixture (seeds 1..3), with a declared behaviour added
+// to one seed's counts so that every picture has something to draw: the browser must build an
+// SVG element for every chart, each with its bars or marks, and its numbers table.
+TEST(Browser, SweepReportChartsRenderInHeadlessChromium) {
+  const std::string file = std::string(IQSIM_REPORTS_TESTDATA) + "/failover_wrong_expectation.toml";
+  SweepInput sweep;
+  sweep.command = "fuzz";
+  sweep.scenario = file;
+  sweep.first_seed = 1;
+  sweep.seed_count = 3;
+  sweep.shard = "0/1";
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    auto scenario = sim::parse_scenario_file(file, seed);
+    ASSERT_TRUE(scenario) << scenario.error().to_string();
+    properties::RunReport r = properties::run_scenario(*scenario, {.keep_trace = true});
+    SweepRun run;
+    run.seed = seed;
+    run.passed = r.passed();
+    run.violations = r.violations;
+    run.violations_by_class = r.violations_by_class();
+    if (seed == 2) run.violations_by_class["alos_reprocessing"] = 4;
+    run.properties_checked = r.properties_checked;
+    sweep.staleness_by_guarantee[r.processing_guarantee];
+    for (const auto& [role, st] : r.staleness) {
+      sweep.staleness_by_guarantee[r.processing_guarantee][role].records.merge(st.records);
+      sweep.staleness_by_guarantee[r.processing_guarantee][role].virtual_ms.merge(st.virtual_ms);
+    }
+    for (const auto& [phase, outcomes] : query_outcomes_by_phase(*r.trace)) {
+      for (const auto& [o, n] : outcomes) sweep.query_outcomes[phase][o] += n;
+    }
+    for (const std::string& probe : r.probes_hit) ++sweep.probe_seeds[probe];
+    sweep.runs.push_back(std::move(run));
+  }
+  sweep.probe_seeds["never_reached_probe"] = 0;
+  const std::string where = file + " seeds 1..3";
+  std::filesystem::path dir = fresh_dir();
+  std::filesystem::path html = dir / "sweep.html";
+  std::ofstream(html, std::ios::binary) << render_sweep_report(sweep);
+  Loaded page = load_in_chromium(dir, html, where);
+  EXPECT_GT(page.png_bytes, 60'000u) << where << ": screenshot looks blank";
+  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
+  EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
+  for (const char* id : {"chart-classes-by-seed", "chart-staleness-records", "chart-staleness-ms",
+                         "chart-outcomes-by-phase", "chart-probes"}) {
+    const size_t at = page.dom.find(std::string("id=\"") + id + "\"");
+    ASSERT_NE(at, std::string::npos) << where << ": the DOM lacks " << id;
+    const size_t end = page.dom.find("</figure>", at);
+    const std::string figure = page.dom.substr(at, end - at);
+    EXPECT_EQ(count(figure, "<svg"), 1u) << id;
+    EXPECT_GT(count(figure, "class=\"bar\"") + count(figure, "class=\"mark\""), 0u) << id;
+    EXPECT_NE(figure.find("<details class=\"numbers\">"), std::string::npos) << id;
+  }
+  EXPECT_NE(page.dom.find("id=\"about-alos_reprocessing\""), std::string::npos) << where;
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "findings_catalogue.h"
+#include "query_phases.h"
 #include "report_common.h"
 #include "staleness.h"
+#include "sweep_sections.h"
 #include "violation_page.h"
 
 namespace iq::reports {
@@ -26,9 +29,10 @@ h3{font-size:15px;margin:14px 0 6px} h4{margin:10px 0 4px;font-size:13px;color:#
 table{border-collapse:collapse;margin:6px 0} th,td{border:1px solid #d6dbe6;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f4f6fb} td.num{text-align:right}
 .verdict{display:inline-block;padding:2px 10px;border-radius:3px;color:#fff;font-weight:bold}
-.pass{background:#2ca02c} .fail{background:#d62728} .finding{background:#ff7f0e}
+.pass{background:#2ca02c} .fail{background:#d62728} .finding{background:#f0b429;color:#3d2a00}
 .cut{color:#a04000;font-style:italic}
 .violation{border-left:5px solid #d62728;padding:4px 14px;background:#fdf6f6}
+.violation.known{border-left-color:#f0b429;background:#fffaf0}
 .cols{display:flex;gap:24px;flex-wrap:wrap} .cols>div{flex:1 1 520px;min-width:0}
 .kv td code{white-space:pre-wrap;word-break:break-word}
 .steps li{margin:2px 0} .steps li.bad{color:#d62728;font-weight:bold}
@@ -58,13 +62,31 @@ constexpr const char* kScript =
 
 std::string page_head(const std::string& title) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
-         html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n" + kScript +
+         html_escape(title) + "</title>\n<style>" + kStyle + kChartStyle + "</style>\n" + kScript +
          "</head>\n<body>\n";
 }
 
 std::string verdict_badge(bool passed) {
   return passed ? "<span class=\"verdict pass\">PASSED</span>"
                 : "<span class=\"verdict fail\">FAILED</span>";
+}
+
+// Beside the verdict: how many declared Kafka behaviours were met, in the amber of known ones.
+std::string known_badge(uint64_t classes, uint64_t count, const char* unit) {
+  if (classes == 0) return {};
+  return fmt::format(" <span class=\"verdict known\">{} known Kafka behaviour{} ({} {})</span>",
+                     classes, classes == 1 ? "" : "s", count, unit);
+}
+
+// The declared behaviours of a run's violations: class key -> violations.
+std::map<std::string, uint64_t> known_classes(const properties::RunReport& r) {
+  std::map<std::string, uint64_t> out;
+  for (const properties::Violation& v : r.violations) {
+    if (v.violation_class != properties::ViolationClass::kFailure) {
+      ++out[properties::class_key(v.violation_class)];
+    }
+  }
+  return out;
 }
 
 std::string legend() {
@@ -306,13 +328,27 @@ std::string render_run_report(const properties::RunReport& r, const std::string*
   std::string title =
       fmt::format("iqsim report: {} seed {}", r.title.empty() ? r.scenario : r.title, r.seed);
   std::string html = page_head(title);
-  html += "<header><h1>" + html_escape(title) + " " + verdict_badge(r.passed()) + "</h1><p>" +
+  const std::map<std::string, uint64_t> known = known_classes(r);
+  uint64_t known_violations = 0;
+  for (const auto& [key, n] : known) known_violations += n;
+  html += "<header><h1>" + html_escape(title) + " " + verdict_badge(r.passed()) +
+          known_badge(known.size(), known_violations, "violations") + "</h1><p>" +
           html_escape(r.scenario) + "</p></header>\n";
   html +=
-      "<nav><a href=\"#summary\">summary</a><a href=\"#timelines\">position timelines</a>"
-      "<a href=\"#violations\">violations</a><a href=\"#placement\">placement</a>"
+      "<nav><a href=\"#summary\">summary</a><a href=\"#outcomes\">query outcomes</a>"
+      "<a href=\"#timelines\">position timelines</a>"
+      "<a href=\"#violations\">violations</a><a href=\"#findings\">known behaviours</a>"
+      "<a href=\"#placement\">placement</a>"
       "<a href=\"#staleness\">staleness</a></nav>\n<main>\n";
   html += summary_section(r, scenario_toml, anchors);
+  html += "<section id=\"outcomes\"><h2>How queries ended</h2>\n";
+  if (r.trace) {
+    html += render_bar_figure(
+        phase_outcomes_chart(query_outcomes_by_phase(*r.trace), "chart-outcomes-by-phase"));
+  } else {
+    html += "<p>No trace kept for this run.</p>\n";
+  }
+  html += "</section>\n";
 
   html += "<section id=\"timelines\"><h2>Replica positions over virtual time</h2>\n";
   if (!r.trace) {
@@ -362,6 +398,7 @@ std::string render_run_report(const properties::RunReport& r, const std::string*
   violations_html += "</section>\n";
 
   html += violations_html;
+  html += render_findings_section(known, "findings", "violations");
 
   html += "<section id=\"placement\"><h2>Placement and movement</h2>\n";
   if (r.trace) {
@@ -443,6 +480,9 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
   uint64_t failed = 0;
   std::set<std::string> properties;
   std::map<std::string, std::pair<uint64_t, uint64_t>> per_property;  // seeds violating, violations
+  // property -> seeds with a listed failure of it (failures are listed first, so a seed's
+  // failures are there unless it has more than the list holds)
+  std::map<std::string, uint64_t> failing_seeds;
   // property -> cause -> seeds
   std::map<std::string, std::map<std::string, std::vector<uint64_t>>> causes;
   // class -> (seeds, violations listed); the lists may be cut, so these count what is listed
@@ -462,6 +502,12 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
       ++per_property[property].first;
       per_property[property].second += n;
     }
+    std::set<std::string> failing_here(run.unexpectedly_held.begin(), run.unexpectedly_held.end());
+    for (const properties::Violation& v : run.violations) {
+      if (v.violation_class == properties::ViolationClass::kFailure)
+        failing_here.insert(v.property);
+    }
+    for (const std::string& p : failing_here) ++failing_seeds[p];
     for (const properties::Violation& v : run.violations) {
       auto& seeds =
           causes[v.property]["[" + std::string(properties::to_string(v.violation_class)) + "] " +
@@ -475,9 +521,27 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
   std::string title =
       fmt::format("iqsim sweep: {} seeds {}..{}", s.title.empty() ? s.scenario : s.title,
                   s.first_seed, s.first_seed + (s.seed_count ? s.seed_count - 1 : 0));
+  const std::map<std::string, ClassOverSweep> classes = classes_over_sweep(s);
+  std::map<std::string, uint64_t> known_seeds;  // class key -> seeds, for the findings section
+  std::set<uint64_t> with_known;
+  for (const auto& [key, c] : classes) {
+    if (key == "failure") continue;
+    known_seeds[key] = c.seeds.size();
+    with_known.insert(c.seeds.begin(), c.seeds.end());
+  }
+  const uint64_t seeds_with_known = with_known.size();
   std::string html = page_head(title);
-  html += "<header><h1>" + html_escape(title) + " " + verdict_badge(failed == 0) + "</h1><p>" +
-          html_escape(s.scenario) + ", shard " + html_escape(s.shard) + "</p></header>\n<main>\n";
+  html += "<header><h1>" + html_escape(title) + " " + verdict_badge(failed == 0) +
+          known_badge(known_seeds.size(), seeds_with_known, "seeds") + "</h1><p>" +
+          html_escape(s.scenario) + ", shard " + html_escape(s.shard) + "</p></header>\n";
+  html +=
+      "<nav><a href=\"#shows\">what it shows</a><a href=\"#charts\">pictures</a>"
+      "<a href=\"#findings\">known behaviours</a><a href=\"#summary\">summary</a>"
+      "<a href=\"#violations\">violations</a><a href=\"#seeds\">failing seeds</a></nav>\n"
+      "<main>\n";
+  html += render_sweep_shows(s, classes);
+  html += render_sweep_charts(s);
+  html += render_findings_section(known_seeds, "findings", "seeds");
   html += "<section id=\"summary\"><h2>Summary</h2>\n<table>\n";
   html += fmt::format(
       "<tr><th>runs</th><td>{}</td></tr><tr><th>passed</th><td>{}</td></tr>"
@@ -505,16 +569,23 @@ std::string render_sweep_report(const SweepInput& s, const ReportCaps& caps) {
       "within 1/8 above); maxima are exact.</p>\n";
   html += render_guarantee_staleness_table(s.staleness_by_guarantee, s.runs_by_guarantee);
   html +=
-      "<h4>Verdicts per property</h4>\n<table><tr><th>property</th><th>seeds "
-      "violating</th><th>violations</th></tr>\n";
+      "<h4>Verdicts per property</h4>\n<p>Seeds with a failure of the property (red) and "
+      "seeds where it was violated only as a known Kafka behaviour (amber).</p>\n"
+      "<table><tr><th>property</th><th>seeds failing</th><th>seeds with a known "
+      "behaviour only</th><th>violations</th></tr>\n";
   for (const std::string& p : properties) {
     auto it = per_property.find(p);
     uint64_t seeds = it == per_property.end() ? 0 : it->second.first;
     uint64_t n = it == per_property.end() ? 0 : it->second.second;
-    html += "<tr><td>" + html_escape(p) + "</td><td>" +
-            (seeds ? fmt::format("<span class=\"verdict fail\">{}</span>", seeds)
-                   : std::string("<span class=\"verdict pass\">0</span>")) +
-            fmt::format("</td><td class=\"num\">{}</td></tr>\n", n);
+    uint64_t failing = failing_seeds.count(p) ? failing_seeds[p] : 0;
+    uint64_t known = seeds > failing ? seeds - failing : 0;
+    html +=
+        "<tr><td>" + html_escape(p) + "</td><td>" +
+        (failing ? fmt::format("<span class=\"verdict fail\">{}</span>", failing)
+                 : std::string("<span class=\"verdict pass\">0</span>")) +
+        "</td><td>" +
+        (known ? fmt::format("<span class=\"verdict known\">{}</span>", known) : std::string("0")) +
+        fmt::format("</td><td class=\"num\">{}</td></tr>\n", n);
   }
   html +=
       "</table>\n</section>\n<section id=\"violations\"><h2>Violations by property and "

@@ -52,6 +52,9 @@ struct SweepRun {
   uint64_t queries_judged = 0;
   std::string reproduce;
   std::string page;  // relative link to the seed's run report, or empty
+  // Every unexpected violation counted by properties::class_key ("failure",
+  // "alos_reprocessing"); empty: count the classes of the list above.
+  std::map<std::string, uint64_t> violations_by_class;
 };
 
 struct SweepInput {
@@ -70,6 +73,10 @@ struct SweepInput {
   // and each guarantee's seeds: a table that compares the guarantees when the sweep drew both.
   std::map<std::string, properties::AnswerStaleness> staleness_by_guarantee;
   std::map<std::string, uint64_t> runs_by_guarantee;
+  // How the seeds' queries ended by phase of the run, summed (query_phases.h); empty: no picture.
+  std::map<std::string, std::map<std::string, uint64_t>> query_outcomes;
+  // Every coverage probe of the build and how many seeds reached it (0 included).
+  std::map<std::string, uint64_t> probe_seeds;
 };
 
 std::string render_sweep_report(const SweepInput& sweep, const ReportCaps& caps = {});

@@ -129,9 +129,18 @@ std::string render_violation_section(const properties::Violation& v, const sim::
                                      const std::string& anchor, const std::string& reproduce,
                                      bool expected_failure, bool render_diagram,
                                      const DotCaps& caps, const TopologyConfig* topology) {
-  std::string html = "<section class=\"violation\" id=\"" + html_escape(anchor) + "\">\n";
-  html += fmt::format("<h3>{}[{}] {}: {}</h3>\n", expected_failure ? "(finding) " : "",
-                      html_escape(properties::to_string(v.violation_class)),
+  // A failure in red; a declared finding or a known Kafka behaviour in the amber of known ones,
+  // linked to its catalogue entry (findings_catalogue.h) on the same page.
+  const bool known = v.violation_class != properties::ViolationClass::kFailure;
+  std::string html = std::string("<section class=\"violation") +
+                     (known || expected_failure ? " known" : "") + "\" id=\"" +
+                     html_escape(anchor) + "\">\n";
+  std::string cls = html_escape(properties::to_string(v.violation_class));
+  if (known) {
+    cls = "<a href=\"#about-" + html_escape(properties::class_key(v.violation_class)) + "\">" +
+          cls + "</a>";
+  }
+  html += fmt::format("<h3>{}[{}] {}: {}</h3>\n", expected_failure ? "(finding) " : "", cls,
                       html_escape(v.property), html_escape(v.summary));
   if (!v.class_evidence.empty()) {
     html += "<p class=\"class\">class: " + html_escape(v.class_evidence) + "</p>\n";

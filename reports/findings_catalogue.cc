@@ -1,0 +1,359 @@
+#include "findings_catalogue.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report_common.h"
+
+namespace iq::reports {
+
+namespace {
+
+// The Kafka paths below are under streams/src/main/java/org/apache/kafka/streams/ unless they say
+// otherwise; each was read at apache/kafka 1eb7644. The texts are ours.
+constexpr Finding kCatalogue[] = {
+    {.key = "alos_reprocessing",
+     .title = "at-least-once reprocessing",
+     .explanation =
+         "Under at-least-once a task commits its input offsets only every commit.interval.ms, "
+         "while its store writes reach the changelog as they happen. When an instance crashes, "
+         "is fenced or loses its tasks between two commits, the next owner processes the "
+         "uncommitted input again from the last committed offset, and an aggregate counts it "
+         "twice. An IQv2 answer then holds a value the input alone does not explain (a count "
+         "too high, a sum with a record twice), under a position that looks ordinary: the "
+         "position records offsets, not how often each was applied.",
+     .kafka_source =
+         "processor/internals/StreamTask.prepareCommit / postCommit (offsets committed after "
+         "the writes), TaskManager.commit, and the consumer resuming from the committed offset; "
+         "StreamsProducer is not transactional without EOS, so nothing aborts the first writes.",
+     .conditions = "processing.guarantee=at_least_once; any logged store with an aggregate or "
+                   "overwrite whose result depends on how often input is applied; a crash, "
+                   "pause, isolation or rebalance between two commits.",
+     .scenario = "scenarios/findings/alos_count_double_counts_after_crash.toml",
+     .seen_in = "templates/default.toml: the commonest behaviour of an at-least-once sweep",
+     .what_to_do = "Use processing.guarantee=exactly_once_v2 (its twin, "
+                   "fast/eos_crash_before_commit_restores_committed_only, passes strictly), or "
+                   "make the aggregation idempotent (dedupe on a record id) when an answer "
+                   "must never count input twice."},
+    {.key = "restart_without_checkpoint",
+     .title = "a store reopened without a current checkpoint answers under a lower position",
+     .explanation =
+         "A persistent store that restarts without a .checkpoint (after a crash, or its task "
+         "lost to a pause) keeps its data on disk under at-least-once, but its position comes "
+         "from a missing or older .position file. Until restoration catches up, IQv2 answers "
+         "with the data it kept under a position lower than that data: an under-claim. A "
+         "bounded query may be refused although the data is there; an unbounded one gets data "
+         "newer than its position says.",
+     .kafka_source =
+         "processor/internals/ProcessorStateManager.initializeStoreOffsetsFromCheckpoint (no "
+         "checkpoint under at-least-once: restore from the log start over the kept store; "
+         "only EOS throws TaskCorruptedException and wipes it); state/internals/RocksDBStore."
+         "init reads <store>.position through StoreQueryUtils.readPositionFromCheckpoint.",
+     .conditions = "processing.guarantee=at_least_once; a persistent (RocksDB) store; a crash, "
+                   "close or task loss, then a restart on the kept disk.",
+     .scenario = "scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml",
+     .seen_in = "",
+     .what_to_do = "Treat a position as a lower bound of what a replica holds after a restart; "
+                   "under exactly_once_v2 the store is wiped and restored instead (twin "
+                   "fast/eos_standby_restart_without_checkpoint_wiped passes strictly)."},
+    {.key = "cache_flush_partly_applied",
+     .title = "a replica inside one cached flush over-claims",
+     .explanation =
+         "With a record cache a store's writes reach the changelog at a flush, each dirty key "
+         "once under the context of its last write, and the position header carried by the "
+         "records only grows. A standby, warmup or restoring active that has applied part of "
+         "one flush reports a position that already covers writes of keys later in it, so IQv2 "
+         "answers a key missing or older beneath a position that claims it. The same happens "
+         "for good when the writer crashes inside the flush (the rest never reaches the log).",
+     .kafka_source =
+         "state/internals/NamedCache.flush (dirty keys in the order of their last write, one "
+         "listener call), CachingKeyValueStore.putAndMaybeForward, ChangeLoggingKeyValueBytesStore "
+         "logging under the store's position; restore applies records one by one "
+         "(processor/internals/StoreChangelogReader.restoreChangelog).",
+     .conditions = "Caching on (statestore.cache.max.bytes > 0); any guarantee (it remains under "
+                   "exactly_once_v2); answers from a replica that restores or stands by.",
+     .scenario = "scenarios/findings/cache_flush_partly_applied_overclaims.toml",
+     .seen_in = "also scenarios/findings/cache_flush_cut_by_crash_overclaims.toml (a writer "
+                "that crashed inside the flush)",
+     .what_to_do = "Query the active (requireActive) when a position must mean every write "
+                   "beneath it is visible, or turn caching off for stores served by standbys."},
+    {.key = "position_ahead_of_checkpoint",
+     .title = "a .position newer than its .checkpoint over-claims after a crash",
+     .explanation =
+         "At a checkpoint each store first writes its <store>.position file, then the task "
+         "writes .checkpoint. A crash between the two leaves the newer position beside the "
+         "older changelog offset: the restarted store restores from the old offset under the "
+         "new position, so IQv2 answers old values under a position that covers newer writes "
+         "until the restore passes them.",
+     .kafka_source =
+         "processor/internals/ProcessorStateManager.checkpoint (each store's commitCallback, "
+         "which writes <store>.position via StoreQueryUtils.checkpointPosition, runs before "
+         "checkpointFile.write).",
+     .conditions = "processing.guarantee=at_least_once; a persistent store; a crash that lands "
+                   "inside the task's checkpoint (quirk 12 of docs/iqv2-semantics.md).",
+     .scenario = "scenarios/findings/position_file_ahead_of_checkpoint.toml",
+     .seen_in = "",
+     .what_to_do = "Do not trust a restarted store's position until its restore ended "
+                   "(lag 0); exactly_once_v2 wipes such a store (twin "
+                   "fast/eos_position_file_ahead_of_checkpoint_wiped)."},
+    {.key = "fenced_late_write",
+     .title = "a fenced member's late writes land beneath a newer position",
+     .explanation =
+         "A member that was paused or cut off past its session still holds processed but "
+         "uncommitted writes. When it comes back, its commit first flushes them to the "
+         "changelog and only then fails to commit its offsets; without transactions nothing "
+         "fences those sends. They land after the new owner already processed the same input, "
+         "under their old position headers, so a replica that applies the whole changelog "
+         "answers an older value beneath a position that covers the newer one.",
+     .kafka_source =
+         "processor/internals/StreamTask.prepareCommit (flush before the offset commit), "
+         "TaskManager.commit and handleLostAll; StreamsProducer without EOS has no producer "
+         "fencing.",
+     .conditions = "processing.guarantee=at_least_once; a pause or network isolation longer "
+                   "than the session timeout, then a heal; a logged store.",
+     .scenario = "scenarios/findings/alos_fenced_member_late_write_beneath_newer_position.toml",
+     .seen_in = "",
+     .what_to_do = "Use exactly_once_v2 (the zombie's transaction is fenced and aborted: "
+                   "fast/eos_fenced_member_late_write_aborted), or re-read after a rebalance."},
+    {.key = "lru_evicted_aggregate",
+     .title = "an LRU store's evicted aggregate restarts from zero",
+     .explanation =
+         "An LRU key-value store (Stores.lruMap) forgets its least recently used key when full. "
+         "An aggregation reading an evicted key gets null and starts again from the "
+         "initializer, so a count restarts from 1 and every replica folds that restarted value "
+         "from the changelog. IQv2 answers a count or sum far below what the input holds, "
+         "consistently on every replica.",
+     .kafka_source =
+         "state/internals/MemoryLRUCache (removeEldestEntry evicts, the eviction listener logs a "
+         "tombstone through ChangeLoggingKeyValueBytesStore); kstream/internals/KStreamAggregate "
+         "process(): a null old aggregate takes initializer.apply().",
+     .conditions = "An LRU store smaller than the key space under a Count or Sum; any guarantee; "
+                   "no fault needed.",
+     .scenario = "",
+     .seen_in = "templates/default.toml seeds that draw an LRU store with many keys (the sweep "
+                "report links the first)",
+     .what_to_do = "Size an LRU store above the key space, or use a persistent store for "
+                   "aggregates; an LRU aggregate is a cache, not a total."},
+    {.key = "versioned_store_reopened",
+     .title = "a reopened versioned store does not see its older segments",
+     .explanation =
+         "A versioned store opened over data it kept on disk knows none of its segments until a "
+         "put re-creates them, so multi-version answers leave out versions that the changelog "
+         "holds, those versions never expire, and an out-of-order put can land in a row it "
+         "never searched, returning overlapping versions.",
+     .kafka_source =
+         "state/internals/LogicalKeyValueSegments.openExisting (opens the RocksDB only, no "
+         "segment), RocksDBVersionedStore.init; insertAsEarliest is not checked against the "
+         "unknown segments (quirk 17 of docs/iqv2-semantics.md).",
+     .conditions = "A persistent versioned store (Stores.persistentVersionedKeyValueStore); a "
+                   "restart on a kept disk or a task that came back; any guarantee.",
+     .scenario = "scenarios/findings/versioned_reopened_store_misses_older_segments.toml",
+     .seen_in = "",
+     .what_to_do = "Prefer VersionedKeyQuery at recent timestamps after a restart; expect "
+                   "MultiVersionedKeyQuery to miss history a reopened store kept."},
+    {.key = "replica_inside_compacted_changelog",
+     .title = "a replica inside a compacted changelog lacks superseded keys",
+     .explanation =
+         "The log cleaner keeps only the latest record per key of the segments it cleaned. A "
+         "standby or restoring active that fetches from an offset after a cleaning never reads "
+         "the removed record of a key whose newer record lies beyond its own offset, so IQv2 "
+         "answers that key absent (or older) under a position that covers its writes, until the "
+         "replica reaches the newer record.",
+     .kafka_source =
+         "core/src/main/scala/kafka/log/LogCleaner.scala (compaction keeps the last offset per "
+         "key); processor/internals/StoreChangelogReader restores what the log holds.",
+     .conditions = "cleanup.policy=compact changelogs with the cleaner running; a replica "
+                   "behind the cleaned part; any guarantee.",
+     .scenario = "scenarios/findings/compacted_changelog_replica_lacks_superseded_key.toml",
+     .seen_in = "",
+     .what_to_do = "Bound queries by position only against replicas with lag 0, or query the "
+                   "active; a restoring replica's answer is a partial view."},
+    {.key = "replica_inside_one_records_writes",
+     .title = "a replica between one input record's changelog writes over-claims",
+     .explanation =
+         "One input record can write several changelog records: a session merge removes each "
+         "merged session and puts the merged one, a hopping window writes once per window. They "
+         "share a position header, and a replica can stop between them. IQv2 then answers "
+         "without the merged session (or with only some windows) under a position that covers "
+         "the record that made them.",
+     .kafka_source =
+         "kstream/internals/KStreamSessionWindowAggregate.process (store.remove for each merged "
+         "session, then store.put), KStreamWindowAggregate (one put per window); each logged by "
+         "ChangeLogging*BytesStore as a record of its own.",
+     .conditions = "A window or session aggregation; a standby or restoring replica; any "
+                   "guarantee.",
+     .scenario = "scenarios/findings/session_merge_partly_applied_overclaims.toml",
+     .seen_in = "",
+     .what_to_do = "Query the active for window and session answers that must be whole, or "
+                   "re-query once the replica's lag is 0."},
+    {.key = "cleaner_cut_by_crash",
+     .title = "a task directory whose deletion a crash cut keeps its .checkpoint without its store",
+     .explanation =
+         "The state-directory cleaner deletes an unowned task directory file by file without "
+         "fsync. A crash in the middle can leave .checkpoint and <store>.position while the "
+         "store's data is gone; on restart the checkpoint is trusted and the restore replays "
+         "only the records after it into an empty store, so IQv2 answers keys missing under a "
+         "position that covers the whole changelog, for good.",
+     .kafka_source =
+         "processor/internals/StateDirectory.cleanRemovedTasksCalledByCleanerThread "
+         "(Utils.delete, no fsync), ProcessorStateManager.initializeStoreOffsetsFromCheckpoint "
+         "(trusts the checkpoint).",
+     .conditions = "A persistent store; a task moved away and the cleaner deleting its "
+                   "directory when the process dies; both guarantees.",
+     .scenario = "scenarios/findings/cleaner_cut_by_crash_keeps_checkpoint_without_store.toml",
+     .seen_in = "",
+     .what_to_do = "Nothing at query time tells it apart; an operator can delete the task "
+                   "directory of a crashed instance before restarting it."},
+    {.key = "versioned_grace_dropped_tail",
+     .title = "a versioned store's position never reaches records dropped beyond grace",
+     .explanation =
+         "A versioned store drops a put older than its grace period. Restore skips such records "
+         "before reading their position header, so when a partition's last records are that "
+         "late, a restored store's position never reaches them: a query bounded by everything "
+         "produced is refused NOT_UP_TO_BOUND until new input arrives.",
+     .kafka_source = "state/internals/RocksDBVersionedStore.restoreBatch (continue before "
+                     "applyChecksAndUpdatePosition for a record older than observedStreamTime - "
+                     "gracePeriod); quirk 14 of docs/iqv2-semantics.md.",
+     .conditions = "A versioned store; late records at the end of a partition; a restore "
+                   "(restart or failover); any guarantee.",
+     .scenario = "scenarios/findings/versioned_late_tail_never_reaches_restored_position.toml",
+     .seen_in = "",
+     .what_to_do = "Bound queries by what your own writes produced, not by the topic's end, or "
+                   "accept NOT_UP_TO_BOUND as final for a partition that went quiet."},
+    {.key = "window_grace_dropped_tail",
+     .title = "a window or session store's position never reaches records dropped beyond grace",
+     .explanation =
+         "Windowed and session aggregations drop a record that arrives after its window closed "
+         "without writing the store, so no store position ever covers that record's offset. A "
+         "query bounded by the produced offsets is refused NOT_UP_TO_BOUND for good when a "
+         "partition's last records were that late.",
+     .kafka_source =
+         "kstream/internals/AbstractKStreamTimeWindowAggregateProcessor and "
+         "KStreamSessionWindowAggregate.process (\"Skipping record for expired window\", then "
+         "return); quirk 25 of docs/iqv2-semantics.md.",
+     .conditions = "A window or session aggregation with a grace period; late input at the end "
+                   "of a partition; any guarantee; no fault needed.",
+     .scenario = "",
+     .seen_in = "templates/windowed.toml seeds with late records (the sweep report links the "
+                "first)",
+     .what_to_do = "Do not bound window queries by the input topic's end offsets; bound them by "
+                   "a position an answer returned."},
+    {.key = "versioned_restore_dropped_expired",
+     .title = "a versioned restore batch discards versions already beyond history retention",
+     .explanation =
+         "A versioned store's restore judges history by the stream time at the end of its "
+         "batch, so a late put whose next version is already beyond the history retention by "
+         "then is discarded, where live processing kept it until its segment expired. A standby "
+         "answers without versions the active still returns.",
+     .kafka_source =
+         "state/internals/RocksDBVersionedStore.restoreBatch (endOfBatchStreamTime) and "
+         "maybePutToSegments; quirk 18 of docs/iqv2-semantics.md.",
+     .conditions = "A versioned store with a short history retention; a standby or restore; "
+                   "late input; any guarantee.",
+     .scenario = "",
+     .seen_in = "templates/versioned.toml (the sweep report links the first seed)",
+     .what_to_do = "Ask the active for versions near the history retention; a standby's "
+                   "history may be shorter."},
+    {.key = "duplicates_null_put_skipped",
+     .title = "a retainDuplicates window store skips a null put its changelog logs",
+     .explanation =
+         "With retainDuplicates a RocksDB window store returns before anything for a null "
+         "value (no write, no stream time, no position), while the changelog logs it and a "
+         "restore takes its window start into the stream time. A live store's position then "
+         "never covers that offset (a bounded query waits for good), and a restored store can "
+         "hide windows the live one still shows.",
+     .kafka_source =
+         "state/internals/RocksDBWindowStore.put (skips value == null when retainDuplicates), "
+         "ChangeLoggingWindowBytesStore.put (logs it), AbstractRocksDBSegmentedBytesStore."
+         "restoreAllInternal; quirk 26 of docs/iqv2-semantics.md.",
+     .conditions = "A RocksDB window store with retainDuplicates (PAPI or join stores); null "
+                   "values in the input; any guarantee.",
+     .scenario = "",
+     .seen_in = "templates/default.toml seeds that draw a WindowPapiWriter with duplicates (the "
+                "sweep report links the first)",
+     .what_to_do = "Do not write nulls to a duplicates window store, or do not bound its "
+                   "queries by input offsets."},
+    {.key = "cached_writes_beneath_position",
+     .title = "a caching window or session store answers from beneath its cache",
+     .explanation =
+         "The caching window and session layers override neither query() nor getPosition(), so "
+         "IQv2 answers from the store beneath the record cache, under that store's position, "
+         "while the cache may still hold dirty writes beneath the position (an eviction flushed "
+         "in the middle of one record's writes). The answer misses writes its position claims.",
+     .kafka_source =
+         "state/internals/CachingWindowStore and CachingSessionStore (no query override), "
+         "WrappedStateStore.query and getPosition delegate to the wrapped store; quirk 19 of "
+         "docs/iqv2-semantics.md.",
+     .conditions = "A window or session store with caching on; any guarantee; no fault needed.",
+     .scenario = "",
+     .seen_in = "templates/windowed.toml (the sweep report links the first seed)",
+     .what_to_do = "Turn caching off (withCachingDisabled) for window and session stores that "
+                   "IQv2 must read exactly."},
+};
+
+}  // namespace
+
+std::span<const Finding> findings_catalogue() {
+  return kCatalogue;
+}
+
+const Finding* find_finding(std::string_view key) {
+  for (const Finding& f : kCatalogue) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
+}
+
+std::string finding_anchor(std::string_view key) {
+  return "about-" + std::string(key);
+}
+
+namespace {
+
+std::string entry_html(const Finding& f, uint64_t count, const std::string& unit) {
+  std::string html = fmt::format(
+      "<article class=\"about\" id=\"{}\"><h3><span class=\"verdict known\">known Kafka "
+      "behaviour</span> {}</h3>\n",
+      html_escape(finding_anchor(f.key)), html_escape(f.title));
+  if (count > 0) html += fmt::format("<p class=\"seen\">met: {} {}</p>\n", count, unit);
+  html += "<p>" + html_escape(f.explanation) + "</p>\n<table class=\"kv\">\n";
+  const auto row = [&](const char* what, std::string_view text, bool code = false) {
+    if (text.empty()) return;
+    html += std::string("<tr><th>") + what + "</th><td>" + (code ? "<code>" : "") +
+            html_escape(text) + (code ? "</code>" : "") + "</td></tr>\n";
+  };
+  row("Kafka source", f.kafka_source);
+  row("conditions", f.conditions);
+  row("minimal scenario", f.scenario.empty() ? "none yet" : f.scenario, !f.scenario.empty());
+  row("seen in", f.seen_in);
+  row("what a caller can do", f.what_to_do);
+  row("class key", f.key, true);
+  return html + "</table></article>\n";
+}
+
+}  // namespace
+
+std::string render_findings_section(const std::map<std::string, uint64_t>& seen,
+                                    const std::string& section_id, const std::string& unit) {
+  std::string html = "<section id=\"" + html_escape(section_id) +
+                     "\"><h2>Known Kafka behaviours met</h2>\n<p>Each is a way Kafka's IQv2 "
+                     "answers differ from what a caller would naively expect, proven from the "
+                     "run's record, not a failure of the run (`iqsim findings` lists them "
+                     "all).</p>\n";
+  bool any = false;
+  for (const auto& [key, count] : seen) {
+    if (key == "failure") continue;
+    any = true;
+    const Finding* f = find_finding(key);
+    html += f ? entry_html(*f, count, unit)
+              : fmt::format(
+                    "<article class=\"about\" id=\"{}\"><h3>{}</h3><p>No catalogue "
+                    "entry in this build.</p></article>\n",
+                    html_escape(finding_anchor(key)), html_escape(key));
+  }
+  if (!any) html += "<p>None: no violation was explained by a declared Kafka behaviour.</p>\n";
+  return html + "</section>\n";
+}
+
+}  // namespace iq::reports
