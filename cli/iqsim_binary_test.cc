@@ -516,7 +516,7 @@ TEST_F(IqsimBinaryTest, KnownKafkaBehaviourExitsZeroUnlessStrict) {
        {"What this sweep shows about Kafka's IQ semantics", "<a href=\"#about-alos_reprocessing\">",
         "id=\"about-alos_reprocessing\"", "<a href=\"alos-seed1.html\">seed 1</a>",
         "id=\"chart-outcomes-by-phase\"", "id=\"chart-staleness-records\"",
-        "id=\"chart-probes\""}) {
+        "id=\"chart-staleness-spread-ms\"", "id=\"chart-probes\""}) {
     EXPECT_NE(index.find(part), std::string::npos) << part;
   }
   const std::string first = read_file(path("alos-report") / "alos-seed1.html");

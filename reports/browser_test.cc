@@ -154,8 +154,9 @@ TEST(Browser, SweepReportChartsRenderInHeadlessChromium) {
   EXPECT_GT(page.png_bytes, 60'000u) << where << ": screenshot looks blank";
   EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
   EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
-  for (const char* id : {"chart-classes-by-seed", "chart-staleness-records", "chart-staleness-ms",
-                         "chart-outcomes-by-phase", "chart-probes"}) {
+  for (const char* id :
+       {"chart-classes-by-seed", "chart-staleness-records", "chart-staleness-ms",
+        "chart-staleness-spread-records", "chart-outcomes-by-phase", "chart-probes"}) {
     const size_t at = page.dom.find(std::string("id=\"") + id + "\"");
     ASSERT_NE(at, std::string::npos) << where << ": the DOM lacks " << id;
     const size_t end = page.dom.find("</figure>", at);

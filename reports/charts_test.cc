@@ -269,6 +269,13 @@ TEST(SweepCharts, StalenessRowsByRoleThenGuaranteeAndProbesSorted) {
   EXPECT_EQ(c.rows[0], "active / at_least_once (1 answers)");
   EXPECT_EQ(c.rows[2], "standby / exactly_once_v2 (1 answers)");
   EXPECT_EQ(c.values[2][2], 5);
+  by["at_least_once"]["active"].records.add(40);
+  by["at_least_once"]["active"].records.add(5000, 2);
+  const BarChart spread = staleness_distribution_chart(by, false, "d");
+  EXPECT_EQ(spread.rows[0], "active / at_least_once");
+  EXPECT_EQ(spread.values[0], (std::vector<double>{1, 0, 1, 0, 2}));
+  EXPECT_EQ(spread.values[1], (std::vector<double>{0, 1, 0, 0, 0}));
+  EXPECT_EQ(spread.values[2], (std::vector<double>{0, 1, 0, 0, 0}));
   const BarChart p = probe_chart({{"a", 0}, {"b", 3}, {"c", 1}}, 3, "p");
   EXPECT_EQ(p.rows, (std::vector<std::string>{"b", "c", "a"}));
   EXPECT_EQ(p.values[2], (std::vector<double>{0, 3}));

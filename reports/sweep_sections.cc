@@ -145,18 +145,14 @@ std::string render_sweep_shows(const SweepInput& s,
   return html + "</section>\n";
 }
 
-BarChart staleness_chart(const std::map<std::string, properties::AnswerStaleness>& by_guarantee,
-                         bool ms, const std::string& id) {
-  BarChart chart{.id = id,
-                 .title = ms ? "Staleness of answers in virtual ms (age of the oldest source "
-                               "record the answer lacked), by role and guarantee"
-                             : "Staleness of answers in source records behind the log end, by "
-                               "role and guarantee",
-                 .unit = ms ? "virtual ms" : "records",
-                 .series = {{"median", "#4c78a8"}, {"p90", "#9ecae9"}, {"max", "#7f7f7f"}},
-                 .scale = BarChart::Scale::kLog};
+namespace {
+
+// (role, guarantee) rows: roles in the order a task moves through them, the guarantees side by
+// side, other roles last.
+std::vector<std::pair<std::string, std::string>> staleness_rows(
+    const std::map<std::string, properties::AnswerStaleness>& by_guarantee) {
   static const char* kRoles[] = {"active", "restoring", "standby", "warmup"};
-  std::vector<std::pair<std::string, std::string>> rows;  // role, guarantee
+  std::vector<std::pair<std::string, std::string>> rows;
   for (const char* role : kRoles) {
     for (const auto& [g, roles] : by_guarantee) {
       if (roles.count(role)) rows.emplace_back(role, g);
@@ -169,7 +165,53 @@ BarChart staleness_chart(const std::map<std::string, properties::AnswerStaleness
       }
     }
   }
-  for (const auto& [role, g] : rows) {
+  return rows;
+}
+
+}  // namespace
+
+BarChart staleness_distribution_chart(
+    const std::map<std::string, properties::AnswerStaleness>& by_guarantee, bool ms,
+    const std::string& id) {
+  static constexpr int64_t kBounds[] = {1, 10, 100, 1000};  // bins [0,1) [1,10) ... [1000,)
+  const char* suffix = ms ? " ms" : "";
+  BarChart chart{.id = id,
+                 .title = ms ? "How stale answers were, in virtual ms: share of answers per range"
+                             : "How stale answers were, in source records behind: share of "
+                               "answers per range",
+                 .unit = "answers",
+                 .series = {{fmt::format("0{}", suffix), "#2f7d32"},
+                            {fmt::format("1-9{}", suffix), "#8cc084"},
+                            {fmt::format("10-99{}", suffix), "#c6dbef"},
+                            {fmt::format("100-999{}", suffix), "#6baed6"},
+                            {fmt::format("1000{} and more", suffix), "#08519c"}},
+                 .layout = BarChart::Layout::kShares};
+  for (const auto& [role, g] : staleness_rows(by_guarantee)) {
+    const properties::RoleStaleness& st = by_guarantee.at(g).at(role);
+    const auto& h = ms ? st.virtual_ms : st.records;
+    std::vector<double> bins(5, 0.0);
+    for (const auto& [lower, n] : h.buckets()) {
+      const auto bin =
+          std::upper_bound(std::begin(kBounds), std::end(kBounds), lower) - std::begin(kBounds);
+      bins[static_cast<size_t>(bin)] += static_cast<double>(n);
+    }
+    chart.rows.push_back(fmt::format("{} / {}", role, g));
+    chart.values.push_back(std::move(bins));
+  }
+  return chart;
+}
+
+BarChart staleness_chart(const std::map<std::string, properties::AnswerStaleness>& by_guarantee,
+                         bool ms, const std::string& id) {
+  BarChart chart{.id = id,
+                 .title = ms ? "Staleness of answers in virtual ms (age of the oldest source "
+                               "record the answer lacked), by role and guarantee"
+                             : "Staleness of answers in source records behind the log end, by "
+                               "role and guarantee",
+                 .unit = ms ? "virtual ms" : "records",
+                 .series = {{"median", "#4c78a8"}, {"p90", "#9ecae9"}, {"max", "#7f7f7f"}},
+                 .scale = BarChart::Scale::kLog};
+  for (const auto& [role, g] : staleness_rows(by_guarantee)) {
     const properties::RoleStaleness& st = by_guarantee.at(g).at(role);
     const auto& h = ms ? st.virtual_ms : st.records;
     chart.rows.push_back(fmt::format("{} / {} ({} answers)", role, g, h.count()));
@@ -204,10 +246,18 @@ std::string render_sweep_charts(const SweepInput& s) {
       "<section id=\"charts\"><h2>Pictures</h2>\n<p>Each picture's numbers are one click away "
       "under it (\"the numbers\"). Hover a bar for its value.</p>\n";
   if (!s.staleness_by_guarantee.empty()) {
-    html += render_bar_figure(
-        staleness_chart(s.staleness_by_guarantee, false, "chart-staleness-records"));
     html +=
-        render_bar_figure(staleness_chart(s.staleness_by_guarantee, true, "chart-staleness-ms"));
+        "<p>How far behind the source log each answer was when it answered, by the serving "
+        "replica's role and the run's processing guarantee: first how the answers spread "
+        "over ranges, then the median, p90 and max (log scale; medians and p90s are "
+        "histogram bucket lower bounds).</p>\n";
+    for (const bool ms : {false, true}) {
+      const std::string unit = ms ? "ms" : "records";
+      html += render_bar_figure(staleness_distribution_chart(s.staleness_by_guarantee, ms,
+                                                             "chart-staleness-spread-" + unit));
+      html += render_bar_figure(
+          staleness_chart(s.staleness_by_guarantee, ms, "chart-staleness-" + unit));
+    }
   }
   if (!s.query_outcomes.empty()) {
     html +=

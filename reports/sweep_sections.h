@@ -38,6 +38,12 @@ std::string render_sweep_charts(const SweepInput& sweep);
 // and max in records (`ms` false) or virtual ms; a log scale.
 BarChart staleness_chart(const std::map<std::string, properties::AnswerStaleness>& by_guarantee,
                          bool ms, const std::string& id);
+// The same answers' distribution: per row the share of answers whose staleness falls in each
+// decade (0, 1-9, 10-99, 100-999, 1000 and more; in ms the same bounds), read from the
+// histogram's buckets by their lower bounds.
+BarChart staleness_distribution_chart(
+    const std::map<std::string, properties::AnswerStaleness>& by_guarantee, bool ms,
+    const std::string& id);
 // Seeds that reached each probe, most reached first (unreached last, in grey).
 BarChart probe_chart(const std::map<std::string, uint64_t>& probe_seeds, uint64_t runs,
                      const std::string& id);
