@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "report_common.h"
 #include "trace/run_trace.h"
+#include "report_common.h"
 
 namespace iq::reports {
 
