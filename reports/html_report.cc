@@ -78,12 +78,15 @@ std::string known_badge(uint64_t classes, uint64_t count, const char* unit) {
                      classes, classes == 1 ? "" : "s", count, unit);
 }
 
-// The declared behaviours of a run's violations: class key -> violations.
+// The declared behaviours of a run's violations (a declared finding's too, when its violation
+// was classified): class key -> violations.
 std::map<std::string, uint64_t> known_classes(const properties::RunReport& r) {
   std::map<std::string, uint64_t> out;
-  for (const properties::Violation& v : r.violations) {
-    if (v.violation_class != properties::ViolationClass::kFailure) {
-      ++out[properties::class_key(v.violation_class)];
+  for (const auto* list : {&r.violations, &r.expected_violations}) {
+    for (const properties::Violation& v : *list) {
+      if (v.violation_class != properties::ViolationClass::kFailure) {
+        ++out[properties::class_key(v.violation_class)];
+      }
     }
   }
   return out;
