@@ -84,8 +84,17 @@ std::string legend_svg(const std::vector<ChartSeries>& series) {
   return svg;
 }
 
+// A label that fits the label column (about 44 characters of 11px text), the whole of it in
+// its tooltip when cut.
+std::string fitted(const std::string& label) {
+  constexpr size_t kChars = 44;
+  if (label.size() <= kChars) return html_escape(label);
+  return "<tspan>" + html_escape(label.substr(0, kChars - 1)) + "…<title>" + html_escape(label) +
+         "</title></tspan>";
+}
+
 std::string row_label(const BarChart& c, size_t r, double y) {
-  std::string text = html_escape(c.rows[r]);
+  std::string text = fitted(c.rows[r]);
   if (r < c.row_links.size() && !c.row_links[r].empty()) {
     text = "<a href=\"" + html_escape(c.row_links[r]) + "\">" + text + "</a>";
   }
@@ -154,8 +163,8 @@ std::string axis(const BarChart& c, double y, double full) {
   }
   std::string unit = c.unit + (log_scale(c) ? " (log scale)" : "") +
                      (c.layout == BarChart::Layout::kShares ? " (share of the row)" : "");
-  return svg + fmt::format("<text class=\"unit\" x=\"{:.0f}\" y=\"{:.1f}\">{}</text>\n",
-                           kLabel + kArea + 8, y + 14, html_escape(unit));
+  return svg + fmt::format("<text class=\"unit\" x=\"{:.0f}\" y=\"{:.1f}\">{}</text>\n", kLabel - 8,
+                           y + 14, html_escape(unit));
 }
 
 }  // namespace
@@ -218,13 +227,13 @@ std::string strip_axis(const SeedStrip& s, double y) {
                        y + 14, t);
   }
   return svg + fmt::format("<text class=\"unit\" x=\"{:.0f}\" y=\"{:.1f}\">seed</text>\n",
-                           kLabel + kArea + 8, y + 14);
+                           kLabel - 8, y + 14);
 }
 
 std::string strip_row(const SeedStrip& s, size_t r, double y) {
   const SeedStrip::Row& row = s.rows[r];
   std::set<uint64_t> seeds(row.seeds.begin(), row.seeds.end());
-  std::string label = html_escape(row.label);
+  std::string label = fitted(row.label);
   if (!row.link.empty()) label = "<a href=\"" + html_escape(row.link) + "\">" + label + "</a>";
   std::string svg = fmt::format(
       "<text class=\"rowlabel\" x=\"{:.0f}\" y=\"{:.1f}\">{}</text>\n"

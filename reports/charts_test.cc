@@ -110,6 +110,15 @@ TEST(Charts, LabelsAreEscaped) {
   EXPECT_NE(svg.find("a &lt;b&gt; &amp;"), std::string::npos);
 }
 
+TEST(Charts, LongLabelsAreCutToTheColumnWithTheWholeInTheirTooltip) {
+  BarChart c = grouped();
+  c.rows[0] = std::string(60, 'x');
+  const std::string svg = render_bar_svg(c);
+  EXPECT_NE(svg.find(std::string(43, 'x') + "…<title>" + std::string(60, 'x') + "</title>"),
+            std::string::npos)
+      << svg;
+}
+
 TEST(Charts, SeedStripMarksEachSeedOnceWithinTheAxis) {
   SeedStrip s{.id = "strip", .title = "by seed", .first_seed = 1, .seed_count = 300};
   s.rows.push_back({.label = "failure", .colour = "#d62728", .seeds = {5, 5, 17}});
