@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "input_checks.h"
+#include "report_common.h"
 
 namespace iq::cli {
 
@@ -93,7 +94,8 @@ json result_json(const SeedResult& r) {  // seed_result_to_json
           {"staleness", r.staleness},
           {"digest", r.digest},
           {"reproduce", r.reproduce},
-          {"probes_hit", r.probes_hit}};
+          {"probes_hit", r.probes_hit},
+          {"query_outcomes", r.query_outcomes}};
 }
 
 // A summary of the wrong shape, said as "WHERE.key: what was wrong" (never nlohmann's text).
@@ -217,6 +219,8 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   r.reproduce = need<std::string>(j, "reproduce", w);
   // probes_hit came later than the rest: a summary written before it has none.
   r.probes_hit = need<std::vector<std::string>>(j, "probes_hit", w, std::vector<std::string>{});
+  // query_outcomes came with the configuration explorer: an older summary has none.
+  r.query_outcomes = need<Counts>(j, "query_outcomes", w, Counts{});
   return r;
 }
 
@@ -493,6 +497,18 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.processing_guarantee = report.processing_guarantee;
   r.staleness = properties::staleness_counts(report.staleness);
   r.probes_hit = report.probes_hit;
+  if (report.trace) {
+    for (const sim::QueryRecord& q : report.trace->history.records()) {
+      if (q.source != sim::QueryRecord::Source::kClient) continue;
+      if (q.outcome != sim::OutcomeKind::kAnswered) {
+        ++r.query_outcomes[reports::outcome_class(q, nullptr)];
+        continue;
+      }
+      for (const sim::PartitionOutcome& p : q.partitions) {
+        ++r.query_outcomes[reports::outcome_class(q, &p)];
+      }
+    }
+  }
   r.digest = report.digest;
   r.reproduce = report.reproduce_command();
   return r;

@@ -74,6 +74,10 @@ struct SeedResult {
   // older summary has neither ("" and empty).
   std::string processing_guarantee;
   std::map<std::string, uint64_t> staleness;
+  // How the query clients' attempts ended, counted from the trace when the run kept it (fuzz and
+  // explore seeds do): "ok" (answered), a FailureReason name, "error", "timeout", "not-routed"
+  // (reports::outcome_class) -> attempts. Empty in older summaries and for `run` without --report.
+  std::map<std::string, uint64_t> query_outcomes;
   std::string digest;
   std::string reproduce;                // "iqsim replay FILE --seed S"
   std::vector<std::string> probes_hit;  // RunReport::probes_hit, sorted
