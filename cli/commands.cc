@@ -764,9 +764,16 @@ int fuzz_command(const FuzzArgs& args) {
       error(digest.error());
       return kExitBadInput;
     }
-    JournalHeader header{kToolVersion,         args.file,        *digest,
-                         args.first_seed,      args.seeds,       shard->to_string(),
-                         args.stop_on_failure, args.failures_dir};
+    JournalHeader header{kToolVersion,
+                         args.file,
+                         *digest,
+                         args.first_seed,
+                         args.seeds,
+                         shard->to_string(),
+                         args.stop_on_failure,
+                         args.failures_dir,
+                         "fuzz",
+                         ""};
     if (args.resume) {
       auto resumed = Journal::resume(outputs.journal, header);
       if (!resumed) {

@@ -108,12 +108,14 @@ toml::node* node_at(toml::node& node, const Path& path, size_t depth = 0) {
 // A grid value as a TOML value: `0` an integer, `true` a boolean, `'x'` or `"x"` a string, `[..]`
 // an array; anything else (`at_least_once`) the string itself.
 std::unique_ptr<toml::node> value_node(const std::string& text) {
-  toml::parse_result parsed = toml::parse("v = " + text, std::string_view("--grid"));
-  if (parsed) {
-    if (toml::node* v = parsed.table().get("v"); v != nullptr && !v->is_table()) {
+  try {
+    toml::table parsed = toml::parse("v = " + text, std::string_view("--grid"));
+    if (toml::node* v = parsed.get("v"); v != nullptr && !v->is_table()) {
       return std::unique_ptr<toml::node>(
           v->visit([](auto& n) -> toml::node* { return new std::remove_cvref_t<decltype(n)>(n); }));
     }
+  } catch (const toml::parse_error&) {
+    // not a TOML value: the text itself, as a string
   }
   return std::make_unique<toml::value<std::string>>(text);
 }
@@ -258,6 +260,10 @@ std::vector<Axis> template_grid(const Template& t) {
   for (auto&& [k, v] : *g) {
     Axis axis{std::string(k.str()), {}};
     for (const toml::node& value : *v.as_array()) {
+      if (const auto* text = value.as_string()) {  // read back as a string: no quotes needed
+        axis.values.push_back(text->get());
+        continue;
+      }
       std::ostringstream text;
       value.visit([&](const auto& n) { text << toml::toml_formatter(n); });
       axis.values.push_back(text.str());
@@ -526,9 +532,11 @@ base::Expected<Template, std::string> read_template(const std::string& file, uin
   std::ifstream in(file, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  toml::parse_result parsed = toml::parse(text.str(), std::string_view(file));
-  if (!parsed) return base::unexpected(shown(file) + ": not TOML");
-  t.root = std::move(parsed).table();
+  try {
+    t.root = toml::parse(text.str(), std::string_view(file));
+  } catch (const toml::parse_error& e) {
+    return base::unexpected(shown(file) + ": not TOML: " + std::string(e.description()));
+  }
   return t;
 }
 

@@ -4,10 +4,9 @@
 // at-least-once or exactly-once, with caching on or off: the explorer runs the same seeds of one
 // template under every point of a grid of such settings and compares them side by side.
 //
-//   iqsim explore scenarios/templates/default.toml \
-//       --grid num.standby.replicas=0,1,2 --grid processing.guarantee=at_least_once,exactly_once_v2
-//       \
-//       --seeds 50 --jobs 2 --report out/
+//   iqsim explore scenarios/templates/default.toml --seeds 50 --jobs 2 --report out/
+//       --grid num.standby.replicas=0,1,2
+//       --grid processing.guarantee=at_least_once,exactly_once_v2
 //
 // A grid key names a key of the template (`streams_config.num.standby.replicas`, or the bare
 // `num.standby.replicas` when one section has it; `test.0.workload.1.clients` inside a block) and
