@@ -72,10 +72,20 @@ std::string cell(const std::optional<double>& v) {
                                                              : fmt::format("{:.1f}", *v);
 }
 
+// A chart row's label: the configuration's number and its values (the keys are in the header).
+std::string short_label(const ExploreInput& in, size_t k) {
+  std::string values;
+  for (const auto& [key, v] : in.configurations[k].settings) {
+    values += (values.empty() ? "" : ", ") + v;
+  }
+  return fmt::format("[{}] {}", k + 1, values.empty() ? in.configurations[k].name : values);
+}
+
 std::string outcomes_chart(const ExploreInput& in) {
   std::vector<BarRow> rows;
-  for (const ExploreConfiguration& c : in.configurations) {
-    BarRow row{c.name, {}};
+  for (size_t k = 0; k < in.configurations.size(); ++k) {
+    const ExploreConfiguration& c = in.configurations[k];
+    BarRow row{short_label(in, k), {}};
     for (const std::string& o : outcome_order(in)) {
       auto it = c.outcomes.find(o);
       row.parts.push_back(
@@ -88,8 +98,9 @@ std::string outcomes_chart(const ExploreInput& in) {
 
 std::string staleness_chart(const ExploreInput& in, bool records) {
   std::vector<BarRow> rows;
-  for (const ExploreConfiguration& c : in.configurations) {
-    BarRow row{c.name, {}};
+  for (size_t k = 0; k < in.configurations.size(); ++k) {
+    const ExploreConfiguration& c = in.configurations[k];
+    BarRow row{short_label(in, k), {}};
     for (const char* role : kRoles) {
       const ExploreRole* r = find_role(c, role);
       if (r == nullptr) continue;
@@ -141,8 +152,8 @@ std::string staleness_table(const ExploreInput& in) {
 // best value coloured.
 std::string metrics_table(const ExploreInput& in) {
   std::string html = "<table><tr><th>measure</th>";
-  for (const ExploreConfiguration& c : in.configurations) {
-    html += "<th>" + html_escape(c.name) + "</th>";
+  for (size_t k = 0; k < in.configurations.size(); ++k) {
+    html += "<th>" + html_escape(short_label(in, k)) + "</th>";
   }
   html += "</tr>";
   for (const ExploreMetric& m : explore_metrics(in)) {

@@ -11,7 +11,7 @@ namespace iq::reports {
 
 namespace {
 
-constexpr int kLabelWidth = 330;  // left margin for the row labels
+constexpr int kLabelWidth = 250;  // left margin for the row labels
 constexpr int kRowHeight = 26;
 constexpr int kLegendHeight = 24;
 
@@ -19,7 +19,7 @@ constexpr int kLegendHeight = 24;
 std::string legend(const std::vector<BarRow>& rows, int y) {
   std::string svg;
   std::set<std::string> seen;
-  int x = kLabelWidth;
+  int x = 4;
   for (const BarRow& row : rows) {
     for (const BarPart& p : row.parts) {
       if (!seen.insert(p.name).second) continue;

@@ -24,10 +24,11 @@ struct BarRow {
 
 // One bar per row, its parts stacked left to right as shares of the row (each row is scaled to
 // its own sum, so a row of counts works too); the legend lists every part name once.
-std::string stacked_share_bars(const std::vector<BarRow>& rows, int width = 860);
+std::string stacked_share_bars(const std::vector<BarRow>& rows, int width = 1000);
 
 // One group per row, one thin bar per part on a common linear scale from 0 to the largest value,
 // each bar labelled with its value followed by `unit`.
-std::string grouped_bars(const std::vector<BarRow>& rows, const std::string& unit, int width = 860);
+std::string grouped_bars(const std::vector<BarRow>& rows, const std::string& unit,
+                         int width = 1000);
 
 }  // namespace iq::reports
