@@ -116,6 +116,8 @@ base::Expected<ChildOutcome, std::string> run_child(const std::vector<std::strin
     if (errno != EINTR) return base::unexpected(errno_text("wait4"));
   }
   outcome.peak_rss_kib = usage.ru_maxrss;  // Linux reports KiB
+  auto ms = [](const timeval& t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
+  outcome.cpu_ms = ms(usage.ru_utime) + ms(usage.ru_stime);
   outcome.exited = WIFEXITED(status);
   if (outcome.exited) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);

@@ -23,6 +23,9 @@ struct ChildOutcome {
   // The child's peak resident set in KiB (wait4's ru_maxrss: the largest it ever was, counted by
   // the kernel, so a short spike is not missed as sampling would miss it).
   int64_t peak_rss_kib = 0;
+  // The CPU time the child used, user plus system, in ms (wait4's ru_utime + ru_stime): its cost,
+  // whatever else the machine ran meanwhile (wall clock would count the waiting too).
+  double cpu_ms = 0;
   std::string describe() const;  // "exit 1" / "signal 6 (Aborted)"
 };
 

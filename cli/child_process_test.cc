@@ -45,6 +45,17 @@ TEST(ChildProcessTest, RefusesOutputBeyondTheBound) {
   EXPECT_NE(child.error().find("more than 100 bytes"), std::string::npos) << child.error();
 }
 
+// The cost the explorer reports is the child's CPU time, not the wall clock: a child that sleeps
+// 400 ms costs next to nothing, one that computes costs what it computed.
+TEST(ChildProcessTest, MeasuresTheChildsCpuTimeNotItsWallTime) {
+  auto sleeping = run_child({"/bin/sh", "-c", "sleep 0.4"});
+  ASSERT_TRUE(sleeping.has_value()) << sleeping.error();
+  EXPECT_LT(sleeping->cpu_ms, 200.0);
+  auto busy = run_child({"/bin/sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"});
+  ASSERT_TRUE(busy.has_value()) << busy.error();
+  EXPECT_GT(busy->cpu_ms, 20.0);
+}
+
 TEST(ChildProcessTest, AProgramThatCannotStartIsAnError) {
   auto child = run_child({"/nonexistent/iqsim"});
   EXPECT_FALSE(child.has_value());

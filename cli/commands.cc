@@ -1,5 +1,6 @@
 #include "commands.h"
 #include "base/probe.h"
+#include "explore.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -382,8 +383,9 @@ base::Expected<SeedResult, std::string> run_seed(const std::string& file, uint64
                                                  const std::string& failures_dir) {
   auto scenario = load(file, seed);
   if (!scenario) return base::unexpected(scenario.error());
-  // The trace is kept only until seed_result has counted how the queries ended by phase (the
-  // sweep report's picture); the judging held it anyway, so the peak does not grow.
+  // The trace is kept only until seed_result has counted how the queries ended (by phase for the
+  // sweep report's picture, in all for the explorer); the judging held it anyway, so the peak does
+  // not grow.
   properties::RunReport report = properties::run_scenario(*scenario, {.keep_trace = true});
   SeedResult result = seed_result(report);
   report.trace.reset();
@@ -483,7 +485,7 @@ bool write_sweep_report(const std::string& command, const std::string& file,
   input.runs_with_dirty_reads = summary.runs_with_dirty_reads();
   input.staleness_by_guarantee = summary.staleness_by_guarantee();
   input.runs_by_guarantee = summary.runs_by_guarantee();
-  input.query_outcomes = summary.query_outcomes();
+  input.query_outcomes = summary.query_outcomes_by_phase();
   for (const auto& [name, row] : summary.probe_table()) input.probe_seeds[name] = row.seeds;
   size_t pages = 0;
   // Each declared behaviour's first seed gets its page too (one per class), so the page that
@@ -737,6 +739,15 @@ int fuzz_command(const FuzzArgs& args) {
     error(first.error());
     return kExitBadInput;
   }
+  // The journal is created below; every other output is tried now, so that a path that cannot
+  // be written is refused before the first seed and not after the sweep.
+  if (auto refused = check_writable({{"--junit", args.junit_out, OutputKind::kFile},
+                                     {"--json", args.json_out, OutputKind::kFile},
+                                     {"--failures-dir", args.failures_dir, OutputKind::kDirectory},
+                                     {"--report", args.report_dir, OutputKind::kDirectory}})) {
+    error(*refused);
+    return kExitBadInput;
+  }
   if (!args.failures_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(args.failures_dir, ec);
@@ -767,9 +778,16 @@ int fuzz_command(const FuzzArgs& args) {
       error(digest.error());
       return kExitBadInput;
     }
-    JournalHeader header{kToolVersion,         args.file,        *digest,
-                         args.first_seed,      args.seeds,       shard->to_string(),
-                         args.stop_on_failure, args.failures_dir};
+    JournalHeader header{kToolVersion,
+                         args.file,
+                         *digest,
+                         args.first_seed,
+                         args.seeds,
+                         shard->to_string(),
+                         args.stop_on_failure,
+                         args.failures_dir,
+                         "fuzz",
+                         ""};
     if (args.resume) {
       auto resumed = Journal::resume(outputs.journal, header);
       if (!resumed) {
@@ -870,6 +888,18 @@ int fuzz_command(const FuzzArgs& args) {
   }
   return (args.strict ? summary.failed_strict() : summary.failed()) == 0 ? kExitPassed
                                                                          : kExitFailed;
+}
+
+void print_error(const std::string& message) {
+  error(message);
+}
+
+bool write_output_file(const std::string& path, const std::string& text, const std::string& flag) {
+  return write_text(path, text, flag);
+}
+
+base::Expected<std::string, std::string> scenario_file_digest(const std::string& file) {
+  return file_digest(file);
 }
 
 int run_seed_command(const std::string& file, uint64_t seed, const std::string& failures_dir,
@@ -1016,6 +1046,14 @@ int merge_command(const std::string& out, const std::vector<std::string>& inputs
           inputs)) {
     error(*refused);
     return kExitBadInput;
+  }
+  // Explorer shards hold a summary per configuration: merged configuration by configuration.
+  if (!inputs.empty()) {
+    std::ifstream first(inputs.front(), std::ios::binary);
+    auto json = nlohmann::json::parse(first, nullptr, /*allow_exceptions=*/false);
+    if (is_explore_summary(json)) {
+      return explore_merge_command(out, inputs, allow_gaps, report_dir);
+    }
   }
   std::vector<SweepSummary> summaries;
   for (const std::string& input : inputs) {

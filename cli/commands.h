@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "base/expected.h"
+
 namespace iq::cli {
 
 // No failure: every violation (if any) is explained by a declared Kafka behaviour
@@ -92,5 +94,11 @@ int list_properties_command();
 // sees, the Kafka source, the conditions, the minimal scenario, what to do. An unknown CLASS is
 // bad input and names the keys.
 int findings_command(bool json, const std::string& only_key = "");
+
+// Shared with explore.cc: a message on stderr ("iqsim: ..."), cut as every message is; a whole
+// file written (temporary, fsync, rename) or a message naming `flag`; a scenario file's digest.
+void print_error(const std::string& message);
+bool write_output_file(const std::string& path, const std::string& text, const std::string& flag);
+base::Expected<std::string, std::string> scenario_file_digest(const std::string& file);
 
 }  // namespace iq::cli

@@ -1,6 +1,12 @@
 #include "input_checks.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -87,6 +93,42 @@ std::optional<std::string> check_outputs(const std::vector<OutputPath>& outputs,
         return fmt::format("{} {}: is also given to {}; accepted: a different path for each output",
                            o.flag, shown(o.path), outputs[k].flag);
       }
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Creates and removes `probe` (O_EXCL, O_NOFOLLOW: nothing existing is touched); the error says why
+// it could not be created.
+std::optional<std::string> try_create(const std::string& probe) {
+  int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return std::string(std::strerror(errno));
+  close(fd);
+  unlink(probe.c_str());
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> check_writable(const std::vector<OutputPath>& outputs) {
+  const std::string suffix = ".tmp" + std::to_string(getpid());
+  for (const OutputPath& o : outputs) {
+    if (o.path.empty()) continue;
+    std::string probe = o.path + suffix;
+    if (o.kind == OutputKind::kDirectory) {
+      std::error_code ec;
+      std::filesystem::create_directories(o.path, ec);
+      if (ec) {
+        return fmt::format("{} {}: cannot be created: {}; accepted: a directory iqsim can write",
+                           o.flag, shown(o.path), ec.message());
+      }
+      probe = (std::filesystem::path(o.path) / (".iqsim-write-check" + suffix)).string();
+    }
+    if (auto why = try_create(probe)) {
+      return fmt::format("{} {}: cannot be written: {}; accepted: a path iqsim can write", o.flag,
+                         shown(o.path), *why);
     }
   }
   return std::nullopt;

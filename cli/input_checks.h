@@ -49,4 +49,12 @@ struct OutputPath {
 std::optional<std::string> check_outputs(const std::vector<OutputPath>& outputs,
                                          const std::vector<std::string>& inputs);
 
+// The first output that cannot be written where it stands, tried before any seed runs rather than
+// found after a long sweep: a file output by creating (O_EXCL) and removing `PATH.tmpPID`, the
+// name the write itself uses; a directory output by creating it (with its parents) if absent, then
+// a file in it. The message names the flag, the path and the system's reason (`--junit /proc/x:
+// cannot be written: No such file or directory`). A directory created here stays: the command
+// writes into it. Call after check_outputs.
+std::optional<std::string> check_writable(const std::vector<OutputPath>& outputs);
+
 }  // namespace iq::cli

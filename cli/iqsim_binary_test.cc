@@ -702,6 +702,12 @@ TEST_F(IqsimBinaryTest, OutputPathsAreRefusedBeforeAnySeedRuns) {
        "--report " + path("plain").string()},
       {{"fuzz", f, "--seeds", "3", "--json", path("a.json").string(), "--journal", f},
        "--journal " + f},
+      // Paths that pass as absent or a directory but cannot be written: tried before any seed
+      // (issue 31), not found after the sweep.
+      {{"fuzz", f, "--seeds", "3", "--junit", "/proc/x"}, "--junit /proc/x"},
+      {{"fuzz", f, "--seeds", "3", "--json", "/proc/x"}, "--json /proc/x"},
+      {{"fuzz", f, "--seeds", "3", "--report", "/proc/x"}, "--report /proc/x"},
+      {{"fuzz", f, "--seeds", "3", "--failures-dir", "/proc"}, "--failures-dir /proc"},
       {{"shrink", f, "--seed", "1", "--out", f}, "--out " + f},
       {{"replay", f, "--seed", "1", "--report", path("plain").string()},
        "--report " + path("plain").string()},
@@ -1034,4 +1040,137 @@ TEST_F(IqsimBinaryTest, MergeReportRebuildsTheSweepReportFromShards) {
   EXPECT_NE(lost.err.find("is not a file here"), std::string::npos) << lost.err;
 }
 
+}  // namespace iq::cli
+
+namespace iq::cli {
+namespace {
+
+// An explorer summary without what is measured (CPU per seed) or says where it ran (shards).
+nlohmann::json explore_results(const nlohmann::json& j) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const nlohmann::json& c : j["configurations"]) {
+    out.push_back({{"name", c["name"]}, {"file", c["file"]}, {"results", c["summary"]["results"]}});
+  }
+  return out;
+}
+
+// A 2x2 grid over two seeds: every configuration runs the same seeds, each configuration's
+// template holds its values and reproduces its seeds' digests, the report draws the comparison,
+// and the text table names every configuration.
+TEST_F(IqsimBinaryTest, ExploreRunsTheSameSeedsUnderEveryPointOfTheGrid) {
+  fs::path file = path("slow.toml");
+  write_file(file, slow_template("20_000"));  // long enough for the clients' queries to be routed
+  Outcome o = iqsim({"explore", file.string(), "--grid", "num.standby.replicas=0,1", "--grid",
+                     "topology.caching=true,false", "--seeds", "2", "--jobs", "2", "--json",
+                     path("e.json").string(), "--report", path("report").string(), "--configs",
+                     path("configs").string()});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("[4] num.standby.replicas=1, topology.caching=false"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("answered %"), std::string::npos) << o.out;
+  nlohmann::json j = read_json(path("e.json"));
+  ASSERT_EQ(j["configurations"].size(), 4u) << j.dump(2);
+  std::set<std::string> digests;
+  for (const nlohmann::json& c : j["configurations"]) {
+    ASSERT_EQ(c["summary"]["results"].size(), 2u) << c.dump(2);
+    EXPECT_EQ(c["summary"]["results"][0]["seed"], 1u);
+    EXPECT_EQ(c["summary"]["results"][1]["seed"], 2u);
+    EXPECT_GT(c["summary"]["results"][0]["query_outcomes"].value("ok", 0u), 0u) << c.dump(2);
+    EXPECT_GT(c["cpu_ms_by_seed"]["1"].get<double>(), 0.0) << c.dump(2);
+    digests.insert(c["summary"]["results"][0]["digest"].get<std::string>());
+  }
+  EXPECT_EQ(digests.size(), 4u) << "the grid's values changed nothing";
+  // Configuration 2 (standbys 0, caching off): its template says so, and seed 2 of it is the run
+  // the explorer judged.
+  const nlohmann::json& second = j["configurations"][1];
+  std::string text = read_file(second["file"].get<std::string>());
+  EXPECT_NE(text.find("caching = false"), std::string::npos) << text;
+  EXPECT_NE(text.find("'num.standby.replicas' = 0"), std::string::npos) << text;
+  Outcome again = iqsim({"run", second["file"].get<std::string>(), "--seed", "2"});
+  EXPECT_NE(again.out.find(second["summary"]["results"][1]["digest"].get<std::string>()),
+            std::string::npos)
+      << again.out;
+  std::string html = read_file(path("report") / "index.html");
+  expect_self_contained(html, "explore report");
+  for (const char* part : {"<svg", "<details>", "How the queries ended", "How stale the answers",
+                           "num.standby.replicas=1, topology.caching=false"}) {
+    EXPECT_NE(html.find(part), std::string::npos) << part;
+  }
+}
+
+// A grid key the template lacks, or a value its key does not take, is refused before any seed
+// runs, naming the key; a template's own [explore] grid is used when no --grid is given.
+TEST_F(IqsimBinaryTest, ExploreRefusesAKeyTheTemplateLacksAndReadsItsOwnGrid) {
+  fs::path file = path("small.toml");
+  write_file(file, kSmallTemplate);
+  Outcome typo = iqsim({"explore", file.string(), "--grid", "num.standby.replica=0,1", "--seeds",
+                        "2", "--configs", path("c").string()});
+  EXPECT_EQ(typo.exit_code, 2) << typo.out << typo.err;
+  EXPECT_NE(typo.err.find("has no key 'num.standby.replica'"), std::string::npos) << typo.err;
+  EXPECT_EQ(typo.out.find("answered"), std::string::npos) << typo.out;
+  Outcome bad = iqsim({"explore", file.string(), "--grid", "num.standby.replicas=0,lots", "--seeds",
+                       "2", "--configs", path("c").string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("--grid num.standby.replicas=lots"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("num.standby.replicas"), std::string::npos) << bad.err;
+  Outcome none = iqsim({"explore", file.string(), "--seeds", "2", "--configs", path("c").string()});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no grid"), std::string::npos) << none.err;
+
+  fs::path own = path("own.toml");
+  write_file(own, std::string(kSmallTemplate) +
+                      "[explore]\ngrid = { 'topology.caching' = [true, false] }\n");
+  Outcome ran = iqsim({"explore", own.string(), "--seeds", "1", "--configs", path("c2").string()});
+  EXPECT_EQ(ran.exit_code, 0) << ran.out << ran.err;
+  EXPECT_NE(ran.out.find("[2] topology.caching=false"), std::string::npos) << ran.out;
+  // `run` reads a template with an [explore] section as it reads any other.
+  EXPECT_EQ(iqsim({"run", own.string()}).exit_code, 0);
+}
+
+// Two shards of an exploration merged equal the exploration run whole, configuration by
+// configuration and seed by seed; an exploration killed part way resumes from its journal to the
+// same results.
+TEST_F(IqsimBinaryTest, ExploreShardsMergeAndAnInterruptedExplorationResumes) {
+  fs::path file = path("slow.toml");
+  write_file(file, slow_template("20_000"));
+  const std::vector<std::string> common = {
+      "explore", file.string(), "--grid",    "num.standby.replicas=0,1",
+      "--seeds", "3",           "--configs", path("configs").string()};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  Outcome whole = iqsim(with({"--jobs", "2", "--json", path("whole.json").string()}));
+  ASSERT_NE(whole.exit_code, 2) << whole.err;
+  for (const char* shard : {"0", "1"}) {
+    Outcome s = iqsim(with({"--shard", std::string(shard) + "/2", "--json",
+                            path(std::string("s") + shard + ".json").string()}));
+    ASSERT_NE(s.exit_code, 2) << s.err;
+  }
+  Outcome merged = iqsim({"merge", path("merged.json").string(), path("s0.json").string(),
+                          path("s1.json").string(), "--report", path("mr").string()});
+  ASSERT_NE(merged.exit_code, 2) << merged.out << merged.err;
+  EXPECT_EQ(explore_results(read_json(path("merged.json"))),
+            explore_results(read_json(path("whole.json"))));
+  EXPECT_TRUE(fs::exists(path("mr") / "index.html"));
+
+  std::vector<std::string> args = with({"--jobs", "2", "--json", path("cut.json").string()});
+  fs::path journal = path("cut.json.journal");
+  pid_t pid = start(args);
+  ASSERT_GT(pid, 0);
+  bool reached = wait_until([&] { return lines_of(journal) >= 3; });
+  kill(pid, SIGKILL);
+  finish(pid);
+  ASSERT_TRUE(reached);
+  ASSERT_LT(lines_of(journal), 7u) << "the exploration finished before it was killed";
+  args.push_back("--resume");
+  Outcome resumed = iqsim(args);
+  EXPECT_EQ(resumed.exit_code, whole.exit_code) << resumed.out << resumed.err;
+  EXPECT_NE(resumed.err.find("seeds done"), std::string::npos) << resumed.err;
+  EXPECT_EQ(explore_results(read_json(path("cut.json"))),
+            explore_results(read_json(path("whole.json"))));
+}
+
+}  // namespace
 }  // namespace iq::cli

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands.h"
+#include "explore.h"
 #include "input_checks.h"
 #include "summary.h"
 
@@ -178,6 +179,30 @@ int main(int argc, char** argv) {
                      "Run seeds on threads of this process instead of one child process each "
                      "(faster; a seed that aborts then ends the sweep)");
 
+  ExploreArgs explore;
+  CLI::App* explore_app = app.add_subcommand(
+      "explore", "Run the same seeds under every point of a grid of settings and compare them");
+  explore_app->add_option("file", explore.file, "Template (TOML)")->required();
+  explore_app->add_option("--grid", explore.grid,
+                          "KEY=V1,V2,...: a template key and its values (repeat for more keys; "
+                          "default: the template's [explore] grid)");
+  Number explore_seeds, explore_first, explore_jobs;
+  add_number(explore_app, "--seeds", explore_seeds, "Seeds per configuration, 1..1000000000");
+  explore_seeds.option->required();
+  add_number(explore_app, "--first-seed", explore_first, "The first seed, 0..2^64-1 (default 1)");
+  add_number(explore_app, "--jobs", explore_jobs, "Seeds run in parallel, 1..256 (default 1)");
+  explore_app->add_option("--shard", explore.shard,
+                          "I/N: run only the seeds whose index mod N is I (default 0/1)");
+  explore_app->add_option("--json", explore.json_out,
+                          "Write the JSON summary here (iqsim merge joins shards)");
+  explore_app->add_option("--report", explore.report_dir,
+                          "Write the HTML report (index.html) into this directory");
+  explore_app->add_option("--configs", explore.configs_dir,
+                          "Write each configuration's template here (default NAME-explore)");
+  explore_app->add_option("--journal", explore.journal,
+                          "Append each finished seed here (default: JSON.journal with --json)");
+  explore_app->add_flag("--resume", explore.resume, "Skip the seeds the journal holds");
+
   // One seed in a child process of `fuzz` (not for people: no help entry).
   std::string run_seed_file, run_seed_failures;
   uint64_t run_seed_seed = 0;
@@ -288,6 +313,14 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
     return fuzz_command(fuzz);
+  }
+  if (explore_app->parsed()) {
+    if (!parse_number("--seeds", explore_seeds, 1, kSeedsMax, explore.seeds) ||
+        !parse_number("--first-seed", explore_first, 0, UINT64_MAX, explore.first_seed) ||
+        !parse_number("--jobs", explore_jobs, 1, kJobsMax, explore.jobs)) {
+      return kExitBadInput;
+    }
+    return explore_command(explore);
   }
   if (run_seed_app->parsed()) {
     return run_seed_command(run_seed_file, run_seed_seed, run_seed_failures, run_seed_parent);

@@ -21,16 +21,22 @@ using nlohmann::json;
 
 constexpr const char* kJournalFormat = "iqsim-fuzz-journal";
 
+std::string journal_format(const JournalHeader& h) {
+  return h.kind == "fuzz" ? std::string(kJournalFormat) : "iqsim-" + h.kind + "-journal";
+}
+
 json header_json(const JournalHeader& h) {
-  return {{"journal", kJournalFormat},
-          {"tool_version", h.tool_version},
-          {"scenario", h.scenario},
-          {"scenario_digest", h.scenario_digest},
-          {"first_seed", h.first_seed},
-          {"seed_count", h.seed_count},
-          {"shard", h.shard},
-          {"stop_on_failure", h.stop_on_failure},
-          {"failures_dir", h.failures_dir}};
+  json out = {{"journal", journal_format(h)},
+              {"tool_version", h.tool_version},
+              {"scenario", h.scenario},
+              {"scenario_digest", h.scenario_digest},
+              {"first_seed", h.first_seed},
+              {"seed_count", h.seed_count},
+              {"shard", h.shard},
+              {"stop_on_failure", h.stop_on_failure},
+              {"failures_dir", h.failures_dir}};
+  if (h.kind != "fuzz") out["grid"] = h.grid;
+  return out;
 }
 
 std::string errno_text() {
@@ -82,6 +88,10 @@ std::optional<std::string> Journal::append(const SeedResult& result) {
   return write_line(seed_result_to_json(result).dump());
 }
 
+std::optional<std::string> Journal::append_json(const nlohmann::json& line) {
+  return write_line(line.dump());
+}
+
 base::Expected<std::unique_ptr<Journal>, std::string> Journal::create(const std::string& path,
                                                                       const JournalHeader& header) {
   struct stat st {};
@@ -129,7 +139,7 @@ base::Expected<Journal::Resumed, std::string> Journal::resume(const std::string&
   bool torn = complete < text.size();
   text.resize(complete);
   json want = header_json(header);
-  std::set<uint64_t> seeds;
+  std::set<std::pair<int64_t, uint64_t>> seeds;  // (configuration or -1, seed)
   size_t line_no = 0;
   for (size_t at = 0; at < text.size();) {
     size_t nl = text.find('\n', at);
@@ -144,8 +154,8 @@ base::Expected<Journal::Resumed, std::string> Journal::resume(const std::string&
                       where, line_no));
     }
     if (line_no == 1) {
-      if (!j.is_object() || j.value("journal", "") != kJournalFormat) {
-        return base::unexpected(where + " line 1: not an iqsim fuzz journal header");
+      if (!j.is_object() || j.value("journal", "") != journal_format(header)) {
+        return base::unexpected(where + " line 1: not an iqsim " + header.kind + " journal header");
       }
       if (std::string diff = header_difference(j, want); !diff.empty()) {
         return base::unexpected(fmt::format(
@@ -157,11 +167,16 @@ base::Expected<Journal::Resumed, std::string> Journal::resume(const std::string&
     }
     auto result = seed_result_from_json(j, fmt::format("line {}", line_no));
     if (!result) return base::unexpected(where + ": " + result.error());
-    if (!seeds.insert(result->seed).second) {
+    const int64_t configuration =
+        j.contains("configuration") && j["configuration"].is_number_integer()
+            ? j["configuration"].get<int64_t>()
+            : -1;
+    if (!seeds.insert({configuration, result->seed}).second) {
       return base::unexpected(
           fmt::format("{} line {}: seed {} is there twice", where, line_no, result->seed));
     }
     resumed.results.push_back(std::move(*result));
+    resumed.lines.push_back(std::move(j));
   }
   if (torn) {
     resumed.torn_line_dropped = true;

@@ -34,6 +34,10 @@ struct JournalHeader {
   std::string shard;  // "I/N"
   bool stop_on_failure = false;
   std::string failures_dir;
+  // "fuzz", or "explore" (whose lines also name their configuration, and whose header names the
+  // grid): a journal resumes only a sweep of its own kind.
+  std::string kind = "fuzz";
+  std::string grid;  // explore: the grid as text, so a resume with another grid is refused
   bool operator==(const JournalHeader&) const = default;
 };
 
@@ -48,7 +52,8 @@ class Journal {
                                                                       const JournalHeader& header);
   struct Resumed {
     std::unique_ptr<Journal> journal;
-    std::vector<SeedResult> results;  // in the order they were written
+    std::vector<SeedResult> results;    // in the order they were written
+    std::vector<nlohmann::json> lines;  // the same lines as JSON (explore reads its own fields)
     bool torn_line_dropped = false;
   };
   static base::Expected<Resumed, std::string> resume(const std::string& path,
@@ -60,6 +65,8 @@ class Journal {
 
   // Writes the result's line and fsyncs it; the error says why not.
   std::optional<std::string> append(const SeedResult& result);
+  // A result line with fields of its own (explore adds "configuration" and "cpu_ms").
+  std::optional<std::string> append_json(const nlohmann::json& line);
   const std::string& path() const { return path_; }
 
  private:

@@ -13,6 +13,7 @@
 
 #include "input_checks.h"
 #include "query_phases.h"
+#include "report_common.h"
 
 namespace iq::cli {
 
@@ -95,7 +96,8 @@ json result_json(const SeedResult& r) {  // seed_result_to_json
           {"digest", r.digest},
           {"reproduce", r.reproduce},
           {"probes_hit", r.probes_hit},
-          {"query_outcomes", r.query_outcomes}};
+          {"query_outcomes", r.query_outcomes},
+          {"query_outcomes_by_phase", r.query_outcomes_by_phase}};
 }
 
 // A summary of the wrong shape, said as "WHERE.key: what was wrong" (never nlohmann's text).
@@ -219,8 +221,10 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   r.reproduce = need<std::string>(j, "reproduce", w);
   // probes_hit came later than the rest: a summary written before it has none.
   r.probes_hit = need<std::vector<std::string>>(j, "probes_hit", w, std::vector<std::string>{});
-  // query_outcomes came with the report's pictures.
+  // query_outcomes came with the configuration explorer, query_outcomes_by_phase with the
+  // report's pictures: an older summary has neither.
   r.query_outcomes = need<Counts>(j, "query_outcomes", w, Counts{});
+  r.query_outcomes_by_phase = need<Counts>(j, "query_outcomes_by_phase", w, Counts{});
   return r;
 }
 
@@ -475,10 +479,10 @@ std::map<std::string, SweepSummary::ProbeRow> SweepSummary::probe_table() const 
   return table;
 }
 
-std::map<std::string, std::map<std::string, uint64_t>> SweepSummary::query_outcomes() const {
+std::map<std::string, std::map<std::string, uint64_t>> SweepSummary::query_outcomes_by_phase() const {
   std::map<std::string, std::map<std::string, uint64_t>> sums;
   for (const SeedResult& r : results) {
-    for (const auto& [key, n] : r.query_outcomes) {
+    for (const auto& [key, n] : r.query_outcomes_by_phase) {
       const size_t slash = key.find('/');
       if (slash == std::string::npos) continue;  // not ours: another build's key
       sums[key.substr(0, slash)][key.substr(slash + 1)] += n;
@@ -511,7 +515,17 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.probes_hit = report.probes_hit;
   if (report.trace) {
     for (const auto& [phase, outcomes] : reports::query_outcomes_by_phase(*report.trace)) {
-      for (const auto& [outcome, n] : outcomes) r.query_outcomes[phase + "/" + outcome] = n;
+      for (const auto& [outcome, n] : outcomes) r.query_outcomes_by_phase[phase + "/" + outcome] = n;
+    }
+    for (const sim::QueryRecord& q : report.trace->history.records()) {
+      if (q.source != sim::QueryRecord::Source::kClient) continue;
+      if (q.outcome != sim::OutcomeKind::kAnswered) {
+        ++r.query_outcomes[reports::outcome_class(q, nullptr)];
+        continue;
+      }
+      for (const sim::PartitionOutcome& p : q.partitions) {
+        ++r.query_outcomes[reports::outcome_class(q, &p)];
+      }
     }
   }
   r.digest = report.digest;

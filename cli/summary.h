@@ -74,13 +74,17 @@ struct SeedResult {
   // older summary has neither ("" and empty).
   std::string processing_guarantee;
   std::map<std::string, uint64_t> staleness;
+  // How the query clients' attempts ended, counted from the trace when the run kept it (fuzz and
+  // explore seeds do): "ok" (answered), a FailureReason name, "error", "timeout", "not-routed"
+  // (reports::outcome_class) -> attempts. Empty in older summaries and for `run` without --report.
+  std::map<std::string, uint64_t> query_outcomes;
   std::string digest;
   std::string reproduce;                // "iqsim replay FILE --seed S"
   std::vector<std::string> probes_hit;  // RunReport::probes_hit, sorted
   // How the run's queries ended by phase (reports::query_outcomes_by_phase), flattened as
   // "PHASE/OUTCOME" -> partition results ("liveness/answered"); empty when the run kept no
   // trace, or in a summary written before it existed.
-  std::map<std::string, uint64_t> query_outcomes;
+  std::map<std::string, uint64_t> query_outcomes_by_phase;
   // --strict: no violation at all, known Kafka behaviours included.
   bool passed_strict() const { return passed && violations_by_property.empty(); }
   bool operator==(const SeedResult&) const = default;
@@ -162,8 +166,9 @@ struct SweepSummary {
     std::optional<uint64_t> first_seed;
   };
   std::map<std::string, ProbeRow> probe_table() const;
-  // SeedResult::query_outcomes summed over the seeds, unflattened: phase -> outcome -> count.
-  std::map<std::string, std::map<std::string, uint64_t>> query_outcomes() const;
+  // SeedResult::query_outcomes_by_phase summed over the seeds, unflattened: phase -> outcome ->
+  // count.
+  std::map<std::string, std::map<std::string, uint64_t>> query_outcomes_by_phase() const;
 };
 
 SeedResult seed_result(const properties::RunReport& report);

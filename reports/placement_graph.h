@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "dot_writer.h"
-#include "trace/run_trace.h"
 #include "report_common.h"
+#include "trace/run_trace.h"
 
 namespace iq::reports {
 

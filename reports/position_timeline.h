@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "trace/run_trace.h"
 #include "report_common.h"
+#include "trace/run_trace.h"
 
 namespace iq::reports {
 

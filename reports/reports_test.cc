@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dot_writer.h"
+#include "explore_report.h"
 #include "html_report.h"
 #include "placement_graph.h"
 #include "position_timeline.h"
@@ -482,6 +483,51 @@ TEST(ViolationPage, ReadableAnswerGivesWindowSessionAndVersionBounds) {
   EXPECT_EQ(readable_answer(versioned, record, outcome), "null (no version)");
   outcome.value = std::optional<int64_t>(5);
   EXPECT_EQ(readable_answer(versioned, record, outcome), "");
+}
+
+// The explorer page: a chart per question with its numbers under it, a measure that differs
+// between configurations marked (worst and best), one that does not left plain, names escaped.
+TEST(ExploreReport, ChartsTablesAndDifferencesMarked) {
+  ExploreInput in;
+  in.scenario = "t.toml";
+  in.title = "t";
+  in.first_seed = 1;
+  in.seed_count = 2;
+  in.shards = {"0/1"};
+  in.grid_keys = {"num.standby.replicas"};
+  for (int standbys : {0, 1}) {
+    ExploreConfiguration c;
+    c.name = "num.standby.replicas=" + std::to_string(standbys) + " <&>";
+    c.seeds = 2;
+    c.outcomes = {{"ok", 90u + 5u * standbys}, {"NOT_UP_TO_BOUND", 10u - 5u * standbys}};
+    c.staleness = {{"active", 50, 0, 3, 9, 0, 100, 400}};
+    if (standbys == 1) c.staleness.push_back({"standby", 20, 1, 8, 30, 50, 900, 2000});
+    c.behaviours = {{"known Kafka behaviour: at-least-once reprocessing", 1}};
+    c.cpu_ms_per_seed = 100.0 + standbys;
+    in.configurations.push_back(c);
+  }
+  const auto metrics = explore_metrics(in);
+  auto find = [&](const std::string& name) {
+    for (const ExploreMetric& m : metrics) {
+      if (m.name == name) return m;
+    }
+    ADD_FAILURE() << "no measure " << name;
+    return ExploreMetric{};
+  };
+  EXPECT_TRUE(find("answered %").differs());
+  EXPECT_EQ(find("answered %").values[0], 90.0);
+  EXPECT_FALSE(find("answered %").higher_is_worse);
+  EXPECT_FALSE(find("active staleness records p90").differs());
+  EXPECT_FALSE(find("standby staleness ms p90").values[0].has_value());
+  EXPECT_EQ(find("standby staleness ms p90").values[1], 900.0);
+  const std::string html = render_explore_report(in);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* part : {"id=\"outcomes\"", "id=\"staleness\"", "id=\"differences\"", "<svg",
+                           "<details>", "NOT_UP_TO_BOUND: 10.0%", "class=\"num worst\"",
+                           "class=\"num best\"", "num.standby.replicas=1 &lt;&amp;&gt;"}) {
+    EXPECT_NE(html.find(part), std::string::npos) << part;
+  }
+  EXPECT_EQ(html.find("<&>"), std::string::npos) << "a name reached the page unescaped";
 }
 
 }  // namespace

@@ -73,8 +73,12 @@ namespace iq::sim::parsing {
 Scenario ScenarioParser::parse(const toml::table& root) {
   Table top(r_, root, KeyPath());
   top.allow({"title", "description", "tags", "seed", "expected_failures", "expect_probes",
-             "configuration", "streams_config", "broker", "topology", "knobs", "test", "liveness"});
+             "configuration", "streams_config", "broker", "topology", "knobs", "test", "liveness",
+             "explore"});
   top.find("seed");  // read (and validated) before the parser was built
+  // `iqsim explore`'s grid: its shape is checked here, so that `run` and `fuzz` refuse a bad one
+  // at its line as well; the explorer reads it and resolves its keys (cli/explore.cc).
+  if (const toml::node* explore = top.find("explore")) check_explore(*explore, top.path("explore"));
   s_.title = top.string("title", "");
   s_.description = top.string("description", "");
   s_.tags = top.name_list("tags", {}, {}, "tag");
@@ -99,6 +103,31 @@ Scenario ScenarioParser::parse(const toml::table& root) {
   top.finish();
   check_instances();
   return std::move(s_);
+}
+
+void ScenarioParser::check_explore(const toml::node& explore, const KeyPath& path) const {
+  const toml::table* t = explore.as_table();
+  if (t == nullptr)
+    r_.fail(explore, path, fmt::format("expected a table, got {}", type_name(explore)));
+  for (auto&& [k, v] : *t) {
+    if (k.str() != "grid") {
+      r_.fail(k.source(), path.key(k.str()), "unknown key (known here: grid)");
+    }
+  }
+  const toml::node* grid = t->get("grid");
+  if (grid == nullptr) r_.fail(explore, path.key("grid"), "missing (this key is required here)");
+  const toml::table* g = grid->as_table();
+  if (g == nullptr || g->empty()) {
+    r_.fail(
+        *grid, path.key("grid"),
+        "expected a table of KEY = [VALUE, ...], e.g. grid = { 'num.standby.replicas' = [0, 1] }");
+  }
+  for (auto&& [k, v] : *g) {
+    const toml::array* values = v.as_array();
+    if (values == nullptr || values->empty()) {
+      r_.fail(v, path.key("grid").key(k.str()), "expected a non-empty array of values");
+    }
+  }
 }
 
 int32_t ScenarioParser::reference_instance(const IntValue& v) {

@@ -841,6 +841,8 @@ class ScenarioParser {
   int32_t reference_instance(const IntValue& v);
 
   void check_instances() const;
+  // `[explore]`: a table with one key, grid, a table of KEY = [VALUE, ...] (cli/explore.cc).
+  void check_explore(const toml::node& explore, const KeyPath& path) const;
 
   const Reader& r_;
   Scenario s_;
