@@ -509,6 +509,8 @@ bool write_outputs(const Exploration& e, const std::string& json_out,
     ok = write_output_file(json_out, exploration_json(e).dump(2) + "\n", "--json") && ok;
   }
   if (!report_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(report_dir, ec);  // merge's --report may not exist yet
     const std::string index = (std::filesystem::path(report_dir) / "index.html").string();
     ok =
         write_output_file(index, reports::render_explore_report(report_input(e)), "--report") && ok;

@@ -773,7 +773,7 @@ TEST_F(IqsimBinaryTest, MessagesNameTheWordTheFileAndCutLongValues) {
   Outcome unknown = iqsim({"frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("'frobnicate' is not a command"), std::string::npos) << unknown.err;
-  EXPECT_NE(unknown.err.find("run, fuzz, replay, shrink, check-determinism, merge"),
+  EXPECT_NE(unknown.err.find("run, fuzz, explore, replay, shrink, check-determinism, merge"),
             std::string::npos)
       << unknown.err;
 

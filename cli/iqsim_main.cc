@@ -1,5 +1,6 @@
 // iqsim: the command line. Runs scenario files through the simulator and judges them
-// (run, fuzz, replay, shrink, check-determinism), merges sweep summaries, lists the properties.
+// (run, fuzz, explore, replay, shrink, check-determinism), merges sweep summaries, lists the
+// properties.
 // Flags are parsed here with CLI11; each subcommand is one function in commands.cc.
 
 #include <CLI/CLI.hpp>
