@@ -54,7 +54,7 @@ TEST(Charts, GroupedBarsOnePerCellLabelledByRow) {
   // Each bar's title names its row, series and value: the longest is the largest value.
   EXPECT_NE(svg.find("<title>standby / exactly_once_v2, max: 210 records</title>"),
             std::string::npos);
-  EXPECT_NE(svg.find("data-row=\"1\" data-series=\"2\" x=\"270.0\" y=\"85.0\" width=\"600.0\""),
+  EXPECT_NE(svg.find("data-row=\"1\" data-series=\"2\" x=\"270.0\" y=\"95.0\" width=\"600.0\""),
             std::string::npos)
       << svg;
 }
@@ -65,7 +65,7 @@ TEST(Charts, LogScaleKeepsSmallValuesVisibleAndSaysSo) {
   const std::string svg = render_bar_svg(c);
   EXPECT_NE(svg.find("records (log scale)"), std::string::npos);
   // log10(1+3)/log10(1+210) of 600: about 218, where a linear scale gives 8.6.
-  EXPECT_NE(svg.find("data-row=\"1\" data-series=\"0\" x=\"270.0\" y=\"65.0\" width=\"155.5\""),
+  EXPECT_NE(svg.find("data-row=\"1\" data-series=\"0\" x=\"270.0\" y=\"75.0\" width=\"155.4\""),
             std::string::npos)
       << svg;
 }
