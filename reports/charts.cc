@@ -163,8 +163,8 @@ std::string axis(const BarChart& c, double y, double full) {
   }
   std::string unit = c.unit + (log_scale(c) ? " (log scale)" : "") +
                      (c.layout == BarChart::Layout::kShares ? " (share of the row)" : "");
-  return svg + fmt::format("<text class=\"unit\" x=\"{:.0f}\" y=\"{:.1f}\">{}</text>\n", kLabel - 8,
-                           y + 14, html_escape(unit));
+  return svg + fmt::format("<text class=\"unit\" x=\"{:.0f}\" y=\"{:.1f}\">{}</text>\n",
+                           kLabel - 16, y + 14, html_escape(unit));
 }
 
 }  // namespace
@@ -227,7 +227,7 @@ std::string strip_axis(const SeedStrip& s, double y) {
                        y + 14, t);
   }
   return svg + fmt::format("<text class=\"unit\" x=\"{:.0f}\" y=\"{:.1f}\">seed</text>\n",
-                           kLabel - 8, y + 14);
+                           kLabel - 16, y + 14);
 }
 
 std::string strip_row(const SeedStrip& s, size_t r, double y) {

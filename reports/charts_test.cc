@@ -54,7 +54,7 @@ TEST(Charts, GroupedBarsOnePerCellLabelledByRow) {
   // Each bar's title names its row, series and value: the longest is the largest value.
   EXPECT_NE(svg.find("<title>standby / exactly_once_v2, max: 210 records</title>"),
             std::string::npos);
-  EXPECT_NE(svg.find("data-row=\"1\" data-series=\"2\" x=\"270.0\" y=\"85.0\" width=\"600.0\""),
+  EXPECT_NE(svg.find("data-row=\"1\" data-series=\"2\" x=\"270.0\" y=\"95.0\" width=\"600.0\""),
             std::string::npos)
       << svg;
 }
@@ -65,7 +65,7 @@ TEST(Charts, LogScaleKeepsSmallValuesVisibleAndSaysSo) {
   const std::string svg = render_bar_svg(c);
   EXPECT_NE(svg.find("records (log scale)"), std::string::npos);
   // log10(1+3)/log10(1+210) of 600: about 218, where a linear scale gives 8.6.
-  EXPECT_NE(svg.find("data-row=\"1\" data-series=\"0\" x=\"270.0\" y=\"65.0\" width=\"155.5\""),
+  EXPECT_NE(svg.find("data-row=\"1\" data-series=\"0\" x=\"270.0\" y=\"75.0\" width=\"155.4\""),
             std::string::npos)
       << svg;
 }
@@ -154,14 +154,18 @@ TEST(QueryPhases, SplitAtTheFirstFaultAndWhenFaultsStopped) {
   trace.faults.push_back({base::Instant::from_ms(1000), "crash", "instance-1", "", std::nullopt});
   trace.liveness.emplace();
   trace.liveness->faults_stopped_ms = base::Instant::from_ms(5000);
+  int64_t done_ms = 0;  // the history holds records in completion order
   for (sim::QueryRecord q :
        {query(10, true), query(999, false), query(1000, true), query(4999, false),
         query(5000, true), query(100, true, sim::QueryRecord::Source::kLiveness)}) {
     q.id = trace.history.next_id();
+    done_ms = std::max(done_ms, q.invoke_ms.ms_since_epoch());
+    q.complete_ms = base::Instant::from_ms(done_ms);
     trace.history.append(std::move(q));
   }
   sim::QueryRecord timed_out = query(2000, true);
   timed_out.id = trace.history.next_id();
+  timed_out.complete_ms = base::Instant::from_ms(done_ms);
   timed_out.outcome = sim::OutcomeKind::kTimedOut;
   timed_out.partitions.clear();
   trace.history.append(std::move(timed_out));
@@ -225,7 +229,10 @@ SweepInput sweep_with_classes() {
     run.seed = seed;
     run.passed = seed != 4;
     run.properties_checked = {"ResultMatchesModel"};
-    if (seed >= 2) run.violations_by_class["alos_reprocessing"] = seed;
+    if (seed >= 2) {
+      run.violations_by_class["alos_reprocessing"] = seed;
+      run.violations_by_property["ResultMatchesModel"] = seed;
+    }
     if (seed == 4) run.violations_by_class["failure"] = 1;
     if (seed == 3 || seed == 4) run.page = "x-seed" + std::to_string(seed) + ".html";
     s.runs.push_back(run);
