@@ -49,9 +49,14 @@ sim::RunTrace synthetic_trace(int32_t records, int32_t partitions, int32_t insta
   trace.scenario = "synthetic.toml";
   trace.seed = kSeed;
   trace.topology.store_name = "counts";
-  trace.faults.push_back(
-      {instant(1000), "crash", "instance-1", "scripted <step> & \"quoted\"", std::nullopt});
-  trace.faults.push_back({instant(3000), "restart", "instance-1", "liveness: heal", std::nullopt});
+  trace.faults.push_back({.at_ms = instant(1000),
+                          .kind = sim::FaultKind::kCrash,
+                          .instance = "instance-1",
+                          .detail = "scripted <step> & \"quoted\""});
+  trace.faults.push_back({.at_ms = instant(3000),
+                          .kind = sim::FaultKind::kRestart,
+                          .instance = "instance-1",
+                          .detail = "liveness: heal"});
   for (int32_t i = 0; i < records; ++i) {
     sim::QueryRecord q;
     q.id = trace.history.next_id();

@@ -145,10 +145,10 @@ TEST(JudgeContextTest, PhasesDecideWhichChecksJudgeARecord) {
 // events_before lists the last faults up to and including the instant, oldest first.
 TEST(JudgeContextTest, EventsBeforeAreTheLastFaultsInTimeOrder) {
   TraceBuilder b;
-  b.fault(300, "restart", "instance-2");
-  b.fault(100, "crash", "instance-2");
-  b.fault(200, "pause", "instance-1");
-  b.fault(400, "resume", "instance-1");
+  b.fault(300, sim::FaultKind::kRestart, "instance-2");
+  b.fault(100, sim::FaultKind::kCrash, "instance-2");
+  b.fault(200, sim::FaultKind::kPause, "instance-1");
+  b.fault(400, sim::FaultKind::kResume, "instance-1");
   JudgeContext c(b.trace());
   EXPECT_EQ(
       c.events_before(testing::instant(300), 2),
