@@ -291,6 +291,7 @@ TraceBuilder cached_flush(int rest, int64_t key1_value = 3, int64_t rest_appende
         "random-faults; landed inside: " + what + " (in progress: commit; points: send_commit)";
     // The proof reads the structured landing only: without it the detail's words prove nothing.
     if (landing_recorded) {
+      b.trace().faults.back().kind = sim::FaultKind::kCrashLanded;  // as FaultInjector records it
       b.trace().faults.back().landed = sim::CrashPointRecord{.event = "send",
                                                              .what = what,
                                                              .path = "",

@@ -678,7 +678,7 @@ TraceBuilder flush_cut_by_crash(bool earlier_flush, int32_t landed_partition) {
   window(2, 0, 800, 1, first_at_ms);
   window(3, 0, 900, 2, 10);
   const std::string topic = "app-" + testing::kStore + "-changelog";
-  b.fault(10, sim::FaultKind::kCrash, "instance-1");
+  b.fault(10, sim::FaultKind::kCrashLanded, "instance-1");
   b.trace().faults.back().landed =
       sim::CrashPointRecord{.event = "send",
                             .what = "send " + topic + "-" + std::to_string(landed_partition),
