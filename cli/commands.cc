@@ -134,6 +134,16 @@ void print_report_header(const std::string& command, const properties::RunReport
 }
 
 void print_verdict(const properties::RunReport& r, bool strict) {
+  // Per property: what it judged, and what it passed over and why (never a pass).
+  std::map<std::string, uint64_t> judged;
+  std::map<std::string, std::map<std::string, uint64_t>> not_judged;
+  for (const auto& [property, tally] : r.tallies) {
+    judged[property] = tally.judged;
+    if (!tally.not_judged.empty()) not_judged[property] = tally.not_judged;
+  }
+  for (const std::string& line : judgement_lines(judged, not_judged)) {
+    std::printf("  %s\n", line.c_str());
+  }
   std::map<std::string, uint64_t> unexpected;
   std::map<std::string, uint64_t> known;
   for (const properties::Violation& v : r.violations) {
@@ -282,6 +292,11 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
   if (const auto lines = staleness_lines(s.staleness_by_guarantee()); !lines.empty()) {
     std::printf("  staleness behind the source log by guarantee and role:\n");
     for (const std::string& line : lines) std::printf("    %s\n", line.c_str());
+  }
+  std::printf("  judged and not judged by property:\n");
+  for (const std::string& line :
+       judgement_lines(s.judged_by_property(), s.not_judged_by_property())) {
+    std::printf("    %s\n", line.c_str());
   }
   std::printf("  violations by property: %s\n", counts_text(s.violations_by_property()).c_str());
   {

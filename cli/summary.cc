@@ -87,6 +87,8 @@ json result_json(const SeedResult& r) {  // seed_result_to_json
           {"properties_checked", r.properties_checked},
           {"queries_judged", r.queries_judged},
           {"queries_total", r.queries_total},
+          {"judged_by_property", r.judged_by_property},
+          {"not_judged_by_property", r.not_judged_by_property},
           {"virtual_ms", r.virtual_ms},
           {"events", r.events},
           {"records_reprocessed", r.records_reprocessed},
@@ -206,6 +208,18 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   r.properties_checked = need<std::vector<std::string>>(j, "properties_checked", w);
   r.queries_judged = need<uint64_t>(j, "queries_judged", w);
   r.queries_total = need<uint64_t>(j, "queries_total", w);
+  // The judgement per property came later: an older summary has none.
+  r.judged_by_property = need<Counts>(j, "judged_by_property", w, Counts{});
+  if (auto it = j.find("not_judged_by_property"); it != j.end()) {
+    const std::string at = w + ".not_judged_by_property";
+    need_object(*it, at);
+    for (const auto& [property, reasons] : it->items()) {
+      if (!has_type<Counts>(reasons)) {
+        throw ShapeError{at + "." + property + ": must be " + expected_type<Counts>()};
+      }
+      r.not_judged_by_property[property] = reasons.get<Counts>();
+    }
+  }
   r.virtual_ms = need<int64_t>(j, "virtual_ms", w);
   r.events = need<uint64_t>(j, "events", w);
   r.records_reprocessed = need<uint64_t>(j, "records_reprocessed", w, uint64_t{0});
@@ -305,6 +319,51 @@ uint64_t SweepSummary::queries_total() const {
 uint64_t SweepSummary::records_reprocessed() const {
   return std::accumulate(results.begin(), results.end(), uint64_t{0},
                          [](uint64_t n, const SeedResult& r) { return n + r.records_reprocessed; });
+}
+
+std::map<std::string, uint64_t> SweepSummary::judged_by_property() const {
+  std::map<std::string, uint64_t> total;
+  for (const SeedResult& r : results) {
+    for (const auto& [property, n] : r.judged_by_property) total[property] += n;
+  }
+  return total;
+}
+
+std::map<std::string, std::map<std::string, uint64_t>> SweepSummary::not_judged_by_property()
+    const {
+  std::map<std::string, std::map<std::string, uint64_t>> total;
+  for (const SeedResult& r : results) {
+    for (const auto& [property, reasons] : r.not_judged_by_property) {
+      for (const auto& [reason, n] : reasons) total[property][reason] += n;
+    }
+  }
+  return total;
+}
+
+std::vector<std::string> judgement_lines(
+    const std::map<std::string, uint64_t>& judged,
+    const std::map<std::string, std::map<std::string, uint64_t>>& not_judged) {
+  std::vector<std::string> lines;
+  std::set<std::string> properties;
+  for (const auto& [p, n] : judged) properties.insert(p);
+  for (const auto& [p, reasons] : not_judged) properties.insert(p);
+  for (const std::string& p : properties) {
+    const auto j = judged.find(p);
+    std::string line = p + ": " + std::to_string(j == judged.end() ? 0 : j->second) + " judged";
+    const auto it = not_judged.find(p);
+    if (it == not_judged.end() || it->second.empty()) {
+      lines.push_back(line + ", none passed over");
+      continue;
+    }
+    uint64_t total = 0;
+    std::string reasons;
+    for (const auto& [reason, n] : it->second) {
+      total += n;
+      reasons += (reasons.empty() ? "" : "; ") + reason + ": " + std::to_string(n);
+    }
+    lines.push_back(line + ", " + std::to_string(total) + " not judged (" + reasons + ")");
+  }
+  return lines;
 }
 
 uint64_t SweepSummary::runs_with_reprocessing() const {
@@ -506,6 +565,10 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.properties_checked = report.properties_checked;
   r.queries_judged = report.queries_judged;
   r.queries_total = report.queries_total;
+  for (const auto& [property, tally] : report.tallies) {
+    r.judged_by_property[property] = tally.judged;
+    if (!tally.not_judged.empty()) r.not_judged_by_property[property] = tally.not_judged;
+  }
   r.virtual_ms = report.virtual_ms;
   r.events = report.events;
   r.records_reprocessed = report.records_reprocessed;
@@ -558,6 +621,8 @@ nlohmann::json to_json(const SweepSummary& s) {
         {"seeds_by_class", s.seeds_by_class()},
         {"queries_judged", s.queries_judged()},
         {"queries_total", s.queries_total()},
+        {"judged_by_property", s.judged_by_property()},
+        {"not_judged_by_property", s.not_judged_by_property()},
         {"records_reprocessed", s.records_reprocessed()},
         {"runs_with_reprocessing", s.runs_with_reprocessing()},
         {"dirty_reads", s.dirty_reads()},

@@ -64,6 +64,10 @@ struct SeedResult {
   std::vector<std::string> properties_checked;
   uint64_t queries_judged = 0;
   uint64_t queries_total = 0;
+  // Per property (RunReport::tallies): the items its check compared, and those it passed over
+  // by reason. An older summary has neither (empty).
+  std::map<std::string, uint64_t> judged_by_property;
+  std::map<std::string, std::map<std::string, uint64_t>> not_judged_by_property;
   int64_t virtual_ms = 0;
   uint64_t events = 0;
   uint64_t records_reprocessed = 0;  // RunReport::records_reprocessed
@@ -89,6 +93,12 @@ struct SeedResult {
   bool passed_strict() const { return passed && violations_by_property.empty(); }
   bool operator==(const SeedResult&) const = default;
 };
+
+// Per property, one line each: "ResultMatchesModel: 9,000 judged, 120 not judged (a key with a
+// record dropped beyond grace 100, ...)"; properties with nothing passed over say so briefly.
+std::vector<std::string> judgement_lines(
+    const std::map<std::string, uint64_t>& judged,
+    const std::map<std::string, std::map<std::string, uint64_t>>& not_judged);
 
 // One line: "412 of 9,000 answers (aborted 3, ...), uncommitted for 52 ms on average, 480 at most".
 std::string dirty_reads_text(const std::map<std::string, uint64_t>& counts);
@@ -145,6 +155,9 @@ struct SweepSummary {
   std::map<std::string, uint64_t> seeds_by_class() const;
   uint64_t queries_judged() const;
   uint64_t queries_total() const;
+  // Summed over the results: per property, items judged, and items not judged by reason.
+  std::map<std::string, uint64_t> judged_by_property() const;
+  std::map<std::string, std::map<std::string, uint64_t>> not_judged_by_property() const;
   uint64_t records_reprocessed() const;
   uint64_t runs_with_reprocessing() const;
   // Dirty reads summed over the seeds ("uncommitted_ms_max" the largest), and the seeds with one.

@@ -4,6 +4,8 @@
 #include <set>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "base/assert.h"
 #include "scenario/scenario_driver.h"
 
@@ -20,6 +22,7 @@ struct Judged {
   std::vector<Violation> violations;
   uint64_t queries_judged = 0;
   DirtyReadStats dirty_reads;
+  std::map<std::string, CheckTally> tallies;
 };
 
 bool lists(const std::vector<std::string>& names, std::string_view name) {
@@ -71,6 +74,8 @@ Judged judge_trace(const sim::Scenario& scenario, const sim::RunTrace& trace) {
     std::vector<Violation> found = check.run(context);
     for (Violation& v : found) judged.violations.push_back(std::move(v));
   }
+  // What the checks judged and passed over, before the classification reads the trace again.
+  for (const auto& [name, tally] : context.tallies()) judged.tallies.emplace(name, tally);
   classify_violations(context, judged.violations);
   judged.dirty_reads = dirty_reads(context);
   for (const sim::QueryRecord& record : trace.history.records()) {
@@ -87,6 +92,7 @@ void classify(const sim::Scenario& scenario, Judged judged, RunReport& report) {
   report.properties_checked = std::move(judged.properties);
   report.queries_judged = judged.queries_judged;
   report.dirty_reads = std::move(judged.dirty_reads);
+  report.tallies = std::move(judged.tallies);
   std::set<std::string> failed;
   for (Violation& v : judged.violations) {
     ++report.violations_by_property[v.property];
@@ -94,6 +100,15 @@ void classify(const sim::Scenario& scenario, Judged judged, RunReport& report) {
     if (lists(scenario.expected_failures, v.property)) {
       report.expected_violations.push_back(std::move(v));
     } else {
+      // Declared, not global: a behaviour the scenario does not allow fails the run.
+      if (v.violation_class != ViolationClass::kFailure &&
+          !lists(scenario.allowed_behaviours, class_key(v.violation_class))) {
+        v.class_evidence = fmt::format(
+            "not allowed here: proven \"{}\", which {} does not list in allowed_behaviours: {}",
+            to_string(v.violation_class), scenario.file.empty() ? scenario.title : scenario.file,
+            v.class_evidence);
+        v.violation_class = ViolationClass::kFailure;
+      }
       report.violations.push_back(std::move(v));
     }
   }

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "scenario/scenario_driver.h"
 #include "scenario/scenario_parser.h"
 
 namespace iq::properties {
@@ -287,6 +288,37 @@ TEST(RunnerTest, TheCleanerCutByACrashFindingsAreClassifiedByTheirRecord) {
     EXPECT_EQ(cleaner["SamePositionSameAnswer"], 1) << file << " seed " << report.seed;
     EXPECT_EQ(cleaner["ChangelogWitness"], 1) << file << " seed " << report.seed;
   }
+}
+
+// Declared, not global: the cleaner finding's violations, no longer declared expected, pass only
+// where the scenario allows the behaviours the record proves; without cleaner_cut_by_crash in
+// allowed_behaviours those it proves fail the run as failures that name the missing key, and
+// with no list at all every proven behaviour does.
+TEST(RunnerTest, ABehaviourTheScenarioDoesNotAllowFailsTheRun) {
+  const std::string file = std::string(IQSIM_SCENARIOS_DIR) +
+                           "/findings/cleaner_cut_by_crash_keeps_checkpoint_without_store.toml";
+  auto scenario = sim::parse_scenario_file(file, std::nullopt);
+  ASSERT_TRUE(scenario.has_value()) << file << ": " << scenario.error().to_string();
+  scenario->expected_failures.clear();
+  scenario->allowed_behaviours = {"cleaner_cut_by_crash", "alos_reprocessing"};
+  const sim::RunTrace trace = sim::drive_scenario(*scenario);
+  const RunReport allowed = judge(*scenario, trace);
+  EXPECT_TRUE(allowed.passed()) << shown(allowed);
+  EXPECT_FALSE(allowed.passed(/*strict=*/true)) << shown(allowed);
+  scenario->allowed_behaviours = {"alos_reprocessing"};
+  const RunReport refused = judge(*scenario, trace);
+  EXPECT_FALSE(refused.passed()) << shown(refused);
+  EXPECT_EQ(refused.failures(), 3u) << shown(refused);
+  for (const Violation& v : refused.violations) {
+    if (v.violation_class != ViolationClass::kFailure) continue;
+    EXPECT_NE(v.class_evidence.find("not allowed here: proven \"known Kafka behaviour: a task "
+                                    "directory whose deletion a crash cut"),
+              std::string::npos)
+        << v.to_string();
+  }
+  scenario->allowed_behaviours.clear();
+  const RunReport none = judge(*scenario, trace);
+  EXPECT_EQ(none.failures(), none.violations.size()) << shown(none);
 }
 
 }  // namespace

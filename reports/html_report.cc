@@ -256,7 +256,7 @@ std::string summary_section(
   html += dirty_reads_list(r.dirty_reads);
   html +=
       "<h4>Properties</h4>\n<table><tr><th>property</th><th>verdict</th><th>violations</"
-      "th></tr>\n";
+      "th><th>judged</th><th>not judged (why)</th></tr>\n";
   std::set<std::string> held(r.unexpectedly_held.begin(), r.unexpectedly_held.end());
   std::map<std::string, uint64_t> failing, known, findings;
   for (const properties::Violation& v : r.violations) {
@@ -274,8 +274,20 @@ std::string summary_section(
                  : known.count(p)    ? known[p]
                  : findings.count(p) ? findings[p]
                                      : 0;
+    // What the check compared, and what it passed over by reason (never counted a pass).
+    const auto tally = r.tallies.find(p);
+    std::string passed_over;
+    if (tally != r.tallies.end()) {
+      for (const auto& [reason, count] : tally->second.not_judged) {
+        passed_over +=
+            fmt::format("{}{}: {}", passed_over.empty() ? "" : "<br>", html_escape(reason), count);
+      }
+    }
     html += "<tr><td>" + html_escape(p) + "</td><td>" + verdict +
-            fmt::format("</td><td class=\"num\">{}</td></tr>\n", n);
+            fmt::format(
+                "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n", n,
+                tally == r.tallies.end() ? std::string("-") : std::to_string(tally->second.judged),
+                passed_over.empty() ? std::string("none") : passed_over);
   }
   html += "</table>\n</div><div>\n";
   if (r.trace) html += "<h4>Queries</h4>\n" + query_counts(*r.trace);

@@ -336,10 +336,11 @@ std::string render_timeline_svg(const PartitionTimeline& t,
   for (const sim::FaultRecord& f : faults) {
     if (drawn == caps.faults_max) break;
     double x = sc.x(f.at_ms.ms_since_epoch());
-    const char* colour = f.action.find("restart") != std::string::npos || f.action == "heal" ||
-                                 f.action == "resume" || f.action == "start"
-                             ? "#2ca02c"
-                             : "#d62728";
+    // An undo (a start or reconnection) green, every other fault red, applied or skipped.
+    const bool undo = f.kind == sim::FaultKind::kRestart ||
+                      f.kind == sim::FaultKind::kRestartWiped || f.kind == sim::FaultKind::kStart ||
+                      f.kind == sim::FaultKind::kResume || f.kind == sim::FaultKind::kHeal;
+    const char* colour = undo ? "#2ca02c" : "#d62728";
     svg += fmt::format(
         "<line class=\"fault\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
         "stroke=\"{}\"><title>{}</title></line>\n",
@@ -347,7 +348,7 @@ std::string render_timeline_svg(const PartitionTimeline& t,
         colour, html_escape(f.to_string()));
     svg += fmt::format("<text class=\"faultlabel\" x=\"{}\" y=\"{}\" fill=\"{}\">{} {}</text>\n",
                        num(x + 3), num(kTop - 32 + 12.0 * static_cast<double>(drawn % 3)), colour,
-                       html_escape(f.action), html_escape(f.instance));
+                       sim::to_string(f.kind), html_escape(f.instance));
     ++drawn;
   }
   // Queries: dots in the serving instance's lane.

@@ -50,9 +50,17 @@ sim::RunTrace synthetic_trace(int32_t records, int32_t partitions, int32_t insta
   trace.scenario = "synthetic.toml";
   trace.seed = kSeed;
   trace.topology.store_name = "counts";
-  trace.faults.push_back(
-      {instant(1000), "crash", "instance-1", "scripted <step> & \"quoted\"", std::nullopt});
-  trace.faults.push_back({instant(3000), "restart", "instance-1", "liveness: heal", std::nullopt});
+  sim::FaultRecord crash;
+  crash.at_ms = instant(1000);
+  crash.kind = sim::FaultKind::kCrash;
+  crash.instance = "instance-1";
+  crash.detail = "scripted <step> & \"quoted\"";
+  trace.faults.push_back(crash);
+  sim::FaultRecord restart = crash;
+  restart.at_ms = instant(3000);
+  restart.kind = sim::FaultKind::kRestart;
+  restart.detail = "liveness: heal";
+  trace.faults.push_back(restart);
   for (int32_t i = 0; i < records; ++i) {
     sim::QueryRecord q;
     q.id = trace.history.next_id();

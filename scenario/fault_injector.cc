@@ -17,6 +17,35 @@ std::optional<FaultAction> undo_of(FaultAction action, bool wipe) {
   }
 }
 
+FaultKind fault_kind(FaultAction action, bool wipe) {
+  switch (action) {
+    case FaultAction::kCrash:
+      return FaultKind::kCrash;
+    case FaultAction::kRestart:
+      return wipe ? FaultKind::kRestartWiped : FaultKind::kRestart;
+    case FaultAction::kRestartWiped:
+      return FaultKind::kRestartWiped;
+    case FaultAction::kClose:
+      return FaultKind::kClose;
+    case FaultAction::kStart:
+      return FaultKind::kStart;
+    case FaultAction::kPause:
+      return FaultKind::kPause;
+    case FaultAction::kResume:
+      return FaultKind::kResume;
+    case FaultAction::kIsolate:
+      return FaultKind::kIsolate;
+    case FaultAction::kHeal:
+      return FaultKind::kHeal;
+    case FaultAction::kAddInstance:
+      return FaultKind::kAddInstance;
+    case FaultAction::kRemoveInstance:
+      return FaultKind::kRemoveInstance;
+  }
+  IQ_ASSERT(false, "unknown fault action {}", static_cast<int>(action));
+  return FaultKind::kCrash;
+}
+
 FaultInjector::FaultInjector(Cluster& cluster, std::vector<FaultRecord>& faults)
     : cluster_(cluster), faults_(faults) {}
 
@@ -31,10 +60,10 @@ bool FaultInjector::apply(FaultAction action, int32_t n, bool wipe, const std::s
                           std::optional<int64_t> undo_after_ms) {
   FaultRecord record;
   record.at_ms = cluster_.loop().now();
-  record.action =
-      to_string(action == FaultAction::kRestart && wipe ? FaultAction::kRestartWiped : action);
+  record.kind = fault_kind(action, wipe);
   record.detail = detail;
   if (auto why = why_not(action, n)) {
+    record.applied = false;
     record.instance = "instance-" + std::to_string(n);
     record.detail += (record.detail.empty() ? "" : "; ") + ("skipped: " + *why);
     faults_.push_back(std::move(record));
@@ -89,7 +118,7 @@ bool FaultInjector::arm_crash_inside(int32_t n, const CrashInsideSpec& spec, boo
                                      std::optional<int64_t> undo_after_ms) {
   FaultRecord record;
   record.at_ms = cluster_.loop().now();
-  record.action = "arm_crash";
+  record.kind = FaultKind::kCrashArmed;
   record.instance = "instance-" + std::to_string(n);
   record.detail = detail + (detail.empty() ? "" : "; ") + "inside an operation at " +
                   spec.to_string() + (wipe ? ", restart wiped" : "");
@@ -102,6 +131,7 @@ bool FaultInjector::arm_crash_inside(int32_t n, const CrashInsideSpec& spec, boo
     why = cluster_.instance(n).name() + " is armed already";
   }
   if (why) {
+    record.applied = false;
     record.detail += "; skipped: " + *why;
     faults_.push_back(std::move(record));
     return false;
@@ -129,7 +159,7 @@ void FaultInjector::on_crash_landed(int32_t n, const CrashLanding& landing, bool
                                     std::optional<int64_t> undo_after_ms) {
   FaultRecord record;
   record.at_ms = cluster_.loop().now();
-  record.action = to_string(FaultAction::kCrash);
+  record.kind = FaultKind::kCrashLanded;
   record.instance = cluster_.instance(n).name();
   record.detail = detail + (detail.empty() ? "" : "; ") + "landed inside: " + landing.to_string();
   record.landed = CrashPointRecord{.event = to_string(landing.at),

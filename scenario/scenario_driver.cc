@@ -248,6 +248,9 @@ ScenarioDriver::ScenarioDriver(const Scenario& scenario) : scenario_(scenario) {
   trace_.topology = rewrite_topology(config.topology, config.streams);
   trace_.keys = scenario.keys;
   trace_.consistency_offset_vector_enabled = config.streams.consistency_offset_vector_enabled;
+  trace_.guarantee = config.streams.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2
+                         ? Guarantee::kExactlyOnceV2
+                         : Guarantee::kAtLeastOnce;
   trace_.history = History(scenario.knobs.history_records_max);
   cluster_ = std::make_unique<Cluster>(std::move(config));
   injector_ = std::make_unique<FaultInjector>(*cluster_, trace_.faults);

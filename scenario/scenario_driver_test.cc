@@ -565,12 +565,10 @@ int32_t max_down(const std::vector<FaultRecord>& faults, std::string& log,
   size_t most = 0;
   for (const FaultRecord& f : faults) {
     log += f.to_string() + "\n";
-    if (f.detail.find("skipped") != std::string::npos) continue;
-    if (f.action == "crash" || f.action == "pause" || f.action == "isolate" || f.action == "close")
-      down.insert(f.instance);
-    if (f.action == "restart" || f.action == "restart_wiped" || f.action == "resume" ||
-        f.action == "heal" || f.action == "start")
-      down.erase(f.instance);
+    // A skipped fault is typed as such and says why in its detail.
+    EXPECT_EQ(!f.applied, f.detail.find("skipped") != std::string::npos) << f.to_string();
+    if (f.stopped() || f.cut_off()) down.insert(f.instance);
+    if (f.started() || f.reconnected()) down.erase(f.instance);
     most = std::max(most, down.size());
   }
   return static_cast<int32_t>(most);
@@ -605,7 +603,7 @@ TEST(ScenarioDriverTest, RandomFaultsStayWithinMaxDownAndLivenessRecovers) {
   int32_t random = 0;
   int32_t healed = 0;
   for (const FaultRecord& f : trace.faults) {
-    EXPECT_NE(f.action, "remove_instance") << seed_text(s);
+    EXPECT_NE(f.kind, FaultKind::kRemoveInstance) << seed_text(s);
     random += f.detail == "random-faults" ? 1 : 0;
     healed += f.detail == "liveness" ? 1 : 0;
   }
@@ -639,9 +637,19 @@ TEST(ScenarioDriverTest, CrashLandingIsRecordedAsFieldsAndTheAuditReadsEveryRepl
   const RunTrace trace = drive_scenario(s);
   const FaultRecord* landed = nullptr;
   for (const FaultRecord& f : trace.faults) {
-    if (f.action == "crash" && f.landed) landed = &f;
+    if (f.is(FaultKind::kCrashLanded)) landed = &f;
   }
   ASSERT_NE(landed, nullptr) << seed_text(s);
+  // The arming came first as a record of its own kind, no crash; the landing prints as a crash.
+  const auto armed = std::find_if(trace.faults.begin(), trace.faults.end(), [&](const auto& f) {
+    return f.is(FaultKind::kCrashArmed) && f.instance == landed->instance;
+  });
+  ASSERT_NE(armed, trace.faults.end()) << seed_text(s);
+  EXPECT_FALSE(armed->crashed() || armed->stopped() || armed->landed) << seed_text(s);
+  EXPECT_LT(armed->at_ms, landed->at_ms) << seed_text(s);
+  EXPECT_TRUE(landed->crashed() && landed->stopped()) << seed_text(s);
+  EXPECT_EQ(landed->to_string().substr(landed->to_string().find(' ') + 1, 6), "crash ")
+      << landed->to_string();
   const CrashPointRecord& l = *landed->landed;
   EXPECT_EQ(l.event, "disk") << seed_text(s);
   EXPECT_TRUE(l.has_point("position_checkpoint")) << seed_text(s) << " " << landed->to_string();

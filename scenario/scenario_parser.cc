@@ -72,9 +72,9 @@ namespace iq::sim::parsing {
 
 Scenario ScenarioParser::parse(const toml::table& root) {
   Table top(r_, root, KeyPath());
-  top.allow({"title", "description", "tags", "seed", "expected_failures", "expect_probes",
-             "configuration", "streams_config", "broker", "topology", "knobs", "test", "liveness",
-             "explore"});
+  top.allow({"title", "description", "tags", "seed", "expected_failures", "allowed_behaviours",
+             "expect_probes", "configuration", "streams_config", "broker", "topology", "knobs",
+             "test", "liveness", "explore"});
   top.find("seed");  // read (and validated) before the parser was built
   // `iqsim explore`'s grid: its shape is checked here, so that `run` and `fuzz` refuse a bad one
   // at its line as well; the explorer reads it and resolves its keys (cli/explore.cc).
@@ -84,6 +84,8 @@ Scenario ScenarioParser::parse(const toml::table& root) {
   s_.tags = top.name_list("tags", {}, {}, "tag");
   s_.expected_failures =
       top.name_list("expected_failures", {}, names::kPropertyNames, "property name");
+  s_.allowed_behaviours =
+      top.name_list("allowed_behaviours", {}, behaviour_names::kAll, "Kafka behaviour");
   std::vector<std::string_view> probes;
   for (const base::ProbeInfo& p : base::ProbeRegistry::all()) probes.push_back(p.name);
   s_.expect_probes = top.name_list("expect_probes", {}, probes, "probe");

@@ -40,6 +40,7 @@ description = 'every section'
 tags = ['fast', 'crash-restart']
 seed = 99
 expected_failures = ['BoundHonored']
+allowed_behaviours = ['alos_reprocessing', 'cached_writes_beneath_position']
 
 [configuration]
 instances = 3
@@ -190,6 +191,7 @@ Scenario full_file_scenario(const std::string& text) {
   s.description = "every section";
   s.tags = {"fast", "crash-restart"};
   s.expected_failures = {"BoundHonored"};
+  s.allowed_behaviours = {"alos_reprocessing", "cached_writes_beneath_position"};
   s.file = "t.toml";
   s.seed = 99;
   ClusterConfig& c = s.cluster;
@@ -689,6 +691,12 @@ std::vector<BadInput> bad_inputs() {
        "bad.toml:3:11: key 'test.0.checks.0'", "unknown property name 'BoundHonoured'"},
       {"unknown expected failure", "expected_failures = ['Nope']" + kTest,
        "bad.toml:1:22: key 'expected_failures.0'", "unknown property name 'Nope'"},
+      {"unknown allowed behaviour",
+       "allowed_behaviours = ['alos_reprocessing', 'at_least_once']" + kTest,
+       "bad.toml:1:44: key 'allowed_behaviours.1'", "unknown Kafka behaviour 'at_least_once'"},
+      {"allowed behaviour twice",
+       "allowed_behaviours = ['fenced_late_write', 'fenced_late_write']" + kTest,
+       "bad.toml:1:44: key 'allowed_behaviours.1'", "'fenced_late_write' is listed twice"},
       {"unknown expected probe", "expect_probes = ['crash.point.close', 'crash.nope']" + kTest,
        "bad.toml:1:39: key 'expect_probes.1'", "unknown probe 'crash.nope'"},
       {"unknown crash_at event",

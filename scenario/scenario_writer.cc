@@ -180,6 +180,7 @@ void write_top(std::string& out, const Scenario& s) {
                     ? std::to_string(s.seed)
                     : str(std::to_string(s.seed)));
   b.set("expected_failures", strings(s.expected_failures));
+  b.set("allowed_behaviours", strings(s.allowed_behaviours));
   b.set("expect_probes", strings(s.expect_probes));
 }
 

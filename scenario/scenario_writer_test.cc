@@ -147,6 +147,7 @@ Scenario hand_built() {
   s.description = "émoji-free ünïcode";
   s.tags = {"a", "b c"};
   s.expected_failures = {"LagReported"};
+  s.allowed_behaviours = {"restart_without_checkpoint", "alos_reprocessing"};
   s.expect_probes = {"crash.point.close", "lru.evicted"};
   s.seed = 18'446'744'073'709'551'615ull;  // does not fit a TOML integer
   s.cluster.seed = s.seed;

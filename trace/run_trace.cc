@@ -2,9 +2,44 @@
 
 namespace iq::sim {
 
+const char* to_string(Guarantee g) {
+  return g == Guarantee::kExactlyOnceV2 ? "exactly_once_v2" : "at_least_once";
+}
+
+const char* to_string(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::kCrash:
+    case FaultKind::kCrashLanded:
+      return "crash";
+    case FaultKind::kCrashArmed:
+      return "arm_crash";
+    case FaultKind::kRestart:
+      return "restart";
+    case FaultKind::kRestartWiped:
+      return "restart_wiped";
+    case FaultKind::kClose:
+      return "close";
+    case FaultKind::kStart:
+      return "start";
+    case FaultKind::kPause:
+      return "pause";
+    case FaultKind::kResume:
+      return "resume";
+    case FaultKind::kIsolate:
+      return "isolate";
+    case FaultKind::kHeal:
+      return "heal";
+    case FaultKind::kAddInstance:
+      return "add_instance";
+    case FaultKind::kRemoveInstance:
+      return "remove_instance";
+  }
+  return "?";
+}
+
 // "@12000 crash instance-2 (scripted step 4)": one line, stable, as a violation lists it.
 std::string FaultRecord::to_string() const {
-  std::string out = "@" + std::to_string(at_ms.ms_since_epoch()) + " " + action;
+  std::string out = "@" + std::to_string(at_ms.ms_since_epoch()) + " " + sim::to_string(kind);
   if (!instance.empty()) out += " " + instance;
   if (!detail.empty()) out += " (" + detail + ")";
   return out;

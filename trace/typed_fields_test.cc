@@ -122,7 +122,7 @@ static_assert(
 TEST(TypedFieldsTest, RecordsPrintTheirNumbersAsBefore) {
   FaultRecord f;
   f.at_ms = Instant::from_ms(12'000);
-  f.action = "crash";
+  f.kind = FaultKind::kCrash;
   f.instance = "instance-2";
   f.detail = "scripted step 4";
   EXPECT_EQ(f.to_string(), "@12000 crash instance-2 (scripted step 4)");

@@ -538,14 +538,12 @@ std::variant<Position, std::string> folded_position(const JudgeContext& context,
 // choice across the answer's keys is not possible, the answer stays not the fold. Keys an
 // unlogged write decides are not searched. The search is linear in the keys' records.
 
-// Whether `instance` crashed, restarted or closed in [from_ms, to_ms].
+// Whether `instance` crashed (a crash that landed), restarted or closed in [from_ms, to_ms].
 bool restarted_between(const JudgeContext& context, const std::string& instance,
                        base::Instant from_ms, base::Instant to_ms) {
   for (const sim::FaultRecord& f : context.trace().faults) {
     if (f.at_ms < from_ms || f.at_ms > to_ms || f.instance != instance) continue;
-    if (f.action.find("crash") != std::string::npos ||
-        f.action.find("restart") != std::string::npos ||
-        f.action.find("close") != std::string::npos) {
+    if (f.stopped() || f.is(sim::FaultKind::kRestart) || f.is(sim::FaultKind::kRestartWiped)) {
       return true;
     }
   }
@@ -900,14 +898,13 @@ const ChangelogIndex& JudgeContext::changelog_index() const {
 namespace detail {
 
 // Whether `instance` crashed, restarted or closed before at_ms (a store may have kept data of an
-// earlier life).
+// earlier life). Only what happened counts: a crash that landed (an armed one that never did is
+// no crash), an applied restart or close.
 bool restarted_before(const JudgeContext& context, const std::string& instance,
                       base::Instant at_ms) {
   for (const sim::FaultRecord& f : context.trace().faults) {
     if (f.at_ms > at_ms || f.instance != instance) continue;
-    if (f.action.find("crash") != std::string::npos ||
-        f.action.find("restart") != std::string::npos ||
-        f.action.find("close") != std::string::npos) {
+    if (f.stopped() || f.is(sim::FaultKind::kRestart) || f.is(sim::FaultKind::kRestartWiped)) {
       return true;
     }
   }
@@ -918,8 +915,7 @@ bool reopened_before(const JudgeContext& context, const std::string& instance,
                      base::Instant at_ms) {
   if (restarted_before(context, instance, at_ms)) return true;
   for (const sim::FaultRecord& f : context.trace().faults) {
-    if (f.at_ms <= at_ms && f.instance == instance &&
-        (f.action == "pause" || f.action == "isolate")) {
+    if (f.at_ms <= at_ms && f.instance == instance && f.cut_off()) {
       return true;
     }
   }

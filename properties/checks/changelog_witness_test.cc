@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "checks/check.h"
+#include "checks/check_util.h"
 #include "checks/test_trace.h"
 
 namespace iq::properties {
@@ -224,7 +225,7 @@ TEST(ChangelogWitnessTest, AnActiveSkipsOtherWritersInsideItsRunsOfOwnWrites) {
 TEST(ChangelogWitnessTest, AStoreKeptAcrossARestartIsPassedOverOnlyAfterARestart) {
   for (bool restarted : {false, true}) {
     TraceBuilder b = three_writes();
-    if (restarted) b.fault(0, "crash", "instance-1");
+    if (restarted) b.fault(0, sim::FaultKind::kCrash, "instance-1");
     // Applied nothing yet, but key 2 is there from before the crash.
     b.add(b.key_query(0, 2)
               .ok(5, Position::empty_position())
@@ -259,7 +260,7 @@ TEST(ChangelogWitnessTest, AStoreKeptNewerThanItsCheckpointIsPassedOverOnlyBenea
   };
   for (const Case& c : cases) {
     TraceBuilder b = three_writes();
-    b.fault(0, "crash", "instance-1");
+    b.fault(0, sim::FaultKind::kCrash, "instance-1");
     sim::ReplicaSnapshot r = applied(standby(0, pos(0, c.applied_offset)), c.applied_offset);
     r.restored_from =
         c.restored_from ? std::optional(ChangelogOffset(*c.restored_from)) : std::nullopt;
@@ -525,6 +526,34 @@ TEST(ChangelogWitnessTest, UnderExactlyOnceAnOpenTransactionIsTheWritersAlone) {
             "null (read_committed skipped 1 records; the last: offset 2 key 2 by instance-1 "
             "appended at 300 ms, open)")
       << "seed " << kSeed;
+}
+
+// Proves restarted_before and reopened_before count what happened to the instance, by kind: a
+// crash armed inside an operation that never landed is no restart (nor a reopening), nor is a
+// crash the injector skipped; the crash that lands is, from the time it landed, as is a close or
+// a restart; a pause or isolation is a reopening only.
+TEST(ChangelogWitnessTest, AnArmedCrashThatNeverLandedIsNoRestart) {
+  const auto at = [](int64_t ms) { return base::Instant::from_ms(ms); };
+  TraceBuilder b = three_writes();
+  b.fault(10, sim::FaultKind::kCrashArmed, "instance-1");
+  b.fault(20, sim::FaultKind::kCrash, "instance-1", /*applied=*/false);
+  b.fault(30, sim::FaultKind::kPause, "instance-2");
+  b.fault(40, sim::FaultKind::kCrashArmed, "instance-3");
+  b.fault(50, sim::FaultKind::kCrashLanded, "instance-3");
+  b.fault(60, sim::FaultKind::kClose, "instance-4");
+  const JudgeContext context(b.trace());
+  for (const int64_t ms : {10, 20, 1000}) {
+    EXPECT_FALSE(detail::restarted_before(context, "instance-1", at(ms))) << "seed " << kSeed;
+    EXPECT_FALSE(detail::reopened_before(context, "instance-1", at(ms))) << "seed " << kSeed;
+  }
+  EXPECT_FALSE(detail::restarted_before(context, "instance-2", at(1000))) << "seed " << kSeed;
+  EXPECT_TRUE(detail::reopened_before(context, "instance-2", at(30))) << "seed " << kSeed;
+  EXPECT_FALSE(detail::restarted_before(context, "instance-3", at(49))) << "seed " << kSeed;
+  EXPECT_FALSE(detail::reopened_before(context, "instance-3", at(49))) << "seed " << kSeed;
+  EXPECT_TRUE(detail::restarted_before(context, "instance-3", at(50))) << "seed " << kSeed;
+  EXPECT_TRUE(detail::reopened_before(context, "instance-3", at(50))) << "seed " << kSeed;
+  EXPECT_FALSE(detail::restarted_before(context, "instance-4", at(59))) << "seed " << kSeed;
+  EXPECT_TRUE(detail::restarted_before(context, "instance-4", at(60))) << "seed " << kSeed;
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ TEST(ChangelogWitnessVersionedTest, FoldHoldsSelectionIsPassedOverInventionFails
 // before the answer): still the log's, so the answer is passed over, not failed.
 TEST(ChangelogWitnessVersionedTest, AfterARestartRecordsAppendedBeforeTheAnswerCount) {
   TraceBuilder b = versioned_log();
-  b.fault(0, "crash", "instance-1");
+  b.fault(0, sim::FaultKind::kCrash, "instance-1");
   b.add(versioned(b, {{11, 2'000, 3'000}}, 0, 0));
   JudgeContext context(b.trace());
   EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed;

@@ -184,41 +184,16 @@ const char* to_string(ViolationClass c) {
 }
 
 const char* class_key(ViolationClass c) {
-  switch (c) {
-    case ViolationClass::kFailure:
-      return "failure";
-    case ViolationClass::kAtLeastOnceReprocessing:
-      return "alos_reprocessing";
-    case ViolationClass::kRestartWithoutCheckpoint:
-      return "restart_without_checkpoint";
-    case ViolationClass::kCacheFlushPartlyApplied:
-      return "cache_flush_partly_applied";
-    case ViolationClass::kPositionAheadOfCheckpoint:
-      return "position_ahead_of_checkpoint";
-    case ViolationClass::kFencedLateWrite:
-      return "fenced_late_write";
-    case ViolationClass::kLruEvictedAggregate:
-      return "lru_evicted_aggregate";
-    case ViolationClass::kVersionedStoreReopened:
-      return "versioned_store_reopened";
-    case ViolationClass::kReplicaInsideCompactedChangelog:
-      return "replica_inside_compacted_changelog";
-    case ViolationClass::kReplicaInsideOneRecordsWrites:
-      return "replica_inside_one_records_writes";
-    case ViolationClass::kCleanerCutByCrash:
-      return "cleaner_cut_by_crash";
-    case ViolationClass::kVersionedGraceDroppedTail:
-      return "versioned_grace_dropped_tail";
-    case ViolationClass::kWindowGraceDroppedTail:
-      return "window_grace_dropped_tail";
-    case ViolationClass::kVersionedRestoreDroppedExpired:
-      return "versioned_restore_dropped_expired";
-    case ViolationClass::kDuplicatesNullPutSkipped:
-      return "duplicates_null_put_skipped";
-    case ViolationClass::kCachedWritesBeneathPosition:
-      return "cached_writes_beneath_position";
+  if (c == ViolationClass::kFailure) return "failure";
+  // The one list of the names (trace/property_names.h), in ViolationClass's order; each a literal.
+  return sim::behaviour_names::kAll[static_cast<size_t>(c) - 1].data();
+}
+
+std::optional<ViolationClass> class_from_key(std::string_view key) {
+  for (const ViolationClass c : kViolationClasses) {
+    if (key == class_key(c)) return c;
   }
-  return "?";
+  return std::nullopt;
 }
 
 std::string Violation::to_string() const {

@@ -211,6 +211,33 @@ inline constexpr std::array<ViolationClass, 16> kViolationClasses{
     ViolationClass::kDuplicatesNullPutSkipped,
     ViolationClass::kCachedWritesBeneathPosition};
 
+// The processing guarantees a declared behaviour can be Kafka's under, as bits.
+enum class GuaranteeSet : uint8_t { kAtLeastOnce = 1, kExactlyOnceV2 = 2, kBoth = 3 };
+
+// The rule of one class (class_rules.cc; docs/design.md §4 holds the same table): under which
+// guarantees it is Kafka's behaviour (a GuaranteeSet's bits; 0 for kFailure), what the record
+// must prove (the proof's file states it in full), the Kafka source that makes it so, and the
+// scenario (or seed) that shows it.
+struct ClassRule {
+  ViolationClass c = ViolationClass::kFailure;
+  uint8_t guarantees = 0;
+  const char* rule = "";
+  const char* kafka_source = "";
+  const char* finding = "";
+};
+const ClassRule& class_rule(ViolationClass c);
+// Whether class c can be Kafka's behaviour in a run under guarantee g: the classifier gives no
+// class whose rule does not admit the run's guarantee (a violation of an exactly_once_v2 run is
+// never at-least-once reprocessing).
+bool holds_under(ViolationClass c, sim::Guarantee g);
+// "at_least_once", "at_least_once, exactly_once_v2", "none"
+std::string guarantees_text(ViolationClass c);
+
+static_assert(kViolationClasses.size() == sim::behaviour_names::kAll.size() + 1,
+              "every class but kFailure has its name in trace/property_names.h");
+// The class whose class_key() is `key`, or nullopt.
+std::optional<ViolationClass> class_from_key(std::string_view key);
+
 struct Violation {
   std::string property;  // the check's name
   ViolationClass violation_class = ViolationClass::kFailure;
@@ -375,7 +402,8 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context);
 // kPositionAheadOfCheckpoint, kLruEvictedAggregate or kReplicaInsideCompactedChangelog (and
 // SamePositionSameAnswer ones any of these when the other answer is proven alike or is the
 // model's), ChangelogWitness violations kPositionAheadOfCheckpoint, each only
-// with its proof; everything else stays kFailure. Deterministic: depends only on the trace.
+// with its proof; everything else stays kFailure. No violation gets a class whose rule does not
+// admit the run's guarantee (holds_under). Deterministic: depends only on the trace.
 void classify_violations(const JudgeContext& context, std::vector<Violation>& violations);
 std::vector<Violation> check_scripted_expectations(const JudgeContext& context);
 

@@ -145,10 +145,10 @@ TEST(JudgeContextTest, PhasesDecideWhichChecksJudgeARecord) {
 // events_before lists the last faults up to and including the instant, oldest first.
 TEST(JudgeContextTest, EventsBeforeAreTheLastFaultsInTimeOrder) {
   TraceBuilder b;
-  b.fault(300, "restart", "instance-2");
-  b.fault(100, "crash", "instance-2");
-  b.fault(200, "pause", "instance-1");
-  b.fault(400, "resume", "instance-1");
+  b.fault(300, sim::FaultKind::kRestart, "instance-2");
+  b.fault(100, sim::FaultKind::kCrash, "instance-2");
+  b.fault(200, sim::FaultKind::kPause, "instance-1");
+  b.fault(400, sim::FaultKind::kResume, "instance-1");
   JudgeContext c(b.trace());
   EXPECT_EQ(
       c.events_before(testing::instant(300), 2),
@@ -255,8 +255,28 @@ TEST(RenderingTest, ViolationAndFaultPrintEveryField) {
             "[known Kafka behaviour: at-least-once reprocessing] [BoundHonored] record #7 at 1200 "
             "ms: a summary")
       << "seed " << kSeed;
-  sim::FaultRecord f{testing::instant(5), "heal", "", "", std::nullopt};
+  sim::FaultRecord f;
+  f.at_ms = testing::instant(5);
+  f.kind = sim::FaultKind::kHeal;
   EXPECT_EQ(f.to_string(), "@5 heal") << "seed " << kSeed;
+  // An armed crash and a landed one keep the text they always had.
+  f.kind = sim::FaultKind::kCrashArmed;
+  EXPECT_EQ(f.to_string(), "@5 arm_crash") << "seed " << kSeed;
+  f.kind = sim::FaultKind::kCrashLanded;
+  EXPECT_EQ(f.to_string(), "@5 crash") << "seed " << kSeed;
+}
+
+// The names a scenario's allowed_behaviours may list are the classes' JSON keys, one list.
+TEST(ViolationTest, ClassKeysAreTheBehaviourNames) {
+  EXPECT_EQ(std::string(class_key(ViolationClass::kFailure)), "failure");
+  EXPECT_EQ(std::string(class_key(ViolationClass::kAtLeastOnceReprocessing)), "alos_reprocessing");
+  EXPECT_EQ(std::string(class_key(ViolationClass::kCachedWritesBeneathPosition)),
+            "cached_writes_beneath_position");
+  for (size_t i = 1; i < kViolationClasses.size(); ++i) {
+    EXPECT_EQ(class_key(kViolationClasses[i]), sim::behaviour_names::kAll[i - 1]);
+    EXPECT_EQ(class_from_key(class_key(kViolationClasses[i])), kViolationClasses[i]);
+  }
+  EXPECT_EQ(class_from_key("at_least_once"), std::nullopt);
 }
 
 // Kafka's isPermitted, case by case from docs/iqv2-semantics.md §2.

@@ -110,16 +110,15 @@ ClassProof prove_cleaner_cut_by_crash(const JudgeContext& context, const sim::Qu
   const sim::FaultRecord* restart = nullptr;
   for (const sim::FaultRecord& f : trace.faults) {
     if (f.at_ms > record.complete_ms || f.instance != instance) continue;
-    if (f.action == "crash" || f.action == "close") {
+    if (f.stopped()) {
       crash = &f;
       restart = nullptr;
-    } else if (crash != nullptr && restart == nullptr &&
-               (f.action == "restart" || f.action == "start" || f.action == "restart_wiped")) {
+    } else if (crash != nullptr && restart == nullptr && f.started()) {
       restart = &f;
     }
   }
-  if (crash == nullptr || restart == nullptr || crash->action != "crash" ||
-      restart->action == "restart_wiped" || !landed_in_cleaner(*crash, p)) {
+  if (crash == nullptr || restart == nullptr || !crash->crashed() ||
+      restart->kind == sim::FaultKind::kRestartWiped || !landed_in_cleaner(*crash, p)) {
     return fail(fmt::format(
         "{} did not crash inside the cleaner's deletion of task directory 0_{} and restart on "
         "its kept disk as its last life before the answer",

@@ -53,7 +53,7 @@ TEST(EventuallyAvailableTest, MissingAndLatePartitionsFail) {
             .bound(pos(1, 4))
             .fail(FailureReason::NOT_UP_TO_BOUND, pos(1, 2))
             .replica(testing::standby(1, pos(1, 2))));
-  b.fault(900, "crash", "instance-1");
+  b.fault(900, sim::FaultKind::kCrash, "instance-1");
   const auto vs = check_eventually_available(JudgeContext(b.trace()));
   ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
   EXPECT_EQ(vs[0].summary, "partition 1 never answered a bounded query") << "seed " << kSeed;

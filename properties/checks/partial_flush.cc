@@ -206,7 +206,9 @@ bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
                          base::Instant at_ms, int32_t partition) {
   const std::string suffix = "-" + context.trace().topology.store_name + "-changelog";
   for (const sim::FaultRecord& f : context.trace().faults) {
-    if (f.at_ms != at_ms || f.instance != writer || f.action != "crash" || !f.landed) continue;
+    if (f.at_ms != at_ms || f.instance != writer || !f.is(sim::FaultKind::kCrashLanded) ||
+        !f.landed)
+      continue;
     const sim::CrashPointRecord& l = *f.landed;
     if (l.event != "send" || l.partition != partition) continue;
     if (l.topic.size() > suffix.size() &&

@@ -45,12 +45,8 @@ bool persistent(const TopologyConfig& t) {
          t.supplier == KeyValueSupplier::kRocksDbTimestamped;
 }
 
-bool is_crash(const std::string& action) {
-  return action == "crash";
-}
-
-bool is_restart_kept(const std::string& action) {
-  return action == "restart" || action == "start";
+bool is_restart_kept(const sim::FaultRecord& f) {
+  return f.is(sim::FaultKind::kRestart) || f.is(sim::FaultKind::kStart);
 }
 
 // Whether a crash's landing (the fault record's CrashPointRecord) is inside the .checkpoint write
@@ -101,16 +97,15 @@ ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
   const sim::FaultRecord* restart = nullptr;
   for (const sim::FaultRecord& f : trace.faults) {
     if (f.at_ms > record.complete_ms || f.instance != instance) continue;
-    if (is_crash(f.action) || f.action == "close") {
+    if (f.stopped()) {
       crash = &f;
       restart = nullptr;
-    } else if (crash != nullptr && restart == nullptr &&
-               (is_restart_kept(f.action) || f.action == "restart_wiped")) {
+    } else if (crash != nullptr && restart == nullptr && f.started()) {
       restart = &f;
     }
   }
-  if (crash == nullptr || restart == nullptr || !is_crash(crash->action) ||
-      !is_restart_kept(restart->action) || !landed_between_position_and_checkpoint(*crash, p)) {
+  if (crash == nullptr || restart == nullptr || !crash->crashed() || !is_restart_kept(*restart) ||
+      !landed_between_position_and_checkpoint(*crash, p)) {
     return fail(
         fmt::format("{} did not crash inside task 0_{}'s .checkpoint write and restart on "
                     "its kept disk as its last life before the answer",

@@ -39,6 +39,9 @@ struct RunReport {
   // exactly_once_v2: the answers that reflected uncommitted data (checks/dirty_reads.h); zeros
   // under at-least-once.
   DirtyReadStats dirty_reads;
+  // Per property: how many items its check compared, and the ones it passed over with the reason
+  // and count of each (JudgeContext::tallies): an answer not judged is never a pass.
+  std::map<std::string, CheckTally> tallies;
   // StreamsConfig's processing.guarantee of the run ("at_least_once", "exactly_once_v2"), and
   // how far its answers were behind the source log by serving role (checks/answer_staleness.h),
   // so that a sweep can compare the guarantees.

@@ -337,9 +337,15 @@ class TraceBuilder {
                                   base::Instant::from_ms(end_ms)});
   }
 
-  void fault(int64_t at_ms, std::string action, std::string instance) {
-    trace_.faults.push_back({base::Instant::from_ms(at_ms), std::move(action), std::move(instance),
-                             "test", std::nullopt});
+  // A fault of `kind` on `instance` at at_ms; `applied` false records one the injector skipped.
+  void fault(int64_t at_ms, sim::FaultKind kind, std::string instance, bool applied = true) {
+    sim::FaultRecord f;
+    f.at_ms = base::Instant::from_ms(at_ms);
+    f.kind = kind;
+    f.instance = std::move(instance);
+    f.detail = applied ? "test" : "test; skipped: not applicable";
+    f.applied = applied;
+    trace_.faults.push_back(std::move(f));
   }
   void phase(std::string title, int64_t start_ms, int64_t end_ms, std::vector<std::string> checks) {
     trace_.phases.push_back({std::move(title), base::Instant::from_ms(start_ms),

@@ -1,4 +1,6 @@
-// The class of a violation: a declared Kafka behaviour only when the run's record proves it,
+// The class of a violation: a declared Kafka behaviour only when the run's record proves it and
+// the class's rule admits the run's processing guarantee (class_rules.cc: no proof is tried for a
+// class the guarantee does not admit, and a last gate turns any such class into a failure),
 // otherwise a failure.
 //
 // Known Kafka behaviour: at-least-once reprocessing (docs/iqv2-semantics.md §9,
@@ -102,12 +104,16 @@ struct Proof {
   std::string text;
 };
 
+// Whether class c can be Kafka's behaviour under the run's processing guarantee (class_rules.cc).
+bool admitted(const JudgeContext& context, ViolationClass c) {
+  return holds_under(c, context.trace().guarantee);
+}
+
 // Whether `instance` was paused or isolated before at_ms (it may have dropped out of the group
 // while it could not reach the coordinator, and written afterwards).
 bool cut_off_before(const JudgeContext& context, const std::string& instance, base::Instant at_ms) {
   for (const sim::FaultRecord& f : context.trace().faults) {
-    if (f.at_ms < at_ms && f.instance == instance && (f.action == "pause" || f.action == "isolate"))
-      return true;
+    if (f.at_ms < at_ms && f.instance == instance && f.cut_off()) return true;
   }
   return false;
 }
@@ -170,17 +176,14 @@ std::optional<std::string> why_not_replaying_from_start(const JudgeContext& cont
   const sim::FaultRecord* start = nullptr;
   for (const sim::FaultRecord& f : trace.faults) {
     if (f.at_ms > record.complete_ms || f.instance != w.replica->instance) continue;
-    if (f.action == "crash" || f.action == "close" || f.action == "pause" ||
-        f.action == "isolate") {
+    if (f.stopped() || f.cut_off()) {
       stop = &f;
       start = nullptr;
-    } else if (stop != nullptr && start == nullptr &&
-               (f.action == "restart" || f.action == "start" || f.action == "resume" ||
-                f.action == "heal" || f.action == "restart_wiped")) {
+    } else if (stop != nullptr && start == nullptr && (f.started() || f.reconnected())) {
       start = &f;
     }
   }
-  if (start == nullptr || start->action == "restart_wiped") {
+  if (start == nullptr || start->kind == sim::FaultKind::kRestartWiped) {
     return fmt::format("{} did not stop and start again on its kept disk before the answer",
                        w.replica->instance);
   }
@@ -197,7 +200,7 @@ std::optional<std::string> why_not_replaying_from_start(const JudgeContext& cont
   }
   if (!earlier_appended_before_stop) {
     return fmt::format("changelog-{} offset {} was not appended before {}'s {} at {} ms", p,
-                       *w.earlier_life_offset, w.replica->instance, stop->action,
+                       *w.earlier_life_offset, w.replica->instance, sim::to_string(stop->kind),
                        stop->at_ms.ms_since_epoch());
   }
   const int64_t q = detail::reported_offset(context, position, p);
@@ -216,8 +219,8 @@ bool last_start_wiped(const JudgeContext& context, const std::string& instance,
   bool wiped = false;
   for (const sim::FaultRecord& f : context.trace().faults) {
     if (f.at_ms > at_ms || f.instance != instance) continue;
-    if (f.action == "restart_wiped") wiped = true;
-    if (f.action == "restart" || f.action == "start") wiped = false;
+    if (f.is(sim::FaultKind::kRestartWiped)) wiped = true;
+    if (f.is(sim::FaultKind::kRestart) || f.is(sim::FaultKind::kStart)) wiped = false;
   }
   return wiped;
 }
@@ -317,9 +320,20 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
                     outcome.partition, w.applied_offset, what);
     return proof;
   };
+  // Under exactly_once_v2 neither reprocessing nor a fenced member's late write reaches a
+  // committed changelog: the answer is not proven either way, and the other classes are tried.
+  const bool alos = admitted(context, ViolationClass::kAtLeastOnceReprocessing);
+  const bool fenced = admitted(context, ViolationClass::kFencedLateWrite);
+  if (!alos && !fenced) {
+    proof.text = fmt::format(
+        "record #{} is the changelog fold; reprocessing and a fenced member's late writes are "
+        "Kafka's behaviour under at_least_once only, and this run is {}",
+        record.id, sim::to_string(context.trace().guarantee));
+    return proof;
+  }
   for (const sim::ReprocessedRange& range : context.trace().reprocessed) {
     // The covered offset is a position component, so a source offset like the range's.
-    if (range.partition != outcome.partition || range.start_ms > record.complete_ms ||
+    if (!alos || range.partition != outcome.partition || range.start_ms > record.complete_ms ||
         range.first_offset > SourceOffset(covered)) {
       continue;
     }
@@ -329,7 +343,7 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
     }
   }
   for (const sim::ReprocessedRange& range : context.trace().reprocessed) {
-    if (range.partition != outcome.partition || range.start_ms > record.complete_ms ||
+    if (!fenced || range.partition != outcome.partition || range.start_ms > record.complete_ms ||
         range.first_offset > SourceOffset(covered)) {
       continue;
     }
@@ -343,7 +357,9 @@ Proof prove(const JudgeContext& context, const sim::QueryRecord& record,
   // A record cache flushes the reprocessing's writes after its range closed, where the append
   // times above cannot date them: an aggregate is then proven by folding its input with the
   // replays (aggregate_proofs.cc).
-  const detail::ClassProof replayed = detail::prove_replayed_aggregate(context, record, outcome);
+  const detail::ClassProof replayed =
+      alos ? detail::prove_replayed_aggregate(context, record, outcome)
+           : detail::ClassProof{.proven = false, .text = "reprocessing is not admitted"};
   if (replayed.proven) {
     return proven(ViolationClass::kAtLeastOnceReprocessing, "and " + replayed.text);
   }
@@ -364,30 +380,40 @@ struct OtherClass {
 OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& record,
                        const sim::PartitionOutcome& outcome) {
   const detail::ClassProof flush = detail::prove_partial_flush(context, record, outcome);
-  if (flush.proven) return {ViolationClass::kCacheFlushPartlyApplied, flush.text};
+  if (flush.proven && admitted(context, ViolationClass::kCacheFlushPartlyApplied))
+    return {ViolationClass::kCacheFlushPartlyApplied, flush.text};
   const detail::ClassProof ahead =
       detail::prove_position_ahead_of_checkpoint(context, record, outcome);
-  if (ahead.proven) return {ViolationClass::kPositionAheadOfCheckpoint, ahead.text};
+  if (ahead.proven && admitted(context, ViolationClass::kPositionAheadOfCheckpoint))
+    return {ViolationClass::kPositionAheadOfCheckpoint, ahead.text};
   const detail::ClassProof lru = detail::prove_lru_evicted_aggregate(context, record, outcome);
-  if (lru.proven) return {ViolationClass::kLruEvictedAggregate, lru.text};
+  if (lru.proven && admitted(context, ViolationClass::kLruEvictedAggregate))
+    return {ViolationClass::kLruEvictedAggregate, lru.text};
   const detail::ClassProof reopened =
       detail::prove_versioned_store_reopened(context, record, outcome);
-  if (reopened.proven) return {ViolationClass::kVersionedStoreReopened, reopened.text};
+  if (reopened.proven && admitted(context, ViolationClass::kVersionedStoreReopened))
+    return {ViolationClass::kVersionedStoreReopened, reopened.text};
   const detail::ClassProof compacted =
       detail::prove_compacted_changelog_read(context, record, outcome);
-  if (compacted.proven) return {ViolationClass::kReplicaInsideCompactedChangelog, compacted.text};
+  if (compacted.proven && admitted(context, ViolationClass::kReplicaInsideCompactedChangelog))
+    return {ViolationClass::kReplicaInsideCompactedChangelog, compacted.text};
   const detail::ClassProof inside = detail::prove_inside_record_writes(context, record, outcome);
-  if (inside.proven) return {ViolationClass::kReplicaInsideOneRecordsWrites, inside.text};
+  if (inside.proven && admitted(context, ViolationClass::kReplicaInsideOneRecordsWrites))
+    return {ViolationClass::kReplicaInsideOneRecordsWrites, inside.text};
   const detail::ClassProof cleaner = detail::prove_cleaner_cut_by_crash(context, record, outcome);
-  if (cleaner.proven) return {ViolationClass::kCleanerCutByCrash, cleaner.text};
+  if (cleaner.proven && admitted(context, ViolationClass::kCleanerCutByCrash))
+    return {ViolationClass::kCleanerCutByCrash, cleaner.text};
   const detail::ClassProof batch =
       detail::prove_versioned_restore_dropped_expired(context, record, outcome);
-  if (batch.proven) return {ViolationClass::kVersionedRestoreDroppedExpired, batch.text};
+  if (batch.proven && admitted(context, ViolationClass::kVersionedRestoreDroppedExpired))
+    return {ViolationClass::kVersionedRestoreDroppedExpired, batch.text};
   const detail::ClassProof nulls = detail::prove_restored_null_puts(context, record, outcome);
-  if (nulls.proven) return {ViolationClass::kDuplicatesNullPutSkipped, nulls.text};
+  if (nulls.proven && admitted(context, ViolationClass::kDuplicatesNullPutSkipped))
+    return {ViolationClass::kDuplicatesNullPutSkipped, nulls.text};
   const detail::ClassProof cached =
       detail::prove_cached_writes_beneath_position(context, record, outcome);
-  if (cached.proven) return {ViolationClass::kCachedWritesBeneathPosition, cached.text};
+  if (cached.proven && admitted(context, ViolationClass::kCachedWritesBeneathPosition))
+    return {ViolationClass::kCachedWritesBeneathPosition, cached.text};
   return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
                                         reopened.text + "; " + compacted.text + "; " + inside.text +
                                         "; " + cleaner.text + "; " + batch.text + "; " +
@@ -584,7 +610,19 @@ void classify_violations(const JudgeContext& context, std::vector<Violation>& vi
   if (any) {
     for (const sim::QueryRecord& r : context.trace().history.records()) records.emplace(r.id, &r);
   }
-  for (Violation& v : violations) classify_one(context, records, v);
+  for (Violation& v : violations) {
+    classify_one(context, records, v);
+    // The last word is the class's rule: no class is given where the run's guarantee is not one
+    // its rule admits (the proof chain above skips most of them before; this catches them all).
+    if (v.violation_class != ViolationClass::kFailure && !admitted(context, v.violation_class)) {
+      v.class_evidence = fmt::format(
+          "not a known Kafka behaviour: proven \"{}\", which is Kafka's under {} only, but this "
+          "run is {}: {}",
+          to_string(v.violation_class), guarantees_text(v.violation_class),
+          sim::to_string(context.trace().guarantee), v.class_evidence);
+      v.violation_class = ViolationClass::kFailure;
+    }
+  }
 }
 
 }  // namespace iq::properties

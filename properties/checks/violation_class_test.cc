@@ -17,7 +17,7 @@ TraceBuilder replay_after_crash(bool ledger_saw_it) {
   b.produce(0, 1, 2);
   b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
   b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 11);
-  b.fault(50, "crash", "instance-1");
+  b.fault(50, sim::FaultKind::kCrash, "instance-1");
   b.log(0, 1, 1, 100, pos(0, 1), "instance-1", 100);
   if (ledger_saw_it) b.reprocessed(0, 0, 0, "instance-1", 100, 100);
   return b;
@@ -58,6 +58,59 @@ TEST(ViolationClassTest, AtLeastOnceOnlyWhenTheRecordProvesIt) {
       EXPECT_FALSE(v.class_evidence.empty()) << "seed " << kSeed;
     }
   }
+}
+
+// The same proven replay in a run under exactly_once_v2 is no declared behaviour at all: a
+// committed changelog never holds an input record's effect twice there, so the violation is a
+// failure that says why. The near miss, the very same trace under at_least_once, is proven.
+TEST(ViolationClassTest, UnderExactlyOnceReprocessingIsNeverTheClass) {
+  for (const sim::Guarantee g : {sim::Guarantee::kAtLeastOnce, sim::Guarantee::kExactlyOnceV2}) {
+    TraceBuilder b = replay_after_crash(true);
+    b.trace().guarantee = g;
+    b.add(b.key_query(0, 1).at(90, 90).ok(2, pos(0, 1)).replica(applied(active(0, pos(0, 1)), 1)));
+    b.add(
+        b.key_query(0, 1).at(101, 101).ok(1, pos(0, 1)).replica(applied(active(0, pos(0, 1)), 2)));
+    JudgeContext context(b.trace());
+    const auto vs = judge_and_classify(context);
+    ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << " " << sim::to_string(g) << "\n" << text(vs);
+    for (const Violation& v : vs) {
+      const bool eos = g == sim::Guarantee::kExactlyOnceV2;
+      EXPECT_EQ(v.violation_class,
+                eos ? ViolationClass::kFailure : ViolationClass::kAtLeastOnceReprocessing)
+          << "seed " << kSeed << " " << sim::to_string(g) << "\n"
+          << v.to_string();
+      if (eos) {
+        EXPECT_NE(v.class_evidence.find("at_least_once only"), std::string::npos)
+            << "seed " << kSeed << "\n"
+            << v.to_string();
+      }
+    }
+  }
+}
+
+// Every class has a rule: kFailure none, the others at least one guarantee, a Kafka source; the
+// ones whose mechanism exactly_once_v2 removes (scenarios/findings/README.md's twins "gone") hold
+// under at_least_once only.
+TEST(ViolationClassTest, EveryClassStatesItsGuarantees) {
+  for (const ViolationClass c : kViolationClasses) {
+    const ClassRule& rule = class_rule(c);
+    EXPECT_EQ(rule.c, c) << class_key(c);
+    if (c == ViolationClass::kFailure) {
+      EXPECT_EQ(rule.guarantees, 0) << class_key(c);
+      continue;
+    }
+    EXPECT_TRUE(holds_under(c, sim::Guarantee::kAtLeastOnce)) << class_key(c);
+    EXPECT_NE(std::string(rule.kafka_source), "") << class_key(c);
+    EXPECT_NE(std::string(rule.rule), "") << class_key(c);
+  }
+  for (const ViolationClass c :
+       {ViolationClass::kAtLeastOnceReprocessing, ViolationClass::kFencedLateWrite,
+        ViolationClass::kRestartWithoutCheckpoint, ViolationClass::kPositionAheadOfCheckpoint}) {
+    EXPECT_FALSE(holds_under(c, sim::Guarantee::kExactlyOnceV2)) << class_key(c);
+  }
+  EXPECT_TRUE(
+      holds_under(ViolationClass::kCacheFlushPartlyApplied, sim::Guarantee::kExactlyOnceV2));
+  EXPECT_TRUE(holds_under(ViolationClass::kCleanerCutByCrash, sim::Guarantee::kExactlyOnceV2));
 }
 
 // The same replay, but the answer is not what the replica's changelog prefix holds (a restore
@@ -115,7 +168,7 @@ TEST(ViolationClassTest, AStoreKeptAcrossARestartWithoutACheckpoint) {
     b.produce(0, 2, 2);
     b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
     b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
-    if (crashed) b.fault(50, "crash", "instance-1");
+    if (crashed) b.fault(50, sim::FaultKind::kCrash, "instance-1");
     // Restored changelog 0 only, yet key 2 is there: kept from before the crash.
     b.add(b.key_query(0, 2)
               .at(101, 101)
@@ -143,10 +196,10 @@ TEST(ViolationClassTest, AStoreReplayingFromTheStartOverDataItKept) {
     bool crashed;
     int64_t position;  // the answer's component for partition 0
     bool proven;
-    const char* restart = "restart";
+    sim::FaultKind restart = sim::FaultKind::kRestart;
   };
   for (const Case c : {Case{true, 0, true}, Case{true, 1, false}, Case{false, 0, false},
-                       Case{true, 0, false, "restart_wiped"}}) {
+                       Case{true, 0, false, sim::FaultKind::kRestartWiped}}) {
     TraceBuilder b(TopologyKind::SourceTable);
     b.produce(0, 1, 1);
     b.produce(0, 2, 2);
@@ -155,7 +208,7 @@ TEST(ViolationClassTest, AStoreReplayingFromTheStartOverDataItKept) {
     b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
     b.log(0, 2, 3, 300, pos(0, 2), "instance-1", 12);
     if (c.crashed) {
-      b.fault(50, "crash", "instance-1");
+      b.fault(50, sim::FaultKind::kCrash, "instance-1");
       b.fault(60, c.restart, "instance-1");
     }
     // Replayed changelog 0 only (no checkpoint: from the start), yet key 2 is 3: kept.
@@ -196,8 +249,8 @@ TEST(ViolationClassTest, AStoreKeptAcrossARestartUnderItsReplayedHeaders) {
     b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
     b.log(0, 3, 3, 300, pos(0, 2), "instance-1", 12);
     if (c.crashed) {
-      b.fault(50, "crash", "instance-1");
-      b.fault(60, "restart", "instance-1");
+      b.fault(50, sim::FaultKind::kCrash, "instance-1");
+      b.fault(60, sim::FaultKind::kRestart, "instance-1");
     }
     // Key 2 under position {0=0}: written at offset 1, kept from before the crash.
     b.add(b.key_query(0, 2)
@@ -233,11 +286,12 @@ TraceBuilder cached_flush(int rest, int64_t key1_value = 3, int64_t rest_appende
   if (crash_in_send_to) {
     const std::string topic = "app-" + kStore + "-changelog";
     const std::string what = "send " + topic + "-" + std::to_string(*crash_in_send_to);
-    b.fault(50, "crash", "instance-1");
+    b.fault(50, sim::FaultKind::kCrash, "instance-1");
     b.trace().faults.back().detail =
         "random-faults; landed inside: " + what + " (in progress: commit; points: send_commit)";
     // The proof reads the structured landing only: without it the detail's words prove nothing.
     if (landing_recorded) {
+      b.trace().faults.back().kind = sim::FaultKind::kCrashLanded;  // as FaultInjector records it
       b.trace().faults.back().landed = sim::CrashPointRecord{.event = "send",
                                                              .what = what,
                                                              .path = "",
@@ -372,15 +426,16 @@ TEST(ViolationClassTest, AKeyTheRestOfTheFlushDoesNotWriteStaysAFailure) {
 // ResultMatchesModel (1 is not the model's at offset 1), ChangelogWitness (the headers of [.., 0]
 // give {0=0}) and SamePositionSameAnswer (2, then 1, under {0=1}) are violated.
 TraceBuilder restored_under_newer_position(
-    const std::optional<sim::CrashPointRecord>& landing, const std::string& restart = "restart",
-    int64_t crash_ms = 50, KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped) {
+    const std::optional<sim::CrashPointRecord>& landing,
+    sim::FaultKind restart = sim::FaultKind::kRestart, int64_t crash_ms = 50,
+    KeyValueSupplier supplier = KeyValueSupplier::kRocksDbTimestamped) {
   TraceBuilder b(TopologyKind::SourceTable, supplier);
   b.produce(0, 1, 1);
   b.produce(0, 1, 2);
   b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
   b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 11);
   b.add(b.key_query(0, 1).at(20, 20).ok(2, pos(0, 1)).replica(applied(active(0, pos(0, 1)), 1)));
-  b.fault(crash_ms, "crash", "instance-1");
+  b.fault(crash_ms, sim::FaultKind::kCrash, "instance-1");
   // The detail says where in words, as FaultInjector writes it; the proof reads `landed` only.
   b.trace().faults.back().detail =
       "random-faults; landed inside: append /state/app/0_0/.checkpoint.tmp (in progress: "
@@ -436,15 +491,15 @@ TEST(ViolationClassTest, APositionFileAheadOfItsCheckpointOnlyWhenTheRecordProve
   cases.push_back({"inside 0_0's .checkpoint write in the detail's words only",
                    restored_under_newer_position(std::nullopt), ViolationClass::kFailure});
   cases.push_back({"restarted on a wiped disk",
-                   restored_under_newer_position(inside, "restart_wiped"),
+                   restored_under_newer_position(inside, sim::FaultKind::kRestartWiped),
                    ViolationClass::kFailure});
   cases.push_back({"a position the log had not reached at the crash",
-                   restored_under_newer_position(inside, "restart", /*crash_ms=*/10),
+                   restored_under_newer_position(inside, sim::FaultKind::kRestart, /*crash_ms=*/10),
                    ViolationClass::kFailure});
-  cases.push_back(
-      {"an in-memory store (no .position file)",
-       restored_under_newer_position(inside, "restart", 50, KeyValueSupplier::kInMemory),
-       ViolationClass::kFailure});
+  cases.push_back({"an in-memory store (no .position file)",
+                   restored_under_newer_position(inside, sim::FaultKind::kRestart, 50,
+                                                 KeyValueSupplier::kInMemory),
+                   ViolationClass::kFailure});
   for (Case& c : cases) {
     JudgeContext context(c.b.trace());
     std::vector<Violation> vs = check_result_matches_model(context);
@@ -473,7 +528,7 @@ TraceBuilder fenced_late_flush(bool isolated, int64_t late_header) {
   b.produce(0, 1, 2);
   b.produce(0, 1, 3);
   b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
-  if (isolated) b.fault(50, "isolate", "instance-1");
+  if (isolated) b.fault(50, sim::FaultKind::kIsolate, "instance-1");
   b.reprocessed(0, 1, 1, "instance-2", 100, 100);
   b.log(0, 1, 2, 200, pos(0, 1), "instance-2", 105);
   b.log(0, 1, 3, 300, pos(0, 2), "instance-2", 110);
@@ -529,7 +584,7 @@ TEST(ViolationClassTest, AnLruAnswerIsProvenByTheKeysItHolds) {
     b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
     b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
     b.log(0, 1, 3, 300, pos(0, 2), "instance-1", 12);
-    b.fault(50, "crash", "instance-1");
+    b.fault(50, sim::FaultKind::kCrash, "instance-1");
     b.reprocessed(0, 0, 0, "instance-1", 100, 100);
     b.log(0, 1, 1, 100, pos(0, 2), "instance-1", 100);  // offset 0 again, under {0=2}
     // Key 2 evicted; key 1 as the log holds it (1), or as neither the log nor the model does (7).
@@ -597,7 +652,7 @@ TEST(ViolationClassTest, AReplayedAggregateIsProvenByFoldingItsInputWithTheRepla
     b.produce(0, 1, 5);  // ts 200
     b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
     b.log(0, 1, 2, 200, pos(0, 1), "instance-1", 11);
-    b.fault(50, "crash", "instance-1");
+    b.fault(50, sim::FaultKind::kCrash, "instance-1");
     b.reprocessed(0, 0, 1, "instance-1", 100, 101);
     b.log(0, 1, answer, 200, pos(0, 1), "instance-1", 200);  // the flush at the next commit
     b.add(b.key_query(0, 1)
@@ -625,14 +680,14 @@ TEST(ViolationClassTest, AReplayedAggregateIsProvenByFoldingItsInputWithTheRepla
 // store the deletion emptied, answers a full range with `entries` under {0=1}. ResultMatchesModel
 // and ChangelogWitness are violated.
 TraceBuilder cleaned_under_checkpoint(const std::optional<sim::CrashPointRecord>& landing,
-                                      const std::string& restart,
+                                      sim::FaultKind restart,
                                       std::vector<std::pair<int32_t, int64_t>> entries) {
   TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);
   b.produce(0, 1, 1);
   b.produce(0, 2, 2);
   b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
   b.log(0, 2, 2, 200, pos(0, 1), "instance-1", 11);
-  b.fault(50, "crash", "instance-2");
+  b.fault(50, sim::FaultKind::kCrash, "instance-2");
   b.trace().faults.back().landed = landing;
   b.fault(60, restart, "instance-2");
   sim::ReplicaSnapshot replica = applied(standby(0, pos(0, 1), "instance-2"), 1);
@@ -666,20 +721,25 @@ TEST(ViolationClassTest, ACleanerCutByACrashOnlyWhenTheRecordProvesIt) {
     ViolationClass want;
   };
   std::vector<Case> cases;
-  cases.push_back({"inside the cleaner on 0_0, emptied",
-                   cleaned_under_checkpoint(cleaner("/state/app/0_0"), "restart", {}),
-                   ViolationClass::kCleanerCutByCrash});
-  cases.push_back({"inside the cleaner on 0_0, part of the data kept",
-                   cleaned_under_checkpoint(cleaner("/state/app/0_0"), "restart", {{2, 2}}),
+  cases.push_back(
+      {"inside the cleaner on 0_0, emptied",
+       cleaned_under_checkpoint(cleaner("/state/app/0_0"), sim::FaultKind::kRestart, {}),
+       ViolationClass::kCleanerCutByCrash});
+  cases.push_back(
+      {"inside the cleaner on 0_0, part of the data kept",
+       cleaned_under_checkpoint(cleaner("/state/app/0_0"), sim::FaultKind::kRestart, {{2, 2}}),
+       ViolationClass::kFailure});
+  cases.push_back(
+      {"inside the cleaner on 0_1",
+       cleaned_under_checkpoint(cleaner("/state/app/0_1"), sim::FaultKind::kRestart, {}),
+       ViolationClass::kFailure});
+  cases.push_back({"a crash between events",
+                   cleaned_under_checkpoint(std::nullopt, sim::FaultKind::kRestart, {}),
                    ViolationClass::kFailure});
-  cases.push_back({"inside the cleaner on 0_1",
-                   cleaned_under_checkpoint(cleaner("/state/app/0_1"), "restart", {}),
-                   ViolationClass::kFailure});
-  cases.push_back({"a crash between events", cleaned_under_checkpoint(std::nullopt, "restart", {}),
-                   ViolationClass::kFailure});
-  cases.push_back({"restarted on a wiped disk",
-                   cleaned_under_checkpoint(cleaner("/state/app/0_0"), "restart_wiped", {}),
-                   ViolationClass::kFailure});
+  cases.push_back(
+      {"restarted on a wiped disk",
+       cleaned_under_checkpoint(cleaner("/state/app/0_0"), sim::FaultKind::kRestartWiped, {}),
+       ViolationClass::kFailure});
   for (Case& c : cases) {
     JudgeContext context(c.b.trace());
     std::vector<Violation> vs = check_result_matches_model(context);
@@ -704,7 +764,7 @@ TEST(ViolationClassTest, AReplayedSumHoldsAPrefixOfTheRangesRecords) {
     b.produce(0, 1, 2);  // ts 200
     b.produce(0, 1, 4);  // ts 300
     b.log(0, 1, 7, 300, pos(0, 2), "instance-1", 10);
-    b.fault(50, "crash", "instance-1");
+    b.fault(50, sim::FaultKind::kCrash, "instance-1");
     b.reprocessed(0, 0, 2, "instance-1", 100, 102);
     b.log(0, 1, answer, 300, pos(0, 2), "instance-1", 200);  // the flush at the next commit
     b.add(b.key_query(0, 1)
@@ -866,7 +926,7 @@ TEST(ViolationClassTest, AnLruRestartThenAReplayIsProvenOnlyWhereBothAreAllowed)
     b.log(0, 2, 5, 200, pos(0, 1), "instance-1", 11);
     b.log(0, 1, 10, 300, pos(0, 2), "instance-1", 12);  // get(1) found nothing: restarted
     b.log(0, 1, 110, 400, pos(0, 3), "instance-1", 13);
-    b.fault(50, "crash", "instance-1");
+    b.fault(50, sim::FaultKind::kCrash, "instance-1");
     b.reprocessed(0, 2, 3, "instance-1", 100, 101);
     b.log(0, 1, c.answer, 400, pos(0, 3), "instance-1", 200);  // the flush at the next commit
     b.add(b.key_query(0, 1)

@@ -1249,11 +1249,12 @@ std::optional<std::string> dirty_when_logged(const JudgeContext& context,
     }
   }
   for (const sim::FaultRecord& f : trace.faults) {
-    if (f.instance == first_header->writer && f.action != "arm_crash" &&
+    // An armed crash changes nothing until it lands; a skipped fault changed nothing.
+    if (f.instance == first_header->writer && f.applied && f.kind != sim::FaultKind::kCrashArmed &&
         f.at_ms >= first_header->appended_ms && f.at_ms <= flush->appended_ms) {
       return fmt::format("slot {}: {} of {} at {} ms between changelog-{} offsets {} and {}",
-                         slot_text(slot), f.action, f.instance, f.at_ms.ms_since_epoch(), partition,
-                         first_header->offset, flush->offset);
+                         slot_text(slot), sim::to_string(f.kind), f.instance,
+                         f.at_ms.ms_since_epoch(), partition, first_header->offset, flush->offset);
     }
   }
   return std::nullopt;

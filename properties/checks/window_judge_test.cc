@@ -327,7 +327,7 @@ TEST(WindowJudgeTest, RocksDbDuplicatesAreFoldedUnderTheirSequenceNumbers) {
 // before: a member out of the group closes its tasks dirty, with no .checkpoint, and reopens their
 // stores over what it had written; anywhere else the answer is no fold of the log.
 TEST(WindowJudgeTest, AnEarlierLifesRecordIsPassedOverOnlyAfterTheStoreCouldBeReopened) {
-  const auto trace = [](std::optional<std::string> fault) {
+  const auto trace = [](std::optional<sim::FaultKind> fault) {
     TraceBuilder b(TopologyKind::WindowPapiWriter, KeyValueSupplier::kRocksDb);
     b.trace().topology.window_size_ms = 1'000;
     b.trace().topology.window_retention_ms = 20'000;
@@ -345,20 +345,30 @@ TEST(WindowJudgeTest, AnEarlierLifesRecordIsPassedOverOnlyAfterTheStoreCouldBeRe
     b.add(q);
     return b.trace();
   };
-  for (const char* fault : {"pause", "isolate", "crash"}) {
-    const sim::RunTrace t = trace(std::string(fault));
+  for (const sim::FaultKind fault : {sim::FaultKind::kPause, sim::FaultKind::kIsolate,
+                                     sim::FaultKind::kCrash, sim::FaultKind::kCrashLanded}) {
+    const sim::RunTrace t = trace(fault);
     JudgeContext context(t);
-    EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed << " " << fault;
+    EXPECT_TRUE(check_changelog_witness(context).empty())
+        << "seed " << kSeed << " " << sim::to_string(fault);
     EXPECT_EQ(context.tallies().at("ChangelogWitness").judged, 0u) << "seed " << kSeed;
   }
-  for (const std::optional<std::string>& fault :
-       {std::optional<std::string>(), std::optional<std::string>("heal")}) {
+  // Near misses: no fault, a heal, and a crash armed inside an operation that never landed (it
+  // changed nothing: the store was never reopened).
+  for (const std::optional<sim::FaultKind>& fault :
+       {std::optional<sim::FaultKind>(), std::optional<sim::FaultKind>(sim::FaultKind::kHeal),
+        std::optional<sim::FaultKind>(sim::FaultKind::kCrashArmed)}) {
     const sim::RunTrace t = trace(fault);
     JudgeContext context(t);
     const auto vs = check_changelog_witness(context);
     ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
     EXPECT_EQ(vs[0].expected, "[@0=5]") << "seed " << kSeed;
   }
+  // A crash the injector skipped (the instance was down already) changed nothing either.
+  sim::RunTrace skipped = trace(sim::FaultKind::kCrash);
+  skipped.faults.back().applied = false;
+  JudgeContext context(skipped);
+  EXPECT_EQ(check_changelog_witness(context).size(), 1u) << "seed " << kSeed;
 }
 
 // Proves that the earlier life a restoring RocksDB window store kept is found among many later
@@ -382,7 +392,7 @@ TEST(WindowJudgeTest, AnEarlierLifeIsFoundBeneathManyLaterRecordsOfTheKey) {
   for (size_t i = 0; i < b.trace().changelog.size(); ++i) {
     b.trace().changelog[i].offset = ChangelogOffset(static_cast<int64_t>(i));
   }
-  b.fault(0, "crash", "instance-1");
+  b.fault(0, sim::FaultKind::kCrash, "instance-1");
   testing::Q q =
       window_key_query(b, {{1, 0, std::nullopt, 5}, {1, 1'000, std::nullopt, 6}}, {}, pos(0, 0));
   q.replica(
@@ -560,7 +570,7 @@ TEST(WindowJudgeTest, AStandbyBehindItsActivesLogIsDeclaredOnlyWhenOneCacheHeldT
   TraceBuilder crashed = lagging_standby("instance-1", 2);
   sim::FaultRecord crash;
   crash.at_ms = base::Instant::from_ms(5);
-  crash.action = "crash";
+  crash.kind = sim::FaultKind::kCrash;
   crash.instance = "instance-1";
   crashed.trace().faults.push_back(crash);
   add_lagging_answer(crashed);
@@ -668,7 +678,7 @@ TraceBuilder flush_cut_by_crash(bool earlier_flush, int32_t landed_partition) {
   window(2, 0, 800, 1, first_at_ms);
   window(3, 0, 900, 2, 10);
   const std::string topic = "app-" + testing::kStore + "-changelog";
-  b.fault(10, "crash", "instance-1");
+  b.fault(10, sim::FaultKind::kCrashLanded, "instance-1");
   b.trace().faults.back().landed =
       sim::CrashPointRecord{.event = "send",
                             .what = "send " + topic + "-" + std::to_string(landed_partition),
@@ -1006,7 +1016,7 @@ TEST(WindowJudgeTest, AWindowStoreKeptAcrossADroppedMembershipIsKafkasOnlyWhenIt
     b.log(0, 2, 7, 200, pos(0, 1), "instance-1", 11);
     b.trace().changelog.back().window_start_ms = 0;
     b.trace().changelog.back().window_end_ms = 1'000;
-    if (paused) b.fault(50, "pause", "instance-1");
+    if (paused) b.fault(50, sim::FaultKind::kPause, "instance-1");
     testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
     range.r.request.from_time_ms = 0;
     range.r.request.to_time_ms = kForever;
@@ -1054,8 +1064,8 @@ TEST(WindowJudgeTest, AKeptPutRestoredUnderItsLoggedNumberIsKafkasOnlyAfterAStop
     logged(std::nullopt, 150, 0, 2, 11);
     logged(6, 200, 2, 3, 12);
     if (c.stopped) {
-      b.fault(50, "crash", "instance-1");
-      b.fault(60, "restart", "instance-1");
+      b.fault(50, sim::FaultKind::kCrash, "instance-1");
+      b.fault(60, sim::FaultKind::kRestart, "instance-1");
     }
     sim::WindowedList answer{{1, 0, std::nullopt, 5}};
     for (int i = 0; i < c.sixes; ++i) answer.push_back({1, 0, std::nullopt, 6});

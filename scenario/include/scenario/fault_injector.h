@@ -14,9 +14,12 @@
 // faults go on moving tasks and trigger the operations it waits for), but it is not "up" either:
 // up_instances() leaves it out, so it is not picked again.
 //
-// A crash inside an operation (cluster/crash_inside.h) is armed here and recorded as
-// "arm_crash"; when it lands (at the end of the event in which the instance died) it is recorded
-// as a "crash" whose detail says what it interrupted, and its restart is scheduled from then.
+// Each record is typed (trace/run_trace.h's FaultKind; `applied` false for a skipped one). A crash
+// inside an operation (cluster/crash_inside.h) is armed here and recorded as kCrashArmed
+// ("arm_crash" in text), which is no crash: nothing happens until it lands. When it lands (at the
+// end of the event in which the instance died) it is recorded as kCrashLanded with where it fell
+// (FaultRecord::landed; "crash" in text, its detail saying what it interrupted), and its restart
+// is scheduled from then.
 //
 // The injector must be destroyed before the Cluster: it cancels its pending events.
 
@@ -91,6 +94,9 @@ class FaultInjector {
   std::map<uint64_t, EventId> pending_;  // by a local sequence number
   uint64_t next_pending_ = 0;
 };
+
+// The kind a fault record of `action` gets (kRestart with `wipe` is kRestartWiped).
+FaultKind fault_kind(FaultAction action, bool wipe);
 
 // The action that undoes `action` (kRestart or kRestartWiped for kCrash, kResume for kPause, kHeal
 // for kIsolate, kStart for kClose), or nullopt if it has none.

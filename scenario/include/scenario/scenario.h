@@ -216,6 +216,11 @@ struct Scenario {
   // Properties this scenario is known to violate (findings): their violations are reported as
   // expected, and the run fails if one of them does NOT fail.
   std::vector<std::string> expected_failures;
+  // Declared Kafka behaviours (trace/property_names.h's behaviour_names, the classes of
+  // properties/checks/check.h) this scenario accepts: a violation of a property not in
+  // expected_failures that the record proves to be one of these does not fail the run; one proven
+  // to be any other declared behaviour fails it as a failure does (`--strict` fails both).
+  std::vector<std::string> allowed_behaviours;
   // Coverage probes (base/probe.h) the run must hit: one that was not fails the run (reported
   // under ScriptedExpectations, as the file's own assertion).
   std::vector<std::string> expect_probes;

@@ -45,3 +45,29 @@ constexpr bool is_property_name(std::string_view name) {
 }
 
 }  // namespace iq::sim::property_names
+
+namespace iq::sim::behaviour_names {
+
+// The declared Kafka behaviours a scenario may allow (`allowed_behaviours`): the JSON keys of
+// properties::ViolationClass's classes other than "failure", in its order (properties::class_key
+// returns these very strings; check_test.cc pins the two together). Here for the same reason as
+// the property names: scenario/ parses them, properties/ gives them.
+inline constexpr std::array<std::string_view, 15> kAll{
+    "alos_reprocessing",
+    "restart_without_checkpoint",
+    "cache_flush_partly_applied",
+    "position_ahead_of_checkpoint",
+    "fenced_late_write",
+    "lru_evicted_aggregate",
+    "versioned_store_reopened",
+    "replica_inside_compacted_changelog",
+    "replica_inside_one_records_writes",
+    "cleaner_cut_by_crash",
+    "versioned_grace_dropped_tail",
+    "window_grace_dropped_tail",
+    "versioned_restore_dropped_expired",
+    "duplicates_null_put_skipped",
+    "cached_writes_beneath_position",
+};
+
+}  // namespace iq::sim::behaviour_names

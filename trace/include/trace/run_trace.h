@@ -113,13 +113,58 @@ struct CrashPointRecord {
   bool operator==(const CrashPointRecord&) const = default;
 };
 
+// What the fault injector (scenario/fault_injector.h) did to an instance: one kind per thing that
+// really happened, so that a check asks "did this instance's store objects close?" by kind, never
+// by searching the text. An armed crash is not a crash: it changes nothing until it lands (and
+// may never land); its landing is a record of its own.
+enum class FaultKind : uint8_t {
+  kCrash,          // kill -9 at an event boundary: unsynced state lost
+  kCrashArmed,     // armed to crash inside an operation; nothing happened yet
+  kCrashLanded,    // an armed crash landed inside an operation (FaultRecord::landed: where)
+  kRestart,        // started again on its kept disk
+  kRestartWiped,   // started again on a wiped disk
+  kClose,          // KafkaStreams::close(): its tasks closed (their stores too)
+  kStart,          // started: never started before, or closed before
+  kPause,          // SIGSTOP: its state stays, the group may take its tasks
+  kResume,         // SIGCONT
+  kIsolate,        // every link cut
+  kHeal,           // links restored
+  kAddInstance,    // scale out
+  kRemoveInstance  // scale in: closed (if running) and retired for good
+};
+// The text form, as the fault lists of violations and reports print it: "crash", "arm_crash",
+// "restart", "restart_wiped", ... A landed crash prints "crash" as an immediate one does (its
+// detail says "landed inside: ..."), so the text of a trace is what it was before the kinds.
+const char* to_string(FaultKind kind);
+
 struct FaultRecord {
   base::Instant at_ms{};
-  std::string action;    // to_string(FaultAction): "crash", "restart", "pause", ...
+  FaultKind kind = FaultKind::kCrash;
   std::string instance;  // "instance-2"
   std::string detail;    // e.g. "scripted step 4", "random-faults", "liveness: heal"
-  // A crash that landed inside an operation: where (the detail says it in words too).
+  // False when the action did not apply to the instance's state (crash an instance that is down,
+  // ...): it changed nothing and the detail ends in "skipped: <why>".
+  bool applied = true;
+  // A crash that landed inside an operation (kCrashLanded): where (the detail says it in words
+  // too).
   std::optional<CrashPointRecord> landed;
+
+  // An applied fault of kind `k`.
+  bool is(FaultKind k) const { return applied && kind == k; }
+  // The instance died (an immediate crash, or an armed one that landed).
+  bool crashed() const { return is(FaultKind::kCrash) || is(FaultKind::kCrashLanded); }
+  // Its store objects were closed and will be opened again over what its disk kept: it crashed
+  // or was closed. An armed crash that never landed, a skipped fault, a pause are not.
+  bool stopped() const { return crashed() || is(FaultKind::kClose); }
+  // It could no longer reach the group (paused or isolated): the group may take its tasks, which
+  // it then closes dirty when it can run again.
+  bool cut_off() const { return is(FaultKind::kPause) || is(FaultKind::kIsolate); }
+  // It started again: on its kept disk (restart, start) or a wiped one.
+  bool started() const {
+    return is(FaultKind::kRestart) || is(FaultKind::kStart) || is(FaultKind::kRestartWiped);
+  }
+  // A cut-off instance can reach the group again.
+  bool reconnected() const { return is(FaultKind::kResume) || is(FaultKind::kHeal); }
   std::string to_string() const;
   bool operator==(const FaultRecord&) const = default;
 };
@@ -185,12 +230,18 @@ struct ScriptedExpectation {
   std::optional<Position> merged_position;
 };
 
+// The run's processing.guarantee (StreamsConfig), as every instance ran it: which declared Kafka
+// behaviours can be Kafka's in this run depends on it (properties/checks/class_rules.cc).
+enum class Guarantee : uint8_t { kAtLeastOnce, kExactlyOnceV2 };
+const char* to_string(Guarantee g);  // "at_least_once", "exactly_once_v2"
+
 struct RunTrace {
   std::string scenario;  // file or title
   uint64_t seed = 0;
   TopologyConfig topology;
   int32_t keys = 0;
   bool consistency_offset_vector_enabled = false;
+  Guarantee guarantee = Guarantee::kAtLeastOnce;
 
   std::vector<SourceLogRecord> source_log;  // partition-major, offsets ascending
   History history{200'000};

@@ -1,0 +1,132 @@
+// The rule of each declared Kafka behaviour (ViolationClass): the processing guarantees under
+// which it is Kafka's behaviour at all, what the record must prove, the Kafka source that makes
+// it so, and the scenario that shows it. classify_violations() gives a class only where its rule
+// admits the run's guarantee (RunTrace::guarantee); docs/design.md §4 mirrors this table.
+//
+// Why a class holds under at-least-once only: under exactly_once_v2 the changelog a replica
+// reads (read_committed) holds only committed transactions, each the writes of input whose
+// offsets it committed, so no committed record repeats an input record's effect (reprocessing), a
+// fenced producer's sends abort (a fenced member's late writes), a task without a current
+// .checkpoint is corrupted and wiped before it restores (ProcessorStateManager.
+// initializeStoreOffsetsFromCheckpoint throws TaskCorruptedException under EOS; a .checkpoint is
+// deleted once loaded), and a flush a crash cut is an aborted transaction. The exactly-once
+// twins of scenarios/findings/README.md show each of those gone.
+
+#include "checks/check.h"
+
+#include "base/assert.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr uint8_t kAlos = static_cast<uint8_t>(GuaranteeSet::kAtLeastOnce);
+constexpr uint8_t kBoth = static_cast<uint8_t>(GuaranteeSet::kBoth);
+
+constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
+    {ViolationClass::kFailure, 0, "no rule matched", "", ""},
+    {ViolationClass::kAtLeastOnceReprocessing, kAlos,
+     "the answer is its replica's changelog fold, and that fold holds a write of input the "
+     "ProcessingLedger shows processed again, beneath the answer's position",
+     "StreamTask.prepareCommit flushes before TaskExecutor.commitOffsetsOrTransaction; "
+     "StoreChangelogReader restores past the committed offset",
+     "scenarios/findings/alos_count_double_counts_after_crash.toml"},
+    {ViolationClass::kRestartWithoutCheckpoint, kAlos,
+     "the answer is the kept longer prefix's fold under a lower position (empty, an older "
+     ".checkpoint's, or a replay from the log start under way) after a stop and a start on the "
+     "kept disk",
+     "ProcessorStateManager.initializeStoreOffsetsFromCheckpoint keeps the store without a "
+     "checkpoint under at-least-once",
+     "scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml"},
+    {ViolationClass::kCacheFlushPartlyApplied, kBoth,
+     "the answer is its replica's fold, ending inside one writer's flush of one millisecond whose "
+     "rest writes every differing key with the model's value (the cut form: at-least-once only, "
+     "an EOS cut flush aborts)",
+     "ThreadCache.flush logs key by key; ProcessorContextImpl.logChange headers only grow",
+     "scenarios/findings/cache_flush_partly_applied_overclaims.toml"},
+    {ViolationClass::kPositionAheadOfCheckpoint, kAlos,
+     "the instance's last crash landed inside the task's .checkpoint write after its .position, "
+     "it restarted on its kept disk, the position lies above the applied headers",
+     "StateManagerUtil.checkpoint writes .position before .checkpoint (quirk 12)",
+     "scenarios/findings/position_file_ahead_of_checkpoint.toml"},
+    {ViolationClass::kFencedLateWrite, kAlos,
+     "the fold holds a write by an instance paused or isolated before, under a header inside a "
+     "range another instance processed again, appended after that range began",
+     "TaskManager.commitTasksAndMaybeUpdateCommittableOffsets flushes before the commit fails; no "
+     "producer fencing under at-least-once",
+     "scenarios/findings/alos_fenced_member_late_write_beneath_newer_position.toml"},
+    {ViolationClass::kLruEvictedAggregate, kBoth,
+     "a Count or Sum over an LRU store whose every aggregate is the model's or the fold of the "
+     "key's records since a point where the store could have evicted it",
+     "MemoryLRUCache evicts without a tombstone; KStreamAggregate restarts from the initializer",
+     "seed 483 of scenarios/templates/default.toml"},
+    {ViolationClass::kVersionedStoreReopened, kBoth,
+     "a versioned store opened over existing data answers only versions its replica could have "
+     "been given",
+     "LogicalKeyValueSegments.openExisting opens no segment (quirk 17)",
+     "scenarios/findings/versioned_reopened_store_misses_older_segments.toml"},
+    {ViolationClass::kReplicaInsideCompactedChangelog, kBoth,
+     "the answer is the fold of what its replica could read of the compacted log, the whole "
+     "prefix's fold for the skipped keys being the model's",
+     "LogCleaner keeps the latest record per key of the cleaned segments",
+     "scenarios/findings/compacted_changelog_replica_lacks_superseded_key.toml"},
+    {ViolationClass::kReplicaInsideOneRecordsWrites, kBoth,
+     "a window or session replica's fold, with its writer's records of the same millisecond after "
+     "it, is the model's answer at their highest header",
+     "KStreamSessionWindowAggregate logs each removal and the merged put as records of their own",
+     "scenarios/findings/session_merge_partly_applied_overclaims.toml"},
+    {ViolationClass::kCleanerCutByCrash, kBoth,
+     "the replica's instance last restarted after a crash landed inside the cleaner's deletion of "
+     "that task's directory, and the answer is the replay after its .checkpoint over nothing",
+     "StateDirectory.cleanRemovedTasks deletes in place without fsync (Utils.delete)",
+     "scenarios/findings/cleaner_cut_by_crash_keeps_checkpoint_without_store.toml"},
+    {ViolationClass::kVersionedGraceDroppedTail, kBoth,
+     "a probe refused NOT_UP_TO_BOUND by a replica that applied its whole changelog, every offset "
+     "to the bound a record late beyond grace",
+     "RocksDBVersionedStore drops a late record before its position (quirk 14)",
+     "scenarios/findings/versioned_late_tail_never_reaches_restored_position.toml"},
+    {ViolationClass::kWindowGraceDroppedTail, kBoth,
+     "a probe refused NOT_UP_TO_BOUND at P, every source offset in (P, bound] a record the model "
+     "dropped beyond grace, no header past P",
+     "KStreamWindowAggregate and KStreamSessionWindowAggregate skip expired records (quirk 25)",
+     ""},
+    {ViolationClass::kVersionedRestoreDroppedExpired, kBoth,
+     "a standby's answer is its fold without versions ending before its stream time minus the "
+     "history retention",
+     "RocksDBVersionedStore.maybePutToSegments judges by the batch's stream time (quirk 18)", ""},
+    {ViolationClass::kDuplicatesNullPutSkipped, kBoth,
+     "a retainDuplicates RocksDB window store: the fold as restore takes the null puts, or a "
+     "probe refused below a tail of null puts",
+     "RocksDBWindowStore.put returns on null before its position; the changelog logs it (quirk "
+     "26)",
+     ""},
+    {ViolationClass::kCachedWritesBeneathPosition, kBoth,
+     "the answer is its replica's fold; with the active's dirty cache entries at or below the "
+     "reported offset laid over, the model's answer there",
+     "CachingWindowStore and CachingSessionStore override neither query() nor getPosition() "
+     "(quirk 19)",
+     ""},
+}};
+
+}  // namespace
+
+const ClassRule& class_rule(ViolationClass c) {
+  const ClassRule& rule = kRules[static_cast<size_t>(c)];
+  IQ_ASSERT(rule.c == c, "class rule table out of order at {}", class_key(c));
+  return rule;
+}
+
+bool holds_under(ViolationClass c, sim::Guarantee g) {
+  const uint8_t bit = g == sim::Guarantee::kExactlyOnceV2
+                          ? static_cast<uint8_t>(GuaranteeSet::kExactlyOnceV2)
+                          : static_cast<uint8_t>(GuaranteeSet::kAtLeastOnce);
+  return (class_rule(c).guarantees & bit) != 0;
+}
+
+std::string guarantees_text(ViolationClass c) {
+  const uint8_t g = class_rule(c).guarantees;
+  if (g == kBoth) return "at_least_once, exactly_once_v2";
+  if (g == kAlos) return "at_least_once";
+  return g == 0 ? "none" : "exactly_once_v2";
+}
+
+}  // namespace iq::properties
