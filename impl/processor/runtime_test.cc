@@ -255,8 +255,9 @@ TEST_P(RuntimeTest, CommitWithoutCheckpointLeavesTheStoreUnflushed) {
     }
     EXPECT_EQ(count(task, 1), 2);
     a.reader.unregister_task({0, 0});
-  }  // the crash
-  StreamTask restarted({0, 0}, topology_, a.env);
+  }  // the crash: the process, its thread cache included, is gone
+  Instance restarted_instance(broker_, root_ / "a", GetParam());
+  StreamTask restarted({0, 0}, topology_, restarted_instance.env);
   ASSERT_TRUE(restarted.initialize().has_value());
   EXPECT_EQ(count(restarted, 1), std::nullopt);
 }
