@@ -26,6 +26,8 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
   client_.assignment_configs = config_.assignment;
   client_.thread_config.commit_interval_ms = config_.commit_interval_ms;
   IQ_ASSERT(config_.max_poll_records >= 1, "max.poll.records={}", config_.max_poll_records);
+  IQ_ASSERT(config_.rocksdb_write_buffer_size >= 1, "write_buffer_size={}",
+            config_.rocksdb_write_buffer_size);
   client_.thread_config.max_poll_records = static_cast<size_t>(config_.max_poll_records);
   client_.state_directory = state_directory_.get();
   client_.admin = io_.admin;
@@ -59,6 +61,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
       env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
       env.fs = io_.fs;
       env.rocksdb_env = io_.rocksdb_env;
+      env.rocksdb_write_buffer_size = static_cast<size_t>(config_.rocksdb_write_buffer_size);
       env.cache = cache;
       env.standby_cache = standby_cache;
       env.collector = collector;

@@ -41,6 +41,10 @@ struct StreamsConfig {
   // commit writes the checkpoint only once the changelog offsets moved by more than this. A
   // setting here so that simulations can make checkpoints (and restores from them) common.
   int64_t offset_delta_threshold_for_checkpoint = 10'000;
+  // What a rocksdb.config.setter's options.setWriteBufferSize sets for every RocksDB store (Kafka's
+  // RocksDBStore default 16 MiB): a memtable that fills is flushed by RocksDB itself, uncommitted
+  // writes included. Small values make such flushes happen between checkpoints.
+  int64_t rocksdb_write_buffer_size = 16 * 1024 * 1024;
   bool consistency_offset_vector_enabled = false;  // __iq.consistency.offset.vector.enabled__
   AssignmentConfigs assignment;                    // num.standby.replicas, warmups, lag, probing
   bool operator==(const StreamsConfig&) const = default;

@@ -12,7 +12,8 @@ namespace iq::sim::parsing {
 void ScenarioParser::parse_configuration(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("configuration"));
   t.allow({"instances", "start", "store_backend", "lru_max_entries", "virtual_time_ms_max",
-           "link_delay_ms_min", "link_delay_ms_max", "link_loss_one_in", "poll_interval_ms"});
+           "link_delay_ms_min", "link_delay_ms_max", "link_loss_one_in", "poll_interval_ms",
+           "rocksdb_write_buffer_size"});
   instances_ = t.integer("instances", 1, {1, kInstancesMax});
   s_.cluster.instances = instances_.as_int32();
   s_.start_instances = t.boolean("start", true);
@@ -30,6 +31,12 @@ void ScenarioParser::parse_configuration(const toml::table* section) {
   s_.cluster.link.delay_ms_max = delay_max.value;
   s_.cluster.link.loss = t.one_in("link_loss_one_in", 0);
   s_.cluster.poll_interval_ms = t.integer("poll_interval_ms", 10, kPositiveTimeMs).value;
+  // What a rocksdb.config.setter's setWriteBufferSize gives every RocksDB store: from 1 KiB (a
+  // memtable of a few dozen records) to 1 GiB.
+  s_.cluster.streams.rocksdb_write_buffer_size =
+      t.integer("rocksdb_write_buffer_size", s_.cluster.streams.rocksdb_write_buffer_size,
+                {1'024, int64_t{1} << 30})
+          .value;
   t.finish();
 }
 

@@ -198,6 +198,7 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("link_delay_ms_max", num(c.link.delay_ms_max));
   b.set("link_loss_one_in", one_in(c.link.loss));
   b.set("poll_interval_ms", num(c.poll_interval_ms));
+  b.set("rocksdb_write_buffer_size", num(c.streams.rocksdb_write_buffer_size));
 
   const StreamsConfig& sc = c.streams;
   b.header("[streams_config]");

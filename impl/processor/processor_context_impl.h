@@ -19,6 +19,7 @@ class ProcessorContextImpl final : public StateStoreContext {
     TaskId task;
     TaskType type = TaskType::kActive;
     bool consistency_enabled = false;  // __iq.consistency.offset.vector.enabled__
+    size_t rocksdb_write_buffer_size = kRocksDbWriteBufferSizeDefault;
   };
 
   ProcessorContextImpl(Config config, ProcessorStateManager& state_manager, FileSystem& fs,
@@ -56,6 +57,7 @@ class ProcessorContextImpl final : public StateStoreContext {
   const std::string& state_dir() const override { return state_manager_.task_dir(); }
   FileSystem& file_system() override { return fs_; }
   rocksdb::Env* rocksdb_env() override { return env_; }
+  size_t rocksdb_write_buffer_size() const override { return config_.rocksdb_write_buffer_size; }
 
  private:
   Config config_;

@@ -207,6 +207,16 @@ Status ProcessorStateManager::flush() {
   return ok_status();
 }
 
+Status ProcessorStateManager::flush_cache() {
+  std::optional<StreamsError> first;
+  for (auto& m : stores_) {
+    auto s = m.store->flush_cache();
+    if (!s && !first) first = s.error();  // as flush(): the first error, after every store
+  }
+  if (first) return base::unexpected(*first);
+  return ok_status();
+}
+
 Status ProcessorStateManager::checkpoint() {
   ChangelogOffsets offsets;
   for (auto& m : stores_) {

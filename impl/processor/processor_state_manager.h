@@ -74,7 +74,12 @@ class ProcessorStateManager {
   [[nodiscard]] Status restore(const std::string& store_name,
                                const std::vector<ConsumerRecord>& records);
 
+  // Every store's flush (a RocksDB store writes its memtable to disk): only inside a checkpoint
+  // (AbstractTask.maybeCheckpoint), never at a plain commit.
   [[nodiscard]] Status flush();
+  // Every store's caching layer writes its dirty entries down, the stores below are not flushed
+  // (ProcessorStateManager.flushCache, a commit's StreamTask.flush).
+  [[nodiscard]] Status flush_cache();
   [[nodiscard]] Status checkpoint();
   void close();
   const std::string& task_dir() const { return task_dir_; }

@@ -192,7 +192,8 @@ TEST_P(RuntimeTest, RestoringActivePausesStandbyChangelogs) {
   EXPECT_FALSE(b.restore_consumer.paused({"app-counts-changelog", 0}));
 }
 
-// Under at-least-once a commit checkpoints only past 10,000 offsets; suspend always does.
+// Under at-least-once a commit checkpoints only past 10,000 offsets; an enforced postCommit (a
+// revocation's) always does, and suspend writes nothing.
 TEST_P(RuntimeTest, CheckpointFollowsTheOffsetDeltaRule) {
   Instance a(broker_, root_ / "a", GetParam());
   StreamTask task({0, 0}, topology_, a.env);
@@ -206,9 +207,87 @@ TEST_P(RuntimeTest, CheckpointFollowsTheOffsetDeltaRule) {
   ASSERT_TRUE(task.prepare_commit().has_value());
   ASSERT_TRUE(task.post_commit(false).has_value());
   EXPECT_FALSE(std::filesystem::exists(checkpoint));
-  ASSERT_TRUE(task.suspend().has_value());
+  task.suspend();
+  EXPECT_FALSE(std::filesystem::exists(checkpoint));
+  ASSERT_TRUE(task.post_commit(true).has_value());
   EXPECT_TRUE(std::filesystem::exists(checkpoint));
   EXPECT_TRUE(std::filesystem::exists(a.env.task_dir + "/counts.position"));
+}
+
+// StateManagerUtil.checkpointNeeded sums ProcessorStateManager.changelogOffsets' values, the next
+// offset to fetch (0 while unknown): a store's first changelog record (offset 0) moves it by 1,
+// which passes a threshold of 0. (impl/ summed the last offsets, so it saw 0 and skipped.)
+TEST_P(RuntimeTest, FirstChangelogRecordPassesAThresholdOfZero) {
+  Instance a(broker_, root_ / "a", GetParam());
+  a.env.offset_delta_threshold_for_checkpoint = 0;
+  StreamTask task({0, 0}, topology_, a.env);
+  ASSERT_TRUE(task.initialize().has_value());
+  ASSERT_TRUE(a.reader.register_task(task).has_value());
+  ASSERT_TRUE(task.complete_restoration().has_value());  // checkpoints the unknown offset
+  const std::string checkpoint = a.env.task_dir + "/.checkpoint";
+  ASSERT_TRUE(std::filesystem::remove(checkpoint));
+  task.add_records({input(1, 0)});
+  ASSERT_TRUE(*task.process_one());
+  ASSERT_TRUE(task.prepare_commit().has_value());
+  ASSERT_TRUE(task.post_commit(false).has_value());
+  EXPECT_TRUE(std::filesystem::exists(checkpoint));
+}
+
+// StreamTask.prepareCommit flushes the caches, not the stores: after commits with no checkpoint
+// due, a crash (the task dropped, RocksDB closed without a flush, the WAL off) loses the store's
+// writes since the last checkpoint, and the restarted task finds only what that checkpoint
+// flushed. (impl/ used to flush every store at every commit, so the crash kept them.)
+TEST_P(RuntimeTest, CommitWithoutCheckpointLeavesTheStoreUnflushed) {
+  Instance a(broker_, root_ / "a", GetParam());
+  {
+    StreamTask task({0, 0}, topology_, a.env);
+    ASSERT_TRUE(task.initialize().has_value());
+    ASSERT_TRUE(a.reader.register_task(task).has_value());
+    ASSERT_TRUE(task.complete_restoration().has_value());  // enforced: the empty store on disk
+    task.add_records({input(1, 0), input(1, 1)});
+    ASSERT_TRUE(*task.process_one());
+    ASSERT_TRUE(*task.process_one());
+    for (int commit = 0; commit < 2; ++commit) {
+      auto offsets = task.prepare_commit();
+      ASSERT_TRUE(offsets.has_value());
+      EXPECT_EQ(offsets->size(), commit == 0 ? 1U : 0U);  // nothing processed since: empty
+      ASSERT_TRUE(task.post_commit(false).has_value());
+    }
+    EXPECT_EQ(count(task, 1), 2);
+    a.reader.unregister_task({0, 0});
+  }  // the crash: the process, its thread cache included, is gone
+  Instance restarted_instance(broker_, root_ / "a", GetParam());
+  StreamTask restarted({0, 0}, topology_, restarted_instance.env);
+  ASSERT_TRUE(restarted.initialize().has_value());
+  EXPECT_EQ(count(restarted, 1), std::nullopt);
+}
+
+// RocksDB flushes a memtable that reached write_buffer_size by itself, before any commit: a
+// crash then keeps those uncommitted writes on disk, beyond what .checkpoint names.
+TEST_P(RuntimeTest, FullMemtableReachesDiskBeforeAnyCommit) {
+  Instance a(broker_, root_ / "a", GetParam());
+  a.env.rocksdb_write_buffer_size = 4 * 1024;
+  topology_.caching = false;  // every write goes to RocksDB at once
+  constexpr int kKeys = 200;
+  {
+    StreamTask task({0, 0}, topology_, a.env);
+    ASSERT_TRUE(task.initialize().has_value());
+    ASSERT_TRUE(a.reader.register_task(task).has_value());
+    ASSERT_TRUE(task.complete_restoration().has_value());
+    for (int key = 0; key < kKeys; ++key) {
+      task.add_records({input(key, key)});
+      ASSERT_TRUE(*task.process_one());
+    }
+    a.reader.unregister_task({0, 0});
+  }  // the crash, with no commit
+  StreamTask restarted({0, 0}, topology_, a.env);
+  ASSERT_TRUE(restarted.initialize().has_value());
+  int on_disk = 0;
+  for (int key = 0; key < kKeys; ++key) on_disk += count(restarted, key).has_value() ? 1 : 0;
+  EXPECT_GT(on_disk, 0);      // flushed by the full memtables
+  EXPECT_LT(on_disk, kKeys);  // the last memtable was not full: lost
+  EXPECT_EQ(count(restarted, 0), 1);
+  EXPECT_EQ(count(restarted, kKeys - 1), std::nullopt);
 }
 
 INSTANTIATE_TEST_SUITE_P(ConsistencySwitch, RuntimeTest, testing::Bool(),

@@ -42,8 +42,13 @@ base::Expected<bool, StreamsError> StreamTask::process_one() {
   return true;
 }
 
+// StreamTask.prepareCommit: only a task that processed since its last commit prepares one, and
+// preparing is StreamTask.flush, the caches' flush (the record collector's flush is a no-op
+// here: sends complete synchronously). The stores themselves (RocksDB's memtable) are flushed only
+// by a checkpoint (Task::maybe_checkpoint) or by RocksDB when a memtable fills.
 base::Expected<TopicPartitionOffsets, StreamsError> StreamTask::prepare_commit() {
-  auto s = state_manager_->flush();
+  if (!commit_needed_) return TopicPartitionOffsets{};
+  auto s = state_manager_->flush_cache();
   if (!s) return base::unexpected(s.error());
   TopicPartitionOffsets offsets;
   if (consumed_offset_) offsets[input_partition()] = *consumed_offset_ + 1;
@@ -61,12 +66,11 @@ Status StreamTask::post_commit(bool enforce_checkpoint) {
   return ok_status();
 }
 
-Status StreamTask::suspend() {
-  if (state_ == TaskState::SUSPENDED) return ok_status();
-  auto s = maybe_checkpoint(/*enforce=*/true);
-  if (!s) return s;
+// StreamTask.suspend writes nothing: the revocation that precedes it enforced the checkpoint
+// (postCommit(true) for a RUNNING task, the state updater's removal for a restoring one).
+void StreamTask::suspend() {
+  if (state_ == TaskState::SUSPENDED) return;
   transition_to(TaskState::SUSPENDED);
-  return ok_status();
 }
 
 void StreamTask::prepare_recycle() {

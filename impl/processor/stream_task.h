@@ -2,8 +2,8 @@
 // StreamTask (PI/StreamTask.java): an active task. It buffers the records of its input
 // partition, processes them one at a time through its topology (installing each record's context
 // first, so every store write carries the record's topic, partition and offset), and commits:
-// flush the stores (caches included), hand back the input offset to commit (consumed + 1), then
-// checkpoint under the 10,000-offset rule (at-least-once).
+// flush the caches (not the stores), hand back the input offset to commit (consumed + 1), then
+// checkpoint (which flushes the stores) under the 10,000-offset rule (at-least-once).
 
 #include <deque>
 
@@ -32,14 +32,15 @@ class StreamTask final : public Task {
   [[nodiscard]] base::Expected<bool, StreamsError> process_one();
 
   bool commit_needed() const { return commit_needed_; }
-  // The input offsets to commit (the next offset to consume), after flushing the stores.
+  // The input offsets to commit (the next offset to consume), after flushing the caches; none
+  // when nothing was processed since the last commit.
   [[nodiscard]] base::Expected<TopicPartitionOffsets, StreamsError> prepare_commit();
   [[nodiscard]] Status post_commit(bool enforce_checkpoint);
   // The offset of the last processed record, if any.
   std::optional<int64_t> consumed_offset() const { return consumed_offset_; }
 
-  // Revocation: commit-ready state, then SUSPENDED (the caller commits the offsets).
-  [[nodiscard]] Status suspend();
+  // Revocation, after the caller committed and checkpointed the task: SUSPENDED.
+  void suspend();
   // TaskManager.convertActiveToStandby keeps the stores; the buffered input is dropped.
   void prepare_recycle();
 

@@ -44,7 +44,8 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
                                                            *env_.fs, logged, env_.eos_enabled);
   ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
   context_ = std::make_unique<ProcessorContextImpl>(
-      ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled},
+      ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled,
+                                   env_.rocksdb_write_buffer_size},
       *state_manager_, *env_.fs, env_.rocksdb_env, cache,
       type == TaskType::kActive ? env_.collector : nullptr);
 }
@@ -120,12 +121,15 @@ Status Task::maybe_checkpoint(bool enforce) {
   // otherwise when the summed movement exceeds the threshold.
   if (!offsets_at_last_checkpoint_) return ok_status();
   if (!enforce) {
+    // Over ProcessorStateManager.changelogOffsets' values: the next offset to fetch (the last
+    // applied + 1), 0 while unknown; a partition missing from the old snapshot counts as 0.
+    const auto next = [](ChangelogOffset offset) {
+      return std::max<int64_t>(offset.value(), -1) + 1;
+    };
     int64_t delta = 0;
     for (const auto& [tp, offset] : now) {
       auto it = offsets_at_last_checkpoint_->find(tp);
-      delta +=
-          offset.value() -
-          (it == offsets_at_last_checkpoint_->end() ? 0 : std::max<int64_t>(it->second.value(), 0));
+      delta += next(offset) - (it == offsets_at_last_checkpoint_->end() ? 0 : next(it->second));
     }
     if (delta <= env_.offset_delta_threshold_for_checkpoint) return ok_status();
   }
@@ -149,9 +153,18 @@ void Task::close_dirty() {
   state_ = TaskState::CLOSED;
 }
 
+// TaskManager.closeAndRecycleTasks then closeTaskClean: a standby suspends and checkpoints
+// (postCommit, enforced) before it closes; an active checkpointed when it was revoked (or never
+// opened its stores) and closes without writing. Closing the stores is not a flush here (the
+// crash model keeps RocksDB's memtable off disk on close): after the checkpoint's flush nothing
+// is left in it.
 Status Task::close_clean() {
-  auto s = maybe_checkpoint(/*enforce=*/true);
-  if (!s) return s;
+  IQ_ASSERT(!is_active() || state_ == TaskState::SUSPENDED || state_ == TaskState::CREATED,
+            "active {} closes clean in {}", id_.to_string(), to_string(state_));
+  if (!is_active()) {
+    auto s = maybe_checkpoint(/*enforce=*/true);
+    if (!s) return s;
+  }
   state_manager_->close();
   if (state_ != TaskState::SUSPENDED) transition_to(TaskState::SUSPENDED);
   transition_to(TaskState::CLOSED);

@@ -29,6 +29,8 @@ struct TaskEnvironment {
   int64_t offset_delta_threshold_for_checkpoint = 10'000;
   FileSystem* fs = nullptr;
   rocksdb::Env* rocksdb_env = nullptr;
+  // The RocksDB stores' write_buffer_size (StreamsConfig::rocksdb_write_buffer_size).
+  size_t rocksdb_write_buffer_size = StateStoreContext::kRocksDbWriteBufferSizeDefault;
   ThreadCache* cache = nullptr;          // the thread's cache (actives)
   ThreadCache* standby_cache = nullptr;  // a zero-byte cache (standbys)
   RecordCollector* collector = nullptr;

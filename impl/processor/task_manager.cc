@@ -48,26 +48,32 @@ std::vector<TopicPartition> TaskManager::owned_input_partitions() const {
   return out;
 }
 
+// TaskExecutor.commitTasksAndMaybeUpdateCommittableOffsets: each task that needs a commit
+// prepares it (its caches flushed), the offsets are committed (commitOffsetsOrTransaction), then
+// each postCommits without enforcing a checkpoint.
 Status TaskManager::commit_actives(const std::vector<StreamTask*>& tasks) {
-  const OperationScope marker(Operation::kCommit);  // flush, offset commit, postCommit
+  const OperationScope marker(Operation::kCommit);  // caches' flush, offset commit, postCommit
   TopicPartitionOffsets offsets;
   for (StreamTask* t : tasks) {
+    if (!t->commit_needed()) continue;
     auto o = t->prepare_commit();
     if (!o) return base::unexpected(o.error());
     offsets.insert(o->begin(), o->end());
   }
-  if (eos_enabled()) {
-    auto s = commit_transaction(offsets);
-    if (!s) return s;
-  } else if (!offsets.empty()) {
-    auto s = membership_.commit_offsets(offsets);
-    if (!s) return s;
-  }
+  auto s = commit_offsets_or_transaction(offsets);
+  if (!s) return s;
   for (StreamTask* t : tasks) {
-    auto s = t->post_commit(/*enforce_checkpoint=*/false);
+    if (!t->commit_needed()) continue;
+    s = t->post_commit(/*enforce_checkpoint=*/false);
     if (!s) return s;
   }
   return ok_status();
+}
+
+Status TaskManager::commit_offsets_or_transaction(const TopicPartitionOffsets& offsets) {
+  if (eos_enabled()) return commit_transaction(offsets);
+  if (offsets.empty()) return ok_status();
+  return membership_.commit_offsets(offsets);
 }
 
 Status TaskManager::commit_transaction(const TopicPartitionOffsets& offsets) {
@@ -95,20 +101,56 @@ void TaskManager::close_dirty_and_release(Task& task, int64_t now_ms) {
   release_task_directory(task, now_ms);
 }
 
+// TaskManager.handleRevocation, under both guarantees: the revoked RUNNING actives prepare their
+// commit; when one of them has offsets to commit, every other RUNNING active that needs a commit
+// is committed with them (under exactly_once_v2 they share the thread's open transaction). The
+// revoked ones then checkpoint (postCommit, enforced), the others do not (under exactly_once_v2 a
+// RUNNING task keeps no .checkpoint), and the revoked ones suspend. A revoked task still
+// restoring is not in Kafka's running set: the state updater removes it, which enforces its
+// checkpoint (DefaultStateUpdater), then it suspends.
 Status TaskManager::handle_revocation(const std::set<TaskId>& revoked, int64_t now_ms) {
   (void)now_ms;
-  std::vector<StreamTask*> tasks;
+  const OperationScope marker(Operation::kCommit);
+  std::vector<StreamTask*> running;
+  std::vector<StreamTask*> restoring;
   for (const TaskId& id : revoked) {
-    if (StreamTask* t = active(id); t != nullptr && t->state() != TaskState::SUSPENDED)
-      tasks.push_back(t);
+    StreamTask* t = active(id);
+    if (t == nullptr || t->state() == TaskState::SUSPENDED) continue;
+    (t->state() == TaskState::RUNNING ? running : restoring).push_back(t);
   }
-  if (eos_enabled()) return handle_revocation_eos(tasks);
-  auto s = commit_actives(tasks);
+  TopicPartitionOffsets offsets;
+  for (StreamTask* t : running) {
+    auto o = t->prepare_commit();
+    if (!o) return base::unexpected(o.error());
+    offsets.insert(o->begin(), o->end());
+  }
+  std::vector<StreamTask*> additional;
+  if (!offsets.empty()) {
+    for (auto& [id, t] : actives_) {
+      if (t->state() != TaskState::RUNNING || !t->commit_needed()) continue;
+      if (revoked.count(id) != 0) continue;
+      auto o = t->prepare_commit();
+      if (!o) return base::unexpected(o.error());
+      offsets.insert(o->begin(), o->end());
+      additional.push_back(t.get());
+    }
+  }
+  auto s = commit_offsets_or_transaction(offsets);
   if (!s) return s;
-  for (StreamTask* t : tasks) {
-    s = t->suspend();
+  for (StreamTask* t : running) {
+    s = t->post_commit(/*enforce_checkpoint=*/true);
     if (!s) return s;
   }
+  for (StreamTask* t : additional) {
+    s = t->post_commit(/*enforce_checkpoint=*/false);
+    if (!s) return s;
+  }
+  for (StreamTask* t : restoring) {
+    s = t->maybe_checkpoint(/*enforce=*/true);
+    if (!s) return s;
+  }
+  for (StreamTask* t : running) t->suspend();
+  for (StreamTask* t : restoring) t->suspend();
   return ok_status();
 }
 
@@ -140,46 +182,6 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
   release_task_directory(*it->second, now_ms);
   standbys_.erase(it);
   return s;
-}
-
-// TaskManager.handleRevocation under exactly_once_v2: the revoked tasks share the thread's open
-// transaction with the others, so when a revoked task has something to commit, every other task
-// that needs a commit is committed with it; the revoked ones then checkpoint (enforced) and
-// suspend, the others do not checkpoint (they keep RUNNING).
-Status TaskManager::handle_revocation_eos(const std::vector<StreamTask*>& revoked) {
-  const OperationScope marker(Operation::kCommit);
-  TopicPartitionOffsets offsets;
-  std::vector<StreamTask*> additional;
-  for (StreamTask* t : revoked) {
-    auto o = t->prepare_commit();
-    if (!o) return base::unexpected(o.error());
-    if (t->commit_needed()) offsets.insert(o->begin(), o->end());
-  }
-  if (!offsets.empty()) {
-    for (auto& [id, t] : actives_) {
-      if (t->state() != TaskState::RUNNING || !t->commit_needed()) continue;
-      if (std::find(revoked.begin(), revoked.end(), t.get()) != revoked.end()) continue;
-      auto o = t->prepare_commit();
-      if (!o) return base::unexpected(o.error());
-      offsets.insert(o->begin(), o->end());
-      additional.push_back(t.get());
-    }
-  }
-  auto s = commit_transaction(offsets);
-  if (!s) return s;
-  for (StreamTask* t : revoked) {
-    s = t->post_commit(/*enforce_checkpoint=*/true);
-    if (!s) return s;
-  }
-  for (StreamTask* t : additional) {
-    s = t->post_commit(/*enforce_checkpoint=*/false);
-    if (!s) return s;
-  }
-  for (StreamTask* t : revoked) {
-    s = t->suspend();
-    if (!s) return s;
-  }
-  return ok_status();
 }
 
 void TaskManager::handle_lost_all(int64_t now_ms) {
@@ -325,10 +327,10 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
       if (!s) return s;
     } else if (new_standbys.count(id)) {
       reader_.unregister_task(id);
-      auto s = actives_.at(id)->suspend();
-      if (!s) return s;
+      actives_.at(id)->suspend();  // a no-op: its revocation suspended it
       IQ_PROBE("task.active_recycled_to_standby", "an active task was recycled into a standby");
       actives_.at(id)->prepare_recycle();
+      Status s = ok_status();
       auto standby = std::make_unique<StandbyTask>(std::move(*actives_.at(id)));
       actives_.erase(id);
       // The recycled task's initialization deletes .checkpoint under EOS (see the header).

@@ -121,11 +121,12 @@ class TaskManager {
   [[nodiscard]] Status close_active(const TaskId& id, int64_t now_ms);
   [[nodiscard]] Status close_standby(const TaskId& id, int64_t now_ms);
   [[nodiscard]] Status commit_actives(const std::vector<StreamTask*>& tasks);
-  // TaskExecutor.commitOffsetsOrTransaction under exactly_once_v2: one transaction commit with
-  // every task's offsets and the group metadata, also when no offsets but a transaction is in
-  // flight.
+  // TaskExecutor.commitOffsetsOrTransaction: the consumer's offset commit under at-least-once
+  // (none when there are no offsets), the transaction's under exactly_once_v2.
+  [[nodiscard]] Status commit_offsets_or_transaction(const TopicPartitionOffsets& offsets);
+  // commitOffsetsOrTransaction under exactly_once_v2: one transaction commit with every task's
+  // offsets and the group metadata, also when no offsets but a transaction is in flight.
   [[nodiscard]] Status commit_transaction(const TopicPartitionOffsets& offsets);
-  [[nodiscard]] Status handle_revocation_eos(const std::vector<StreamTask*>& revoked);
   // Closes a task dirty; under exactly_once_v2 its directory is wiped while still locked.
   void close_dirty_and_release(Task& task, int64_t now_ms);
   // Replaces a task found corrupted at initialization by a fresh one on an empty directory.

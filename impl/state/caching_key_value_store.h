@@ -55,7 +55,7 @@ class CachingKeyValueStore final : public WrappedKeyValueBytesStore {
   }
 
   // Write the dirty entries down without flushing the store below (commit's flushCache).
-  [[nodiscard]] Status flush_cache();
+  [[nodiscard]] Status flush_cache() override;
   // Drop every cached entry without writing it (recycle, KAFKA-14172). The position stays.
   void clear_cache();
   const std::string& cache_name() const { return cache_name_; }

@@ -52,7 +52,7 @@ class CachingSessionStore final : public WrappedSessionBytesStore {
   }
 
   // Write the dirty entries down without flushing the store below (commit's flushCache).
-  [[nodiscard]] Status flush_cache() { return cache_.flush_cache(); }
+  [[nodiscard]] Status flush_cache() override { return cache_.flush_cache(); }
   // Drop every cached entry without writing it (recycle).
   void clear_cache() { cache_.clear_cache(); }
   const std::string& cache_name() const { return cache_.cache_name(); }

@@ -44,7 +44,7 @@ class CachingWindowStore final : public WrappedWindowBytesStore {
   StoreResult<WindowedBytesIterator> all(bool forward) override;
 
   // Write the dirty entries down without flushing the store below (commit's flushCache).
-  [[nodiscard]] Status flush_cache() { return cache_.flush_cache(); }
+  [[nodiscard]] Status flush_cache() override { return cache_.flush_cache(); }
   // Drop every cached entry without writing it (recycle). The store below keeps its position.
   void clear_cache() { cache_.clear_cache(); }
   const std::string& cache_name() const { return cache_.cache_name(); }

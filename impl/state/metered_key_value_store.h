@@ -32,6 +32,7 @@ class MeteredKeyValueStoreBase : public StateStore {
     return wrapped_->init(context, root);
   }
   Status flush() override { return wrapped_->flush(); }
+  Status flush_cache() override { return wrapped_->flush_cache(); }
   void close() override { wrapped_->close(); }
   bool persistent() const override { return wrapped_->persistent(); }
   bool is_open() const override { return wrapped_->is_open(); }

@@ -9,17 +9,20 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <utility>
 
 #include "base/assert.h"
+#include "base/probe.h"
+#include "io/operation_marker.h"
 #include "state/store_query_utils.h"
 
 namespace iq {
 namespace {
 
-// Kafka's constants (RocksDBStore.java), except the write buffer: see rocksdb_store_options().
+// Kafka's constants (RocksDBStore.java); the write buffer is configured (rocksdb_store_options()).
 constexpr size_t kBlockCacheSizeBytes = 50 * 1024 * 1024;
 constexpr size_t kBlockSizeBytes = 4096;
 constexpr int kMaxWriteBuffers = 3;
@@ -27,9 +30,11 @@ constexpr int kBloomBitsPerKey = 10;  // Java's `new BloomFilter()` default
 // RocksDB's level0_file_num_compaction_trigger default, which Kafka keeps: universal compaction
 // starts once a column family holds this many sorted runs.
 constexpr size_t kCompactionTriggerSortedRuns = 4;
-// Kafka uses 16 MiB. 64 MiB is large so that nothing flushes except our explicit Flush: a
-// size-triggered flush would run on a background thread at a time the simulator does not choose.
-constexpr size_t kWriteBufferSizeBytes = 64 * 1024 * 1024;
+// RocksDB's own write_buffer_size is at least this and 4 times the configured one: RocksDB's
+// size-triggered flush (which counts whole arena blocks, with slack) would run on a background
+// thread at a time the simulator does not choose, so it must never come before
+// flush_if_memtable_full, which flushes at the configured size on the calling thread.
+constexpr size_t kRocksDbOwnWriteBufferSizeMin = 64 * 1024 * 1024;
 // A scan ends with the iterator; the bound only turns a runaway loop into a clear failure.
 constexpr size_t kScanEntriesMax = size_t{1} << 28;
 // What a scan reserves before it knows its length (RocksDB cannot count a range without walking
@@ -54,7 +59,9 @@ std::string_view view_of(const rocksdb::Slice& slice) {
 
 }  // namespace
 
-rocksdb::Options rocksdb_store_options(rocksdb::Env* env) {
+rocksdb::Options rocksdb_store_options(rocksdb::Env* env, size_t write_buffer_size) {
+  IQ_ASSERT(write_buffer_size >= 1 && write_buffer_size <= kRocksDbOwnWriteBufferSizeMin * 16,
+            "write_buffer_size {}", write_buffer_size);
   rocksdb::Options options;
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(kBlockCacheSizeBytes);
@@ -62,7 +69,7 @@ rocksdb::Options rocksdb_store_options(rocksdb::Env* env) {
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   options.optimize_filters_for_hits = true;
-  options.write_buffer_size = kWriteBufferSizeBytes;
+  options.write_buffer_size = std::max(kRocksDbOwnWriteBufferSizeMin, 4 * write_buffer_size);
   options.compression = rocksdb::kNoCompression;
   options.compaction_style = rocksdb::kCompactionStyleUniversal;
   // Kafka compacts automatically (universal style). Here RocksDB's own compaction would run on a
@@ -124,6 +131,37 @@ rocksdb::Status compact_if_triggered(rocksdb::DB& db, rocksdb::ColumnFamilyHandl
   return db.CompactFiles(options, cf, files, static_cast<int>(meta.levels.size()) - 1);
 }
 
+// RocksDB switches a memtable that reached write_buffer_size to immutable and a background job
+// writes it to a level-0 file some time later; the writes in it need not be committed (a commit
+// flushes only the caches, the WAL is off). The simulator flushes at the write that filled the
+// memtable, on the calling thread, and waits: the earliest moment RocksDB could finish that job,
+// chosen so that the outcome depends on the seed only, never on a thread's timing. What it hides:
+// a crash between the memtable filling and RocksDB's background flush finishing, which would lose
+// those writes (the same outcome as a crash before the memtable filled, which the simulator has).
+// The size is RocksDB's own account of the active memtable (rocksdb.cur-size-active-mem-table,
+// the arena's used bytes), deterministic for the same writes.
+base::Expected<bool, StreamsError> flush_if_memtable_full(rocksdb::DB& db,
+                                                          rocksdb::ColumnFamilyHandle* cf,
+                                                          size_t write_buffer_size) {
+  uint64_t used = 0;
+  const bool known = db.GetIntProperty(cf, rocksdb::DB::Properties::kCurSizeActiveMemTable, &used);
+  IQ_ASSERT(known, "rocksdb.cur-size-active-mem-table missing");
+  if (used < write_buffer_size) return false;
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  if (!db.Flush(options, cf).ok() || !compact_if_triggered(db, cf).ok()) {
+    return base::unexpected(
+        StreamsError{StreamsError::Kind::ProcessorState, "Error while flushing a full memtable"});
+  }
+  // Outside a restore, the store's writes since its last checkpoint are its task's own, not all
+  // committed: they are on disk now, and a crash keeps them (exactly_once_v2 must not trust them).
+  if ((operations_in_progress() & static_cast<uint32_t>(Operation::kRestore)) == 0) {
+    IQ_PROBE("rocksdb.memtable_flushed_uncommitted",
+             "a full memtable was flushed by itself with the task's writes since its checkpoint");
+  }
+  return true;
+}
+
 RocksDBStore::RocksDBStore(std::string name) : name_(std::move(name)) {
   IQ_ASSERT(!name_.empty());
 }
@@ -163,7 +201,7 @@ Status RocksDBStore::put(const Bytes& key, const ValueBytes& value) {
                                             name_));
   }
   store_query_utils::update_position(position_, context_);
-  return ok_status();
+  return maybe_flush_memtable();
 }
 
 StoreResult<ValueBytes> RocksDBStore::put_if_absent(const Bytes& key, const ValueBytes& value) {
@@ -188,7 +226,7 @@ Status RocksDBStore::put_all(const std::vector<KeyValueBytes>& entries) {
   IQ_ASSERT(static_cast<size_t>(batch.Count()) == entries.size());
   if (auto s = write(batch, "Error while batch writing to store " + name_); !s) return s;
   store_query_utils::update_position(position_, context_);  // once for the whole batch
-  return ok_status();
+  return maybe_flush_memtable();
 }
 
 StoreResult<ValueBytes> RocksDBStore::delete_key(const Bytes& key) {
@@ -299,7 +337,8 @@ Status RocksDBStore::restore_batch(const std::vector<ConsumerRecord>& records) {
     IQ_ASSERT(status.ok(), "WriteBatch refused a record: {}", status.ToString());
   }
   IQ_ASSERT(static_cast<size_t>(batch.Count()) <= records.size());
-  return write(batch, "Error restoring batch to store " + name_);
+  if (auto s = write(batch, "Error restoring batch to store " + name_); !s) return s;
+  return maybe_flush_memtable();
 }
 
 Status RocksDBStore::flush() {
@@ -313,6 +352,12 @@ Status RocksDBStore::flush() {
   if (!compact_if_triggered(*db_, cf_).ok()) {
     return base::unexpected(processor_state("Error while executing flush from store " + name_));
   }
+  return ok_status();
+}
+
+Status RocksDBStore::maybe_flush_memtable() {
+  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_);
+  if (!flushed) return base::unexpected(flushed.error());
   return ok_status();
 }
 
@@ -334,16 +379,17 @@ Status RocksDBStore::open_db(StateStoreContext& context) {
   if (auto made = context.file_system().create_directories(dir); !made) return made;
   rocksdb::Env* env =
       context.rocksdb_env() != nullptr ? context.rocksdb_env() : rocksdb::Env::Default();
+  write_buffer_size_ = context.rocksdb_write_buffer_size();
+  const rocksdb::Options options = rocksdb_store_options(env, write_buffer_size_);
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  families.emplace_back(rocksdb::kDefaultColumnFamilyName,
-                        rocksdb::ColumnFamilyOptions(rocksdb_store_options(env)));
+  families.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options));
   const std::string data_family = column_family_name();
   if (data_family != rocksdb::kDefaultColumnFamilyName) {
-    families.emplace_back(data_family, rocksdb::ColumnFamilyOptions(rocksdb_store_options(env)));
+    families.emplace_back(data_family, rocksdb::ColumnFamilyOptions(options));
   }
   rocksdb::DB* db = nullptr;
-  const rocksdb::Status status = rocksdb::DB::Open(rocksdb::DBOptions(rocksdb_store_options(env)),
-                                                   dir, families, &cf_handles_, &db);
+  const rocksdb::Status status =
+      rocksdb::DB::Open(rocksdb::DBOptions(options), dir, families, &cf_handles_, &db);
   if (!status.ok()) {
     return base::unexpected(processor_state("Error opening store " + name_ + " at location " + dir +
                                             ": " + status.ToString()));

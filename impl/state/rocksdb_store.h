@@ -2,10 +2,13 @@
 // RocksDBStore (SI/RocksDBStore.java): the persistent bytes key-value store, on real RocksDB.
 //
 // Kafka's options are kept where they do not make results depend on RocksDB's background threads;
-// where they would (automatic compaction, size-triggered flushes) they are pinned, so that the only
-// flush is the explicit Flush(wait=true) at commit, and the only compaction the one that flush
-// triggers on the calling thread (compact_if_triggered). With the WAL off, as in Kafka, closing the
-// DB without a flush loses unflushed writes: that is the crash the simulator relies on.
+// where they would (automatic compaction, size-triggered flushes) they are replaced by the same
+// work done on the calling thread at a point the simulator fixes: a memtable that reaches the
+// configured write_buffer_size is flushed at the write that filled it (flush_if_memtable_full),
+// besides the explicit Flush(wait=true) of a checkpoint, and each flush runs the compaction it
+// triggers (compact_if_triggered). With the WAL off, as in Kafka, closing the DB without a flush
+// loses unflushed writes: that is the crash the simulator relies on; and what a memtable flush
+// wrote by itself (uncommitted writes included) survives it, as in Kafka.
 //
 // The store also owns its position: advanced from the record context on every write, merged from
 // the "c" headers on restore, persisted to <task dir>/<name>.position by the commit callback.
@@ -37,7 +40,9 @@ namespace iq {
 // The options Kafka's RocksDBStore opens a database with (rocksdb_store.cc says where and why they
 // differ from Kafka's) and writes with (no WAL). Every RocksDB-backed store uses them: in Kafka a
 // segment of a segmented store is a RocksDBStore too.
-rocksdb::Options rocksdb_store_options(rocksdb::Env* env);
+// `write_buffer_size` is the configured one; RocksDB is given a larger one (see the .cc) so that
+// only flush_if_memtable_full decides when a full memtable is flushed.
+rocksdb::Options rocksdb_store_options(rocksdb::Env* env, size_t write_buffer_size);
 rocksdb::WriteOptions rocksdb_store_write_options();
 
 // The deterministic stand-in for Kafka's automatic universal compaction, run after every flush of
@@ -47,6 +52,14 @@ rocksdb::WriteOptions rocksdb_store_write_options();
 // (rocksdb_store.cc says how this differs from RocksDB's own universal picker). Without it every
 // commit leaves one more level-0 file, and every Get and iterator merges across all of them.
 rocksdb::Status compact_if_triggered(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf);
+
+// The deterministic stand-in for RocksDB's size-triggered flush: once the column family's active
+// memtable uses `write_buffer_size` bytes or more (rocksdb.cur-size-active-mem-table), it is
+// flushed to a table file and compacted if that triggers, on the calling thread, before the write
+// returns. Returns whether it flushed. Called after every write of a RocksDB-backed store.
+base::Expected<bool, StreamsError> flush_if_memtable_full(rocksdb::DB& db,
+                                                          rocksdb::ColumnFamilyHandle* cf,
+                                                          size_t write_buffer_size);
 
 class RocksDBStore : public KeyValueBytesStore {
  public:
@@ -116,7 +129,11 @@ class RocksDBStore : public KeyValueBytesStore {
                                                           bool reverse);
   void close_db();
 
+  // After a write: a full memtable is flushed (flush_if_memtable_full).
+  [[nodiscard]] Status maybe_flush_memtable();
+
   std::string name_;
+  size_t write_buffer_size_ = StateStoreContext::kRocksDbWriteBufferSizeDefault;
   StateStoreContext* context_ = nullptr;  // nullptr until init: queries answer "not initialized"
   bool open_ = false;
   bool consistency_enabled_ = false;

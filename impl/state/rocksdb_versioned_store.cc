@@ -72,6 +72,7 @@ class RocksDBVersionedStore::PhysicalContext final : public StateStoreContext {
   const std::string& state_dir() const override { return task_.state_dir(); }
   FileSystem& file_system() override { return task_.file_system(); }
   rocksdb::Env* rocksdb_env() override { return task_.rocksdb_env(); }
+  size_t rocksdb_write_buffer_size() const override { return task_.rocksdb_write_buffer_size(); }
 
  private:
   StateStoreContext& task_;

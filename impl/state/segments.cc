@@ -45,15 +45,16 @@ Status KeyValueSegment::open_db(StateStoreContext& context, const std::string& p
   if (auto made = context.file_system().create_directories(dir_); !made) return made;
   rocksdb::Env* env =
       context.rocksdb_env() != nullptr ? context.rocksdb_env() : rocksdb::Env::Default();
+  write_buffer_size_ = context.rocksdb_write_buffer_size();
+  const rocksdb::Options options = rocksdb_store_options(env, write_buffer_size_);
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  families.emplace_back(rocksdb::kDefaultColumnFamilyName,
-                        rocksdb::ColumnFamilyOptions(rocksdb_store_options(env)));
+  families.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options));
   if (column_family_ != rocksdb::kDefaultColumnFamilyName) {
-    families.emplace_back(column_family_, rocksdb::ColumnFamilyOptions(rocksdb_store_options(env)));
+    families.emplace_back(column_family_, rocksdb::ColumnFamilyOptions(options));
   }
   rocksdb::DB* db = nullptr;
-  const rocksdb::Status status = rocksdb::DB::Open(rocksdb::DBOptions(rocksdb_store_options(env)),
-                                                   dir_, families, &cf_handles_, &db);
+  const rocksdb::Status status =
+      rocksdb::DB::Open(rocksdb::DBOptions(options), dir_, families, &cf_handles_, &db);
   if (!status.ok()) {
     return base::unexpected(processor_state("Error opening store " + name_ + " at location " +
                                             dir_ + ": " + status.ToString()));
@@ -74,6 +75,13 @@ Status KeyValueSegment::put(const Bytes& key, const ValueBytes& value) {
                                                    : "Error while removing key from store ") +
                                             name_));
   }
+  return maybe_flush_memtable();
+}
+
+// A segment is a RocksDBStore in Kafka: its memtable fills and flushes as one's does.
+Status KeyValueSegment::maybe_flush_memtable() {
+  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_);
+  if (!flushed) return base::unexpected(flushed.error());
   return ok_status();
 }
 
@@ -131,7 +139,7 @@ Status KeyValueSegment::write_batch(const std::vector<std::pair<Bytes, ValueByte
   if (!db_->Write(rocksdb_store_write_options(), &batch).ok()) {
     return base::unexpected(processor_state("Error restoring batch to store " + name_));
   }
-  return ok_status();
+  return maybe_flush_memtable();
 }
 
 Status KeyValueSegment::flush() {

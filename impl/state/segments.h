@@ -61,7 +61,11 @@ class KeyValueSegment {
   [[nodiscard]] Status destroy(FileSystem& fs);
 
  private:
+  // After a write: a full memtable is flushed (flush_if_memtable_full).
+  [[nodiscard]] Status maybe_flush_memtable();
+
   std::string name_;
+  size_t write_buffer_size_ = StateStoreContext::kRocksDbWriteBufferSizeDefault;
   int64_t id_;
   std::string column_family_;
   std::string dir_;

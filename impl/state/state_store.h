@@ -35,6 +35,10 @@ class StateStore {
   // root)).
   [[nodiscard]] virtual Status init(StateStoreContext& context, StateStore& root) = 0;
   [[nodiscard]] virtual Status flush() = 0;
+  // CachedStateStore.flushCache: a caching layer writes its dirty entries to the store below
+  // without flushing that store (a commit's StreamTask.flush); the wrapping layers pass it down
+  // (WrappedStateStore.flushCache); a store with no cache has nothing to do.
+  [[nodiscard]] virtual Status flush_cache() { return ok_status(); }
   virtual void close() = 0;
   virtual bool persistent() const = 0;
   virtual bool is_open() const = 0;

@@ -63,6 +63,11 @@ class StateStoreContext {
   virtual FileSystem& file_system() = 0;
   // The Env RocksDB stores open their databases on (the simulator supplies its own).
   virtual rocksdb::Env* rocksdb_env() = 0;
+  // The write_buffer_size of the RocksDB stores (Kafka's RocksDBStore sets 16 MiB; a user's
+  // rocksdb.config.setter may change it): a memtable this full is flushed by itself
+  // (rocksdb_store.h, flush_if_memtable_full).
+  virtual size_t rocksdb_write_buffer_size() const { return kRocksDbWriteBufferSizeDefault; }
+  static constexpr size_t kRocksDbWriteBufferSizeDefault = 16 * 1024 * 1024;
   // changelogFor(storeName): "<application.id>-<store>-changelog".
   std::string changelog_topic(const std::string& store_name) const {
     return store_changelog_topic(application_id(), store_name);
