@@ -243,5 +243,40 @@ TEST_F(TaskManagerTest, WaitingTaskLeavesTheOtherThreadsLockAlone) {
   EXPECT_EQ(count(manager_->standby({0, 0}), 2), 1);
 }
 
+// Proves the offset sums follow TaskManager.getTaskOffsetSums at 1eb7644: a live task sums
+// ProcessorStateManager.changelogOffsets(), the next offset to fetch (last applied + 1), while a
+// task only on disk sums its .checkpoint (the last applied offset). A caught-up standby so reports
+// the changelog's end offset, lag 0, as in Kafka; summing its last offset instead claimed lag 1.
+TEST_F(TaskManagerTest, LiveTaskReportsTheNextOffsetAndADiskTaskItsCheckpoint) {
+  manager_.reset();
+  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  build();
+  produce(0, 1);
+  produce(0, 2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 5).has_value());  // recycled: standby
+  ASSERT_NE(manager_->standby({0, 0}), nullptr);
+  EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 2)
+      << "live: changelog records at 0 and 1, the next to fetch is 2";
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 10).has_value());
+  EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 1) << "on disk: the .checkpoint's 1";
+}
+
+// Proves a RUNNING active without a changelog reports no offset sum (StreamTask.changelogOffsets
+// is then empty and getTaskOffsetSums skips the task), where a logged one reports LATEST_OFFSET.
+TEST_F(TaskManagerTest, RunningActiveWithoutAChangelogReportsNoOffsetSum) {
+  manager_.reset();
+  topology_.logging = false;
+  build();
+  produce(0, 1);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_EQ(manager_->task_offset_sums().count({0, 0}), 0u);
+}
+
 }  // namespace
 }  // namespace iq
