@@ -58,7 +58,9 @@ Status StreamThread::run_once(int64_t now_ms) {
   if (!s) return handle_task_exception(s.error());
   // StreamThread.maybeCommit: during a rebalance TaskManager.commit returns -1 without committing
   // (or flushing) anything, and lastCommitMs stays, so the commit runs as soon as it completes.
-  if (now_ms - last_commit_ms_ >= client_.thread_config.commit_interval_ms &&
+  // Its test is strict (now - lastCommitMs > commit.interval.ms): with passes on a 10 ms tick and
+  // a 100 ms interval a commit lands every 110 ms, not every 100.
+  if (interval_elapsed(now_ms, last_commit_ms_, client_.thread_config.commit_interval_ms) &&
       !task_manager_->rebalance_in_progress()) {
     s = task_manager_->commit_all();
     if (!s) s = handle_task_exception(s.error());

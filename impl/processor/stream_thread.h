@@ -65,6 +65,12 @@ class StreamThread final : public RebalanceListener {
   };
   const std::optional<LeaderWarmups>& last_leader_warmups() const { return last_leader_warmups_; }
 
+  // StreamThread.maybeCommit's and DefaultStateUpdater.maybeCheckpointTasks' test: strictly more
+  // than the interval since the last one.
+  static bool interval_elapsed(int64_t now_ms, int64_t last_ms, int64_t interval_ms) {
+    return now_ms - last_ms > interval_ms;
+  }
+
   void start() { transition_to(ThreadState::STARTING); }
   // One loop pass at virtual time `now_ms`. An error is a thread failure (Kafka's uncaught
   // exception).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "iq/key_query.h"
+#include "processor/stream_thread.h"
 #include "processor/task_manager.h"
 #include "processor/test_fakes.h"
 
@@ -276,6 +277,16 @@ TEST_F(TaskManagerTest, RunningActiveWithoutAChangelogReportsNoOffsetSum) {
   step();
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
   EXPECT_EQ(manager_->task_offset_sums().count({0, 0}), 0u);
+}
+
+// Proves the loop's timers are strict, as StreamThread.maybeCommit (now - lastCommitMs >
+// commit.interval.ms) and DefaultStateUpdater.maybeCheckpointTasks: with a 100 ms interval and
+// passes every 10 ms, the commit after one at 0 comes at 110, not at 100.
+TEST(StreamThreadTimers, IntervalMustBeExceededNotJustReached) {
+  EXPECT_FALSE(StreamThread::interval_elapsed(100, 0, 100));
+  EXPECT_TRUE(StreamThread::interval_elapsed(110, 0, 100));
+  EXPECT_FALSE(StreamThread::interval_elapsed(0, 0, 0)) << "commit.interval.ms=0: once per ms";
+  EXPECT_TRUE(StreamThread::interval_elapsed(1, 0, 0));
 }
 
 }  // namespace
