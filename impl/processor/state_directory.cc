@@ -36,6 +36,13 @@ std::vector<TaskId> StateDirectory::task_dirs_on_disk() {
   return out;
 }
 
+bool StateDirectory::directory_for_task_is_empty(const TaskId& id) {
+  for (const std::string& name : fs_.list_directory(task_dir(id))) {
+    if (name != ".checkpoint") return false;
+  }
+  return true;
+}
+
 bool StateDirectory::lock(const TaskId& id, const std::string& owner) {
   IQ_ASSERT(!owner.empty(), "task {} locked without an owner", id.to_string());
   auto [it, inserted] = lock_owners_.emplace(id, owner);

@@ -39,6 +39,8 @@ class StateDirectory {
   [[nodiscard]] base::Expected<ChangelogOffsets, StreamsError> checkpointed_offsets(
       const TaskId& id);
 
+  // StateDirectory.directoryForTaskIsEmpty: nothing in the task directory but .checkpoint.
+  bool directory_for_task_is_empty(const TaskId& id);
   // StateDirectory.lock: take the task's lock for `owner` (a stream thread's name). True when
   // taken or already held by `owner`; false while another thread holds it.
   [[nodiscard]] bool lock(const TaskId& id, const std::string& owner);

@@ -36,6 +36,7 @@ void StreamThread::transition_to(ThreadState next) {
 Status StreamThread::run_once(int64_t now_ms) {
   IQ_ASSERT(now_ms >= now_ms_, "time went back from {} to {}", now_ms_, now_ms);
   now_ms_ = now_ms;
+  if (!last_updater_checkpoint_ms_) last_updater_checkpoint_ms_ = now_ms;
   if (state_ == ThreadState::PENDING_SHUTDOWN || state_ == ThreadState::DEAD ||
       state_ == ThreadState::CREATED) {
     return ok_status();
@@ -58,7 +59,9 @@ Status StreamThread::run_once(int64_t now_ms) {
   if (!s) return handle_task_exception(s.error());
   // StreamThread.maybeCommit: during a rebalance TaskManager.commit returns -1 without committing
   // (or flushing) anything, and lastCommitMs stays, so the commit runs as soon as it completes.
-  if (now_ms - last_commit_ms_ >= client_.thread_config.commit_interval_ms &&
+  // Its test is strict (now - lastCommitMs > commit.interval.ms): with passes on a 10 ms tick and
+  // a 100 ms interval a commit lands every 110 ms, not every 100.
+  if (interval_elapsed(now_ms, last_commit_ms_, client_.thread_config.commit_interval_ms) &&
       !task_manager_->rebalance_in_progress()) {
     s = task_manager_->commit_all();
     if (!s) s = handle_task_exception(s.error());
@@ -95,6 +98,15 @@ Status StreamThread::restore_and_process() {
     if (!restored) return base::unexpected(restored.error());
     auto completed = task_manager_->try_complete_restoration();
     if (!completed) return base::unexpected(completed.error());
+    // DefaultStateUpdater.maybeCheckpointTasks, on the updater's own commit.interval.ms clock
+    // (started with the thread, strictly more than the interval, and not skipped during a
+    // rebalance: the updater does not know about rebalances).
+    if (interval_elapsed(now_ms_, *last_updater_checkpoint_ms_,
+                         client_.thread_config.commit_interval_ms)) {
+      auto s = task_manager_->checkpoint_restoring_actives();
+      if (!s) return s;
+      last_updater_checkpoint_ms_ = now_ms_;
+    }
   }
   // allRunning: a task still waiting for another thread's lock keeps the thread (and so the
   // client) from RUNNING.

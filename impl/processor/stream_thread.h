@@ -65,6 +65,12 @@ class StreamThread final : public RebalanceListener {
   };
   const std::optional<LeaderWarmups>& last_leader_warmups() const { return last_leader_warmups_; }
 
+  // StreamThread.maybeCommit's and DefaultStateUpdater.maybeCheckpointTasks' test: strictly more
+  // than the interval since the last one.
+  static bool interval_elapsed(int64_t now_ms, int64_t last_ms, int64_t interval_ms) {
+    return now_ms - last_ms > interval_ms;
+  }
+
   void start() { transition_to(ThreadState::STARTING); }
   // One loop pass at virtual time `now_ms`. An error is a thread failure (Kafka's uncaught
   // exception).
@@ -94,6 +100,9 @@ class StreamThread final : public RebalanceListener {
   ThreadState state_ = ThreadState::CREATED;
   int64_t now_ms_ = 0;
   int64_t last_commit_ms_ = 0;
+  // The state updater's lastCommitMs: set at the thread's first pass (Kafka starts the updater
+  // when it creates the stream thread).
+  std::optional<int64_t> last_updater_checkpoint_ms_;
   std::optional<int64_t> next_rebalance_ms_;
   int32_t unique_field_ = 0;
   std::optional<LeaderWarmups> last_leader_warmups_;

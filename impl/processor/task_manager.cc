@@ -187,6 +187,14 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
 void TaskManager::handle_lost_all(int64_t now_ms) {
   for (auto& [id, task] : actives_) {
     reader_.unregister_task(id);
+    // TaskManager.removeLostActiveTasksFromStateUpdaterAndPendingTasksToInit: an active still in
+    // the state updater is removed from it (DefaultStateUpdater.removeUpdatingTask enforces a
+    // checkpoint) and closed clean, so under exactly_once_v2 its directory is not wiped. Only the
+    // RUNNING ones (closeRunningTasksDirty) close dirty; a failed clean close falls back to dirty.
+    if (task->state() == TaskState::RESTORING && task->close_clean().has_value()) {
+      release_task_directory(*task, now_ms);
+      continue;
+    }
     close_dirty_and_release(*task, now_ms);
   }
   actives_.clear();
@@ -406,6 +414,19 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
     const bool no_changelog = t->changelog_partitions().empty();
     if (!no_changelog && std::find(restored.begin(), restored.end(), id) == restored.end())
       continue;
+    // DefaultStateUpdater.maybeCompleteRestoration enforces a checkpoint before it hands the
+    // task back, under every processing guarantee (a stateless task is handed back without one).
+    // Under exactly_once_v2 this .checkpoint then stays on disk while the task processes: nothing
+    // deletes it before the next initialization, so a crash leaves it behind.
+    if (!no_changelog) {
+      if (eos_enabled()) {
+        IQ_PROBE("eos.restored_checkpoint_written",
+                 "the state updater checkpointed an exactly-once active that completed "
+                 "restoration");
+      }
+      auto s = t->maybe_checkpoint(/*enforce=*/true);
+      if (!s) return base::unexpected(s.error());
+    }
     auto s = t->complete_restoration();
     if (!s) return base::unexpected(s.error());
     done.push_back(id);
@@ -421,6 +442,15 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
     }
   }
   return done;
+}
+
+Status TaskManager::checkpoint_restoring_actives() {
+  for (auto& [id, t] : actives_) {
+    if (t->state() != TaskState::RESTORING) continue;
+    auto s = t->maybe_checkpoint(/*enforce=*/false);
+    if (!s) return s;
+  }
+  return ok_status();
 }
 
 bool TaskManager::all_actives_running() const {
@@ -473,12 +503,20 @@ Status TaskManager::commit_all() {
 std::map<TaskId, int64_t> TaskManager::task_offset_sums() {
   std::map<TaskId, int64_t> sums;
   // The offset sum is Kafka's wire long (SubscriptionInfo): changelog offsets leave their type
-  // here.
-  auto sum_of = [](const ChangelogOffsets& offsets) -> std::optional<int64_t> {
-    std::optional<int64_t> sum;
+  // here. A live task sums ProcessorStateManager.changelogOffsets(), the NEXT offset to fetch per
+  // changelog (last applied + 1, 0 while unknown); a task only on disk sums its .checkpoint, the
+  // last applied offsets, skipping the unknown sentinel. A map without entries reports nothing.
+  auto live_sum = [](const ChangelogOffsets& offsets) -> std::optional<int64_t> {
+    if (offsets.empty()) return std::nullopt;
+    int64_t sum = 0;
+    for (const auto& [tp, o] : offsets) sum += o.value() < 0 ? 0 : o.value() + 1;
+    return sum;
+  };
+  auto disk_sum = [](const ChangelogOffsets& offsets) -> std::optional<int64_t> {
+    if (offsets.empty()) return std::nullopt;  // no file: an empty map is never written
+    int64_t sum = 0;
     for (const auto& [tp, o] : offsets) {
-      if (o.value() < 0) continue;  // unknown changelog offsets do not count
-      sum = sum.value_or(0) + o.value();
+      if (o != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) sum += o.value();
     }
     return sum;
   };
@@ -486,25 +524,34 @@ std::map<TaskId, int64_t> TaskManager::task_offset_sums() {
     const Task* t = active(id) != nullptr ? static_cast<const Task*>(active(id)) : standby(id);
     return t != nullptr && t->initialized();
   };
-  // getTaskOffsetSums: a task not yet initialized (waiting for its lock) has no offsets of its
-  // own, so its .checkpoint on disk speaks for it.
+  auto owned = [this](const TaskId& id) { return active(id) != nullptr || standby(id) != nullptr; };
+  // getTaskOffsetSums' second loop: the directories tryToLockAllNonEmptyTaskDirectories locked
+  // (non-empty, no other thread of this client holding them) and this thread's tasks not yet
+  // initialized (waiting for their lock): their .checkpoint speaks for them.
   for (const TaskId& id : state_directory_.task_dirs_on_disk()) {
     if (opened(id)) continue;
+    if (!owned(id)) {
+      const auto holder = state_directory_.lock_owner(id);
+      if (holder && *holder != thread_name_) continue;  // another thread's: it reports it
+      if (state_directory_.directory_for_task_is_empty(id)) continue;
+    }
     auto offsets = state_directory_.checkpointed_offsets(id);
     if (!offsets) continue;  // an unreadable checkpoint reports nothing, as a missing one
-    if (auto s = sum_of(*offsets)) sums[id] = *s;
+    if (auto s = disk_sum(*offsets)) sums[id] = *s;
   }
   for (const auto& [id, t] : actives_) {
     if (!t->initialized()) continue;
+    const ChangelogOffsets offsets = t->changelog_offsets();
     if (t->state() == TaskState::RUNNING) {
-      sums[id] = Task::kLatestOffset;
-    } else if (auto s = sum_of(t->changelog_offsets())) {
+      // StreamTask.changelogOffsets: LATEST_OFFSET for each changelog, so none without one.
+      if (!offsets.empty()) sums[id] = Task::kLatestOffset;
+    } else if (auto s = live_sum(offsets)) {
       sums[id] = *s;
     }
   }
   for (const auto& [id, t] : standbys_) {
     if (!t->initialized()) continue;
-    if (auto s = sum_of(t->changelog_offsets())) sums[id] = *s;
+    if (auto s = live_sum(t->changelog_offsets())) sums[id] = *s;
   }
   return sums;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "iq/key_query.h"
+#include "processor/stream_thread.h"
 #include "processor/task_manager.h"
 #include "processor/test_fakes.h"
 
@@ -241,6 +242,51 @@ TEST_F(TaskManagerTest, WaitingTaskLeavesTheOtherThreadsLockAlone) {
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
   EXPECT_TRUE(state_directory_->clean_removed_tasks(100'000'000)->empty());
   EXPECT_EQ(count(manager_->standby({0, 0}), 2), 1);
+}
+
+// Proves the offset sums follow TaskManager.getTaskOffsetSums at 1eb7644: a live task sums
+// ProcessorStateManager.changelogOffsets(), the next offset to fetch (last applied + 1), while a
+// task only on disk sums its .checkpoint (the last applied offset). A caught-up standby so reports
+// the changelog's end offset, lag 0, as in Kafka; summing its last offset instead claimed lag 1.
+TEST_F(TaskManagerTest, LiveTaskReportsTheNextOffsetAndADiskTaskItsCheckpoint) {
+  manager_.reset();
+  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  build();
+  produce(0, 1);
+  produce(0, 2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 5).has_value());  // recycled: standby
+  ASSERT_NE(manager_->standby({0, 0}), nullptr);
+  EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 2)
+      << "live: changelog records at 0 and 1, the next to fetch is 2";
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 10).has_value());
+  EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 1) << "on disk: the .checkpoint's 1";
+}
+
+// Proves a RUNNING active without a changelog reports no offset sum (StreamTask.changelogOffsets
+// is then empty and getTaskOffsetSums skips the task), where a logged one reports LATEST_OFFSET.
+TEST_F(TaskManagerTest, RunningActiveWithoutAChangelogReportsNoOffsetSum) {
+  manager_.reset();
+  topology_.logging = false;
+  build();
+  produce(0, 1);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_EQ(manager_->task_offset_sums().count({0, 0}), 0u);
+}
+
+// Proves the loop's timers are strict, as StreamThread.maybeCommit (now - lastCommitMs >
+// commit.interval.ms) and DefaultStateUpdater.maybeCheckpointTasks: with a 100 ms interval and
+// passes every 10 ms, the commit after one at 0 comes at 110, not at 100.
+TEST(StreamThreadTimers, IntervalMustBeExceededNotJustReached) {
+  EXPECT_FALSE(StreamThread::interval_elapsed(100, 0, 100));
+  EXPECT_TRUE(StreamThread::interval_elapsed(110, 0, 100));
+  EXPECT_FALSE(StreamThread::interval_elapsed(0, 0, 0)) << "commit.interval.ms=0: once per ms";
+  EXPECT_TRUE(StreamThread::interval_elapsed(1, 0, 0));
 }
 
 }  // namespace
