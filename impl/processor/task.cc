@@ -44,7 +44,8 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
                                                            *env_.fs, logged, env_.eos_enabled);
   ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
   context_ = std::make_unique<ProcessorContextImpl>(
-      ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled},
+      ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled,
+                                   env_.kafka_pin},
       *state_manager_, *env_.fs, env_.rocksdb_env, cache,
       type == TaskType::kActive ? env_.collector : nullptr);
 }

@@ -101,13 +101,18 @@ QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q
     const auto& plain = result->result<BytesIterator>();
     // Kafka quirk 10 (docs/iqv2-semantics.md): the adapter casts the inner iterator to
     // RocksDbIterator. The empty iterator a RocksDB store returns for lower > upper is not one, and
-    // the ClassCastException escapes KafkaStreams#query. Fixed upstream after our commit
-    // (KAFKA-20760).
+    // the ClassCastException escapes KafkaStreams#query. Pin delta 19 (9ffc78db8a, KAFKA-20760):
+    // the 2026-08-20 adapter casts to ManagedKeyValueIterator instead, which every store iterator
+    // is but KeyValueIterators.emptyIterator() still is not, so the same range still throws; only
+    // the class named in the message changes.
     if (plain.origin != IteratorOrigin::RocksDbIterator) {
+      const bool managed = at_least(pin_, KafkaPin::k2026_08_20);
       return base::unexpected(StreamsError{
           StreamsError::Kind::ClassCast,
-          "class org.apache.kafka.streams.state.internals.KeyValueIterators$EmptyKeyValueIterator "
-          "cannot be cast to class org.apache.kafka.streams.state.internals.RocksDbIterator"});
+          std::string("class org.apache.kafka.streams.state.internals.KeyValueIterators$"
+                      "EmptyKeyValueIterator cannot be cast to class "
+                      "org.apache.kafka.streams.state.internals.") +
+              (managed ? "ManagedKeyValueIterator" : "RocksDbIterator")});
     }
     result = result->with_substituted_result(to_timestamped(plain));
   } else {
