@@ -3,6 +3,7 @@
 #include "iq/key_query.h"
 #include "iq/range_query.h"
 #include "iq/serdes.h"
+#include "state/state_store_context.h"
 
 namespace iq {
 namespace {
@@ -67,6 +68,12 @@ StoreResult<BytesIterator> KeyValueToTimestampedKeyValueByteStoreAdapter::all(bo
   auto plain = wrapped().all(reverse);
   if (!plain) return plain;
   return to_timestamped(std::move(*plain));
+}
+
+Status KeyValueToTimestampedKeyValueByteStoreAdapter::init(StateStoreContext& context,
+                                                           StateStore& root) {
+  pin_ = context.kafka_pin();  // the cast of quirk 10 names a class that changed (pin delta 19)
+  return WrappedKeyValueBytesStore::init(context, root);
 }
 
 QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q,

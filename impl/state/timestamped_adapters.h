@@ -21,10 +21,7 @@ class KeyValueToTimestampedKeyValueByteStoreAdapter final : public WrappedKeyVal
     return "class "
            "org.apache.kafka.streams.state.internals.KeyValueToTimestampedKeyValueByteStoreAdapter";
   }
-  Status init(StateStoreContext& context, StateStore& root) override {
-    pin_ = context.kafka_pin();
-    return WrappedKeyValueBytesStore::init(context, root);
-  }
+  Status init(StateStoreContext& context, StateStore& root) override;
   QueryOutcome query(const Query& q, const PositionBound& bound,
                      const QueryConfig& config) override;
 
