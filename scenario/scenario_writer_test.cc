@@ -266,7 +266,9 @@ duration_ms = 1_000
     const StreamsConfig& c = parsed->cluster.streams;
     const bool new_pin = c.kafka_pin == KafkaPin::k2026_08_20;
     seen[new_pin] = true;
-    if (!new_pin) EXPECT_EQ(c.default_iq_isolation_level, IsolationLevel::READ_UNCOMMITTED);
+    if (!new_pin) {
+      EXPECT_EQ(c.default_iq_isolation_level, IsolationLevel::READ_UNCOMMITTED);
+    }
     const std::string written = to_toml(*parsed);
     EXPECT_NE(written.find(std::string("kafka = '") + to_string(c.kafka_pin) + "'"),
               std::string::npos)
