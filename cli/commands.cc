@@ -114,6 +114,7 @@ void print_report_header(const std::string& command, const properties::RunReport
   std::printf("iqsim %s %s ('%s'), seed %llu\n", command.c_str(), r.scenario.c_str(),
               r.title.c_str(), static_cast<unsigned long long>(r.seed));
   std::printf("  properties checked: %s\n", join(r.properties_checked).c_str());
+  std::printf("  kafka %s\n", r.kafka_pin.c_str());
   std::printf("  queries judged: %llu of %llu; virtual time %lld ms; %llu events; digest %s\n",
               static_cast<unsigned long long>(r.queries_judged),
               static_cast<unsigned long long>(r.queries_total),

@@ -94,6 +94,7 @@ json result_json(const SeedResult& r) {  // seed_result_to_json
           {"records_reprocessed", r.records_reprocessed},
           {"dirty_reads", r.dirty_reads},
           {"processing_guarantee", r.processing_guarantee},
+          {"kafka", r.kafka_pin},
           {"staleness", r.staleness},
           {"digest", r.digest},
           {"reproduce", r.reproduce},
@@ -227,6 +228,8 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   r.dirty_reads = need<Counts>(j, "dirty_reads", w, Counts{});
   // The guarantee and the staleness histograms came with the guarantees' comparison.
   r.processing_guarantee = need<std::string>(j, "processing_guarantee", w, std::string{});
+  // The pin came with the second pinned Kafka: an older summary ran the old one.
+  r.kafka_pin = need<std::string>(j, "kafka", w, std::string("2024-10-25"));
   r.staleness = need<Counts>(j, "staleness", w, Counts{});
   if (!properties::staleness_from_counts(r.staleness)) {
     throw ShapeError{w + ".staleness: not staleness counts (ROLE.records|ms.bN or .max)"};
@@ -574,6 +577,7 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.records_reprocessed = report.records_reprocessed;
   r.dirty_reads = properties::dirty_read_counts(report.dirty_reads);
   r.processing_guarantee = report.processing_guarantee;
+  r.kafka_pin = report.kafka_pin;
   r.staleness = properties::staleness_counts(report.staleness);
   r.probes_hit = report.probes_hit;
   if (report.trace) {

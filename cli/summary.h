@@ -77,6 +77,7 @@ struct SeedResult {
   // RunReport::processing_guarantee and RunReport::staleness as counts (staleness_counts); an
   // older summary has neither ("" and empty).
   std::string processing_guarantee;
+  std::string kafka_pin = "2024-10-25";  // RunReport::kafka_pin; an older summary: the old pin
   std::map<std::string, uint64_t> staleness;
   // How the query clients' attempts ended, counted from the trace when the run kept it (fuzz and
   // explore seeds do): "ok" (answered), a FailureReason name, "error", "timeout", "not-routed"

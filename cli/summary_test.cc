@@ -153,6 +153,7 @@ TEST(SummaryTest, FromJsonReadsSummariesWithoutReprocessingFields) {
   result.erase("records_reprocessed");
   result.erase("dirty_reads");
   result.erase("processing_guarantee");
+  result.erase("kafka");
   result.erase("staleness");
   result.erase("after_reprocessing_by_property");
   for (nlohmann::json& v : result["violations"]) v.erase("after_reprocessing");
@@ -161,6 +162,7 @@ TEST(SummaryTest, FromJsonReadsSummariesWithoutReprocessingFields) {
   ASSERT_EQ(back->results.size(), 1u);
   EXPECT_EQ(back->results[0].records_reprocessed, 0u);
   EXPECT_TRUE(back->results[0].dirty_reads.empty());
+  EXPECT_EQ(back->results[0].kafka_pin, "2024-10-25");  // before the second pin: the old one
   EXPECT_TRUE(back->results[0].staleness.empty());
   EXPECT_TRUE(back->staleness_by_guarantee().empty());
   EXPECT_TRUE(back->results[0].after_reprocessing_by_property.empty());

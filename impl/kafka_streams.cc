@@ -57,6 +57,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
       env.application_id = config_.application_id;
       env.task_dir = state_directory_->task_dir(id);
       env.consistency_enabled = config_.consistency_offset_vector_enabled;
+      env.kafka_pin = config_.kafka_pin;
       env.eos_enabled = eos_enabled();
       env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
       env.fs = io_.fs;
@@ -141,6 +142,8 @@ base::Expected<StateQueryResult, StreamsError> KafkaStreams::query(
   QueryContext context;
   context.store_names = {client_.topology.store_name};
   context.client_state = state_;
+  context.kafka_pin = config_.kafka_pin;
+  context.default_isolation_level = config_.default_iq_isolation_level;
   for (const auto& t : threads_)
     context.threads.push_back(ThreadView{t->state(), t->task_manager().all_tasks()});
   return run_interactive_query(context, request);

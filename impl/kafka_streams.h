@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "iq/isolation_level.h"
+#include "iq/kafka_pin.h"
 #include "iq/state_query_request.h"
 #include "iq/state_query_result.h"
 #include "iq/streams_metadata.h"
@@ -25,6 +27,9 @@ inline const char* to_string(ProcessingGuarantee g) {
 }
 
 struct StreamsConfig {
+  // Which Kafka impl/ follows in this client (iq/kafka_pin.h). Not a Kafka config: the version of
+  // the library the application runs. Scenario files set it as [configuration] kafka.
+  KafkaPin kafka_pin = KafkaPin::k2024_10_25;
   std::string application_id = "iqsim";
   std::string application_server;  // "host:port"; empty leaves the client out of metadata
   std::string state_dir = "/tmp/kafka-streams";
@@ -46,7 +51,10 @@ struct StreamsConfig {
   // writes included. Small values make such flushes happen between checkpoints.
   int64_t rocksdb_write_buffer_size = 16 * 1024 * 1024;
   bool consistency_offset_vector_enabled = false;  // __iq.consistency.offset.vector.enabled__
-  AssignmentConfigs assignment;                    // num.standby.replicas, warmups, lag, probing
+  // default.interactive.query.isolation.level (2026-08-20 pin, KIP-892, pin delta 6): the level
+  // of a request that sets none. The old pin has no such config.
+  IsolationLevel default_iq_isolation_level = IsolationLevel::READ_UNCOMMITTED;
+  AssignmentConfigs assignment;  // num.standby.replicas, warmups, lag, probing
   bool operator==(const StreamsConfig&) const = default;
 };
 

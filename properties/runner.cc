@@ -150,6 +150,7 @@ RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trac
   report.digest = trace.digest;
   report.probes_hit = trace.probes_hit;
   report.processing_guarantee = to_string(scenario.cluster.streams.processing_guarantee);
+  report.kafka_pin = to_string(scenario.cluster.streams.kafka_pin);
   report.staleness = answer_staleness(trace);
   return report;
 }

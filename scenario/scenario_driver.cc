@@ -23,6 +23,7 @@
 #include "iq/versioned_key_query.h"
 #include "iq/window_key_query.h"
 #include "iq/window_range_query.h"
+#include "iq/with_headers_queries.h"
 #include "scenario/fault_injector.h"
 #include "scenario/quiescence.h"
 #include "scenario/random_faults.h"
@@ -57,7 +58,13 @@ class UnknownQuery final : public Query {
 };
 
 bool is_range(QueryKind kind) {
-  return kind == QueryKind::RangeQuery || kind == QueryKind::TimestampedRangeQuery;
+  return kind == QueryKind::RangeQuery || kind == QueryKind::TimestampedRangeQuery ||
+         kind == QueryKind::TimestampedRangeWithHeadersQuery;
+}
+bool is_window(QueryKind kind) {
+  return kind == QueryKind::WindowKeyQuery || kind == QueryKind::WindowRangeQuery ||
+         kind == QueryKind::TimestampedWindowKeyWithHeadersQuery ||
+         kind == QueryKind::TimestampedWindowRangeWithHeadersQuery;
 }
 
 template <typename Q>
@@ -67,10 +74,47 @@ Q ordered(Q q, ResultOrder order) {
   return q;
 }
 
+// KIP-1356's header-aware queries of a scripted step (2026-08-20 pin; the parser refuses them at
+// the old pin).
+StateQueryRequest make_with_headers_request(const QueryStep& step) {
+  using K = int32_t;
+  using V = int64_t;
+  const K key = step.key.value_or(0);
+  switch (step.type) {
+    case QueryKind::TimestampedKeyWithHeadersQuery:
+      return StateQueryRequest::in_store_with_query(
+          step.store, TimestampedKeyWithHeadersQuery<K, V>::with_key(key));
+    case QueryKind::TimestampedRangeWithHeadersQuery:
+      return StateQueryRequest::in_store_with_query(
+          step.store,
+          ordered(TimestampedRangeWithHeadersQuery<K, V>::with_range(step.lower, step.upper),
+                  step.order));
+    case QueryKind::TimestampedWindowKeyWithHeadersQuery:
+      IQ_ASSERT(step.from_time_ms && step.to_time_ms, "a window key query without its range");
+      return StateQueryRequest::in_store_with_query(
+          step.store, TimestampedWindowKeyWithHeadersQuery<K, V>::with_key_and_window_start_range(
+                          key, *step.from_time_ms, *step.to_time_ms));
+    case QueryKind::TimestampedWindowRangeWithHeadersQuery:
+      if (step.key) {
+        return StateQueryRequest::in_store_with_query(
+            step.store, TimestampedWindowRangeWithHeadersQuery<K, V>::with_key(key));
+      }
+      IQ_ASSERT(step.from_time_ms && step.to_time_ms, "a window range query without key or range");
+      return StateQueryRequest::in_store_with_query(
+          step.store, TimestampedWindowRangeWithHeadersQuery<K, V>::with_window_start_range(
+                          *step.from_time_ms, *step.to_time_ms));
+    default:
+      break;
+  }
+  IQ_ASSERT(false, "not a header query kind {}", static_cast<int>(step.type));
+  return StateQueryRequest::in_store_with_query(step.store, UnknownQuery());
+}
+
 // The query object of a scripted step over <int32_t, int64_t>. Kinds a store does not execute are
 // built too, so the store answers them (UNKNOWN_QUERY_TYPE) as Kafka's would; the window queries
-// take their window-start range from from_time_ms/to_time_ms.
-StateQueryRequest make_request(const QueryStep& step) {
+// take their window-start range from from_time_ms/to_time_ms. `pin` is the Kafka the client
+// links against (WindowKeyQuery's getters differ between the pins).
+StateQueryRequest make_request(const QueryStep& step, KafkaPin pin) {
   using K = int32_t;
   using V = int64_t;
   const std::string& store = step.store;
@@ -92,7 +136,7 @@ StateQueryRequest make_request(const QueryStep& step) {
       IQ_ASSERT(step.from_time_ms && step.to_time_ms, "WindowKeyQuery without its range");
       return StateQueryRequest::in_store_with_query(
           store, WindowKeyQuery<K, V>::with_key_and_window_start_range(key, *step.from_time_ms,
-                                                                       *step.to_time_ms));
+                                                                       *step.to_time_ms, pin));
     case QueryKind::WindowRangeQuery:
       if (step.key) {
         return StateQueryRequest::in_store_with_query(store, WindowRangeQuery<K, V>::with_key(key));
@@ -116,6 +160,8 @@ StateQueryRequest make_request(const QueryStep& step) {
     }
     case QueryKind::Custom:
       return StateQueryRequest::in_store_with_query(store, UnknownQuery());
+    default:
+      return make_with_headers_request(step);
   }
   IQ_ASSERT(false, "query kind {}", static_cast<int>(step.type));
   return StateQueryRequest::in_store_with_query(store, UnknownQuery());
@@ -251,6 +297,8 @@ ScenarioDriver::ScenarioDriver(const Scenario& scenario) : scenario_(scenario) {
   trace_.guarantee = config.streams.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2
                          ? Guarantee::kExactlyOnceV2
                          : Guarantee::kAtLeastOnce;
+  trace_.kafka_pin = config.streams.kafka_pin;
+  trace_.default_iq_isolation_level = config.streams.default_iq_isolation_level;
   trace_.history = History(scenario.knobs.history_records_max);
   cluster_ = std::make_unique<Cluster>(std::move(config));
   injector_ = std::make_unique<FaultInjector>(*cluster_, trace_.faults);
@@ -462,7 +510,8 @@ void ScenarioDriver::run_until_quiescent(const RunUntilStep& step) {
 }
 
 void ScenarioDriver::scripted_query(const QueryStep& step) {
-  StateQueryRequest request = make_request(step);
+  StateQueryRequest request = make_request(step, scenario_.cluster.streams.kafka_pin);
+  if (step.isolation_level) request = request.with_isolation_level(*step.isolation_level);
   QueryRecord r;
   r.id = trace_.history.next_id();
   r.source = QueryRecord::Source::kScripted;
@@ -475,7 +524,7 @@ void ScenarioDriver::scripted_query(const QueryStep& step) {
     r.request.lower = step.lower;
     r.request.upper = step.upper;
     r.request.order = step.order;
-  } else if (step.type == QueryKind::WindowKeyQuery || step.type == QueryKind::WindowRangeQuery) {
+  } else if (is_window(step.type)) {
     r.request.key = step.key;
     r.request.from_time_ms = step.from_time_ms;
     r.request.to_time_ms = step.to_time_ms;
@@ -496,6 +545,7 @@ void ScenarioDriver::scripted_query(const QueryStep& step) {
   }
   r.request.require_active = step.require_active;
   r.request.collect_execution_info = step.collect_execution_info;
+  r.request.isolation_level = step.isolation_level;
 
   request =
       step.partitions ? request.with_partitions(*step.partitions) : request.with_all_partitions();
@@ -671,7 +721,7 @@ bool ScenarioDriver::probe_partition(int32_t partition, const Position& bound, b
     window_to_ms = std::numeric_limits<int64_t>::max();
     request = StateQueryRequest::in_store_with_query(
         t.store_name, WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(
-                          key.value_or(0), 0, *window_to_ms));
+                          key.value_or(0), 0, *window_to_ms, scenario_.cluster.streams.kafka_pin));
   } else if (t.session()) {
     request = StateQueryRequest::in_store_with_query(
         t.store_name, WindowRangeQuery<int32_t, int64_t>::with_key(key.value_or(0)));

@@ -13,7 +13,12 @@ void ScenarioParser::parse_configuration(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("configuration"));
   t.allow({"instances", "start", "store_backend", "lru_max_entries", "virtual_time_ms_max",
            "link_delay_ms_min", "link_delay_ms_max", "link_loss_one_in", "poll_interval_ms",
-           "rocksdb_write_buffer_size"});
+           "rocksdb_write_buffer_size", "kafka"});
+  // Read first: keys further down depend on the pin (iq/kafka_pin.h).
+  s_.cluster.streams.kafka_pin =
+      t.enumeration("kafka", KafkaPin::k2024_10_25, names::kKafkaPins, "kafka pin");
+  pin_may_be_new_ =
+      t.may_be("kafka", KafkaPin::k2026_08_20, names::kKafkaPins, "kafka pin").value_or(false);
   instances_ = t.integer("instances", 1, {1, kInstancesMax});
   s_.cluster.instances = instances_.as_int32();
   s_.start_instances = t.boolean("start", true);
@@ -63,7 +68,8 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
            "main.consumer.isolation.level",
            "restore.consumer.isolation.level",
            "transaction.timeout.ms",
-           "producer.transaction.timeout.ms"});
+           "producer.transaction.timeout.ms",
+           "default.interactive.query.isolation.level"});
   StreamsConfig& c = s_.cluster.streams;
   c.application_id = t.name("application.id", c.application_id);
   c.num_stream_threads = t.integer("num.stream.threads", c.num_stream_threads, {1, 32}).as_int32();
@@ -88,6 +94,7 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
   c.max_poll_records = t.integer("max.poll.records", c.max_poll_records, {1, kInt32Max}).as_int32();
   c.consistency_offset_vector_enabled =
       t.boolean("__iq.consistency.offset.vector.enabled__", c.consistency_offset_vector_enabled);
+  parse_new_pin_configs(t);
   parse_assignment_configs(t, c.assignment);
 
   session_timeout_ = t.integer("session.timeout.ms", s_.cluster.session_timeout_ms, {1, kInt32Max});
@@ -104,6 +111,21 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
       t.integer("request.timeout.ms", s_.cluster.consumer.request_timeout_ms, kPositiveTimeMs)
           .value;
   t.finish();
+}
+
+// StreamsConfig keys the 2026-08-20 pin added. A file whose pin can never be the new one is
+// refused (Kafka at the old pin would only log the unknown key: refusing catches a file that
+// meant the new pin); a template that may draw either pin keeps the key, and its old-pin seeds
+// ignore it, as that Kafka does.
+void ScenarioParser::parse_new_pin_configs(Table& t) {
+  StreamsConfig& c = s_.cluster.streams;
+  constexpr std::string_view kLevel = "default.interactive.query.isolation.level";
+  if (t.has(kLevel) && !pin_may_be_new_) {
+    t.fail_key(kLevel, "exists only at kafka = '2026-08-20' ([configuration] kafka)");
+  }
+  const IsolationLevel level = t.enumeration(kLevel, IsolationLevel::READ_UNCOMMITTED,
+                                             names::kQueryIsolationLevels, "isolation level");
+  if (at_least(c.kafka_pin, KafkaPin::k2026_08_20)) c.default_iq_isolation_level = level;
 }
 
 // The client settings StreamsConfig passes on (sim/cluster/streams_client_configs.h), and

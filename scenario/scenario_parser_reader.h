@@ -684,14 +684,22 @@ inline void require_le(const Reader& reader, const IntValue& low, std::string_vi
 inline bool is_key_query(QueryKind k) {
   return k == QueryKind::KeyQuery || k == QueryKind::TimestampedKeyQuery ||
          k == QueryKind::VersionedKeyQuery || k == QueryKind::MultiVersionedKeyQuery ||
-         k == QueryKind::WindowKeyQuery;
+         k == QueryKind::WindowKeyQuery || k == QueryKind::TimestampedKeyWithHeadersQuery ||
+         k == QueryKind::TimestampedWindowKeyWithHeadersQuery;
 }
 inline bool is_range_query(QueryKind k) {
   return k == QueryKind::RangeQuery || k == QueryKind::TimestampedRangeQuery ||
-         k == QueryKind::WindowRangeQuery;
+         k == QueryKind::WindowRangeQuery || k == QueryKind::TimestampedRangeWithHeadersQuery ||
+         k == QueryKind::TimestampedWindowRangeWithHeadersQuery;
 }
 inline bool is_window_query(QueryKind k) {
-  return k == QueryKind::WindowKeyQuery || k == QueryKind::WindowRangeQuery;
+  return k == QueryKind::WindowKeyQuery || k == QueryKind::WindowRangeQuery ||
+         k == QueryKind::TimestampedWindowKeyWithHeadersQuery ||
+         k == QueryKind::TimestampedWindowRangeWithHeadersQuery;
+}
+// The window query shaped as withKeyAndWindowStartRange (key and window-start range).
+inline bool is_window_key_query(QueryKind k) {
+  return k == QueryKind::WindowKeyQuery || k == QueryKind::TimestampedWindowKeyWithHeadersQuery;
 }
 
 inline bool undoable(FaultAction a) {
@@ -749,6 +757,7 @@ class ScenarioParser {
   // the smallest alternative of each: every rule is a lower bound.
   void parse_assignment_configs(Table& t, AssignmentConfigs& a);
   void parse_client_configs(Table& t, const std::optional<IntValue>& eos_commit);
+  void parse_new_pin_configs(Table& t);
 
   void parse_broker(const toml::table* section);
 
@@ -850,6 +859,7 @@ class ScenarioParser {
   IntValue instances_;
   IntValue source_partitions_;
   IntValue session_timeout_;
+  bool pin_may_be_new_ = false;  // [configuration] kafka is, or may draw, '2026-08-20'
   // The transactional producer's transaction.timeout.ms as the file gives it (the prefixed key,
   // else the plain one), when some draw runs exactly_once_v2: [broker] bounds it.
   std::optional<IntValue> eos_transaction_timeout_;

@@ -130,9 +130,21 @@ QueryStep ScenarioParser::parse_query(Table& st, const toml::table& step_table) 
   step.where = SourceLocation{r_.file(), static_cast<int32_t>(step_table.source().begin.line)};
   Table q(r_, *st.subtable("query"), st.path("query"));
   q.allow({"store", "type", "key", "lower", "upper", "order", "partitions", "bound",
-           "require_active", "instance", "as_of_ms", "from_ms", "to_ms", "execution_info"});
+           "require_active", "instance", "as_of_ms", "from_ms", "to_ms", "execution_info",
+           "isolation_level"});
   step.store = q.name("store", s_.cluster.topology.store_name);
   step.type = q.enumeration("type", step.type, names::kQueryKinds, "query type");
+  // KIP-1356's classes and StateQueryRequest.withIsolationLevel do not exist at the old pin.
+  const bool new_pin = at_least(s_.cluster.streams.kafka_pin, KafkaPin::k2026_08_20);
+  if (is_with_headers_kind(step.type) && !new_pin) {
+    q.fail_key("type", fmt::format("{} exists only at kafka = '2026-08-20' ([configuration] kafka)",
+                                   names::name_of(names::kQueryKinds, step.type)));
+  }
+  if (q.has("isolation_level") && !new_pin) {
+    q.fail_key("isolation_level", "exists only at kafka = '2026-08-20' ([configuration] kafka)");
+  }
+  step.isolation_level =
+      q.optional_enumeration("isolation_level", names::kQueryIsolationLevels, "isolation level");
   if (is_window_query(step.type)) {
     parse_window_query(q, step);
   } else if (is_key_query(step.type)) {
@@ -175,7 +187,7 @@ QueryStep ScenarioParser::parse_query(Table& st, const toml::table& step_table) 
 // WindowRangeQuery.withKey(key) or .withWindowStartRange(from, to): a key, or both times, not
 // both shapes. Times are any long (Kafka takes Instants; from > to answers nothing).
 void ScenarioParser::parse_window_query(Table& q, QueryStep& step) {
-  const bool key_query = step.type == QueryKind::WindowKeyQuery;
+  const bool key_query = is_window_key_query(step.type);
   if (key_query && !q.has("key")) q.missing("key");
   if (!key_query && q.has("key")) {
     for (std::string_view k : {"from_ms", "to_ms"}) {

@@ -189,6 +189,7 @@ void write_cluster(std::string& out, const Scenario& s) {
   IQ_ASSERT(c.seed == s.seed, "cluster.seed {} != seed {}", c.seed, s.seed);
   Block b(out, "");
   b.header("[configuration]");
+  b.set("kafka", name(names::kKafkaPins, c.streams.kafka_pin));
   b.set("instances", num(c.instances));
   b.set("start", boolean(s.start_instances));
   b.set("store_backend", name(names::kStoreBackends, c.topology.supplier));
@@ -218,6 +219,10 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("__iq.consistency.offset.vector.enabled__", boolean(sc.consistency_offset_vector_enabled));
   b.set("state.cleanup.delay.ms", num(sc.state_cleanup_delay_ms));
   b.set("max.poll.records", num(sc.max_poll_records));
+  if (at_least(sc.kafka_pin, KafkaPin::k2026_08_20)) {  // the old pin has no such key
+    b.set("default.interactive.query.isolation.level",
+          name(names::kQueryIsolationLevels, sc.default_iq_isolation_level));
+  }
   // StreamsConfig's client settings, only those the file gave: which key was given matters (a
   // plain isolation.level is dropped under EOS, a prefixed one is not; only the prefixed
   // transaction timeout is checked against the commit interval).
@@ -496,6 +501,9 @@ void write_step(Block& b, const Scenario&, const QueryStep& q) {
            (q.bound ? position(*q.bound) : str(q.bound_produced ? "produced" : "unbounded"));
   query += ", require_active = " + boolean(q.require_active);
   if (q.collect_execution_info) query += ", execution_info = true";
+  if (q.isolation_level) {
+    query += ", isolation_level = " + name(names::kQueryIsolationLevels, *q.isolation_level);
+  }
   query += ", instance = " + instance(q.instance) + " }";
   b.set("query", query);
   if (!q.expect.empty()) {

@@ -247,6 +247,41 @@ TEST(ScenarioWriterTest, RoundTripOfHandBuiltScenarios) {
   expect_round_trip(seeded, "hand-built, small seed");
 }
 
+// The pin and the new pin's keys, drawn: each seed's file round-trips, the old-pin ones without
+// the new pin's config key (which that pin refuses), the new-pin ones with it.
+TEST(ScenarioWriterTest, RoundTripOfBothKafkaPins) {
+  const std::string text = R"(
+[configuration]
+kafka = { one_of = ['2024-10-25', '2026-08-20'] }
+[streams_config]
+"default.interactive.query.isolation.level" = { one_of = ['READ_UNCOMMITTED', 'READ_COMMITTED'] }
+[topology]
+name = 'SourceTable'
+[[test]]
+duration_ms = 1_000
+)";
+  bool seen[2] = {false, false};
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    auto parsed = parse_scenario_text(text, "pins.toml", seed);
+    ASSERT_TRUE(parsed.has_value()) << "seed=" << seed << ": " << parsed.error().to_string();
+    const StreamsConfig& c = parsed->cluster.streams;
+    const bool new_pin = c.kafka_pin == KafkaPin::k2026_08_20;
+    seen[new_pin] = true;
+    if (!new_pin) {
+      EXPECT_EQ(c.default_iq_isolation_level, IsolationLevel::READ_UNCOMMITTED);
+    }
+    const std::string written = to_toml(*parsed);
+    EXPECT_NE(written.find(std::string("kafka = '") + to_string(c.kafka_pin) + "'"),
+              std::string::npos)
+        << written;
+    EXPECT_EQ(written.find("default.interactive.query.isolation.level") != std::string::npos,
+              new_pin)
+        << written;
+    expect_round_trip(*parsed, "pins.toml");
+  }
+  EXPECT_TRUE(seen[0] && seen[1]) << "20 seeds drew one pin only";
+}
+
 // Strings the writer must escape come back unchanged; large seeds are written as strings.
 TEST(ScenarioWriterTest, EscapesAndLargeSeeds) {
   const std::string text = to_toml(hand_built());

@@ -211,6 +211,7 @@ std::string QueryRequestRecord::to_string() const {
   out += " bound=" + std::string(sim::to_string(bound_mode)) + ":" + bound.to_string();
   out += std::string(" require_active=") + (require_active ? "true" : "false");
   if (collect_execution_info) out += " execution_info";
+  if (isolation_level) out += std::string(" isolation=") + iq::to_string(*isolation_level);
   return out;
 }
 

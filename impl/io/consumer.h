@@ -11,17 +11,13 @@
 #include <vector>
 
 #include "io/record.h"
+#include "iq/isolation_level.h"
 #include "iq/status.h"
 #include "iq/topic_partition.h"
 
 namespace iq {
 
-// Kafka's org.apache.kafka.common.IsolationLevel: what a fetch or ListOffsets may see.
-// READ_UNCOMMITTED reads up to the high watermark, records of open and aborted transactions
-// included; READ_COMMITTED reads up to the last stable offset and drops aborted records. Neither
-// hands out transaction markers. A consumer's isolation.level is part of its configuration (sim/
-// sets it where it builds the consumer); Streams uses READ_COMMITTED under exactly_once_v2.
-enum class IsolationLevel { READ_UNCOMMITTED, READ_COMMITTED };
+// IsolationLevel (org.apache.kafka.common.IsolationLevel): iq/isolation_level.h.
 
 class Consumer {
  public:

@@ -106,6 +106,21 @@ TEST(PositionTest, MergeCreatesATopicEvenWhenItsPartitionMapIsEmpty) {
   EXPECT_EQ(position.to_string(), "Position{position={t={}}}");
 }
 
+TEST(PositionTest, MergeAtTheNewPinCreatesNoEmptyTopic) {
+  // Proves pin delta 17 (67fa3656cc): at the 2026-08-20 pin merge goes through withComponent, so
+  // {t:{}} merged into {} leaves {} (still empty), and a non-empty topic beside it is merged.
+  Position position = Position::empty_position();
+  position.merge(Position::from_map({{"t", {}}}), KafkaPin::k2026_08_20);
+  EXPECT_TRUE(position.is_empty());
+  EXPECT_EQ(position, Position::empty_position());
+  position.merge(Position::from_map({{"t", {}}, {"u", {{1, 4}}}}), KafkaPin::k2026_08_20);
+  EXPECT_EQ(position, Position::from_map({{"u", {{1, 4}}}}));
+  // An empty topic already present stays (merge never removes).
+  Position with_empty = Position::from_map({{"t", {}}});
+  with_empty.merge(Position::from_map({{"t", {}}}), KafkaPin::k2026_08_20);
+  EXPECT_EQ(with_empty, Position::from_map({{"t", {}}}));
+}
+
 TEST(PositionTest, WithComponentIsMonotonic) {
   // Proves with_component keeps the max: (t,3,5) then (t,3,4) gives 5, then (t,3,6) gives 6.
   Position position = Position::empty_position();

@@ -156,3 +156,94 @@ TEST(StateQueryResultTest, GlobalResultWithoutPositionGivesNull) {
 
 }  // namespace
 }  // namespace iq
+
+// ---- The 2026-08-20 pin (pin delta 16, e0e7323f9b; delta 17, 67fa3656cc) ----
+// Ported from Kafka's StateQueryResultTest at 8f4e08b5a3 (getOnlyPartitionResult* cases), plus
+// the cases the new rule decides that Kafka's test does not name.
+
+namespace iq {
+namespace {
+
+constexpr KafkaPin kNewPin = KafkaPin::k2026_08_20;
+
+TEST(StateQueryResultNewPinTest, OnlyPartitionResultOfASingleFailureIsTheFailure) {
+  // Proves getOnlyPartitionResultWithSingleFailureResultTest: at the new pin a lone failure is the
+  // only result; at the old pin (quirk 9) it is dropped and the answer is null.
+  for (KafkaPin pin : {KafkaPin::k2024_10_25, kNewPin}) {
+    StateQueryResult result(pin);
+    result.add_result(0, QueryResult::for_failure(FailureReason::DOES_NOT_EXIST, "Does not exist"));
+    auto only = result.only_partition_result<std::string>();
+    ASSERT_TRUE(only.has_value()) << only.error().to_string();
+    if (pin == kNewPin) {
+      ASSERT_NE(*only, nullptr);
+      EXPECT_TRUE((*only)->is_failure());
+    } else {
+      EXPECT_EQ(*only, nullptr);
+    }
+  }
+}
+
+TEST(StateQueryResultNewPinTest, NullSuccessAndMultipleResultsAreAsBefore) {
+  // Proves getOnlyPartitionResultNoResultsTest, ...WithSingleResultTest and
+  // ...MultipleResults hold unchanged at the new pin.
+  StateQueryResult none(kNewPin);
+  none.add_result(0, success(std::nullopt));
+  auto n = none.only_partition_result<std::string>();
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(*n, nullptr);
+
+  StateQueryResult one(kNewPin);
+  one.add_result(0, success("Foo"));
+  auto o = one.only_partition_result<std::string>();
+  ASSERT_TRUE(o.has_value());
+  ASSERT_NE(*o, nullptr);
+  EXPECT_EQ((*o)->result<StringResult>(), StringResult("Foo"));
+
+  StateQueryResult two(kNewPin);
+  two.add_result(0, success("Foo"));
+  two.add_result(1, success("Foo"));
+  auto t = two.only_partition_result<std::string>();
+  ASSERT_FALSE(t.has_value());
+  EXPECT_EQ(t.error().kind, StreamsError::Kind::IllegalArgument);
+}
+
+TEST(StateQueryResultNewPinTest, AFailureBesideAHitOrAFailureThrows) {
+  // Proves the new filter (isFailure() || result != null) counts failures: a failure beside a hit,
+  // or two failures, is more than one result (IllegalArgumentException), where the old pin
+  // returned the hit, or null.
+  StateQueryResult mixed(kNewPin);
+  mixed.add_result(0, QueryResult::for_failure(FailureReason::NOT_UP_TO_BOUND, "behind"));
+  mixed.add_result(1, success("Foo"));
+  auto m = mixed.only_partition_result<std::string>();
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().kind, StreamsError::Kind::IllegalArgument);
+
+  StateQueryResult failures(kNewPin);
+  failures.add_result(0, QueryResult::for_failure(FailureReason::NOT_UP_TO_BOUND, "behind"));
+  failures.add_result(1, QueryResult::for_failure(FailureReason::NOT_ACTIVE, "standby"));
+  EXPECT_FALSE(failures.only_partition_result<std::string>().has_value());
+
+  // A null success beside a failure: the failure is the only one.
+  StateQueryResult null_and_failure(kNewPin);
+  null_and_failure.add_result(0, success(std::nullopt));
+  null_and_failure.add_result(1, QueryResult::for_failure(FailureReason::NOT_ACTIVE, "standby"));
+  auto f = null_and_failure.only_partition_result<std::string>();
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(*f, &null_and_failure.partition_results().at(1));
+}
+
+TEST(StateQueryResultNewPinTest, PositionDropsEmptyTopicsOnlyAtTheNewPin) {
+  // Proves getPosition() merges through Position.merge of its pin: a partition result whose
+  // position names a topic without partitions adds that topic at the old pin, not at the new one.
+  for (KafkaPin pin : {KafkaPin::k2024_10_25, kNewPin}) {
+    StateQueryResult result(pin);
+    result.add_result(0, with_position(success("Foo"), {{"input", {{0, 5}}}}));
+    result.add_result(1, with_position(success(std::nullopt), {{"other", {}}}));
+    const Position::Map want = pin == kNewPin ? Position::Map{{"input", {{0, 5}}}}
+                                              : Position::Map{{"input", {{0, 5}}}, {"other", {}}};
+    EXPECT_EQ(result.position(), Position::from_map(want)) << to_string(pin);
+  }
+}
+
+}  // namespace
+}  // namespace iq

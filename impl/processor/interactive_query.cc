@@ -86,6 +86,15 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
 
 }  // namespace
 
+QueryConfig query_config_for(const QueryContext& context, const StateQueryRequest& request) {
+  // Pin delta 6 (99611aa06f, KAFKA-20496): the level reaches the stores.
+  if (at_least(context.kafka_pin, KafkaPin::k2026_08_20)) {
+    return QueryConfig(request.execution_info_enabled(),
+                       request.isolation_level().value_or(context.default_isolation_level));
+  }
+  return QueryConfig(request.execution_info_enabled());
+}
+
 base::Expected<StateQueryResult, StreamsError> run_interactive_query(
     const QueryContext& context, const StateQueryRequest& request) {
   probe_request(context, request);
@@ -127,7 +136,7 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
                                              to_string(s) +
                                              "). This instance can no longer serve queries."});
   }
-  StateQueryResult result;
+  StateQueryResult result(context.kafka_pin);
   if (context.global_store_names.count(name) != 0) {
     result.set_global_result(
         QueryResult::for_failure(FailureReason::UNKNOWN_QUERY_TYPE,
@@ -135,7 +144,7 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
                                  "KafkaStreams#store instead."));
     return result;
   }
-  const QueryConfig config(request.execution_info_enabled());
+  const QueryConfig config = query_config_for(context, request);
   for (const ThreadView& thread : context.threads) {
     for (Task* task : thread.tasks) {
       const int32_t partition = task->id().partition;  // matched on the partition number only

@@ -10,11 +10,16 @@
 //      store.query with the bound, or UNBOUNDED when requireActive is set (Kafka quirk);
 //      early return once every named partition answered
 //   6. NOT_PRESENT for each named partition without a result
+// At the 2026-08-20 pin step 5 hands each store the request's isolation level, or the client's
+// default.interactive.query.isolation.level when the request sets none (pin delta 6); at the old
+// pin there is no level (stores get QueryConfig's READ_UNCOMMITTED, which none reads).
 
 #include <set>
 #include <string>
 #include <vector>
 
+#include "iq/kafka_pin.h"
+#include "iq/query_config.h"
 #include "iq/state_query_request.h"
 #include "iq/state_query_result.h"
 #include "processor/task.h"
@@ -32,7 +37,12 @@ struct QueryContext {
   std::set<std::string> global_store_names;  // global stores (IQv2 does not support them)
   KafkaStreamsState client_state;
   std::vector<ThreadView> threads;
+  KafkaPin kafka_pin = KafkaPin::k2024_10_25;
+  IsolationLevel default_isolation_level = IsolationLevel::READ_UNCOMMITTED;  // new pin only
 };
+
+// The QueryConfig KafkaStreams#query hands every store for this request.
+QueryConfig query_config_for(const QueryContext& context, const StateQueryRequest& request);
 
 base::Expected<StateQueryResult, StreamsError> run_interactive_query(
     const QueryContext& context, const StateQueryRequest& request);

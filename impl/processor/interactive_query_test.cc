@@ -81,8 +81,8 @@ TEST_F(InteractiveQueryTest, UnknownStoreFailsEvenBeforeStart) {
 
 // shouldFailNotStarted and shouldFailStopped.
 TEST_F(InteractiveQueryTest, NotStartedAndStoppedClientsThrow) {
-  auto created =
-      run_interactive_query(context(KafkaStreamsState::CREATED, ThreadState::CREATED), key_request(1));
+  auto created = run_interactive_query(context(KafkaStreamsState::CREATED, ThreadState::CREATED),
+                                       key_request(1));
   ASSERT_FALSE(created.has_value());
   EXPECT_EQ(created.error().kind, StreamsError::Kind::StreamsNotStarted);
   for (auto s : {KafkaStreamsState::PENDING_SHUTDOWN, KafkaStreamsState::NOT_RUNNING,
@@ -96,9 +96,9 @@ TEST_F(InteractiveQueryTest, NotStartedAndStoppedClientsThrow) {
 // shouldFailNotActive: requireActive while the thread is PARTITIONS_ASSIGNED, Kafka's exact
 // message.
 TEST_F(InteractiveQueryTest, RequireActiveFailsWhileThreadIsNotRunning) {
-  auto r =
-      run_interactive_query(context(KafkaStreamsState::REBALANCING, ThreadState::PARTITIONS_ASSIGNED),
-                            key_request(1).with_partitions({0, 1}).require_active());
+  auto r = run_interactive_query(
+      context(KafkaStreamsState::REBALANCING, ThreadState::PARTITIONS_ASSIGNED),
+      key_request(1).with_partitions({0, 1}).require_active());
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->partition_results().size(), 2u);
   for (const auto& [p, qr] : r->partition_results()) {
@@ -119,8 +119,8 @@ TEST_F(InteractiveQueryTest, PartitionSelectionIsExact) {
   EXPECT_EQ(one->partition_results().begin()->first, 1);
   EXPECT_EQ(one->partition_results().at(1).result<std::optional<int64_t>>(),
             std::optional<int64_t>(1));
-  auto all =
-      run_interactive_query(context(KafkaStreamsState::RUNNING, ThreadState::RUNNING), key_request(1));
+  auto all = run_interactive_query(context(KafkaStreamsState::RUNNING, ThreadState::RUNNING),
+                                   key_request(1));
   ASSERT_TRUE(all.has_value());
   EXPECT_EQ(all->partition_results().size(), 2u);
 }
@@ -182,4 +182,82 @@ TEST_F(InteractiveQueryTest, GlobalStoreIsRejected) {
 }
 
 }  // namespace
+}  // namespace iq
+
+// ---- The 2026-08-20 pin ----
+namespace iq {
+namespace {
+
+TEST(QueryConfigForTest, TheLevelReachesTheStoresOnlyAtTheNewPin) {
+  // Proves pin delta 6 (99611aa06f): at the new pin a request's level wins over the client's
+  // default.interactive.query.isolation.level, and the default applies to a request without one;
+  // at the old pin there is no level (READ_UNCOMMITTED, which no store reads), whatever is set.
+  QueryContext c{{"kv-store"}, {}, KafkaStreamsState::RUNNING, {}};
+  const auto plain =
+      StateQueryRequest::in_store_with_query("kv-store", KeyQuery<int32_t, int64_t>::with_key(1));
+  const auto committed = plain.with_isolation_level(IsolationLevel::READ_COMMITTED);
+  const auto uncommitted = plain.with_isolation_level(IsolationLevel::READ_UNCOMMITTED);
+  c.default_isolation_level = IsolationLevel::READ_COMMITTED;
+  EXPECT_EQ(query_config_for(c, plain).isolation_level(), IsolationLevel::READ_UNCOMMITTED);
+  EXPECT_EQ(query_config_for(c, committed).isolation_level(), IsolationLevel::READ_UNCOMMITTED);
+  c.kafka_pin = KafkaPin::k2026_08_20;
+  EXPECT_EQ(query_config_for(c, plain).isolation_level(), IsolationLevel::READ_COMMITTED);
+  EXPECT_EQ(query_config_for(c, uncommitted).isolation_level(), IsolationLevel::READ_UNCOMMITTED);
+  c.default_isolation_level = IsolationLevel::READ_UNCOMMITTED;
+  EXPECT_EQ(query_config_for(c, plain).isolation_level(), IsolationLevel::READ_UNCOMMITTED);
+  EXPECT_EQ(query_config_for(c, committed).isolation_level(), IsolationLevel::READ_COMMITTED);
+  // Every modifier keeps the level, as Kafka's copies do.
+  EXPECT_EQ(committed.with_partitions({0})
+                .require_active()
+                .enable_execution_info()
+                .with_position_bound(PositionBound::unbounded())
+                .with_all_partitions()
+                .isolation_level(),
+            IsolationLevel::READ_COMMITTED);
+  EXPECT_FALSE(plain.isolation_level().has_value());
+}
+
+}  // namespace
+
+TEST_F(InteractiveQueryTest, ReadCommittedAnswersAsReadUncommittedWithoutTransactionalStores) {
+  // Proves delta 6's consequence at the new pin: with transactional stores off (the only stores
+  // impl/ has), READ_COMMITTED reads what READ_UNCOMMITTED reads, with the same positions; and
+  // the result is made by the pin's StateQueryResult.
+  QueryContext c = context(KafkaStreamsState::RUNNING, ThreadState::RUNNING);
+  c.kafka_pin = KafkaPin::k2026_08_20;
+  for (int32_t key : {0, 1, 2, 7}) {
+    auto rc = run_interactive_query(
+        c, key_request(key).with_isolation_level(IsolationLevel::READ_COMMITTED));
+    auto ru = run_interactive_query(c, key_request(key));
+    ASSERT_TRUE(rc.has_value() && ru.has_value());
+    EXPECT_EQ(rc->kafka_pin(), KafkaPin::k2026_08_20);
+    ASSERT_EQ(rc->partition_results().size(), ru->partition_results().size());
+    for (const auto& [p, r] : ru->partition_results()) {
+      const QueryResult& other = rc->partition_results().at(p);
+      EXPECT_EQ(other.result<std::optional<int64_t>>(), r.result<std::optional<int64_t>>());
+      EXPECT_EQ(other.position(), r.position());
+    }
+  }
+}
+
+TEST_F(InteractiveQueryTest, OnlyPartitionResultKeepsANotActiveFailureAtTheNewPin) {
+  // Proves delta 16 through KafkaStreams#query: requireActive on a thread that is not RUNNING
+  // gives NOT_ACTIVE for the one named partition; getOnlyPartitionResult drops it at the old pin
+  // (null: "key absent", quirk 9) and returns it at the new pin.
+  for (KafkaPin pin : {KafkaPin::k2024_10_25, KafkaPin::k2026_08_20}) {
+    QueryContext c = context(KafkaStreamsState::REBALANCING, ThreadState::PARTITIONS_ASSIGNED);
+    c.kafka_pin = pin;
+    auto r = run_interactive_query(c, key_request(1).with_partitions({1}).require_active());
+    ASSERT_TRUE(r.has_value());
+    auto only = r->only_partition_result<int64_t>();
+    ASSERT_TRUE(only.has_value());
+    if (pin == KafkaPin::k2026_08_20) {
+      ASSERT_NE(*only, nullptr);
+      EXPECT_EQ((*only)->failure_reason(), FailureReason::NOT_ACTIVE);
+    } else {
+      EXPECT_EQ(*only, nullptr);
+    }
+  }
+}
+
 }  // namespace iq

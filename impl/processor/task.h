@@ -24,7 +24,8 @@ struct TaskEnvironment {
   std::string application_id;
   std::string task_dir;  // <state.dir>/<application.id>/<task id>
   bool consistency_enabled = false;
-  bool eos_enabled = false;  // processing.guarantee=exactly_once_v2
+  KafkaPin kafka_pin = KafkaPin::k2024_10_25;  // the Kafka impl/ follows (iq/kafka_pin.h)
+  bool eos_enabled = false;                    // processing.guarantee=exactly_once_v2
   // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT (StreamsConfig says why it is settable)
   int64_t offset_delta_threshold_for_checkpoint = 10'000;
   FileSystem* fs = nullptr;

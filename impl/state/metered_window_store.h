@@ -87,12 +87,12 @@ class MeteredWindowStoreBase : public WrappedStateStore<WindowBytesStore, StateS
   }
 
   // runKeyQuery: the raw query is rebuilt through the factory with (time_from(), time_to()),
-  // which undoes the getter swap of window_key_query.h.
+  // which undoes the old pin's getter swap of window_key_query.h (the new pin has none).
   QueryOutcome run_key_query(const WindowKeyQuery<K, ValueOf>& typed, const PositionBound& bound,
                              const QueryConfig& config) {
     IQ_ASSERT(typed.time_from() && typed.time_to(), "the factory always sets both times");
     const auto raw = WindowKeyQuery<Bytes, Bytes>::with_key_and_window_start_range(
-        Serde<K>::serialize(typed.key()), *typed.time_from(), *typed.time_to());
+        Serde<K>::serialize(typed.key()), *typed.time_from(), *typed.time_to(), typed.kafka_pin());
     auto result = wrapped().query(raw, bound, config);
     if (!result || result->is_failure()) return result;
     return typed_result<int64_t, WindowStoreBytesIterator>(*result,

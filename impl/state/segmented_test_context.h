@@ -45,6 +45,8 @@ class SegmentedTestContext final : public StateStoreContext {
   const RecordContext* record_context() const override { return rc_ ? &*rc_ : nullptr; }
   void set_record_context(std::optional<RecordContext> c) override { rc_ = std::move(c); }
   bool consistency_enabled() const override { return consistency_; }
+  KafkaPin kafka_pin() const override { return pin_; }
+  void set_kafka_pin(KafkaPin pin) { pin_ = pin; }
   Status log_change(const std::string&, const Bytes& key, const ValueBytes& value,
                     int64_t timestamp, const Position& position) override {
     logged.push_back({key, value, timestamp, position});
@@ -73,6 +75,7 @@ class SegmentedTestContext final : public StateStoreContext {
   std::string app_ = "app";
   int32_t partition_;
   bool consistency_;
+  KafkaPin pin_ = KafkaPin::k2024_10_25;
   PosixFileSystem fs_;
   std::string root_;
   std::string dir_;

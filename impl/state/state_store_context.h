@@ -10,6 +10,7 @@
 #include "io/file_system.h"
 #include "io/record.h"
 #include "iq/changelog_topic.h"
+#include "iq/kafka_pin.h"
 #include "iq/position.h"
 #include "iq/task_id.h"
 #include "state/state_store.h"
@@ -49,6 +50,9 @@ class StateStoreContext {
   virtual void set_record_context(std::optional<RecordContext> context) = 0;
   // __iq.consistency.offset.vector.enabled__: governs both writing and reading the "c" header.
   virtual bool consistency_enabled() const = 0;
+  // The Kafka impl/ follows (iq/kafka_pin.h): a store asks it where the pins differ. Test
+  // contexts that do not say are the old pin.
+  virtual KafkaPin kafka_pin() const { return KafkaPin::k2024_10_25; }
   // ProcessorContextImpl.logChange: send a changelog record, with the position headers when the
   // switch is on. A standby's context fails with UnsupportedOperationException.
   [[nodiscard]] virtual Status log_change(const std::string& store_name, const Bytes& key,

@@ -3,6 +3,7 @@
 #include "iq/key_query.h"
 #include "iq/range_query.h"
 #include "iq/serdes.h"
+#include "state/state_store_context.h"
 
 namespace iq {
 namespace {
@@ -69,6 +70,12 @@ StoreResult<BytesIterator> KeyValueToTimestampedKeyValueByteStoreAdapter::all(bo
   return to_timestamped(std::move(*plain));
 }
 
+Status KeyValueToTimestampedKeyValueByteStoreAdapter::init(StateStoreContext& context,
+                                                           StateStore& root) {
+  pin_ = context.kafka_pin();  // the cast of quirk 10 names a class that changed (pin delta 19)
+  return WrappedKeyValueBytesStore::init(context, root);
+}
+
 QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q,
                                                                   const PositionBound& bound,
                                                                   const QueryConfig& config) {
@@ -101,13 +108,18 @@ QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q
     const auto& plain = result->result<BytesIterator>();
     // Kafka quirk 10 (docs/iqv2-semantics.md): the adapter casts the inner iterator to
     // RocksDbIterator. The empty iterator a RocksDB store returns for lower > upper is not one, and
-    // the ClassCastException escapes KafkaStreams#query. Fixed upstream after our commit
-    // (KAFKA-20760).
+    // the ClassCastException escapes KafkaStreams#query. Pin delta 19 (9ffc78db8a, KAFKA-20760):
+    // the 2026-08-20 adapter casts to ManagedKeyValueIterator instead, which every store iterator
+    // is but KeyValueIterators.emptyIterator() still is not, so the same range still throws; only
+    // the class named in the message changes.
     if (plain.origin != IteratorOrigin::RocksDbIterator) {
+      const bool managed = at_least(pin_, KafkaPin::k2026_08_20);
       return base::unexpected(StreamsError{
           StreamsError::Kind::ClassCast,
-          "class org.apache.kafka.streams.state.internals.KeyValueIterators$EmptyKeyValueIterator "
-          "cannot be cast to class org.apache.kafka.streams.state.internals.RocksDbIterator"});
+          std::string("class org.apache.kafka.streams.state.internals.KeyValueIterators$"
+                      "EmptyKeyValueIterator cannot be cast to class "
+                      "org.apache.kafka.streams.state.internals.") +
+              (managed ? "ManagedKeyValueIterator" : "RocksDbIterator")});
     }
     result = result->with_substituted_result(to_timestamped(plain));
   } else {

@@ -21,6 +21,7 @@ class KeyValueToTimestampedKeyValueByteStoreAdapter final : public WrappedKeyVal
     return "class "
            "org.apache.kafka.streams.state.internals.KeyValueToTimestampedKeyValueByteStoreAdapter";
   }
+  Status init(StateStoreContext& context, StateStore& root) override;
   QueryOutcome query(const Query& q, const PositionBound& bound,
                      const QueryConfig& config) override;
 
@@ -33,6 +34,9 @@ class KeyValueToTimestampedKeyValueByteStoreAdapter final : public WrappedKeyVal
   StoreResult<BytesIterator> range(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
                                    bool reverse) override;
   StoreResult<BytesIterator> all(bool reverse) override;
+
+ private:
+  KafkaPin pin_ = KafkaPin::k2024_10_25;
 };
 
 class InMemoryTimestampedKeyValueStoreMarker final : public WrappedKeyValueBytesStore {

@@ -12,6 +12,7 @@
 
 #include "iq/key_query.h"
 #include "iq/range_query.h"
+#include "iq/with_headers_queries.h"
 #include "state/iqv2_window_test_rows.h"
 #include "state/position_serde.h"
 #include "state/segmented_test_context.h"
@@ -155,6 +156,51 @@ TEST(WindowStoresTest, WindowKeyQueryGetterSwapIsUndoneByTheMeteredLayer) {
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].key, kW + kMin5);
   EXPECT_EQ(e[0].value, 4);
+}
+
+TEST(WindowStoresTest, WindowKeyQueryGettersAreNotSwappedAtTheNewPin) {
+  // Proves pin delta 18 (cacab1cc81): at the 2026-08-20 pin the getters and toString give the
+  // caller's from and to, and the metered layer still hands the store the caller's range.
+  const auto q = WindowKeyQuery<int32_t, int32_t>::with_key_and_window_start_range(
+      0, 100, 200, KafkaPin::k2026_08_20);
+  EXPECT_EQ(*q.time_from(), 100);
+  EXPECT_EQ(*q.time_to(), 200);
+  EXPECT_EQ(q.to_string(),
+            "WindowKeyQuery{key=0, timeFrom=Optional[1970-01-01T00:00:00.100Z], "
+            "timeTo=Optional[1970-01-01T00:00:00.200Z]}");
+  auto p = papi_partition(0, kPartition0, {false, false});
+  auto r = p.store->query(WindowKeyQuery<int32_t, int32_t>::with_key_and_window_start_range(
+                              2, kW + kMin5, kW + 2 * kMin5, KafkaPin::k2026_08_20),
+                          PositionBound::unbounded(), QueryConfig(false));
+  ASSERT_TRUE(r.has_value() && r->is_success());
+  const auto& e = r->result<KeyValueIterator<int64_t, int32_t>>().entries;
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].key, kW + kMin5);
+  EXPECT_EQ(e[1].key, kW + 2 * kMin5);
+}
+
+TEST(WindowStoresTest, HeaderWindowQueriesAreUnknownBeforeTheBoundCheck) {
+  // Proves KIP-1356's window queries reach a window store without headers (in-memory, cached or
+  // not) as a class no layer knows: UNKNOWN_QUERY_TYPE from handleBasicQueries, before the bound
+  // check (an unmet bound still gives UNKNOWN_QUERY_TYPE), with the store's position.
+  for (bool cache : {false, true}) {
+    auto p = papi_partition(0, kPartition0, {cache, true});
+    const auto unmet = PositionBound::at(Position::from_map({{"input-topic", {{0, 1'000}}}}));
+    auto key = p.store->query(
+        TimestampedWindowKeyWithHeadersQuery<int32_t, int32_t>::with_key_and_window_start_range(
+            2, kW, kW + kMin5),
+        unmet, QueryConfig(false, IsolationLevel::READ_COMMITTED));
+    auto range = p.store->query(
+        TimestampedWindowRangeWithHeadersQuery<int32_t, int32_t>::with_window_start_range(
+            kW, kW + kMin5),
+        unmet, QueryConfig(false));
+    for (const auto* r : {&key, &range}) {
+      ASSERT_TRUE(r->has_value());
+      ASSERT_TRUE((*r)->is_failure());
+      EXPECT_EQ((*r)->failure_reason(), FailureReason::UNKNOWN_QUERY_TYPE) << "cache=" << cache;
+      EXPECT_EQ((*r)->position(), Position::from_map({{"input-topic", {{0, 5}}}}));
+    }
+  }
 }
 
 TEST(WindowStoresTest, InMemoryPositionAdvancesOnEveryPut) {

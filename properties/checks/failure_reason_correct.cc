@@ -19,7 +19,8 @@
 //                                                 thread passes: Kafka's quirk, 3.6);
 //      otherwise the store runs the query with the bound, or unbounded under requireActive
 //      (quirk 3):
-//        a Timestamped* query on a plain (PAPI) store, or a custom query class
+//        a Timestamped* query on a plain (PAPI) store, a custom query class, or a KIP-1356
+//        header query (2026-08-20 pin; no store here has headers)
 //                                              -> UNKNOWN_QUERY_TYPE, before the bound check;
 //        the position checked does not dominate the bound -> NOT_UP_TO_BOUND;
 //        a window/versioned query on a key-value store -> UNKNOWN_QUERY_TYPE, after the bound
@@ -246,8 +247,10 @@ Allowed partition_oracle(const JudgeContext& context, const sim::QueryRecord& re
   }
   const bool plain = !topology.timestamped();
   // A Timestamped* query passes the versioned metered layer and is unknown to the store below.
+  // KIP-1356's header queries (2026-08-20 pin) are known only to header stores' metered layers,
+  // which no topology here has: every layer passes them down to the same refusal.
   if ((detail::is_timestamped_kind(request.kind) && (plain || topology.versioned())) ||
-      request.kind == QueryKind::Custom) {
+      request.kind == QueryKind::Custom || is_with_headers_kind(request.kind)) {
     return {Outcome::kUnknownQueryType};  // not in the position owner's handler map: no bound check
   }
   // MeteredWindowStore and MeteredSessionStore refuse the other WindowRangeQuery form themselves

@@ -239,6 +239,34 @@ TEST(FailureReasonCorrectTest, UnknownQueryTypeOnAPlainStoreComesBeforeTheBound)
   EXPECT_EQ(vs[1].expected, "UNKNOWN_QUERY_TYPE") << "seed " << kSeed;
 }
 
+// KIP-1356's header queries (2026-08-20 pin) on stores without headers: UNKNOWN_QUERY_TYPE before
+// the bound check, on every topology; a success or a NOT_UP_TO_BOUND is a violation.
+TEST(FailureReasonCorrectTest, HeaderQueriesAreUnknownBeforeTheBound) {
+  for (bool caching : {false, true}) {
+    TraceBuilder b =
+        table(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, caching);
+    b.add(b.key_query(0, 1, QueryKind::TimestampedKeyWithHeadersQuery)
+              .bound(pos(0, 3))
+              .fail(FailureReason::UNKNOWN_QUERY_TYPE, pos(0, 1))
+              .replica(active(0, pos(0, 1))));
+    b.add(b.key_query(0, 1, QueryKind::TimestampedRangeWithHeadersQuery)
+              .fail(FailureReason::UNKNOWN_QUERY_TYPE, pos(0, 1))
+              .replica(standby(0, pos(0, 1))));
+    b.add(b.key_query(0, 1, QueryKind::TimestampedWindowKeyWithHeadersQuery)
+              .bound(pos(0, 3))
+              .fail(FailureReason::NOT_UP_TO_BOUND, pos(0, 1))
+              .replica(active(0, pos(0, 1))));
+    b.add(b.key_query(0, 1, QueryKind::TimestampedWindowRangeWithHeadersQuery)
+              .ok(1, pos(0, 3))
+              .replica(active(0, pos(0, 3))));
+    const auto vs = judge(b.trace());
+    ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
+    EXPECT_EQ(vs[0].record_id, 3u) << "seed " << kSeed;
+    EXPECT_EQ(vs[0].expected, "UNKNOWN_QUERY_TYPE") << "seed " << kSeed;
+    EXPECT_EQ(vs[1].expected, "UNKNOWN_QUERY_TYPE") << "seed " << kSeed;
+  }
+}
+
 // A range whose serialized lower bound is above its upper, on the DSL adapter over a plain
 // RocksDB store: the adapter's cast throws out of KafkaStreams#query (quirk 10 of
 // docs/iqv2-semantics.md).

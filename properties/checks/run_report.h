@@ -46,6 +46,7 @@ struct RunReport {
   // how far its answers were behind the source log by serving role (checks/answer_staleness.h),
   // so that a sweep can compare the guarantees.
   std::string processing_guarantee;
+  std::string kafka_pin = "2024-10-25";  // [configuration] kafka: the Kafka impl/ followed
   AnswerStaleness staleness;
   std::string digest;
   std::vector<std::string> probes_hit;         // RunTrace::probes_hit

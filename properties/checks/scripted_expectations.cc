@@ -208,7 +208,7 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
   if (want.merged_position) {
     Position merged = Position::empty_position();
     for (const auto& o : record.partitions) {
-      if (o.position) merged.merge(*o.position);
+      if (o.position) merged.merge(*o.position, context.trace().kafka_pin);  // pin delta 17
     }
     if (merged != *want.merged_position) {
       out.push_back(

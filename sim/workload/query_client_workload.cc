@@ -117,13 +117,13 @@ constexpr int32_t kWindowRangeByTime = 3;
 
 // A window query: a WindowKeyQuery or WindowRangeQuery.withWindowStartRange over [from, to] (a
 // key-value store, which knows neither, is asked for windows starting in [0, now]), or a
-// WindowRangeQuery.withKey.
+// WindowRangeQuery.withKey. `pin`: the Kafka the client links against (WindowKeyQuery's getters).
 StateQueryRequest make_window_request(const std::string& store, int32_t window, int32_t key,
-                                      int64_t from_ms, int64_t to_ms) {
+                                      int64_t from_ms, int64_t to_ms, KafkaPin pin) {
   if (window == kWindowKey) {
     return StateQueryRequest::in_store_with_query(
-        store,
-        WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(key, from_ms, to_ms));
+        store, WindowKeyQuery<int32_t, int64_t>::with_key_and_window_start_range(key, from_ms,
+                                                                                 to_ms, pin));
   }
   if (window == kWindowRangeByTime) {
     return StateQueryRequest::in_store_with_query(
@@ -396,10 +396,11 @@ void QueryClientWorkload::attempt(int32_t client) {
   auto request =
       s.versioned ? make_versioned_request(r.request.store, s.key, s.multi_versioned, s.as_of_ms,
                                            s.from_time_ms, s.to_time_ms, s.order)
-      : s.window != 0 ? make_window_request(r.request.store, s.window, s.key,
-                                            s.from_time_ms.value_or(0), s.to_time_ms.value_or(0))
-                      : make_request(r.request.store, s.range, s.timestamped, lower, upper, s.order,
-                                     s.key, s.skip_cache);
+      : s.window != 0
+          ? make_window_request(r.request.store, s.window, s.key, s.from_time_ms.value_or(0),
+                                s.to_time_ms.value_or(0), cluster_.config().streams.kafka_pin)
+          : make_request(r.request.store, s.range, s.timestamped, lower, upper, s.order, s.key,
+                         s.skip_cache);
   r.request.query = request.query().describe();
   r.request.kind = request.query().kind();
   if (s.range) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "iq/kafka_pin.h"
 #include "iq/offsets.h"
 
 namespace iq {
@@ -54,13 +55,18 @@ class Position {
   Position& with_component(const std::string& topic, int32_t partition,
                            ChangelogOffset offset) = delete;
 
-  // Per-partition max. A topic present in `other` is created here even when its map is empty.
-  // A merge that would change nothing (the caching layer's, on every KeyQuery, once its writes
-  // have been flushed below) leaves a shared map shared.
-  Position& merge(const Position& other) {
-    if (other.map_ == nullptr || other.map_ == map_ || covers(other)) return *this;
+  // Per-partition max. At the old pin a topic present in `other` is created here even when its
+  // map is empty; pin delta 17 (67fa3656cc): the 2026-08-20 pin merges through withComponent, so
+  // an empty topic of `other` is not created (entries only). A merge that would change nothing
+  // (the caching layer's, on every KeyQuery, once its writes have been flushed below) leaves a
+  // shared map shared. Stores never hold an empty topic (with_component always adds a
+  // partition), so the two pins differ only on positions built from a map.
+  Position& merge(const Position& other, KafkaPin pin = KafkaPin::k2024_10_25) {
+    if (other.map_ == nullptr || other.map_ == map_ || covers(other, pin)) return *this;
+    const bool empty_topics = !at_least(pin, KafkaPin::k2026_08_20);
     Map& map = mutable_map();
     for (const auto& [topic, partitions] : *other.map_) {
+      if (partitions.empty() && !empty_topics) continue;
       auto& mine = map[topic];
       for (const auto& [partition, offset] : partitions) {
         const auto [it, inserted] = mine.try_emplace(partition, offset);
@@ -138,11 +144,13 @@ class Position {
     }
     return *map_;
   }
-  // Whether merging `other` would change nothing: every topic of it present here, and every
-  // partition of it at an offset here at least as high.
-  bool covers(const Position& other) const {
+  // Whether merging `other` under `pin` would change nothing: every topic of it present here
+  // (under the new pin only the non-empty ones), and every partition of it at an offset here at
+  // least as high.
+  bool covers(const Position& other, KafkaPin pin) const {
     for (const auto& [topic, partitions] : other.map()) {
       auto t = map().find(topic);
+      if (t == map().end() && partitions.empty() && at_least(pin, KafkaPin::k2026_08_20)) continue;
       if (t == map().end()) return false;
       for (const auto& [partition, offset] : partitions) {
         auto p = t->second.find(partition);

@@ -26,7 +26,20 @@ enum class QueryKind {
   VersionedKeyQuery,
   MultiVersionedKeyQuery,
   Custom,  // any class a user defines; no built-in store knows it
+  // KIP-1356, 2026-08-20 pin only (iq/with_headers_queries.h).
+  TimestampedKeyWithHeadersQuery,
+  TimestampedRangeWithHeadersQuery,
+  TimestampedWindowKeyWithHeadersQuery,
+  TimestampedWindowRangeWithHeadersQuery,
 };
+
+// Whether the kind is one of KIP-1356's header-aware query types.
+constexpr bool is_with_headers_kind(QueryKind kind) {
+  return kind == QueryKind::TimestampedKeyWithHeadersQuery ||
+         kind == QueryKind::TimestampedRangeWithHeadersQuery ||
+         kind == QueryKind::TimestampedWindowKeyWithHeadersQuery ||
+         kind == QueryKind::TimestampedWindowRangeWithHeadersQuery;
+}
 
 // Kafka's class name of each query kind ("KeyQuery", "TimestampedRangeQuery", ...).
 inline const char* to_string(QueryKind kind) {
@@ -49,6 +62,14 @@ inline const char* to_string(QueryKind kind) {
       return "MultiVersionedKeyQuery";
     case QueryKind::Custom:
       return "Custom";
+    case QueryKind::TimestampedKeyWithHeadersQuery:
+      return "TimestampedKeyWithHeadersQuery";
+    case QueryKind::TimestampedRangeWithHeadersQuery:
+      return "TimestampedRangeWithHeadersQuery";
+    case QueryKind::TimestampedWindowKeyWithHeadersQuery:
+      return "TimestampedWindowKeyWithHeadersQuery";
+    case QueryKind::TimestampedWindowRangeWithHeadersQuery:
+      return "TimestampedWindowRangeWithHeadersQuery";
   }
   return "?";
 }

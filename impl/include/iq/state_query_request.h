@@ -1,7 +1,9 @@
 #pragma once
 // StateQueryRequest (org.apache.kafka.streams.query.StateQueryRequest): which store, which
 // partitions (all, or a set), the bound, whether to require an active task, whether to collect
-// execution info. Immutable: every modifier returns a new request.
+// execution info, and (2026-08-20 pin, KIP-892) the isolation level, absent unless set: the
+// client's default.interactive.query.isolation.level applies then. Immutable: every modifier
+// returns a new request, and keeps every other field (the level included, as Kafka's copies do).
 
 #include <memory>
 #include <optional>
@@ -9,6 +11,7 @@
 #include <string>
 
 #include "base/assert.h"
+#include "iq/isolation_level.h"
 #include "iq/position_bound.h"
 #include "iq/query.h"
 
@@ -47,6 +50,13 @@ class StateQueryRequest {
     r.require_active_ = true;
     return r;
   }
+  // StateQueryRequest.withIsolationLevel: a method of the 2026-08-20 pin only. The request does
+  // not know the pin; KafkaStreams#query of the old pin never reads the level.
+  StateQueryRequest with_isolation_level(IsolationLevel level) const {
+    auto r = *this;
+    r.isolation_level_ = level;
+    return r;
+  }
 
   const std::string& store_name() const { return store_name_; }
   const Query& query() const { return *query_; }
@@ -60,6 +70,7 @@ class StateQueryRequest {
   }
   bool execution_info_enabled() const { return execution_info_; }
   bool is_require_active() const { return require_active_; }
+  const std::optional<IsolationLevel>& isolation_level() const { return isolation_level_; }
 
  private:
   StateQueryRequest(std::string name, std::shared_ptr<const Query> q)
@@ -71,6 +82,7 @@ class StateQueryRequest {
   std::optional<std::set<int32_t>> partitions_;
   bool execution_info_ = false;
   bool require_active_ = false;
+  std::optional<IsolationLevel> isolation_level_;
 };
 
 }  // namespace iq

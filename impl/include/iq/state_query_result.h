@@ -1,10 +1,12 @@
 #pragma once
 // StateQueryResult (org.apache.kafka.streams.query.StateQueryResult): per-partition results, or a
-// global result for global stores, and their merged position.
+// global result for global stores, and their merged position. A result knows the pin of the
+// KafkaStreams that made it, since two of its methods changed between the pins (deltas 16, 17).
 
 #include <map>
 
 #include "base/expected.h"
+#include "iq/kafka_pin.h"
 #include "iq/query_result.h"
 #include "iq/streams_error.h"
 
@@ -12,6 +14,8 @@ namespace iq {
 
 class StateQueryResult {
  public:
+  explicit StateQueryResult(KafkaPin pin = KafkaPin::k2024_10_25) : pin_(pin) {}
+
   // Overwrites a duplicate partition, as Kafka's HashMap.put does.
   void add_result(int32_t partition, QueryResult r) {
     partition_results_.insert_or_assign(partition, std::move(r));
@@ -21,15 +25,19 @@ class StateQueryResult {
   const std::map<int32_t, QueryResult>& partition_results() const { return partition_results_; }
   const std::optional<QueryResult>& global_result() const { return global_result_; }
 
-  // Kafka quirk (docs/iqv2-semantics.md §6, quirk 9): keeps only successes with a non-null result;
-  // failures are silently ignored, so "the owning partition failed" looks like "key absent".
+  // Kafka quirk (docs/iqv2-semantics.md §6, quirk 9), old pin: keeps only successes with a
+  // non-null result; failures are silently ignored, so "the owning partition failed" looks like
+  // "key absent". Pin delta 16 (e0e7323f9b, KAFKA-15768): the 2026-08-20 pin keeps failures too,
+  // so a failure is returned, and a failure beside another failure or a hit throws.
   // None left: nullptr. More than one: IllegalArgumentException.
   template <typename V>
   base::Expected<const QueryResult*, StreamsError> only_partition_result() const {
+    const bool keeps_failures = at_least(pin_, KafkaPin::k2026_08_20);
     const QueryResult* found = nullptr;
     int found_count = 0;
     for (const auto& [partition, r] : partition_results_) {
-      if (!r.is_success() || !has_non_null_result<V>(r)) continue;
+      const bool kept = r.is_success() ? has_non_null_result<V>(r) : keeps_failures;
+      if (!kept) continue;
       found = &r;
       ++found_count;
     }
@@ -47,10 +55,11 @@ class StateQueryResult {
     if (global_result_) return global_result_->position();
     Position merged = Position::empty_position();
     for (const auto& [partition, r] : partition_results_) {
-      if (r.position()) merged.merge(*r.position());
+      if (r.position()) merged.merge(*r.position(), pin_);
     }
     return merged;
   }
+  KafkaPin kafka_pin() const { return pin_; }
 
  private:
   // A null result is an empty optional (KeyQuery family); iterators are never null.
@@ -71,6 +80,7 @@ class StateQueryResult {
     return out + "}";
   }
 
+  KafkaPin pin_;
   std::map<int32_t, QueryResult> partition_results_;
   std::optional<QueryResult> global_result_;
 };

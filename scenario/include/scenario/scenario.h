@@ -164,6 +164,8 @@ struct QueryStep {
   bool bound_produced = false;                  // the bound is everything produced so far
   bool require_active = false;
   bool collect_execution_info = false;  // StateQueryRequest.enableExecutionInfo()
+  // StateQueryRequest.withIsolationLevel (2026-08-20 pin); absent: the client's default.
+  std::optional<IsolationLevel> isolation_level;
   int32_t instance = 1;  // asked directly, as Kafka's tests ask their one KafkaStreams
   // Expectations; all absent means the answer is only judged by the properties.
   std::vector<ExpectedPartition> expect;

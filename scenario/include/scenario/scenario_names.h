@@ -44,6 +44,19 @@ inline constexpr std::array<Named<ProcessingGuarantee>, 2> kProcessingGuarantees
     {ProcessingGuarantee::EXACTLY_ONCE_V2, "exactly_once_v2"},
 }};
 
+// [configuration] kafka: the pinned Kafka commit impl/ follows, by its date (iq/kafka_pin.h).
+inline constexpr std::array<Named<KafkaPin>, 2> kKafkaPins{{
+    {KafkaPin::k2024_10_25, "2024-10-25"},
+    {KafkaPin::k2026_08_20, "2026-08-20"},
+}};
+
+// Kafka's IsolationLevel names: StreamsConfig's default.interactive.query.isolation.level and a
+// scripted query's isolation_level (2026-08-20 pin; StreamsConfig upper-cases the config).
+inline constexpr std::array<Named<IsolationLevel>, 2> kQueryIsolationLevels{{
+    {IsolationLevel::READ_UNCOMMITTED, "READ_UNCOMMITTED"},
+    {IsolationLevel::READ_COMMITTED, "READ_COMMITTED"},
+}};
+
 // ConsumerConfig's isolation.level.
 inline constexpr std::array<Named<IsolationLevel>, 2> kIsolationLevels{{
     {IsolationLevel::READ_UNCOMMITTED, "read_uncommitted"},
@@ -76,7 +89,7 @@ inline constexpr std::array<Named<BoundMode>, 3> kBoundModes{{
 }};
 
 // Kafka's query class names.
-inline constexpr std::array<Named<QueryKind>, 9> kQueryKinds{{
+inline constexpr std::array<Named<QueryKind>, 13> kQueryKinds{{
     {QueryKind::KeyQuery, "KeyQuery"},
     {QueryKind::RangeQuery, "RangeQuery"},
     {QueryKind::TimestampedKeyQuery, "TimestampedKeyQuery"},
@@ -86,6 +99,11 @@ inline constexpr std::array<Named<QueryKind>, 9> kQueryKinds{{
     {QueryKind::VersionedKeyQuery, "VersionedKeyQuery"},
     {QueryKind::MultiVersionedKeyQuery, "MultiVersionedKeyQuery"},
     {QueryKind::Custom, "Custom"},
+    // KIP-1356, 2026-08-20 pin only.
+    {QueryKind::TimestampedKeyWithHeadersQuery, "TimestampedKeyWithHeadersQuery"},
+    {QueryKind::TimestampedRangeWithHeadersQuery, "TimestampedRangeWithHeadersQuery"},
+    {QueryKind::TimestampedWindowKeyWithHeadersQuery, "TimestampedWindowKeyWithHeadersQuery"},
+    {QueryKind::TimestampedWindowRangeWithHeadersQuery, "TimestampedWindowRangeWithHeadersQuery"},
 }};
 
 inline constexpr std::array<Named<ResultOrder>, 3> kResultOrders{{

@@ -22,7 +22,8 @@ class History {
 
   // Ids are handed out at invoke, so they follow invoke order while records follow completion.
   uint64_t next_id() { return next_id_++; }
-  // Past records_max drops the record and sets full(). Asserts an id handed out before and completion times that never go backwards.
+  // Past records_max drops the record and sets full(). Asserts an id handed out before and
+  // completion times that never go backwards.
   void append(QueryRecord record);
 
   const std::vector<QueryRecord>& records() const { return records_; }

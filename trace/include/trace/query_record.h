@@ -22,6 +22,7 @@
 
 #include "base/time.h"
 #include "iq/failure_reason.h"
+#include "iq/isolation_level.h"
 #include "iq/offsets.h"
 #include "iq/position.h"
 #include "iq/query.h"
@@ -165,6 +166,9 @@ struct QueryRequestRecord {
   bool skip_cache = false;
   // StateQueryRequest.enableExecutionInfo().
   bool collect_execution_info = false;
+  // StateQueryRequest.withIsolationLevel (2026-08-20 pin); absent: the client's
+  // default.interactive.query.isolation.level (RunTrace::default_iq_isolation_level).
+  std::optional<IsolationLevel> isolation_level;
 
   std::string to_string() const;
 };

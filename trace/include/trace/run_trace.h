@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "base/time.h"
+#include "iq/isolation_level.h"
+#include "iq/kafka_pin.h"
 #include "iq/offsets.h"
 #include "iq/streams_metadata.h"
 #include "iq/topology_config.h"
@@ -242,6 +244,10 @@ struct RunTrace {
   int32_t keys = 0;
   bool consistency_offset_vector_enabled = false;
   Guarantee guarantee = Guarantee::kAtLeastOnce;
+  // The Kafka impl/ followed ([configuration] kafka) and, at the 2026-08-20 pin, the level of a
+  // query that sets none (default.interactive.query.isolation.level).
+  KafkaPin kafka_pin = KafkaPin::k2024_10_25;
+  IsolationLevel default_iq_isolation_level = IsolationLevel::READ_UNCOMMITTED;
 
   std::vector<SourceLogRecord> source_log;  // partition-major, offsets ascending
   History history{200'000};
