@@ -106,10 +106,8 @@ base::Expected<int64_t, Errors> SimBroker::produce_transactional(
   if (Errors e = txn_.verify_partition(transactional_id, producer, tp); e != Errors::NONE) {
     if (e == Errors::INVALID_PRODUCER_EPOCH) {
       IQ_PROBE("txn.fenced_produce",
-               "a fenced producer's late write was refused (not in the default campaign: a "
-               "producer must write after the coordinator timed out its transaction, and the "
-               "default campaign's pauses and cuts, at most 15 s, stay under its 30 s transaction "
-               "timeout; templates/exactly_once.toml reaches it)");
+               "a fenced producer's late write was refused (a producer paused past its "
+               "transaction timeout: the default campaign's rare long outages)");
     }
     return base::unexpected(e);
   }

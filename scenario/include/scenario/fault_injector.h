@@ -60,8 +60,14 @@ class FaultInjector {
   // The same at virtual time at_ms (>= now).
   void schedule_crash_inside(int64_t at_ms, int32_t n, const CrashInsideSpec& spec, bool wipe,
                              std::string detail, std::optional<int64_t> undo_after_ms);
-  // Cancels every scheduled fault and undo and disarms every crash armed inside an operation
-  // (faults stop before the liveness phase).
+  // Arms instance n with a storage error (cluster/io_fault.h), recorded as "arm_read_error" (or
+  // "arm_write_error"); when it lands it is recorded as "read_error" ("write_error") with the file
+  // and the operations in progress. Nothing is undone: the disk reads again at the next I/O.
+  // Returns whether it was armed: not for an instance that does not exist, was removed or is
+  // armed already.
+  bool arm_io_fault(int32_t n, const IoFaultSpec& spec, const std::string& detail);
+  // Cancels every scheduled fault and undo and disarms every crash armed inside an operation and
+  // every storage error (faults stop before the liveness phase).
   void cancel_pending();
   // Heals isolated, resumes paused and (re)starts down or only-created instances that are not
   // removed, keeping their disks; each recorded with `detail`.
@@ -91,6 +97,10 @@ class FaultInjector {
   std::map<uint64_t, EventId> pending_;  // by a local sequence number
   uint64_t next_pending_ = 0;
 };
+
+// The FaultRecord action of a storage error of `kind`: "arm_read_error" when armed, "read_error"
+// when it landed (the same for writes). The only place these names are made.
+std::string io_fault_action(IoKind kind, bool landed);
 
 // The action that undoes `action` (kRestart or kRestartWiped for kCrash, kResume for kPause, kHeal
 // for kIsolate, kStart for kClose), or nullopt if it has none.
