@@ -53,6 +53,7 @@ FaultInjector::~FaultInjector() {
   cancel_pending();
   for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
     cluster_.instance(n).set_on_crash_landed(nullptr);
+    cluster_.instance(n).set_on_io_fault_landed(nullptr);
   }
 }
 
@@ -133,6 +134,7 @@ bool FaultInjector::arm_crash_inside(int32_t n, const CrashInsideSpec& spec, boo
   if (why) {
     record.applied = false;
     record.detail += "; skipped: " + *why;
+    record.applied = false;
     faults_.push_back(std::move(record));
     return false;
   }
@@ -177,11 +179,53 @@ void FaultInjector::on_crash_landed(int32_t n, const CrashLanding& landing, bool
   }
 }
 
+FaultKind io_fault_kind(IoKind kind, bool landed) {
+  if (kind == IoKind::kRead)
+    return landed ? FaultKind::kReadErrorLanded : FaultKind::kReadErrorArmed;
+  return landed ? FaultKind::kWriteErrorLanded : FaultKind::kWriteErrorArmed;
+}
+
+bool FaultInjector::arm_io_fault(int32_t n, const IoFaultSpec& spec, const std::string& detail) {
+  FaultRecord record;
+  record.at_ms = cluster_.loop().now();
+  record.kind = io_fault_kind(spec.kind, /*landed=*/false);
+  record.instance = "instance-" + std::to_string(n);
+  record.detail = detail + (detail.empty() ? "" : "; ") + "the " + spec.to_string();
+  std::optional<std::string> why;
+  if (n < 1 || n > cluster_.instance_count()) {
+    why = "the cluster has " + std::to_string(cluster_.instance_count()) + " instances";
+  } else if (cluster_.instance(n).retired()) {
+    why = cluster_.instance(n).name() + " was removed";
+  } else if (cluster_.instance(n).io_fault_armed()) {
+    why = cluster_.instance(n).name() + " is armed already";
+  }
+  if (why) {
+    record.detail += "; skipped: " + *why;
+    record.applied = false;
+    faults_.push_back(std::move(record));
+    return false;
+  }
+  Instance& i = cluster_.instance(n);
+  // Runs where the I/O failed, under the disk's lock: it only records.
+  i.set_on_io_fault_landed([this, name = i.name(), detail](const IoFaultLanding& landing) {
+    FaultRecord landed;
+    landed.at_ms = cluster_.loop().now();
+    landed.kind = io_fault_kind(landing.kind, /*landed=*/true);
+    landed.instance = name;
+    landed.detail = detail + (detail.empty() ? "" : "; ") + "failed: " + landing.to_string();
+    faults_.push_back(std::move(landed));
+  });
+  i.arm_io_fault(spec);
+  faults_.push_back(std::move(record));
+  return true;
+}
+
 void FaultInjector::cancel_pending() {
   for (const auto& [key, id] : pending_) (void)cluster_.loop().cancel(id);
   pending_.clear();
   for (int32_t n = 1; n <= cluster_.instance_count(); ++n) {
     cluster_.instance(n).disarm_crash_inside();
+    cluster_.instance(n).disarm_io_fault();
   }
 }
 

@@ -135,9 +135,42 @@ void RandomFaults::close_armed(int32_t victim, int64_t undo_ms) {
   if (instance.crash_inside_armed()) instance.disarm_crash_inside();
 }
 
+bool RandomFaults::maybe_long_outage() {
+  if (spec_.long_outage_odds.num == 0 || long_outage_until_ms_ != 0) return false;
+  if (!prng_.chance(spec_.long_outage_odds)) return false;
+  const std::vector<int32_t> up = injector_.up_instances();
+  if (up.empty()) return false;
+  const int32_t victim = prng_.pick(up);
+  const FaultAction kind = prng_.chance({1, 2}) ? FaultAction::kPause : FaultAction::kIsolate;
+  const int64_t ms = prng_.range_inclusive(spec_.long_outage_ms_min, spec_.long_outage_ms_max);
+  if (injector_.down_count() >= spec_.max_down ||
+      !injector_.apply(kind, victim, false, "random-faults: long outage", ms)) {
+    return false;
+  }
+  ++faults_applied_;
+  long_outage_until_ms_ = cluster_.now_ms() + ms;
+  return true;
+}
+
+void RandomFaults::maybe_arm_read_error() {
+  if (spec_.read_error_odds.num == 0 || !prng_.chance(spec_.read_error_odds)) return;
+  std::vector<int32_t> up = injector_.up_instances();
+  std::erase_if(up, [&](int32_t n) { return cluster_.instance(n).io_fault_armed(); });
+  if (up.empty()) return;
+  const int32_t victim = prng_.pick(up);
+  const IoFaultSpec spec{.kind = IoKind::kRead,
+                         .n = draw_occurrence(prng_, kReadErrorNMax),
+                         .during = static_cast<uint32_t>(iq::Operation::kKeyQuery)};
+  if (injector_.arm_io_fault(victim, spec, "random-faults")) ++faults_applied_;
+}
+
 void RandomFaults::tick() {
   tick_event_ = {};
   ++ticks_;
+  if (maybe_long_outage()) {
+    schedule_tick_after();
+    return;
+  }
   const auto kind = draw_kind();
   // Off (odds 0), the crash inside an operation draws nothing, so older schedules are unchanged.
   const bool inside =
@@ -164,6 +197,11 @@ void RandomFaults::tick() {
       if (at.during == static_cast<uint32_t>(iq::Operation::kClose)) close_armed(victim, undo_ms);
     }
   }
+  maybe_arm_read_error();
+  schedule_tick_after();
+}
+
+void RandomFaults::schedule_tick_after() {
   const int64_t next_ms = cluster_.now_ms() + spec_.interval_ms;
   if (next_ms < spec_.stop_ms) schedule_tick(next_ms);
 }

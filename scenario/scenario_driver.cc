@@ -408,6 +408,12 @@ void ScenarioDriver::run_test(size_t index, const TestSpec& test) {
   const int64_t start_ms = phase.start_ms.ms_since_epoch();
   start_workloads(index, test, start_ms);
   bool go = test.duration_ms <= 0 || advance_to(start_ms + test.duration_ms);
+  // A long outage (RandomFaults) is not cut short by the liveness phase's heal: the phase runs
+  // until it is undone.
+  for (const auto& r : random_faults_) {
+    if (go && r->long_outage_until_ms() > cluster_->now_ms())
+      go = advance_to(r->long_outage_until_ms());
+  }
   for (size_t s = 0; s < test.steps.size() && go; ++s) {
     run_step(index, s, test.steps[s]);
     go = !stopped_;

@@ -623,6 +623,86 @@ TEST(ScenarioDriverTest, RandomFaultsStayWithinMaxDownAndLivenessRecovers) {
   EXPECT_EQ(log_again, log) << seed_text(s);
 }
 
+// Proves a long outage is drawn at most once, lasts its drawn length whatever the phase's
+// duration (the phase runs on until it is undone, so the liveness phase does not heal it early),
+// and is recorded with its own detail.
+TEST(ScenarioDriverTest, LongOutageRunsPastThePhaseAndIsUndoneByItsOwnUndo) {
+  Scenario s = timed_scenario(47);
+  TestSpec& test = s.tests[0];
+  test.workloads.pop_back();  // no scheduled crash
+  s.cluster.streams.consistency_offset_vector_enabled = true;
+  test.workloads.push_back(RandomFaultsWorkloadSpec{.start_ms = 2'000,
+                                                    .stop_ms = 29'500,
+                                                    .interval_ms = 1'000,
+                                                    .crash_odds = {0, 1},
+                                                    .pause_odds = {0, 1},
+                                                    .isolate_odds = {0, 1},
+                                                    .close_odds = {0, 1},
+                                                    .max_down = 1,
+                                                    .long_outage_odds = {1, 1},
+                                                    .long_outage_ms_min = 50'000,
+                                                    .long_outage_ms_max = 60'000});
+  const RunTrace trace = drive_scenario(s);
+  std::vector<const FaultRecord*> outages;
+  std::vector<const FaultRecord*> undos;
+  for (const FaultRecord& f : trace.faults) {
+    if (f.detail == "random-faults: long outage") outages.push_back(&f);
+    if (f.detail == "random-faults: long outage: undo") undos.push_back(&f);
+  }
+  ASSERT_EQ(outages.size(), 1u) << seed_text(s);
+  ASSERT_EQ(undos.size(), 1u) << seed_text(s);
+  EXPECT_TRUE(outages[0]->action == "pause" || outages[0]->action == "isolate")
+      << outages[0]->to_string();
+  const int64_t lasted = undos[0]->at_ms.ms_since_epoch() - outages[0]->at_ms.ms_since_epoch();
+  EXPECT_GE(lasted, 50'000) << seed_text(s);
+  EXPECT_LE(lasted, 60'000) << seed_text(s);
+  ASSERT_TRUE(trace.liveness.has_value()) << seed_text(s);
+  EXPECT_GE(trace.liveness->faults_stopped_ms, undos[0]->at_ms) << seed_text(s);
+  for (const auto& [p, first] : trace.liveness->first_success_ms)
+    EXPECT_TRUE(first.has_value()) << seed_text(s) << " partition " << p;
+}
+
+// Proves a storage error armed by the random faults fails a key query's disk read, which the
+// query answers STORE_EXCEPTION for that partition, and that both the arming and the landing are
+// recorded as faults (arm_read_error, read_error, naming the file).
+TEST(ScenarioDriverTest, ReadErrorInsideAKeyQueryAnswersStoreException) {
+  Scenario s = timed_scenario(47);
+  TestSpec& test = s.tests[0];
+  test.workloads.pop_back();  // no scheduled crash
+  s.cluster.streams.consistency_offset_vector_enabled = true;
+  s.cluster.streams.statestore_cache_max_bytes = 0;
+  s.cluster.topology.caching = false;
+  test.workloads.push_back(RandomFaultsWorkloadSpec{.start_ms = 2'000,
+                                                    .stop_ms = 29'500,
+                                                    .interval_ms = 1'000,
+                                                    .crash_odds = {0, 1},
+                                                    .pause_odds = {0, 1},
+                                                    .isolate_odds = {0, 1},
+                                                    .close_odds = {0, 1},
+                                                    .max_down = 1,
+                                                    .read_error_odds = {1, 1}});
+  const RunTrace trace = drive_scenario(s);
+  int armed = 0;
+  int landed = 0;
+  for (const FaultRecord& f : trace.faults) {
+    armed += f.kind == FaultKind::kReadErrorArmed ? 1 : 0;
+    if (f.kind == FaultKind::kReadErrorLanded) {
+      ++landed;
+      EXPECT_NE(f.detail.find("key_query"), std::string::npos) << f.to_string();
+    }
+  }
+  EXPECT_GE(armed, 1) << seed_text(s);
+  EXPECT_GE(landed, 1) << seed_text(s);
+  int store_exceptions = 0;
+  for (const QueryRecord& r : trace.history.records()) {
+    for (const PartitionOutcome& o : r.partitions) {
+      store_exceptions += o.failure_reason == FailureReason::STORE_EXCEPTION ? 1 : 0;
+    }
+  }
+  EXPECT_GE(store_exceptions, 1) << seed_text(s);
+  EXPECT_LE(store_exceptions, landed) << seed_text(s);
+}
+
 // Proves a crash that lands inside an operation is recorded with its landing as fields (the
 // event, the path, the operations in progress and the crash points), that the same seed records
 // the same landing again (replay), and that the end-of-run audit reads every replica the live

@@ -271,8 +271,8 @@ void ScenarioParser::parse_topology(const toml::table* section) {
   c.caching = t.boolean("caching", c.caching);
   c.logging = t.boolean("logging", c.logging);
   // Stores.persistentVersionedKeyValueStore refuses a negative retention and a segment interval
-  // below 1. Only VersionedTable reads them (a template may draw the topology and give them for
-  // all).
+  // below 1. Only the versioned topologies read them (a template may draw the topology and give
+  // them for all).
   const IntValue retention = t.integer("history_retention_ms", c.history_retention_ms, kTimeMs);
   const IntValue interval = t.integer("segment_interval_ms", 0, kPositiveTimeMs);
   c.history_retention_ms = retention.value;

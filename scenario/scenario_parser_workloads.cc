@@ -226,7 +226,8 @@ std::vector<BoundMode> ScenarioParser::bound_modes(const toml::node& n, const Ke
 RandomFaultsWorkloadSpec ScenarioParser::parse_random_faults(Table& w, const TestContext& context) {
   w.allow({"name", "start_ms", "stop_ms", "interval_ms", "crash_one_in", "wipe_one_in",
            "pause_one_in", "isolate_one_in", "close_one_in", "undo_ms_min", "undo_ms_max",
-           "max_down", "crash_inside_one_in", "crash_inside_n_max"});
+           "max_down", "crash_inside_one_in", "crash_inside_n_max", "long_outage_one_in",
+           "long_outage_ms_min", "long_outage_ms_max", "read_error_one_in"});
   RandomFaultsWorkloadSpec c;
   std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
   c.interval_ms = w.integer("interval_ms", c.interval_ms, kPositiveTimeMs).value;
@@ -244,6 +245,13 @@ RandomFaultsWorkloadSpec ScenarioParser::parse_random_faults(Table& w, const Tes
   c.crash_inside_odds = w.one_in("crash_inside_one_in", 0);
   c.crash_inside_n_max =
       w.integer("crash_inside_n_max", c.crash_inside_n_max, {1, kCrashAtNMax}).value;
+  c.long_outage_odds = w.one_in("long_outage_one_in", 0);
+  const IntValue long_min = w.integer("long_outage_ms_min", c.long_outage_ms_min, kTimeMs);
+  const IntValue long_max = w.integer("long_outage_ms_max", c.long_outage_ms_max, kTimeMs);
+  require_le(r_, long_min, "long_outage_ms_min", long_max, "long_outage_ms_max");
+  c.long_outage_ms_min = long_min.value;
+  c.long_outage_ms_max = long_max.value;
+  c.read_error_odds = w.one_in("read_error_one_in", 0);
   return c;
 }
 

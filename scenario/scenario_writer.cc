@@ -409,6 +409,10 @@ void write_workload(Block& b, const RandomFaultsWorkloadSpec& w) {
   b.set("max_down", num(w.max_down));
   b.set("crash_inside_one_in", one_in(w.crash_inside_odds));
   b.set("crash_inside_n_max", num(w.crash_inside_n_max));
+  b.set("long_outage_one_in", one_in(w.long_outage_odds));
+  b.set("long_outage_ms_min", num(w.long_outage_ms_min));
+  b.set("long_outage_ms_max", num(w.long_outage_ms_max));
+  b.set("read_error_one_in", one_in(w.read_error_odds));
 }
 
 void write_step(Block& b, const Scenario& s, const ProduceStep& step) {

@@ -29,6 +29,14 @@ const char* to_string(FaultKind kind) {
       return "isolate";
     case FaultKind::kHeal:
       return "heal";
+    case FaultKind::kReadErrorArmed:
+      return "arm_read_error";
+    case FaultKind::kReadErrorLanded:
+      return "read_error";
+    case FaultKind::kWriteErrorArmed:
+      return "arm_write_error";
+    case FaultKind::kWriteErrorLanded:
+      return "write_error";
     case FaultKind::kAddInstance:
       return "add_instance";
     case FaultKind::kRemoveInstance:

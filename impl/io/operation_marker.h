@@ -3,8 +3,9 @@
 // watches impl/'s I/O from outside. An observation seam, not a Kafka API, and it changes nothing
 // in impl/: the simulator reads it when a crash lands inside an operation (sim/cluster's crash
 // arm) to say which sequence the crash interrupted (flush then .position then .checkpoint, a
-// restore pass, the state-directory cleaner, a clean close), and to arm a crash that lands only
-// inside one of them. impl/ marks; nothing in impl/ reads the marks back.
+// restore pass, the state-directory cleaner, a clean close), to arm a crash that lands only
+// inside one of them, and to fail a disk read only inside a key query. impl/ marks; nothing in
+// impl/ reads the marks back.
 //
 //   OperationScope scope(Operation::kWriteCheckpoint);  // set for the scope's lifetime
 //   operations_in_progress();                           // a mask of Operation bits
@@ -40,6 +41,11 @@ enum class Operation : uint32_t {
   // Inside kCheckpoint, before the files: the stores' flush. Usually empty for an active (its
   // commit flushed just before); a standby's only flush, and the flush after a restore.
   kCheckpointFlush = 1u << 7,
+  // A KeyQuery's or VersionedKeyQuery's point reads of its store (store_query_utils and the
+  // caching layer's KeyQuery): no iterator runs inside. The simulator fails a disk read only
+  // inside it, so the error reaches the query as Kafka's StoreQueryUtils surfaces it
+  // (STORE_EXCEPTION), and not a range, whose RocksDbIterator never checks the iterator's status.
+  kKeyQuery = 1u << 8,
 };
 
 inline std::atomic<uint32_t>& operations_in_progress_mask() {

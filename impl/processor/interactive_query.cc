@@ -56,10 +56,8 @@ void probe_failure(FailureReason reason) {
       break;
     case FailureReason::STORE_EXCEPTION:
       IQ_PROBE("failure.STORE_EXCEPTION",
-               "a partition answered STORE_EXCEPTION (not in the default campaign: only an "
-               "exception from the store's own get or range gives it, a RocksDB read error or a "
-               "store another thread closed under the query; the simulated disk injects no read "
-               "errors and queries run between loop passes, when no store is closing)");
+               "a partition answered STORE_EXCEPTION (an exception from the store's own read: "
+               "the random faults' disk read error inside a key query)");
       break;
   }
 }

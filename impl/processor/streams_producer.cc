@@ -110,9 +110,8 @@ StreamsError StreamsProducer::to_streams_error(const ProducerError& e, const cha
       return StreamsError{StreamsError::Kind::TaskMigrated, message};
     case ProducerError::Kind::Timeout:
       IQ_PROBE("eos.task_corrupted_timeout",
-               "a send or commit timed out: TaskCorrupted (not in the default campaign: the broker "
-               "must stay unreachable past delivery.timeout.ms, 120 s, longer than any campaign's "
-               "cuts, at most 25 s)");
+               "a send or commit timed out: TaskCorrupted (the broker unreachable past "
+               "delivery.timeout.ms: the default campaign's rare long outages)");
       return StreamsError{StreamsError::Kind::TaskCorrupted, message};
     case ProducerError::Kind::InvalidTxnState:
     case ProducerError::Kind::Kafka:

@@ -237,9 +237,8 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task)
   // retried on the next loop.
   if (eos_enabled() && task.is_active() && !producer_->init_transaction()) {
     IQ_PROBE("eos.init_transactions_retried",
-             "initTransactions failed and the task waits for the next loop (not in the default "
-             "campaign: the broker must stay unreachable past delivery.timeout.ms, 120 s, longer "
-             "than any campaign's cuts, at most 25 s)");
+             "initTransactions failed and the task waits for the next loop (the broker "
+             "unreachable past delivery.timeout.ms: the default campaign's rare long outages)");
     return false;
   }
   // StateManagerUtil.registerStateStores: no lock, no stores (LockException). The other thread

@@ -161,12 +161,11 @@ StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::delete_k
     const Bytes& key, int64_t timestamp_ms) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
   if (timestamp_ms < clamp_sub(observed_stream_time_ms_, grace_period_ms_)) {
-    // Only VersionedKeyValueStore#delete reaches here: the versioned table (KTableSource) writes a
-    // tombstone as put(key, null, ts), and no registered topology calls delete.
+    // Only VersionedKeyValueStore#delete reaches here (the VersionedPapiWriter topology): the
+    // versioned table (KTableSource) writes a tombstone as put(key, null, ts).
     IQ_PROBE("versioned.delete_expired",
-             "a versioned store dropped a delete older than its grace (not in the default "
-             "campaign: only VersionedKeyValueStore#delete reaches it, and no registered topology "
-             "calls it; the versioned table writes a tombstone as put(key, null, ts))");
+             "a versioned store dropped a delete older than its grace (the VersionedPapiWriter "
+             "topology's late tombstone)");
     return std::optional<VersionedBytesRecord>{};  // quirk 14: no position update here
   }
   auto existing = get(key, timestamp_ms);

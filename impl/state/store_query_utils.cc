@@ -2,6 +2,7 @@
 
 #include "base/assert.h"
 #include "base/probe.h"
+#include "io/operation_marker.h"
 #include "iq/key_query.h"
 #include "iq/multi_versioned_key_query.h"
 #include "iq/range_query.h"
@@ -29,6 +30,7 @@ QueryResult run_key_query(const Query& query, StateStore& store) {
   if (kv == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
   const auto* raw = query_as<KeyQuery<Bytes, Bytes>>(query);
   IQ_ASSERT(raw != nullptr, "a typed KeyQuery reached the position owner: {}", query.to_string());
+  const OperationScope reading(Operation::kKeyQuery);  // an observation mark only
   // With the typed layer's sink the value is decoded from the store's own bytes (raw_sinks.h);
   // the raw result then holds nothing.
   if (RawValueSink* sink = raw->value_sink()) {
@@ -134,6 +136,7 @@ QueryResult run_versioned_key_query(const Query& query, StateStore& store) {
   const auto* raw = dynamic_cast<const VersionedKeyQuery<Bytes, Bytes>*>(&query);
   IQ_ASSERT(raw != nullptr, "a typed VersionedKeyQuery reached the position owner: {}",
             query.to_string());
+  const OperationScope reading(Operation::kKeyQuery);  // an observation mark only
   auto record = raw->as_of_timestamp() ? versioned->get(raw->key(), *raw->as_of_timestamp())
                                        : versioned->get(raw->key());
   if (!record) return store_exception(store, query, record.error());

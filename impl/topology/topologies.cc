@@ -171,6 +171,8 @@ Status TaskTopology::process(const ConsumerRecord& record) {
       return process_window_papi(key, value, record.timestamp);
     case TopologyKind::SessionPapiWriter:
       return process_session_papi(key, value, record.timestamp);
+    case TopologyKind::VersionedPapiWriter:
+      return process_versioned_papi(key, value, record.timestamp);
   }
   return ok_status();
 }
@@ -216,6 +218,23 @@ Status TaskTopology::process_versioned_table(int32_t key, const std::optional<in
   if (!latest) return base::unexpected(latest.error());
   if (latest->has_value() && timestamp < (*latest)->timestamp) {
     IQ_PROBE("versioned.table_out_of_order", "a versioned table took an out-of-order update");
+  }
+  auto put = versioned_->put(key, value, timestamp);
+  if (!put) return base::unexpected(put.error());
+  return ok_status();
+}
+
+// A Processor-API writer over the versioned store: a value is put as a version at the record's
+// timestamp, a null value goes through VersionedKeyValueStore#delete(key, ts). The store treats the
+// delete as put(key, null, ts) and returns the version it replaced, but one older than the grace
+// period is dropped without a position update (a dropped put advances it: quirk 14), which is the
+// difference from the versioned table's tombstone.
+Status TaskTopology::process_versioned_papi(int32_t key, const std::optional<int64_t>& value,
+                                            int64_t timestamp) {
+  if (!value) {
+    auto deleted = versioned_->delete_key(key, timestamp);
+    if (!deleted) return base::unexpected(deleted.error());
+    return ok_status();
   }
   auto put = versioned_->put(key, value, timestamp);
   if (!put) return base::unexpected(put.error());

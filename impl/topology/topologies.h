@@ -11,6 +11,11 @@
 //                timestamp, out-of-order ones included; a null value a tombstone version; a
 //                record older than the history retention behind the store's observed stream
 //                time is dropped (the store's grace is its history retention). No caching layer.
+//   VersionedPapiWriter a Processor over Stores.versionedKeyValueStoreBuilder(the same supplier):
+//                put(key, value, ts) for each record, delete(key, ts) for a null value (the
+//                versioned table writes put(key, null, ts) instead). The store and history are the
+//                versioned table's; a delete older than the grace is dropped without a position
+//                update (quirk 14).
 // The window and session shapes (TopologyConfig's window_*/grace/session_gap settings):
 //   WindowedCount / WindowedSum  stream.groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(size,
 //                grace)[.advanceBy(advance)]).count() / .aggregate(() -> 0L, (k, v, agg) ->
@@ -72,6 +77,8 @@ class TaskTopology {
   Status process_table(int32_t key, const std::optional<int64_t>& value, int64_t timestamp);
   Status process_aggregate(int32_t key, int64_t value, int64_t timestamp);
   Status process_papi(int32_t key, const std::optional<int64_t>& value);
+  Status process_versioned_papi(int32_t key, const std::optional<int64_t>& value,
+                                int64_t timestamp);
   Status process_versioned_table(int32_t key, const std::optional<int64_t>& value,
                                  int64_t timestamp);
   Status process_window_aggregate(int32_t key, const std::optional<int64_t>& value,

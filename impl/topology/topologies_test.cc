@@ -238,5 +238,31 @@ TEST(TopologiesTest, ClearCacheDropsUnflushedWindowAndSessionWrites) {
   }
 }
 
+// The versioned PAPI writer deletes through VersionedKeyValueStore#delete: within the grace a
+// tombstone version as the versioned table's put(key, null, ts) writes, beyond it dropped without
+// moving the store's position, where the table's dropped put(key, null) does move it (quirk 14).
+TEST(TopologiesTest, VersionedPapiWriterDeleteBeyondGraceKeepsThePosition) {
+  for (TopologyKind kind : {TopologyKind::VersionedPapiWriter, TopologyKind::VersionedTable}) {
+    TopologyConfig c = config(kind, KeyValueSupplier::kRocksDb, false);
+    c.history_retention_ms = 2'000;
+    c.segment_interval_ms = 1'000;
+    Harness h(c, to_string(kind));
+    // Offsets 0..3: 10 @1000, 12 @5000, a delete @4000 (within the grace), one @1500 (beyond it).
+    h.process({{1, 10, 1'000}, {1, 12, 5'000}, {1, std::nullopt, 4'000}, {1, std::nullopt, 1'500}});
+    auto* v = dynamic_cast<MeteredVersionedKeyValueStore<int32_t, int64_t>*>(&h.topology().store());
+    ASSERT_NE(v, nullptr);
+    auto latest = v->get(1);
+    ASSERT_TRUE(latest.has_value());
+    ASSERT_TRUE(latest->has_value()) << to_string(kind);
+    EXPECT_EQ((*latest)->value, 12);
+    auto at = v->get(1, 4'500);
+    ASSERT_TRUE(at.has_value());
+    EXPECT_FALSE(at->has_value()) << to_string(kind) << ": the tombstone at 4000 ends 10";
+    const int64_t* offset = h.topology().store().position().offset("input-topic", 0);
+    ASSERT_NE(offset, nullptr);
+    EXPECT_EQ(*offset, kind == TopologyKind::VersionedPapiWriter ? 2 : 3) << to_string(kind);
+  }
+}
+
 }  // namespace
 }  // namespace iq

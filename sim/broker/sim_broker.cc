@@ -107,9 +107,11 @@ base::Expected<int64_t, Errors> SimBroker::produce_transactional(
     if (e == Errors::INVALID_PRODUCER_EPOCH) {
       IQ_PROBE("txn.fenced_produce",
                "a fenced producer's late write was refused (not in the default campaign: a "
-               "producer must write after the coordinator timed out its transaction, and the "
-               "default campaign's pauses and cuts, at most 15 s, stay under its 30 s transaction "
-               "timeout; templates/exactly_once.toml reaches it)");
+               "producer must write after the coordinator timed out its transaction while its "
+               "member is still in the group; the default campaign's pauses and cuts under 15 s "
+               "stay under its 30 s transaction timeout, and its long outages outlast the session "
+               "timeout, so the member learns it was fenced before it writes; "
+               "templates/exactly_once.toml reaches it)");
     }
     return base::unexpected(e);
   }

@@ -12,7 +12,7 @@ namespace iq::sim {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Operation>, 8> kOperationNames{{
+constexpr std::array<std::pair<std::string_view, Operation>, 9> kOperationNames{{
     {"checkpoint", Operation::kCheckpoint},
     {"checkpoint_flush", Operation::kCheckpointFlush},
     {"write_position", Operation::kWritePosition},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<std::string_view, Operation>, 8> kOperationNames{
     {"cleaner", Operation::kStateDirectoryCleaner},
     {"close", Operation::kClose},
     {"commit", Operation::kCommit},
+    {"key_query", Operation::kKeyQuery},
 }};
 
 // The crash points a landing hit, in a fixed order (see CrashLanding::points).

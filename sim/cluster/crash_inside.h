@@ -41,7 +41,7 @@ std::optional<CrashInsideAt> crash_inside_at_from_string(std::string_view s);
 
 // Names of the iq::Operation bits a `during` mask may hold, as scenario files spell them:
 // "checkpoint", "checkpoint_flush", "write_position", "write_checkpoint", "restore", "cleaner",
-// "close", "commit";
+// "close", "commit", "key_query";
 // "any" is 0.
 std::optional<uint32_t> operation_mask_from_string(std::string_view s);
 std::string operation_mask_to_string(uint32_t mask);  // "any", or names joined by '+'

@@ -2,6 +2,7 @@
 
 #include "base/probe.h"
 #include "cluster/sim_producer.h"
+#include "io/operation_marker.h"
 
 namespace iq::sim {
 
@@ -79,6 +80,9 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
     if (!crash_arm_.armed()) return false;
     return crash_arm_.count(CrashInsideAt::kDiskOp, std::string(to_string(op)) + " " + path,
                             CrashSubject::file(path));
+  });
+  disk_.set_io_fault([this](IoKind kind, const std::string& path) {
+    return io_arm_.count(kind, path, iq::operations_in_progress());
   });
 }
 
@@ -205,6 +209,11 @@ void Instance::crash() {
   disk_.crash();
   crash_arm_.set_suspended(false);
   crash_arm_.clear_landing();
+}
+
+void Instance::arm_io_fault(const IoFaultSpec& spec) {
+  IQ_ASSERT(!retired_, "{} was removed", config_.name);
+  io_arm_.arm(spec);
 }
 
 void Instance::arm_crash_inside(const CrashInsideSpec& spec) {

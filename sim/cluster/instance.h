@@ -50,6 +50,7 @@
 #include "base/prng.h"
 #include "cluster/broker_service.h"
 #include "cluster/crash_inside.h"
+#include "cluster/io_fault.h"
 #include "cluster/processing_ledger.h"
 #include "cluster/sim_clients.h"
 #include "cluster/streams_client_configs.h"
@@ -107,6 +108,15 @@ class Instance {
   bool crash_inside_armed() const { return crash_arm_.armed(); }
   void set_on_crash_landed(std::function<void(const CrashLanding&)> listener) {
     on_crash_landed_ = std::move(listener);
+  }
+  // A storage error (cluster/io_fault.h): the spec's Nth read or write of a file on this
+  // instance's disk fails with EIO, once. The arm outlives processes, until it lands or is
+  // disarmed; the listener hears of the landing (on the thread that made the I/O).
+  void arm_io_fault(const IoFaultSpec& spec);
+  void disarm_io_fault() { io_arm_.disarm(); }
+  bool io_fault_armed() const { return io_arm_.armed(); }
+  void set_on_io_fault_landed(std::function<void(const IoFaultLanding&)> listener) {
+    io_arm_.set_on_landed(std::move(listener));
   }
   // Crashes that landed inside an operation, over all lifetimes, oldest first (at most 1 000).
   const std::vector<CrashLanding>& crashes_landed() const { return crashes_landed_; }
@@ -166,6 +176,7 @@ class Instance {
   bool blocked_ = false;
   uint64_t passes_blocked_ = 0;
   CrashArm crash_arm_;
+  IoFaultArm io_arm_;
   std::function<void(const CrashLanding&)> on_crash_landed_;
   std::vector<CrashLanding> crashes_landed_;
 };

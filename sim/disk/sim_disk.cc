@@ -87,6 +87,20 @@ const char* to_string(DiskOp op) {
   return "?";
 }
 
+const char* to_string(IoKind kind) {
+  return kind == IoKind::kRead ? "read" : "write";
+}
+
+void SimDisk::set_io_fault(IoFault policy) {
+  std::lock_guard lock(mu_);
+  io_fault_ = std::move(policy);
+}
+
+bool SimDisk::io_fails(IoKind kind, const std::string& path) const {
+  std::lock_guard lock(mu_);
+  return io_fault_ && io_fault_(kind, path);
+}
+
 void SimDisk::set_op_observer(OpObserver observer) {
   std::lock_guard lock(mu_);
   observer_ = std::move(observer);
@@ -728,6 +742,11 @@ SimDisk::OpenFile::~OpenFile() {
 size_t SimDisk::OpenFile::read(uint64_t offset, size_t n, char* out) const {
   IQ_ASSERT(disk_ != nullptr, "read from closed file {}", path_);
   return disk_->read_at(id_, offset, n, out);
+}
+
+bool SimDisk::OpenFile::io_fails(IoKind kind) const {
+  IQ_ASSERT(disk_ != nullptr, "{} of closed file {}", to_string(kind), path_);
+  return disk_->io_fails(kind, path_);
 }
 
 void SimDisk::OpenFile::append(std::string_view data) {

@@ -64,6 +64,10 @@ enum class DiskOp {
 };
 const char* to_string(DiskOp op);
 
+// The I/O a fault may fail (set_io_fault): a read of a file's bytes, or a write (an append).
+enum class IoKind { kRead, kWrite };
+const char* to_string(IoKind kind);  // "read", "write"
+
 enum class DiskErrc {
   NotFound,       // ENOENT: the path, or its parent, does not exist
   AlreadyExists,  // EEXIST
@@ -120,6 +124,16 @@ class SimDisk {
   void set_op_observer(OpObserver observer);
   // Whether the durable state is frozen (an observer returned true since the last crash or wipe).
   bool frozen() const;
+
+  // I/O errors (EIO), as a failing device or a full one surfaces them: the policy is asked before
+  // each read or write of a file's bytes through a handle that a seam checks (io_fails; the
+  // RocksDB Env does, for every Read and Append), under the disk's lock and possibly on a RocksDB
+  // thread, so it must not call back into the disk. Returning true fails that one operation; the
+  // bytes are unchanged, and nothing else about the disk is. A null policy removes it.
+  using IoFault = std::function<bool(IoKind kind, const std::string& path)>;
+  void set_io_fault(IoFault policy);
+  // Asks the policy about `kind` on `path`: true if that operation must fail with EIO.
+  bool io_fails(IoKind kind, const std::string& path) const;
 
   // Directories: durable at once.
   DiskStatus create_directory(const std::string& path);  // the parent must exist
@@ -225,6 +239,7 @@ class SimDisk {
     std::map<InodeId, std::string> durable_bytes;  // of every inode a durable name refers to
   };
   OpObserver observer_;
+  IoFault io_fault_;
   std::optional<Frozen> frozen_;
 };
 
@@ -242,6 +257,8 @@ class SimDisk::OpenFile {
   // Copies up to n bytes from `offset` into `out`; returns how many (0 at or past the end).
   size_t read(uint64_t offset, size_t n, char* out) const;
   void append(std::string_view data);
+  // Whether the disk's I/O fault policy fails this handle's next `kind` (SimDisk::io_fails).
+  bool io_fails(IoKind kind) const;
   void truncate(uint64_t size);
   // fsync: the current bytes become the durable ones. The name still needs a directory sync.
   void sync();

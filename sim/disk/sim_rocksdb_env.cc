@@ -30,6 +30,16 @@ IOStatus to_io_status(const DiskError& error) {
   return IOStatus::IOError(error.message);
 }
 
+// EIO from the disk's fault policy (SimDisk::set_io_fault), as PosixRandomAccessFile::Read and
+// PosixWritableFile::Append report a failed pread or write: an IOError. RocksDB hands it back to
+// the Get that read the block, or to the flush that wrote the table file (which then sets its
+// background error: the database refuses writes until it is reopened).
+IOStatus io_error(IoKind kind, const std::string& path) {
+  return IOStatus::IOError(
+      std::string("While ") + (kind == IoKind::kRead ? "pread " : "appending to ") + path,
+      "Input/output error");
+}
+
 template <typename T>
 IOStatus status_of(const DiskResult<T>& result) {
   return result ? IOStatus::OK() : to_io_status(result.error());
@@ -42,6 +52,7 @@ class SimWritableFile final : public rocksdb::FSWritableFile {
   using rocksdb::FSWritableFile::Append;
   IOStatus Append(const Slice& data, const IOOptions& /*options*/,
                   IODebugContext* /*dbg*/) override {
+    if (file_.io_fails(IoKind::kWrite)) return io_error(IoKind::kWrite, file_.path());
     file_.append({data.data(), data.size()});
     return IOStatus::OK();
   }
@@ -85,6 +96,7 @@ class SimSequentialFile final : public rocksdb::FSSequentialFile {
 
   IOStatus Read(size_t n, const IOOptions& /*options*/, Slice* result, char* scratch,
                 IODebugContext* /*dbg*/) override {
+    if (file_.io_fails(IoKind::kRead)) return io_error(IoKind::kRead, file_.path());
     const size_t got = file_.read(position_, n, scratch);
     position_ += got;
     *result = Slice(scratch, got);
@@ -107,6 +119,7 @@ class SimRandomAccessFile final : public rocksdb::FSRandomAccessFile {
 
   IOStatus Read(uint64_t offset, size_t n, const IOOptions& /*options*/, Slice* result,
                 char* scratch, IODebugContext* /*dbg*/) const override {
+    if (file_.io_fails(IoKind::kRead)) return io_error(IoKind::kRead, file_.path());
     const size_t got = file_.read(offset, n, scratch);
     *result = Slice(scratch, got);
     return IOStatus::OK();

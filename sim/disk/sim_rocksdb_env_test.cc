@@ -127,6 +127,54 @@ TEST_F(SimRocksEnvTest, RepeatedCrashesKeepEveryFlushAndNothingElse) {
   EXPECT_EQ(disk_.crash_count(), 2u);
 }
 
+// A read error from the disk (EIO on a table file's pread) is the IOError a Get returns, as on a
+// failing device; the data is intact, and once the device reads again the same Get answers.
+TEST_F(SimRocksEnvTest, ReadErrorFailsTheGetThatMeetsIt) {
+  auto db = open_db(env_.env());
+  put(*db, "k1", "v1");
+  flush(*db);
+  int failed = 0;
+  disk_.set_io_fault([&](IoKind kind, const std::string& path) {
+    const bool fail = kind == IoKind::kRead && path.ends_with(".sst");
+    failed += fail ? 1 : 0;
+    return fail;
+  });
+  std::string value;
+  const rocksdb::Status status = db->Get(rocksdb::ReadOptions(), "k1", &value);
+  EXPECT_TRUE(status.IsIOError()) << status.ToString();
+  EXPECT_GE(failed, 1);
+  disk_.set_io_fault(nullptr);
+  EXPECT_EQ(get(*db, "k1"), "v1");
+  kill(db);
+}
+
+// A write error inside a flush (EIO on the table file's append) fails the flush, and RocksDB
+// keeps it as its background error: later writes are refused until the database is reopened,
+// which is what a Kafka task meets as a ProcessorStateException on its next put or flush. The
+// failed table file never made it into the MANIFEST, so a reopen after a crash has the data of
+// the flushes before it only.
+TEST_F(SimRocksEnvTest, WriteErrorFailsTheFlushAndLaterWrites) {
+  auto db = open_db(env_.env());
+  put(*db, "k1", "v1");
+  flush(*db);
+  put(*db, "k2", "v2");
+  disk_.set_io_fault([](IoKind kind, const std::string& path) {
+    return kind == IoKind::kWrite && path.ends_with(".sst");
+  });
+  rocksdb::FlushOptions wait;
+  wait.wait = true;
+  const rocksdb::Status flushed = db->Flush(wait);
+  EXPECT_FALSE(flushed.ok());
+  disk_.set_io_fault(nullptr);
+  EXPECT_FALSE(db->Put(no_wal(), "k3", "v3").ok());
+  kill(db);
+  disk_.crash();
+  db = open_db(env_.env());
+  EXPECT_EQ(get(*db, "k1"), "v1");
+  EXPECT_EQ(get(*db, "k2"), std::nullopt);
+  kill(db);
+}
+
 // A database that never flushed comes back empty but opens cleanly after a crash.
 TEST_F(SimRocksEnvTest, NeverFlushedDatabaseReopensEmpty) {
   auto db = open_db(env_.env());

@@ -51,6 +51,9 @@ enum class TopologyKind {
   SessionSum,         // groupByKey().windowedBy(SessionWindows).aggregate(0, agg + v, a + b)
   WindowPapiWriter,   // a Processor put()ting each record into its window [floor(ts/size)*size)
   SessionPapiWriter,  // a Processor put()ting each record as a session [ts, ts]
+  // A Processor over Stores.versionedKeyValueStoreBuilder: put(key, value, ts) for each record,
+  // VersionedKeyValueStore#delete(key, ts) for a null value.
+  VersionedPapiWriter,
 };
 
 inline const char* to_string(TopologyKind kind) {
@@ -77,6 +80,8 @@ inline const char* to_string(TopologyKind kind) {
       return "WindowPapiWriter";
     case TopologyKind::SessionPapiWriter:
       return "SessionPapiWriter";
+    case TopologyKind::VersionedPapiWriter:
+      return "VersionedPapiWriter";
   }
   return "?";
 }
@@ -90,9 +95,10 @@ struct TopologyConfig {
   bool caching = true;  // Kafka's default for DSL stores
   bool logging = true;
   int64_t lru_max_entries = 1000;  // Stores.lruMap(name, maxCacheSize), when supplier is kLruMap
-  // VersionedTable only: Stores.persistentVersionedKeyValueStore(name, historyRetention[,
-  // segmentInterval]); the supplier is then ignored (the store is always the RocksDB versioned
-  // one) and so is caching (Kafka's materializer refuses caching for versioned stores).
+  // VersionedTable and VersionedPapiWriter only: Stores.persistentVersionedKeyValueStore(name,
+  // historyRetention[, segmentInterval]); the supplier is then ignored (the store is always the
+  // RocksDB versioned one) and so is caching (Kafka's materializer refuses caching for versioned
+  // stores).
   int64_t history_retention_ms = 60'000;
   std::optional<int64_t> segment_interval_ms;  // nullopt: the supplier's default for the retention
 
@@ -119,7 +125,9 @@ struct TopologyConfig {
     if (kind == TopologyKind::WindowPapiWriter) return supplier != KeyValueSupplier::kRocksDb;
     return kind != TopologyKind::PapiWriter && !session();
   }
-  bool versioned() const { return kind == TopologyKind::VersionedTable; }
+  bool versioned() const {
+    return kind == TopologyKind::VersionedTable || kind == TopologyKind::VersionedPapiWriter;
+  }
   bool windowed() const {
     return kind == TopologyKind::WindowedCount || kind == TopologyKind::WindowedSum ||
            kind == TopologyKind::WindowPapiWriter;

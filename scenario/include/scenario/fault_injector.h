@@ -63,8 +63,14 @@ class FaultInjector {
   // The same at virtual time at_ms (>= now).
   void schedule_crash_inside(int64_t at_ms, int32_t n, const CrashInsideSpec& spec, bool wipe,
                              std::string detail, std::optional<int64_t> undo_after_ms);
-  // Cancels every scheduled fault and undo and disarms every crash armed inside an operation
-  // (faults stop before the liveness phase).
+  // Arms instance n with a storage error (cluster/io_fault.h), recorded as "arm_read_error" (or
+  // "arm_write_error"); when it lands it is recorded as "read_error" ("write_error") with the file
+  // and the operations in progress. Nothing is undone: the disk reads again at the next I/O.
+  // Returns whether it was armed: not for an instance that does not exist, was removed or is
+  // armed already.
+  bool arm_io_fault(int32_t n, const IoFaultSpec& spec, const std::string& detail);
+  // Cancels every scheduled fault and undo and disarms every crash armed inside an operation and
+  // every storage error (faults stop before the liveness phase).
   void cancel_pending();
   // Heals isolated, resumes paused and (re)starts down or only-created instances that are not
   // removed, keeping their disks; each recorded with `detail`.
@@ -97,6 +103,9 @@ class FaultInjector {
 
 // The kind a fault record of `action` gets (kRestart with `wipe` is kRestartWiped).
 FaultKind fault_kind(FaultAction action, bool wipe);
+// The kind of a storage error's fault record: armed (kReadErrorArmed, kWriteErrorArmed) or landed
+// (kReadErrorLanded, kWriteErrorLanded). The only place these kinds are chosen.
+FaultKind io_fault_kind(IoKind kind, bool landed);
 
 // The action that undoes `action` (kRestart or kRestartWiped for kCrash, kResume for kPause, kHeal
 // for kIsolate, kStart for kClose), or nullopt if it has none.

@@ -27,6 +27,18 @@
 // only created, paused or isolated); the undo (restart, resume, heal, start) is scheduled through
 // the injector. Instances are never removed. Every fault applied is recorded by the injector with
 // detail "random-faults".
+// Two rarer kinds, each off (and drawing nothing) while its odds are 0, so older schedules stay:
+// - a long outage (long_outage_odds), tried before everything above: a victim among the up
+//   instances, a pause or an isolation (one in two), and its length in [long_outage_ms_min,
+//   long_outage_ms_max]; applied under max_down like the others, at most once per workload (the
+//   tick that applies it draws nothing else). long_outage_until_ms() says when it ends, and the
+//   driver runs the test's phase until then, so the liveness phase never cuts it short. A pause
+//   outlasts the transaction timeout (the coordinator aborts and fences the paused producer,
+//   which then writes: txn.fenced_produce); an isolation outlasts delivery.timeout.ms (the
+//   exactly-once thread's commit times out: TaskCorrupted, then initTransactions retried).
+// - a storage error (read_error_odds), tried after everything above on every tick: a victim
+//   among the up instances not armed already, and N in [1, kReadErrorNMax] (log-uniform): the
+//   Nth disk read inside a key query on it fails (FaultInjector::arm_io_fault).
 
 #include <cstdint>
 
@@ -42,6 +54,9 @@ class RandomFaults {
   // The largest N drawn for a disk event inside a named operation (a checkpoint write is 5 disk
   // events, a cleaner pass a few per file): larger ones would rarely land before faults stop.
   static constexpr int64_t kCrashInsideDuringNMax = 16;
+  // The largest N of a storage error: the Nth read inside a key query (a cold read of a table
+  // file; the block cache answers the rest).
+  static constexpr int64_t kReadErrorNMax = 8;
   // `spec` has absolute times. `prng` is the workload's own child (split("random-faults-<test>")).
   RandomFaults(Cluster& cluster, FaultInjector& injector, RandomFaultsWorkloadSpec spec,
                base::Prng prng);
@@ -55,13 +70,19 @@ class RandomFaults {
   void stop();
   uint64_t ticks() const { return ticks_; }
   uint64_t faults_applied() const { return faults_applied_; }
+  // When the long outage applied ends (its undo's time), or 0 if none applied.
+  int64_t long_outage_until_ms() const { return long_outage_until_ms_; }
 
  private:
   void tick();
   void schedule_tick(int64_t at_ms);
+  void schedule_tick_after();  // the next tick, interval_ms from now, if before stop_ms
   std::optional<FaultAction> draw_kind();
   CrashInsideSpec draw_crash_inside();
   void close_armed(int32_t victim, int64_t undo_ms);
+  // The rarer kinds (see the header comment); maybe_long_outage returns whether it applied one.
+  bool maybe_long_outage();
+  void maybe_arm_read_error();
 
   Cluster& cluster_;
   FaultInjector& injector_;
@@ -70,6 +91,7 @@ class RandomFaults {
   EventId tick_event_{};
   uint64_t ticks_ = 0;
   uint64_t faults_applied_ = 0;
+  int64_t long_outage_until_ms_ = 0;
 };
 
 // The target of one crash inside an operation (the draw RandomFaults makes, apart so that it can

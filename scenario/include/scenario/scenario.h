@@ -107,6 +107,16 @@ struct RandomFaultsWorkloadSpec {
   // [1, crash_inside_n_max]. Off (0) by default, and then it takes nothing from the Prng.
   base::Ratio crash_inside_odds{0, 1};
   int64_t crash_inside_n_max = 64;
+  // A rare long outage, tried first on each tick: a pause or a cut of the instance's links (one
+  // in two) lasting [long_outage_ms_min, long_outage_ms_max], long enough to outlast the
+  // producer's delivery.timeout.ms (120 s) and any transaction timeout. At most one per workload,
+  // and its test's phase runs until it is undone. Off (0) by default: nothing drawn.
+  base::Ratio long_outage_odds{0, 1};
+  int64_t long_outage_ms_min = 125'000;
+  int64_t long_outage_ms_max = 150'000;
+  // A storage error, tried last on each tick: the Nth (1..8) disk read inside a KeyQuery or
+  // VersionedKeyQuery of an up instance fails with EIO (cluster/io_fault.h). Off (0) by default.
+  base::Ratio read_error_odds{0, 1};
   bool operator==(const RandomFaultsWorkloadSpec&) const = default;
 };
 

@@ -24,8 +24,9 @@
 //       the phase's end): producers; query clients (their "produced" bound is the test's first
 //       producer's acknowledged position, or without a producer in the test, the broker's source
 //       end offsets - 1 per non-empty partition at the attempt's start); scheduled faults with
-//       their undo; random faults. Then the world runs to start + duration_ms. Workloads are not
-//       stopped at the phase end: a query client finishes its retries, an undo still fires.
+//       their undo; random faults. Then the world runs to start + duration_ms (or on until a
+//       random faults' long outage is undone: RandomFaults::long_outage_until_ms). Workloads are
+//       not stopped at the phase end: a query client finishes its retries, an undo still fires.
 //     - the scripted steps in order: produce (explicit partition or the default partitioner; no
 //       value is a tombstone; no timestamp is "now"), run_until (a time, or quiescence: see
 //       quiescence.h; checked every 10 ms of virtual time up to ms_max, else a LivenessFailure),

@@ -63,7 +63,7 @@ inline constexpr std::array<Named<IsolationLevel>, 2> kIsolationLevels{{
     {IsolationLevel::READ_COMMITTED, "read_committed"},
 }};
 
-inline constexpr std::array<Named<TopologyKind>, 11> kTopologies{{
+inline constexpr std::array<Named<TopologyKind>, 12> kTopologies{{
     {TopologyKind::SourceTable, "SourceTable"},
     {TopologyKind::Count, "Count"},
     {TopologyKind::Sum, "Sum"},
@@ -75,6 +75,7 @@ inline constexpr std::array<Named<TopologyKind>, 11> kTopologies{{
     {TopologyKind::SessionSum, "SessionSum"},
     {TopologyKind::WindowPapiWriter, "WindowPapiWriter"},
     {TopologyKind::SessionPapiWriter, "SessionPapiWriter"},
+    {TopologyKind::VersionedPapiWriter, "VersionedPapiWriter"},
 }};
 
 inline constexpr std::array<Named<KeyDistribution>, 2> kKeyDistributions{{

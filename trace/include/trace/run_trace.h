@@ -120,19 +120,23 @@ struct CrashPointRecord {
 // by searching the text. An armed crash is not a crash: it changes nothing until it lands (and
 // may never land); its landing is a record of its own.
 enum class FaultKind : uint8_t {
-  kCrash,          // kill -9 at an event boundary: unsynced state lost
-  kCrashArmed,     // armed to crash inside an operation; nothing happened yet
-  kCrashLanded,    // an armed crash landed inside an operation (FaultRecord::landed: where)
-  kRestart,        // started again on its kept disk
-  kRestartWiped,   // started again on a wiped disk
-  kClose,          // KafkaStreams::close(): its tasks closed (their stores too)
-  kStart,          // started: never started before, or closed before
-  kPause,          // SIGSTOP: its state stays, the group may take its tasks
-  kResume,         // SIGCONT
-  kIsolate,        // every link cut
-  kHeal,           // links restored
-  kAddInstance,    // scale out
-  kRemoveInstance  // scale in: closed (if running) and retired for good
+  kCrash,            // kill -9 at an event boundary: unsynced state lost
+  kCrashArmed,       // armed to crash inside an operation; nothing happened yet
+  kCrashLanded,      // an armed crash landed inside an operation (FaultRecord::landed: where)
+  kRestart,          // started again on its kept disk
+  kRestartWiped,     // started again on a wiped disk
+  kClose,            // KafkaStreams::close(): its tasks closed (their stores too)
+  kStart,            // started: never started before, or closed before
+  kPause,            // SIGSTOP: its state stays, the group may take its tasks
+  kResume,           // SIGCONT
+  kIsolate,          // every link cut
+  kHeal,             // links restored
+  kAddInstance,      // scale out
+  kRemoveInstance,   // scale in: closed (if running) and retired for good
+  kReadErrorArmed,   // the Nth matching disk read will fail with EIO (nothing happened yet)
+  kReadErrorLanded,  // an armed read failed (a query answered STORE_EXCEPTION)
+  kWriteErrorArmed,  // the Nth matching disk write will fail with EIO
+  kWriteErrorLanded  // an armed write failed
 };
 // The text form, as the fault lists of violations and reports print it: "crash", "arm_crash",
 // "restart", "restart_wiped", ... A landed crash prints "crash" as an immediate one does (its
