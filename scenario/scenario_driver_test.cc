@@ -651,7 +651,7 @@ TEST(ScenarioDriverTest, LongOutageRunsPastThePhaseAndIsUndoneByItsOwnUndo) {
   }
   ASSERT_EQ(outages.size(), 1u) << seed_text(s);
   ASSERT_EQ(undos.size(), 1u) << seed_text(s);
-  EXPECT_TRUE(outages[0]->action == "pause" || outages[0]->action == "isolate")
+  EXPECT_TRUE(outages[0]->is(FaultKind::kPause) || outages[0]->is(FaultKind::kIsolate))
       << outages[0]->to_string();
   const int64_t lasted = undos[0]->at_ms.ms_since_epoch() - outages[0]->at_ms.ms_since_epoch();
   EXPECT_GE(lasted, 50'000) << seed_text(s);
