@@ -151,7 +151,11 @@ sim::QueryRecord query(int64_t invoke_ms, bool success,
 
 TEST(QueryPhases, SplitAtTheFirstFaultAndWhenFaultsStopped) {
   sim::RunTrace trace;
-  trace.faults.push_back({base::Instant::from_ms(1000), "crash", "instance-1", "", std::nullopt});
+  sim::FaultRecord crash;
+  crash.at_ms = base::Instant::from_ms(1000);
+  crash.kind = sim::FaultKind::kCrash;
+  crash.instance = "instance-1";
+  trace.faults.push_back(crash);
   trace.liveness.emplace();
   trace.liveness->faults_stopped_ms = base::Instant::from_ms(5000);
   int64_t done_ms = 0;  // the history holds records in completion order
