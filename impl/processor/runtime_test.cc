@@ -268,7 +268,9 @@ TEST_P(RuntimeTest, FullMemtableReachesDiskBeforeAnyCommit) {
   Instance a(broker_, root_ / "a", GetParam());
   a.env.rocksdb_write_buffer_size = 4 * 1024;
   topology_.caching = false;  // every write goes to RocksDB at once
-  constexpr int kKeys = 200;
+  // 150 keys leave the last memtable partly full under both switches (at 200 the last write
+  // filled one exactly with the consistency vector on, and every key reached disk).
+  constexpr int kKeys = 150;
   {
     StreamTask task({0, 0}, topology_, a.env);
     ASSERT_TRUE(task.initialize().has_value());
