@@ -141,6 +141,8 @@ TEST(QueryClientWorkloadTest, SessionBoundsNeverGoBackwards) {
   QueryClientConfig q = client_config(2, 5'000, 30'000);
   q.interval_ms = 50;
   q.bound_modes = {BoundMode::kSession};
+  // Session bounds on requireActive queries too (the default drops them, as Kafka does: quirk 3).
+  q.require_active_bounded = true;
   QueryClientWorkload clients(cluster, history, q, world(cluster).split("query-clients"),
                               &producer);
   producer.start();
