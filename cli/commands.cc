@@ -1065,9 +1065,13 @@ int merge_command(const std::string& out, const std::vector<std::string>& inputs
   }
   // Explorer shards hold a summary per configuration: merged configuration by configuration.
   if (!inputs.empty()) {
+    // A directory or an unreadable file is no explorer summary: read_summary below names it.
+    std::error_code ec;
+    const bool regular = std::filesystem::is_regular_file(inputs.front(), ec);
     std::ifstream first(inputs.front(), std::ios::binary);
-    auto json = nlohmann::json::parse(first, nullptr, /*allow_exceptions=*/false);
-    if (is_explore_summary(json)) {
+    auto json = regular ? nlohmann::json::parse(first, nullptr, /*allow_exceptions=*/false)
+                        : nlohmann::json();
+    if (regular && is_explore_summary(json)) {
       return explore_merge_command(out, inputs, allow_gaps, report_dir);
     }
   }

@@ -757,9 +757,12 @@ int explore_merge_command(const std::string& out, const std::vector<std::string>
                           bool allow_gaps, const std::string& report_dir) {
   std::vector<Exploration> parts;
   for (const std::string& input : inputs) {
+    // Reading a directory throws from the stream itself, whatever the parser allows.
+    std::error_code ec;
+    const bool regular = std::filesystem::is_regular_file(input, ec);
     std::ifstream in(input, std::ios::binary);
-    auto j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (!is_explore_summary(j)) {
+    auto j = regular ? json::parse(in, nullptr, /*allow_exceptions=*/false) : json();
+    if (!regular || !is_explore_summary(j)) {
       print_error(shown(input) +
                   ": not an iqsim explore summary; accepted: the --json of iqsim "
                   "explore shards of one grid");
