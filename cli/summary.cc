@@ -541,7 +541,8 @@ std::map<std::string, SweepSummary::ProbeRow> SweepSummary::probe_table() const 
   return table;
 }
 
-std::map<std::string, std::map<std::string, uint64_t>> SweepSummary::query_outcomes_by_phase() const {
+std::map<std::string, std::map<std::string, uint64_t>> SweepSummary::query_outcomes_by_phase()
+    const {
   std::map<std::string, std::map<std::string, uint64_t>> sums;
   for (const SeedResult& r : results) {
     for (const auto& [key, n] : r.query_outcomes_by_phase) {
@@ -582,7 +583,8 @@ SeedResult seed_result(const properties::RunReport& report) {
   r.probes_hit = report.probes_hit;
   if (report.trace) {
     for (const auto& [phase, outcomes] : reports::query_outcomes_by_phase(*report.trace)) {
-      for (const auto& [outcome, n] : outcomes) r.query_outcomes_by_phase[phase + "/" + outcome] = n;
+      for (const auto& [outcome, n] : outcomes)
+        r.query_outcomes_by_phase[phase + "/" + outcome] = n;
     }
     for (const sim::QueryRecord& q : report.trace->history.records()) {
       if (q.source != sim::QueryRecord::Source::kClient) continue;
