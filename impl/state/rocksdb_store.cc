@@ -138,15 +138,20 @@ rocksdb::Status compact_if_triggered(rocksdb::DB& db, rocksdb::ColumnFamilyHandl
 // chosen so that the outcome depends on the seed only, never on a thread's timing. What it hides:
 // a crash between the memtable filling and RocksDB's background flush finishing, which would lose
 // those writes (the same outcome as a crash before the memtable filled, which the simulator has).
-// The size is RocksDB's own account of the active memtable (rocksdb.cur-size-active-mem-table,
-// the arena's used bytes), deterministic for the same writes.
+// The size is counted by the store itself (memtable_entry_bytes per write, a WriteBatch's data
+// size per batch), not read from rocksdb.cur-size-active-mem-table: that property is the
+// memtable's ConcurrentArena usage, whose core-local shards make it depend on the CPU core the
+// writing thread runs on (the same seed gave two digests, one per core).
+size_t memtable_entry_bytes(size_t key_bytes, size_t value_bytes) {
+  return key_bytes + value_bytes + kMemtableEntryOverheadBytes;
+}
+
 base::Expected<bool, StreamsError> flush_if_memtable_full(rocksdb::DB& db,
                                                           rocksdb::ColumnFamilyHandle* cf,
-                                                          size_t write_buffer_size) {
-  uint64_t used = 0;
-  const bool known = db.GetIntProperty(cf, rocksdb::DB::Properties::kCurSizeActiveMemTable, &used);
-  IQ_ASSERT(known, "rocksdb.cur-size-active-mem-table missing");
-  if (used < write_buffer_size) return false;
+                                                          size_t write_buffer_size,
+                                                          size_t& memtable_bytes) {
+  if (memtable_bytes < write_buffer_size) return false;
+  memtable_bytes = 0;
   rocksdb::FlushOptions options;
   options.wait = true;
   if (!db.Flush(options, cf).ok() || !compact_if_triggered(db, cf).ok()) {
@@ -201,7 +206,8 @@ Status RocksDBStore::put(const Bytes& key, const ValueBytes& value) {
                                             name_));
   }
   store_query_utils::update_position(position_, context_);
-  return maybe_flush_memtable();
+  return maybe_flush_memtable(
+      memtable_entry_bytes(key.get().size(), value ? value->get().size() : 0));
 }
 
 StoreResult<ValueBytes> RocksDBStore::put_if_absent(const Bytes& key, const ValueBytes& value) {
@@ -226,7 +232,7 @@ Status RocksDBStore::put_all(const std::vector<KeyValueBytes>& entries) {
   IQ_ASSERT(static_cast<size_t>(batch.Count()) == entries.size());
   if (auto s = write(batch, "Error while batch writing to store " + name_); !s) return s;
   store_query_utils::update_position(position_, context_);  // once for the whole batch
-  return maybe_flush_memtable();
+  return maybe_flush_memtable(batch.GetDataSize());
 }
 
 StoreResult<ValueBytes> RocksDBStore::delete_key(const Bytes& key) {
@@ -338,7 +344,7 @@ Status RocksDBStore::restore_batch(const std::vector<ConsumerRecord>& records) {
   }
   IQ_ASSERT(static_cast<size_t>(batch.Count()) <= records.size());
   if (auto s = write(batch, "Error restoring batch to store " + name_); !s) return s;
-  return maybe_flush_memtable();
+  return maybe_flush_memtable(batch.GetDataSize());
 }
 
 Status RocksDBStore::flush() {
@@ -352,11 +358,13 @@ Status RocksDBStore::flush() {
   if (!compact_if_triggered(*db_, cf_).ok()) {
     return base::unexpected(processor_state("Error while executing flush from store " + name_));
   }
+  memtable_bytes_ = 0;
   return ok_status();
 }
 
-Status RocksDBStore::maybe_flush_memtable() {
-  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_);
+Status RocksDBStore::maybe_flush_memtable(size_t bytes_written) {
+  memtable_bytes_ += bytes_written;
+  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_, memtable_bytes_);
   if (!flushed) return base::unexpected(flushed.error());
   return ok_status();
 }

@@ -57,9 +57,16 @@ rocksdb::Status compact_if_triggered(rocksdb::DB& db, rocksdb::ColumnFamilyHandl
 // memtable uses `write_buffer_size` bytes or more (rocksdb.cur-size-active-mem-table), it is
 // flushed to a table file and compacted if that triggers, on the calling thread, before the write
 // returns. Returns whether it flushed. Called after every write of a RocksDB-backed store.
+// What one put or delete adds to a memtable: its key and value plus RocksDB's per-entry overhead
+// (the 8-byte sequence and type, the length varints, the skip-list node), about 16 bytes.
+inline constexpr size_t kMemtableEntryOverheadBytes = 16;
+size_t memtable_entry_bytes(size_t key_bytes, size_t value_bytes);
+// `memtable_bytes` is the caller's count of what it wrote since its last flush; reset when it
+// flushes.
 base::Expected<bool, StreamsError> flush_if_memtable_full(rocksdb::DB& db,
                                                           rocksdb::ColumnFamilyHandle* cf,
-                                                          size_t write_buffer_size);
+                                                          size_t write_buffer_size,
+                                                          size_t& memtable_bytes);
 
 class RocksDBStore : public KeyValueBytesStore {
  public:
@@ -130,10 +137,11 @@ class RocksDBStore : public KeyValueBytesStore {
   void close_db();
 
   // After a write: a full memtable is flushed (flush_if_memtable_full).
-  [[nodiscard]] Status maybe_flush_memtable();
+  [[nodiscard]] Status maybe_flush_memtable(size_t bytes_written);
 
   std::string name_;
   size_t write_buffer_size_ = StateStoreContext::kRocksDbWriteBufferSizeDefault;
+  size_t memtable_bytes_ = 0;             // written since the last flush (memtable_entry_bytes)
   StateStoreContext* context_ = nullptr;  // nullptr until init: queries answer "not initialized"
   bool open_ = false;
   bool consistency_enabled_ = false;

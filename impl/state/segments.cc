@@ -75,12 +75,14 @@ Status KeyValueSegment::put(const Bytes& key, const ValueBytes& value) {
                                                    : "Error while removing key from store ") +
                                             name_));
   }
-  return maybe_flush_memtable();
+  return maybe_flush_memtable(
+      memtable_entry_bytes(key.get().size(), value ? value->get().size() : 0));
 }
 
 // A segment is a RocksDBStore in Kafka: its memtable fills and flushes as one's does.
-Status KeyValueSegment::maybe_flush_memtable() {
-  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_);
+Status KeyValueSegment::maybe_flush_memtable(size_t bytes_written) {
+  memtable_bytes_ += bytes_written;
+  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_, memtable_bytes_);
   if (!flushed) return base::unexpected(flushed.error());
   return ok_status();
 }
@@ -139,7 +141,7 @@ Status KeyValueSegment::write_batch(const std::vector<std::pair<Bytes, ValueByte
   if (!db_->Write(rocksdb_store_write_options(), &batch).ok()) {
     return base::unexpected(processor_state("Error restoring batch to store " + name_));
   }
-  return maybe_flush_memtable();
+  return maybe_flush_memtable(batch.GetDataSize());
 }
 
 Status KeyValueSegment::flush() {
@@ -149,6 +151,7 @@ Status KeyValueSegment::flush() {
   if (!db_->Flush(options, cf_).ok() || !compact_if_triggered(*db_, cf_).ok()) {
     return base::unexpected(processor_state("Error while executing flush from store " + name_));
   }
+  memtable_bytes_ = 0;
   return ok_status();
 }
 

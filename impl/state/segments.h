@@ -62,10 +62,11 @@ class KeyValueSegment {
 
  private:
   // After a write: a full memtable is flushed (flush_if_memtable_full).
-  [[nodiscard]] Status maybe_flush_memtable();
+  [[nodiscard]] Status maybe_flush_memtable(size_t bytes_written);
 
   std::string name_;
   size_t write_buffer_size_ = StateStoreContext::kRocksDbWriteBufferSizeDefault;
+  size_t memtable_bytes_ = 0;  // written since the last flush (memtable_entry_bytes)
   int64_t id_;
   std::string column_family_;
   std::string dir_;
