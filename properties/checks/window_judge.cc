@@ -1260,9 +1260,101 @@ std::optional<std::string> dirty_when_logged(const JudgeContext& context,
   return std::nullopt;
 }
 
+// The model's first source offset whose put raised the store's observed stream time to at least
+// `floor_ms` (the model's store is continuous, so its stream time never falls), or nullopt when
+// no offset at or below `reported` did.
+std::optional<int64_t> first_offset_raising(const model::WindowHistory& history, int32_t partition,
+                                            int64_t floor_ms, int64_t reported) {
+  if (history.store_stream_time(partition, reported) < floor_ms) return std::nullopt;
+  int64_t low = 0;
+  int64_t high = reported;
+  while (low < high) {
+    const int64_t mid = low + (high - low) / 2;
+    if (history.store_stream_time(partition, mid) >= floor_ms) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
+  }
+  return low;
+}
+
+// The key whose source record at `offset` wrote the store, or nullopt.
+std::optional<int32_t> key_written_at(const JudgeContext& context, int32_t partition,
+                                      int64_t offset) {
+  for (const int32_t key : context.keys_written(partition)) {
+    const std::vector<int64_t>& writes = context.key_write_offsets(partition, key);
+    if (std::binary_search(writes.begin(), writes.end(), offset)) return key;
+  }
+  return std::nullopt;
+}
+
+// Why a window `slot` that a lagging replica's fold holds and the model at `reported` does not is
+// not hidden from the model by a stream time its active's cache had not yet passed down, or
+// nullopt when it is. The store's retention floor follows its own observed stream time, the
+// largest window start put into it; beneath a record cache the put that raises it reaches the
+// store (and the changelog) only when the cache flushes, while the position header of earlier
+// flushed writes already covers its offset. So the replica keeps the slot visible at a position
+// where the model, whose store takes every put in processing order, has expired it. Proven when
+// the fold's state of the slot is the model's just before the offset o whose put raised the
+// model's stream time to the slot's floor (start + retention), o is at or below `reported`, no
+// record of the replica's applied prefix has a window start at or above that floor, and the
+// window o put was dirty in the cache that logged the prefix (dirty_when_logged).
+std::optional<std::string> floor_raised_by_dirty_write(const JudgeContext& context,
+                                                       const sim::QueryRecord& record,
+                                                       int32_t partition,
+                                                       const sim::ReplicaSnapshot& replica,
+                                                       ChangelogOffset applied, const Slot& slot,
+                                                       const std::optional<SlotState>& folded,
+                                                       int64_t reported) {
+  const model::WindowHistory* history = context.window_history();
+  const auto& [key, start, end] = slot;
+  if (history == nullptr || end || !folded || slot_at(context, record.request, partition, slot,
+                                                      reported)) {
+    return fmt::format("slot {}: not a window the fold holds and the model hides",
+                       slot_text(slot));
+  }
+  const int64_t floor_ms = start + history->spec().retention_ms;
+  const std::optional<int64_t> raised = first_offset_raising(*history, partition, floor_ms,
+                                                             reported);
+  if (!raised || *raised == 0 ||
+      slot_at(context, record.request, partition, slot, *raised - 1) != folded) {
+    return fmt::format("slot {}: the model does not hold the fold's state of it until a put at "
+                       "or below offset {} raised its stream time to {}",
+                       slot_text(slot), reported, floor_ms);
+  }
+  for (const sim::ChangelogRecord& r : context.trace().changelog) {
+    if (r.partition == partition && r.offset <= applied && r.window_start_ms &&
+        *r.window_start_ms >= floor_ms && applied_by(replica, applied, r, answered_at(record))) {
+      return fmt::format("slot {}: changelog-{} offset {} in the replica's prefix has window "
+                         "start {}, at or above the slot's floor {}",
+                         slot_text(slot), partition, r.offset, *r.window_start_ms, floor_ms);
+    }
+  }
+  const std::optional<int32_t> raiser = key_written_at(context, partition, *raised);
+  if (!raiser) {
+    return fmt::format("slot {}: no key's record wrote offset {}", slot_text(slot), *raised);
+  }
+  const Slot raising{*raiser, history->store_stream_time(partition, *raised), std::nullopt};
+  // The raising window is outside the query's own keys and times: read it through a WindowKeyQuery
+  // of exactly that window, so the model's state of it is what the slot proofs compare.
+  sim::QueryRecord of_raising = record;
+  of_raising.request.kind = QueryKind::WindowKeyQuery;
+  of_raising.request.key = *raiser;
+  of_raising.request.from_time_ms = std::get<1>(raising);
+  of_raising.request.to_time_ms = std::get<1>(raising);
+  if (auto why = dirty_when_logged(context, of_raising, partition, applied, raising, reported)) {
+    return fmt::format("slot {} is hidden by the stream time offset {} raised through {}, but {}",
+                       slot_text(slot), *raised, slot_text(raising), *why);
+  }
+  return std::nullopt;
+}
+
 // A replica behind its active's log (no active at the answer had logged exactly its prefix): its
 // fold must differ from the model at the reported offset only in slots whose write beneath that
-// offset its active held dirty when it logged the prefix's last record (dirty_when_logged).
+// offset its active held dirty when it logged the prefix's last record (dirty_when_logged), or
+// that the model's retention floor hides by a stream time such a dirty write raised
+// (floor_raised_by_dirty_write).
 ClassProof prove_lagging_replica(const JudgeContext& context, const sim::QueryRecord& record,
                                  const sim::PartitionOutcome& outcome, const WitnessResult& w) {
   ClassProof proof;
@@ -1277,9 +1369,17 @@ ClassProof prove_lagging_replica(const JudgeContext& context, const sim::QueryRe
         fmt::format("record #{}: its fold is the model's answer at offset {}", record.id, reported);
     return proof;
   }
+  const std::map<Slot, SlotState> folded = slots_of(fold.answer);
   for (const Slot& slot : slots) {
-    if (auto why =
-            dirty_when_logged(context, record, partition, w.applied_offset, slot, reported)) {
+    std::optional<std::string> why =
+        dirty_when_logged(context, record, partition, w.applied_offset, slot, reported);
+    if (!why) continue;
+    const auto in_fold = folded.find(slot);
+    const std::optional<std::string> floor_why = floor_raised_by_dirty_write(
+        context, record, partition, *w.replica, w.applied_offset, slot,
+        in_fold == folded.end() ? std::nullopt : std::optional(in_fold->second), reported);
+    if (floor_why) {
+      *why += "; " + *floor_why;
       proof.text = fmt::format(
           "record #{}: {}'s {} is behind its active's log at changelog-{} [.., {}], whose fold "
           "is not the model's at offset {}; {}",
@@ -1292,8 +1392,9 @@ ClassProof prove_lagging_replica(const JudgeContext& context, const sim::QueryRe
   proof.text = fmt::format(
       "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, behind its "
       "active's log; it differs from the model's answer at its position's {} only in {} slot(s) "
-      "whose write at or below that offset the active that logged the prefix held dirty in its "
-      "cache, one cache's life, until a later flush",
+      "whose write at or below that offset (or the put that raised the stream time hiding them) "
+      "the active that logged the prefix held dirty in its cache, one cache's life, until a "
+      "later flush",
       record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
       reported, slots.size());
   return proof;
