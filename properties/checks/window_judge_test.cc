@@ -591,6 +591,57 @@ TEST(WindowJudgeTest, AStandbyBehindItsActivesLogIsDeclaredOnlyWhenOneCacheHeldT
       << "seed " << kSeed;
 }
 
+// A standby behind its active's log whose window the model has expired: key 1 at 100 ms puts
+// window 0 (offset 0); key 2 at 1000 ms puts windows 500 and 1000 (offset 1), raising the store's
+// stream time to 1000, so window 0 falls to the floor (start <= 1000 - retention 1000). An
+// eviction flushed window 500 under header 1 while window 1000 stayed dirty in instance-1's cache
+// until `raiser_writer` flushed it later (changelog offset 2). The standby applied offsets 0 and
+// 1: its stream time is 500 and window 0 is still there, at position 1. `kept_value`: window 0's
+// value in the log and the answer (the model's is 1).
+TraceBuilder floor_behind_cache(const std::string& raiser_writer, int64_t kept_value) {
+  TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, /*caching=*/true);
+  b.trace().topology.window_size_ms = 1'000;
+  b.trace().topology.window_advance_ms = 500;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 2, 6, 1'000);
+  b.log(0, 1, kept_value, 100, pos(0, 0), "instance-1", 10);
+  b.trace().changelog.back().window_start_ms = 0;
+  b.log(0, 2, 1, 1'000, pos(0, 1), "instance-1", 10);
+  b.trace().changelog.back().window_start_ms = 500;
+  if (!raiser_writer.empty()) {  // a later flush (the commit), not the eviction's
+    b.log(0, 2, 1, 1'000, pos(0, 1), raiser_writer, 20);
+    b.trace().changelog.back().window_start_ms = 1'000;
+  }
+  b.add(window_key_query(b, {{1, 0, std::nullopt, kept_value}}, {100}, pos(0, 1))
+            .target("instance-2")
+            .replica(applied(active(0, pos(0, 1)), 2))
+            .replica(applied(standby(0, pos(0, 1), "instance-2"), 1)));
+  return b;
+}
+
+TEST(WindowJudgeTest, AWindowExpiredByADirtyStreamTimeIsDeclaredOnlyWhenOneCacheHeldTheRaise) {
+  TraceBuilder proven = floor_behind_cache("instance-1", 1);
+  EXPECT_EQ(class_of_only_violation(proven, "or the put that raised the stream time hiding them"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // Not proven: the raising window flushed by another instance (another cache), ...
+  TraceBuilder other_writer = floor_behind_cache("instance-3", 1);
+  EXPECT_EQ(class_of_only_violation(other_writer, "through 2@1000, but slot 2@1000"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... the raising window never flushed, ...
+  TraceBuilder never = floor_behind_cache("", 1);
+  EXPECT_EQ(class_of_only_violation(never, "no changelog-0 record of it"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... and a kept window whose value is not the model's before the raise.
+  TraceBuilder wrong = floor_behind_cache("instance-1", 7);
+  EXPECT_EQ(class_of_only_violation(wrong, "the model does not hold the fold's state of it"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
 TEST(WindowJudgeTest, ARestoringActiveBehindItsLogIsDeclaredOnlyWhenOneCacheHeldTheWrite) {
   // instance-2 restores the same log as the lagging standby above (its earlier owner's), and
   // answers from changelog offset 0: the log alone proves window 500 was dirty in that cache.
