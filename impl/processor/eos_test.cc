@@ -166,7 +166,7 @@ TEST_F(EosTest, CommitSendsOffsetsWithGroupMetadataInsideTheTransaction) {
   EXPECT_EQ(log_.calls, (std::vector<std::string>{"init", "begin", "send", "send"}));
   EXPECT_TRUE(producer_->transaction_in_flight());
   EXPECT_EQ(membership_.committed({"words", 0}), std::nullopt);
-  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
   EXPECT_EQ(log_.calls,
             (std::vector<std::string>{"init", "begin", "send", "send", "send_offsets", "commit"}));
   EXPECT_EQ(log_.offsets_sent_total, (TopicPartitionOffsets{{{"words", 0}, 2}}));
@@ -176,7 +176,7 @@ TEST_F(EosTest, CommitSendsOffsetsWithGroupMetadataInsideTheTransaction) {
   EXPECT_EQ(membership_.committed({"words", 0}), 2);
   EXPECT_FALSE(producer_->transaction_in_flight());
   // Nothing processed and no transaction in flight: the next commit sends nothing.
-  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
   EXPECT_EQ(log_.calls.size(), 6u);
 }
 
@@ -188,7 +188,7 @@ TEST_F(EosTest, FencedCommitIsTaskMigratedAndLosingTasksWipesAndResetsTheProduce
   step();
   step();
   log_.fail_commit = ProducerError{ProducerError::Kind::ProducerFenced, "epoch bumped"};
-  auto s = manager_->commit_all();
+  auto s = manager_->commit_all(/*now_ms=*/0);
   ASSERT_FALSE(s.has_value());
   EXPECT_EQ(s.error().kind, StreamsError::Kind::TaskMigrated) << s.error().to_string();
   log_.fail_commit.reset();
@@ -206,7 +206,7 @@ TEST_F(EosTest, FencedCommitIsTaskMigratedAndLosingTasksWipesAndResetsTheProduce
   produce(1);
   step();
   log_.fail_commit = ProducerError{ProducerError::Kind::CommitFailed, "ILLEGAL_GENERATION"};
-  s = manager_->commit_all();
+  s = manager_->commit_all(/*now_ms=*/0);
   ASSERT_FALSE(s.has_value());
   EXPECT_EQ(s.error().kind, StreamsError::Kind::TaskMigrated) << s.error().to_string();
 }
@@ -223,7 +223,7 @@ TEST_F(EosTest, CheckpointExistsOnlyWhileNotProcessingAndACrashWipesTheStores) {
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
   EXPECT_FALSE(checkpoint_exists()) << "completeRestoration writes none under EOS";
   step();
-  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
   EXPECT_FALSE(checkpoint_exists()) << "postCommit(false) writes none for a RUNNING task";
   ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
   EXPECT_TRUE(checkpoint_exists()) << "revocation: postCommit(true) checkpoints";
@@ -276,7 +276,7 @@ TEST_F(EosTest, AtLeastOnceKeepsItsCheckpointRules) {
   step();
   EXPECT_TRUE(checkpoint_exists()) << "completeRestoration checkpoints under ALOS";
   step();
-  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
   EXPECT_TRUE(checkpoint_exists());
   EXPECT_EQ(membership_.commits, 1);
   EXPECT_TRUE(log_.calls.empty() || log_.calls == std::vector<std::string>{});

@@ -21,6 +21,7 @@ StreamThread::StreamThread(std::string name, ClientContext& client, Consumer& ma
   task_manager_ = std::make_unique<TaskManager>(
       client_.topology, *client_.state_directory, *reader_, main_consumer, membership,
       std::move(environment), name_, producer, client_.application_id);
+  task_manager_->set_task_timeout_ms(client_.thread_config.task_timeout_ms);
 }
 
 StreamThread::~StreamThread() {
@@ -62,7 +63,7 @@ Status StreamThread::run_once(int64_t now_ms) {
   // a 100 ms interval a commit lands every 110 ms, not every 100.
   if (interval_elapsed(now_ms, last_commit_ms_, client_.thread_config.commit_interval_ms) &&
       !task_manager_->rebalance_in_progress()) {
-    s = task_manager_->commit_all();
+    s = task_manager_->commit_all(now_ms);
     if (!s) s = handle_task_exception(s.error());
     if (!s) return s;
     last_commit_ms_ = now_ms;
@@ -113,7 +114,7 @@ Status StreamThread::restore_and_process() {
 Status StreamThread::shutdown() {
   if (state_ == ThreadState::DEAD) return ok_status();
   transition_to(ThreadState::PENDING_SHUTDOWN);
-  auto s = task_manager_->commit_all();
+  auto s = task_manager_->commit_all(now_ms_);
   if (!s) return s;
   s = task_manager_->handle_revocation(task_manager_->active_task_ids(), now_ms_);
   if (!s) return s;

@@ -23,6 +23,8 @@ struct StreamsThreadConfig {
   int64_t commit_interval_ms = 30'000;  // commit.interval.ms under at-least-once
   size_t max_records_per_task = 100;    // records processed per task per loop
   size_t max_poll_records = 1000;       // max.poll.records (a Streams override)
+  int64_t task_timeout_ms = 300'000;    // task.timeout.ms (KIP-572): how long a task may fail
+                                        // with TimeoutException before the thread fails
 };
 
 // What the threads of one client share: its identity, its view of the target assignment (the

@@ -158,6 +158,23 @@ void Task::close_dirty() {
 // opened its stores) and closes without writing. Closing the stores is not a flush here (the
 // crash model keeps RocksDB's memtable off disk on close): after the checkpoint's flush nothing
 // is left in it.
+Status Task::maybe_init_task_timeout_or_throw(int64_t now_ms, int64_t task_timeout_ms,
+                                              const StreamsError& cause) {
+  if (!task_timeout_deadline_ms_) {
+    IQ_PROBE("task.timeout_started", "a TimeoutException started a task's task.timeout.ms");
+    task_timeout_deadline_ms_ = now_ms + task_timeout_ms;
+    return ok_status();
+  }
+  if (now_ms <= *task_timeout_deadline_ms_) return ok_status();
+  IQ_PROBE("task.timeout_exceeded", "a task failed after task.timeout.ms of TimeoutExceptions");
+  return base::unexpected(StreamsError{
+      StreamsError::Kind::Streams,
+      fmt::format("TimeoutException: Task {} did not make progress within {} ms. Adjust "
+                  "`task.timeout.ms` if needed. ({})",
+                  id_.to_string(), now_ms - *task_timeout_deadline_ms_ + task_timeout_ms,
+                  cause.to_string())});
+}
+
 Status Task::close_clean() {
   IQ_ASSERT(!is_active() || state_ == TaskState::SUSPENDED || state_ == TaskState::CREATED,
             "active {} closes clean in {}", id_.to_string(), to_string(state_));

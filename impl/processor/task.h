@@ -79,6 +79,13 @@ class Task {
   bool eos_enabled() const { return env_.eos_enabled; }
   [[nodiscard]] Status close_clean();
 
+  // AbstractTask.maybeInitTaskTimeoutOrThrow (KIP-572): the first TimeoutException starts a
+  // deadline task.timeout.ms away; one after the deadline fails the task with a
+  // StreamsException. clearTaskTimeout: progress (a record processed, a commit) ends it.
+  [[nodiscard]] Status maybe_init_task_timeout_or_throw(int64_t now_ms, int64_t task_timeout_ms,
+                                                        const StreamsError& cause);
+  void clear_task_timeout() { task_timeout_deadline_ms_.reset(); }
+
  protected:
   // Recycling (TaskManager.convertActiveToStandby / convertStandbyToActive): take over the other
   // task's stores, state manager and context, which now serve `type`. The caches are cleared
@@ -94,6 +101,7 @@ class Task {
   std::unique_ptr<ProcessorContextImpl> context_;
   std::optional<ChangelogOffsets> offsets_at_last_checkpoint_;
   bool initialized_ = false;
+  std::optional<int64_t> task_timeout_deadline_ms_;  // AbstractTask.deadlineMs; absent: none
 };
 
 }  // namespace iq

@@ -50,8 +50,11 @@ std::vector<TopicPartition> TaskManager::owned_input_partitions() const {
 
 // TaskExecutor.commitTasksAndMaybeUpdateCommittableOffsets: each task that needs a commit
 // prepares it (its caches flushed), the offsets are committed (commitOffsetsOrTransaction), then
-// each postCommits without enforcing a checkpoint.
-Status TaskManager::commit_actives(const std::vector<StreamTask*>& tasks) {
+// each clears its task timeout and postCommits without enforcing a checkpoint. TaskManager.commit:
+// an at-least-once commit that times out (the broker unreachable) starts or checks each task's
+// task.timeout.ms instead of failing the thread; the tasks stay commit-needed and the next
+// commit interval tries again.
+Status TaskManager::commit_actives(const std::vector<StreamTask*>& tasks, int64_t now_ms) {
   const OperationScope marker(Operation::kCommit);  // caches' flush, offset commit, postCommit
   TopicPartitionOffsets offsets;
   for (StreamTask* t : tasks) {
@@ -61,9 +64,18 @@ Status TaskManager::commit_actives(const std::vector<StreamTask*>& tasks) {
     offsets.insert(o->begin(), o->end());
   }
   auto s = commit_offsets_or_transaction(offsets);
+  if (!s && s.error().kind == StreamsError::Kind::Timeout && !eos_enabled()) {
+    for (StreamTask* t : tasks) {
+      if (!t->commit_needed()) continue;
+      auto thrown = t->maybe_init_task_timeout_or_throw(now_ms, task_timeout_ms_, s.error());
+      if (!thrown) return thrown;
+    }
+    return ok_status();
+  }
   if (!s) return s;
   for (StreamTask* t : tasks) {
     if (!t->commit_needed()) continue;
+    t->clear_task_timeout();
     s = t->post_commit(/*enforce_checkpoint=*/false);
     if (!s) return s;
   }
@@ -448,18 +460,19 @@ base::Expected<size_t, StreamsError> TaskManager::process(size_t max_records_per
       auto r = t->process_one();
       if (!r) return base::unexpected(r.error());
       if (!*r) break;
+      t->clear_task_timeout();  // TaskExecutor.processTask: a processed record is progress
       ++processed;
     }
   }
   return processed;
 }
 
-Status TaskManager::commit_all() {
+Status TaskManager::commit_all(int64_t now_ms) {
   std::vector<StreamTask*> tasks;
   for (auto& [id, t] : actives_) {
     if (t->state() == TaskState::RUNNING && t->commit_needed()) tasks.push_back(t.get());
   }
-  auto s = commit_actives(tasks);
+  auto s = commit_actives(tasks, now_ms);
   if (!s) return s;
   for (auto& [id, t] : standbys_) {
     if (!t->initialized()) continue;  // nothing open to flush yet

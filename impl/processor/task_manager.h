@@ -67,6 +67,8 @@ class TaskManager {
   // it; the thread enforces a rebalance and clears it.
   bool take_enforce_rebalance() { return std::exchange(enforce_rebalance_, false); }
   bool eos_enabled() const { return producer_ != nullptr; }
+  // task.timeout.ms (StreamsThreadConfig::task_timeout_ms), set by the thread that owns this.
+  void set_task_timeout_ms(int64_t ms) { task_timeout_ms_ = ms; }
   StreamsProducer* producer() const { return producer_; }
   // First initializes the CREATED tasks whose lock is now free; then actives whose changelogs are
   // restored (or that have none) become RUNNING and start reading input from the committed
@@ -84,7 +86,7 @@ class TaskManager {
   [[nodiscard]] base::Expected<size_t, StreamsError> process(size_t max_records_per_task);
   // Commit every active that processed since its last commit, and every standby. Unconditional:
   // the loop's periodic commit asks rebalance_in_progress() first (shutdown commits regardless).
-  [[nodiscard]] Status commit_all();
+  [[nodiscard]] Status commit_all(int64_t now_ms);
 
   // TaskManager.rebalanceInProgress: set when the thread builds its subscription for a JoinGroup
   // (StreamsPartitionAssignor.subscriptionUserData -> handleRebalanceStart), cleared when the
@@ -120,7 +122,7 @@ class TaskManager {
   void release_task_directory(const Task& task, int64_t now_ms);
   [[nodiscard]] Status close_active(const TaskId& id, int64_t now_ms);
   [[nodiscard]] Status close_standby(const TaskId& id, int64_t now_ms);
-  [[nodiscard]] Status commit_actives(const std::vector<StreamTask*>& tasks);
+  [[nodiscard]] Status commit_actives(const std::vector<StreamTask*>& tasks, int64_t now_ms);
   // TaskExecutor.commitOffsetsOrTransaction: the consumer's offset commit under at-least-once
   // (none when there are no offsets), the transaction's under exactly_once_v2.
   [[nodiscard]] Status commit_offsets_or_transaction(const TopicPartitionOffsets& offsets);
@@ -146,6 +148,7 @@ class TaskManager {
   bool enforce_rebalance_ = false;
   std::map<TaskId, std::unique_ptr<StreamTask>> actives_;
   std::map<TaskId, std::unique_ptr<StandbyTask>> standbys_;
+  int64_t task_timeout_ms_ = 300'000;  // task.timeout.ms
 };
 
 }  // namespace iq

@@ -113,10 +113,40 @@ TEST_F(TaskManagerTest, NewActivesRestoreThenProcessAndCommit) {
   step();
   EXPECT_EQ(count(manager_->active({0, 0}), 1), 2);
   EXPECT_EQ(count(manager_->active({0, 1}), 2), 1);
-  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
   EXPECT_EQ(membership_.committed({"words", 0}), 2);
   EXPECT_EQ(membership_.committed({"words", 1}), 1);
   EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), Task::kLatestOffset);
+}
+
+// Proves an at-least-once commit that times out (the broker unreachable) does not fail the thread:
+// TaskManager.commit starts each task's task.timeout.ms (AbstractTask.maybeInitTaskTimeoutOrThrow)
+// and the next commit tries again; a commit that goes through clears the deadline, and only a
+// timeout after the deadline fails the thread, with Kafka's message.
+TEST_F(TaskManagerTest, ACommitTimeoutIsRetriedUntilTaskTimeoutMs) {
+  produce(0, 1);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  manager_->set_task_timeout_ms(1'000);
+  const StreamsError timeout{StreamsError::Kind::Timeout, "commitSync: broker unreachable"};
+  membership_.commit_error = timeout;
+  EXPECT_TRUE(manager_->commit_all(100).has_value());  // deadline 1,100
+  membership_.commit_error.reset();
+  ASSERT_TRUE(manager_->commit_all(500).has_value());  // goes through: the deadline is cleared
+  EXPECT_EQ(membership_.committed({"words", 0}), 1);
+  produce(0, 1);
+  step();
+  membership_.commit_error = timeout;
+  EXPECT_TRUE(manager_->commit_all(1'200).has_value());  // a new deadline, 2,200
+  EXPECT_TRUE(manager_->commit_all(2'200).has_value());  // at it: still retried
+  EXPECT_EQ(membership_.committed({"words", 0}), 1);
+  const Status failed = manager_->commit_all(2'201);
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().kind, StreamsError::Kind::Streams);
+  EXPECT_NE(failed.error().message.find("did not make progress within 1001 ms"),
+            std::string::npos)
+      << failed.error().to_string();
 }
 
 // Proves an active that stays on this client as a standby keeps its in-memory data and position,
@@ -216,7 +246,7 @@ TEST_F(TaskManagerTest, WaitingTaskLeavesTheOtherThreadsLockAlone) {
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
   step();
   step();
-  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
   ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
   ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 5).has_value());  // recycled, lock kept
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
@@ -235,7 +265,7 @@ TEST_F(TaskManagerTest, WaitingTaskLeavesTheOtherThreadsLockAlone) {
   EXPECT_EQ(second_->standby({0, 0})->state(), TaskState::CREATED);
   EXPECT_TRUE(second_->all_actives_running());
   EXPECT_FALSE(second_->all_tasks_running()) << "a waiting standby keeps the thread from RUNNING";
-  ASSERT_TRUE(second_->commit_all().has_value());
+  ASSERT_TRUE(second_->commit_all(/*now_ms=*/0).has_value());
 
   // And away: the first thread keeps its lock and its task directory.
   ASSERT_TRUE(second_->handle_assignment({}, {}, 20).has_value());

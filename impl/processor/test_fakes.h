@@ -122,6 +122,7 @@ class FakeMembership final : public GroupMembership {
   std::string member_id() const override { return "member-1"; }
   int32_t generation() const override { return generation_; }
   Status commit_offsets(const TopicPartitionOffsets& offsets) override {
+    if (commit_error) return base::unexpected(*commit_error);  // nothing reaches the broker
     for (const auto& [tp, o] : offsets) committed_[tp] = o;
     ++commits;
     return ok_status();
@@ -133,6 +134,7 @@ class FakeMembership final : public GroupMembership {
   int rebalances_requested = 0;
   int commits = 0;
   bool hold = false;
+  std::optional<StreamsError> commit_error;  // set: every commit fails with it
 
  private:
   bool rejoin_ = true;

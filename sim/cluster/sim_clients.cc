@@ -11,8 +11,7 @@ namespace {
 StreamsError timeout_error(const std::string& what, const std::string& node) {
   // Kafka's client would throw org.apache.kafka.common.errors.TimeoutException after
   // default.api.timeout.ms; the simulation fails at once instead of waiting.
-  return StreamsError{StreamsError::Kind::Streams,
-                      "TimeoutException: " + what + " from " + node + ": broker unreachable"};
+  return StreamsError{StreamsError::Kind::Timeout, what + " from " + node + ": broker unreachable"};
 }
 
 void put_u32(std::string& out, uint32_t v) {

@@ -25,6 +25,8 @@ struct StreamsError {
     TaskCorrupted,  // TaskCorruptedException: under exactly_once_v2 a task's state cannot be
                     // trusted (no .checkpoint beside non-empty stores, a commit timed out): wipe
                     // and restore
+    Timeout,        // org.apache.kafka.common.errors.TimeoutException: a client call could not
+                    // reach the broker (the task.timeout.ms paths retry it)
   };
   Kind kind;
   std::string message;
@@ -59,6 +61,8 @@ struct StreamsError {
         return "SerializationException";
       case Kind::TaskCorrupted:
         return "TaskCorruptedException";
+      case Kind::Timeout:
+        return "TimeoutException";
     }
     return "?";
   }
