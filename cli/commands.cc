@@ -120,6 +120,14 @@ void print_report_header(const std::string& command, const properties::RunReport
               static_cast<unsigned long long>(r.queries_total),
               static_cast<long long>(r.virtual_ms), static_cast<unsigned long long>(r.events),
               r.digest.c_str());
+  // A client that failed (KafkaStreams ERROR) says why; the first few, then how many more.
+  constexpr size_t kInstanceErrorsShown = 8;
+  for (size_t i = 0; i < r.instance_errors.size() && i < kInstanceErrorsShown; ++i) {
+    std::printf("  instance error: %s\n", r.instance_errors[i].c_str());
+  }
+  if (r.instance_errors.size() > kInstanceErrorsShown) {
+    std::printf("  instance errors: %zu more\n", r.instance_errors.size() - kInstanceErrorsShown);
+  }
   if (r.records_reprocessed > 0) {
     std::printf("  at-least-once reprocessing: %llu input records processed again\n",
                 static_cast<unsigned long long>(r.records_reprocessed));

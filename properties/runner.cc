@@ -44,6 +44,8 @@ std::set<std::string> requested_properties(const sim::Scenario& scenario,
     requested.insert(scenario.liveness.checks.begin(), scenario.liveness.checks.end());
   }
   if (!trace.expectations.empty()) requested.insert(kScriptedExpectations);
+  // Progress judges every run whose liveness phase got every answer, whatever the file lists.
+  if (trace.progress) requested.insert(std::string(sim::property_names::kProgress));
   if (every) {
     for (const CheckInfo& check : all_checks()) requested.insert(check.name);
   }
@@ -149,6 +151,7 @@ RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trac
   }
   report.digest = trace.digest;
   report.probes_hit = trace.probes_hit;
+  report.instance_errors = trace.instance_errors;
   report.processing_guarantee = to_string(scenario.cluster.streams.processing_guarantee);
   report.kafka_pin = to_string(scenario.cluster.streams.kafka_pin);
   report.staleness = answer_staleness(trace);

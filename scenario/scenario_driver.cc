@@ -236,6 +236,8 @@ class ScenarioDriver {
   void liveness();
   bool probe_partition(int32_t partition, const Position& bound, base::Prng& prng);
   void audit_replicas(const Position& bound, int64_t deadline_ms);
+  void await_progress(int64_t deadline_ms);
+  std::optional<std::string> await_quiescence(int64_t deadline_ms);
   bool audit_replica(int32_t n, int32_t partition, const Position& bound);
   QueryRecord phase_record(QueryRecord::Source source, const StateQueryRequest& request,
                            std::optional<int32_t> key, int32_t partition, const Position& bound);
@@ -501,15 +503,21 @@ void ScenarioDriver::produce(const ProduceStep& step) {
 
 // Quiescence is defined in quiescence.h; it is looked at now and then every 10 ms of virtual
 // time until ms_max has passed.
-void ScenarioDriver::run_until_quiescent(const RunUntilStep& step) {
-  const int64_t start_ms = cluster_->now_ms();
-  const int64_t deadline_ms = start_ms + step.ms_max;
+// Runs until the cluster is quiescent or `deadline_ms`; nullopt once quiescent, else the
+// condition that still fails (also when the run stopped on a bound: stopped_ says so).
+std::optional<std::string> ScenarioDriver::await_quiescence(int64_t deadline_ms) {
   std::optional<std::string> gap = quiescence_gap(*cluster_);
   while (gap && cluster_->now_ms() < deadline_ms) {
-    if (!advance_to(std::min(cluster_->now_ms() + kQuiescenceCheckMs, deadline_ms))) return;
+    if (!advance_to(std::min(cluster_->now_ms() + kQuiescenceCheckMs, deadline_ms))) return gap;
     gap = quiescence_gap(*cluster_);
   }
-  if (!gap) return;
+  return gap;
+}
+
+void ScenarioDriver::run_until_quiescent(const RunUntilStep& step) {
+  const int64_t deadline_ms = cluster_->now_ms() + step.ms_max;
+  const std::optional<std::string> gap = await_quiescence(deadline_ms);
+  if (!gap || stopped_) return;
   trace_.liveness_failures.push_back(
       {cluster_->loop().now(), "run_until quiescent: not quiescent after " +
                                    std::to_string(step.ms_max) + " ms (" + *gap + ")"});
@@ -612,9 +620,28 @@ void ScenarioDriver::liveness() {
       all = all && first.has_value();
     }
     if (all && spec.audit_replicas) audit_replicas(record.bound, deadline_ms);
+    if (all && !stopped_) await_progress(deadline_ms);
     if (all || cluster_->now_ms() >= deadline_ms) return;
     if (!advance_to(std::min(cluster_->now_ms() + spec.probe_interval_ms, deadline_ms))) return;
   }
+}
+
+// Progress after healing, recorded for the Progress property: once every partition answered (and
+// the audit, if any, is done), the cluster must settle by the liveness deadline: standbys and
+// warmups apply their changelogs to the end, restores finish, the group stops rebalancing and the
+// input is committed. The wait only advances virtual time while the cluster is not yet quiescent.
+void ScenarioDriver::await_progress(int64_t deadline_ms) {
+  ProgressRecord record;
+  record.since_ms = cluster_->loop().now();
+  record.deadline_ms = base::Instant::from_ms(deadline_ms);
+  const std::optional<std::string> gap = await_quiescence(deadline_ms);
+  if (stopped_) return;  // a bound stopped the run: nothing to judge
+  if (gap) {
+    record.gap = *gap;
+  } else {
+    record.quiescent_ms = cluster_->loop().now();
+  }
+  trace_.progress = record;
 }
 
 // The end-of-run audit (liveness.audit_replicas), once every partition answered its probe. A

@@ -434,6 +434,11 @@ const std::vector<CheckInfo>& all_checks() {
       {names::kScriptedExpectations.data(),
        "every scripted query's outcome is exactly what its scenario step expects",
        &check_scripted_expectations},
+      {names::kProgress.data(),
+       "after faults stop and every partition answered, the cluster settles by the liveness "
+       "deadline: standbys and warmups catch up, restores finish, the group is stable and the "
+       "input committed",
+       &check_progress},
   };
   // The registry and the one list of names (trace/property_names.h) agree, name by name and in
   // order; a check added here without its name there (or the reverse) stops every binary at once.

@@ -392,6 +392,7 @@ std::vector<Violation> check_bound_honored(const JudgeContext& context);
 std::vector<Violation> check_session_monotonic(const JudgeContext& context);
 std::vector<Violation> check_failure_reason_correct(const JudgeContext& context);
 std::vector<Violation> check_eventually_available(const JudgeContext& context);
+std::vector<Violation> check_progress(const JudgeContext& context);
 std::vector<Violation> check_lag_reported(const JudgeContext& context);
 std::vector<Violation> check_changelog_witness(const JudgeContext& context);
 

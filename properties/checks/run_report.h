@@ -50,6 +50,8 @@ struct RunReport {
   AnswerStaleness staleness;
   std::string digest;
   std::vector<std::string> probes_hit;         // RunTrace::probes_hit
+  // RunTrace::instance_errors: what made a KafkaStreams client fail ("instance-5: run_once: ...").
+  std::vector<std::string> instance_errors;
   std::shared_ptr<const sim::RunTrace> trace;  // only with RunOptions::keep_trace
 
   // Passed: no violation is a failure (every one a declared Kafka behaviour explains) and no

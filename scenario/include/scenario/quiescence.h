@@ -16,8 +16,10 @@
 //      partition, and that task is RUNNING on a RUNNING client;
 //   3. per source partition: the group's committed offset equals the source end offset (every
 //      record processed and committed; no committed offset counts as 0);
-//   4. per source partition: every standby (and warmup) on a live instance has caught up to the
-//      changelog's end offset (lag 0 by LagInfo's convention).
+//   4. per source partition: every standby (and warmup) on a live instance has caught up with its
+//      changelog: lag 0 by LagInfo's convention, or else nothing a READ_COMMITTED reader could
+//      still apply after its offset (under exactly-once a trailing transaction marker keeps a
+//      caught-up standby's lag at 1, as in Kafka; an open transaction's records are not readable).
 
 #include <optional>
 #include <string>

@@ -25,12 +25,13 @@ inline constexpr std::string_view kEventuallyAvailable = "EventuallyAvailable";
 inline constexpr std::string_view kLagReported = "LagReported";
 inline constexpr std::string_view kChangelogWitness = "ChangelogWitness";
 inline constexpr std::string_view kScriptedExpectations = "ScriptedExpectations";
+inline constexpr std::string_view kProgress = "Progress";
 inline constexpr std::string_view kDeterministic = "Deterministic";
 
-inline constexpr std::array<std::string_view, 10> kAll{
+inline constexpr std::array<std::string_view, 11> kAll{
     kResultMatchesModel,   kSamePositionSameAnswer, kBoundHonored, kSessionMonotonic,
     kFailureReasonCorrect, kEventuallyAvailable,    kLagReported,  kChangelogWitness,
-    kScriptedExpectations, kDeterministic,
+    kScriptedExpectations, kProgress,               kDeterministic,
 };
 
 // How many of kAll are trace-level checks (all but the trailing Deterministic).

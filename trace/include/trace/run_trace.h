@@ -193,6 +193,17 @@ struct LivenessFailure {
   std::string what;  // "run_until quiescent: not quiescent after 60000 ms (partition 2: ...)"
 };
 
+// Whether the cluster settled after the liveness phase's probes all answered (the Progress
+// property): the driver ran until quiescent (scenario/quiescence.h: the group stable with exactly
+// the live threads, one RUNNING active per partition, every standby and warmup at lag 0, every
+// source offset committed) or the liveness deadline, and recorded which came first.
+struct ProgressRecord {
+  base::Instant since_ms{};     // when every partition had answered (the wait began)
+  base::Instant deadline_ms{};  // faults stopped + the liveness timeout
+  std::optional<base::Instant> quiescent_ms;  // absent: not quiescent by the deadline
+  std::string gap;  // at the deadline, the first condition that still failed
+};
+
 struct LivenessRecord {
   base::Instant faults_stopped_ms{};  // when the liveness phase began (everything healed/restarted)
   base::Duration timeout_ms{};
@@ -260,6 +271,7 @@ struct RunTrace {
   std::vector<ScriptedExpectation> expectations;
   std::optional<LivenessRecord> liveness;
   std::vector<LivenessFailure> liveness_failures;
+  std::optional<ProgressRecord> progress;  // absent: no liveness phase got every answer
   // Tests' titles with their [start, end) virtual times.
   struct Phase {
     std::string title;

@@ -1,0 +1,59 @@
+// Progress: after faults stop and every partition answered its liveness probe, the cluster settles
+// by the liveness deadline, as Kafka promises once it is healed: every standby and warmup keeps
+// applying its changelog to the end, every restore finishes (one RUNNING active per partition),
+// the group stops rebalancing with exactly the live threads as members, and the input is
+// committed.
+//
+// From trace.progress, which the scenario driver records as it happens (ScenarioDriver::
+// await_progress, the same quiescence test as a scenario's run_until = 'quiescent'): a run whose
+// cluster was not quiescent by the deadline is one violation, naming the condition that still
+// failed there. Not judged: a run without a liveness phase, or one whose probes never all
+// answered (EventuallyAvailable fails it) or that a bound stopped.
+//
+// Not judged here (yet): that a warmup which caught up becomes active within the probing
+// rebalance interval; a standby that never catches up is judged, its promotion is not.
+
+#include "checks/check.h"
+#include "checks/check_util.h"
+
+namespace iq::properties {
+namespace {
+
+constexpr const char* kName = sim::property_names::kProgress.data();
+
+}  // namespace
+
+std::vector<Violation> check_progress(const JudgeContext& context) {
+  std::vector<Violation> out;
+  detail::Tally tally(context, kName);
+  const sim::RunTrace& trace = context.trace();
+  if (!trace.progress) {
+    tally.not_judged(trace.liveness ? "the liveness probes did not all answer, or a bound stopped "
+                                      "the run"
+                                    : "no liveness phase");
+    return out;
+  }
+  tally.judged();
+  const sim::ProgressRecord& progress = *trace.progress;
+  if (progress.quiescent_ms) return out;
+  Violation v;
+  v.property = kName;
+  v.at_ms = progress.deadline_ms.ms_since_epoch();
+  v.summary = "the cluster did not settle by the liveness deadline: " + progress.gap;
+  v.expected = fmt::format(
+      "quiescent by {} ms (every partition answered at {} ms): the group stable with the live "
+      "threads, one RUNNING active per partition, every standby and warmup at lag 0, every "
+      "source offset committed",
+      progress.deadline_ms.ms_since_epoch(), progress.since_ms.ms_since_epoch());
+  v.returned = progress.gap;
+  // A client the gap names that failed (ERROR) says why, from what the run recorded.
+  for (const std::string& error : trace.instance_errors) {
+    const std::string instance = error.substr(0, error.find(':'));
+    if (progress.gap.starts_with(instance + " ")) v.returned += "; " + error;
+  }
+  v.events_before = context.events_before(progress.deadline_ms);
+  out.push_back(std::move(v));
+  return out;
+}
+
+}  // namespace iq::properties
