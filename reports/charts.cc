@@ -24,6 +24,11 @@ double cell(const BarChart& c, size_t row, size_t series) {
   return std::max(0.0, c.values[row][series]);
 }
 
+bool not_measured(const BarChart& c, size_t row, size_t series) {
+  return row < c.values.size() && series < c.values[row].size() &&
+         std::isnan(c.values[row][series]);
+}
+
 double row_total(const BarChart& c, size_t row) {
   double total = 0;
   for (size_t s = 0; s < c.series.size(); ++s) total += cell(c, row, s);
@@ -117,6 +122,11 @@ std::string grouped_row(const BarChart& c, size_t r, double y, double full) {
     double v = cell(c, r, s);
     double w = length(c, v, full);
     double by = y + 5 + 10.0 * static_cast<double>(s);
+    if (not_measured(c, r, s)) {
+      svg += fmt::format("<text class=\"val none\" x=\"{:.0f}\" y=\"{:.1f}\">none ({})</text>\n",
+                         kLabel + 4, by + 8, html_escape(c.series[s].name));
+      continue;
+    }
     svg += bar_rect(c, r, s, kLabel, by, w, 9, number(v) + " " + c.unit);
     svg += fmt::format("<text class=\"val\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
                        kLabel + std::max(w, 0.5) + 4, by + 8, number(v));
@@ -194,6 +204,10 @@ std::string render_bar_numbers(const BarChart& c) {
     const double total = row_total(c, r);
     for (size_t s = 0; s < c.series.size(); ++s) {
       double v = cell(c, r, s);
+      if (not_measured(c, r, s)) {
+        html += "<td class=\"num\">-</td>";
+        continue;
+      }
       html += "<td class=\"num\">" + number(v) +
               (shares && total > 0 ? fmt::format(" ({:.1f}%)", 100.0 * v / total) : "") + "</td>";
     }

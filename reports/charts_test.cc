@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -88,6 +89,20 @@ TEST(Charts, SharesStackPerRowAndSkipZeroSegments) {
   const std::string numbers = render_bar_numbers(c);
   EXPECT_EQ(count(numbers, "<tr><td>"), 2u);
   EXPECT_NE(numbers.find("<td class=\"num\">10 (25.0%)</td>"), std::string::npos) << numbers;
+}
+
+// A cell not measured (NaN: a role that served no answer under a configuration) draws no bar and
+// says "none", and its number is "-": a 0 would read as perfectly fresh answers.
+TEST(Charts, NotMeasuredCellsSayNoneInsteadOfZero) {
+  BarChart c = grouped();
+  c.values[0][1] = std::nan("");
+  const std::string svg = render_bar_svg(c);
+  EXPECT_EQ(count(svg, "<rect class=\"bar\""), 5u);
+  EXPECT_EQ(count(svg, ">none (p90)</text>"), 1u) << svg;
+  EXPECT_EQ(svg.find("nan"), std::string::npos) << svg;
+  const std::string numbers = render_bar_numbers(c);
+  EXPECT_NE(numbers.find("<td class=\"num\">0</td><td class=\"num\">-</td>"), std::string::npos)
+      << numbers;
 }
 
 TEST(Charts, FigureHoldsTheSvgAndItsNumbers) {
