@@ -290,7 +290,8 @@ std::string render_explore_report(const ExploreInput& in) {
   html +=
       "<section id=\"outcomes\"><h2>How the queries ended</h2>"
       "<p>The query clients' attempts under each configuration, the same seeds in each: "
-      "answered, or refused with Kafka's reason.</p>" +
+      "answered, or refused with Kafka's reason. Each row is a configuration: its number and its "
+      "values of " + html_escape(joined(in.grid_keys)) + ".</p>" +
       render_bar_figure(outcomes_chart(in)) + "</section>\n";
   html +=
       "<section id=\"staleness\"><h2>How stale the answers were</h2>"
