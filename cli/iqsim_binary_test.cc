@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "summary.h"
+#include "test_files.h"
 
 extern char** environ;
 
@@ -33,18 +34,8 @@ struct Outcome {
   std::string err;
 };
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
+using test_files::read_file;
+using test_files::write_file;
 
 nlohmann::json read_json(const fs::path& path);
 void expect_self_contained(const std::string& html, const std::string& what);
