@@ -633,8 +633,7 @@ int run_command(const RunArgs& args) {
 
 int replay_command(const std::string& file, uint64_t seed, const std::string& report_dir,
                    bool strict) {
-  auto scenario =
-      load_with_outputs({{"--report", report_dir, OutputKind::kDirectory}}, file, seed);
+  auto scenario = load_with_outputs({{"--report", report_dir, OutputKind::kDirectory}}, file, seed);
   if (!scenario) {
     error(scenario.error());
     return kExitBadInput;

@@ -173,10 +173,10 @@ base::Expected<Path, std::string> resolve_key(const Template& t, const Axis& axi
         keys += fmt::format("{}{}.{}", keys.empty() ? "" : ", ", section, k.str());
     }
   }
-  return base::unexpected(fmt::format(
-      "{}: the template {} has no key '{}'; accepted: a key the template sets (as "
-      "SECTION.KEY, a KEY one section has, or test.N.workload.M.KEY), such as: {}",
-      axis.origin, shown(t.file), shown(key), shown(keys, 600)));
+  return base::unexpected(
+      fmt::format("{}: the template {} has no key '{}'; accepted: a key the template sets (as "
+                  "SECTION.KEY, a KEY one section has, or test.N.workload.M.KEY), such as: {}",
+                  axis.origin, shown(t.file), shown(key), shown(keys, 600)));
 }
 
 // The template with each (path, value) laid over it: the value replaces the key's value or choice
@@ -230,8 +230,7 @@ base::Expected<Axis, std::string> parse_axis(const std::string& spec) {
   const std::string origin = "--grid '" + shown(spec) + "'";
   const size_t eq = spec.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
-    return base::unexpected(origin +
-                            ": expected KEY=V1,V2,... (e.g. num.standby.replicas=0,1,2)");
+    return base::unexpected(origin + ": expected KEY=V1,V2,... (e.g. num.standby.replicas=0,1,2)");
   }
   Axis axis{spec.substr(0, eq), {}, origin};
   int depth = 0;
@@ -279,7 +278,8 @@ std::vector<Axis> template_grid(const Template& t) {
   for (const auto& [key_at, node_at_key] : in_file_order) {
     const toml::key& k = *key_at;
     const toml::node& v = *node_at_key;
-    Axis axis{std::string(k.str()), {},
+    Axis axis{std::string(k.str()),
+              {},
               fmt::format("{}:{}: [explore] grid key '{}'", shown(t.file), k.source().begin.line,
                           shown(k.str()))};
     for (const toml::node& value : *v.as_array()) {
@@ -319,9 +319,9 @@ base::Expected<std::vector<Axis>, std::string> read_grid(const Template& t,
     grid[i].path = *path;
     for (size_t j = 0; j < i; ++j) {
       if (grid[j].path != grid[i].path) continue;
-      return base::unexpected(fmt::format(
-          "{}: sets the template's {} as {} does; accepted: each key on one axis", grid[i].origin,
-          path_text(grid[i].path), grid[j].origin));
+      return base::unexpected(
+          fmt::format("{}: sets the template's {} as {} does; accepted: each key on one axis",
+                      grid[i].origin, path_text(grid[i].path), grid[j].origin));
     }
   }
   return grid;

@@ -48,8 +48,9 @@ TEST(ExploreGrid, FlagsAndTheTemplatesSectionResolveToItsKeys) {
                        "streams_config.processing.guarantee=at_least_once,exactly_once_v2",
                        "test.0.workload.1.clients=1,3", "title='a,b','c'"}));
   auto own = resolve_grid("t.toml",
-                          std::string(kTemplate) + "[explore]\ngrid = { 'topology.caching' = "
-                                                   "[true, false], 'instances' = [2, 3] }\n",
+                          std::string(kTemplate) +
+                              "[explore]\ngrid = { 'topology.caching' = "
+                              "[true, false], 'instances' = [2, 3] }\n",
                           {});
   ASSERT_TRUE(own.has_value()) << own.error();
   EXPECT_EQ(*own, (std::vector<std::string>{"topology.caching=true,false",

@@ -1140,8 +1140,7 @@ TEST_F(IqsimBinaryTest, ExploreRefusesMalformedGridsWithExitTwo) {
   EXPECT_NE(twice.err.find("as --grid 'num.standby.replicas=0,1' does"), std::string::npos)
       << twice.err;
   const std::string lines = std::to_string(lines_of(file) + 2);  // the grid's line
-  for (const auto& [section, message] :
-       std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [section, message] : std::vector<std::pair<std::string, std::string>>{
            {"[explore]\ngrid = { 'num.standby.replicas' = [] }\n",
             "key 'explore.grid.\"num.standby.replicas\"': expected a non-empty array"},
            {"[explore]\ngrid = { 'num.standby.replica' = [0, 1] }\n",

@@ -189,8 +189,8 @@ TEST(Browser, ExplorerReportChartsRenderInHeadlessChromium) {
                           " --configs " + (dir / "explore" / "configs").string() + " >" +
                           (dir / "explore.log").string() + " 2>&1";
   const int status = std::system(run.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << run << "\n" << read_file(dir / "explore.log");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n"
+                                                             << read_file(dir / "explore.log");
   const std::string where = file + " explored";
   Loaded page = load_in_chromium(dir, dir / "explore" / "index.html", where);
   EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";

@@ -16,9 +16,9 @@ constexpr double kWidth = 960;
 constexpr double kLabel = 270;  // the row labels' column
 constexpr double kRight = 90;   // room for a value printed after the longest bar
 constexpr double kArea = kWidth - kLabel - kRight;
-constexpr double kTop = 30;   // the legend's first line
+constexpr double kTop = 30;      // the legend's first line
 constexpr double kKeyLine = 18;  // each further line of a legend too long for one
-constexpr double kAxis = 26;  // the scale's line under the rows
+constexpr double kAxis = 26;     // the scale's line under the rows
 
 double cell(const BarChart& c, size_t row, size_t series) {
   if (row >= c.values.size() || series >= c.values[row].size()) return 0;

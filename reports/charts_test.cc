@@ -125,7 +125,8 @@ TEST(Charts, ALongLegendWrapsAndTheRowsStartUnderIt) {
   }
   EXPECT_GE(lines.size(), 2u) << svg;
   EXPECT_LE(right_max, 960) << "a legend entry passes the chart's right edge";
-  const std::regex bar("<rect class=\"bar\" data-row=\"0\" data-series=\"0\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
+  const std::regex bar(
+      "<rect class=\"bar\" data-row=\"0\" data-series=\"0\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(svg, m, bar)) << svg;
   EXPECT_GT(std::stod(m[1]), static_cast<double>(*lines.rbegin()) + 12) << svg;

@@ -291,16 +291,16 @@ std::string render_explore_report(const ExploreInput& in) {
       "<section id=\"outcomes\"><h2>How the queries ended</h2>"
       "<p>The query clients' attempts under each configuration, the same seeds in each: "
       "answered, or refused with Kafka's reason. Each row is a configuration: its number and its "
-      "values of " + html_escape(joined(in.grid_keys)) + ".</p>" +
-      render_bar_figure(outcomes_chart(in)) + "</section>\n";
+      "values of " +
+      html_escape(joined(in.grid_keys)) + ".</p>" + render_bar_figure(outcomes_chart(in)) +
+      "</section>\n";
   html +=
       "<section id=\"staleness\"><h2>How stale the answers were</h2>"
       "<p>p90 of each role's answers: source records the answer's position lacked at the time "
       "of the answer, and the age of the oldest of them in virtual ms.</p>" +
       render_bar_figure(staleness_chart(in, true)) + render_bar_figure(staleness_chart(in, false)) +
       "<details class=\"numbers\"><summary>p50, p90 and max of every role</summary>" +
-      staleness_table(in) +
-      "</details></section>\n";
+      staleness_table(in) + "</details></section>\n";
   html +=
       "<section id=\"differences\"><h2>Every measure side by side</h2>"
       "<p>Cells of a measure that differs between configurations are marked: "
