@@ -206,6 +206,39 @@ std::string failures_section(const ExploreInput& in) {
   return html.empty() ? "<p>No configuration had a failing seed.</p>" : html;
 }
 
+std::string page_header(const ExploreInput& in, const std::string& title) {
+  std::string keys;
+  for (const std::string& k : in.grid_keys) keys += (keys.empty() ? "" : " x ") + k;
+  return fmt::format(
+      "<header><h1>{}</h1><p>{} &middot; {} configurations ({}) &middot; seeds {}..{} in each{}"
+      "</p></header>\n<main>\n",
+      html_escape(title), html_escape(in.title), in.configurations.size(), html_escape(keys),
+      in.first_seed, in.first_seed + in.seed_count - 1,
+      in.shards.size() > 1 || (in.shards.size() == 1 && in.shards[0] != "0/1")
+          ? " &middot; shards " + html_escape(joined(in.shards))
+          : "");
+}
+
+// Declared behaviour -> seeds that met it, over every configuration: what the findings explain.
+std::map<std::string, uint64_t> seeds_by_class(const ExploreInput& in) {
+  std::map<std::string, uint64_t> out;
+  for (const ExploreConfiguration& c : in.configurations) {
+    for (const auto& [b, n] : c.behaviours) out[b] += n;
+  }
+  return out;
+}
+
+std::string configurations_section(const ExploreInput& in) {
+  std::string html =
+      "<section id=\"configurations\"><h2>Configurations</h2><table><tr><th>configuration</th>"
+      "<th>seeds</th><th>its template</th></tr>";
+  for (const ExploreConfiguration& c : in.configurations) {
+    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td><code>{}</code></td></tr>",
+                        html_escape(c.name), c.seeds, html_escape(c.file));
+  }
+  return html + "</table></section>\n";
+}
+
 }  // namespace
 
 bool ExploreMetric::differs() const {
@@ -276,17 +309,7 @@ std::vector<ExploreMetric> explore_metrics(const ExploreInput& in) {
 
 std::string render_explore_report(const ExploreInput& in) {
   std::string title = "iqsim explore: " + in.scenario;
-  std::string html = page_head(title);
-  std::string keys;
-  for (const std::string& k : in.grid_keys) keys += (keys.empty() ? "" : " x ") + k;
-  html += fmt::format(
-      "<header><h1>{}</h1><p>{} &middot; {} configurations ({}) &middot; seeds {}..{} in each{}"
-      "</p></header>\n<main>\n",
-      html_escape(title), html_escape(in.title), in.configurations.size(), html_escape(keys),
-      in.first_seed, in.first_seed + in.seed_count - 1,
-      in.shards.size() > 1 || (in.shards.size() == 1 && in.shards[0] != "0/1")
-          ? " &middot; shards " + html_escape(joined(in.shards))
-          : "");
+  std::string html = page_head(title) + page_header(in, title);
   html +=
       "<section id=\"outcomes\"><h2>How the queries ended</h2>"
       "<p>The query clients' attempts under each configuration, the same seeds in each: "
@@ -310,20 +333,9 @@ std::string render_explore_report(const ExploreInput& in) {
       metrics_table(in) + "</section>\n";
   html += "<section id=\"behaviours\"><h2>Declared Kafka behaviours met</h2>" +
           behaviours_table(in) + "</section>\n";
-  std::map<std::string, uint64_t> seeds_by_class;  // over every configuration
-  for (const ExploreConfiguration& c : in.configurations) {
-    for (const auto& [b, n] : c.behaviours) seeds_by_class[b] += n;
-  }
-  html += render_findings_section(seeds_by_class, "findings", "seeds");
+  html += render_findings_section(seeds_by_class(in), "findings", "seeds");
   html += "<section id=\"failures\"><h2>Failures</h2>" + failures_section(in) + "</section>\n";
-  html +=
-      "<section id=\"configurations\"><h2>Configurations</h2><table><tr><th>configuration</th>"
-      "<th>seeds</th><th>its template</th></tr>";
-  for (const ExploreConfiguration& c : in.configurations) {
-    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td><code>{}</code></td></tr>",
-                        html_escape(c.name), c.seeds, html_escape(c.file));
-  }
-  html += "</table></section>\n</main>\n</body></html>\n";
+  html += configurations_section(in) + "</main>\n</body></html>\n";
   return html;
 }
 
