@@ -44,7 +44,9 @@ struct Loaded {
   std::string dom;
 };
 
-// Loads `html` (in `dir`) twice: a screenshot, then --dump-dom; each with a fresh profile.
+// Loads `html` (in `dir`) twice: a screenshot, then --dump-dom; each with a fresh profile. The
+// profile and logs are named after the page, so the Browser.* tests, which ctest may run at once,
+// never share a Chromium profile (its lock refuses a second browser).
 Loaded load_in_chromium(const std::filesystem::path& dir, const std::filesystem::path& html,
                         const std::string& where) {
   std::string chromium = chromium_path();
@@ -52,25 +54,28 @@ Loaded load_in_chromium(const std::filesystem::path& dir, const std::filesystem:
       << "chromium is not installed: run scripts/setup (it installs the Debian package "
          "'chromium'); this test needs a headless browser and does not skip without one";
   if (chromium.empty()) return {};
+  const std::string stem = html.stem().string();
+  const std::filesystem::path profile = dir / ("profile-" + stem);
   const auto common = [&] {
-    std::filesystem::remove_all(dir / "profile");
-    std::filesystem::create_directories(dir / "profile");
+    std::filesystem::remove_all(profile);
+    std::filesystem::create_directories(profile);
     return chromium +
            " --headless --no-sandbox --disable-gpu --disable-background-networking"
            " --no-first-run --user-data-dir=" +
-           (dir / "profile").string();
+           profile.string();
   };
-  const std::string stem = html.stem().string();
   std::filesystem::path png = dir / (stem + ".png");
   std::filesystem::path dom = dir / (stem + "-dom.html");
+  std::filesystem::path shot_log = dir / (stem + "-screenshot.log");
+  std::filesystem::path dump_log = dir / (stem + "-dump.log");
   std::string shot = "timeout 180 " + common() + " --screenshot=" + png.string() +
-                     " --window-size=1400,3000 file://" + html.string() + " >" +
-                     (dir / "screenshot.log").string() + " 2>&1";
-  EXPECT_EQ(std::system(shot.c_str()), 0) << where << ": " << read_file(dir / "screenshot.log");
+                     " --window-size=1400,3000 file://" + html.string() + " >" + shot_log.string() +
+                     " 2>&1";
+  EXPECT_EQ(std::system(shot.c_str()), 0) << where << ": " << read_file(shot_log);
   std::string dump = "timeout 180 " + common() + " --dump-dom file://" + html.string() + " >" +
-                     dom.string() + " 2>" + (dir / "dump.log").string();
-  EXPECT_EQ(std::system(dump.c_str()), 0) << where << ": " << read_file(dir / "dump.log");
-  std::filesystem::remove_all(dir / "profile");
+                     dom.string() + " 2>" + dump_log.string();
+  EXPECT_EQ(std::system(dump.c_str()), 0) << where << ": " << read_file(dump_log);
+  std::filesystem::remove_all(profile);
   Loaded out;
   if (std::filesystem::exists(png)) out.png_bytes = std::filesystem::file_size(png);
   out.dom = read_file(dom);
