@@ -62,6 +62,15 @@ base::Expected<sim::Scenario, std::string> load(const std::string& file,
   return std::move(scenario).value();
 }
 
+// The scenario of a one-file command, read only once its outputs are acceptable (none the input,
+// a device, a symlink, the wrong kind): a refusal names the flag, else the parser's message.
+base::Expected<sim::Scenario, std::string> load_with_outputs(const std::vector<OutputPath>& outputs,
+                                                             const std::string& file,
+                                                             std::optional<uint64_t> seed) {
+  if (auto refused = check_outputs(outputs, {file})) return base::unexpected(*refused);
+  return load(file, seed);
+}
+
 // Writes the whole file or reports why not; an existing file is replaced only once the new text
 // is complete (written beside it, synced, then renamed), so a failed write never loses the old
 // one. The target must be absent or a regular file (checked again here for files written into an
@@ -602,14 +611,10 @@ std::string shape_of(const sim::Scenario& s) {
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  if (auto refused = check_outputs({{"--json", args.json_out, OutputKind::kFile},
-                                    {"--junit", args.junit_out, OutputKind::kFile},
-                                    {"--report", args.report_dir, OutputKind::kDirectory}},
-                                   {args.file})) {
-    error(*refused);
-    return kExitBadInput;
-  }
-  auto scenario = load(args.file, args.seed);
+  auto scenario = load_with_outputs({{"--json", args.json_out, OutputKind::kFile},
+                                     {"--junit", args.junit_out, OutputKind::kFile},
+                                     {"--report", args.report_dir, OutputKind::kDirectory}},
+                                    args.file, args.seed);
   if (!scenario) {
     error(scenario.error());
     return kExitBadInput;
@@ -636,11 +641,7 @@ int run_command(const RunArgs& args) {
 
 int replay_command(const std::string& file, uint64_t seed, const std::string& report_dir,
                    bool strict) {
-  if (auto refused = check_outputs({{"--report", report_dir, OutputKind::kDirectory}}, {file})) {
-    error(*refused);
-    return kExitBadInput;
-  }
-  auto scenario = load(file, seed);
+  auto scenario = load_with_outputs({{"--report", report_dir, OutputKind::kDirectory}}, file, seed);
   if (!scenario) {
     error(scenario.error());
     return kExitBadInput;
@@ -953,13 +954,9 @@ int run_seed_command(const std::string& file, uint64_t seed, const std::string& 
 }
 
 int shrink_command(const ShrinkArgs& args) {
-  if (auto refused = check_outputs({{"--out", args.out, OutputKind::kFile},
-                                    {"--report", args.report_dir, OutputKind::kDirectory}},
-                                   {args.file})) {
-    error(*refused);
-    return kExitBadInput;
-  }
-  auto scenario = load(args.file, args.seed);
+  auto scenario = load_with_outputs({{"--out", args.out, OutputKind::kFile},
+                                     {"--report", args.report_dir, OutputKind::kDirectory}},
+                                    args.file, args.seed);
   if (!scenario) {
     error(scenario.error());
     return kExitBadInput;

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <variant>
 
 #include <fmt/format.h>
@@ -40,15 +41,17 @@ constexpr size_t kFailingListedMax = 5;
 constexpr const char* kSections[] = {"configuration", "streams_config", "broker",
                                      "topology",      "knobs",          "liveness"};
 
+// A key's place in a TOML document: table keys and array indices, from the root.
+using Step = std::variant<std::string, size_t>;
+using Path = std::vector<Step>;
+
 // One axis of the grid: a template key and the values it takes, each as TOML text.
 struct Axis {
   std::string key;  // as given
   std::vector<std::string> values;
+  std::string origin{};  // where it was given, for messages: "--grid 'K=V,...'" or "FILE:LINE: ..."
+  Path path{};           // the key's place in the template, once resolved
 };
-
-// A key's place in a TOML document: table keys and array indices, from the root.
-using Step = std::variant<std::string, size_t>;
-using Path = std::vector<Step>;
 
 std::string path_text(const Path& path) {
   std::string out;
@@ -128,7 +131,8 @@ struct Template {
 };
 
 // Where a grid key lives: its path from the root (in the file or in one of its alternatives).
-base::Expected<Path, std::string> resolve_key(const Template& t, const std::string& given) {
+base::Expected<Path, std::string> resolve_key(const Template& t, const Axis& axis) {
+  const std::string& given = axis.key;
   std::string key;
   for (char c : given) {
     if (c != '"' && c != '\'') key += c;  // `streams_config."num.standby.replicas"` reads too
@@ -157,9 +161,9 @@ base::Expected<Path, std::string> resolve_key(const Template& t, const std::stri
   if (found.size() == 1) return found.front();
   if (found.size() > 1) {
     return base::unexpected(fmt::format(
-        "--grid {}: the template {} has this key in several sections ({} and {}); accepted: the "
-        "key with its section, e.g. {}",
-        shown(given), shown(t.file), path_text(found[0]), path_text(found[1]),
+        "{}: the template {} has key '{}' in several sections ({} and {}); accepted: the key "
+        "with its section, e.g. {}",
+        axis.origin, shown(t.file), shown(given), path_text(found[0]), path_text(found[1]),
         path_text(found[0])));
   }
   std::string keys;
@@ -169,10 +173,10 @@ base::Expected<Path, std::string> resolve_key(const Template& t, const std::stri
         keys += fmt::format("{}{}.{}", keys.empty() ? "" : ", ", section, k.str());
     }
   }
-  return base::unexpected(fmt::format(
-      "--grid {}: the template {} has no key '{}'; accepted: a key the template sets (as "
-      "SECTION.KEY, a KEY one section has, or test.N.workload.M.KEY), such as: {}",
-      shown(given), shown(t.file), shown(key), shown(keys, 600)));
+  return base::unexpected(
+      fmt::format("{}: the template {} has no key '{}'; accepted: a key the template sets (as "
+                  "SECTION.KEY, a KEY one section has, or test.N.workload.M.KEY), such as: {}",
+                  axis.origin, shown(t.file), shown(key), shown(keys, 600)));
 }
 
 // The template with each (path, value) laid over it: the value replaces the key's value or choice
@@ -219,14 +223,16 @@ std::string configuration_text(const Template& t,
 
 // ---- the grid ----
 
+// `KEY=V1,V2,...`: values split at commas outside brackets and quotes, so an array or a quoted
+// string with a comma stays whole. Refused, naming the flag: no key or no value, an empty value,
+// an unclosed bracket or quote, a value given twice.
 base::Expected<Axis, std::string> parse_axis(const std::string& spec) {
+  const std::string origin = "--grid '" + shown(spec) + "'";
   const size_t eq = spec.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
-    return base::unexpected("--grid '" + shown(spec) +
-                            "': expected KEY=V1,V2,... (e.g. num.standby.replicas=0,1,2)");
+    return base::unexpected(origin + ": expected KEY=V1,V2,... (e.g. num.standby.replicas=0,1,2)");
   }
-  Axis axis{spec.substr(0, eq), {}};
-  // Values split at commas outside brackets and quotes, so an array value stays whole.
+  Axis axis{spec.substr(0, eq), {}, origin};
   int depth = 0;
   char quote = 0;
   std::string value;
@@ -238,10 +244,11 @@ base::Expected<Axis, std::string> parse_axis(const std::string& spec) {
     } else if (c == '[' || c == '{') {
       ++depth;
     } else if (c == ']' || c == '}') {
-      --depth;
+      if (--depth < 0) return base::unexpected(origin + ": a '" + c + "' that closes nothing");
     } else if (c == ',' && depth == 0) {
-      if (value.empty()) {
-        return base::unexpected("--grid '" + shown(spec) + "': an empty value");
+      if (value.empty()) return base::unexpected(origin + ": an empty value");
+      if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end()) {
+        return base::unexpected(origin + ": the value " + shown(value) + " twice");
       }
       axis.values.push_back(value);
       value.clear();
@@ -249,16 +256,32 @@ base::Expected<Axis, std::string> parse_axis(const std::string& spec) {
     }
     value += c;
   }
+  if (quote != 0 || depth != 0) {
+    return base::unexpected(origin + ": an unclosed " + (quote != 0 ? "quote" : "bracket") +
+                            "; accepted: KEY=V1,V2 with each [ ] { } and quote closed");
+  }
   return axis;
 }
 
-// The template's own grid: `[explore] grid = { KEY = [V1, V2] }` (the parser checked its shape).
+// The template's own grid: `[explore] grid = { KEY = [V1, V2] }` (the parser checked its shape),
+// its axes in the order the file writes them (toml++ iterates a table by key name).
 std::vector<Axis> template_grid(const Template& t) {
   std::vector<Axis> grid;
   const toml::table* g = t.root["explore"]["grid"].as_table();
   if (g == nullptr) return grid;
-  for (auto&& [k, v] : *g) {
-    Axis axis{std::string(k.str()), {}};
+  std::vector<std::pair<const toml::key*, const toml::node*>> in_file_order;
+  for (auto&& [k, v] : *g) in_file_order.push_back({&k, &v});
+  std::sort(in_file_order.begin(), in_file_order.end(), [](const auto& a, const auto& b) {
+    const toml::source_position pa = a.first->source().begin, pb = b.first->source().begin;
+    return std::tie(pa.line, pa.column) < std::tie(pb.line, pb.column);
+  });
+  for (const auto& [key_at, node_at_key] : in_file_order) {
+    const toml::key& k = *key_at;
+    const toml::node& v = *node_at_key;
+    Axis axis{std::string(k.str()),
+              {},
+              fmt::format("{}:{}: [explore] grid key '{}'", shown(t.file), k.source().begin.line,
+                          shown(k.str()))};
     for (const toml::node& value : *v.as_array()) {
       if (const auto* text = value.as_string()) {  // read back as a string: no quotes needed
         axis.values.push_back(text->get());
@@ -269,6 +292,37 @@ std::vector<Axis> template_grid(const Template& t) {
       axis.values.push_back(text.str());
     }
     grid.push_back(std::move(axis));
+  }
+  return grid;
+}
+
+// The grid of an exploration: the --grid flags, or the template's own [explore] grid when none is
+// given, each key resolved against the template. Two axes that set one key (`num.standby.replicas`
+// and `streams_config.num.standby.replicas`) are refused: the second would silently win.
+base::Expected<std::vector<Axis>, std::string> read_grid(const Template& t,
+                                                         const std::vector<std::string>& flags) {
+  std::vector<Axis> grid;
+  for (const std::string& spec : flags) {
+    auto axis = parse_axis(spec);
+    if (!axis) return base::unexpected(axis.error());
+    grid.push_back(std::move(*axis));
+  }
+  if (grid.empty()) grid = template_grid(t);
+  if (grid.empty()) {
+    return base::unexpected(
+        "no grid: accepted: --grid KEY=V1,V2,... (once per key) or an [explore] section in the "
+        "template (grid = { KEY = [V1, V2] })");
+  }
+  for (size_t i = 0; i < grid.size(); ++i) {
+    auto path = resolve_key(t, grid[i]);
+    if (!path) return base::unexpected(path.error());
+    grid[i].path = *path;
+    for (size_t j = 0; j < i; ++j) {
+      if (grid[j].path != grid[i].path) continue;
+      return base::unexpected(
+          fmt::format("{}: sets the template's {} as {} does; accepted: each key on one axis",
+                      grid[i].origin, path_text(grid[i].path), grid[j].origin));
+    }
   }
   return grid;
 }
@@ -293,12 +347,8 @@ std::string grid_text(const std::vector<Axis>& grid) {
 // naming the key and the value.
 base::Expected<std::vector<Configuration>, std::string> build_configurations(
     const Template& t, const std::vector<Axis>& grid, const std::string& dir, uint64_t seed) {
-  std::vector<Path> paths;
   size_t count = 1;
   for (const Axis& a : grid) {
-    auto path = resolve_key(t, a.key);
-    if (!path) return base::unexpected(path.error());
-    paths.push_back(*path);
     count *= a.values.size();
     if (count > kConfigurationsMax) {
       return base::unexpected(
@@ -319,7 +369,7 @@ base::Expected<std::vector<Configuration>, std::string> build_configurations(
     for (size_t a = grid.size(); a-- > 0;) {
       const std::string& v = grid[a].values[rest % grid[a].values.size()];
       rest /= grid[a].values.size();
-      settings.insert(settings.begin(), {paths[a], v});
+      settings.insert(settings.begin(), {grid[a].path, v});
       c.settings.insert(c.settings.begin(), {grid[a].key, v});
     }
     for (const auto& [key, v] : c.settings) c.name += (c.name.empty() ? "" : ", ") + key + "=" + v;
@@ -421,10 +471,6 @@ base::Expected<Exploration, std::string> exploration_from_json(const json& j,
 reports::ExploreInput report_input(const Exploration& e) {
   reports::ExploreInput in{e.scenario, e.title, e.first_seed, e.seed_count, e.shards, {}, {}};
   for (const Axis& a : e.grid) in.grid_keys.push_back(a.key);
-  std::map<std::string, std::string> labels;
-  for (properties::ViolationClass c : properties::kViolationClasses) {
-    labels[properties::class_key(c)] = properties::to_string(c);
-  }
   for (size_t k = 0; k < e.configurations.size(); ++k) {
     const SweepSummary& s = e.results[k].summary;
     reports::ExploreConfiguration c;
@@ -449,7 +495,7 @@ reports::ExploreInput report_input(const Exploration& e) {
                              ms.quantile(0.5), ms.quantile(0.9), ms.max()});
     }
     for (const auto& [cls, n] : s.seeds_by_class()) {
-      if (cls != "failure" && n > 0) c.behaviours[labels.count(cls) ? labels[cls] : cls] = n;
+      if (cls != "failure" && n > 0) c.behaviours[cls] = n;
     }
     const auto& cpu = e.results[k].cpu_ms_by_seed;
     if (!cpu.empty()) {
@@ -480,12 +526,12 @@ void print_exploration(const Exploration& e) {
     std::printf("  [%zu] %s  (%s)\n", k + 1, in.configurations[k].name.c_str(),
                 in.configurations[k].file.c_str());
   }
-  std::string head = fmt::format("  {:<44}", "measure");
+  std::string head = fmt::format("  {:<50}", "measure");
   for (size_t k = 0; k < in.configurations.size(); ++k)
     head += fmt::format(" {:>9}", fmt::format("[{}]", k + 1));
   std::printf("%s\n", head.c_str());
   for (const reports::ExploreMetric& m : reports::explore_metrics(in)) {
-    std::string line = fmt::format("{} {:<44}", m.differs() ? '*' : ' ', m.name.substr(0, 44));
+    std::string line = fmt::format("{} {:<50}", m.differs() ? '*' : ' ', m.name.substr(0, 50));
     for (const auto& v : m.values) {
       line += v ? fmt::format(" {:>9}", fmt::format("{:g}", *v)) : fmt::format(" {:>9}", "-");
     }
@@ -527,19 +573,28 @@ uint64_t failed_seeds(const Exploration& e) {
 
 // ---- running ----
 
-base::Expected<Template, std::string> read_template(const std::string& file, uint64_t seed) {
-  auto scenario = sim::parse_scenario_file(file, seed);  // the template itself is valid
+// The template from its text: valid as a scenario (so its [explore] section has its shape), and
+// its TOML tree, which the grid is laid over.
+base::Expected<Template, std::string> template_from_text(const std::string& file,
+                                                         const std::string& text, uint64_t seed) {
+  auto scenario = sim::parse_scenario_text(text, file, seed);
   if (!scenario) return base::unexpected(scenario.error().to_string());
   Template t{file, {}, scenario->title};
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
   try {
-    t.root = toml::parse(text.str(), std::string_view(file));
+    t.root = toml::parse(text, std::string_view(file));
   } catch (const toml::parse_error& e) {
     return base::unexpected(shown(file) + ": not TOML: " + std::string(e.description()));
   }
   return t;
+}
+
+base::Expected<Template, std::string> read_template(const std::string& file, uint64_t seed) {
+  auto scenario = sim::parse_scenario_file(file, seed);  // names an unreadable file as run does
+  if (!scenario) return base::unexpected(scenario.error().to_string());
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return template_from_text(file, text.str(), seed);
 }
 
 // One seed of one configuration in a child process; its CPU time goes to `cpu_ms`.
@@ -570,6 +625,22 @@ base::Expected<SeedResult, std::string> run_in_child(const std::string& self,
 }
 
 }  // namespace
+
+base::Expected<std::vector<std::string>, std::string> resolve_grid(
+    const std::string& file, const std::string& template_text,
+    const std::vector<std::string>& flags) {
+  auto t = template_from_text(file, template_text, 1);
+  if (!t) return base::unexpected(t.error());
+  auto grid = read_grid(*t, flags);
+  if (!grid) return base::unexpected(grid.error());
+  std::vector<std::string> out;
+  for (const Axis& a : *grid) {
+    std::string line = path_text(a.path) + "=";
+    for (size_t i = 0; i < a.values.size(); ++i) line += (i ? "," : "") + a.values[i];
+    out.push_back(std::move(line));
+  }
+  return out;
+}
 
 bool is_explore_summary(const json& j) {
   return j.is_object() && j.value("command", "") == "explore";
@@ -607,22 +678,12 @@ int explore_command(const ExploreArgs& args) {
     print_error(t.error());
     return kExitBadInput;
   }
-  std::vector<Axis> grid;
-  for (const std::string& spec : args.grid) {
-    auto axis = parse_axis(spec);
-    if (!axis) {
-      print_error(axis.error());
-      return kExitBadInput;
-    }
-    grid.push_back(std::move(*axis));
-  }
-  if (grid.empty()) grid = template_grid(*t);
-  if (grid.empty()) {
-    print_error(
-        "no grid: accepted: --grid KEY=V1,V2,... (once per key) or an [explore] section "
-        "in the template (grid = { KEY = [V1, V2] })");
+  auto read = read_grid(*t, args.grid);
+  if (!read) {
+    print_error(read.error());
     return kExitBadInput;
   }
+  const std::vector<Axis>& grid = *read;
   if (auto refused = check_writable({{"--json", args.json_out, OutputKind::kFile},
                                      {"--report", args.report_dir, OutputKind::kDirectory}})) {
     print_error(*refused);

@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/expected.h"
+
 namespace iq::cli {
 
 struct ExploreArgs {
@@ -43,6 +45,14 @@ struct ExploreArgs {
   bool resume = false;
 };
 int explore_command(const ExploreArgs& args);
+
+// The grid an exploration runs, read and resolved as explore_command does before any seed
+// (exposed for its tests): `flags` (KEY=V1,V2,... each) or, when there are none, the template's
+// [explore] grid. Each axis as "PLACE=V1,V2" (PLACE: the template key it sets, dotted from the
+// root), or the refusal: it names the flag, or the template's file:line and key.
+base::Expected<std::vector<std::string>, std::string> resolve_grid(
+    const std::string& file, const std::string& template_text,
+    const std::vector<std::string>& flags);
 
 // merge of explorer summaries (`iqsim merge` calls it when its first input is one).
 bool is_explore_summary(const nlohmann::json& json);

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "summary.h"
+#include "test_files.h"
 
 extern char** environ;
 
@@ -33,18 +34,8 @@ struct Outcome {
   std::string err;
 };
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
+using test_files::read_file;
+using test_files::write_file;
 
 nlohmann::json read_json(const fs::path& path);
 void expect_self_contained(const std::string& html, const std::string& what);
@@ -1094,7 +1085,8 @@ TEST_F(IqsimBinaryTest, ExploreRunsTheSameSeedsUnderEveryPointOfTheGrid) {
       << again.out;
   std::string html = read_file(path("report") / "index.html");
   expect_self_contained(html, "explore report");
-  for (const char* part : {"<svg", "<details>", "How the queries ended", "How stale the answers",
+  for (const char* part : {"<svg", "id=\"chart-explore-outcomes\"", "<details class=\"numbers\">",
+                           "How the queries ended", "How stale the answers",
                            "num.standby.replicas=1, topology.caching=false"}) {
     EXPECT_NE(html.find(part), std::string::npos) << part;
   }
@@ -1127,6 +1119,39 @@ TEST_F(IqsimBinaryTest, ExploreRefusesAKeyTheTemplateLacksAndReadsItsOwnGrid) {
   EXPECT_NE(ran.out.find("[2] topology.caching=false"), std::string::npos) << ran.out;
   // `run` reads a template with an [explore] section as it reads any other.
   EXPECT_EQ(iqsim({"run", own.string()}).exit_code, 0);
+}
+
+// Malformed --grid flags and a malformed [explore] section exit 2 before any seed runs, naming
+// the flag or the template's file:line and key (explore_test.cc has every case).
+TEST_F(IqsimBinaryTest, ExploreRefusesMalformedGridsWithExitTwo) {
+  fs::path file = path("small.toml");
+  write_file(file, kSmallTemplate);
+  for (const char* flag : {"num.standby.replicas", "num.standby.replicas=0,,1",
+                           "num.standby.replicas=[0,1", "num.standby.replicas=1,1"}) {
+    Outcome o = iqsim({"explore", file.string(), "--grid", flag, "--seeds", "2", "--configs",
+                       path("c").string()});
+    EXPECT_EQ(o.exit_code, 2) << flag << ": " << o.out << o.err;
+    EXPECT_NE(o.err.find("--grid '" + std::string(flag) + "': "), std::string::npos) << o.err;
+    EXPECT_EQ(o.out.find("answered"), std::string::npos) << flag << ": a seed ran";
+  }
+  Outcome twice = iqsim({"explore", file.string(), "--grid", "num.standby.replicas=0,1", "--grid",
+                         "streams_config.num.standby.replicas=1", "--seeds", "2"});
+  EXPECT_EQ(twice.exit_code, 2) << twice.err;
+  EXPECT_NE(twice.err.find("as --grid 'num.standby.replicas=0,1' does"), std::string::npos)
+      << twice.err;
+  const std::string lines = std::to_string(lines_of(file) + 2);  // the grid's line
+  for (const auto& [section, message] : std::vector<std::pair<std::string, std::string>>{
+           {"[explore]\ngrid = { 'num.standby.replicas' = [] }\n",
+            "key 'explore.grid.\"num.standby.replicas\"': expected a non-empty array"},
+           {"[explore]\ngrid = { 'num.standby.replica' = [0, 1] }\n",
+            "[explore] grid key 'num.standby.replica': the template"}}) {
+    fs::path bad = path("bad-section.toml");
+    write_file(bad, std::string(kSmallTemplate) + section);
+    Outcome o = iqsim({"explore", bad.string(), "--seeds", "2", "--configs", path("c").string()});
+    EXPECT_EQ(o.exit_code, 2) << section << o.out << o.err;
+    EXPECT_NE(o.err.find(bad.string() + ":" + lines + ":"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(message), std::string::npos) << section << o.err;
+  }
 }
 
 // Two shards of an exploration merged equal the exploration run whole, configuration by

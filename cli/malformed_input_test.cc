@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -33,6 +34,7 @@
 #include "base/prng.h"
 #include "scenario/scenario_parser.h"
 #include "scenario/scenario_writer.h"
+#include "test_files.h"
 
 namespace iq::cli {
 namespace {
@@ -44,17 +46,8 @@ constexpr int kCpuSecondsMax = 20;         // per input; the slowest refusal tak
 constexpr size_t kMessageBytesMax = 4096;  // a refusal is a few lines at most
 constexpr size_t kBinaryEvery = 12;        // one generated file in this many also runs the binary
 
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_all(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
+using test_files::read_file;
+using test_files::write_file;
 
 std::vector<fs::path> corpus() {
   std::vector<fs::path> files;
@@ -361,7 +354,7 @@ constexpr Kind kKinds[] = {
 std::vector<Input> generate() {
   const std::vector<fs::path> files = corpus();
   std::vector<std::string> texts;
-  for (const fs::path& f : files) texts.push_back(read_all(f));
+  for (const fs::path& f : files) texts.push_back(read_file(f));
   base::Prng prng(kSeed);
   std::vector<Input> inputs;
   for (const Kind& kind : kKinds) {
@@ -415,14 +408,24 @@ Ended wait_for(pid_t pid, int fd) {
   return e;
 }
 
-// The parser in a forked child: it writes 'A' (accepted) or 'R' and the error's text.
-Ended parse_in_child(const std::string& text, const std::string& file) {
+// `body` in a forked child under the CPU limit, given the write end of a pipe whose text comes
+// back in `out`; the child ends with `body`'s exit code (or an exec's).
+Ended in_child(const std::function<int(int fd)>& body) {
   int fds[2];
   if (pipe(fds) != 0) return {};
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
     limit_cpu();
+    _exit(body(fds[1]));
+  }
+  close(fds[1]);
+  return wait_for(pid, fds[0]);
+}
+
+// The parser in a forked child: it writes 'A' (accepted) or 'R' and the error's text.
+Ended parse_in_child(const std::string& text, const std::string& file) {
+  return in_child([&](int fd) {
     auto parsed = sim::parse_scenario_text(text, file, std::nullopt);
     std::string out = parsed ? "A" : "R" + parsed.error().to_string();
     if (parsed) {
@@ -432,39 +435,30 @@ Ended parse_in_child(const std::string& text, const std::string& file) {
     }
     size_t done = 0;
     while (done < out.size()) {
-      ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+      ssize_t n = write(fd, out.data() + done, out.size() - done);
       if (n <= 0) break;
       done += static_cast<size_t>(n);
     }
-    _exit(0);
-  }
-  close(fds[1]);
-  return wait_for(pid, fds[0]);
+    return 0;
+  });
 }
 
 // The iqsim binary in a child: stdout discarded, stderr returned in `err`.
 Ended iqsim_in_child(const std::vector<std::string>& args, const fs::path& cwd = {}) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    limit_cpu();
+  Ended e = in_child([&](int fd) {
     const int null = open("/dev/null", O_RDWR);
     dup2(null, 0);
     dup2(null, 1);
-    dup2(fds[1], 2);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    dup2(fd, 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) return 126;
     std::vector<std::string> words{IQSIM_BINARY};
     words.insert(words.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
     execv(IQSIM_BINARY, argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  Ended e = wait_for(pid, fds[0]);
+    return 127;
+  });
   e.err = std::move(e.out);
   e.out.clear();
   return e;
@@ -543,7 +537,7 @@ TEST_F(MalformedInputTest, GeneratedScenarioFilesAreRefusedWithALocationOrParse)
       parsed->virtual_time_ms_max = std::min<int64_t>(parsed->virtual_time_ms_max, 5'000);
       text = sim::to_toml(*parsed);
     }
-    write_all(file, text);
+    write_file(file, text);
     ++binary_runs;
     const Ended b = iqsim_in_child({"run", file.string()});
     ASSERT_TRUE(b.exited) << where << ": iqsim run ended by " << b.describe() << ": "
@@ -585,7 +579,7 @@ TEST_F(MalformedInputTest, KeptRegressionInputsAreRefused) {
   std::sort(files.begin(), files.end());
   ASSERT_FALSE(files.empty()) << kept;
   for (const fs::path& f : files) {
-    const Ended e = parse_in_child(read_all(f), f.string());
+    const Ended e = parse_in_child(read_file(f), f.string());
     ASSERT_TRUE(e.exited && e.code == 0) << f << ": the parser ended by " << e.describe();
     ASSERT_FALSE(e.out.empty()) << f;
     EXPECT_EQ(e.out[0], 'R') << f << ": parsed; it is kept because it must be refused";
@@ -614,11 +608,11 @@ TEST_F(MalformedInputTest, BadCommandLinesExit2NamingTheFlag) {
   fs::copy_file(std::string(IQSIM_SCENARIOS_DIR) + "/templates/default.toml", tmpl);
   fs::create_directories(dir / "a_directory");
   fs::create_symlink(dir / "target.json", dir / "link.json");
-  write_all(dir / "target.json", "{}");
-  write_all(dir / "not_json.json", "this is not json");
-  write_all(dir / "empty.json", "");
-  write_all(dir / "array.json", "[1, 2, 3]");
-  write_all(dir / "regular.txt", "x");
+  write_file(dir / "target.json", "{}");
+  write_file(dir / "not_json.json", "this is not json");
+  write_file(dir / "empty.json", "");
+  write_file(dir / "array.json", "[1, 2, 3]");
+  write_file(dir / "regular.txt", "x");
   mkfifo((dir / "fifo").c_str(), 0644);
   const std::string missing = (dir / "missing.toml").string();
   const std::string a_dir = (dir / "a_directory").string();
@@ -748,7 +742,7 @@ TEST_F(MalformedInputTest, BadCommandLinesExit2NamingTheFlag) {
     EXPECT_TRUE(fs::is_symlink(dir / "link.json")) << where;
     EXPECT_TRUE(fs::is_directory(dir / "a_directory")) << where;
     EXPECT_FALSE(fs::exists(out)) << where;
-    EXPECT_EQ(read_all(good).substr(0, 17), "# fast/failover_c")
+    EXPECT_EQ(read_file(good).substr(0, 17), "# fast/failover_c")
         << where << ": an input was replaced";
   }
   EXPECT_TRUE(fs::is_character_file("/dev/null"));

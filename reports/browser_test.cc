@@ -1,11 +1,14 @@
 // Renders the report of a real failing run (reports/testdata/failover_wrong_expectation.toml: a
-// failover, then a scripted query with a wrong expectation), and a sweep page of three of its
-// seeds, and loads each in headless Chromium: a screenshot is taken and must be non-trivial, and
-// the DOM after scripts ran must hold every section (for the sweep: every chart's SVG with its
-// bars and numbers) and no script error. Chromium missing is a failure (scripts/setup installs
-// it).
+// failover, then a scripted query with a wrong expectation), a sweep page of three of its seeds,
+// and the page of a real `iqsim explore` of a 2x2 grid over two seeds
+// (reports/testdata/explore_failover.toml), and loads each in headless Chromium: a screenshot is
+// taken and must be non-trivial, and the DOM after scripts ran must hold every section (for the
+// sweep and the explorer: every chart's SVG with its bars and numbers) and no script error.
+// Chromium missing is a failure (scripts/setup installs it).
 
 #include <gtest/gtest.h>
+
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -41,7 +44,9 @@ struct Loaded {
   std::string dom;
 };
 
-// Loads `html` (in `dir`) twice: a screenshot, then --dump-dom; each with a fresh profile.
+// Loads `html` (in `dir`) twice: a screenshot, then --dump-dom; each with a fresh profile. The
+// profile and logs are named after the page, so the Browser.* tests, which ctest may run at once,
+// never share a Chromium profile (its lock refuses a second browser).
 Loaded load_in_chromium(const std::filesystem::path& dir, const std::filesystem::path& html,
                         const std::string& where) {
   std::string chromium = chromium_path();
@@ -49,25 +54,28 @@ Loaded load_in_chromium(const std::filesystem::path& dir, const std::filesystem:
       << "chromium is not installed: run scripts/setup (it installs the Debian package "
          "'chromium'); this test needs a headless browser and does not skip without one";
   if (chromium.empty()) return {};
+  const std::string stem = html.stem().string();
+  const std::filesystem::path profile = dir / ("profile-" + stem);
   const auto common = [&] {
-    std::filesystem::remove_all(dir / "profile");
-    std::filesystem::create_directories(dir / "profile");
+    std::filesystem::remove_all(profile);
+    std::filesystem::create_directories(profile);
     return chromium +
            " --headless --no-sandbox --disable-gpu --disable-background-networking"
            " --no-first-run --user-data-dir=" +
-           (dir / "profile").string();
+           profile.string();
   };
-  const std::string stem = html.stem().string();
   std::filesystem::path png = dir / (stem + ".png");
   std::filesystem::path dom = dir / (stem + "-dom.html");
+  std::filesystem::path shot_log = dir / (stem + "-screenshot.log");
+  std::filesystem::path dump_log = dir / (stem + "-dump.log");
   std::string shot = "timeout 180 " + common() + " --screenshot=" + png.string() +
-                     " --window-size=1400,3000 file://" + html.string() + " >" +
-                     (dir / "screenshot.log").string() + " 2>&1";
-  EXPECT_EQ(std::system(shot.c_str()), 0) << where << ": " << read_file(dir / "screenshot.log");
+                     " --window-size=1400,3000 file://" + html.string() + " >" + shot_log.string() +
+                     " 2>&1";
+  EXPECT_EQ(std::system(shot.c_str()), 0) << where << ": " << read_file(shot_log);
   std::string dump = "timeout 180 " + common() + " --dump-dom file://" + html.string() + " >" +
-                     dom.string() + " 2>" + (dir / "dump.log").string();
-  EXPECT_EQ(std::system(dump.c_str()), 0) << where << ": " << read_file(dir / "dump.log");
-  std::filesystem::remove_all(dir / "profile");
+                     dom.string() + " 2>" + dump_log.string();
+  EXPECT_EQ(std::system(dump.c_str()), 0) << where << ": " << read_file(dump_log);
+  std::filesystem::remove_all(profile);
   Loaded out;
   if (std::filesystem::exists(png)) out.png_bytes = std::filesystem::file_size(png);
   out.dom = read_file(dom);
@@ -78,6 +86,17 @@ size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
+}
+
+// The figure `id` (charts.h) in the DOM: one SVG element, with bars or marks, and its numbers.
+void expect_figure_drawn(const std::string& dom, const std::string& id, const std::string& where) {
+  const size_t at = dom.find("id=\"" + id + "\"");
+  ASSERT_NE(at, std::string::npos) << where << ": the DOM lacks " << id;
+  const size_t end = dom.find("</figure>", at);
+  const std::string figure = dom.substr(at, end - at);
+  EXPECT_EQ(count(figure, "<svg"), 1u) << id;
+  EXPECT_GT(count(figure, "class=\"bar\"") + count(figure, "class=\"mark\""), 0u) << id;
+  EXPECT_NE(figure.find("<details class=\"numbers\">"), std::string::npos) << id;
 }
 
 std::filesystem::path fresh_dir() {
@@ -157,15 +176,44 @@ TEST(Browser, SweepReportChartsRenderInHeadlessChromium) {
   for (const char* id :
        {"chart-classes-by-seed", "chart-staleness-records", "chart-staleness-ms",
         "chart-staleness-spread-records", "chart-outcomes-by-phase", "chart-probes"}) {
-    const size_t at = page.dom.find(std::string("id=\"") + id + "\"");
-    ASSERT_NE(at, std::string::npos) << where << ": the DOM lacks " << id;
-    const size_t end = page.dom.find("</figure>", at);
-    const std::string figure = page.dom.substr(at, end - at);
-    EXPECT_EQ(count(figure, "<svg"), 1u) << id;
-    EXPECT_GT(count(figure, "class=\"bar\"") + count(figure, "class=\"mark\""), 0u) << id;
-    EXPECT_NE(figure.find("<details class=\"numbers\">"), std::string::npos) << id;
+    expect_figure_drawn(page.dom, id, where);
   }
   EXPECT_NE(page.dom.find("id=\"about-alos_reprocessing\""), std::string::npos) << where;
+}
+
+// The explorer's page as `iqsim explore` writes it (the binary, as a user runs it): a 2x2 grid
+// (standbys 0 or 1, either guarantee) from the template's own [explore] section, two seeds each.
+// Every chart must be drawn with one bar per configuration and its numbers, the "none" of a role
+// that served nothing (no standby without standbys) shown, and the side-by-side table marked.
+TEST(Browser, ExplorerReportChartsRenderInHeadlessChromium) {
+  const std::string file = std::string(IQSIM_REPORTS_TESTDATA) + "/explore_failover.toml";
+  std::filesystem::path dir = fresh_dir();
+  std::filesystem::remove_all(dir / "explore");
+  const std::string run = std::string(IQSIM_BINARY) + " explore " + file +
+                          " --seeds 2 --jobs 2 --report " + (dir / "explore").string() +
+                          " --configs " + (dir / "explore" / "configs").string() + " >" +
+                          (dir / "explore.log").string() + " 2>&1";
+  const int status = std::system(run.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n"
+                                                             << read_file(dir / "explore.log");
+  const std::string where = file + " explored";
+  Loaded page = load_in_chromium(dir, dir / "explore" / "index.html", where);
+  EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";
+  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
+  EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
+  for (const char* id : {"chart-explore-outcomes", "chart-explore-staleness-records",
+                         "chart-explore-staleness-ms"}) {
+    expect_figure_drawn(page.dom, id, where);
+    const size_t at = page.dom.find(std::string("id=\"") + id + "\"");
+    const std::string figure = page.dom.substr(at, page.dom.find("</figure>", at) - at);
+    EXPECT_EQ(count(figure, "class=\"rowlabel\""), 4u) << id << ": a row per configuration";
+  }
+  EXPECT_GE(count(page.dom, ">none (standby p90)</text>"), 4u)
+      << where << ": no standby under standbys=0 (two configurations, two charts)";
+  for (const char* part : {"id=\"differences\"", "class=\"num worst\"", "class=\"num best\"",
+                           "num.standby.replicas=1, processing.guarantee=exactly_once_v2"}) {
+    EXPECT_NE(page.dom.find(part), std::string::npos) << where << ": the DOM lacks " << part;
+  }
 }
 
 }  // namespace

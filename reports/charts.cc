@@ -16,12 +16,18 @@ constexpr double kWidth = 960;
 constexpr double kLabel = 270;  // the row labels' column
 constexpr double kRight = 90;   // room for a value printed after the longest bar
 constexpr double kArea = kWidth - kLabel - kRight;
-constexpr double kTop = 30;   // the legend's line
-constexpr double kAxis = 26;  // the scale's line under the rows
+constexpr double kTop = 30;      // the legend's first line
+constexpr double kKeyLine = 18;  // each further line of a legend too long for one
+constexpr double kAxis = 26;     // the scale's line under the rows
 
 double cell(const BarChart& c, size_t row, size_t series) {
   if (row >= c.values.size() || series >= c.values[row].size()) return 0;
   return std::max(0.0, c.values[row][series]);
+}
+
+bool not_measured(const BarChart& c, size_t row, size_t series) {
+  return row < c.values.size() && series < c.values[row].size() &&
+         std::isnan(c.values[row][series]);
 }
 
 double row_total(const BarChart& c, size_t row) {
@@ -71,15 +77,38 @@ std::string svg_open(const std::string& cls, double height) {
       cls, kWidth, height, kWidth, height);
 }
 
+// Where each legend entry stands: left to right from the label column, on a new line where the
+// next would pass the chart's right edge (a width of about 7.5 px a character, capitals included).
+std::vector<std::pair<double, double>> legend_places(const std::vector<ChartSeries>& series) {
+  std::vector<std::pair<double, double>> places;
+  double x = kLabel, y = 8;
+  for (const ChartSeries& s : series) {
+    const double w = 24 + 7.5 * static_cast<double>(s.name.size());
+    if (x + w > kWidth && x > kLabel) {
+      x = kLabel;
+      y += kKeyLine;
+    }
+    places.push_back({x, y});
+    x += w;
+  }
+  return places;
+}
+
+// The top of the first row: under the legend's last line.
+double rows_top(const std::vector<ChartSeries>& series) {
+  const auto places = legend_places(series);
+  return places.empty() ? kTop : kTop + places.back().second - 8;
+}
+
 std::string legend_svg(const std::vector<ChartSeries>& series) {
   std::string svg;
-  double x = kLabel;
-  for (const ChartSeries& s : series) {
+  const auto places = legend_places(series);
+  for (size_t i = 0; i < series.size(); ++i) {
+    const auto [x, y] = places[i];
     svg += fmt::format(
-        "<g class=\"key\"><rect x=\"{:.0f}\" y=\"8\" width=\"12\" height=\"12\" fill=\"{}\"/>"
-        "<text x=\"{:.0f}\" y=\"18\">{}</text></g>\n",
-        x, html_escape(s.colour), x + 16, html_escape(s.name));
-    x += 24 + 7.0 * static_cast<double>(s.name.size());
+        "<g class=\"key\"><rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"12\" height=\"12\" "
+        "fill=\"{}\"/><text x=\"{:.0f}\" y=\"{:.0f}\">{}</text></g>\n",
+        x, y, html_escape(series[i].colour), x + 16, y + 10, html_escape(series[i].name));
   }
   return svg;
 }
@@ -117,6 +146,11 @@ std::string grouped_row(const BarChart& c, size_t r, double y, double full) {
     double v = cell(c, r, s);
     double w = length(c, v, full);
     double by = y + 5 + 10.0 * static_cast<double>(s);
+    if (not_measured(c, r, s)) {
+      svg += fmt::format("<text class=\"val none\" x=\"{:.0f}\" y=\"{:.1f}\">none ({})</text>\n",
+                         kLabel + 4, by + 8, html_escape(c.series[s].name));
+      continue;
+    }
     svg += bar_rect(c, r, s, kLabel, by, w, 9, number(v) + " " + c.unit);
     svg += fmt::format("<text class=\"val\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
                        kLabel + std::max(w, 0.5) + 4, by + 8, number(v));
@@ -171,15 +205,16 @@ std::string axis(const BarChart& c, double y, double full) {
 
 std::string render_bar_svg(const BarChart& c) {
   const double rh = row_height(c);
-  const double height = kTop + rh * static_cast<double>(c.rows.size()) + kAxis;
+  const double top = rows_top(c.series);
+  const double height = top + rh * static_cast<double>(c.rows.size()) + kAxis;
   const double full = full_scale(c);
   std::string svg = svg_open("bars", height) + legend_svg(c.series);
   for (size_t r = 0; r < c.rows.size(); ++r) {
-    double y = kTop + rh * static_cast<double>(r);
+    double y = top + rh * static_cast<double>(r);
     svg += c.layout == BarChart::Layout::kGrouped ? grouped_row(c, r, y, full)
                                                   : stacked_row(c, r, y, full);
   }
-  svg += axis(c, kTop + rh * static_cast<double>(c.rows.size()) + 2, full);
+  svg += axis(c, top + rh * static_cast<double>(c.rows.size()) + 2, full);
   return svg + "</svg>\n";
 }
 
@@ -194,6 +229,10 @@ std::string render_bar_numbers(const BarChart& c) {
     const double total = row_total(c, r);
     for (size_t s = 0; s < c.series.size(); ++s) {
       double v = cell(c, r, s);
+      if (not_measured(c, r, s)) {
+        html += "<td class=\"num\">-</td>";
+        continue;
+      }
       html += "<td class=\"num\">" + number(v) +
               (shares && total > 0 ? fmt::format(" ({:.1f}%)", 100.0 * v / total) : "") + "</td>";
     }

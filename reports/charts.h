@@ -38,7 +38,10 @@ struct BarChart {
   std::string unit{};
   std::vector<std::string> rows{};
   std::vector<ChartSeries> series{};
-  std::vector<std::vector<double>> values{};  // [row][series]; a missing cell counts 0
+  // [row][series]; a missing cell counts 0. A NaN cell is "not measured there" (a replica role
+  // that served no answer under one configuration): kGrouped draws no bar and prints "none"
+  // (not a 0 that would read as fresh), the numbers table "-"; other layouts count it 0.
+  std::vector<std::vector<double>> values{};
   Layout layout = Layout::kGrouped;
   Scale scale = Scale::kLinear;
   // Optional link per row (same size as rows, or empty): the row label links there.

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <set>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "charts.h"
 #include "checks/check.h"
@@ -88,6 +91,45 @@ TEST(Charts, SharesStackPerRowAndSkipZeroSegments) {
   const std::string numbers = render_bar_numbers(c);
   EXPECT_EQ(count(numbers, "<tr><td>"), 2u);
   EXPECT_NE(numbers.find("<td class=\"num\">10 (25.0%)</td>"), std::string::npos) << numbers;
+}
+
+// A cell not measured (NaN: a role that served no answer under a configuration) draws no bar and
+// says "none", and its number is "-": a 0 would read as perfectly fresh answers.
+TEST(Charts, NotMeasuredCellsSayNoneInsteadOfZero) {
+  BarChart c = grouped();
+  c.values[0][1] = std::nan("");
+  const std::string svg = render_bar_svg(c);
+  EXPECT_EQ(count(svg, "<rect class=\"bar\""), 5u);
+  EXPECT_EQ(count(svg, ">none (p90)</text>"), 1u) << svg;
+  EXPECT_EQ(svg.find("nan"), std::string::npos) << svg;
+  const std::string numbers = render_bar_numbers(c);
+  EXPECT_NE(numbers.find("<td class=\"num\">0</td><td class=\"num\">-</td>"), std::string::npos)
+      << numbers;
+}
+
+// A legend too long for one line (the explorer's ten outcomes) wraps inside the chart's width,
+// and the rows start under its last line.
+TEST(Charts, ALongLegendWrapsAndTheRowsStartUnderIt) {
+  BarChart c{.id = "o", .title = "t", .unit = "attempts", .rows = {"[1] 0", "[2] 1"}};
+  for (int i = 0; i < 10; ++i) c.series.push_back({fmt::format("OUTCOME_NAME_{:02}", i), "#111"});
+  c.values = {std::vector<double>(10, 1.0), std::vector<double>(10, 2.0)};
+  c.layout = BarChart::Layout::kShares;
+  const std::string svg = render_bar_svg(c);
+  const std::regex key("<g class=\"key\"><rect x=\"(\\d+)\" y=\"(\\d+)\"");
+  std::set<int> lines;
+  int right_max = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), key); it != std::sregex_iterator();
+       ++it) {
+    lines.insert(std::stoi((*it)[2]));
+    right_max = std::max(right_max, std::stoi((*it)[1]) + 16 + 7 * 16);
+  }
+  EXPECT_GE(lines.size(), 2u) << svg;
+  EXPECT_LE(right_max, 960) << "a legend entry passes the chart's right edge";
+  const std::regex bar(
+      "<rect class=\"bar\" data-row=\"0\" data-series=\"0\" x=\"[0-9.]+\" y=\"([0-9.]+)\"");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, bar)) << svg;
+  EXPECT_GT(std::stod(m[1]), static_cast<double>(*lines.rbegin()) + 12) << svg;
 }
 
 TEST(Charts, FigureHoldsTheSvgAndItsNumbers) {

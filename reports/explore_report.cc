@@ -1,36 +1,20 @@
 #include "explore_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "charts.h"
+#include "findings_catalogue.h"
+#include "page.h"
 #include "report_common.h"
-#include "svg_bars.h"
+#include "sweep_sections.h"
 
 namespace iq::reports {
 
 namespace {
-
-constexpr const char* kStyle = R"(
-body{font:14px/1.45 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fff}
-header{background:#26324a;color:#fff;padding:14px 24px}
-header h1{margin:0;font-size:20px} header p{margin:4px 0 0;color:#cfd6e6}
-main{padding:8px 24px 40px} section{margin:18px 0 26px}
-h2{font-size:18px;border-bottom:2px solid #26324a;padding-bottom:3px}
-table{border-collapse:collapse;margin:6px 0} th,td{border:1px solid #d6dbe6;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f4f6fb} td.num{text-align:right}
-td.differs{background:#fff7d6} td.worst{background:#fde0dc;font-weight:bold} td.best{background:#e2f5e1;font-weight:bold}
-svg.bars text{font:11px Helvetica,Arial,sans-serif} svg.bars .l{text-anchor:end} svg.bars .in{fill:#fff;font-weight:bold}
-details{margin:6px 0 14px} summary{cursor:pointer;color:#26324a}
-code{background:#f4f6fb;padding:0 3px}
-)";
-
-constexpr const char* kScript =
-    "<script>window.addEventListener('error',function(e){var d=document.createElement('div');"
-    "d.id='script-error';d.textContent='script error: '+e.message;document.body.appendChild(d);});"
-    "document.addEventListener('DOMContentLoaded',function(){document.body.setAttribute("
-    "'data-rendered','ok');});</script>\n";
 
 const char* kRoles[] = {"active", "restoring", "standby", "warmup"};
 
@@ -81,54 +65,61 @@ std::string short_label(const ExploreInput& in, size_t k) {
   return fmt::format("[{}] {}", k + 1, values.empty() ? in.configurations[k].name : values);
 }
 
-std::string outcomes_chart(const ExploreInput& in) {
-  std::vector<BarRow> rows;
-  for (size_t k = 0; k < in.configurations.size(); ++k) {
-    const ExploreConfiguration& c = in.configurations[k];
-    BarRow row{short_label(in, k), {}};
-    for (const std::string& o : outcome_order(in)) {
-      auto it = c.outcomes.find(o);
-      row.parts.push_back(
-          {outcome_name(o), it == c.outcomes.end() ? 0.0 : double(it->second), outcome_colour(o)});
-    }
-    rows.push_back(std::move(row));
-  }
-  return stacked_share_bars(rows);
+std::vector<std::string> row_labels(const ExploreInput& in) {
+  std::vector<std::string> rows;
+  for (size_t k = 0; k < in.configurations.size(); ++k) rows.push_back(short_label(in, k));
+  return rows;
 }
 
-std::string staleness_chart(const ExploreInput& in, bool records) {
-  std::vector<BarRow> rows;
-  for (size_t k = 0; k < in.configurations.size(); ++k) {
-    const ExploreConfiguration& c = in.configurations[k];
-    BarRow row{short_label(in, k), {}};
-    for (const char* role : kRoles) {
-      const ExploreRole* r = find_role(c, role);
-      if (r == nullptr) continue;
-      row.parts.push_back({std::string(role) + " p90", double(records ? r->records_p90 : r->ms_p90),
-                           role_colour(role)});
-    }
-    rows.push_back(std::move(row));
-  }
-  return grouped_bars(rows, records ? "records" : "ms");
-}
-
-std::string outcomes_table(const ExploreInput& in) {
-  std::string html = "<table><tr><th>configuration</th><th>attempts</th>";
-  const auto order = outcome_order(in);
-  for (const std::string& o : order) html += "<th>" + html_escape(outcome_name(o)) + "</th>";
-  html += "</tr>";
+// One bar per configuration, scaled to 100%: the share of attempts that ended each way.
+BarChart outcomes_chart(const ExploreInput& in) {
+  BarChart chart{.id = "chart-explore-outcomes",
+                 .title = "How the query clients' attempts ended, per configuration",
+                 .unit = "attempts",
+                 .rows = row_labels(in),
+                 .layout = BarChart::Layout::kShares};
+  const std::vector<std::string> order = outcome_order(in);
+  for (const std::string& o : order) chart.series.push_back({outcome_name(o), outcome_colour(o)});
   for (const ExploreConfiguration& c : in.configurations) {
-    uint64_t total = 0;
-    for (const auto& [o, n] : c.outcomes) total += n;
-    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td>", html_escape(c.name), total);
+    std::vector<double> row;
     for (const std::string& o : order) {
       auto it = c.outcomes.find(o);
-      uint64_t n = it == c.outcomes.end() ? 0 : it->second;
-      html += fmt::format("<td class=\"num\">{} ({:.1f}%)</td>", n, 100 * outcome_share(c, o));
+      row.push_back(it == c.outcomes.end() ? 0.0 : static_cast<double>(it->second));
     }
-    html += "</tr>";
+    chart.values.push_back(std::move(row));
   }
-  return html + "</table>";
+  return chart;
+}
+
+// The p90 staleness of each role's answers per configuration, a bar per role; a role that served
+// no answer under a configuration is "none" there (charts.h), not a fresh 0. A log scale: a
+// standby's thousands of records would flatten an active's few.
+BarChart staleness_chart(const ExploreInput& in, bool records) {
+  BarChart chart{.id = records ? "chart-explore-staleness-records" : "chart-explore-staleness-ms",
+                 .title = records ? "p90 staleness by replica role: source records behind"
+                                  : "p90 staleness by replica role: virtual ms behind",
+                 .unit = records ? "records" : "virtual ms",
+                 .rows = row_labels(in),
+                 .scale = BarChart::Scale::kLog};
+  std::vector<std::string> roles;
+  for (const char* role : kRoles) {
+    for (const ExploreConfiguration& c : in.configurations) {
+      if (find_role(c, role) == nullptr) continue;
+      roles.emplace_back(role);
+      chart.series.push_back({std::string(role) + " p90", role_colour(role)});
+      break;
+    }
+  }
+  for (const ExploreConfiguration& c : in.configurations) {
+    std::vector<double> row;
+    for (const std::string& role : roles) {
+      const ExploreRole* r = find_role(c, role);
+      row.push_back(r == nullptr ? std::nan("")
+                                 : static_cast<double>(records ? r->records_p90 : r->ms_p90));
+    }
+    chart.values.push_back(std::move(row));
+  }
+  return chart;
 }
 
 std::string staleness_table(const ExploreInput& in) {
@@ -184,13 +175,16 @@ std::string behaviours_table(const ExploreInput& in) {
     for (const auto& [b, n] : c.behaviours) names.insert(b);
   }
   if (names.empty()) return "<p>No declared Kafka behaviour was met by any configuration.</p>";
-  std::string html = "<table><tr><th>declared Kafka behaviour (seeds)</th>";
+  std::string html =
+      "<p>Seeds of each configuration that met each declared Kafka behaviour; each links its "
+      "explanation below.</p><table><tr><th>declared Kafka behaviour (seeds)</th>";
   for (const ExploreConfiguration& c : in.configurations) {
     html += "<th>" + html_escape(c.name) + "</th>";
   }
   html += "</tr>";
   for (const std::string& b : names) {
-    html += "<tr><td>" + html_escape(b) + "</td>";
+    html += fmt::format("<tr class=\"known\"><td><a href=\"#about-{}\">{}</a> <code>{}</code></td>",
+                        html_escape(b), html_escape(class_words(b)), html_escape(b));
     for (const ExploreConfiguration& c : in.configurations) {
       auto it = c.behaviours.find(b);
       html += fmt::format("<td class=\"num\">{}</td>", it == c.behaviours.end() ? 0 : it->second);
@@ -210,6 +204,39 @@ std::string failures_section(const ExploreInput& in) {
     html += "</ul>";
   }
   return html.empty() ? "<p>No configuration had a failing seed.</p>" : html;
+}
+
+std::string page_header(const ExploreInput& in, const std::string& title) {
+  std::string keys;
+  for (const std::string& k : in.grid_keys) keys += (keys.empty() ? "" : " x ") + k;
+  return fmt::format(
+      "<header><h1>{}</h1><p>{} &middot; {} configurations ({}) &middot; seeds {}..{} in each{}"
+      "</p></header>\n<main>\n",
+      html_escape(title), html_escape(in.title), in.configurations.size(), html_escape(keys),
+      in.first_seed, in.first_seed + in.seed_count - 1,
+      in.shards.size() > 1 || (in.shards.size() == 1 && in.shards[0] != "0/1")
+          ? " &middot; shards " + html_escape(joined(in.shards))
+          : "");
+}
+
+// Declared behaviour -> seeds that met it, over every configuration: what the findings explain.
+std::map<std::string, uint64_t> seeds_by_class(const ExploreInput& in) {
+  std::map<std::string, uint64_t> out;
+  for (const ExploreConfiguration& c : in.configurations) {
+    for (const auto& [b, n] : c.behaviours) out[b] += n;
+  }
+  return out;
+}
+
+std::string configurations_section(const ExploreInput& in) {
+  std::string html =
+      "<section id=\"configurations\"><h2>Configurations</h2><table><tr><th>configuration</th>"
+      "<th>seeds</th><th>its template</th></tr>";
+  for (const ExploreConfiguration& c : in.configurations) {
+    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td><code>{}</code></td></tr>",
+                        html_escape(c.name), c.seeds, html_escape(c.file));
+  }
+  return html + "</table></section>\n";
 }
 
 }  // namespace
@@ -282,32 +309,21 @@ std::vector<ExploreMetric> explore_metrics(const ExploreInput& in) {
 
 std::string render_explore_report(const ExploreInput& in) {
   std::string title = "iqsim explore: " + in.scenario;
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
-                     html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n" + kScript +
-                     "</head>\n<body>\n";
-  std::string keys;
-  for (const std::string& k : in.grid_keys) keys += (keys.empty() ? "" : " x ") + k;
-  html += fmt::format(
-      "<header><h1>{}</h1><p>{} &middot; {} configurations ({}) &middot; seeds {}..{} in each{}"
-      "</p></header>\n<main>\n",
-      html_escape(title), html_escape(in.title), in.configurations.size(), html_escape(keys),
-      in.first_seed, in.first_seed + in.seed_count - 1,
-      in.shards.size() > 1 || (in.shards.size() == 1 && in.shards[0] != "0/1")
-          ? " &middot; shards " + html_escape(joined(in.shards))
-          : "");
+  std::string html = page_head(title) + page_header(in, title);
   html +=
       "<section id=\"outcomes\"><h2>How the queries ended</h2>"
       "<p>The query clients' attempts under each configuration, the same seeds in each: "
-      "answered, or refused with Kafka's reason.</p>" +
-      outcomes_chart(in) + "<details><summary>the numbers</summary>" + outcomes_table(in) +
-      "</details></section>\n";
+      "answered, or refused with Kafka's reason. Each row is a configuration: its number and its "
+      "values of " +
+      html_escape(joined(in.grid_keys)) + ".</p>" + render_bar_figure(outcomes_chart(in)) +
+      "</section>\n";
   html +=
       "<section id=\"staleness\"><h2>How stale the answers were</h2>"
       "<p>p90 of each role's answers: source records the answer's position lacked at the time "
       "of the answer, and the age of the oldest of them in virtual ms.</p>" +
-      staleness_chart(in, true) + staleness_chart(in, false) +
-      "<details><summary>the numbers (p50, p90, max)</summary>" + staleness_table(in) +
-      "</details></section>\n";
+      render_bar_figure(staleness_chart(in, true)) + render_bar_figure(staleness_chart(in, false)) +
+      "<details class=\"numbers\"><summary>p50, p90 and max of every role</summary>" +
+      staleness_table(in) + "</details></section>\n";
   html +=
       "<section id=\"differences\"><h2>Every measure side by side</h2>"
       "<p>Cells of a measure that differs between configurations are marked: "
@@ -317,15 +333,9 @@ std::string render_explore_report(const ExploreInput& in) {
       metrics_table(in) + "</section>\n";
   html += "<section id=\"behaviours\"><h2>Declared Kafka behaviours met</h2>" +
           behaviours_table(in) + "</section>\n";
+  html += render_findings_section(seeds_by_class(in), "findings", "seeds");
   html += "<section id=\"failures\"><h2>Failures</h2>" + failures_section(in) + "</section>\n";
-  html +=
-      "<section id=\"configurations\"><h2>Configurations</h2><table><tr><th>configuration</th>"
-      "<th>seeds</th><th>its template</th></tr>";
-  for (const ExploreConfiguration& c : in.configurations) {
-    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td><code>{}</code></td></tr>",
-                        html_escape(c.name), c.seeds, html_escape(c.file));
-  }
-  html += "</table></section>\n</main>\n</body></html>\n";
+  html += configurations_section(in) + "</main>\n</body></html>\n";
   return html;
 }
 

@@ -39,7 +39,8 @@ struct ExploreConfiguration {
   // "timeout", "not-routed" (reports/report_common.h outcome_class) -> attempts.
   std::map<std::string, uint64_t> outcomes;
   std::vector<ExploreRole> staleness;  // active, restoring, standby, warmup (those with answers)
-  std::map<std::string, uint64_t> behaviours;  // declared Kafka behaviour -> seeds that met it
+  // Declared Kafka behaviour (its class key, properties::class_key) -> seeds that met it.
+  std::map<std::string, uint64_t> behaviours;
   std::optional<double> cpu_ms_per_seed;  // the seeds' children, user + system; none if unmeasured
   std::vector<std::string> failing;       // reproduce commands of the first failing seeds
 };

@@ -96,9 +96,11 @@ const char* outcome_colour(std::string_view outcome_class) {
   if (outcome_class == "NOT_UP_TO_BOUND") return "#ff7f0e";
   if (outcome_class == "NOT_ACTIVE") return "#9467bd";
   if (outcome_class == "NOT_PRESENT") return "#8c564b";
-  if (outcome_class == "error" || outcome_class == "timeout" || outcome_class == "not-routed") {
-    return "#7f7f7f";
-  }
+  // What never reached a store's answer: greys, darker the more it says about Kafka (a Streams
+  // exception, then a timeout, then no route), told apart when stacked side by side.
+  if (outcome_class == "error") return "#4d4d4d";
+  if (outcome_class == "timeout") return "#8c8c8c";
+  if (outcome_class == "not-routed") return "#c4c4c4";
   return "#e377c2";  // other failure reasons
 }
 

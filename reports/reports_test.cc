@@ -8,6 +8,7 @@
 #include "dot_writer.h"
 #include "explore_report.h"
 #include "html_report.h"
+#include "page.h"
 #include "placement_graph.h"
 #include "position_timeline.h"
 #include "report_common.h"
@@ -510,7 +511,7 @@ TEST(ExploreReport, ChartsTablesAndDifferencesMarked) {
     c.outcomes = {{"ok", 90u + 5u * standbys}, {"NOT_UP_TO_BOUND", 10u - 5u * standbys}};
     c.staleness = {{"active", 50, 0, 3, 9, 0, 100, 400}};
     if (standbys == 1) c.staleness.push_back({"standby", 20, 1, 8, 30, 50, 900, 2000});
-    c.behaviours = {{"known Kafka behaviour: at-least-once reprocessing", 1}};
+    c.behaviours = {{"alos_reprocessing", 1}};
     c.cpu_ms_per_seed = 100.0 + standbys;
     in.configurations.push_back(c);
   }
@@ -530,11 +531,29 @@ TEST(ExploreReport, ChartsTablesAndDifferencesMarked) {
   EXPECT_EQ(find("standby staleness ms p90").values[1], 900.0);
   const std::string html = render_explore_report(in);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  for (const char* part : {"id=\"outcomes\"", "id=\"staleness\"", "id=\"differences\"", "<svg",
-                           "<details>", "NOT_UP_TO_BOUND: 10.0%", "class=\"num worst\"",
-                           "class=\"num best\"", "num.standby.replicas=1 &lt;&amp;&gt;"}) {
+  for (const char* part :
+       {"id=\"outcomes\"", "id=\"staleness\"", "id=\"differences\"",
+        "id=\"chart-explore-outcomes\"", "id=\"chart-explore-staleness-records\"",
+        "id=\"chart-explore-staleness-ms\"", "NOT_UP_TO_BOUND: 10 attempts (10.0%)",
+        "none (standby p90)", "class=\"num worst\"", "class=\"num best\"",
+        "href=\"#about-alos_reprocessing\"", "id=\"about-alos_reprocessing\"",
+        "num.standby.replicas=1 &lt;&amp;&gt;"}) {
     EXPECT_NE(html.find(part), std::string::npos) << part;
   }
+  // The charts are charts.h's figures, each with its numbers one click away, in the one style
+  // sheet every report page has (page.h).
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<figure class=\"chart\""), 3u);
+  EXPECT_EQ(count("<details class=\"numbers\">"), 4u);  // three figures, the full table
+  auto style = [](const std::string& page) {
+    const size_t at = page.find("<style>");
+    return page.substr(at, page.find("</style>") - at);
+  };
+  EXPECT_EQ(style(html), style(page_head("x")));
   EXPECT_EQ(html.find("<&>"), std::string::npos) << "a name reached the page unescaped";
 }
 

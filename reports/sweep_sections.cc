@@ -12,21 +12,6 @@
 
 namespace iq::reports {
 
-const char* const kChartStyle = R"(
-.verdict.known{background:#f0b429;color:#3d2a00}
-.known-text{color:#8a5a00} .fail-text{color:#d62728}
-tr.failure td:first-child{border-left:5px solid #d62728} tr.known td:first-child{border-left:5px solid #f0b429}
-.about{border-left:5px solid #f0b429;background:#fffaf0;padding:4px 14px;margin:10px 0}
-.about h3 .verdict{font-size:11px;vertical-align:middle}
-figure.chart{margin:14px 0 22px} figure.chart figcaption{font-weight:bold;margin-bottom:4px}
-svg.chart text{font:11px Helvetica,Arial,sans-serif;fill:#333}
-svg.chart .rowlabel,svg.chart .unit{text-anchor:end} svg.chart .unit{font-style:italic} svg.chart .tick{text-anchor:middle;fill:#666}
-svg.chart .axis{stroke:#888} svg.chart .lane{fill:#f4f6fb}
-svg.chart .val{fill:#555;font-size:10px} svg.chart a text,svg.chart a{fill:#26324a;text-decoration:underline}
-details.numbers summary{cursor:pointer;color:#26324a;font-size:12px}
-.shows-lead{font-size:15px}
-)";
-
 namespace {
 
 constexpr const char* kFailureColour = "#d62728";

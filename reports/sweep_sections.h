@@ -48,7 +48,4 @@ BarChart staleness_distribution_chart(
 BarChart probe_chart(const std::map<std::string, uint64_t>& probe_seeds, uint64_t runs,
                      const std::string& id);
 
-// The CSS of these sections and of charts.h's figures.
-extern const char* const kChartStyle;
-
 }  // namespace iq::reports
