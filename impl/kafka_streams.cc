@@ -67,6 +67,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
       env.standby_cache = standby_cache;
       env.collector = collector;
       env.processed = io_.processed;
+      env.store_lives = io_.store_lives;
       return env;
     };
     threads_.push_back(std::make_unique<StreamThread>(

@@ -82,6 +82,7 @@ struct ClientIo {
   rocksdb::Env* rocksdb_env = nullptr;
   std::vector<ThreadIo> threads;                 // one per stream thread
   ProcessedRecordListener* processed = nullptr;  // optional observer of processed input (sim/)
+  StoreLifeObserver* store_lives = nullptr;      // optional observer of store lives (sim/)
 };
 
 class KafkaStreams {

@@ -191,6 +191,19 @@ void SessionHistory::remove(int32_t partition, int64_t offset, const KeyBytes& k
   p.steps.record(StoreStep{offset, p.store_stream_time_ms, false, false});
 }
 
+void SessionHistory::load_kept(int32_t partition, int64_t offset, const KeyBytes& key,
+                               int64_t start_ms, int64_t end_ms, int64_t value) {
+  IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store keeps data");
+  IQ_ASSERT(start_ms <= end_ms, "session [{}, {}]", start_ms, end_ms);
+  PartitionState& p = begin_offset(partition, offset);
+  IQ_ASSERT(p.store_stream_time_ms == -1, "kept data loaded at stream time {}",
+            p.store_stream_time_ms);
+  const Slot slot{key, end_ms, start_ms};
+  p.live[slot] = value;
+  set_content(p, offset, slot, value);
+  p.steps.record(StoreStep{offset, p.store_stream_time_ms, false, false});
+}
+
 void SessionHistory::restart_processor(int32_t partition) {
   state(partition).processor_stream_time_ms = -1;
 }

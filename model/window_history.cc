@@ -199,6 +199,22 @@ void WindowHistory::restore_put(int32_t partition, int64_t offset, const KeyByte
   p.steps.record(StoreStep{offset, p.store_stream_time_ms, !expired, false});
 }
 
+void WindowHistory::load_kept(int32_t partition, int64_t offset, const KeyBytes& key,
+                              int64_t value, int64_t timestamp_ms, int64_t window_start_ms,
+                              int64_t seqnum) {
+  IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store keeps data");
+  IQ_ASSERT(offset >= 0 && seqnum >= 0, "offset {} seqnum {}", offset, seqnum);
+  count_record();
+  PartitionState& p = state(partition);
+  p.steps.check_offset(offset);
+  // Loaded before any put: the stream time is still -1, so the write drops no segment.
+  IQ_ASSERT(p.store_stream_time_ms == -1, "kept data loaded at stream time {}",
+            p.store_stream_time_ms);
+  write(p, offset, key, window_start_ms, seqnum, value, timestamp_ms, /*expired=*/false,
+        /*erase=*/true);
+  p.steps.record(StoreStep{offset, p.store_stream_time_ms, false, false});
+}
+
 void WindowHistory::restart_processor(int32_t partition) {
   state(partition).processor_stream_time_ms = -1;
 }

@@ -62,7 +62,7 @@ class SingleStoreTask {
   // vanish, as in a crash.
   void drop_objects();
   // A clean close of the state manager (its stores), before drop_objects() and open().
-  void close() { state_manager_->close(); }
+  void close() { state_manager_->close(StoreCloseKind::kClean); }
 
   void set_record_context(int64_t offset, int64_t timestamp);
   // store.flush(): the cache down to the store, the store to disk.

@@ -912,6 +912,7 @@ void ScenarioDriver::finish() {
   }
   trace_.reprocessed = cluster_->processing_ledger().ranges();
   trace_.reprocessed_dropped = cluster_->processing_ledger().ranges_dropped();
+  trace_.store_lives = cluster_->store_lives().lives();
   trace_.end_ms = cluster_->loop().now();
   trace_.events = cluster_->loop().events_dispatched();
   trace_.digest = cluster_->digest().hex();

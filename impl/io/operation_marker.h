@@ -46,6 +46,9 @@ enum class Operation : uint32_t {
   // inside it, so the error reaches the query as Kafka's StoreQueryUtils surfaces it
   // (STORE_EXCEPTION), and not a range, whose RocksDbIterator never checks the iterator's status.
   kKeyQuery = 1u << 8,
+  // An observer reading what a store kept on disk when it opened (StateStore::kept_entries): not
+  // Kafka's work, so the simulator fails no read and counts none inside it.
+  kObserve = 1u << 9,
 };
 
 inline std::atomic<uint32_t>& operations_in_progress_mask() {

@@ -34,8 +34,7 @@ void ProcessorStateManager::register_store(StateStore& store, RestoreCallback re
         it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown))
       offset = it->second;
   }
-  stores_.push_back(
-      {&store, std::move(restore), std::move(commit), changelog, offset, {}, 0, false});
+  stores_.push_back({&store, std::move(restore), std::move(commit), changelog, offset, 0});
 }
 
 ProcessorStateManager::StoreMetadata* ProcessorStateManager::metadata(const std::string& name) {
@@ -82,6 +81,11 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint(bool stor
     if (it != loaded_offsets_.end() &&
         it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown))
       m.offset = it->second;
+  }
+  report_opened();
+  for (auto& m : stores_) {
+    if (!m.changelog) continue;
+    auto it = loaded_offsets_.find(*m.changelog);
     // Kafka's EOS rule: no checkpointed offset for a persistent store whose directory is not
     // empty means the previous process did not close cleanly. (Kafka tests only whether the
     // file has the partition; a checkpointed unknown offset, -1 here, counts as present.)
@@ -98,6 +102,24 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint(bool stor
   }
   // Under EOS there is never a .checkpoint while the task processes: delete it once loaded.
   return delete_checkpoint_if_eos();
+}
+
+void ProcessorStateManager::report_opened() {
+  const bool watched = observer_ != &no_store_life_observer();
+  for (auto& m : stores_) {
+    // A store opens once; a recycled task keeps its stores and their lives.
+    if (m.life != 0) continue;
+    StoreLifeOpening opening;
+    opening.task = task_;
+    opening.store = m.store->name();
+    opening.active = active_;
+    opening.persistent = m.store->persistent();
+    // Only a watched store reads what it kept (the read changes nothing, but costs).
+    if (watched && opening.persistent) opening.over_kept_data = m.store->kept_entries(&opening.kept);
+    opening.loaded_checkpoint = m.changelog ? m.offset : std::nullopt;
+    opening.loaded_position = m.store->position();
+    m.life = observer_->opened(opening);
+  }
 }
 
 Status ProcessorStateManager::delete_checkpoint_if_eos() {
@@ -120,48 +142,13 @@ void ProcessorStateManager::update_changelog_offset(const std::string& store_nam
   IQ_ASSERT(!m->offset || offset > *m->offset, "changelog offset went from {} to {}", *m->offset,
             offset);
   IQ_ASSERT(offset >= ChangelogOffset(0), "store {}: changelog offset {}", store_name, offset);
-  if (!m->writing) {
-    if (m->own_write_runs.size() == kOwnWriteRunsMax) {
-      m->own_write_runs.erase(m->own_write_runs.begin());
-      ++m->own_write_runs_dropped;
-    }
-    m->own_write_runs.push_back(
-        {m->offset ? m->offset->value() : -1, offset.value(), offset.value()});
-    m->writing = true;
-  }
   m->offset = offset;
-  m->own_write_runs.back().last_offset = offset.value();
-  IQ_ASSERT(m->own_write_runs.back().after_offset < m->own_write_runs.back().last_offset,
-            "store {}: own write run ({}, {}]", store_name, m->own_write_runs.back().after_offset,
-            m->own_write_runs.back().last_offset);
+  observer_->wrote(m->life, offset);
 }
 
-const std::vector<ProcessorStateManager::OwnWriteRun>& ProcessorStateManager::own_write_runs(
-    const std::string& store_name) const {
-  static const std::vector<OwnWriteRun> kNone;
+StoreLifeId ProcessorStateManager::store_life(const std::string& store_name) const {
   for (const auto& m : stores_) {
-    if (m.store->name() == store_name) return m.own_write_runs;
-  }
-  return kNone;
-}
-
-std::optional<ChangelogOffset> ProcessorStateManager::loaded_checkpoint_offset(
-    const std::string& store_name) const {
-  for (const auto& m : stores_) {
-    if (m.store->name() != store_name || !m.changelog) continue;
-    auto it = loaded_offsets_.find(*m.changelog);
-    if (it == loaded_offsets_.end() ||
-        it->second == ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) {
-      return std::nullopt;
-    }
-    return it->second;
-  }
-  return std::nullopt;
-}
-
-uint64_t ProcessorStateManager::own_write_runs_dropped(const std::string& store_name) const {
-  for (const auto& m : stores_) {
-    if (m.store->name() == store_name) return m.own_write_runs_dropped;
+    if (m.store->name() == store_name) return m.life;
   }
   return 0;
 }
@@ -192,7 +179,7 @@ Status ProcessorStateManager::restore(const std::string& store_name,
   auto s = m->restore(*batch);
   if (!s) return s;
   m->offset = ChangelogOffset(records.back().offset);
-  m->writing = false;  // the next own write begins a new run
+  for (const auto& r : records) observer_->given(m->life, ChangelogOffset(r.offset));
   IQ_ASSERT(*m->offset >= ChangelogOffset(0), "store {}: restored to {}", store_name, *m->offset);
   return ok_status();
 }
@@ -210,7 +197,9 @@ Status ProcessorStateManager::flush() {
 Status ProcessorStateManager::flush_cache() {
   std::optional<StreamsError> first;
   for (auto& m : stores_) {
+    observer_->cache_flush(m.life, /*begin=*/true);
     auto s = m.store->flush_cache();
+    observer_->cache_flush(m.life, /*begin=*/false);
     if (!s && !first) first = s.error();  // as flush(): the first error, after every store
   }
   if (first) return base::unexpected(*first);
@@ -240,11 +229,19 @@ Status ProcessorStateManager::checkpoint() {
               "store {}: checkpoint {}", m.store->name(), written);
   }
   const OperationScope marker(Operation::kWriteCheckpoint);
-  return checkpoint_file_.write_changelog_offsets(offsets);
+  auto s = checkpoint_file_.write_changelog_offsets(offsets);
+  if (!s) return s;
+  for (const auto& m : stores_) {
+    if (m.changelog && m.store->persistent()) observer_->checkpoint(m.life, m.offset);
+  }
+  return ok_status();
 }
 
-void ProcessorStateManager::close() {
-  for (auto& m : stores_) m.store->close();
+void ProcessorStateManager::close(StoreCloseKind kind) {
+  for (auto& m : stores_) {
+    m.store->close();
+    observer_->closed(m.life, kind);
+  }
 }
 
 }  // namespace iq

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "iq/store_life_observer.h"
 #include "state/offset_checkpoint.h"
 #include "state/state_store_context.h"
 
@@ -22,6 +23,13 @@ class ProcessorStateManager {
   ProcessorStateManager(std::string application_id, TaskId task, std::string task_dir,
                         FileSystem& fs, std::set<std::string> logged_stores,
                         bool eos_enabled = false);
+
+  // Not Kafka: whom to tell of each store's life (iq/store_life_observer.h; by default nobody),
+  // and whether the task is an active when its stores open.
+  void observe_store_lives(StoreLifeObserver& observer, bool active) {
+    observer_ = &observer;
+    active_ = active;
+  }
 
   void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit);
   StateStore* store(const std::string& name) const;
@@ -47,28 +55,8 @@ class ProcessorStateManager {
   // An active task's own changelog write was appended at `offset`.
   void update_changelog_offset(const std::string& store_name, ChangelogOffset offset);
 
-  // Not Kafka state: an observation the simulator's recorder reads (sim/history/placement.cc).
-  // A run of own writes: from the first own write after the store last applied something
-  // (restored, or loaded from .checkpoint) to the latest own write. Over a run the store took
-  // only its own task's writes, so a record another instance appended inside (after_offset,
-  // last_offset] (a fenced member's late write, landed after this active's restore had read to
-  // its fixed end offset) never reached the store. after_offset is -1 when nothing was applied.
-  // first_offset is the run's first own write: the records of this instance between after_offset
-  // and it were appended before this store wrote anything (an earlier life's open transaction
-  // that the restore stopped before, at the last stable offset).
-  struct OwnWriteRun {
-    int64_t after_offset = -1;
-    int64_t last_offset = -1;
-    int64_t first_offset = -1;
-  };
-  static constexpr size_t kOwnWriteRunsMax = 16;
-  // The store's runs, oldest first, at most kOwnWriteRunsMax (older ones are dropped and counted).
-  const std::vector<OwnWriteRun>& own_write_runs(const std::string& store_name) const;
-  uint64_t own_write_runs_dropped(const std::string& store_name) const;
-  // Not Kafka state either: the changelog offset `store_name`'s entry in .checkpoint held when the
-  // task initialized (its restore replays the records after it over whatever the store kept), or
-  // none (no file, no entry, or the unknown sentinel: replayed from the log start).
-  std::optional<ChangelogOffset> loaded_checkpoint_offset(const std::string& store_name) const;
+  // The life the observer gave `store_name` when it opened (0: none).
+  StoreLifeId store_life(const std::string& store_name) const;
   // Apply a batch of changelog records (in offset order) to a store. Timestamped stores get each
   // value as [record timestamp][value] (RecordConverters.rawValueToTimestampedValue).
   [[nodiscard]] Status restore(const std::string& store_name,
@@ -81,7 +69,7 @@ class ProcessorStateManager {
   // (ProcessorStateManager.flushCache, a commit's StreamTask.flush).
   [[nodiscard]] Status flush_cache();
   [[nodiscard]] Status checkpoint();
-  void close();
+  void close(StoreCloseKind kind);
   const std::string& task_dir() const { return task_dir_; }
 
  private:
@@ -91,12 +79,11 @@ class ProcessorStateManager {
     CommitCallback commit;
     std::optional<TopicPartition> changelog;
     std::optional<ChangelogOffset> offset;
-    // See own_write_runs(): `writing` is true from an own write until the store applies again.
-    std::vector<OwnWriteRun> own_write_runs;
-    uint64_t own_write_runs_dropped = 0;
-    bool writing = false;
+    StoreLifeId life = 0;
   };
   StoreMetadata* metadata(const std::string& name);
+  // Tells the observer that each store opened (initialize_store_offsets_from_checkpoint).
+  void report_opened();
 
   std::string application_id_;
   TaskId task_;
@@ -106,6 +93,8 @@ class ProcessorStateManager {
   OffsetCheckpoint checkpoint_file_;
   ChangelogOffsets loaded_offsets_;
   bool eos_enabled_ = false;
+  StoreLifeObserver* observer_ = &no_store_life_observer();
+  bool active_ = false;
 };
 
 }  // namespace iq

@@ -1,6 +1,6 @@
-// ProcessorStateManager's runs of own writes (not Kafka state; the simulator's recorder reads
-// them): a run opens at the first own write after the store last applied something and grows
-// with every own write; a restore in between closes it.
+// What ProcessorStateManager tells a StoreLifeObserver (not Kafka state; the simulator's recorder
+// writes it down): each store's opening (what its files kept, the .checkpoint offset loaded), the
+// records given to it, its own writes, its flushes, checkpoints and close.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -16,11 +16,11 @@ namespace {
 
 using testing_fakes::ManagedContext;
 
-std::vector<ConsumerRecord> changelog(int64_t first, int64_t last) {
+std::vector<ConsumerRecord> changelog(int64_t first, int64_t last, const std::string& store = "vs") {
   std::vector<ConsumerRecord> out;
   for (int64_t o = first; o <= last; ++o) {
     ConsumerRecord r;
-    r.topic = "app-vs-changelog";
+    r.topic = "app-" + store + "-changelog";
     r.offset = o;
     r.timestamp = 1000 + o;
     r.key = Serde<int32_t>::serialize(7);
@@ -30,56 +30,106 @@ std::vector<ConsumerRecord> changelog(int64_t first, int64_t last) {
   return out;
 }
 
-// Restored to 2, written at 5 and 6 (3 and 4 are another writer's): the run (2, 6]; a restore to
-// 8 and a write at 10 open (8, 10]; a write with nothing applied before opens a run after -1.
-TEST(ProcessorStateManagerTest, OwnWriteRunsOpenAfterEachRestore) {
-  PosixFileSystem fs;
+// Records what a ProcessorStateManager reports of its stores' lives, as text.
+struct RecordingObserver final : StoreLifeObserver {
+  std::vector<std::string> events;
+  std::vector<StoreLifeOpening> openings;
+  StoreLifeId opened(const StoreLifeOpening& o) override {
+    openings.push_back(o);
+    events.push_back("opened " + o.store);
+    return openings.size();
+  }
+  void given(StoreLifeId life, ChangelogOffset o) override { note(life, "given", o.value()); }
+  void wrote(StoreLifeId life, ChangelogOffset o) override { note(life, "wrote", o.value()); }
+  void cache_flush(StoreLifeId life, bool begin) override {
+    note(life, begin ? "flush_begin" : "flush_end", -1);
+  }
+  void checkpoint(StoreLifeId life, std::optional<ChangelogOffset> o) override {
+    note(life, "checkpoint", o ? o->value() : -1);
+  }
+  void closed(StoreLifeId life, StoreCloseKind kind) override {
+    note(life, kind == StoreCloseKind::kClean ? "closed_clean" : "closed_dirty", -1);
+  }
+  void note(StoreLifeId life, const std::string& what, int64_t offset) {
+    events.push_back(std::to_string(life) + " " + what +
+                     (offset >= 0 ? " " + std::to_string(offset) : std::string()));
+  }
+};
+
+std::string fresh_dir(FileSystem& fs, const std::string& name) {
   std::string tmp = ::testing::TempDir();
   if (tmp.empty() || tmp.back() != '/') tmp += '/';
-  const std::string dir = tmp + "iqsim_psm_runs/app/0_0";
-  ASSERT_TRUE(fs.delete_recursively(tmp + "iqsim_psm_runs").has_value());
-  ASSERT_TRUE(fs.create_directories(dir).has_value());
-  using Run = ProcessorStateManager::OwnWriteRun;
-  const auto runs = [](const ProcessorStateManager& psm) {
-    std::vector<std::pair<int64_t, int64_t>> out;
-    for (const Run& r : psm.own_write_runs("vs")) out.push_back({r.after_offset, r.last_offset});
-    return out;
-  };
+  EXPECT_TRUE(fs.delete_recursively(tmp + name).has_value());
+  const std::string dir = tmp + name + "/app/0_0";
+  EXPECT_TRUE(fs.create_directories(dir).has_value());
+  return dir;
+}
+
+// A store's life as its state manager reports it: opened over nothing with no checkpoint, each
+// record given, each own write, the checkpoint it wrote, its clean close, in order.
+TEST(ProcessorStateManagerTest, ReportsEachEventOfAStoreLife) {
+  PosixFileSystem fs;
+  const std::string dir = fresh_dir(fs, "iqsim_psm_life");
+  RecordingObserver observer;
+  ProcessorStateManager psm("app", TaskId{0, 0}, dir, fs, {"vs"});
+  psm.observe_store_lives(observer, /*active=*/true);
+  ManagedContext context(psm, fs, dir);
+  auto store = stores::versioned_key_value_store<int32_t, int32_t>("vs", {});
+  ASSERT_TRUE(store->init(context, *store).has_value());
+  ASSERT_TRUE(psm.initialize_store_offsets_from_checkpoint().has_value());
+  ASSERT_EQ(observer.openings.size(), 1u);
+  EXPECT_FALSE(observer.openings[0].over_kept_data);
+  EXPECT_FALSE(observer.openings[0].loaded_checkpoint.has_value());
+  EXPECT_TRUE(observer.openings[0].active);
+  EXPECT_EQ(psm.store_life("vs"), 1u);
+  ASSERT_TRUE(psm.restore("vs", changelog(0, 2)).has_value());
+  psm.update_changelog_offset("vs", ChangelogOffset(5));
+  ASSERT_TRUE(psm.flush_cache().has_value());
+  ASSERT_TRUE(psm.checkpoint().has_value());
+  psm.close(StoreCloseKind::kClean);
+  EXPECT_EQ(observer.events,
+            (std::vector<std::string>{"opened vs", "1 given 0", "1 given 1", "1 given 2",
+                                      "1 wrote 5", "1 flush_begin", "1 flush_end",
+                                      "1 checkpoint 5", "1 closed_clean"}));
+  ASSERT_TRUE(fs.delete_recursively(dir + "/../..").has_value());
+}
+
+// A crash after a flush, before the .checkpoint write: the next store object of the task opens
+// over the data the first one flushed (it kept the newer values), with the older checkpoint
+// offset loaded. This is what a restart without a current checkpoint hands the next life.
+TEST(ProcessorStateManagerTest, ALifeAfterACrashWithoutCheckpointBeginsOverKeptData) {
+  PosixFileSystem fs;
+  const std::string dir = fresh_dir(fs, "iqsim_psm_kept");
   {
-    ProcessorStateManager psm("app", TaskId{0, 0}, dir, fs, {"vs"});
+    ProcessorStateManager psm("app", TaskId{0, 0}, dir, fs, {"kv"});
     ManagedContext context(psm, fs, dir);
-    auto store = stores::versioned_key_value_store<int32_t, int32_t>("vs", {});
+    auto store = stores::key_value_store<int32_t, int32_t>(KeyValueSupplier::kRocksDb, "kv", {});
     ASSERT_TRUE(store->init(context, *store).has_value());
-    EXPECT_TRUE(psm.own_write_runs("vs").empty());
-    ASSERT_TRUE(psm.restore("vs", changelog(0, 2)).has_value());
-    EXPECT_TRUE(psm.own_write_runs("vs").empty());
-    psm.update_changelog_offset("vs", ChangelogOffset(5));
-    psm.update_changelog_offset("vs", ChangelogOffset(6));
-    EXPECT_EQ(runs(psm), (std::vector<std::pair<int64_t, int64_t>>{{2, 6}}));
-    ASSERT_TRUE(psm.restore("vs", changelog(7, 8)).has_value());
-    psm.update_changelog_offset("vs", ChangelogOffset(10));
-    EXPECT_EQ(runs(psm), (std::vector<std::pair<int64_t, int64_t>>{{2, 6}, {8, 10}}));
-    EXPECT_EQ(psm.own_write_runs_dropped("vs"), 0u);
-    store->close();
+    ASSERT_TRUE(psm.initialize_store_offsets_from_checkpoint().has_value());
+    ASSERT_TRUE(psm.restore("kv", changelog(0, 2, "kv")).has_value());
+    ASSERT_TRUE(psm.flush().has_value());
+    ASSERT_TRUE(psm.checkpoint().has_value());  // .checkpoint: 2
+    ASSERT_TRUE(psm.restore("kv", changelog(3, 5, "kv")).has_value());
+    ASSERT_TRUE(psm.flush().has_value());  // on disk: key 7 = 5; the process dies here
+    psm.close(StoreCloseKind::kDirty);
   }
-  {
-    ProcessorStateManager psm("app", TaskId{0, 0}, dir, fs, {"vs"});
-    ManagedContext context(psm, fs, dir);
-    auto store = stores::versioned_key_value_store<int32_t, int32_t>("vs", {});
-    ASSERT_TRUE(store->init(context, *store).has_value());
-    psm.update_changelog_offset("vs", ChangelogOffset(3));
-    EXPECT_EQ(runs(psm), (std::vector<std::pair<int64_t, int64_t>>{{-1, 3}}));
-    // Bounded: each restore-then-write opens a run; past the bound the oldest are dropped.
-    for (int64_t i = 0; i < static_cast<int64_t>(ProcessorStateManager::kOwnWriteRunsMax); ++i) {
-      ASSERT_TRUE(psm.restore("vs", changelog(4 + 2 * i, 4 + 2 * i)).has_value());
-      psm.update_changelog_offset("vs", ChangelogOffset(5 + 2 * i));
-    }
-    EXPECT_EQ(psm.own_write_runs("vs").size(), ProcessorStateManager::kOwnWriteRunsMax);
-    EXPECT_EQ(psm.own_write_runs_dropped("vs"), 1u);
-    EXPECT_EQ(psm.own_write_runs("vs").front().after_offset, 4);
-    store->close();
-  }
-  ASSERT_TRUE(fs.delete_recursively(tmp + "iqsim_psm_runs").has_value());
+  RecordingObserver observer;
+  ProcessorStateManager psm("app", TaskId{0, 0}, dir, fs, {"kv"});
+  psm.observe_store_lives(observer, /*active=*/false);
+  ManagedContext context(psm, fs, dir);
+  auto store = stores::key_value_store<int32_t, int32_t>(KeyValueSupplier::kRocksDb, "kv", {});
+  ASSERT_TRUE(store->init(context, *store).has_value());
+  ASSERT_TRUE(psm.initialize_store_offsets_from_checkpoint().has_value());
+  ASSERT_EQ(observer.openings.size(), 1u);
+  const StoreLifeOpening& o = observer.openings[0];
+  EXPECT_TRUE(o.over_kept_data);
+  EXPECT_FALSE(o.active);
+  EXPECT_EQ(o.loaded_checkpoint, ChangelogOffset(2));
+  ASSERT_EQ(o.kept.size(), 1u);
+  EXPECT_EQ(o.kept[0].key, Serde<int32_t>::serialize(7));
+  EXPECT_EQ(o.kept[0].value, Serde<int32_t>::serialize(5));
+  psm.close(StoreCloseKind::kDirty);
+  ASSERT_TRUE(fs.delete_recursively(dir + "/../..").has_value());
 }
 
 }  // namespace

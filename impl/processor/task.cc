@@ -42,6 +42,9 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   if (topology.logging) logged.insert(topology.store_name);
   state_manager_ = std::make_unique<ProcessorStateManager>(env_.application_id, id_, env_.task_dir,
                                                            *env_.fs, logged, env_.eos_enabled);
+  state_manager_->observe_store_lives(
+      env_.store_lives != nullptr ? *env_.store_lives : no_store_life_observer(),
+      type == TaskType::kActive);
   ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
   context_ = std::make_unique<ProcessorContextImpl>(
       ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled,
@@ -149,8 +152,12 @@ Status Task::maybe_checkpoint(bool enforce) {
 void Task::close_dirty() {
   // Dirty: the cached writes that were never flushed are dropped, not written to the changelog.
   topology_->clear_cache();
-  state_manager_->close();
+  state_manager_->close(StoreCloseKind::kDirty);
   state_ = TaskState::CLOSED;
+}
+
+void Task::report_wiped() const {
+  if (env_.store_lives != nullptr) env_.store_lives->wiped(id_);
 }
 
 // TaskManager.closeAndRecycleTasks then closeTaskClean: a standby suspends and checkpoints
@@ -182,7 +189,7 @@ Status Task::close_clean() {
     auto s = maybe_checkpoint(/*enforce=*/true);
     if (!s) return s;
   }
-  state_manager_->close();
+  state_manager_->close(StoreCloseKind::kClean);
   if (state_ != TaskState::SUSPENDED) transition_to(TaskState::SUSPENDED);
   transition_to(TaskState::CLOSED);
   return ok_status();

@@ -36,6 +36,7 @@ struct TaskEnvironment {
   ThreadCache* standby_cache = nullptr;  // a zero-byte cache (standbys)
   RecordCollector* collector = nullptr;
   ProcessedRecordListener* processed = nullptr;  // optional observer (sim/), see its header
+  StoreLifeObserver* store_lives = nullptr;      // optional observer (sim/), see its header
 };
 
 class Task {
@@ -76,6 +77,8 @@ class Task {
   // exactly_once_v2 the caller then wipes the task directory (StateManagerUtil.closeStateManager:
   // an unclean close leaves state that may hold uncommitted writes).
   void close_dirty();
+  // Tells the store-life observer that the caller wiped this task's directory.
+  void report_wiped() const;
   bool eos_enabled() const { return env_.eos_enabled; }
   [[nodiscard]] Status close_clean();
 

@@ -109,6 +109,7 @@ void TaskManager::close_dirty_and_release(Task& task, int64_t now_ms) {
     auto wiped = state_directory_.wipe_task(task.id());
     IQ_ASSERT(wiped.has_value(), "wiping task {}: {}", task.id().to_string(),
               wiped.error().to_string());
+    task.report_wiped();
   }
   release_task_directory(task, now_ms);
 }
@@ -258,6 +259,7 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task)
     task.close_dirty();
     auto wiped = state_directory_.wipe_task(task.id());
     if (!wiped) return base::unexpected(wiped.error());
+    task.report_wiped();
     return base::unexpected(s.error());  // the caller revives the task
   }
   if (!s) return base::unexpected(s.error());

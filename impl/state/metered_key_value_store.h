@@ -38,6 +38,9 @@ class MeteredKeyValueStoreBase : public StateStore {
   bool is_open() const override { return wrapped_->is_open(); }
   Position position() const override { return wrapped_->position(); }
   bool is_timestamped() const override { return wrapped_->is_timestamped(); }
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
+    return wrapped_->kept_entries(out);
+  }
   bool is_adapter() const override { return wrapped_->is_adapter(); }
 
   QueryOutcome query(const Query& q, const PositionBound& bound,

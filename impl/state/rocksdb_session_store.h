@@ -53,6 +53,9 @@ class RocksDBSessionStore final : public SessionBytesStore {
                                                   int64_t latest_session_start_ms,
                                                   bool forward) override;
 
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
+    return bytes_store_.kept_entries(out);
+  }
   RocksDBSegmentedBytesStore& bytes_store() { return bytes_store_; }
 
  private:

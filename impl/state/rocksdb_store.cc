@@ -314,6 +314,29 @@ int64_t RocksDBStore::approximate_num_entries() {
   return static_cast<int64_t>(estimate > kMax ? kMax : estimate);
 }
 
+bool collect_kept_entries(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf,
+                          std::vector<KeyValue<Bytes, Bytes>>* out) {
+  const OperationScope observing(Operation::kObserve);
+  rocksdb::ReadOptions options;
+  options.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(options, cf));
+  bool any = false;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    any = true;
+    if (out == nullptr) break;
+    out->push_back(
+        {Bytes(std::string(view_of(it->key()))), Bytes(std::string(view_of(it->value())))});
+  }
+  // Paired with the store's own reads: an observer's read of an open store does not fail.
+  IQ_ASSERT(it->status().ok(), "kept entries: iterator failed: {}", it->status().ToString());
+  return any;
+}
+
+bool RocksDBStore::kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) {
+  IQ_ASSERT(open_, "kept_entries on closed store {}", name_);
+  return collect_kept_entries(*db_, cf_, out);
+}
+
 bool RocksDBStore::holds_any_entry() {
   IQ_ASSERT(open_, "holds_any_entry on closed store {}", name_);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf_));

@@ -57,6 +57,11 @@ rocksdb::Status compact_if_triggered(rocksdb::DB& db, rocksdb::ColumnFamilyHandl
 // memtable uses `write_buffer_size` bytes or more (rocksdb.cur-size-active-mem-table), it is
 // flushed to a table file and compacted if that triggers, on the calling thread, before the write
 // returns. Returns whether it flushed. Called after every write of a RocksDB-backed store.
+// StateStore::kept_entries over one column family: whether it holds any entry, and (`out` not
+// null) every entry in key order. Read under Operation::kObserve, without filling the block cache,
+// so that the read changes nothing a later read of the run does.
+bool collect_kept_entries(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf,
+                          std::vector<KeyValue<Bytes, Bytes>>* out);
 // What one put or delete adds to a memtable: its key and value plus RocksDB's per-entry overhead
 // (the 8-byte sequence and type, the length varints, the skip-list node), about 16 bytes.
 inline constexpr size_t kMemtableEntryOverheadBytes = 16;
@@ -111,6 +116,7 @@ class RocksDBStore : public KeyValueBytesStore {
   // Whether the data column family holds any entry, exactly: approximate_num_entries() is RocksDB's
   // estimate-num-keys, which subtracts deletions and overwrites and can read 0 over live data.
   bool holds_any_entry();
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override;
 
   // The batching restore callback registered at init: changelog records in offset order.
   [[nodiscard]] Status restore_batch(const std::vector<ConsumerRecord>& records);

@@ -86,6 +86,10 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   // segments it has not re-created are invisible to it. Observation only (the simulator records
   // it for the checks); Kafka keeps no such flag and impl/ never reads it.
   bool opened_over_existing_data() const { return opened_over_existing_data_; }
+  // The flag above; the entries stay unread (a versioned store's segments are not plain entries).
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* /*out*/) override {
+    return opened_over_existing_data_;
+  }
 
  private:
   class PhysicalContext;

@@ -51,6 +51,9 @@ class RocksDBWindowStore : public WindowBytesStore {
                                                bool forward) override;
   StoreResult<WindowedBytesIterator> all(bool forward) override;
 
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
+    return bytes_store_.kept_entries(out);
+  }
   // For tests of roll, expiry and restore.
   RocksDBSegmentedBytesStore& bytes_store() { return bytes_store_; }
 

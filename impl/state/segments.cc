@@ -290,6 +290,19 @@ void KeyValueSegments::cleanup_expired_segments(int64_t stream_time_ms) {
   segments_.erase(segments_.begin(), end);
 }
 
+bool KeyValueSegment::kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) {
+  IQ_ASSERT(db_ != nullptr, "kept_entries on closed segment {}", name_);
+  return collect_kept_entries(*db_, cf_, out);
+}
+
+bool KeyValueSegments::kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) {
+  bool any = false;
+  for (const auto& [id, segment] : segments_) {
+    if (segment->kept_entries(out)) any = true;
+  }
+  return any;
+}
+
 std::vector<int64_t> KeyValueSegments::segment_ids() const {
   std::vector<int64_t> out;
   for (const auto& [id, segment] : segments_) out.push_back(id);

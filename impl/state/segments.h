@@ -53,6 +53,8 @@ class KeyValueSegment {
   [[nodiscard]] Status scan(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
                             bool forward, const KeyFilter& keep,
                             std::vector<KeyValue<Bytes, Bytes>>& out);
+  // StateStore::kept_entries: whether the segment holds any entry; `out` gets them all.
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out);
   // One write of a restore batch (null values delete).
   [[nodiscard]] Status write_batch(const std::vector<std::pair<Bytes, ValueBytes>>& entries);
   [[nodiscard]] Status flush();
@@ -99,6 +101,8 @@ class KeyValueSegments {
   [[nodiscard]] Status flush();
   void close();
   void cleanup_expired_segments(int64_t stream_time_ms);
+  // StateStore::kept_entries over every open segment, in id order.
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out);
   // The ids of the segments held, ascending (for tests of roll and expiry).
   std::vector<int64_t> segment_ids() const;
 

@@ -59,6 +59,13 @@ class StateStore {
   // This store as a bytes key-value store, or nullptr: what dynamic_cast<KeyValueBytesStore*>
   // answers, without the type-name comparisons it makes on every query (store_query_utils).
   virtual KeyValueBytesStore* as_key_value_bytes_store() { return nullptr; }
+  // Not Kafka: an observation for StoreLifeObserver (iq/store_life_observer.h), asked once the
+  // store is open and before anything is written to it. Whether its own files held entries an
+  // earlier store object left on disk; `out` (if not null) gets those entries as the bottom store
+  // keeps them (a versioned store answers the flag alone). Layers pass it down; a store that keeps
+  // nothing across store objects holds none. It reads under Operation::kObserve
+  // (io/operation_marker.h) and leaves RocksDB's block cache alone, so asking changes no run.
+  virtual bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* /*out*/) { return false; }
 };
 
 using KeyValueBytes = KeyValue<Bytes, ValueBytes>;

@@ -33,6 +33,9 @@ class WindowToTimestampedWindowByteStoreAdapter final : public WindowBytesStore 
   // Both false on purpose: see the quirk above.
   bool is_timestamped() const override { return false; }
   bool is_adapter() const override { return false; }
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
+    return store_->kept_entries(out);
+  }
   std::string_view java_class() const override {
     return "class "
            "org.apache.kafka.streams.state.internals.WindowToTimestampedWindowByteStoreAdapter";

@@ -105,6 +105,9 @@ class VersionedKeyValueToBytesStoreAdapter final : public VersionedBytesStore {
   }
 
   VersionedKeyValueBytesStore& inner() { return *inner_; }
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
+    return inner_->kept_entries(out);
+  }
 
  private:
   // serializeAsBytes: ValueAndTimestamp(value, timestamp), validTo dropped.
@@ -162,6 +165,9 @@ class ChangeLoggingVersionedKeyValueBytesStore final : public VersionedBytesStor
   StoreResult<ValueBytes> delete_key(const Bytes& key, int64_t timestamp_ms) override;
 
   VersionedBytesStore& wrapped() { return *wrapped_; }
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
+    return wrapped_->kept_entries(out);
+  }
 
  private:
   Status log(const Bytes& key, const ValueBytes& value, int64_t timestamp_ms);

@@ -35,6 +35,9 @@ class WrappedStateStore : public Face {
   bool is_timestamped() const override { return wrapped_->is_timestamped(); }
   bool is_adapter() const override { return wrapped_->is_adapter(); }
   bool is_versioned() const override { return wrapped_->is_versioned(); }
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
+    return wrapped_->kept_entries(out);
+  }
 
   // WrappedStateStore.query: pass down, then note this layer in the execution info.
   QueryOutcome query(const Query& q, const PositionBound& bound,

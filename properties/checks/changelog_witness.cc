@@ -930,11 +930,7 @@ bool written_by_store(const sim::ReplicaSnapshot& replica, const sim::ChangelogR
     const ChangelogOffset first = std::max(run.first_offset, run.after_offset + 1);
     if (r.offset >= first && r.offset <= run.last_offset) return true;
   }
-  // Older runs were not kept: a record of this instance before the first kept run may be this
-  // store's own write too (counted as such: the witness then errs towards holding).
-  return replica.own_write_runs_dropped > 0 &&
-         (replica.own_write_runs.empty() ||
-          r.offset <= replica.own_write_runs.front().after_offset);
+  return false;
 }
 
 bool read_committed_holds(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r,
@@ -996,6 +992,119 @@ WitnessResult not_judged(std::string why, const sim::ReplicaSnapshot* replica = 
   return r;
 }
 
+// The exact fold of the key-value store object that served (its recorded life, trace/
+// store_life.h) for `keys`: the entries its files kept when it opened, then each changelog record
+// given to it or written by it up to `applied`, then the unlogged writes; with the highest of its
+// loaded .position's component, the applied records' headers and the unlogged writes' offsets.
+// nullopt when a record it applied is not in the trace.
+std::optional<std::pair<State, SourceOffset>> life_fold(
+    const JudgeContext& context, const ChangelogIndex::Partition& log, const sim::StoreLife& life,
+    const std::vector<int32_t>& keys, ChangelogOffset applied,
+    const std::vector<sim::UnloggedWrite>& unlogged) {
+  const auto touched = [&](int32_t k) { return std::binary_search(keys.begin(), keys.end(), k); };
+  State state;
+  for (const sim::KeptEntry& e : life.kept) {
+    if (touched(e.key)) state[e.key] = Entry{e.value, e.timestamp_ms.value_or(-1)};
+  }
+  SourceOffset component(detail::reported_offset(context, life.loaded_position, life.partition));
+  for (const sim::StoreLifeEvent& e : life.events) {
+    if (e.kind != sim::StoreLifeEvent::Kind::kGiven && e.kind != sim::StoreLifeEvent::Kind::kWrote)
+      continue;
+    for (ChangelogOffset o = e.first; o <= e.last && o <= applied; o = o + 1) {
+      auto it = std::lower_bound(log.records.begin(), log.records.end(), o,
+                                 [](const auto* r, ChangelogOffset x) { return r->offset < x; });
+      if (it == log.records.end() || (*it)->offset != o) return std::nullopt;
+      const sim::ChangelogRecord& r = **it;
+      component = std::max(component, header_component(context, r));
+      if (!touched(r.key)) continue;
+      if (r.value) {
+        state[r.key] = Entry{*r.value, r.timestamp_ms};
+      } else {
+        state.erase(r.key);
+      }
+    }
+  }
+  for (const auto& w : unlogged) {
+    component = std::max(component, w.source_offset);
+    if (!touched(w.key)) continue;
+    if (w.value) {
+      state[w.key] = Entry{*w.value, w.timestamp_ms};
+    } else {
+      state.erase(w.key);
+    }
+  }
+  return std::pair(std::move(state), component);
+}
+
+// Why what `life` kept is older than the .checkpoint its task loaded, or nullopt: each kept key's
+// value must be a state the key had in the changelog appended before the life opened, at or after
+// its last record at or below the checkpoint (a crash after a flush, before the .checkpoint
+// write, keeps newer data; never older).
+std::optional<std::string> kept_older_than_checkpoint(const ChangelogIndex::Partition& log,
+                                                      const sim::StoreLife& life) {
+  const ChangelogOffset checkpoint = life.loaded_checkpoint.value_or(ChangelogOffset(-1));
+  for (const sim::KeptEntry& e : life.kept) {
+    bool state = false;
+    auto it = log.by_key.find(e.key);
+    if (it != log.by_key.end()) {
+      for (const sim::ChangelogRecord* r : it->second) {
+        if (r->appended_ms > life.opened_ms) break;
+        if (r->offset <= checkpoint) state = false;  // superseded by the key's next record
+        if (r->value == e.value) state = true;
+      }
+    }
+    if (!state) {
+      return fmt::format(
+          "key {} kept value {}, no state of the key at or after .checkpoint {} in the changelog "
+          "appended before the store opened",
+          e.key, e.value, checkpoint);
+    }
+  }
+  return std::nullopt;
+}
+
+// ChangelogWitness on a key-value store object that opened over data an earlier one kept: the
+// answer must be its life's exact fold (life_fold), value and position, and what it kept no older
+// than its .checkpoint claims. Holds then, naming the life (WitnessResult::kept_life).
+WitnessResult judge_kept_life(const JudgeContext& context, const sim::QueryRecord& record,
+                              const sim::PartitionOutcome& outcome,
+                              const ChangelogIndex::Partition& log, const sim::StoreLife& life,
+                              const std::vector<int32_t>& keys,
+                              const std::vector<sim::UnloggedWrite>& unlogged,
+                              const Answer& answer, WitnessResult result) {
+  const auto fold = life_fold(context, log, life, keys, result.applied_offset, unlogged);
+  if (!fold) return not_judged("a record the store object applied is not in the trace");
+  result.verdict = Witness::kDiffers;
+  if (compare(context, record.request, answer, fold->first) == Match::kDiffers) {
+    result.why = fmt::format(
+        "the answer is not the fold of what {}'s store object (life {}) kept when it opened "
+        "({} entries) with the records given to it or written by it up to changelog-{} {}",
+        life.instance, life.id, life.kept.size(), outcome.partition, result.applied_offset);
+    result.expected = render(record.request, fold->first);
+    return result;
+  }
+  if (auto older = kept_older_than_checkpoint(log, life)) {
+    result.why = fmt::format("life {} kept less than its .checkpoint claims: {}", life.id, *older);
+    return result;
+  }
+  if (context.trace().consistency_offset_vector_enabled && !log.foreign_header) {
+    const Position folded = position_of(context, outcome.partition, fold->second);
+    if (!outcome.position || outcome.position->map() != folded.map()) {
+      result.why = fmt::format(
+          "the position is not the fold of life {}'s loaded .position and the headers it applied",
+          life.id);
+      result.folded_position = folded;
+      result.expected = folded.to_string();
+      return result;
+    }
+  } else {
+    result.position_not_judged = "position not judged: consistency switch off or a foreign header";
+  }
+  result.verdict = Witness::kHolds;
+  result.kept_life = life.id;
+  return result;
+}
+
 }  // namespace
 
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
@@ -1051,6 +1160,14 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
       result.compacted_skips = std::move(read->first);
     }
   }
+  // What the store object kept when it opened is recorded: its exact fold decides.
+  if (const sim::StoreLife* life = trace.store_life(replica.store_life);
+      match != Match::kEqual && life != nullptr && life->over_kept_data && log != nullptr &&
+      persistent(trace.topology)) {
+    const WitnessResult kept =
+        judge_kept_life(context, record, outcome, *log, *life, keys, unlogged, answer, result);
+    if (kept.verdict == Witness::kHolds || match == Match::kDiffers) return kept;
+  }
   if (match == Match::kDiffers) {
     // An active (or an active since recycled to a standby) never applied the writes another
     // instance interleaved with its own.
@@ -1061,7 +1178,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
           result.replica, applied);
     }
     std::optional<ChangelogOffset> older;
-    if (log != nullptr && persistent(trace.topology) &&
+    // Only a trace that records no store lives (hand-made) still searches for the earlier life.
+    if (log != nullptr && persistent(trace.topology) && trace.store_lives.empty() &&
         detail::restarted_before(context, replica.instance, record.complete_ms)) {
       older = older_life(context, record, replica, *log, keys, applied, unlogged, answer);
     }

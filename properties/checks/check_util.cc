@@ -226,11 +226,27 @@ bool is_versioned_kind(QueryKind kind) {
   return kind == QueryKind::VersionedKeyQuery || kind == QueryKind::MultiVersionedKeyQuery;
 }
 
+bool served_over_kept_data(const JudgeContext& context, const sim::QueryRecord& record,
+                           int32_t partition) {
+  const sim::RunTrace& trace = context.trace();
+  if (trace.store_lives.empty()) return true;
+  if (!record.placement_at_answer) return false;
+  const sim::ReplicaSnapshot* replica =
+      find_replica(*record.placement_at_answer, record.target_instance, partition);
+  if (replica == nullptr) return false;
+  const sim::StoreLife* life = trace.store_life(replica->store_life);
+  return life != nullptr && life->over_kept_data;
+}
+
 std::optional<std::string> versioned_not_judged(const JudgeContext& context,
-                                                const sim::QueryRequestRecord& request,
+                                                const sim::QueryRecord& record,
                                                 int32_t partition, int64_t offset) {
+  const sim::QueryRequestRecord& request = record.request;
   const model::VersionedHistory* model = context.versioned();
   if (model == nullptr || !is_versioned_kind(request.kind)) return std::nullopt;
+  // A store object that began empty took every record through the model's puts: its stream time
+  // is the model's, and the answer is judged.
+  if (!served_over_kept_data(context, record, partition)) return std::nullopt;
   const model::KeyBytes key = model::serialize_int32_key(*request.key);
   // Kafka does not persist a versioned store's observed stream time (RocksDBVersionedStore
   // starts at -1 when reopened), so what lies beyond the grace period or the history retention

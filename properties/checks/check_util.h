@@ -30,10 +30,18 @@ bool is_key_kind(QueryKind kind);    // KeyQuery, TimestampedKeyQuery
 bool is_range_kind(QueryKind kind);  // RangeQuery, TimestampedRangeQuery
 bool is_timestamped_kind(QueryKind kind);
 bool is_versioned_kind(QueryKind kind);  // VersionedKeyQuery, MultiVersionedKeyQuery
+// Whether the store object that answered `record` on `partition` opened over data an earlier
+// store object kept on disk (its recorded life, RunTrace::store_lives): the one recorded fact that
+// makes its observed stream time, which Kafka does not persist, differ from the model's (a store
+// object that began empty took every record through the same puts as the model). True as well
+// for a trace that records no lives at all (hand-made traces: the fact is unknown).
+bool served_over_kept_data(const JudgeContext& context, const sim::QueryRecord& record,
+                           int32_t partition);
 // Why a versioned answer cannot be judged against the model at `offset` (its answer depends on
-// the replica's observed stream time, which Kafka does not persist), or nullopt.
+// the replica's observed stream time, which Kafka does not persist, and the answering store
+// object was reopened over kept data: served_over_kept_data), or nullopt.
 std::optional<std::string> versioned_not_judged(const JudgeContext& context,
-                                                const sim::QueryRequestRecord& request,
+                                                const sim::QueryRecord& record,
                                                 int32_t partition, int64_t offset);
 
 // Window and session stores (window_judge.cc states the rules): the query kinds they answer; why
@@ -49,8 +57,8 @@ std::optional<std::string> window_differs(const JudgeContext& context,
                                           const sim::QueryRequestRecord& request,
                                           const sim::PartitionOutcome& outcome, int64_t offset);
 std::optional<std::string> window_not_judged(const JudgeContext& context,
-                                             const sim::QueryRequestRecord& request,
-                                             int32_t partition, int64_t offset);
+                                             const sim::QueryRecord& record, int32_t partition,
+                                             int64_t offset);
 std::optional<std::string> window_position_implausible(const JudgeContext& context,
                                                        const Position& position, int32_t partition,
                                                        int64_t offset);
@@ -223,6 +231,9 @@ struct WitnessResult {
   // kHolds only as the fold of what the replica could read of a compacted changelog: the keys
   // whose removed records it skipped (empty when the whole prefix's fold is the answer).
   std::vector<CompactedSkip> compacted_skips;
+  // kHolds as the exact fold of a store object that opened over data an earlier one kept on disk
+  // (its recorded life, trace/store_life.h; window and session stores): that life's id.
+  uint64_t kept_life = 0;
 };
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);

@@ -103,7 +103,7 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
         *want, outcome.position->to_string()));
     return;
   }
-  if (auto why = detail::versioned_not_judged(context, record.request, outcome.partition, offset)) {
+  if (auto why = detail::versioned_not_judged(context, record, outcome.partition, offset)) {
     tally.not_judged(*why);
     return;
   }
@@ -114,7 +114,7 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
   }
   if (fit.fit == detail::Fit::kMismatch) {
     // A window or session answer that may depend on a stream time Kafka does not keep.
-    if (auto why = detail::window_not_judged(context, record.request, outcome.partition, offset)) {
+    if (auto why = detail::window_not_judged(context, record, outcome.partition, offset)) {
       tally.not_judged(*why);
       return;
     }

@@ -42,10 +42,9 @@ namespace {
 
 // Whether the replica's store object took changelog record `r` as its own write (it processed the
 // record's input live): `r` is the replica's instance's record inside one of the store's runs of
-// own writes since its state manager was created. Runs dropped for the bound: it may have.
+// own writes over its recorded life.
 bool own_write(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r) {
   if (r.writer != replica.instance) return false;
-  if (replica.own_write_runs_dropped > 0) return true;
   return std::any_of(replica.own_write_runs.begin(), replica.own_write_runs.end(),
                      [&](const sim::OwnWriteRun& run) {
                        const int64_t first = run.first_offset.value() >= 0

@@ -477,6 +477,22 @@ void classify_one(const JudgeContext& context,
     // .checkpoint older than the data the store kept, under the position of its .position file
     // and the replayed headers; the witness proves the answer is that kept data's fold.
     const detail::WitnessResult w = detail::changelog_witness(context, *it->second, *outcome);
+    // The answer is exactly what its store object held, recorded: the entries an earlier store
+    // object left on disk, no older than the .checkpoint it loaded, with the records given to it
+    // since, under the position of its .position and their headers (window and session stores).
+    if (w.verdict == detail::Witness::kHolds && w.kept_life != 0) {
+      const sim::StoreLife& life = *context.trace().store_life(w.kept_life);
+      v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
+      v.class_evidence = fmt::format(
+          "record #{} is exactly what {}'s store object (life {}, opened at {} ms) held: the {} "
+          "entries its files kept from an earlier store object, no older than the .checkpoint it "
+          "loaded ({}), with the changelog records given to it up to changelog-{} {}, under its "
+          ".position {} and their headers: data newer than its position",
+          v.record_id, life.instance, life.id, life.opened_ms.ms_since_epoch(), life.kept.size(),
+          life.loaded_checkpoint ? fmt::format("{}", *life.loaded_checkpoint) : "none",
+          v.partition, w.applied_offset, life.loaded_position.to_string());
+      return;
+    }
     // Neither empty nor from a checkpoint: restored from the log start, the replay under way.
     const bool from_start = w.earlier_life_offset && w.replica && !w.replica->restored_from &&
                             !outcome->position->is_empty();

@@ -37,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <tuple>
 #include <vector>
@@ -210,8 +211,9 @@ std::optional<std::string> window_differs(const JudgeContext& context,
 }
 
 std::optional<std::string> window_not_judged(const JudgeContext& context,
-                                             const sim::QueryRequestRecord& request,
-                                             int32_t partition, int64_t offset) {
+                                             const sim::QueryRecord& record, int32_t partition,
+                                             int64_t offset) {
+  const sim::QueryRequestRecord& request = record.request;
   if (context.window_history() == nullptr && context.session_history() == nullptr) {
     return std::nullopt;
   }
@@ -226,10 +228,12 @@ std::optional<std::string> window_not_judged(const JudgeContext& context,
         "window: a record it reads came beyond grace in the model (the processor's observed "
         "stream time restarts with its task)");
   }
-  if (window_want(context, request, partition, offset).uncertain) {
+  // Only a store object reopened over kept data has a stream time other than the model's.
+  if (window_want(context, request, partition, offset).uncertain &&
+      served_over_kept_data(context, record, partition)) {
     return std::string(
-        "window: a window the retention floor hides sits in a live segment (a segmented store's "
-        "observed stream time is not persisted)");
+        "window: a window the retention floor hides sits in a live segment, and the store object "
+        "opened over kept data (its observed stream time is not persisted)");
   }
   // The model's record cache never evicts; Kafka's does, and an evicted session falls under the
   // store's retention floor, so a merge with a session only the cache showed is the cache's luck.
@@ -327,9 +331,6 @@ struct WindowFold {
   WindowWant answer;
   SourceOffset header{-1};
   bool foreign_header = false;
-  // Duplicates on a RocksDB store whose older runs of own writes were not kept: the sequence
-  // numbers its own puts took are not known.
-  bool own_seqnums_unknown = false;
 };
 
 }  // namespace
@@ -553,7 +554,6 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
   // counter; its own puts take its RocksDBWindowStore's counter (from 0 with the store object,
   // one more per non-null put), which the fold's put counts over the store's own writes.
   const bool raw_keys = topology.windowed() && segmented && topology.retain_duplicates;
-  out.own_seqnums_unknown = raw_keys && replica.own_write_runs_dropped > 0;
   bool reopened = false;
   const sim::ChangelogRecord* last_record = nullptr;
   int64_t last = -1;
@@ -708,128 +708,178 @@ std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacte
   return std::nullopt;
 }
 
-// A persistent store kept an earlier life's data beneath its restore: the answer is the fold of
-// changelog-`partition` [.., O] (records appended by the answer: what an earlier store object
-// wrote or restored, kept on disk), reopened (the observed stream time, not persisted, from -1),
-// with the replica's applied prefix replayed over it from its .checkpoint (or the log's start, no
-// .checkpoint: ProcessorStateManager keeps the data under at-least-once). Returns the latest such O
-// after the applied offset, among the records of the queried key (every record for a range over
-// all keys) appended by the answer, trying the kEarlierLivesMax latest; nullopt if none gives it.
-std::optional<ChangelogOffset> window_earlier_life(const JudgeContext& context,
-                                                   const sim::QueryRecord& record,
-                                                   const sim::PartitionOutcome& outcome,
-                                                   const sim::ReplicaSnapshot& replica,
-                                                   ChangelogOffset applied) {
-  // A hopping window writes several records per input record, so a kept state lies well over a
-  // hundred of the key's records back after one commit interval (windowed seed 437: 121).
-  constexpr size_t kEarlierLivesMax = 256;
+// The changelog record at `offset` of `partition` (nullptr: not recorded, e.g. past the bound).
+const sim::ChangelogRecord* record_at(const JudgeContext& context, int32_t partition,
+                                      ChangelogOffset offset) {
+  const auto& records = context.window_fold_cache().by_partition[partition];
+  auto it = std::lower_bound(records.begin(), records.end(), offset,
+                             [](const sim::ChangelogRecord* r, ChangelogOffset o) {
+                               return r->offset < o;
+                             });
+  return it != records.end() && (*it)->offset == offset ? *it : nullptr;
+}
+
+// The exact fold of the store object that served (its recorded life, trace/store_life.h): what
+// its files kept when it opened, loaded as they lay on disk (its observed stream time restarts at
+// -1: AbstractSegments.openExisting drops nothing), then each changelog record given to it
+// (through the segmented store's restore, under the record's logged sequence number) and each it
+// wrote (its own put, numbered by its own counter from 0), up to `applied`. The header is the
+// highest of its loaded .position's component and the applied records' headers. nullopt when a
+// record it applied is not in the trace.
+std::optional<WindowFold> window_life_fold(const JudgeContext& context,
+                                           const sim::QueryRequestRecord& request,
+                                           int32_t partition, const sim::StoreLife& life,
+                                           ChangelogOffset applied) {
   const sim::RunTrace& trace = context.trace();
   const TopologyConfig& topology = trace.topology;
-  const int32_t partition = outcome.partition;
-  const base::Instant at_ms = answered_at(record);
-  const std::optional<int32_t> key = record.request.key;
-  // within: also the records inside the applied prefix, after the .checkpoint (kept data the
-  // replay wrote again under other sequence numbers; only the own-numbers variant below).
-  const auto candidates_of = [&](bool within) {
-    std::vector<ChangelogOffset> out;
-    for (auto it = trace.changelog.rbegin(); it != trace.changelog.rend(); ++it) {
-      const sim::ChangelogRecord& r = *it;
-      if (r.partition != partition || r.appended_ms > at_ms) continue;
-      if (r.offset <= applied &&
-          (!within || (replica.restored_from && r.offset <= *replica.restored_from))) {
-        continue;
-      }
-      if (key && r.key != *key) continue;
-      // The replica's own store object wrote it: not an earlier life's.
-      if (within && r.offset <= applied && written_by_store(replica, r)) continue;
-      out.push_back(r.offset);
-      if (out.size() == kEarlierLivesMax) break;
-    }
-    return out;
-  };
   const bool raw_keys = topology.windowed() && topology.retain_duplicates;
-  // With duplicates on a RocksDB store, the sequence numbers the kept data holds for the replica's
-  // instance's own puts are its RocksDBWindowStore's counter, which skips a null put, while the
-  // log holds the change-logging layer's, which counts it (quirk 26): a store object's own puts
-  // are a run of its records contiguous in the log, their logged numbers 1, 2, ... from its open,
-  // and each put's own number is its logged one less the null puts before it in the run (a null
-  // put wrote nothing). A restore over such kept data writes the logged number beside the own one
-  // (seed 596 of templates/default.toml). Tried after the logged numbers alone.
-  std::map<ChangelogOffset, std::optional<int32_t>> own_seqnums;  // nullopt: a skipped null put
-  bool own_differ = false;  // some own number differs from its logged one
-  if (raw_keys && topology.supplier != KeyValueSupplier::kInMemory) {
-    std::optional<int32_t> next;  // the logged number the run's next record would take
-    int32_t nulls = 0;
-    for (const sim::ChangelogRecord& r : trace.changelog) {
-      if (r.partition != partition) continue;
-      if (r.writer != replica.instance || !r.window_seqnum) {
-        next.reset();
-        continue;
-      }
-      if (*r.window_seqnum == 1) {
-        nulls = 0;
-      } else if (!next || *r.window_seqnum != *next) {
-        next.reset();
-        continue;
-      }
-      next = *r.window_seqnum + 1;
-      if (!r.value) {
-        ++nulls;
-        own_seqnums[r.offset] = std::nullopt;
-        own_differ = true;
+  std::optional<model::WindowHistory> window;
+  std::optional<model::SessionHistory> session;
+  start_fold_model(trace, static_cast<int64_t>(life.kept.size() + trace.changelog.size()) + 2,
+                   window, session);
+  WindowFold out;
+  int64_t step = 0;
+  for (const sim::KeptEntry& e : life.kept) {
+    IQ_ASSERT(e.window_start_ms.has_value(), "seed {}: life {} kept key {} without its window",
+              trace.seed, life.id, e.key);
+    const model::KeyBytes key = model::serialize_int32_key(e.key);
+    if (window) {
+      window->load_kept(partition, step++, key, e.value, e.timestamp_ms.value_or(-1),
+                        *e.window_start_ms, e.window_seqnum.value_or(0));
+    } else {
+      session->load_kept(partition, step++, key, *e.window_start_ms, *e.window_end_ms, e.value);
+    }
+  }
+  if (window) window->reopen_store(partition, step++, -1);
+  if (session) session->reopen_store(partition, step++, -1);
+  out.header = SourceOffset(reported_offset(context, life.loaded_position, partition));
+  out.foreign_header = life.loaded_position.map().size() > 1;
+  for (const sim::StoreLifeEvent& e : life.events) {
+    const bool given = e.kind == sim::StoreLifeEvent::Kind::kGiven;
+    if (!given && e.kind != sim::StoreLifeEvent::Kind::kWrote) continue;
+    for (ChangelogOffset o = e.first; o <= e.last && o <= applied; o = o + 1) {
+      const sim::ChangelogRecord* r = record_at(context, partition, o);
+      if (r == nullptr) return std::nullopt;
+      const model::KeyBytes key = model::serialize_int32_key(r->key);
+      if (window && raw_keys && given) {
+        window->restore_put(partition, step++, key, r->value, r->timestamp_ms,
+                            *r->window_start_ms, r->window_seqnum.value_or(0));
+      } else if (window) {
+        window->put(partition, step++, key, r->value, r->timestamp_ms, *r->window_start_ms);
       } else {
-        own_seqnums[r.offset] = *r.window_seqnum - nulls;
-        own_differ = own_differ || nulls > 0;
+        session->put(partition, step++, key, *r->window_start_ms, *r->window_end_ms, r->value);
+      }
+      if (!r->position) continue;
+      for (const auto& [t, offsets] : r->position->map()) {
+        for (const auto& [p, component] : offsets) {
+          if (t != topology.source_topic || p != partition) {
+            out.foreign_header = true;
+          } else {
+            out.header = std::max(out.header, SourceOffset(component));
+          }
+        }
       }
     }
   }
-  for (int variant = 0; variant < (own_differ ? 2 : 1); ++variant) {
-    for (ChangelogOffset older : candidates_of(variant == 1)) {
-      std::optional<model::WindowHistory> window;
-      std::optional<model::SessionHistory> session;
-      start_fold_model(trace,
-                       std::max<int64_t>(1, 2 * static_cast<int64_t>(trace.changelog.size())),
-                       window, session);
-      // The model's offsets only grow: the replay gets fresh ones after the earlier life's.
-      int64_t step = 0;
-      const auto apply = [&](const sim::ChangelogRecord& r) {
-        const model::KeyBytes k = model::serialize_int32_key(r.key);
-        if (window && raw_keys && r.window_seqnum) {
-          window->restore_put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms,
-                              *r.window_seqnum);
-        } else if (window) {
-          window->put(partition, step, k, r.value, r.timestamp_ms, *r.window_start_ms);
-        } else {
-          session->put(partition, step, k, *r.window_start_ms, *r.window_end_ms, r.value);
-        }
-        ++step;
-      };
-      for (const sim::ChangelogRecord& r : trace.changelog) {
-        if (r.partition != partition || r.offset > older || r.appended_ms > at_ms) continue;
-        const auto own = variant == 1 ? own_seqnums.find(r.offset) : own_seqnums.end();
-        if (own == own_seqnums.end()) {
-          apply(r);
-        } else if (own->second) {
-          window->restore_put(partition, step++, model::serialize_int32_key(r.key), r.value,
-                              r.timestamp_ms, *r.window_start_ms, *own->second);
-        }
-      }
-      if (window) window->reopen_store(partition, step++, -1);
-      if (session) session->reopen_store(partition, step++, -1);
-      for (const sim::ChangelogRecord& r : trace.changelog) {
-        if (r.partition != partition || r.offset > applied) continue;
-        if (replica.restored_from && r.offset <= *replica.restored_from) continue;
-        if (!applied_by(replica, applied, r, at_ms)) continue;
-        apply(r);
-      }
-      WindowWant want =
-          want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
-                  record.request, partition, std::numeric_limits<int64_t>::max());
-      want.duplicates_unordered = false;  // a fold: exact, as window_fold's
-      if (outcome_is(outcome, want)) return older;
+  out.answer = want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
+                       request, partition, std::numeric_limits<int64_t>::max());
+  out.answer.duplicates_unordered = false;  // a fold: exact
+  return out;
+}
+
+// Why what `life` kept is older than the .checkpoint its task loaded (the store lost data the
+// checkpoint claims), or nullopt. Each kept entry must be a state its window or session had in
+// the changelog appended before the life opened, at or after its last record at or below the
+// checkpoint: the value of that record or of a later one (a segment's memtable flushes by itself,
+// so each segment may hold a later state than another). With duplicates a window's kept entries
+// are matched by value (their own numbers may differ from the logged ones, quirk 26).
+std::optional<std::string> kept_older_than_checkpoint(const JudgeContext& context,
+                                                      int32_t partition,
+                                                      const sim::StoreLife& life) {
+  const ChangelogOffset checkpoint = life.loaded_checkpoint.value_or(ChangelogOffset(-1));
+  const TopologyConfig& topology = context.trace().topology;
+  const bool by_value = topology.retain_duplicates;
+  // Per slot, whether a record with each value is a state at or after the checkpoint: the last
+  // record at or below it (superseding the earlier ones), or any later one.
+  using Slot = std::tuple<int32_t, int64_t, int64_t, int32_t>;  // key, start, end, seqnum
+  const auto slot_of = [&](int32_t key, std::optional<int64_t> start, std::optional<int64_t> end,
+                           std::optional<int32_t> seqnum) {
+    return Slot{key, start.value_or(-1), topology.session() ? end.value_or(-1) : -1,
+                by_value ? 0 : seqnum.value_or(0)};
+  };
+  std::map<Slot, std::set<int64_t>> states;
+  std::map<Slot, std::set<int64_t>> at_checkpoint;  // the values of the slot's last record there
+  for (const sim::ChangelogRecord* r : context.window_fold_cache().by_partition[partition]) {
+    if (r->appended_ms > life.opened_ms) break;
+    const Slot slot = slot_of(r->key, r->window_start_ms, r->window_end_ms, r->window_seqnum);
+    if (r->offset <= checkpoint) {
+      // With duplicates every non-null put is a slot of its own: keep each value seen.
+      if (!by_value) at_checkpoint[slot].clear();
+      if (r->value) at_checkpoint[slot].insert(*r->value);
+    } else if (r->value) {
+      states[slot].insert(*r->value);
     }
+  }
+  for (const sim::KeptEntry& e : life.kept) {
+    const Slot slot = slot_of(e.key, e.window_start_ms, e.window_end_ms, e.window_seqnum);
+    const auto in = [&](const std::map<Slot, std::set<int64_t>>& m) {
+      auto it = m.find(slot);
+      return it != m.end() && it->second.count(e.value) > 0;
+    };
+    if (in(states) || in(at_checkpoint)) continue;
+    return fmt::format(
+        "key {} window {} kept value {}, no state of its slot at or after .checkpoint {} in the "
+        "changelog appended before the store opened",
+        e.key, e.window_start_ms.value_or(-1), e.value, checkpoint);
   }
   return std::nullopt;
+}
+
+// ChangelogWitness on a store object that opened over data an earlier one kept: the answer must be
+// its life's exact fold (window_life_fold), value and position, and what it kept no older than its
+// .checkpoint claims. Holds then, naming the life (WitnessResult::kept_life).
+void judge_kept_life(const JudgeContext& context, const sim::QueryRecord& record,
+                     const sim::PartitionOutcome& outcome, const sim::StoreLife& life,
+                     WitnessResult& result) {
+  const int32_t partition = outcome.partition;
+  const std::optional<WindowFold> fold =
+      window_life_fold(context, record.request, partition, life, result.applied_offset);
+  if (!fold) {
+    result.verdict = Witness::kNotJudged;
+    result.why = "window: a record the store object applied is not in the trace";
+    return;
+  }
+  result.verdict = Witness::kDiffers;
+  if (!outcome_is(outcome, fold->answer)) {
+    result.why = fmt::format(
+        "the answer is not the fold of what {}'s store object (life {}) kept when it opened "
+        "({} entries) with the records given to it or written by it up to changelog-{} {}",
+        life.instance, life.id, life.kept.size(), partition, result.applied_offset);
+    result.expected = want_text(fold->answer);
+    return;
+  }
+  if (auto older = kept_older_than_checkpoint(context, partition, life)) {
+    result.why = fmt::format("life {} kept less than its .checkpoint claims: {}", life.id, *older);
+    return;
+  }
+  if (context.trace().consistency_offset_vector_enabled && !fold->foreign_header) {
+    Position folded = Position::empty_position();
+    if (fold->header >= SourceOffset(0)) {
+      folded.with_component(context.trace().topology.source_topic, partition, fold->header);
+    }
+    if (!outcome.position || outcome.position->map() != folded.map()) {
+      result.why = fmt::format(
+          "the position is not the fold of life {}'s loaded .position and the headers it applied",
+          life.id);
+      result.folded_position = folded;
+      result.expected = folded.to_string();
+      return;
+    }
+  } else {
+    result.position_not_judged = "position not judged: consistency switch off or a foreign header";
+  }
+  result.verdict = Witness::kHolds;
+  result.kept_life = life.id;
 }
 
 }  // namespace
@@ -858,40 +908,18 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
   const SourceOffset header = fold.header;
   const bool foreign_header = fold.foreign_header;
   if (!outcome_is(outcome, want)) {
+    // What the store object kept when it opened is recorded: its exact fold decides, stream time
+    // included.
+    if (const sim::StoreLife* life = trace.store_life(replica.store_life);
+        life != nullptr && life->over_kept_data && segmented) {
+      judge_kept_life(context, record, outcome, *life, result);
+      return result;
+    }
     if (want.uncertain) {
       result.verdict = Witness::kNotJudged;
       result.why =
           "window: the fold hides a window in a live segment (a segmented store's observed "
           "stream time depends on where its store object was opened)";
-      return result;
-    }
-    if (segmented && reopened_before(context, replica.instance, record.complete_ms)) {
-      if (auto older = window_earlier_life(context, record, outcome, replica, applied)) {
-        result.verdict = Witness::kNotJudged;
-        result.why =
-            "a persistent store kept an earlier life's data beneath its restore (restarted "
-            "without a checkpoint)";
-        result.earlier_life_offset = older;
-        if (trace.consistency_offset_vector_enabled && !foreign_header) {
-          Position folded = Position::empty_position();
-          if (header >= SourceOffset(0)) folded.with_component(topic, partition, header);
-          result.prefix_position = folded;
-        }
-        return result;
-      }
-    }
-    if (fold.own_seqnums_unknown) {
-      result.verdict = Witness::kNotJudged;
-      result.why =
-          "window: duplicates on a RocksDB store whose older runs of own writes were not kept "
-          "(the sequence numbers of its own puts are not known)";
-      return result;
-    }
-    if (segmented && reopened_before(context, replica.instance, record.complete_ms)) {
-      result.verdict = Witness::kNotJudged;
-      result.why =
-          "window: a persistent store of an instance that crashed, restarted, closed, or was "
-          "paused or cut off before (it may keep an earlier life's records beneath its restore)";
       return result;
     }
     result.verdict = Witness::kDiffers;

@@ -8,7 +8,8 @@
 
 namespace iq::sim {
 
-Cluster::Cluster(ClusterConfig config) : config_(std::move(config)), prng_(config_.seed) {
+Cluster::Cluster(ClusterConfig config)
+    : config_(std::move(config)), prng_(config_.seed), store_lives_(config_.topology) {
   IQ_ASSERT(config_.instances >= 0, "instances={}", config_.instances);
   network_ = std::make_unique<SimNetwork>(loop_, prng_.split("network"), config_.link);
   // The broker draws nothing yet; its child stream is reserved so that adding draws later does
@@ -60,7 +61,8 @@ Instance& Cluster::add_instance() {
   c.session_timeout_ms = config_.session_timeout_ms;
   c.rebalance_timeout_ms = config_.rebalance_timeout_ms;
   c.heartbeat_interval_ms = config_.heartbeat_interval_ms;
-  instances_.push_back(std::make_unique<Instance>(*broker_, c, prng_.split(name), &ledger_));
+  instances_.push_back(std::make_unique<Instance>(*broker_, c, prng_.split(name), &ledger_,
+                                                &store_lives_));
   return *instances_.back();
 }
 

@@ -98,6 +98,8 @@ class Cluster {
   const ClusterConfig& config() const { return config_; }
   // Which input records were processed more than once, by whom and when (see its header).
   const ProcessingLedger& processing_ledger() const { return ledger_; }
+  // Every store object's life, as impl/ reported it (see its header).
+  const StoreLifeLog& store_lives() const { return store_lives_; }
   std::string changelog_topic() const;
 
  private:
@@ -106,7 +108,8 @@ class Cluster {
   base::Prng prng_;
   std::unique_ptr<SimNetwork> network_;
   std::unique_ptr<BrokerService> broker_;
-  ProcessingLedger ledger_;  // before the instances that report to it
+  ProcessingLedger ledger_;   // before the instances that report to it
+  StoreLifeLog store_lives_;  // likewise
   std::vector<std::unique_ptr<Instance>> instances_;
   std::map<int32_t, std::vector<int64_t>> produced_;
   int64_t max_timestamp_ms_ = 0;

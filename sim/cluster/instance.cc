@@ -33,8 +33,8 @@ class LedgerListener final : public ProcessedRecordListener {
 };
 
 struct Instance::Process {
-  Process(SimDisk& disk, LedgerListener listener)
-      : fs(disk), rocks(disk), processed(std::move(listener)) {}
+  Process(SimDisk& disk, LedgerListener listener, StoreLifeRecorder recorder)
+      : fs(disk), rocks(disk), processed(std::move(listener)), store_lives(std::move(recorder)) {}
   ProcessGate gate;  // first member: destroyed last, after every client that points at it
   SimFileSystem fs;
   SimRocksEnv rocks;
@@ -46,6 +46,7 @@ struct Instance::Process {
   std::vector<std::unique_ptr<SimConsumer>> restore_consumers;
   std::vector<std::unique_ptr<SimGroupMembership>> memberships;
   LedgerListener processed;
+  StoreLifeRecorder store_lives;
   std::unique_ptr<KafkaStreams> streams;
 };
 
@@ -60,11 +61,12 @@ ProcessId draw_process_id(base::Prng& prng) {
 }  // namespace
 
 Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prng,
-                   ProcessingLedger* ledger)
+                   ProcessingLedger* ledger, StoreLifeLog* store_lives)
     : service_(service),
       config_(std::move(config)),
       prng_(prng),
       ledger_(ledger),
+      store_lives_(store_lives != nullptr ? store_lives : &own_store_lives_),
       process_id_(draw_process_id(prng_)),
       run_label_(config_.name + ":run") {
   IQ_ASSERT(!config_.name.empty() && config_.poll_interval_ms > 0);
@@ -82,7 +84,10 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
                             CrashSubject::file(path));
   });
   disk_.set_io_fault([this](IoKind kind, const std::string& path) {
-    return io_arm_.count(kind, path, iq::operations_in_progress());
+    // The store-life recorder's read of what a store kept is no read of Kafka's: not counted.
+    const uint32_t operations = iq::operations_in_progress();
+    if (iq::in_progress(operations, iq::Operation::kObserve)) return false;
+    return io_arm_.count(kind, path, operations);
   });
 }
 
@@ -118,14 +123,16 @@ void Instance::build_process() {
   closed_process_.reset();  // the closed client goes before a new one opens the same stores
   cut_since_ms_.reset();
   blocked_ = false;
-  process_ =
-      std::make_unique<Process>(disk_, LedgerListener(ledger_, service_.loop(), config_.name,
-                                                      config_.topology.source_topic, &crash_arm_));
+  process_ = std::make_unique<Process>(
+      disk_,
+      LedgerListener(ledger_, service_.loop(), config_.name, config_.topology.source_topic,
+                     &crash_arm_),
+      StoreLifeRecorder(*store_lives_, service_.loop(), config_.name, &crash_arm_));
   Process& p = *process_;
   p.gate.arm = &crash_arm_;
   SimNetwork& network = service_.network();
   p.admin = std::make_unique<SimAdmin>(service_, network, config_.name);
-  ClientIo io{p.admin.get(), &p.fs, p.rocks.env(), {}, &p.processed};
+  ClientIo io{p.admin.get(), &p.fs, p.rocks.env(), {}, &p.processed, &p.store_lives};
   // StreamsConfig under exactly_once_v2 sets isolation.level=read_committed on the main and
   // restore consumers (getMainConsumerConfigs / getRestoreConsumerConfigs), unless a
   // main.consumer. or restore.consumer. prefixed setting overrides it (StreamsClientConfigs).
@@ -205,6 +212,7 @@ void Instance::crash() {
   // counts for a crash arm (a killed process writes nothing), and a crash that landed inside an
   // operation is complete once the disk reverted to what was durable when it landed.
   crash_arm_.set_suspended(true);
+  process_->store_lives.process_died();
   process_.reset();
   disk_.crash();
   crash_arm_.set_suspended(false);
@@ -238,6 +246,7 @@ void Instance::restart(bool wipe) {
   if (wipe) {
     closed_process_.reset();  // a wiped disk has no open handle left
     disk_.wipe();
+    store_lives_->disk_wiped(config_.name);
     process_id_ = draw_process_id(prng_);
   }
   start();

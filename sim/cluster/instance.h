@@ -52,6 +52,7 @@
 #include "cluster/crash_inside.h"
 #include "cluster/io_fault.h"
 #include "cluster/processing_ledger.h"
+#include "cluster/store_life_recorder.h"
 #include "cluster/sim_clients.h"
 #include "cluster/streams_client_configs.h"
 #include "disk/sim_disk.h"
@@ -83,8 +84,10 @@ class Instance {
 
   // `prng` is this instance's own child stream (world.split("instance-N")). `ledger`, if not
   // null, hears of every input record this instance's tasks process, over all its lifetimes.
+  // `store_lives`, if not null, records every store object's life (else the instance keeps its
+  // own log, store_lives()).
   Instance(BrokerService& service, InstanceConfig config, base::Prng prng,
-           ProcessingLedger* ledger = nullptr);
+           ProcessingLedger* ledger = nullptr, StoreLifeLog* store_lives = nullptr);
   ~Instance();
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
@@ -163,6 +166,8 @@ class Instance {
   InstanceConfig config_;
   base::Prng prng_;
   ProcessingLedger* ledger_;
+  StoreLifeLog own_store_lives_{config_.topology};  // when the caller gives none
+  StoreLifeLog* store_lives_;
   ProcessId process_id_;
   std::string run_label_;  // "<name>:run", built once: the run loop fires every poll_interval_ms
   SimDisk disk_;

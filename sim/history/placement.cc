@@ -3,8 +3,6 @@
 #include "base/assert.h"
 #include "iq/changelog_topic.h"
 #include "iq/serdes.h"
-#include "state/metered_versioned_key_value_store.h"
-#include "state/rocksdb_versioned_store.h"
 #include "state/session_store.h"
 #include "state/thread_cache.h"
 #include "state/window_store.h"
@@ -59,20 +57,27 @@ std::vector<UnloggedWrite> unlogged_writes(const Task& task, const std::string& 
   return out;
 }
 
-// Whether `store` is a versioned stack whose RocksDBVersionedStore opened over data an earlier
-// store object left (quirk 17's condition). Metered -> [change-logging] -> adapter -> store.
-bool versioned_store_reopened(StateStore* store) {
-  auto* metered = dynamic_cast<MeteredVersionedKeyValueStore<int32_t, int64_t>*>(store);
-  if (metered == nullptr) return false;
-  VersionedBytesStore* layer = &metered->wrapped();
-  if (auto* logging = dynamic_cast<ChangeLoggingVersionedKeyValueBytesStore*>(layer)) {
-    layer = &logging->wrapped();
+// The store's runs of own writes over its life: each from the first own write after the store
+// last applied something (a given record, or the .checkpoint offset it loaded) to the latest own
+// write before it applies again (trace/query_record.h's OwnWriteRun).
+std::vector<OwnWriteRun> own_write_runs(const StoreLife& life) {
+  std::vector<OwnWriteRun> out;
+  ChangelogOffset before = life.loaded_checkpoint.value_or(ChangelogOffset(-1));
+  bool writing = false;
+  for (const StoreLifeEvent& e : life.events) {
+    if (e.kind == StoreLifeEvent::Kind::kGiven) {
+      before = e.last;
+      writing = false;
+    } else if (e.kind == StoreLifeEvent::Kind::kWrote) {
+      if (!writing) out.push_back({before, e.last, e.first});
+      out.back().last_offset = e.last;
+      // Paired with ProcessorStateManager's assertion that offsets grow.
+      IQ_ASSERT(out.back().after_offset < out.back().first_offset, "life {}: run ({}, {}]",
+                life.id, out.back().after_offset, out.back().last_offset);
+      writing = true;
+    }
   }
-  auto* adapter = dynamic_cast<VersionedKeyValueToBytesStoreAdapter*>(layer);
-  IQ_ASSERT(adapter != nullptr, "versioned store {} has no adapter over its bytes store",
-            store->name());
-  const auto* rocksdb = dynamic_cast<const RocksDBVersionedStore*>(&adapter->inner());
-  return rocksdb != nullptr && rocksdb->opened_over_existing_data();
+  return out;
 }
 
 }  // namespace
@@ -103,19 +108,21 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   r.role = task.is_active() ? ReplicaRole::kActive : ReplicaRole::kStandby;
   r.task_state = recorded(task.state());
   r.thread_state = recorded(thread_state);
-  if (StateStore* s = task.store(store)) {
-    r.store_position = s->position();
-    r.versioned_store_reopened = versioned_store_reopened(s);
-  }
+  if (StateStore* s = task.store(store)) r.store_position = s->position();
   if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = *o;
-  r.restored_from = task.state_manager().loaded_checkpoint_offset(store);
-  r.unlogged_writes = unlogged_writes(task, store);
+  // What the store's recorded life says (sim/cluster/store_life_recorder.h): the .checkpoint it
+  // loaded, whether it opened over kept data, its own writes.
+  r.store_life = task.state_manager().store_life(store);
+  r.restored_from.reset();
   r.own_write_runs.clear();
-  for (const auto& run : task.state_manager().own_write_runs(store)) {
-    r.own_write_runs.push_back({ChangelogOffset(run.after_offset), ChangelogOffset(run.last_offset),
-                                ChangelogOffset(run.first_offset)});
+  r.versioned_store_reopened = false;
+  if (r.store_life != 0) {
+    const StoreLife& life = cluster.store_lives().lives().at(r.store_life - 1);
+    r.restored_from = life.loaded_checkpoint;
+    r.own_write_runs = own_write_runs(life);
+    r.versioned_store_reopened = task.topology_config().versioned() && life.over_kept_data;
   }
-  r.own_write_runs_dropped = task.state_manager().own_write_runs_dropped(store);
+  r.unlogged_writes = unlogged_writes(task, store);
   for (const auto& tp : task.changelog_partitions()) {
     auto end = cluster.broker().broker().end_offset(tp);
     if (!end) continue;

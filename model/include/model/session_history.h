@@ -98,6 +98,11 @@ class SessionHistory {
   // A segmented store reopened at this offset, its unpersisted stream time back to
   // `stream_time_ms` (see WindowHistory::reopen_store).
   void reopen_store(int32_t partition, int64_t offset, int64_t stream_time_ms);
+  // One session a segmented store found in its files when it opened (an earlier store object's
+  // data, kept on disk): held whatever the stream time, which it neither raises nor uses to drop
+  // anything. Load them before anything else is put.
+  void load_kept(int32_t partition, int64_t offset, const KeyBytes& key, int64_t start_ms,
+                 int64_t end_ms, int64_t value);
 
   // WindowRangeQuery.withKey(key): SessionStore.fetch(key).
   SessionAnswer fetch(int32_t partition, const KeyBytes& key, int64_t offset_inclusive) const;

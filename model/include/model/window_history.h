@@ -115,6 +115,12 @@ class WindowHistory {
   void restore_put(int32_t partition, int64_t offset, const KeyBytes& key,
                    std::optional<int64_t> value, int64_t timestamp_ms, int64_t window_start_ms,
                    int64_t seqnum);
+  // One entry a segmented store found in its files when it opened (an earlier store object's
+  // data, kept on disk), as it keeps it: its slot [key][start][seqnum] holds the value, whatever
+  // the stream time, which it neither raises nor uses to drop anything (a reopened store's
+  // openExisting runs cleanupExpiredSegments at -1). Load them before anything else is put.
+  void load_kept(int32_t partition, int64_t offset, const KeyBytes& key, int64_t value,
+                 int64_t timestamp_ms, int64_t window_start_ms, int64_t seqnum);
   // The task was initialized again (moved, restarted): its processor forgets its stream time.
   // The store keeps its own (the model's store is continuous).
   void restart_processor(int32_t partition);

@@ -112,15 +112,15 @@ struct ReplicaSnapshot {
   // in key order; empty for a standby, an uncached store, or nothing dirty. With the changelog
   // prefix up to changelog_offset, what the replica's store answers from.
   std::vector<UnloggedWrite> unlogged_writes;
-  // The store's runs of own writes since its state manager was created (while an active, also
-  // one recycled to a standby since), oldest first; the changelog witness skips the other
-  // instances' records inside them. own_write_runs_dropped > 0: older runs were not kept.
+  // The store's runs of own writes over its life (also while an active recycled to a standby),
+  // oldest first, from its recorded life's events (RunTrace::store_lives); the changelog witness
+  // skips the other instances' records inside them.
   std::vector<OwnWriteRun> own_write_runs;
-  uint64_t own_write_runs_dropped = 0;
-  // A versioned store only: its store object opened a physical RocksDB that already held entries
-  // (an earlier store object's data, kept on disk), the condition of quirk 17 of
-  // docs/iqv2-semantics.md (RocksDBVersionedStore::opened_over_existing_data).
+  // A versioned store only: its store object opened over entries an earlier store object left on
+  // disk, the condition of quirk 17 of docs/iqv2-semantics.md (its life's over_kept_data).
   bool versioned_store_reopened = false;
+  // The life of the store object that served (RunTrace::store_life; 0: none recorded).
+  uint64_t store_life = 0;
 
   std::string to_string() const;
 };

@@ -31,6 +31,7 @@
 #include "trace/history.h"
 #include "trace/query_record.h"
 #include "trace/reprocessed_range.h"
+#include "trace/store_life.h"
 
 namespace iq::sim {
 
@@ -285,6 +286,12 @@ struct RunTrace {
   // see), as ranges in the order they opened; ranges past the ledger's cap are only counted.
   std::vector<ReprocessedRange> reprocessed;
   uint64_t reprocessed_dropped = 0;
+  // Every store object's life, as impl/ reported it (trace/store_life.h); life N at index N - 1.
+  std::vector<StoreLife> store_lives;
+  // The life `id` names, or nullptr (0, or a hand-made trace without lives).
+  const StoreLife* store_life(uint64_t id) const {
+    return id == 0 || id > store_lives.size() ? nullptr : &store_lives[id - 1];
+  }
 
   // The store's changelog (topology.store_name; empty for an unlogged store), partition-major,
   // offsets ascending, from each partition's log start. Bounded by the broker's record bound;
