@@ -1,6 +1,7 @@
 #include "model/reference_store.h"
 
 #include <algorithm>
+#include <limits>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -46,8 +47,10 @@ void ReferenceStore::apply(int32_t partition, const SourceRecord& record) {
   const std::optional<ValueAndTimestamp> next = next_value(versions, record);
   if (!versions.empty() && versions.back().offset == record.offset) {
     versions.back().vt = next;  // Same record context: nothing can observe the older value.
+    versions.back().record_timestamp_ms =
+        std::max(versions.back().record_timestamp_ms, record.timestamp_ms);
   } else {
-    versions.push_back({record.offset, next});
+    versions.push_back({record.offset, next, record.timestamp_ms});
   }
   push_distinct(state.write_offsets, record.offset);
   if (record.kind != WriteKind::kDelete) {
@@ -64,6 +67,30 @@ std::optional<ValueAndTimestamp> ReferenceStore::get(int32_t partition, const Ke
   const auto it = state->keys.find(key);
   if (it == state->keys.end()) return std::nullopt;
   return value_at(it->second, offset_inclusive);
+}
+
+bool ReferenceStore::timestamp_after_reload_possible(int32_t partition, const KeyBytes& key,
+                                                     int64_t offset_inclusive,
+                                                     int64_t timestamp_ms) const {
+  const std::optional<ValueAndTimestamp> now = get(partition, key, offset_inclusive);
+  if (!now) return false;
+  if (now->timestamp_ms == timestamp_ms) return true;
+  if (aggregation_ == Aggregation::kLatest) return false;
+  const Versions& versions = find_partition(partition)->keys.find(key)->second;
+  // The versions up to offset_inclusive, newest first: the maxima from each one on only grow, so
+  // the walk stops at the first one above the timestamp (or at the key's removal).
+  auto it = std::upper_bound(
+      versions.begin(), versions.end(), offset_inclusive,
+      [](int64_t offset, const Version& version) { return offset < version.offset; });
+  int64_t max_ms = std::numeric_limits<int64_t>::min();
+  while (it != versions.begin()) {
+    --it;
+    if (!it->vt) return false;
+    max_ms = std::max(max_ms, it->record_timestamp_ms);
+    if (max_ms == timestamp_ms) return true;
+    if (max_ms > timestamp_ms) return false;
+  }
+  return false;
 }
 
 std::vector<Entry> ReferenceStore::range(int32_t partition, const std::optional<KeyBytes>& lower,

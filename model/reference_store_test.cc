@@ -219,6 +219,32 @@ TEST(SumStore, AddsValuesFromZeroWithTheMaxTimestamp) {
   EXPECT_EQ(store.get(kP, k(2), 4), (VT{-3, 90}));
 }
 
+TEST(SumStore, TimestampAfterReloadIsAMaximumOfTheRecordsFromSomeRecordOn) {
+  // Proves the timestamps a cached aggregate over Kafka's -1 adapter may carry (seed 26 of
+  // templates/default.toml): the maximum from any record of the key on, stopping at a removal;
+  // a KTable source only ever carries its last record's timestamp.
+  const std::vector<SourceRecord> records = {
+      put(0, 1, 5, 400), put(1, 1, 1, 100), put(2, 1, 0, 300), put(3, 1, 2, 200),
+      del(4, 1, 900),    put(5, 1, 1, 50),  put(6, 1, 1, 60),
+  };
+  const ReferenceStore sum = store_of(Aggregation::kSum, records);
+  EXPECT_EQ(sum.get(kP, k(1), 3), (VT{8, 400}));
+  for (const int64_t ts : {400, 300, 200}) {
+    EXPECT_TRUE(sum.timestamp_after_reload_possible(kP, k(1), 3, ts)) << ts;
+  }
+  for (const int64_t ts : {100, 250, 500, -1}) {
+    EXPECT_FALSE(sum.timestamp_after_reload_possible(kP, k(1), 3, ts)) << ts;
+  }
+  EXPECT_TRUE(sum.timestamp_after_reload_possible(kP, k(1), 2, 300));
+  EXPECT_FALSE(sum.timestamp_after_reload_possible(kP, k(1), 2, 200));  // offset 3 not yet
+  EXPECT_FALSE(sum.timestamp_after_reload_possible(kP, k(1), 4, 900));  // removed
+  EXPECT_TRUE(sum.timestamp_after_reload_possible(kP, k(1), 6, 60));
+  EXPECT_FALSE(sum.timestamp_after_reload_possible(kP, k(1), 6, 400));  // before the removal
+  const ReferenceStore latest = store_of(Aggregation::kLatest, records);
+  EXPECT_TRUE(latest.timestamp_after_reload_possible(kP, k(1), 3, 200));
+  EXPECT_FALSE(latest.timestamp_after_reload_possible(kP, k(1), 3, 300));
+}
+
 TEST(ReferenceStore, AllRecordsSharingAnOffsetAreAppliedInAppendOrder) {
   // Proves a putAll under one record context is visible all at once and in order.
   const ReferenceStore latest = store_of(Aggregation::kLatest, {

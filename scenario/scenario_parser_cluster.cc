@@ -19,6 +19,12 @@ void ScenarioParser::parse_configuration(const toml::table* section) {
       t.enumeration("kafka", KafkaPin::k2024_10_25, names::kKafkaPins, "kafka pin");
   pin_may_be_new_ =
       t.may_be("kafka", KafkaPin::k2026_08_20, names::kKafkaPins, "kafka pin").value_or(false);
+  // Removed: the stream thread's loop follows Kafka's poll.ms now (sim/cluster/instance.h).
+  if (t.has("poll_interval_ms")) {
+    t.fail_key("poll_interval_ms",
+               "removed: the loop no longer runs on a fixed tick; set the stream thread's poll "
+               "timeout with \"poll.ms\" in [streams_config] (Kafka's default 100)");
+  }
   instances_ = t.integer("instances", 1, {1, kInstancesMax});
   s_.cluster.instances = instances_.as_int32();
   s_.start_instances = t.boolean("start", true);
@@ -35,7 +41,6 @@ void ScenarioParser::parse_configuration(const toml::table* section) {
   s_.cluster.link.delay_ms_min = delay_min.value;
   s_.cluster.link.delay_ms_max = delay_max.value;
   s_.cluster.link.loss = t.one_in("link_loss_one_in", 0);
-  s_.cluster.poll_interval_ms = t.integer("poll_interval_ms", 10, kPositiveTimeMs).value;
   // What a rocksdb.config.setter's setWriteBufferSize gives every RocksDB store: from 1 KiB (a
   // memtable of a few dozen records) to 1 GiB.
   s_.cluster.streams.rocksdb_write_buffer_size =
@@ -59,6 +64,8 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
            "heartbeat.interval.ms",
            "max.poll.interval.ms",
            "request.timeout.ms",
+           "poll.ms",
+           "fetch.max.wait.ms",
            "__iq.consistency.offset.vector.enabled__",
            "state.cleanup.delay.ms",
            "max.poll.records",
@@ -110,6 +117,10 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
   s_.cluster.consumer.request_timeout_ms =
       t.integer("request.timeout.ms", s_.cluster.consumer.request_timeout_ms, kPositiveTimeMs)
           .value;
+  // StreamsConfig poll.ms (atLeast(0)) and the consumer's fetch.max.wait.ms (atLeast(0)).
+  s_.cluster.poll_ms = t.integer("poll.ms", s_.cluster.poll_ms, kTimeMs).value;
+  s_.cluster.consumer.fetch_max_wait_ms =
+      t.integer("fetch.max.wait.ms", s_.cluster.consumer.fetch_max_wait_ms, kTimeMs).value;
   t.finish();
 }
 

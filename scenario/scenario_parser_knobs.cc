@@ -16,6 +16,12 @@ void ScenarioParser::parse_knobs(const toml::table* section) {
            "coordinator_pending_outputs_max", "broker_transactional_ids_max",
            "broker_transactions_open_max", "broker_transaction_partitions_max",
            "broker_cleaner_records_per_step_max", "offset_delta_threshold_for_checkpoint"});
+  // Removed: consumers fetch on demand (long polls), not on a tick.
+  if (t.has("consumer_fetch_interval_ms")) {
+    t.fail_key("consumer_fetch_interval_ms",
+               "removed: consumers no longer fetch on a fixed tick; the broker holds a fetch up "
+               "to \"fetch.max.wait.ms\" in [streams_config] (Kafka's default 500)");
+  }
   Knobs& k = s_.knobs;
   k.lag_probe_interval_ms =
       t.integer("lag_probe_interval_ms", k.lag_probe_interval_ms, kTimeMs).value;
@@ -23,8 +29,6 @@ void ScenarioParser::parse_knobs(const toml::table* section) {
       t.integer("history_records_max", static_cast<int64_t>(k.history_records_max), {1, kInt64Max})
           .value);
   SimConsumerConfig& consumer = s_.cluster.consumer;
-  consumer.fetch_interval_ms =
-      t.integer("consumer_fetch_interval_ms", consumer.fetch_interval_ms, kPositiveTimeMs).value;
   consumer.max_records_per_fetch =
       t.integer("consumer_fetch_records_max", consumer.max_records_per_fetch, {1, kInt32Max})
           .as_int32();

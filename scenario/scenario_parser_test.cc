@@ -51,7 +51,6 @@ virtual_time_ms_max = 300_000
 link_delay_ms_min = 2
 link_delay_ms_max = 5
 link_loss_one_in = 1000
-poll_interval_ms = 20
 
 [streams_config]
 "application.id" = 'app'
@@ -66,6 +65,8 @@ poll_interval_ms = 20
 "heartbeat.interval.ms" = 1_000
 "max.poll.interval.ms" = 20_000
 "request.timeout.ms" = 5_000
+"poll.ms" = 20
+"fetch.max.wait.ms" = 5
 "__iq.consistency.offset.vector.enabled__" = true
 "state.cleanup.delay.ms" = 1_000
 "max.poll.records" = 25
@@ -88,7 +89,6 @@ logging = true
 [knobs]
 lag_probe_interval_ms = 500
 history_records_max = 5_000
-consumer_fetch_interval_ms = 5
 consumer_fetch_records_max = 100
 broker_records_max = 1_000_000
 broker_partitions_per_topic_max = 16
@@ -200,7 +200,7 @@ Scenario full_file_scenario(const std::string& text) {
   c.topology.supplier = KeyValueSupplier::kInMemory;
   s.virtual_time_ms_max = 300'000;
   c.link = LinkConfig{2, 5, base::Ratio{1, 1000}};
-  c.poll_interval_ms = 20;
+  c.poll_ms = 20;
   c.streams.application_id = "app";
   c.streams.num_stream_threads = 2;
   c.streams.assignment.num_standby_replicas = 1;
@@ -231,7 +231,7 @@ Scenario full_file_scenario(const std::string& text) {
   c.topology.logging = true;
   s.knobs.lag_probe_interval_ms = 500;
   s.knobs.history_records_max = 5'000;
-  c.consumer.fetch_interval_ms = 5;
+  c.consumer.fetch_max_wait_ms = 5;
   c.consumer.max_records_per_fetch = 100;
   c.broker.max_total_records = 1'000'000;
   c.broker.max_partitions_per_topic = 16;
@@ -670,8 +670,15 @@ std::vector<BadInput> bad_inputs() {
        "names no store of the topology (its store is 'kv-store')"},
       {"wrong type", "[configuration]\ninstances = 'three'" + kTest,
        "bad.toml:2:13: key 'configuration.instances'", "expected an integer, got a string"},
-      {"float for an integer", "[configuration]\npoll_interval_ms = 1.5" + kTest,
-       "bad.toml:2:20: key 'configuration.poll_interval_ms'", "expected an integer, got a float"},
+      {"float for an integer", "[streams_config]\n\"poll.ms\" = 1.5" + kTest,
+       "bad.toml:2:13: key 'streams_config.\"poll.ms\"'", "expected an integer, got a float"},
+      {"removed loop tick", "[configuration]\npoll_interval_ms = 10" + kTest,
+       "bad.toml:2:20: key 'configuration.poll_interval_ms'",
+       "removed: the loop no longer runs on a fixed tick; set the stream thread's poll timeout "
+       "with \"poll.ms\" in [streams_config]"},
+      {"removed fetch tick", "[knobs]\nconsumer_fetch_interval_ms = 10" + kTest,
+       "bad.toml:2:30: key 'knobs.consumer_fetch_interval_ms'",
+       "removed: consumers no longer fetch on a fixed tick"},
       {"unknown Kafka pin", "[configuration]\nkafka = '2025-01-01'" + kTest,
        "bad.toml:2:9: key 'configuration.kafka'",
        "unknown kafka pin '2025-01-01' (expected '2024-10-25' | '2026-08-20')"},

@@ -198,7 +198,6 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("link_delay_ms_min", num(c.link.delay_ms_min));
   b.set("link_delay_ms_max", num(c.link.delay_ms_max));
   b.set("link_loss_one_in", one_in(c.link.loss));
-  b.set("poll_interval_ms", num(c.poll_interval_ms));
   b.set("rocksdb_write_buffer_size", num(c.streams.rocksdb_write_buffer_size));
 
   const StreamsConfig& sc = c.streams;
@@ -216,6 +215,8 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.set("heartbeat.interval.ms", num(c.heartbeat_interval_ms));
   b.set("max.poll.interval.ms", num(c.rebalance_timeout_ms));
   b.set("request.timeout.ms", num(c.consumer.request_timeout_ms));
+  b.set("poll.ms", num(c.poll_ms));
+  b.set("fetch.max.wait.ms", num(c.consumer.fetch_max_wait_ms));
   b.set("__iq.consistency.offset.vector.enabled__", boolean(sc.consistency_offset_vector_enabled));
   b.set("state.cleanup.delay.ms", num(sc.state_cleanup_delay_ms));
   b.set("max.poll.records", num(sc.max_poll_records));
@@ -289,7 +290,6 @@ void write_cluster(std::string& out, const Scenario& s) {
   b.header("[knobs]");
   b.set("lag_probe_interval_ms", num(s.knobs.lag_probe_interval_ms));
   b.set("history_records_max", num(static_cast<int64_t>(s.knobs.history_records_max)));
-  b.set("consumer_fetch_interval_ms", num(c.consumer.fetch_interval_ms));
   b.set("consumer_fetch_records_max", num(c.consumer.max_records_per_fetch));
   b.set("broker_records_max", num(c.broker.max_total_records));
   b.set("broker_partitions_per_topic_max", num(c.broker.max_partitions_per_topic));

@@ -89,7 +89,9 @@ base::Expected<int64_t, Errors> SimBroker::produce(const TopicPartition& tp,
   entry.record.value = std::move(value);
   entry.record.headers = std::move(headers);
   entry.append_ms = now_ms;
-  return append(tp, *log, topic->config, std::move(entry));
+  auto offset = append(tp, *log, topic->config, std::move(entry));
+  if (offset && log_append_observer_) log_append_observer_(tp);
+  return offset;
 }
 
 base::Expected<int64_t, Errors> SimBroker::produce_transactional(
@@ -138,6 +140,7 @@ base::Expected<int64_t, Errors> SimBroker::produce_transactional(
     p.current_txn_first_offset = *offset;
     log->ongoing_txns.emplace(*offset, producer.producer_id);
   }
+  if (log_append_observer_) log_append_observer_(tp);
   return offset;
 }
 
@@ -229,6 +232,7 @@ void SimBroker::write_txn_markers(const TxnMarkers& markers, int64_t now_ms) {
         log->aborted.push_back({markers.producer_id, first, *offset, log->last_stable_offset()});
       }
     }
+    if (log_append_observer_) log_append_observer_(tp);
   }
   for (const std::string& group : markers.groups) {
     coordinator_.complete_txn_offsets(group, markers.producer_id,
@@ -304,6 +308,17 @@ base::Expected<FetchData, Errors> SimBroker::fetch(const TopicPartition& tp, int
   IQ_ASSERT(out.records.empty() || out.records.front().offset >= from_offset,
             "{}-{}: read {} for {}", tp.first, tp.second, out.records.front().offset, from_offset);
   return out;
+}
+
+bool SimBroker::fetch_ready(const TopicPartition& tp, int64_t from_offset,
+                            IsolationLevel isolation_level) const {
+  const PartitionLog* log = find(tp);
+  if (log == nullptr) return true;
+  if (from_offset < log->log_start_offset || from_offset > log->log_end_offset) return true;
+  const int64_t upper = isolation_level == IsolationLevel::READ_COMMITTED
+                            ? log->last_stable_offset()
+                            : log->log_end_offset;
+  return from_offset < upper;
 }
 
 base::Expected<std::vector<ConsumerRecord>, Errors> SimBroker::fetch(const TopicPartition& tp,

@@ -147,6 +147,13 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
   [[nodiscard]] base::Expected<FetchData, Errors> fetch(const TopicPartition& tp,
                                                         int64_t from_offset, int32_t max_records,
                                                         IsolationLevel isolation_level) const;
+  // Whether a fetch from `from_offset` has something to answer now, as Kafka's
+  // ReplicaManager.fetchMessages and DelayedFetch.tryComplete decide it with fetch.min.bytes = 1:
+  // an entry below the high watermark (READ_UNCOMMITTED) or the last stable offset
+  // (READ_COMMITTED) from that offset on (a marker or an aborted record counts, as their bytes
+  // do), or an error to answer (unknown partition, offset out of range). Else the fetch waits.
+  [[nodiscard]] bool fetch_ready(const TopicPartition& tp, int64_t from_offset,
+                                 IsolationLevel isolation_level) const;
   // fetch(READ_UNCOMMITTED)'s records.
   [[nodiscard]] base::Expected<std::vector<ConsumerRecord>, Errors> fetch(
       const TopicPartition& tp, int64_t from_offset, int32_t max_records) const;
@@ -253,6 +260,15 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
   void set_txn_marker_observer(TxnMarkerObserver observer) {
     txn_marker_observer_ = std::move(observer);
   }
+  // Called after every write that may let a waiting fetch complete (Kafka's
+  // ReplicaManager.tryCompleteDelayedRequests after an append): a record appended (produce,
+  // produce_transactional) or a transaction marker written, which moves the last stable offset.
+  // Called once the partition's state is complete; the observer may read the broker but not
+  // write to it.
+  using LogAppendObserver = std::function<void(const TopicPartition&)>;
+  void set_log_append_observer(LogAppendObserver observer) {
+    log_append_observer_ = std::move(observer);
+  }
 
  private:
   struct LogEntry {
@@ -313,6 +329,7 @@ class SimBroker final : private TransactionCoordinator::MarkerWriter {
   bool bound_reached_ = false;
   RemovedRecordObserver removed_record_observer_;
   TxnMarkerObserver txn_marker_observer_;
+  LogAppendObserver log_append_observer_;
   std::map<std::string, Topic> topics_;
   int64_t total_records_ = 0;
   int64_t now_ms_ = 0;  // the latest produce time; time never runs backwards

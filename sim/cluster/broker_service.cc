@@ -29,6 +29,7 @@ static SimNetwork::NodeId broker_node(SimNetwork& network) {
 
 BrokerService::BrokerService(EventLoop& loop, SimNetwork& network, SimBrokerConfig config)
     : loop_(loop), network_(network), node_(broker_node(network)), broker_(config) {
+  broker_.set_log_append_observer([this](const TopicPartition& tp) { on_log_append(tp); });
   if (broker_.cleaner_enabled()) {
     cleaner_event_ = loop_.schedule_after(base::Duration::millis(broker_.cleaner_backoff_ms()),
                                           "broker:log-cleaner", [this] { cleaner_loop(); });
@@ -39,6 +40,7 @@ BrokerService::~BrokerService() {
   if (tick_event_.valid()) loop_.cancel(tick_event_);
   if (txn_tick_event_.valid()) loop_.cancel(txn_tick_event_);
   if (cleaner_event_.valid()) loop_.cancel(cleaner_event_);
+  if (fetch_expiry_event_.valid()) loop_.cancel(fetch_expiry_event_);
 }
 
 void BrokerService::request(const std::string& from, const std::string& label, Call call) {
@@ -65,6 +67,78 @@ void BrokerService::request(const Route& route, Call call) {
         }
         after_call();
       });
+}
+
+void BrokerService::fetch(const Route& route, int64_t max_wait_ms,
+                          std::vector<TopicPartition> partitions, FetchReady ready, Call call) {
+  IQ_ASSERT(route.label < labels_.size() && max_wait_ms >= 0);
+  network_.send(route.from, node_, labels_[route.label], {},
+                [this, route, max_wait_ms, partitions = std::move(partitions),
+                 ready = std::move(ready), call = std::move(call)]() mutable {
+                  ParkedFetch fetch{route, std::move(ready), std::move(call)};
+                  // ReplicaManager.fetchMessages: answer now when there is something to read (or
+                  // an error), when the fetch may not wait, or when the purgatory is full.
+                  const uint64_t id = fetch_id_next_++;
+                  if (max_wait_ms == 0 || partitions.empty() || fetch.ready(broker_) ||
+                      !purgatory_.park(id, partitions, now_ms() + max_wait_ms)) {
+                    answer_fetch(fetch);
+                  } else {
+                    parked_fetches_.emplace(id, std::move(fetch));
+                    plan_fetch_expiry();
+                  }
+                  after_call();
+                });
+}
+
+void BrokerService::answer_fetch(ParkedFetch& fetch) {
+  Handler answer = fetch.call(broker_, now_ms());
+  if (answer) {
+    network_.send(node_, fetch.route.from, labels_[fetch.route.label], "-response",
+                  std::move(answer));
+  }
+}
+
+// DelayedFetch.tryComplete for every fetch a write to `tp` may complete, oldest first. Runs
+// inside the write (the observer), as Kafka completes delayed fetches in the appending thread.
+void BrokerService::on_log_append(const TopicPartition& tp) {
+  if (parked_fetches_.empty()) return;
+  bool completed = false;
+  for (uint64_t id : purgatory_.watchers(tp)) {
+    auto it = parked_fetches_.find(id);
+    IQ_ASSERT(it != parked_fetches_.end(), "parked fetch {} unknown", id);
+    if (!it->second.ready(broker_)) continue;
+    purgatory_.remove(id);
+    ParkedFetch fetch = std::move(it->second);
+    parked_fetches_.erase(it);
+    answer_fetch(fetch);
+    completed = true;
+  }
+  if (completed) plan_fetch_expiry();
+}
+
+// Exactly one expiry event is scheduled, at the purgatory's earliest deadline.
+void BrokerService::plan_fetch_expiry() {
+  const std::optional<int64_t> deadline = purgatory_.next_deadline_ms();
+  const base::Instant at =
+      deadline ? base::Instant::from_ms(std::max(*deadline, now_ms())) : base::Instant::max();
+  if (fetch_expiry_event_.valid() && fetch_expiry_event_.at == at) return;
+  if (fetch_expiry_event_.valid()) loop_.cancel(fetch_expiry_event_);
+  fetch_expiry_event_ = {};
+  if (!deadline) return;
+  fetch_expiry_event_ = loop_.schedule_at(at, "broker:fetch-expiry", [this] { fetch_expiry(); });
+}
+
+// fetch.max.wait.ms passed: DelayedFetch.onComplete answers with whatever is there.
+void BrokerService::fetch_expiry() {
+  fetch_expiry_event_ = {};
+  for (uint64_t id : purgatory_.take_expired(now_ms())) {
+    auto it = parked_fetches_.find(id);
+    IQ_ASSERT(it != parked_fetches_.end(), "expired fetch {} unknown", id);
+    ParkedFetch fetch = std::move(it->second);
+    parked_fetches_.erase(it);
+    answer_fetch(fetch);
+  }
+  plan_fetch_expiry();
 }
 
 void BrokerService::join_group(const std::string& from, const std::string& group_id,

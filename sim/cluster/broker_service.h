@@ -17,6 +17,11 @@
 // log cleaner runs one "broker:log-cleaner" step every log.cleaner.backoff.ms, only when
 // log.cleaner.enable is on. A run that uses neither schedules exactly the events it did before.
 //
+// Fetches are long polls (Kafka's DelayedFetch): a fetch that finds nothing to read is parked in
+// a DelayedFetchPurgatory (broker/delayed_fetch.h) and answered when a write to one of its
+// partitions makes it ready (SimBroker's log-append observer, at the write) or when its
+// fetch.max.wait.ms passes ("broker:fetch-expiry", one event at the earliest deadline).
+//
 // Routing parked answers: a parked request is remembered by (group, member id) with the node and
 // the client's callback. A new member has no id when it sends its first JoinGroup; the service
 // learns the id the coordinator gave it by comparing the group's members before and after the
@@ -31,6 +36,7 @@
 #include <variant>
 #include <vector>
 
+#include "broker/delayed_fetch.h"
 #include "broker/sim_broker.h"
 #include "event_loop/event_loop.h"
 #include "network/sim_network.h"
@@ -58,13 +64,23 @@ class BrokerService {
   void request(const std::string& from, const std::string& label, Call call);
   // A requester's node and request label, resolved once: a request by route captures two numbers
   // where it copied the node's name and the label, and its answer's label is not built per
-  // request (a consumer fetches every fetch_interval_ms). `from` must be a registered node.
+  // request (a consumer fetches again after every answer). `from` must be a registered node.
   struct Route {
     SimNetwork::NodeId from = 0;
     uint32_t label = 0;  // index into labels_
   };
   Route route(const std::string& from, const std::string& label);
   void request(const Route& route, Call call);
+  // A fetch (Kafka's FetchRequest with max_wait_ms and fetch.min.bytes = 1): at delivery,
+  // `ready` says whether the broker has something for it; if so, or if max_wait_ms is 0, `call`
+  // answers at once. Else it waits in the purgatory, watched by `partitions`, and `call` answers
+  // it at the first write after which `ready` holds, or max_wait_ms after delivery.
+  using FetchReady = UniqueFunction<bool(const SimBroker& broker)>;
+  void fetch(const Route& route, int64_t max_wait_ms, std::vector<TopicPartition> partitions,
+             FetchReady ready, Call call);
+  // Fetches waiting in the purgatory now, and those it refused because it was full.
+  size_t fetches_parked() const { return purgatory_.size(); }
+  uint64_t fetches_refused() const { return purgatory_.refused(); }
   void join_group(const std::string& from, const std::string& group_id,
                   const std::string& member_id, const std::string& client_id, const Bytes& metadata,
                   int32_t session_timeout_ms, int32_t rebalance_timeout_ms,
@@ -122,6 +138,16 @@ class BrokerService {
   void plan_txn_tick();
   void txn_tick();
   void cleaner_loop();
+  // A parked fetch's request, kept until it is answered.
+  struct ParkedFetch {
+    Route route;
+    FetchReady ready;
+    Call call;
+  };
+  void answer_fetch(ParkedFetch& fetch);
+  void on_log_append(const TopicPartition& tp);
+  void plan_fetch_expiry();
+  void fetch_expiry();
 
   static constexpr size_t kEventsKeptMax = 10'000;
   static constexpr size_t kParkedMax = 10'000;
@@ -134,6 +160,10 @@ class BrokerService {
   std::vector<std::string> labels_;
   SimBroker broker_;
   std::map<MemberKey, Parked> parked_;
+  DelayedFetchPurgatory purgatory_;
+  std::map<uint64_t, ParkedFetch> parked_fetches_;  // by purgatory id
+  uint64_t fetch_id_next_ = 1;
+  EventId fetch_expiry_event_;
   EventId tick_event_;
   EventId txn_tick_event_;
   EventId cleaner_event_;

@@ -55,7 +55,7 @@ Instance& Cluster::add_instance() {
   c.name = name;
   c.streams = config_.streams;
   c.topology = config_.topology;
-  c.poll_interval_ms = config_.poll_interval_ms;
+  c.poll_ms = config_.poll_ms;
   c.consumer = config_.consumer;
   c.clients = config_.clients;
   c.session_timeout_ms = config_.session_timeout_ms;

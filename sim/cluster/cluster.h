@@ -34,7 +34,7 @@ struct ClusterConfig {
   LinkConfig link;  // every link's default
   StreamsConfig streams;
   TopologyConfig topology;
-  int64_t poll_interval_ms = 10;
+  int64_t poll_ms = 100;  // StreamsConfig poll.ms (Instance: "The loop")
   SimConsumerConfig consumer;
   StreamsClientConfigs
       clients;  // StreamsConfig's client settings (cluster/streams_client_configs.h)

@@ -51,6 +51,25 @@ TEST(ClusterTest, OneInstanceCountsAndAnswersQueries) {
   expect_no_errors(cluster);
 }
 
+// Proves the loop follows Kafka's poll instead of a fixed tick: an idle RUNNING instance runs a
+// pass per poll.ms (100 ms), not per 10 ms, and a record produced to it is processed when the
+// broker's long poll answers (one link delay later), not at the next poll timeout.
+TEST(ClusterTest, LoopWaitsInPollAndWakesOnRecords) {
+  Cluster cluster(count_config(13, 1, 2));
+  cluster.start_all();
+  ASSERT_EQ(cluster.run_until(10'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  Instance& one = cluster.instance(1);
+  ASSERT_EQ(one.streams().state(), KafkaStreamsState::RUNNING) << cluster.seed_text();
+  const uint64_t passes = one.passes();
+  ASSERT_EQ(cluster.run_until(20'000).stop, RunStop::kTimeReached) << cluster.seed_text();
+  EXPECT_GE(one.passes() - passes, 99u) << "the poll timeout did not bound the wait";
+  EXPECT_LE(one.passes() - passes, 101u) << "an idle loop ran more often than poll.ms";
+  cluster.produce(7, 1);
+  ASSERT_EQ(cluster.run_until(20'003).stop, RunStop::kTimeReached) << cluster.seed_text();
+  EXPECT_EQ(count_on(one, 7), std::optional<int64_t>(1)) << "not processed on the fetch's answer";
+  expect_no_errors(cluster);
+}
+
 // Proves two instances share four partitions after their first rebalance, and that
 // query_metadata_for_key points every key at the instance that answers it.
 TEST(ClusterTest, TwoInstancesSharePartitionsAndMetadataRoutesQueries) {

@@ -146,7 +146,8 @@ TEST(DeterminismTest, SameSeedSameDigestForEveryScenario) {
   for (const NamedScenario& s : scenarios()) {
     const RunOutput a = run_scenario(s, kSeed, true);
     const RunOutput b = run_scenario(s, kSeed, true);
-    EXPECT_GT(a.events, 10'000u) << s.name << " seed=" << kSeed << ": suspiciously few events";
+    // Since the loop waits in poll (no 10 ms ticks) these runs take 2 500 to 5 500 events.
+    EXPECT_GT(a.events, 2'000u) << s.name << " seed=" << kSeed << ": suspiciously few events";
     EXPECT_EQ(a.digest, b.digest) << s.name << " seed=" << kSeed << " ran twice: "
                                   << first_difference(a.trace, b.trace, "run 1", "run 2")
                                          .value_or("traces equal, digests not");

@@ -1,5 +1,7 @@
 #include "cluster/instance.h"
 
+#include <algorithm>
+
 #include "base/probe.h"
 #include "cluster/sim_producer.h"
 #include "io/operation_marker.h"
@@ -19,12 +21,16 @@ class LedgerListener final : public ProcessedRecordListener {
   void on_processed(const std::string& topic, int32_t partition, int64_t offset) override {
     IQ_ASSERT(topic == source_topic_, "{} processed {}-{}, not its source topic {}", instance_,
               topic, partition, source_topic_);
+    ++count_;
     // A dead process (a crash that landed inside an operation) processes nothing to the world.
     if (ledger_ != nullptr && !arm_->dead())
       ledger_->processed(loop_.now().ms_since_epoch(), instance_, partition, offset);
   }
+  // Input records processed by this process so far.
+  uint64_t count() const { return count_; }
 
  private:
+  uint64_t count_ = 0;
   ProcessingLedger* ledger_;
   const CrashArm* arm_;
   EventLoop& loop_;
@@ -69,7 +75,7 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
       store_lives_(store_lives != nullptr ? store_lives : &own_store_lives_),
       process_id_(draw_process_id(prng_)),
       run_label_(config_.name + ":run") {
-  IQ_ASSERT(!config_.name.empty() && config_.poll_interval_ms > 0);
+  IQ_ASSERT(!config_.name.empty() && config_.poll_ms >= 0);
   config_.streams.state_dir = kStateDir;
   config_.streams.application_server = config_.name + ":" + std::to_string(kPort);
   if (!service_.network().has_node(config_.name)) service_.network().add_node(config_.name);
@@ -114,7 +120,7 @@ void Instance::start() {
   ++starts_;
   process_->streams->start();
   IQ_ASSERT(!run_event_.valid(), "{} has a loop before start", config_.name);
-  run_loop();
+  schedule_pass(0);
   (void)land_crash_if_dead();
 }
 
@@ -151,6 +157,8 @@ void Instance::build_process() {
     p.restore_consumers.push_back(std::make_unique<SimConsumer>(
         service_, config_.name, thread + "-restore-consumer", restore_consumer, &p.gate));
     p.restore_consumers.back()->set_restore_consumer(true);
+    p.main_consumers.back()->set_wakeup([this] { wake(); });
+    p.restore_consumers.back()->set_wakeup([this] { wake(); });
     SimMembershipConfig m;
     m.group_id = config_.streams.application_id;
     // Kafka's "<application.id>-<process id>-StreamThread-<n>-consumer".
@@ -161,6 +169,7 @@ void Instance::build_process() {
     m.heartbeat_interval_ms = config_.heartbeat_interval_ms;
     p.memberships.push_back(
         std::make_unique<SimGroupMembership>(service_, network, config_.name, m, &p.gate));
+    p.memberships.back()->set_wakeup([this] { wake(); });
     io.threads.push_back(ThreadIo{p.main_consumers.back().get(),
                                   p.restore_consumers.back().get(),
                                   p.memberships.back().get(),
@@ -188,6 +197,7 @@ Status Instance::close() {
   if (!s) errors_.push_back("close: " + s.error().to_string());
   service_.loop().cancel(run_event_);
   run_event_ = {};
+  process_->gate.closed = true;
   closed_process_ = std::move(process_);
   return s;
 }
@@ -263,7 +273,8 @@ void Instance::resume() {
   IQ_ASSERT(running() && paused(), "{} resumed while not paused", config_.name);
   process_->gate.resume();
   if (land_crash_if_dead()) return;
-  if (!not_started()) run_loop();  // a created process gets its loop from start()
+  // A created process gets its loop from start(); a continued one polls again at once.
+  if (!not_started()) schedule_pass(0);
 }
 
 bool Instance::not_started() const {
@@ -314,21 +325,45 @@ SimGroupMembership& Instance::membership(size_t thread) {
   return *process_->memberships[thread];
 }
 
-void Instance::run_loop() {
-  run_event_ = service_.loop().schedule_after(
-      base::Duration::millis(config_.poll_interval_ms), run_label_, [this] {
-        run_event_ = {};
-        if (check_blocked()) {
-          ++passes_blocked_;
-          run_loop();
-          return;
-        }
-        auto s = process_->streams->run_once(service_.now_ms());
-        if (land_crash_if_dead()) return;  // it died inside this pass: no loop, no errors
-        if (!s) errors_.push_back("run_once: " + s.error().to_string());
-        check_callback_errors();
-        run_loop();
-      });
+void Instance::schedule_pass(int64_t delay_ms) {
+  const base::Instant at = service_.loop().now() + base::Duration::millis(delay_ms);
+  if (run_event_.valid()) {
+    if (run_event_.at <= at) return;
+    service_.loop().cancel(run_event_);
+  }
+  run_event_ = service_.loop().schedule_at(at, run_label_, [this] { run_pass(); });
+}
+
+// The loop pass only of a started, running, unpaused process (a created or closed one has no
+// loop, a paused one none until resume, a crashed one none at all).
+void Instance::wake() {
+  if (!running() || paused() || not_started() || process_->gate.dead()) return;
+  schedule_pass(0);
+}
+
+void Instance::run_pass() {
+  run_event_ = {};
+  if (check_blocked()) {
+    ++passes_blocked_;
+    schedule_pass(config_.poll_ms);
+    return;
+  }
+  ++passes_;
+  processed_before_pass_ = process_->processed.count();
+  auto s = process_->streams->run_once(service_.now_ms());
+  if (land_crash_if_dead()) return;  // it died inside this pass: no loop, no errors
+  if (!s) errors_.push_back("run_once: " + s.error().to_string());
+  check_callback_errors();
+  schedule_pass(busy() ? kBusyPassMs : config_.poll_ms);
+}
+
+bool Instance::busy() const {
+  if (process_->processed.count() != processed_before_pass_) return true;
+  const auto pollable = [](const auto& consumers) {
+    return std::any_of(consumers.begin(), consumers.end(),
+                       [](const auto& c) { return c->has_pollable_records(); });
+  };
+  return pollable(process_->main_consumers) || pollable(process_->restore_consumers);
 }
 
 void Instance::check_callback_errors() {

@@ -4,8 +4,27 @@
 // The disk (SimDisk) belongs to the machine and outlives the process; everything else belongs to
 // the process and is rebuilt on every start: the SimFileSystem and SimRocksEnv on the disk, the
 // clients (SimAdmin; per stream thread a main consumer, a restore consumer, a group membership and
-// a record collector) and the iq::KafkaStreams that uses them, driven by a run-loop event every
-// poll_interval_ms that calls KafkaStreams::run_once(now).
+// a record collector) and the iq::KafkaStreams that uses them, driven by loop-pass events that call
+// KafkaStreams::run_once(now) when the stream thread's KafkaConsumer.poll(poll.ms) would return
+// (see "The loop" below).
+//
+// The loop (Kafka's StreamThread.runLoop with the state updater on, at the pinned commit): a
+// pass is run_once. After it the thread waits in poll, and the next pass runs at the first of:
+// - records to hand out: a fetch answer buffered records for the main or the restore consumer
+//   (SimConsumer's wakeup; the restore consumer is the state updater's, which polls with poll.ms
+//   too, and impl/ runs the state updater inside the pass);
+// - a JoinGroup or SyncGroup answer (SimGroupMembership's wakeup: poll runs the rebalance
+//   callbacks when it arrives);
+// - poll.ms after the pass: the poll timeout (Kafka's pollPhase polls with poll.ms in STARTING,
+//   PARTITIONS_ASSIGNED and RUNNING, and with Duration.ZERO in PARTITIONS_REVOKED and
+//   PENDING_SHUTDOWN, where it spins until the group answers: the wakeups above end that wait);
+// - kBusyPassMs after the pass if it processed records or a consumer still holds records to
+//   hand out: Kafka's loop goes on at once (it processes until a pass finds nothing, and poll
+//   returns buffered records without waiting); impl/ processes at most max_records_per_task per
+//   task and pass, so a backlog takes one pass per kBusyPassMs, the virtual time a pass costs.
+// The deadlines run_once acts on (commit.interval.ms, a scheduled probing rebalance, the state
+// directory cleaner, the join/sync request timeouts, the state updater's checkpoints) are checked
+// in every pass, as Kafka checks them after poll returns: at most poll.ms late, as in Kafka.
 //
 // Lifecycle:
 // - create(): a new process whose KafkaStreams is constructed but not started (Kafka's CREATED
@@ -66,7 +85,7 @@ struct InstanceConfig {
   std::string name;       // the network node, "instance-1"; also application.server "<name>:8080"
   StreamsConfig streams;  // state_dir and application_server are set by the instance
   TopologyConfig topology;
-  int64_t poll_interval_ms = 10;
+  int64_t poll_ms = 100;  // StreamsConfig poll.ms: the stream thread's poll timeout
   SimConsumerConfig consumer;
   StreamsClientConfigs clients;  // isolation levels and the transaction timeout, as given
   int32_t session_timeout_ms = 45'000;
@@ -81,6 +100,8 @@ class Instance {
   // Kafka's delivery.timeout.ms default: how long a send blocks on an unreachable broker.
   static constexpr int64_t kDeliveryTimeoutMs = 120'000;
   static constexpr size_t kCrashesLandedMax = 1'000;
+  // The virtual time a loop pass that found work costs before the next one (see "The loop").
+  static constexpr int64_t kBusyPassMs = 1;
 
   // `prng` is this instance's own child stream (world.split("instance-N")). `ledger`, if not
   // null, hears of every input record this instance's tasks process, over all its lifetimes.
@@ -148,6 +169,8 @@ class Instance {
   // Errors returned by run_once or by rebalance callbacks, in order (a healthy run has none).
   const std::vector<std::string>& errors() const { return errors_; }
   uint64_t starts() const { return starts_; }
+  // Loop passes run, over all lifetimes (observing, for tests and docs/performance.md).
+  uint64_t passes() const { return passes_; }
 
  private:
   // One process lifetime. Members are destroyed in reverse order: KafkaStreams first (its stores
@@ -155,7 +178,13 @@ class Instance {
   struct Process;
 
   void build_process();
-  void run_loop();
+  // Schedules the next loop pass `delay_ms` from now, unless one is due by then already.
+  void schedule_pass(int64_t delay_ms);
+  void run_pass();
+  // A consumer or the membership has something for the thread blocked in poll.
+  void wake();
+  // The pass found work: the loop goes on after kBusyPassMs instead of waiting in poll.
+  bool busy() const;
   void check_callback_errors();
   // Updates cut_since_ms_ and returns whether this pass is blocked on the broker.
   bool check_blocked();
@@ -169,13 +198,15 @@ class Instance {
   StoreLifeLog own_store_lives_{config_.topology};  // when the caller gives none
   StoreLifeLog* store_lives_;
   ProcessId process_id_;
-  std::string run_label_;  // "<name>:run", built once: the run loop fires every poll_interval_ms
+  std::string run_label_;  // "<name>:run", built once: a label for every loop pass
   SimDisk disk_;
   std::unique_ptr<Process> process_;
   std::unique_ptr<Process> closed_process_;  // what close() left behind, see closed_streams()
   EventId run_event_;
   std::vector<std::string> errors_;
   uint64_t starts_ = 0;
+  uint64_t passes_ = 0;
+  uint64_t processed_before_pass_ = 0;
   bool retired_ = false;
   std::optional<int64_t> cut_since_ms_;
   bool blocked_ = false;

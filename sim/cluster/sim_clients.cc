@@ -36,18 +36,13 @@ SimConsumer::SimConsumer(BrokerService& service, std::string node, std::string n
     : service_(service),
       node_(std::move(node)),
       name_(std::move(name)),
-      fetch_loop_label_(node_ + ":" + name_ + ":fetch-loop"),
       fetch_label_(name_ + ":fetch"),
       config_(config),
       gate_(gate) {
-  IQ_ASSERT(config_.fetch_interval_ms > 0 && config_.max_records_per_fetch > 0);
-  fetch_loop();
+  IQ_ASSERT(config_.fetch_max_wait_ms >= 0 && config_.max_records_per_fetch > 0);
 }
 
-SimConsumer::~SimConsumer() {
-  if (fetch_event_.valid()) service_.loop().cancel(fetch_event_);
-}
-
+SimConsumer::~SimConsumer() = default;
 void SimConsumer::assign(const std::vector<TopicPartition>& partitions) {
   std::map<TopicPartition, PartitionState> kept;
   for (const auto& tp : partitions) {
@@ -123,7 +118,15 @@ std::vector<ConsumerRecord> SimConsumer::poll(size_t max_records) {
       if (state.buffer.empty()) state.position = std::max(state.position, state.buffer_end);
     }
   }
+  // Fetcher.sendFetches after collecting (KafkaConsumer.poll): the drained partitions go into the
+  // next fetch, unless one is still outstanding.
+  send_fetch();
   return out;
+}
+
+bool SimConsumer::has_pollable_records() const {
+  return std::any_of(partitions_.begin(), partitions_.end(),
+                     [](const auto& p) { return !p.second.paused && !p.second.buffer.empty(); });
 }
 
 size_t SimConsumer::buffered(const TopicPartition& tp) const {
@@ -139,51 +142,59 @@ void SimConsumer::reset(PartitionState& state, int64_t position) {
   state.buffer_end = position;
 }
 
-void SimConsumer::fetch_loop() {
-  if (gate_ == nullptr || !gate_->paused) send_fetch();
-  fetch_event_ = service_.loop().schedule_after(base::Duration::millis(config_.fetch_interval_ms),
-                                                fetch_loop_label_, [this] { fetch_loop(); });
-}
-
-// One FetchRequest for every assigned, unpaused partition with an empty buffer and no fetch
-// outstanding (Kafka's fetchablePartitions). The broker reads at delivery time.
+// One FetchRequest (AbstractFetch.prepareFetchRequests) for every assigned, unpaused partition
+// with nothing buffered, unless a fetch is still outstanding: Kafka sends at most one fetch to a
+// node at a time, and there is one broker. The broker holds it up to fetch.max.wait.ms while it
+// has nothing to read (BrokerService::fetch).
 //
-// Nothing goes out while the link to the broker is cut (the node is not ready), and a fetch whose
-// connection a cut broke counts as failed: Kafka's NetworkClient fails every request in flight on
-// a closed connection (DisconnectException) and the Fetcher asks again once the node is ready.
-// Without this, a fetch lost in a cut was waited on for request.timeout.ms after the heal, and the
-// partition processed nothing meanwhile.
+// Nothing goes out while the link to the broker is cut (the node is not ready). A fetch whose
+// connection a cut broke is failed (Kafka's NetworkClient fails every request in flight on a
+// closed connection, DisconnectException), and one unanswered for request.timeout.ms is taken as
+// lost; either way the next one goes out now.
 void SimConsumer::send_fetch() {
-  if (!route_ && service_.network().has_node(node_)) route_ = service_.route(node_, fetch_label_);
-  if (!(route_ ? service_.reachable(route_->from) : service_.reachable(node_))) return;
-  if (gate_ != nullptr && gate_->dead()) return;  // a dead process sends nothing
-  const uint64_t cuts = route_ ? service_.link_cuts(route_->from) : service_.link_cuts(node_);
+  // A stopped, dead or closed process sends nothing.
+  if (gate_ != nullptr && (gate_->paused || gate_->dead() || gate_->closed)) return;
+  if (!route_) {
+    if (!service_.network().has_node(node_)) return;
+    route_ = service_.route(node_, fetch_label_);
+  }
+  if (!service_.reachable(route_->from)) return;
+  const uint64_t cuts = service_.link_cuts(route_->from);
+  if (in_flight_ && in_flight_->cuts == cuts &&
+      now_ms() - in_flight_->sent_ms < config_.request_timeout_ms) {
+    return;
+  }
+  in_flight_.reset();
   struct Want {
     TopicPartition tp;
     int64_t offset;
     uint64_t epoch;
   };
   std::vector<Want> wants;
+  std::vector<TopicPartition> partitions;
   const uint64_t fetch_id = fetch_id_next_;
   for (auto& [tp, state] : partitions_) {
     if (state.paused || !state.buffer.empty()) continue;
-    if (state.fetch_in_flight && state.fetch_cuts == cuts &&
-        now_ms() - state.fetch_sent_ms < config_.request_timeout_ms)
-      continue;
     state.fetch_in_flight = fetch_id;
-    state.fetch_sent_ms = now_ms();
-    state.fetch_cuts = cuts;
     wants.push_back({tp, state.position, state.epoch});
+    partitions.push_back(tp);
   }
   if (wants.empty()) return;
   ++fetch_id_next_;
   ++fetches_sent_;
+  in_flight_ = InFlight{fetch_id, now_ms(), cuts};
   const int32_t max_records = config_.max_records_per_fetch;
   const IsolationLevel isolation = config_.isolation_level;
-  // Runs once, at the broker: the wants' partitions move into the results.
+  BrokerService::FetchReady ready = [wants, isolation](const SimBroker& broker) {
+    return std::any_of(wants.begin(), wants.end(), [&](const Want& w) {
+      return broker.fetch_ready(w.tp, w.offset, isolation);
+    });
+  };
+  // Runs once, at the broker (at delivery or when the parked fetch completes): the wants'
+  // partitions move into the results.
   BrokerService::Call call = [this, alive = std::weak_ptr<Alive>(alive_), wants = std::move(wants),
-                              fetch_id, max_records,
-                              isolation](SimBroker& broker, int64_t) mutable -> Handler {
+                              fetch_id, max_records, isolation,
+                              cuts](SimBroker& broker, int64_t) mutable -> Handler {
     std::vector<FetchResult> results;
     results.reserve(wants.size());
     for (Want& w : wants) {
@@ -195,21 +206,22 @@ void SimConsumer::send_fetch() {
         r.next_fetch_offset = data->next_fetch_offset;
       }
     }
-    return FetchAnswer{this, std::move(alive), std::move(results)};
+    return FetchAnswer{this, std::move(alive), cuts, std::move(results)};
   };
-  if (route_) {
-    service_.request(*route_, std::move(call));
-  } else {
-    service_.request(node_, fetch_label_, std::move(call));
-  }
+  service_.fetch(*route_, config_.fetch_max_wait_ms, std::move(partitions), std::move(ready),
+                 std::move(call));
 }
 
-// At the consumer's node: handled now, or when the paused process resumes.
+// At the consumer's node: handled now, or when the paused process resumes. An answer sent after
+// a cut broke its connection (a fetch the broker held across the cut) is not delivered.
 void SimConsumer::FetchAnswer::operator()() {
   if (alive.expired()) return;  // the process died meanwhile
+  if (consumer->route_ && consumer->service_.link_cuts(consumer->route_->from) != cuts) return;
   ProcessGate* gate = consumer->gate_;
   auto handle = [answer = std::move(*this)]() mutable {
-    if (!answer.alive.expired()) answer.consumer->on_fetch_response(answer.results);
+    if (answer.alive.expired()) return;
+    const uint64_t id = answer.results.empty() ? 0 : answer.results.front().fetch_id;
+    answer.consumer->on_fetch_response(id, answer.results);
   };
   if (gate != nullptr) {
     gate->deliver(std::move(handle));
@@ -219,7 +231,12 @@ void SimConsumer::FetchAnswer::operator()() {
 }
 
 // Data of a partition that was sought, reassigned or revoked since the fetch went out is stale.
-void SimConsumer::on_fetch_response(std::vector<FetchResult>& results) {
+// Then, as the fetcher inside a blocked KafkaConsumer.poll: records to hand out wake the thread;
+// an answer with nothing (a long poll that expired) is followed by the next fetch at once.
+void SimConsumer::on_fetch_response(uint64_t fetch_id, std::vector<FetchResult>& results) {
+  if (in_flight_ && in_flight_->id == fetch_id) in_flight_.reset();
+  bool pollable = false;
+  bool failed = false;
   for (FetchResult& r : results) {
     auto it = partitions_.find(r.tp);
     if (it == partitions_.end()) continue;
@@ -232,7 +249,11 @@ void SimConsumer::on_fetch_response(std::vector<FetchResult>& results) {
       IQ_ASSERT(rec.offset >= after, "{}: fetched offset {} after {}", name_, rec.offset, after);
       state.buffer.push_back(std::move(rec));
     }
-    if (!r.next_fetch_offset) continue;
+    if (!state.paused && !state.buffer.empty()) pollable = true;
+    if (!r.next_fetch_offset) {
+      failed = true;
+      continue;
+    }
     IQ_ASSERT(state.buffer.empty() || *r.next_fetch_offset > state.buffer.back().offset,
               "{}: next fetch offset {} before fetched {}", name_, *r.next_fetch_offset,
               state.buffer.back().offset);
@@ -240,6 +261,13 @@ void SimConsumer::on_fetch_response(std::vector<FetchResult>& results) {
     // Only markers, aborted records or removed offsets: the position moves past them now.
     if (state.buffer.empty()) state.position = state.buffer_end;
   }
+  if (pollable) {
+    if (wakeup_) wakeup_();
+    return;
+  }
+  // An error waits for the next poll (Kafka backs off before it fetches such a partition again);
+  // so does a fetch the broker could not hold (fetch.max.wait.ms = 0), or the loop would spin.
+  if (!failed && config_.fetch_max_wait_ms > 0) send_fetch();
 }
 
 // ---- SimAdmin, SimRecordCollector
@@ -425,7 +453,9 @@ void SimGroupMembership::send_join(RebalanceListener& listener) {
                         // An answer to a request whose connection broke cannot arrive.
                         if (alive.expired() || connection_cuts() != cuts) return;
                         arrive([this, alive, id, r] {
-                          if (!alive.expired()) arrived_.push_back({id, r});
+                          if (alive.expired()) return;
+                          arrived_.push_back({id, r});
+                          if (wakeup_) wakeup_();
                         });
                       });
 }
@@ -474,7 +504,9 @@ void SimGroupMembership::handle(RebalanceListener& listener, uint64_t request_id
                       [this, alive, id, cuts](const SyncGroupResponse& s) {
                         if (alive.expired() || connection_cuts() != cuts) return;
                         arrive([this, alive, id, s] {
-                          if (!alive.expired()) arrived_.push_back({id, s});
+                          if (alive.expired()) return;
+                          arrived_.push_back({id, s});
+                          if (wakeup_) wakeup_();
                         });
                       });
 }

@@ -2,7 +2,9 @@
 // The client side of one simulated KafkaStreams process: impl/'s broker seams implemented over the
 // BrokerService and the SimNetwork, from one instance's node ("instance-1").
 //
-// - SimConsumer (iq::Consumer): a fetch buffer filled by a periodic fetch loop over the network.
+// - SimConsumer (iq::Consumer): a fetch buffer filled by Kafka's fetcher over the network: one
+//   fetch in flight, sent by poll() (and again at once when a long poll came back empty) for the
+//   partitions with nothing buffered, parked at the broker up to fetch.max.wait.ms.
 // - SimAdmin (iq::Admin): end offsets, answered synchronously (zero latency).
 // - SimRecordCollector (iq::RecordCollector): produce, acknowledged synchronously (zero latency).
 //   The transactional producer (iq::Producer) is SimTransactionalProducer in sim_producer.h.
@@ -49,6 +51,7 @@ struct Alive {};
 // completes the crash at the end of the event.
 struct ProcessGate {
   bool paused = false;
+  bool closed = false;  // KafkaStreams::close() returned: its consumers fetch no more
   // Move-only, so an arrived answer can own its data (a fetch's records) instead of sharing it.
   std::deque<UniqueFunction<void()>> held;
   CrashArm* arm = nullptr;  // the instance's; null: never dies inside an operation
@@ -78,11 +81,13 @@ struct ProcessGate {
 };
 
 struct SimConsumerConfig {
-  int64_t fetch_interval_ms = 10;
+  // fetch.max.wait.ms: how long the broker holds a fetch that finds nothing to read (Kafka's
+  // DelayedFetch, with fetch.min.bytes = 1). 0: the broker answers at once.
+  int64_t fetch_max_wait_ms = 500;
   int32_t max_records_per_fetch = 500;  // per partition (max.partition.fetch.bytes, in records)
   // request.timeout.ms: a fetch unanswered this long is taken as lost and may be sent again
-  // (an answer dropped on a link that stayed up). One whose connection a cut broke is resent at
-  // once after the heal.
+  // (an answer dropped on a link that stayed up). One whose connection a cut broke is failed
+  // and sent again at the next poll once the link is up.
   int64_t request_timeout_ms = 30'000;
   // isolation.level: READ_COMMITTED fetches stop at the last stable offset and drop aborted
   // records. Either way markers are never handed out, and the position moves past them.
@@ -110,9 +115,15 @@ class SimConsumer final : public Consumer {
 
   // A restore consumer: a poll that hands out records counts as CrashInsideAt::kRestorePoll.
   void set_restore_consumer(bool restore) { restore_ = restore; }
+  // Called when a fetch answer buffered records that poll() would hand out: the thread blocked
+  // in Kafka's poll(timeout) returns then (the Instance schedules its loop pass).
+  void set_wakeup(std::function<void()> wakeup) { wakeup_ = std::move(wakeup); }
+  // Records buffered for an unpaused partition: poll() hands them out without waiting.
+  bool has_pollable_records() const;
 
   // Observing, for tests.
   uint64_t fetches_sent() const { return fetches_sent_; }
+  bool fetch_in_flight() const { return in_flight_.has_value(); }
   size_t buffered(const TopicPartition& tp) const;
 
  private:
@@ -120,9 +131,7 @@ class SimConsumer final : public Consumer {
     int64_t position = 0;  // next offset poll() hands out
     uint64_t epoch = 0;    // changes on every seek and (re)assignment: older data is discarded
     bool paused = false;
-    std::optional<uint64_t> fetch_in_flight;  // the id of the outstanding fetch
-    int64_t fetch_sent_ms = 0;
-    uint64_t fetch_cuts = 0;  // BrokerService::link_cuts() when it went out
+    std::optional<uint64_t> fetch_in_flight;  // the id of the outstanding fetch it is in
     // Increasing offsets from `position` on; gaps where the fetch skipped markers, aborted
     // records or compacted-away offsets. Without those, buffer[i].offset == position + i.
     std::deque<ConsumerRecord> buffer;
@@ -135,25 +144,29 @@ class SimConsumer final : public Consumer {
     std::vector<ConsumerRecord> records;       // empty on error
     std::optional<int64_t> next_fetch_offset;  // unset on error
   };
+  // The fetch outstanding to the broker (Kafka's nodesWithPendingFetchRequests: one per node).
+  struct InFlight {
+    uint64_t id = 0;
+    int64_t sent_ms = 0;
+    uint64_t cuts = 0;  // BrokerService::link_cuts() when it went out
+  };
   // A fetch's answer as it travels back: owned by the handlers that carry it (moved, not shared).
   struct FetchAnswer {
     SimConsumer* consumer;
     std::weak_ptr<Alive> alive;
+    uint64_t cuts = 0;  // the connection it was sent on: an answer on a broken one never arrives
     std::vector<FetchResult> results;
     void operator()();
   };
 
-  void fetch_loop();
   void send_fetch();
-  void on_fetch_response(std::vector<FetchResult>& results);
+  void on_fetch_response(uint64_t fetch_id, std::vector<FetchResult>& results);
   void reset(PartitionState& state, int64_t position);
   int64_t now_ms() const { return service_.now_ms(); }
 
   BrokerService& service_;
   std::string node_;
   std::string name_;
-  // The labels of this consumer's events, built once: a fetch loop runs every fetch_interval_ms.
-  std::string fetch_loop_label_;
   std::string fetch_label_;
   // The fetch's route to the broker, resolved at the first fetch that finds node_ registered.
   std::optional<BrokerService::Route> route_;
@@ -164,7 +177,8 @@ class SimConsumer final : public Consumer {
   uint64_t epoch_next_ = 1;
   uint64_t fetch_id_next_ = 1;
   uint64_t fetches_sent_ = 0;
-  EventId fetch_event_;
+  std::optional<InFlight> in_flight_;
+  std::function<void()> wakeup_;
   std::shared_ptr<Alive> alive_ = std::make_shared<Alive>();
 };
 
@@ -245,6 +259,10 @@ class SimGroupMembership final : public GroupMembership {
     callback_error_.reset();
     return e;
   }
+  // Called when a JoinGroup or SyncGroup answer arrived: the thread blocked in KafkaConsumer.poll
+  // (ConsumerCoordinator.poll, joinGroupIfNeeded) handles it then, running the rebalance
+  // callbacks (the Instance schedules its loop pass).
+  void set_wakeup(std::function<void()> wakeup) { wakeup_ = std::move(wakeup); }
   bool stable() const { return stable_; }
   uint64_t commits_skipped() const { return commits_skipped_; }
   // JoinGroup/SyncGroup requests failed because a cut broke the connection they went out on, or
@@ -295,6 +313,7 @@ class SimGroupMembership final : public GroupMembership {
   std::deque<Arrived> arrived_;
   std::optional<StreamsError> callback_error_;
   uint64_t commits_skipped_ = 0;
+  std::function<void()> wakeup_;
   EventId heartbeat_event_;
   std::shared_ptr<Alive> alive_ = std::make_shared<Alive>();
 };

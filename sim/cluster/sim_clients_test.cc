@@ -23,8 +23,8 @@ struct World {
   BrokerService service{loop, network};
 };
 
-// Proves the consumer's fetch loop fills the buffer over the network and poll() hands records out
-// in offset order, advancing the position.
+// Proves the consumer's first poll sends a fetch that fills the buffer over the network and poll()
+// hands records out in offset order, advancing the position.
 TEST(SimConsumerTest, FetchesOverTheNetworkAndPollsInOrder) {
   World w;
   w.append(3);
@@ -44,7 +44,9 @@ TEST(SimConsumerTest, SeekDiscardsInFlightData) {
   w.append(5);
   SimConsumer c(w.service, "instance-1", "c");
   c.assign({{"t", 0}});
-  (void)w.loop.run_until(base::Instant::from_ms(12));  // the fetch from 0 is in flight
+  EXPECT_TRUE(c.poll(10).empty());  // sends the fetch from 0
+  (void)w.loop.run_until(base::Instant::from_ms(3));
+  ASSERT_TRUE(c.fetch_in_flight());
   c.seek({"t", 0}, 3);
   (void)w.loop.run_until(base::Instant::from_ms(60));
   auto records = c.poll(10);
@@ -52,7 +54,7 @@ TEST(SimConsumerTest, SeekDiscardsInFlightData) {
   EXPECT_EQ(records[0].offset, 3);
 }
 
-// Proves a cut link delivers nothing, and a healed one resumes after the request timeout.
+// Proves a cut link delivers nothing, and a healed one resumes at the next poll.
 TEST(SimConsumerTest, CutLinkDeliversNothing) {
   World w;
   w.append(2);
@@ -61,22 +63,26 @@ TEST(SimConsumerTest, CutLinkDeliversNothing) {
   SimConsumer c(w.service, "instance-1", "c", config);
   c.assign({{"t", 0}});
   w.network.cut("instance-1", BrokerService::kNode);
+  EXPECT_TRUE(c.poll(10).empty());
   (void)w.loop.run_until(base::Instant::from_ms(500));
   EXPECT_TRUE(c.poll(10).empty());
+  EXPECT_EQ(c.fetches_sent(), 0u) << "a fetch went out on a cut link";
   w.network.heal_all();
-  (void)w.loop.run_until(base::Instant::from_ms(800));
+  EXPECT_TRUE(c.poll(10).empty());
+  (void)w.loop.run_until(base::Instant::from_ms(520));
   EXPECT_EQ(c.poll(10).size(), 2u);
 }
 
-// Proves a fetch whose connection a cut broke is sent again as soon as the link heals (Kafka fails
-// requests in flight on a closed connection), not after the 30 s request timeout; and that
-// nothing is sent while the link is cut.
+// Proves a fetch whose connection a cut broke is sent again at the first poll after the heal
+// (Kafka fails requests in flight on a closed connection), not after the 30 s request timeout;
+// and that nothing is sent while the link is cut.
 TEST(SimConsumerTest, FetchLostToACutIsResentRightAfterTheHeal) {
   World w;
   w.append(2);
   SimConsumer c(w.service, "instance-1", "c");  // request.timeout.ms 30 000
   c.assign({{"t", 0}});
-  (void)w.loop.run_until(base::Instant::from_ms(12));  // the first fetch is on the wire
+  EXPECT_TRUE(c.poll(10).empty());
+  (void)w.loop.run_until(base::Instant::from_ms(2));  // the first fetch is on the wire
   ASSERT_EQ(c.fetches_sent(), 1u);
   w.network.cut("instance-1", BrokerService::kNode);
   w.network.cut(BrokerService::kNode, "instance-1");
@@ -84,8 +90,83 @@ TEST(SimConsumerTest, FetchLostToACutIsResentRightAfterTheHeal) {
   EXPECT_TRUE(c.poll(10).empty());
   EXPECT_EQ(c.fetches_sent(), 1u) << "a fetch went out on a cut link";
   w.network.heal_all();
-  (void)w.loop.run_until(base::Instant::from_ms(540));
+  EXPECT_TRUE(c.poll(10).empty());
+  (void)w.loop.run_until(base::Instant::from_ms(520));
   EXPECT_EQ(c.poll(10).size(), 2u) << "the lost fetch was not resent after the heal";
+}
+
+// Proves the fetch is a long poll (Kafka's DelayedFetch): at the log end the broker holds it and
+// answers when a record arrives, not at fetch.max.wait.ms; the consumer's wakeup fires then; and
+// an answer with nothing (the wait expired) is followed by the next fetch at once.
+TEST(SimConsumerTest, LongPollAnswersWhenDataArrives) {
+  World w;
+  SimConsumer c(w.service, "instance-1", "c");  // fetch.max.wait.ms 500
+  std::vector<int64_t> woken;
+  c.set_wakeup([&] { woken.push_back(w.service.now_ms()); });
+  c.assign({{"t", 0}});
+  EXPECT_TRUE(c.poll(10).empty());
+  (void)w.loop.run_until(base::Instant::from_ms(200));
+  EXPECT_EQ(w.service.fetches_parked(), 1u);
+  EXPECT_EQ(c.fetches_sent(), 1u) << "the consumer fetched on a tick";
+  w.append(1);  // answered at once: back at the consumer at 205
+  EXPECT_EQ(w.service.fetches_parked(), 0u);
+  (void)w.loop.run_until(base::Instant::from_ms(205));
+  EXPECT_EQ(woken, (std::vector<int64_t>{205}));
+  ASSERT_EQ(c.poll(10).size(), 1u);  // and the next fetch goes out
+  EXPECT_EQ(c.fetches_sent(), 2u);
+  // Nothing more: the fetch sent at 205 waits until 210 + 500, comes back empty at 715 and the
+  // next one goes out then, without a poll and without waking the thread.
+  (void)w.loop.run_until(base::Instant::from_ms(714));
+  EXPECT_EQ(c.fetches_sent(), 2u);
+  (void)w.loop.run_until(base::Instant::from_ms(716));
+  EXPECT_EQ(c.fetches_sent(), 3u);
+  EXPECT_EQ(woken.size(), 1u) << "an empty answer woke the thread";
+}
+
+// Proves Kafka's one fetch in flight per node: a partition assigned while a fetch is parked is
+// fetched only once that fetch came back (here at its fetch.max.wait.ms), not beside it.
+TEST(SimConsumerTest, OneFetchInFlightAtATime) {
+  World w;
+  IQ_ASSERT(w.service.broker().create_topic("u", 1) == Errors::NONE);
+  IQ_ASSERT(w.service.broker().produce({"u", 0}, Bytes("k"), Bytes("v"), 0, {}, 0).has_value());
+  SimConsumerConfig config;
+  config.fetch_max_wait_ms = 100;
+  SimConsumer c(w.service, "instance-1", "c", config);
+  c.assign({{"t", 0}});
+  EXPECT_TRUE(c.poll(10).empty());  // parked at the broker from 5 to 105
+  (void)w.loop.run_until(base::Instant::from_ms(20));
+  c.assign({{"t", 0}, {"u", 0}});
+  EXPECT_TRUE(c.poll(10).empty());
+  EXPECT_EQ(c.fetches_sent(), 1u);
+  (void)w.loop.run_until(base::Instant::from_ms(109));
+  EXPECT_EQ(c.buffered({"u", 0}), 0u) << "u-0 was fetched beside the parked fetch";
+  (void)w.loop.run_until(base::Instant::from_ms(121));  // empty at 110, u-0 and t-0 again at once
+  EXPECT_EQ(c.buffered({"u", 0}), 1u);
+}
+
+// Proves a read_committed long poll waits for the last stable offset, not the high watermark:
+// an open transaction's record leaves it parked, and the commit marker completes it.
+TEST(SimConsumerTest, ReadCommittedLongPollCompletesWhenTheLsoMoves) {
+  World w;
+  SimBroker& broker = w.service.broker();
+  SimConsumerConfig config;
+  config.isolation_level = IsolationLevel::READ_COMMITTED;
+  SimConsumer c(w.service, "instance-1", "c", config);
+  c.assign({{"t", 0}});
+  EXPECT_TRUE(c.poll(10).empty());
+  (void)w.loop.run_until(base::Instant::from_ms(50));
+  auto producer = broker.init_producer_id("tx", 60'000, 50);
+  ASSERT_TRUE(producer.has_value());
+  ASSERT_EQ(broker.add_partitions_to_txn("tx", *producer, {{"t", 0}}, 50), Errors::NONE);
+  ASSERT_TRUE(
+      broker.produce_transactional("tx", *producer, {"t", 0}, Bytes("k"), Bytes("v"), 0, {}, 50)
+          .has_value());
+  EXPECT_EQ(w.service.fetches_parked(), 1u) << "an uncommitted record completed the fetch";
+  (void)w.loop.run_until(base::Instant::from_ms(100));
+  ASSERT_EQ(broker.end_txn("tx", *producer, ControlRecordType::COMMIT, 100), Errors::NONE);
+  EXPECT_EQ(w.service.fetches_parked(), 0u) << "the commit marker left the fetch parked";
+  (void)w.loop.run_until(base::Instant::from_ms(105));
+  EXPECT_EQ(c.poll(10).size(), 1u);
 }
 
 // Proves the admin and the collector fail while the instance's link to the broker is cut.

@@ -59,7 +59,9 @@ TEST(SimTransactionalProducerTest, ReadCommittedConsumersSeeOnlyCommittedRecords
   SimConsumer committed = w.consumer(IsolationLevel::READ_COMMITTED, "rc");
   SimConsumer uncommitted = w.consumer(IsolationLevel::READ_UNCOMMITTED, "ru");
   committed.assign({kTp});
+  (void)committed.poll(0);  // the first poll sends the first fetch
   uncommitted.assign({kTp});
+  (void)uncommitted.poll(0);  // the first poll sends the first fetch
   (void)w.loop.run_until(base::Instant::from_ms(100));
   EXPECT_EQ(poll_offsets(committed), (std::vector<int64_t>{0, 1})) << "seed " << kSeed;
   EXPECT_EQ(committed.position(kTp), std::optional<int64_t>(5));
@@ -81,6 +83,7 @@ TEST(SimTransactionalProducerTest, AnOpenTransactionHoldsReadCommittedAtTheLastS
   ASSERT_EQ(*p.send("t", 0, Bytes("k"), Bytes("a"), 0, {}), 1);
   SimConsumer committed = w.consumer(IsolationLevel::READ_COMMITTED, "rc");
   committed.assign({kTp});
+  (void)committed.poll(0);  // the first poll sends the first fetch
   (void)w.loop.run_until(base::Instant::from_ms(100));
   EXPECT_EQ(poll_offsets(committed), (std::vector<int64_t>{0})) << "seed " << kSeed;
   EXPECT_EQ(committed.position(kTp), std::optional<int64_t>(1));
@@ -124,6 +127,7 @@ TEST(SimTransactionalProducerTest, ANewIncarnationFencesTheOldOneWhichEndsFatall
   ASSERT_TRUE(fresh.commit_transaction());
   SimConsumer committed = w.consumer(IsolationLevel::READ_COMMITTED, "rc");
   committed.assign({kTp});
+  (void)committed.poll(0);  // the first poll sends the first fetch
   (void)w.loop.run_until(base::Instant::from_ms(100));
   auto records = committed.poll(100);
   ASSERT_EQ(records.size(), 1u) << "seed " << kSeed;

@@ -67,6 +67,17 @@ class ReferenceStore {
   void visit_range(int32_t partition, const std::optional<KeyBytes>& lower,
                    const std::optional<KeyBytes>& upper, Order order, int64_t offset_inclusive,
                    Visit&& visit) const;
+  // Whether the key's aggregate at offset_inclusive may carry `timestamp_ms` when the
+  // aggregation read its previous aggregate through a store that keeps no timestamps. Kafka's
+  // KeyValueToTimestampedKeyValueByteStoreAdapter (a plain RocksDB supplier under a timestamped
+  // builder) answers a get with NO_TIMESTAMP (-1), and KStreamAggregate then takes
+  // max(record.timestamp(), -1): whenever the aggregate was read from the store rather than from
+  // the cache, the timestamps of the records before that read are forgotten. So a cached
+  // aggregate's timestamp is the maximum of the record timestamps from some record of the key
+  // on, not necessarily over all of them (docs/fidelity.md, "timestamps over a plain store").
+  // For kLatest (a KTable source takes the record's timestamp) only get()'s timestamp.
+  bool timestamp_after_reload_possible(int32_t partition, const KeyBytes& key,
+                                       int64_t offset_inclusive, int64_t timestamp_ms) const;
   // The offset of the newest record at or before offset_inclusive that wrote the store.
   std::optional<int64_t> last_write_offset(int32_t partition, int64_t offset_inclusive) const;
   // The same, ignoring kDelete records: an in-memory store's delete() does not update its
@@ -85,6 +96,9 @@ class ReferenceStore {
   struct Version {
     int64_t offset;
     std::optional<ValueAndTimestamp> vt;
+    // The newest timestamp among the records folded into this version (their own, before the
+    // aggregation's max): what timestamp_after_reload_possible walks.
+    int64_t record_timestamp_ms = 0;
   };
   using Versions = std::vector<Version>;
 
