@@ -244,6 +244,9 @@ struct Violation {
   // Why the class was given (the proof, in one line), or why a violation of a property the
   // classification looks at stayed a failure.
   std::string class_evidence;
+  // kRestartWithoutCheckpoint's proof: the store object it names loaded a .checkpoint (the form
+  // exactly_once_v2 admits too: violation_class.cc, admitted).
+  bool restored_from_checkpoint = false;
   uint64_t record_id = 0;        // the query record, 0 when the violation is not about one query
   int32_t partition = -1;        // the partition result it is about, -1 if none
   uint64_t other_record_id = 0;  // SamePositionSameAnswer: the earlier record it differs from

@@ -110,9 +110,6 @@ bool admitted(const JudgeContext& context, ViolationClass c) {
   return holds_under(c, context.trace().guarantee);
 }
 
-// The proven form of kRestartWithoutCheckpoint whose store restarted from an older .checkpoint.
-constexpr std::string_view kReplayedFromCheckpoint = "replayed from its .checkpoint";
-
 // The class rule admits kRestartWithoutCheckpoint under at_least_once only, for its forms without
 // a .checkpoint (under exactly_once_v2 ProcessorStateManager.initializeStoreOffsetsFromCheckpoint
 // throws TaskCorruptedException and the task is wiped). Its form restored from an older
@@ -125,8 +122,7 @@ constexpr std::string_view kReplayedFromCheckpoint = "replayed from its .checkpo
 bool admitted(const JudgeContext& context, const Violation& v) {
   if (admitted(context, v.violation_class)) return true;
   return v.violation_class == ViolationClass::kRestartWithoutCheckpoint &&
-         context.trace().guarantee == sim::Guarantee::kExactlyOnceV2 &&
-         v.class_evidence.find(kReplayedFromCheckpoint) != std::string::npos;
+         context.trace().guarantee == sim::Guarantee::kExactlyOnceV2 && v.restored_from_checkpoint;
 }
 
 // Whether `instance` was paused or isolated before at_ms (it may have dropped out of the group
@@ -503,6 +499,7 @@ void classify_one(const JudgeContext& context,
     if (w.verdict == detail::Witness::kHolds && w.kept_life != 0) {
       const sim::StoreLife& life = *context.trace().store_life(w.kept_life);
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
+      v.restored_from_checkpoint = life.loaded_checkpoint.has_value();
       v.class_evidence = fmt::format(
           "record #{} is exactly what {}'s store object (life {}, opened at {} ms) held: the {} "
           "entries its files kept from an earlier store object, no older than the .checkpoint it "
@@ -540,6 +537,7 @@ void classify_one(const JudgeContext& context,
     if (w.earlier_life_offset && (outcome->position->is_empty() ||
                                   (w.replica && w.replica->restored_from) || replayed_from_start)) {
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
+      v.restored_from_checkpoint = !outcome->position->is_empty() && w.replica->restored_from;
       v.class_evidence =
           outcome->position->is_empty()
               ? fmt::format(
@@ -557,11 +555,11 @@ void classify_one(const JudgeContext& context,
                     v.record_id, v.partition, w.applied_offset, outcome->position->to_string(),
                     *w.earlier_life_offset, sim::to_string(w.replica->role), w.replica->instance)
               : fmt::format(
-                    "record #{} is the fold of changelog-{} ({}, {}] {} over the fold of [.., {}] "
-                    "(data {} kept from before a crash or restart of {}, newer than that "
-                    "checkpoint)",
+                    "record #{} is the fold of changelog-{} ({}, {}] replayed from its "
+                    ".checkpoint over the fold of [.., {}] (data {} kept from before a crash or "
+                    "restart of {}, newer than that checkpoint)",
                     v.record_id, v.partition, *w.replica->restored_from, w.applied_offset,
-                    kReplayedFromCheckpoint, *w.earlier_life_offset,
+                    *w.earlier_life_offset,
                     sim::to_string(w.replica->role), w.replica->instance);
       return;
     }
