@@ -1089,14 +1089,7 @@ WitnessResult judge_kept_life(const JudgeContext& context, const sim::QueryRecor
   }
   if (context.trace().consistency_offset_vector_enabled && !log.foreign_header) {
     const Position folded = position_of(context, outcome.partition, fold->second);
-    if (!outcome.position || outcome.position->map() != folded.map()) {
-      result.why = fmt::format(
-          "the position is not the fold of life {}'s loaded .position and the headers it applied",
-          life.id);
-      result.folded_position = folded;
-      result.expected = folded.to_string();
-      return result;
-    }
+    if (life_position_differs(outcome.position, folded, life.id, result)) return result;
   } else {
     result.position_not_judged = "position not judged: consistency switch off or a foreign header";
   }
@@ -1106,6 +1099,17 @@ WitnessResult judge_kept_life(const JudgeContext& context, const sim::QueryRecor
 }
 
 }  // namespace
+
+bool life_position_differs(const std::optional<Position>& position, const Position& folded,
+                           uint64_t life_id, WitnessResult& result) {
+  if (position && position->map() == folded.map()) return false;
+  result.why = fmt::format(
+      "the position is not the fold of life {}'s loaded .position and the headers it applied",
+      life_id);
+  result.folded_position = folded;
+  result.expected = folded.to_string();
+  return true;
+}
 
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome) {

@@ -235,6 +235,11 @@ struct WitnessResult {
   // (its recorded life, trace/store_life.h; window and session stores): that life's id.
   uint64_t kept_life = 0;
 };
+// A kept life's answer must report `folded`, the fold of the life's loaded .position and the
+// headers it applied: when `position` is not it, `result` says so (expecting `folded`) and this
+// returns true.
+bool life_position_differs(const std::optional<Position>& position, const Position& folded,
+                           uint64_t life_id, WitnessResult& result);
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
 // changelog_witness's verdict, answering replica and applied offset for an answer (the other

@@ -867,14 +867,7 @@ void judge_kept_life(const JudgeContext& context, const sim::QueryRecord& record
     if (fold->header >= SourceOffset(0)) {
       folded.with_component(context.trace().topology.source_topic, partition, fold->header);
     }
-    if (!outcome.position || outcome.position->map() != folded.map()) {
-      result.why = fmt::format(
-          "the position is not the fold of life {}'s loaded .position and the headers it applied",
-          life.id);
-      result.folded_position = folded;
-      result.expected = folded.to_string();
-      return;
-    }
+    if (life_position_differs(outcome.position, folded, life.id, result)) return;
   } else {
     result.position_not_judged = "position not judged: consistency switch off or a foreign header";
   }
