@@ -199,9 +199,8 @@ void WindowHistory::restore_put(int32_t partition, int64_t offset, const KeyByte
   p.steps.record(StoreStep{offset, p.store_stream_time_ms, !expired, false});
 }
 
-void WindowHistory::load_kept(int32_t partition, int64_t offset, const KeyBytes& key,
-                              int64_t value, int64_t timestamp_ms, int64_t window_start_ms,
-                              int64_t seqnum) {
+void WindowHistory::load_kept(int32_t partition, int64_t offset, const KeyBytes& key, int64_t value,
+                              int64_t timestamp_ms, int64_t window_start_ms, int64_t seqnum) {
   IQ_ASSERT(spec_.backing == StoreBacking::kSegmented, "only a segmented store keeps data");
   IQ_ASSERT(offset >= 0 && seqnum >= 0, "offset {} seqnum {}", offset, seqnum);
   count_record();

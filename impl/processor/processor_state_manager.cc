@@ -115,7 +115,8 @@ void ProcessorStateManager::report_opened() {
     opening.active = active_;
     opening.persistent = m.store->persistent();
     // Only a watched store reads what it kept (the read changes nothing, but costs).
-    if (watched && opening.persistent) opening.over_kept_data = m.store->kept_entries(&opening.kept);
+    if (watched && opening.persistent)
+      opening.over_kept_data = m.store->kept_entries(&opening.kept);
     opening.loaded_checkpoint = m.changelog ? m.offset : std::nullopt;
     opening.loaded_position = m.store->position();
     m.life = observer_->opened(opening);

@@ -16,7 +16,8 @@ namespace {
 
 using testing_fakes::ManagedContext;
 
-std::vector<ConsumerRecord> changelog(int64_t first, int64_t last, const std::string& store = "vs") {
+std::vector<ConsumerRecord> changelog(int64_t first, int64_t last,
+                                      const std::string& store = "vs") {
   std::vector<ConsumerRecord> out;
   for (int64_t o = first; o <= last; ++o) {
     ConsumerRecord r;
@@ -89,8 +90,8 @@ TEST(ProcessorStateManagerTest, ReportsEachEventOfAStoreLife) {
   psm.close(StoreCloseKind::kClean);
   EXPECT_EQ(observer.events,
             (std::vector<std::string>{"opened vs", "1 given 0", "1 given 1", "1 given 2",
-                                      "1 wrote 5", "1 flush_begin", "1 flush_end",
-                                      "1 checkpoint 5", "1 closed_clean"}));
+                                      "1 wrote 5", "1 flush_begin", "1 flush_end", "1 checkpoint 5",
+                                      "1 closed_clean"}));
   ASSERT_TRUE(fs.delete_recursively(dir + "/../..").has_value());
 }
 

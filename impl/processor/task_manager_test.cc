@@ -144,8 +144,7 @@ TEST_F(TaskManagerTest, ACommitTimeoutIsRetriedUntilTaskTimeoutMs) {
   const Status failed = manager_->commit_all(2'201);
   ASSERT_FALSE(failed.has_value());
   EXPECT_EQ(failed.error().kind, StreamsError::Kind::Streams);
-  EXPECT_NE(failed.error().message.find("did not make progress within 1001 ms"),
-            std::string::npos)
+  EXPECT_NE(failed.error().message.find("did not make progress within 1001 ms"), std::string::npos)
       << failed.error().to_string();
 }
 

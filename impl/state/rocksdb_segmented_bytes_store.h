@@ -69,7 +69,9 @@ class RocksDBSegmentedBytesStore {
   [[nodiscard]] Status restore_all(const std::vector<ConsumerRecord>& records);
 
   // StateStore::kept_entries: every segment's entries, in segment order.
-  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) { return segments_.kept_entries(out); }
+  bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) {
+    return segments_.kept_entries(out);
+  }
 
   int64_t observed_stream_time_ms() const { return observed_stream_time_ms_; }
   std::vector<int64_t> segment_ids() const { return segments_.segment_ids(); }

@@ -1070,8 +1070,8 @@ WitnessResult judge_kept_life(const JudgeContext& context, const sim::QueryRecor
                               const sim::PartitionOutcome& outcome,
                               const ChangelogIndex::Partition& log, const sim::StoreLife& life,
                               const std::vector<int32_t>& keys,
-                              const std::vector<sim::UnloggedWrite>& unlogged,
-                              const Answer& answer, WitnessResult result) {
+                              const std::vector<sim::UnloggedWrite>& unlogged, const Answer& answer,
+                              WitnessResult result) {
   const auto fold = life_fold(context, log, life, keys, result.applied_offset, unlogged);
   if (!fold) return not_judged("a record the store object applied is not in the trace");
   result.verdict = Witness::kDiffers;

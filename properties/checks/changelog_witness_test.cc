@@ -556,15 +556,14 @@ TEST(ChangelogWitnessTest, AnArmedCrashThatNeverLandedIsNoRestart) {
   EXPECT_TRUE(detail::restarted_before(context, "instance-4", at(60))) << "seed " << kSeed;
 }
 
-
 // Proves that a key-value store object that opened over data an earlier one kept is judged by its
 // recorded life: it kept key 1 = 11 (changelog 1) beneath its .checkpoint at changelog 0 and
 // loaded the .position {0=0}, so its answer 11 under {0=0} is exactly what it held (the witness
 // holds, naming the life); the same answer from a store object that opened over nothing is no
 // fold of its log, and a kept value no state of the key ever had (9) is a difference.
 TEST(ChangelogWitnessTest, AStoreObjectOverKeptDataIsJudgedByItsRecordedLife) {
-  for (const std::optional<int64_t> kept : {std::optional<int64_t>(11), std::optional<int64_t>(),
-                                            std::optional<int64_t>(9)}) {
+  for (const std::optional<int64_t> kept :
+       {std::optional<int64_t>(11), std::optional<int64_t>(), std::optional<int64_t>(9)}) {
     TraceBuilder b = three_writes(KeyValueSupplier::kRocksDb);
     sim::StoreLife life;
     life.id = 1;
@@ -591,8 +590,9 @@ TEST(ChangelogWitnessTest, AStoreObjectOverKeptDataIsJudgedByItsRecordedLife) {
     if (kept == 11) {
       EXPECT_TRUE(vs.empty()) << "seed " << kSeed << "\n" << vs[0].to_string();
       EXPECT_EQ(tally_of(context).judged, 1u) << "seed " << kSeed;
-      const detail::WitnessResult w = detail::changelog_witness(
-          context, b.trace().history.records().back(), b.trace().history.records().back().partitions[0]);
+      const detail::WitnessResult w =
+          detail::changelog_witness(context, b.trace().history.records().back(),
+                                    b.trace().history.records().back().partitions[0]);
       EXPECT_EQ(w.kept_life, 1u) << "seed " << kSeed;
     } else {
       ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " kept " << kept.value_or(-1);

@@ -254,8 +254,8 @@ bool served_over_kept_data(const JudgeContext& context, const sim::QueryRecord& 
 }
 
 std::optional<std::string> versioned_not_judged(const JudgeContext& context,
-                                                const sim::QueryRecord& record,
-                                                int32_t partition, int64_t offset) {
+                                                const sim::QueryRecord& record, int32_t partition,
+                                                int64_t offset) {
   const sim::QueryRequestRecord& request = record.request;
   const model::VersionedHistory* model = context.versioned();
   if (model == nullptr || !is_versioned_kind(request.kind)) return std::nullopt;

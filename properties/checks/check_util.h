@@ -41,8 +41,8 @@ bool served_over_kept_data(const JudgeContext& context, const sim::QueryRecord& 
 // the replica's observed stream time, which Kafka does not persist, and the answering store
 // object was reopened over kept data: served_over_kept_data), or nullopt.
 std::optional<std::string> versioned_not_judged(const JudgeContext& context,
-                                                const sim::QueryRecord& record,
-                                                int32_t partition, int64_t offset);
+                                                const sim::QueryRecord& record, int32_t partition,
+                                                int64_t offset);
 
 // Window and session stores (window_judge.cc states the rules): the query kinds they answer; why
 // a recorded request cannot be judged (nullopt: it can); the model's answer rendered when a

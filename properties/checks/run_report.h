@@ -49,7 +49,7 @@ struct RunReport {
   std::string kafka_pin = "2024-10-25";  // [configuration] kafka: the Kafka impl/ followed
   AnswerStaleness staleness;
   std::string digest;
-  std::vector<std::string> probes_hit;         // RunTrace::probes_hit
+  std::vector<std::string> probes_hit;  // RunTrace::probes_hit
   // RunTrace::instance_errors: what made a KafkaStreams client fail ("instance-5: run_once: ...").
   std::vector<std::string> instance_errors;
   std::shared_ptr<const sim::RunTrace> trace;  // only with RunOptions::keep_trace

@@ -258,8 +258,7 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
         tally.judged();
         continue;
       }
-      if (reloaded_timestamps_differ(context, record, outcome, *earlier.record,
-                                     *earlier.outcome)) {
+      if (reloaded_timestamps_differ(context, record, outcome, *earlier.record, *earlier.outcome)) {
         tally.judged();
         continue;
       }

@@ -506,8 +506,8 @@ void classify_one(const JudgeContext& context,
           "loaded ({}), with the changelog records given to it up to changelog-{} {}, under its "
           ".position {} and their headers: data newer than its position",
           v.record_id, life.instance, life.id, life.opened_ms.ms_since_epoch(), life.kept.size(),
-          life.loaded_checkpoint ? fmt::format("{}", *life.loaded_checkpoint) : "none",
-          v.partition, w.applied_offset, life.loaded_position.to_string());
+          life.loaded_checkpoint ? fmt::format("{}", *life.loaded_checkpoint) : "none", v.partition,
+          w.applied_offset, life.loaded_position.to_string());
       return;
     }
     // Neither empty nor from a checkpoint: restored from the log start, the replay under way.
@@ -559,8 +559,7 @@ void classify_one(const JudgeContext& context,
                     ".checkpoint over the fold of [.., {}] (data {} kept from before a crash or "
                     "restart of {}, newer than that checkpoint)",
                     v.record_id, v.partition, *w.replica->restored_from, w.applied_offset,
-                    *w.earlier_life_offset,
-                    sim::to_string(w.replica->role), w.replica->instance);
+                    *w.earlier_life_offset, sim::to_string(w.replica->role), w.replica->instance);
       return;
     }
   }

@@ -712,10 +712,9 @@ std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacte
 const sim::ChangelogRecord* record_at(const JudgeContext& context, int32_t partition,
                                       ChangelogOffset offset) {
   const auto& records = context.window_fold_cache().by_partition[partition];
-  auto it = std::lower_bound(records.begin(), records.end(), offset,
-                             [](const sim::ChangelogRecord* r, ChangelogOffset o) {
-                               return r->offset < o;
-                             });
+  auto it = std::lower_bound(
+      records.begin(), records.end(), offset,
+      [](const sim::ChangelogRecord* r, ChangelogOffset o) { return r->offset < o; });
   return it != records.end() && (*it)->offset == offset ? *it : nullptr;
 }
 
@@ -762,8 +761,8 @@ std::optional<WindowFold> window_life_fold(const JudgeContext& context,
       if (r == nullptr) return std::nullopt;
       const model::KeyBytes key = model::serialize_int32_key(r->key);
       if (window && raw_keys && given) {
-        window->restore_put(partition, step++, key, r->value, r->timestamp_ms,
-                            *r->window_start_ms, r->window_seqnum.value_or(0));
+        window->restore_put(partition, step++, key, r->value, r->timestamp_ms, *r->window_start_ms,
+                            r->window_seqnum.value_or(0));
       } else if (window) {
         window->put(partition, step++, key, r->value, r->timestamp_ms, *r->window_start_ms);
       } else {
@@ -1321,35 +1320,33 @@ std::optional<int32_t> key_written_at(const JudgeContext& context, int32_t parti
 // model's stream time to the slot's floor (start + retention), o is at or below `reported`, no
 // record of the replica's applied prefix has a window start at or above that floor, and the
 // window o put was dirty in the cache that logged the prefix (dirty_when_logged).
-std::optional<std::string> floor_raised_by_dirty_write(const JudgeContext& context,
-                                                       const sim::QueryRecord& record,
-                                                       int32_t partition,
-                                                       const sim::ReplicaSnapshot& replica,
-                                                       ChangelogOffset applied, const Slot& slot,
-                                                       const std::optional<SlotState>& folded,
-                                                       int64_t reported) {
+std::optional<std::string> floor_raised_by_dirty_write(
+    const JudgeContext& context, const sim::QueryRecord& record, int32_t partition,
+    const sim::ReplicaSnapshot& replica, ChangelogOffset applied, const Slot& slot,
+    const std::optional<SlotState>& folded, int64_t reported) {
   const model::WindowHistory* history = context.window_history();
   const auto& [key, start, end] = slot;
-  if (history == nullptr || end || !folded || slot_at(context, record.request, partition, slot,
-                                                      reported)) {
-    return fmt::format("slot {}: not a window the fold holds and the model hides",
-                       slot_text(slot));
+  if (history == nullptr || end || !folded ||
+      slot_at(context, record.request, partition, slot, reported)) {
+    return fmt::format("slot {}: not a window the fold holds and the model hides", slot_text(slot));
   }
   const int64_t floor_ms = start + history->spec().retention_ms;
-  const std::optional<int64_t> raised = first_offset_raising(*history, partition, floor_ms,
-                                                             reported);
+  const std::optional<int64_t> raised =
+      first_offset_raising(*history, partition, floor_ms, reported);
   if (!raised || *raised == 0 ||
       slot_at(context, record.request, partition, slot, *raised - 1) != folded) {
-    return fmt::format("slot {}: the model does not hold the fold's state of it until a put at "
-                       "or below offset {} raised its stream time to {}",
-                       slot_text(slot), reported, floor_ms);
+    return fmt::format(
+        "slot {}: the model does not hold the fold's state of it until a put at "
+        "or below offset {} raised its stream time to {}",
+        slot_text(slot), reported, floor_ms);
   }
   for (const sim::ChangelogRecord& r : context.trace().changelog) {
     if (r.partition == partition && r.offset <= applied && r.window_start_ms &&
         *r.window_start_ms >= floor_ms && applied_by(replica, applied, r, answered_at(record))) {
-      return fmt::format("slot {}: changelog-{} offset {} in the replica's prefix has window "
-                         "start {}, at or above the slot's floor {}",
-                         slot_text(slot), partition, r.offset, *r.window_start_ms, floor_ms);
+      return fmt::format(
+          "slot {}: changelog-{} offset {} in the replica's prefix has window "
+          "start {}, at or above the slot's floor {}",
+          slot_text(slot), partition, r.offset, *r.window_start_ms, floor_ms);
     }
   }
   const std::optional<int32_t> raiser = key_written_at(context, partition, *raised);

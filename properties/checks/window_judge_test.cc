@@ -402,7 +402,8 @@ TEST(WindowJudgeTest, AStoreObjectOverKeptDataIsJudgedByItsRecordedLife) {
     const auto vs = check_changelog_witness(context);
     ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
     EXPECT_NE(vs[0].summary.find("kept less than its .checkpoint claims"), std::string::npos)
-        << "seed " << kSeed << "\n" << vs[0].to_string();
+        << "seed " << kSeed << "\n"
+        << vs[0].to_string();
   }
 }
 
@@ -630,8 +631,7 @@ TEST(WindowJudgeTest, AWindowExpiredByADirtyStreamTimeIsDeclaredOnlyWhenOneCache
       << "seed " << kSeed;
   // ... the raising window never flushed, ...
   TraceBuilder never = floor_behind_cache("", 1);
-  EXPECT_EQ(class_of_only_violation(never, "no changelog-0 record of it"),
-            ViolationClass::kFailure)
+  EXPECT_EQ(class_of_only_violation(never, "no changelog-0 record of it"), ViolationClass::kFailure)
       << "seed " << kSeed;
   // ... and a kept window whose value is not the model's before the raise.
   TraceBuilder wrong = floor_behind_cache("instance-1", 7);
@@ -1065,9 +1065,10 @@ TEST(WindowJudgeTest, AWindowStoreOverKeptDataIsKafkasOnlyWhenItsLifeBeganOverIt
     b.log(0, 2, 7, 200, pos(0, 1), "instance-1", 11);
     b.trace().changelog.back().window_start_ms = 0;
     b.trace().changelog.back().window_end_ms = 1'000;
-    b.trace().store_lives.push_back(store_life(
-        kept ? std::vector{kept_window(1, 0, 5), kept_window(2, 0, 7)} : std::vector<sim::KeptEntry>{},
-        std::nullopt, {{0, 0}}));
+    b.trace().store_lives.push_back(
+        store_life(kept ? std::vector{kept_window(1, 0, 5), kept_window(2, 0, 7)}
+                        : std::vector<sim::KeptEntry>{},
+                   std::nullopt, {{0, 0}}));
     testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
     range.r.request.from_time_ms = 0;
     range.r.request.to_time_ms = kForever;

@@ -61,8 +61,8 @@ Instance& Cluster::add_instance() {
   c.session_timeout_ms = config_.session_timeout_ms;
   c.rebalance_timeout_ms = config_.rebalance_timeout_ms;
   c.heartbeat_interval_ms = config_.heartbeat_interval_ms;
-  instances_.push_back(std::make_unique<Instance>(*broker_, c, prng_.split(name), &ledger_,
-                                                &store_lives_));
+  instances_.push_back(
+      std::make_unique<Instance>(*broker_, c, prng_.split(name), &ledger_, &store_lives_));
   return *instances_.back();
 }
 

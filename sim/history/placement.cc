@@ -72,8 +72,8 @@ std::vector<OwnWriteRun> own_write_runs(const StoreLife& life) {
       if (!writing) out.push_back({before, e.last, e.first});
       out.back().last_offset = e.last;
       // Paired with ProcessorStateManager's assertion that offsets grow.
-      IQ_ASSERT(out.back().after_offset < out.back().first_offset, "life {}: run ({}, {}]",
-                life.id, out.back().after_offset, out.back().last_offset);
+      IQ_ASSERT(out.back().after_offset < out.back().first_offset, "life {}: run ({}, {}]", life.id,
+                out.back().after_offset, out.back().last_offset);
       writing = true;
     }
   }

@@ -157,13 +157,20 @@ inline constexpr std::array<Named<uint32_t>, 9> kCrashDuring{{
 
 // expect_error: the Java exception class names StreamsError::kind_name spells.
 inline constexpr std::array<StreamsError::Kind, 15> kStreamsErrorKinds{
-    StreamsError::Kind::UnknownStateStore,    StreamsError::Kind::StreamsNotStarted,
-    StreamsError::Kind::StreamsStopped,       StreamsError::Kind::InvalidStateStore,
-    StreamsError::Kind::UnsupportedOperation, StreamsError::Kind::IllegalArgument,
-    StreamsError::Kind::IllegalState,         StreamsError::Kind::ClassCast,
-    StreamsError::Kind::ProcessorState,       StreamsError::Kind::Streams,
-    StreamsError::Kind::BufferUnderflow,      StreamsError::Kind::TaskMigrated,
-    StreamsError::Kind::Serialization,        StreamsError::Kind::TaskCorrupted,
+    StreamsError::Kind::UnknownStateStore,
+    StreamsError::Kind::StreamsNotStarted,
+    StreamsError::Kind::StreamsStopped,
+    StreamsError::Kind::InvalidStateStore,
+    StreamsError::Kind::UnsupportedOperation,
+    StreamsError::Kind::IllegalArgument,
+    StreamsError::Kind::IllegalState,
+    StreamsError::Kind::ClassCast,
+    StreamsError::Kind::ProcessorState,
+    StreamsError::Kind::Streams,
+    StreamsError::Kind::BufferUnderflow,
+    StreamsError::Kind::TaskMigrated,
+    StreamsError::Kind::Serialization,
+    StreamsError::Kind::TaskCorrupted,
     StreamsError::Kind::Timeout,
 };
 

@@ -29,9 +29,10 @@ inline constexpr std::string_view kProgress = "Progress";
 inline constexpr std::string_view kDeterministic = "Deterministic";
 
 inline constexpr std::array<std::string_view, 11> kAll{
-    kResultMatchesModel,   kSamePositionSameAnswer, kBoundHonored, kSessionMonotonic,
-    kFailureReasonCorrect, kEventuallyAvailable,    kLagReported,  kChangelogWitness,
-    kScriptedExpectations, kProgress,               kDeterministic,
+    kResultMatchesModel, kSamePositionSameAnswer, kBoundHonored,
+    kSessionMonotonic,   kFailureReasonCorrect,   kEventuallyAvailable,
+    kLagReported,        kChangelogWitness,       kScriptedExpectations,
+    kProgress,           kDeterministic,
 };
 
 // How many of kAll are trace-level checks (all but the trailing Deterministic).

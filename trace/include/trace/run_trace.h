@@ -199,8 +199,8 @@ struct LivenessFailure {
 // the live threads, one RUNNING active per partition, every standby and warmup at lag 0, every
 // source offset committed) or the liveness deadline, and recorded which came first.
 struct ProgressRecord {
-  base::Instant since_ms{};     // when every partition had answered (the wait began)
-  base::Instant deadline_ms{};  // faults stopped + the liveness timeout
+  base::Instant since_ms{};                   // when every partition had answered (the wait began)
+  base::Instant deadline_ms{};                // faults stopped + the liveness timeout
   std::optional<base::Instant> quiescent_ms;  // absent: not quiescent by the deadline
   std::string gap;  // at the deadline, the first condition that still failed
 };
