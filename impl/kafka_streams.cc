@@ -58,6 +58,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
       env.task_dir = state_directory_->task_dir(id);
       env.consistency_enabled = config_.consistency_offset_vector_enabled;
       env.kafka_pin = config_.kafka_pin;
+      env.quirks = config_.quirks;
       env.eos_enabled = eos_enabled();
       env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
       env.fs = io_.fs;

@@ -10,6 +10,7 @@
 
 #include "iq/isolation_level.h"
 #include "iq/kafka_pin.h"
+#include "iq/kafka_quirks.h"
 #include "iq/state_query_request.h"
 #include "iq/state_query_result.h"
 #include "iq/streams_metadata.h"
@@ -30,6 +31,9 @@ struct StreamsConfig {
   // Which Kafka impl/ follows in this client (iq/kafka_pin.h). Not a Kafka config: the version of
   // the library the application runs. Scenario files set it as [configuration] kafka.
   KafkaPin kafka_pin = KafkaPin::k2024_10_25;
+  // Kafka's quirks that change only answers, each on as Kafka has it (iq/kafka_quirks.h): only
+  // the judge's rerun turns one off.
+  KafkaQuirks quirks;
   std::string application_id = "iqsim";
   std::string application_server;  // "host:port"; empty leaves the client out of metadata
   std::string state_dir = "/tmp/kafka-streams";

@@ -138,6 +138,118 @@ void check_expected_probes(const sim::Scenario& scenario, const sim::RunTrace& t
   }
 }
 
+// ---- Quirks as switches: a quirk's class is attributed by rerunning the seed with it off ----
+
+// The quirks with the switch behind `c` off (check.h: attributed_by_rerun), and its name.
+KafkaQuirks quirk_off(ViolationClass c) {
+  IQ_ASSERT(c == ViolationClass::kVersionedRestoreDroppedExpired, "no switch for {}", class_key(c));
+  KafkaQuirks quirks;
+  quirks.versioned_restore_end_of_batch_stream_time = false;
+  return quirks;
+}
+
+const char* quirk_name(ViolationClass c) {
+  IQ_ASSERT(c == ViolationClass::kVersionedRestoreDroppedExpired, "no switch for {}", class_key(c));
+  return "quirk 18 (a versioned restore's end-of-batch stream time)";
+}
+
+std::optional<std::string> outcome_differs(const sim::QueryRecord& a, const sim::QueryRecord& b) {
+  if (a.request.to_string() != b.request.to_string() || a.target_instance != b.target_instance ||
+      a.outcome != b.outcome || a.partitions.size() != b.partitions.size()) {
+    return fmt::format("query record #{} was asked, routed or ended otherwise", a.id);
+  }
+  for (size_t i = 0; i < a.partitions.size(); ++i) {
+    const sim::PartitionOutcome& x = a.partitions[i];
+    const sim::PartitionOutcome& y = b.partitions[i];
+    if (x.partition != y.partition || x.success != y.success ||
+        x.failure_reason != y.failure_reason || x.position.has_value() != y.position.has_value() ||
+        (x.position && x.position->map() != y.position->map())) {
+      return fmt::format(
+          "query record #{} partition {} answered at another position or failed "
+          "otherwise",
+          a.id, x.partition);
+    }
+  }
+  return std::nullopt;
+}
+
+// Why `b` is not the same run as `a` but for answers' values, or nullopt when it is.
+std::optional<std::string> run_differs(const sim::RunTrace& a, const sim::RunTrace& b) {
+  const auto& ra = a.history.records();
+  const auto& rb = b.history.records();
+  if (ra.size() != rb.size()) {
+    return fmt::format("{} query records, not {}", rb.size(), ra.size());
+  }
+  for (size_t i = 0; i < ra.size(); ++i) {
+    if (auto why = outcome_differs(ra[i], rb[i])) return why;
+  }
+  if (a.changelog.size() != b.changelog.size()) {
+    return fmt::format("{} changelog records, not {}", b.changelog.size(), a.changelog.size());
+  }
+  for (size_t i = 0; i < a.changelog.size(); ++i) {
+    const sim::ChangelogRecord& x = a.changelog[i];
+    const sim::ChangelogRecord& y = b.changelog[i];
+    if (x.partition != y.partition || x.offset != y.offset || x.key != y.key ||
+        x.value != y.value || x.timestamp_ms != y.timestamp_ms || x.writer != y.writer) {
+      return fmt::format("changelog-{} offset {} differs", x.partition, x.offset);
+    }
+  }
+  return std::nullopt;
+}
+
+bool same_violation(const Violation& a, const Violation& b) {
+  return a.property == b.property && a.record_id == b.record_id && a.partition == b.partition;
+}
+
+// Why the rerun does not show that the quirk alone made `v`'s claimed answer differ, or "" when
+// it does: with the quirk off, that answer has no ResultMatchesModel violation (the model's
+// answer), and neither has `v` itself unless it is a SamePositionSameAnswer violation whose other
+// answer its evidence explains by a class of its own.
+std::string still_wrong(const Violation& v, const Judged& rerun) {
+  if (std::find(rerun.properties.begin(), rerun.properties.end(),
+                sim::property_names::kResultMatchesModel) == rerun.properties.end()) {
+    return "ResultMatchesModel was not judged";
+  }
+  for (const Violation& r : rerun.violations) {
+    if (r.property == sim::property_names::kResultMatchesModel &&
+        r.record_id == v.rerun_record_id && r.partition == v.partition) {
+      return fmt::format("record #{} is still not the model's answer", v.rerun_record_id);
+    }
+    if (same_violation(v, r) && v.property != sim::property_names::kSamePositionSameAnswer) {
+      return "this violation is still there";
+    }
+  }
+  return "";
+}
+
+// The verdict of one rerun on the violations of class `c`.
+void attribute_one_quirk(const sim::RunTrace& trace, const sim::RunTrace& rerun,
+                         const Judged& rejudged, ViolationClass c,
+                         std::vector<Violation>& violations) {
+  std::optional<std::string> refused = run_differs(trace, rerun);
+  for (const Violation& r : rejudged.violations) {
+    if (refused) break;
+    const bool known = std::any_of(violations.begin(), violations.end(),
+                                   [&](const Violation& v) { return same_violation(v, r); });
+    if (!known) refused = fmt::format("it has a new violation: {}", r.summary);
+  }
+  for (Violation& v : violations) {
+    if (!v.needs_rerun || v.violation_class != c) continue;
+    v.needs_rerun = false;
+    const std::string why = refused ? *refused : still_wrong(v, rejudged);
+    if (why.empty()) {
+      v.class_evidence += fmt::format(
+          "; attributed by rerun: with {} off, the same seed is the "
+          "same run without this violation",
+          quirk_name(c));
+      continue;
+    }
+    v.class_evidence = fmt::format("not attributed to {}: rerun with it off, {}; the candidate: {}",
+                                   quirk_name(c), why, v.class_evidence);
+    v.violation_class = ViolationClass::kFailure;
+  }
+}
+
 RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trace) {
   RunReport report;
   report.scenario = scenario.file;
@@ -160,12 +272,28 @@ RunReport report_header(const sim::Scenario& scenario, const sim::RunTrace& trac
 
 }  // namespace
 
+void attribute_quirks_by_rerun(const sim::Scenario& scenario, const sim::RunTrace& trace,
+                               std::vector<Violation>& violations, const Rerun& rerun) {
+  std::set<ViolationClass> classes;
+  for (const Violation& v : violations) {
+    if (v.needs_rerun) classes.insert(v.violation_class);
+  }
+  for (ViolationClass c : classes) {
+    sim::Scenario off = scenario;
+    off.cluster.streams.quirks = quirk_off(c);
+    const sim::RunTrace second = rerun(off);
+    const Judged rejudged = judge_trace(off, second);
+    attribute_one_quirk(trace, second, rejudged, c, violations);
+  }
+}
+
 RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options) {
   sim::RunTrace trace = sim::drive_scenario(scenario);
   IQ_ASSERT(trace.seed == scenario.seed, "trace seed {} != scenario seed {}", trace.seed,
             scenario.seed);
   RunReport report = report_header(scenario, trace);
   Judged judged = judge_trace(scenario, trace);
+  attribute_quirks_by_rerun(scenario, trace, judged.violations, sim::drive_scenario);
   check_expected_probes(scenario, trace, judged);
   if (wants_determinism(scenario, options)) {
     // The second run must see exactly the same scenario: the driver reads nothing else.
@@ -182,6 +310,7 @@ RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options)
 RunReport judge(const sim::Scenario& scenario, const sim::RunTrace& trace) {
   RunReport report = report_header(scenario, trace);
   Judged judged = judge_trace(scenario, trace);
+  attribute_quirks_by_rerun(scenario, trace, judged.violations, sim::drive_scenario);
   check_expected_probes(scenario, trace, judged);
   classify(scenario, std::move(judged), report);
   return report;

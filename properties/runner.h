@@ -8,6 +8,7 @@
 //   report.passed();  // every property held, findings failed as declared
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,5 +34,15 @@ RunReport run_scenario(const sim::Scenario& scenario, const RunOptions& options)
 // Judges a recorded trace (what run_scenario does after the simulator): exposed for tests and
 // for reports that re-judge a saved trace.
 RunReport judge(const sim::Scenario& scenario, const sim::RunTrace& trace);
+
+// Quirks as switches (docs/design.md): a violation classed as a quirk impl/ reproduces behind a
+// switch (Violation::needs_rerun) keeps its class only if `rerun` of the scenario with that quirk
+// off (iq/kafka_quirks.h) gives the same run (every query's request, target, outcome and
+// positions, and every changelog record) with no violation of that property on that answer and
+// no violation the first run lacks; otherwise it becomes a failure saying why. run_scenario
+// reruns the simulator; tests pass a recorded trace. One rerun per quirk.
+using Rerun = std::function<sim::RunTrace(const sim::Scenario&)>;
+void attribute_quirks_by_rerun(const sim::Scenario& scenario, const sim::RunTrace& trace,
+                               std::vector<Violation>& violations, const Rerun& rerun);
 
 }  // namespace iq::properties

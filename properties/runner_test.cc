@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -131,6 +132,35 @@ TEST(RunnerTest, WrongExpectationIsAViolationUnlessDeclared) {
             declared.expected_violations.size());
 }
 
+// `trace` with `change` applied to every query record. History hands out records read-only, so it
+// is rebuilt, handing out every id the records carry first (append() accepts only ids handed out).
+sim::RunTrace with_records_changed(sim::RunTrace trace,
+                                   const std::function<void(sim::QueryRecord&)>& change) {
+  sim::History rebuilt(trace.history.records_max());
+  uint64_t id_max = 0;
+  for (const sim::QueryRecord& record : trace.history.records()) {
+    id_max = std::max(id_max, record.id);
+  }
+  while (rebuilt.next_id() < id_max) {
+  }
+  for (sim::QueryRecord record : trace.history.records()) {
+    change(record);
+    rebuilt.append(std::move(record));
+  }
+  trace.history = std::move(rebuilt);
+  return trace;
+}
+
+// The id of the first scripted query's record in `trace`, or 0 unless it answered one partition.
+uint64_t scripted_record(const sim::RunTrace& trace) {
+  for (const sim::QueryRecord& record : trace.history.records()) {
+    if (record.source != sim::QueryRecord::Source::kScripted) continue;
+    const sim::PartitionOutcome* outcome = record.only_partition();
+    return outcome != nullptr && outcome->success ? record.id : 0;
+  }
+  return 0;
+}
+
 // judge() on a trace whose one scripted answer was changed after the fact reports that record.
 TEST(RunnerTest, JudgeReportsADoctoredTrace) {
   sim::Scenario scenario = parse(scripted(11));
@@ -138,30 +168,11 @@ TEST(RunnerTest, JudgeReportsADoctoredTrace) {
   ASSERT_NE(report.trace, nullptr);
   EXPECT_TRUE(judge(scenario, *report.trace).passed());
 
-  sim::RunTrace doctored = *report.trace;
-  uint64_t doctored_id = 0;
-  for (const sim::QueryRecord& record : doctored.history.records()) {
-    if (record.source != sim::QueryRecord::Source::kScripted) continue;
-    const sim::PartitionOutcome* outcome = record.only_partition();
-    ASSERT_NE(outcome, nullptr) << record.to_string();
-    ASSERT_TRUE(outcome->success) << record.to_string();
-    doctored_id = record.id;
-  }
-  ASSERT_NE(doctored_id, 0u);
-  // History hands out records read-only; rebuild it with the one answer changed, handing out
-  // every id the records carry first (append() accepts only ids handed out).
-  sim::History rebuilt(doctored.history.records_max());
-  uint64_t id_max = 0;
-  for (const sim::QueryRecord& record : doctored.history.records()) {
-    id_max = std::max(id_max, record.id);
-  }
-  while (rebuilt.next_id() < id_max) {
-  }
-  for (sim::QueryRecord record : doctored.history.records()) {
+  const uint64_t doctored_id = scripted_record(*report.trace);
+  ASSERT_NE(doctored_id, 0u) << "seed " << kSeed;
+  const sim::RunTrace doctored = with_records_changed(*report.trace, [&](sim::QueryRecord& record) {
     if (record.id == doctored_id) record.partitions.front().value = std::optional<int64_t>(12345);
-    rebuilt.append(std::move(record));
-  }
-  doctored.history = std::move(rebuilt);
+  });
 
   RunReport judged = judge(scenario, doctored);
   EXPECT_FALSE(judged.passed());
@@ -171,6 +182,94 @@ TEST(RunnerTest, JudgeReportsADoctoredTrace) {
       });
   EXPECT_TRUE(found) << shown(judged);
   EXPECT_EQ(judged.digest, report.digest);
+}
+
+// Quirks as switches: a violation classed as quirk 18 keeps its class only when the rerun with
+// the quirk off is the same run without it. The first run here passes; a quirk-18 candidate is
+// pinned on its scripted answer, and the rerun is a recorded trace: the same run (attributed),
+// the same run still wrong at that answer, the answer at another position, a changelog record
+// changed, and a new violation elsewhere (each refused, naming why).
+TEST(RunnerTest, AQuirkClassIsAttributedOnlyByARerunThatIsTheSameRunWithoutIt) {
+  // The scripted file without its expectation (a changed answer would fail that too), and a
+  // second query, on partition 1.
+  std::string text = scripted(11);
+  text.erase(text.find("    expect = ["));
+  text += R"(
+    [[test.step]]
+    query = { store = 'kv-store', type = 'KeyQuery', key = 2, partitions = [1] }
+)";
+  const sim::Scenario scenario = parse(text);
+  RunReport report = run_scenario(scenario, {.keep_trace = true});
+  ASSERT_TRUE(report.passed()) << "seed " << kSeed << "\n" << shown(report);
+  const sim::RunTrace& trace = *report.trace;
+  const uint64_t id = scripted_record(trace);
+  ASSERT_NE(id, 0u) << "seed " << kSeed;
+  Violation candidate;
+  candidate.property = "ResultMatchesModel";
+  candidate.violation_class = ViolationClass::kVersionedRestoreDroppedExpired;
+  candidate.needs_rerun = true;
+  candidate.record_id = id;
+  candidate.rerun_record_id = id;
+  candidate.partition = 0;
+  const auto answer = [&](int64_t value) {
+    return [&, value](sim::QueryRecord& r) {
+      if (r.id == id) r.partitions.front().value = std::optional<int64_t>(value);
+    };
+  };
+  struct Case {
+    const char* what;
+    sim::RunTrace rerun;
+    const char* refused;  // nullptr: attributed
+  };
+  sim::RunTrace moved = with_records_changed(trace, [&](sim::QueryRecord& r) {
+    if (r.id == id) r.partitions.front().position = Position::empty_position();
+  });
+  sim::RunTrace relogged = trace;
+  relogged.changelog.front().value = 999;
+  uint64_t other = 0;  // the second scripted query's record (partition 1)
+  for (const sim::QueryRecord& r : trace.history.records()) {
+    if (r.source == sim::QueryRecord::Source::kScripted && r.id != id) other = r.id;
+  }
+  ASSERT_NE(other, 0u) << "seed " << kSeed;
+  std::vector<Case> cases;
+  cases.push_back({"the same run", trace, nullptr});
+  cases.push_back(
+      {"still wrong", with_records_changed(trace, answer(12345)), "still not the model's answer"});
+  cases.push_back({"another position", moved, "at another position"});
+  cases.push_back({"a changelog record", relogged, "differs"});
+  cases.push_back({"a new violation",
+                   with_records_changed(
+                       trace,
+                       [&](sim::QueryRecord& r) {
+                         if (r.id == other && !r.partitions.empty() && r.partitions.front().success)
+                           r.partitions.front().value = std::optional<int64_t>(54321);
+                       }),
+                   "new violation"});
+  // The first run's other violation on the same answer: the changed answer is no fold of its
+  // changelog either, and that is no new violation of the rerun.
+  Violation witness = candidate;
+  witness.property = "ChangelogWitness";
+  witness.violation_class = ViolationClass::kFailure;
+  witness.needs_rerun = false;
+  for (const Case& c : cases) {
+    std::vector<Violation> vs = {candidate, witness};
+    attribute_quirks_by_rerun(scenario, trace, vs, [&](const sim::Scenario& off) {
+      EXPECT_FALSE(off.cluster.streams.quirks.versioned_restore_end_of_batch_stream_time);
+      return c.rerun;
+    });
+    ASSERT_EQ(vs.size(), 2u);
+    EXPECT_FALSE(vs[0].needs_rerun) << c.what;
+    if (c.refused == nullptr) {
+      EXPECT_EQ(vs[0].violation_class, ViolationClass::kVersionedRestoreDroppedExpired)
+          << "seed " << kSeed << " " << c.what << ": " << vs[0].class_evidence;
+      EXPECT_NE(vs[0].class_evidence.find("attributed by rerun"), std::string::npos) << c.what;
+    } else {
+      EXPECT_EQ(vs[0].violation_class, ViolationClass::kFailure)
+          << "seed " << kSeed << " " << c.what << ": " << vs[0].class_evidence;
+      EXPECT_NE(vs[0].class_evidence.find(c.refused), std::string::npos)
+          << c.what << ": " << vs[0].class_evidence;
+    }
+  }
 }
 
 TEST(RunnerTest, DeterminismRerunIsAProperty) {

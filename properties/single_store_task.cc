@@ -58,10 +58,12 @@ void SingleStoreTask::open(const StoreBuilder& build) {
   if (config_.logging) logged.insert(config_.store_name);
   state_manager_ = std::make_unique<ProcessorStateManager>(config_.application_id, task_id(),
                                                            task_dir(), fs_, logged);
-  context_ = std::make_unique<ProcessorContextImpl>(
-      ProcessorContextImpl::Config{config_.application_id, task_id(), TaskType::kActive,
-                                   config_.consistency},
-      *state_manager_, fs_, nullptr, cache_.get(), &changelog_);
+  ProcessorContextImpl::Config context_config;
+  context_config.application_id = config_.application_id;
+  context_config.task = task_id();
+  context_config.consistency_enabled = config_.consistency;
+  context_ = std::make_unique<ProcessorContextImpl>(std::move(context_config), *state_manager_, fs_,
+                                                    nullptr, cache_.get(), &changelog_);
   root_ = build();
   IQ_ASSERT(root_ != nullptr && root_->name() == config_.store_name, "built {}",
             root_ ? root_->name() : "nothing");

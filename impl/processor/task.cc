@@ -48,7 +48,7 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
   context_ = std::make_unique<ProcessorContextImpl>(
       ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled,
-                                   env_.rocksdb_write_buffer_size, env_.kafka_pin},
+                                   env_.rocksdb_write_buffer_size, env_.kafka_pin, env_.quirks},
       *state_manager_, *env_.fs, env_.rocksdb_env, cache,
       type == TaskType::kActive ? env_.collector : nullptr);
 }

@@ -25,6 +25,7 @@ struct TaskEnvironment {
   std::string task_dir;  // <state.dir>/<application.id>/<task id>
   bool consistency_enabled = false;
   KafkaPin kafka_pin = KafkaPin::k2024_10_25;  // the Kafka impl/ follows (iq/kafka_pin.h)
+  KafkaQuirks quirks;                          // each on, as Kafka has it (iq/kafka_quirks.h)
   bool eos_enabled = false;                    // processing.guarantee=exactly_once_v2
   // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT (StreamsConfig says why it is settable)
   int64_t offset_delta_threshold_for_checkpoint = 10'000;

@@ -26,8 +26,14 @@ struct TaskInstance {
   TaskInstance(const std::string& dir, FakeBroker& broker, TaskType type)
       : collector(broker),
         manager("app", TaskId{0, 0}, dir, fs, {"w"}),
-        context(ProcessorContextImpl::Config{"app", TaskId{0, 0}, type, /*consistency=*/true},
-                manager, fs, nullptr, nullptr, &collector) {}
+        context(config(type), manager, fs, nullptr, nullptr, &collector) {}
+  static ProcessorContextImpl::Config config(TaskType type) {
+    ProcessorContextImpl::Config c;
+    c.application_id = "app";
+    c.type = type;
+    c.consistency_enabled = true;
+    return c;
+  }
   PosixFileSystem fs;
   FakeCollector collector;
   ProcessorStateManager manager;

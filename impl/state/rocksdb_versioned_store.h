@@ -142,6 +142,8 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   StateStoreContext* context_ = nullptr;  // nullptr until init: queries answer "not initialized"
   bool open_ = false;
   bool consistency_enabled_ = false;
+  // Quirk 18 on (Kafka's): restore hands doPut the batch's end stream time (iq/kafka_quirks.h).
+  bool end_of_batch_stream_time_ = true;
   Position position_ = Position::empty_position();
   std::unique_ptr<OffsetCheckpoint> position_checkpoint_;
   std::unique_ptr<PhysicalContext> physical_context_;

@@ -11,6 +11,7 @@
 #include "io/record.h"
 #include "iq/changelog_topic.h"
 #include "iq/kafka_pin.h"
+#include "iq/kafka_quirks.h"
 #include "iq/position.h"
 #include "iq/task_id.h"
 #include "state/state_store.h"
@@ -53,6 +54,11 @@ class StateStoreContext {
   // The Kafka impl/ follows (iq/kafka_pin.h): a store asks it where the pins differ. Test
   // contexts that do not say are the old pin.
   virtual KafkaPin kafka_pin() const { return KafkaPin::k2024_10_25; }
+  // Kafka's quirks that change only answers (iq/kafka_quirks.h); test contexts have Kafka's.
+  virtual const KafkaQuirks& quirks() const {
+    static const KafkaQuirks kafkas;
+    return kafkas;
+  }
   // ProcessorContextImpl.logChange: send a changelog record, with the position headers when the
   // switch is on. A standby's context fails with UnsupportedOperationException.
   [[nodiscard]] virtual Status log_change(const std::string& store_name, const Bytes& key,

@@ -16,15 +16,17 @@
 //    store (the highest header component of the records applied), or, where it differs, passed
 //    over with its reason: versioned restore skips a record beyond grace before reading its
 //    header (quirk 14), so a restored replica may legitimately stay below the headers' maximum.
-// 2. Not that, on an instance that crashed, restarted or closed before the answer: the answer is
+// 2. Not that, on a store object whose recorded life opened over kept data (in a hand-made trace
+//    without lives: on an instance that crashed, restarted or closed before the answer): the
+//    answer is
 //    the fold of a longer prefix, [.., O] with O a record of the key appended before the answer
 //    (a versioned store is persistent: Kafka keeps its data when it restarts without a
 //    checkpoint and restores the log from its start over it, ProcessorStateManager.
 //    initializeStoreOffsetsFromCheckpoint). Passed over, with O as earlier_life_offset, as the
 //    key-value witness does.
 // 3. Neither: every version the answer holds must still be one the replica could have been
-//    given: its value and validFrom those of a record of the key in the applied prefix (or, after
-//    a restart, any record appended before the answer), and its validTo, when it has one, the
+//    given: its value and validFrom those of a record of the key in the applied prefix (or, over
+//    kept data, any record appended before the answer), and its validTo, when it has one, the
 //    timestamp of such a record (a validTo is always the timestamp of the next version or of a
 //    tombstone, even in the rows quirk 17 leaves). Then the answer is passed over with its reason;
 //    a version no such record gives is a violation: the store answered something it never held.
@@ -42,9 +44,6 @@
 
 namespace iq::properties::detail {
 namespace {
-
-// The bound on the longer prefixes tried for an earlier life (step 2).
-constexpr size_t kEarlierLivesMax = 512;
 
 // The changelog records of one partition, offsets ascending (the trace holds them
 // partition-major).
@@ -148,7 +147,6 @@ std::optional<ChangelogOffset> earlier_life(const JudgeContext& context,
   for (const sim::ChangelogRecord& r : log) {
     if (r.key == *record.request.key && r.offset > applied && appended(r)) {
       candidates.push_back(r.offset);
-      if (candidates.size() == kEarlierLivesMax) break;
     }
   }
   if (candidates.empty()) return std::nullopt;
@@ -187,7 +185,12 @@ WitnessResult versioned_changelog_witness(const JudgeContext& context,
   result.versioned_fold = want;
   if (versioned_equal(outcome, want)) return holds(context, outcome, log, replica, result);
 
-  const bool restarted = reopened_before(context, replica.instance, record.complete_ms);
+  // Whether the store object may hold an earlier object's data beneath what it was given: its
+  // recorded life says so exactly; only a hand-made trace without lives falls back on the faults.
+  const sim::StoreLife* life = context.trace().store_life(replica.store_life);
+  const bool restarted = life != nullptr
+                             ? life->over_kept_data
+                             : reopened_before(context, replica.instance, record.complete_ms);
   if (restarted && answer != nullptr) {
     if (auto older = earlier_life(context, record, outcome, log, applied)) {
       result.verdict = Witness::kNotJudged;

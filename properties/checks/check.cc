@@ -191,6 +191,10 @@ const char* to_string(ViolationClass c) {
   return "?";
 }
 
+bool attributed_by_rerun(ViolationClass c) {
+  return c == ViolationClass::kVersionedRestoreDroppedExpired;
+}
+
 const char* class_key(ViolationClass c) {
   if (c == ViolationClass::kFailure) return "failure";
   // The one list of the names (trace/property_names.h), in ViolationClass's order; each a literal.

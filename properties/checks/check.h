@@ -193,6 +193,10 @@ const char* to_string(ViolationClass c);
 // "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped",
 // "cached_writes_beneath_position": the key in JSON summaries.
 const char* class_key(ViolationClass c);
+// Whether `c` is a quirk impl/ reproduces behind a switch (iq/kafka_quirks.h), attributed by
+// rerunning the seed with it off rather than proven from the record:
+// kVersionedRestoreDroppedExpired (quirk 18).
+bool attributed_by_rerun(ViolationClass c);
 inline constexpr std::array<ViolationClass, 16> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
@@ -247,6 +251,13 @@ struct Violation {
   // kRestartWithoutCheckpoint's proof: the store object it names loaded a .checkpoint (the form
   // exactly_once_v2 admits too: violation_class.cc, admitted).
   bool restored_from_checkpoint = false;
+  // The class is a Kafka quirk impl/ reproduces behind a switch (iq/kafka_quirks.h, quirk_of):
+  // the classifier names the candidate, and the class holds only once the runner has rerun the
+  // seed with that quirk off and found the same run without this violation (runner.cc).
+  bool needs_rerun = false;
+  // The answer the quirk is claimed to explain: record_id, or for SamePositionSameAnswer the one
+  // of the two answers the class was proven for.
+  uint64_t rerun_record_id = 0;
   uint64_t record_id = 0;        // the query record, 0 when the violation is not about one query
   int32_t partition = -1;        // the partition result it is about, -1 if none
   uint64_t other_record_id = 0;  // SamePositionSameAnswer: the earlier record it differs from

@@ -367,10 +367,10 @@ ClassProof prove_versioned_store_reopened(const JudgeContext& context,
                                           const sim::QueryRecord& record,
                                           const sim::PartitionOutcome& outcome);
 
-// A standby's versioned store that lacks only versions already beyond its history retention,
-// which a restore batch discards by its end-of-batch stream time while live processing keeps them
-// until their segment expires: ViolationClass::kVersionedRestoreDroppedExpired (quirk 18;
-// versioned_restore_batch.cc states the proof).
+// A versioned store given its changelog in restore batches, which judge history by the batch's
+// end stream time while live processing keeps versions until their segment expires: the
+// candidate for ViolationClass::kVersionedRestoreDroppedExpired (quirk 18), which the runner
+// attributes by rerunning the seed with the quirk off (versioned_restore_batch.cc).
 ClassProof prove_versioned_restore_dropped_expired(const JudgeContext& context,
                                                    const sim::QueryRecord& record,
                                                    const sim::PartitionOutcome& outcome);

@@ -90,8 +90,8 @@ constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
      "KStreamWindowAggregate and KStreamSessionWindowAggregate skip expired records (quirk 25)",
      ""},
     {ViolationClass::kVersionedRestoreDroppedExpired, kBoth,
-     "a standby's answer is its fold without versions ending before its stream time minus the "
-     "history retention",
+     "a versioned store given its changelog in restore batches answers so, and the same seed "
+     "rerun with quirk 18 off is the same run without this violation",
      "RocksDBVersionedStore.maybePutToSegments judges by the batch's stream time (quirk 18)", ""},
     {ViolationClass::kDuplicatesNullPutSkipped, kBoth,
      "a retainDuplicates RocksDB window store: the fold as restore takes the null puts, or a "

@@ -623,6 +623,7 @@ void classify_one(const JudgeContext& context,
     }
     if (explained != nullptr) {
       v.violation_class = classes[i].c;
+      v.rerun_record_id = answers[i].first->id;
       v.class_evidence = classes[i].text + fmt::format("; record #{} is {}", r->id, explained);
       return;
     }
@@ -656,6 +657,8 @@ void classify_violations(const JudgeContext& context, std::vector<Violation>& vi
           sim::to_string(context.trace().guarantee), v.class_evidence);
       v.violation_class = ViolationClass::kFailure;
     }
+    v.needs_rerun = attributed_by_rerun(v.violation_class);
+    if (v.needs_rerun && v.rerun_record_id == 0) v.rerun_record_id = v.record_id;
   }
 }
 

@@ -1093,19 +1093,16 @@ std::optional<SlotState> slot_at(const JudgeContext& context,
   return it == at.end() ? std::nullopt : std::optional(it->second);
 }
 
-// How many writes of a key the slot proofs search, back or forward, for the one that matters.
-constexpr size_t kSlotChangeSearchMax = 64;
-
 // The latest write of `slot`'s key at or below `reported` after which the model's state of the
-// slot is its state at `reported` (the write that made it), searched back at most
-// kSlotChangeSearchMax writes of the key; nullopt when none is found within them.
+// slot is its state at `reported` (the write that made it), read back through every write of the
+// key the trace recorded; nullopt when the state at `reported` is the one before any of them.
 std::optional<int64_t> model_write_beneath(const JudgeContext& context,
                                            const sim::QueryRequestRecord& request,
                                            int32_t partition, const Slot& slot, int64_t reported) {
   const std::optional<SlotState> at_reported = slot_at(context, request, partition, slot, reported);
   const std::vector<int64_t>& writes = context.key_write_offsets(partition, std::get<0>(slot));
   auto it = std::upper_bound(writes.begin(), writes.end(), reported);
-  for (size_t searched = 0; it != writes.begin() && searched < kSlotChangeSearchMax; ++searched) {
+  while (it != writes.begin()) {
     --it;
     if (slot_at(context, request, partition, slot, *it - 1) != at_reported) return *it;
   }
@@ -1120,10 +1117,10 @@ std::string slot_text(const Slot& slot) {
 // Why `slot`'s state in the model at `reported` is not a write the active's cache holds unflushed
 // under a later dirty write, or nullopt when it is: the active holds a dirty entry of the slot
 // from a source offset above `reported`; the model's state at `reported` comes from the key's
-// record at some offset o <= reported (the latest where it changed, searched back at most
-// kSlotChangeSearchMax records of the key), and no record of the slot in the replica's applied
-// prefix carries a header at or above o (a flushed write of o would: a record's header is the
-// store's position after it). The dirty entry then holds o's write coalesced with later ones.
+// record at some offset o <= reported (the latest where it changed), and no record of the slot in
+// the replica's applied prefix carries a header at or above o (a flushed write of o would: a
+// record's header is the store's position after it). The dirty entry then holds o's write coalesced
+// with later ones.
 std::optional<std::string> unflushed_beneath(const JudgeContext& context,
                                              const sim::QueryRecord& record, int32_t partition,
                                              const sim::ReplicaSnapshot& replica,
@@ -1226,8 +1223,7 @@ std::optional<std::string> dirty_when_logged(const JudgeContext& context,
   // containing session's, at a write where the model holds the slot no more).
   bool matches = false;
   auto from = std::lower_bound(writes.begin(), writes.end(), *written);
-  for (size_t searched = 0; from != writes.end() && searched < kSlotChangeSearchMax && !matches;
-       ++from, ++searched) {
+  for (; from != writes.end() && !matches; ++from) {
     const std::optional<SlotState> state =
         slot_at(context, record.request, partition, merged ? flushed_slot : slot, *from);
     matches = flush->value
