@@ -1089,6 +1089,46 @@ TEST(WindowJudgeTest, AWindowStoreOverKeptDataIsKafkasOnlyWhenItsLifeBeganOverIt
   }
 }
 
+// The same kept life under exactly_once_v2: Kafka keeps a store's data over a crash only when a
+// .checkpoint was found at restart (it is loaded, then deleted); without one the task is corrupted
+// and wiped, so a store object over kept data that loaded no .checkpoint is no Kafka behaviour
+// under EOS (violation_class.cc, admitted; the positive case is
+// regressions/eos_restart_from_older_checkpoint_keeps_flushed_data.toml).
+TEST(WindowJudgeTest, UnderExactlyOnceAKeptLifeIsKafkasOnlyWhenItLoadedACheckpoint) {
+  for (const std::optional<ChangelogOffset> checkpoint :
+       {std::optional(ChangelogOffset(0)), std::optional<ChangelogOffset>()}) {
+    TraceBuilder b = duplicates_writer(false);
+    b.trace().guarantee = sim::Guarantee::kExactlyOnceV2;
+    b.produce(0, 2, 7, 200);
+    b.log(0, 1, 5, 100, pos(0, 0), "instance-1", 10);
+    b.trace().changelog.back().window_start_ms = 0;
+    b.trace().changelog.back().window_end_ms = 1'000;
+    b.log(0, 2, 7, 200, pos(0, 1), "instance-1", 11);
+    b.trace().changelog.back().window_start_ms = 0;
+    b.trace().changelog.back().window_end_ms = 1'000;
+    b.trace().store_lives.push_back(
+        store_life(std::vector{kept_window(1, 0, 5), kept_window(2, 0, 7)}, checkpoint, {{0, 0}}));
+    testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
+    range.r.request.from_time_ms = 0;
+    range.r.request.to_time_ms = kForever;
+    range.at(100, 100).ok(std::nullopt, pos(0, 0), {});
+    range.r.partitions.back().value = sim::WindowedList{{1, 0, 1'000, 5}, {2, 0, 1'000, 7}};
+    sim::ReplicaSnapshot replica = applied(active(0, pos(0, 0)), 0);
+    replica.store_life = 1;
+    range.replica(std::move(replica));
+    b.add(range);
+    JudgeContext context(b.trace());
+    auto vs = check_result_matches_model(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+    classify_violations(context, vs);
+    EXPECT_EQ(vs[0].violation_class,
+              checkpoint ? ViolationClass::kRestartWithoutCheckpoint : ViolationClass::kFailure)
+        << "seed " << kSeed << " checkpoint " << checkpoint.has_value() << "\n"
+        << vs[0].to_string();
+    EXPECT_EQ(vs[0].restored_from_checkpoint, checkpoint.has_value()) << "seed " << kSeed;
+  }
+}
+
 // Seed 596 of the default template: a retainDuplicates RocksDB window store numbers its own puts
 // with RocksDBWindowStore's counter, which skips a null put, while the log holds the
 // change-logging layer's, which counts it (quirk 26). Key 1 = 5 (logged number 1), a null put
