@@ -53,6 +53,9 @@ class StateStoreContext {
   // The Kafka impl/ follows (iq/kafka_pin.h): a store asks it where the pins differ. Test
   // contexts that do not say are the old pin.
   virtual KafkaPin kafka_pin() const { return KafkaPin::k2024_10_25; }
+  // processing.guarantee=exactly_once_v2: at the new pin a RocksDB store reads it at open
+  // (RocksDBStore.openDB's status-marker check, pin delta 4).
+  virtual bool eos_enabled() const { return false; }
   // ProcessorContextImpl.logChange: send a changelog record, with the position headers when the
   // switch is on. A standby's context fails with UnsupportedOperationException.
   [[nodiscard]] virtual Status log_change(const std::string& store_name, const Bytes& key,
