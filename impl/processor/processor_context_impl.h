@@ -21,6 +21,7 @@ class ProcessorContextImpl final : public StateStoreContext {
     bool consistency_enabled = false;  // __iq.consistency.offset.vector.enabled__
     size_t rocksdb_write_buffer_size = kRocksDbWriteBufferSizeDefault;
     KafkaPin kafka_pin = KafkaPin::k2024_10_25;
+    bool eos_enabled = false;  // processing.guarantee=exactly_once_v2
     KafkaQuirks quirks;
   };
 
@@ -43,6 +44,7 @@ class ProcessorContextImpl final : public StateStoreContext {
   }
   bool consistency_enabled() const override { return config_.consistency_enabled; }
   KafkaPin kafka_pin() const override { return config_.kafka_pin; }
+  bool eos_enabled() const override { return config_.eos_enabled; }
   const KafkaQuirks& quirks() const override { return config_.quirks; }
   Status log_change(const std::string& store_name, const Bytes& key, const ValueBytes& value,
                     int64_t timestamp, const Position& position) override;

@@ -50,6 +50,20 @@ class ProcessorStateManager {
   // the file). A no-op under at-least-once.
   [[nodiscard]] Status delete_checkpoint_if_eos();
   bool eos_enabled() const { return eos_enabled_; }
+
+  // KIP-1035 (the new pin; docs/kafka-2026-08-20.md §4). Whether every persistent store keeps its
+  // offsets itself (StateStore::manages_offsets; a task whose stores are all in memory counts).
+  bool stores_manage_offsets() const;
+  // ProcessorStateManager.initializeStoreOffsets (pin delta 1, 5740a26525): each logged persistent
+  // store without an offset yet asks its committedOffset; the unknown sentinel reads as none; none
+  // at all under exactly_once_v2 while the task directory was not empty is TaskCorrupted (the
+  // stores may hold writes of a process that did not close cleanly). No file is read or deleted.
+  [[nodiscard]] Status initialize_store_offsets(bool store_dir_was_empty);
+  // ProcessorStateManager.commit (pin delta 3, a40c8769ce; replaces flush() + checkpoint()): every
+  // store's commit(offsets): a logged persistent store gets its changelog offset (or
+  // OFFSET_UNKNOWN, d84e19dde4), any other an empty map; then its commit callback. Nothing is
+  // flushed (pin delta 2, 4becf48158): the offsets are as durable as the store's memtable.
+  [[nodiscard]] Status commit();
   // The offset of the last changelog record applied to or written by `store_name`, if any.
   std::optional<ChangelogOffset> changelog_offset(const std::string& store_name) const;
   // An active task's own changelog write was appended at `offset`.

@@ -48,7 +48,8 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
   context_ = std::make_unique<ProcessorContextImpl>(
       ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled,
-                                   env_.rocksdb_write_buffer_size, env_.kafka_pin, env_.quirks},
+                                   env_.rocksdb_write_buffer_size, env_.kafka_pin, env_.eos_enabled,
+                                   env_.quirks},
       *state_manager_, *env_.fs, env_.rocksdb_env, cache,
       type == TaskType::kActive ? env_.collector : nullptr);
 }
@@ -110,7 +111,9 @@ Status Task::initialize() {
   // KAFKA-8574: stores register first, then the checkpoint is loaded.
   s = topology_->store().init(*context_, topology_->store());
   if (!s) return s;
-  s = state_manager_->initialize_store_offsets_from_checkpoint(store_dir_was_empty);
+  s = offsets_in_stores()
+          ? state_manager_->initialize_store_offsets(store_dir_was_empty)
+          : state_manager_->initialize_store_offsets_from_checkpoint(store_dir_was_empty);
   if (!s) return s;
   offsets_at_last_checkpoint_ = changelog_offsets();
   initialized_ = true;
@@ -118,7 +121,21 @@ Status Task::initialize() {
   return ok_status();
 }
 
+bool Task::offsets_in_stores() const {
+  // pin delta 3 (a40c8769ce, 5740a26525): the one place the task asks the pin about offsets.
+  // A store that does not manage its offsets (the segmented and versioned RocksDB stores, not yet
+  // ported) keeps its task on the old path: flush, .position and .checkpoint, as Kafka's
+  // LegacyCheckpointingStateStore keeps a user store.
+  return at_least(env_.kafka_pin, KafkaPin::k2026_08_20) && state_manager_->stores_manage_offsets();
+}
+
 Status Task::maybe_checkpoint(bool enforce) {
+  if (offsets_in_stores()) {
+    // AbstractTask.maybeCheckpoint at the new pin: stateMgr.commit(), no threshold, no flush.
+    if (!offsets_at_last_checkpoint_) return ok_status();  // never before the stores opened
+    const OperationScope marker(Operation::kCheckpoint);
+    return state_manager_->commit();
+  }
   const ChangelogOffsets now = changelog_offsets();
   // StateManagerUtil.checkpointNeeded: never before the first snapshot; always when enforced;
   // otherwise when the summed movement exceeds the threshold.

@@ -72,8 +72,12 @@ class Task {
   // Register the stores and load .checkpoint: CREATED -> RESTORING.
   [[nodiscard]] virtual Status initialize();
   // AbstractTask.maybeCheckpoint: flush and checkpoint when enforced or when the changelog
-  // offsets moved more than 10,000 since the last checkpoint.
+  // offsets moved more than 10,000 since the last checkpoint. At the new pin (pin delta 3), when
+  // the stores keep their offsets: every store's commit, at every call, with no flush.
   [[nodiscard]] Status maybe_checkpoint(bool enforce);
+  // Pin deltas 1 and 3 (KIP-1035): whether this task's offsets live in its stores (the new pin,
+  // every persistent store managing its offsets) instead of .checkpoint and .position.
+  bool offsets_in_stores() const;
   // Close without flushing or checkpointing (a crash is simply dropping the object). Under
   // exactly_once_v2 the caller then wipes the task directory (StateManagerUtil.closeStateManager:
   // an unclean close leaves state that may hold uncommitted writes).

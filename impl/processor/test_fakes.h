@@ -189,9 +189,18 @@ class ManagedContext final : public StateStoreContext {
   const std::string& state_dir() const override { return dir_; }
   FileSystem& file_system() override { return fs_; }
   rocksdb::Env* rocksdb_env() override { return nullptr; }
+  KafkaPin kafka_pin() const override { return pin_; }
+  bool eos_enabled() const override { return eos_; }
+  size_t rocksdb_write_buffer_size() const override { return write_buffer_size_; }
+  void set_kafka_pin(KafkaPin pin) { pin_ = pin; }
+  void set_eos_enabled(bool eos) { eos_ = eos; }
+  void set_rocksdb_write_buffer_size(size_t bytes) { write_buffer_size_ = bytes; }
 
  private:
   std::string app_ = "app";
+  KafkaPin pin_ = KafkaPin::k2024_10_25;
+  bool eos_ = false;
+  size_t write_buffer_size_ = kRocksDbWriteBufferSizeDefault;
   ProcessorStateManager& psm_;
   FileSystem& fs_;
   std::string dir_;

@@ -41,6 +41,12 @@ class MeteredKeyValueStoreBase : public StateStore {
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
     return wrapped_->kept_entries(out);
   }
+  bool manages_offsets() const override { return wrapped_->manages_offsets(); }
+  Status commit(const ChangelogOffsets& offsets) override { return wrapped_->commit(offsets); }
+  StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog) override {
+    return wrapped_->committed_offset(changelog);
+  }
   bool is_adapter() const override { return wrapped_->is_adapter(); }
 
   QueryOutcome query(const Query& q, const PositionBound& bound,

@@ -17,6 +17,7 @@
 #include "base/assert.h"
 #include "base/probe.h"
 #include "io/operation_marker.h"
+#include "state/offsets_column_family.h"
 #include "state/store_query_utils.h"
 
 namespace iq {
@@ -146,15 +147,17 @@ size_t memtable_entry_bytes(size_t key_bytes, size_t value_bytes) {
   return key_bytes + value_bytes + kMemtableEntryOverheadBytes;
 }
 
-base::Expected<bool, StreamsError> flush_if_memtable_full(rocksdb::DB& db,
-                                                          rocksdb::ColumnFamilyHandle* cf,
-                                                          size_t write_buffer_size,
-                                                          size_t& memtable_bytes) {
+base::Expected<bool, StreamsError> flush_if_memtable_full(
+    rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf, size_t write_buffer_size,
+    size_t& memtable_bytes, const std::vector<rocksdb::ColumnFamilyHandle*>* atomic_group) {
   if (memtable_bytes < write_buffer_size) return false;
   memtable_bytes = 0;
   rocksdb::FlushOptions options;
   options.wait = true;
-  if (!db.Flush(options, cf).ok() || !compact_if_triggered(db, cf).ok()) {
+  const bool flushed = atomic_group != nullptr
+                           ? flush_atomically(db, *atomic_group).ok()
+                           : db.Flush(options, cf).ok() && compact_if_triggered(db, cf).ok();
+  if (!flushed) {
     return base::unexpected(
         StreamsError{StreamsError::Kind::ProcessorState, "Error while flushing a full memtable"});
   }
@@ -167,12 +170,27 @@ base::Expected<bool, StreamsError> flush_if_memtable_full(rocksdb::DB& db,
   return true;
 }
 
+rocksdb::Status flush_atomically(rocksdb::DB& db,
+                                 const std::vector<rocksdb::ColumnFamilyHandle*>& group) {
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  rocksdb::Status status = db.Flush(options, group);
+  for (rocksdb::ColumnFamilyHandle* cf : group) {
+    if (status.ok()) status = compact_if_triggered(db, cf);
+  }
+  return status;
+}
+
 RocksDBStore::RocksDBStore(std::string name) : name_(std::move(name)) {
   IQ_ASSERT(!name_.empty());
 }
 
+// Destroying an open store is the process dying (the simulator's crash drops every object): the
+// DB goes without a flush and, at the new pin, without the "closed" marker. At the old pin this is
+// what close() does too.
 RocksDBStore::~RocksDBStore() {
-  close();
+  open_ = false;
+  close_db();
 }
 
 Status RocksDBStore::init(StateStoreContext& context, StateStore& root) {
@@ -185,10 +203,21 @@ Status RocksDBStore::init(StateStoreContext& context, StateStore& root) {
     close_db();
     return base::unexpected(position.error());
   }
-  position_ = std::move(*position);
+  CommitCallback commit_callback = [this] {
+    return checkpoint_position(*position_checkpoint_, position_);
+  };
+  if (manages_offsets_) {
+    // pin delta 13: StoreQueryUtils.maybeMigrateExistingPositionFile merges an old .position file
+    // into the position read from the offsets column family at every init (never deletes it);
+    // writePosition, the commit callback, is a no-op: commit() writes the position.
+    position_.merge(*position, context.kafka_pin());
+    commit_callback = [] { return ok_status(); };
+  } else {
+    position_ = std::move(*position);
+  }
   context.register_store(
       root, [this](const std::vector<ConsumerRecord>& records) { return restore_batch(records); },
-      [this] { return checkpoint_position(*position_checkpoint_, position_); });
+      std::move(commit_callback));
   consistency_enabled_ = context.consistency_enabled();
   context_ = &context;
   open_ = true;
@@ -387,16 +416,99 @@ Status RocksDBStore::flush() {
 
 Status RocksDBStore::maybe_flush_memtable(size_t bytes_written) {
   memtable_bytes_ += bytes_written;
-  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_, memtable_bytes_);
+  // pin delta 2: at the new pin the instance flushes atomically, the offsets with the data.
+  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_, memtable_bytes_,
+                                        manages_offsets_ ? &cf_handles_ : nullptr);
   if (!flushed) return base::unexpected(flushed.error());
+  if (*flushed && manages_offsets_) {
+    flushed_since_commit_ = true;
+    if ((operations_in_progress() & static_cast<uint32_t>(Operation::kRestore)) == 0) {
+      IQ_PROBE(
+          "kip1035.data_flushed_between_commits",
+          "a full memtable flushed a store's data past the offsets and position its last "
+          "commit wrote (new pin; not in the default campaign: default.toml draws only the old "
+          "pin, scenarios/templates/kafka_2026.toml reaches it)");
+    }
+  }
   return ok_status();
 }
 
 void RocksDBStore::close() {
   if (!open_) return;
   open_ = false;
+  if (manages_offsets_) close_offsets();
   close_db();
   IQ_ASSERT(db_ == nullptr && cf_ == nullptr);
+}
+
+Status RocksDBStore::commit(const ChangelogOffsets& offsets) {
+  if (!open_) return ok_status();  // Kafka: `if (db == null) return;`
+  IQ_ASSERT(manages_offsets_, "store {}: commit(offsets) at the old pin", name_);
+  if (!offsets_cf::commit(*db_, offsets_cf_, position_, offsets)) {
+    return base::unexpected(processor_state("Error while executing commit from store " + name_));
+  }
+  flushed_since_commit_ = false;
+  return ok_status();
+}
+
+StoreResult<std::optional<ChangelogOffset>> RocksDBStore::committed_offset(
+    const TopicPartition& changelog) {
+  if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
+  if (!manages_offsets_) return std::optional<ChangelogOffset>{};
+  auto offset = offsets_cf::committed_offset(*db_, offsets_cf_, changelog);
+  if (!offset) {
+    return base::unexpected(processor_state("Error while getting committed offset for partition " +
+                                            changelog.first + "-" +
+                                            std::to_string(changelog.second)));
+  }
+  return *offset;
+}
+
+std::optional<int64_t> RocksDBStore::stored_status() {
+  IQ_ASSERT(open_ && manages_offsets_, "stored_status of store {}", name_);
+  return offsets_cf::status(*db_, offsets_cf_);
+}
+
+Status RocksDBStore::open_offsets(const StateStoreContext& context) {
+  // "open" on disk: a memtable flush since the last open put it there with data written after the
+  // offsets stored beside it, and the process died before a clean close (a dirty close writes
+  // "closed" and flushes too).
+  if (offsets_cf::status(*db_, offsets_cf_) == 1) {
+    IQ_PROBE("kip1035.crash_between_data_flush_and_offsets",
+             "a store reopened after its process died between a memtable flush that put data past "
+             "its stored offsets and position and a clean close (new pin; not in the default "
+             "campaign: default.toml draws only the old pin, scenarios/templates/kafka_2026.toml "
+             "reaches it)");
+  }
+  auto stored =
+      offsets_cf::open(*db_, offsets_cf_, /*ignore_invalid_state=*/!context.eos_enabled());
+  if (!stored) {
+    // pin delta 4: RocksDBStore.openDB turns the invalid state into TaskCorruptedException.
+    IQ_PROBE("kip1035.eos_open_marker_task_corrupted",
+             "under exactly_once_v2 a store found its on-disk status \"open\" (a memtable flushed "
+             "since its last open, no clean close): TaskCorrupted, the task is wiped (new pin; not "
+             "in the default campaign: default.toml draws only the old pin, "
+             "scenarios/templates/kafka_2026.toml reaches it)");
+    return base::unexpected(
+        StreamsError{StreamsError::Kind::TaskCorrupted,
+                     "State store " + name_ +
+                         " didn't find a valid state, since under EOS it has the risk of "
+                         "getting uncommitted data in stores (" +
+                         stored.error().message + ")"});
+  }
+  status_open_set_ = true;
+  position_ = std::move(*stored);
+  return ok_status();
+}
+
+void RocksDBStore::close_offsets() {
+  // Kafka logs a failed status write and closes anyway; the flush is RocksDB's own at close.
+  if (status_open_set_) (void)offsets_cf::close(*db_, offsets_cf_);
+  status_open_set_ = false;
+  const rocksdb::Status flushed = flush_atomically(*db_, cf_handles_);
+  IQ_ASSERT(flushed.ok(), "store {}: flush at close: {}", name_, flushed.ToString());
+  memtable_bytes_ = 0;
+  flushed_since_commit_ = false;
 }
 
 std::string RocksDBStore::column_family_name() const {
@@ -411,12 +523,20 @@ Status RocksDBStore::open_db(StateStoreContext& context) {
   rocksdb::Env* env =
       context.rocksdb_env() != nullptr ? context.rocksdb_env() : rocksdb::Env::Default();
   write_buffer_size_ = context.rocksdb_write_buffer_size();
-  const rocksdb::Options options = rocksdb_store_options(env, write_buffer_size_);
+  // pin delta 1 (77d1641673, KAFKA-20212): the new pin's stores manage their offsets.
+  manages_offsets_ = at_least(context.kafka_pin(), KafkaPin::k2026_08_20);
+  rocksdb::Options options = rocksdb_store_options(env, write_buffer_size_);
+  options.atomic_flush = manages_offsets_;  // dbOptions.setAtomicFlush(true) at the new pin
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   families.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options));
   const std::string data_family = column_family_name();
   if (data_family != rocksdb::kDefaultColumnFamilyName) {
     families.emplace_back(data_family, rocksdb::ColumnFamilyOptions(options));
+  }
+  // Kafka gives the offsets column family a 1 MiB buffer; here RocksDB never flushes by itself
+  // (rocksdb_store_options), so the data's options serve: every flush is atomic and explicit.
+  if (manages_offsets_) {
+    families.emplace_back(offsets_cf::kColumnFamilyName, rocksdb::ColumnFamilyOptions(options));
   }
   rocksdb::DB* db = nullptr;
   const rocksdb::Status status =
@@ -427,8 +547,14 @@ Status RocksDBStore::open_db(StateStoreContext& context) {
   }
   IQ_ASSERT(db != nullptr && cf_handles_.size() == families.size());
   db_.reset(db);
-  cf_ = cf_handles_.back();
+  cf_ = cf_handles_.at(data_family != rocksdb::kDefaultColumnFamilyName ? 1 : 0);
+  offsets_cf_ = manages_offsets_ ? cf_handles_.back() : nullptr;
   on_open(*db_);
+  if (!manages_offsets_) return ok_status();
+  if (auto opened = open_offsets(context); !opened) {
+    close_db();
+    return opened;
+  }
   return ok_status();
 }
 
@@ -510,6 +636,7 @@ void RocksDBStore::close_db() {
   }
   cf_handles_.clear();
   cf_ = nullptr;
+  offsets_cf_ = nullptr;
   // No flush: with the WAL off and avoid_flush_during_shutdown, unflushed writes are lost, as
   // when Kafka's process dies. Close()'s status is ignored on purpose: the DB is gone either way
   // and Kafka's close does not report errors either.

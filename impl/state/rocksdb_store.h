@@ -11,7 +11,11 @@
 // wrote by itself (uncommitted writes included) survives it, as in Kafka.
 //
 // The store also owns its position: advanced from the record context on every write, merged from
-// the "c" headers on restore, persisted to <task dir>/<name>.position by the commit callback.
+// the "c" headers on restore, persisted to <task dir>/<name>.position by the commit callback at
+// the old pin. At the new pin (KIP-1035, offsets_column_family.h) the position, the changelog
+// offsets and an open/closed status marker go into an "offsets" column family by commit(); a
+// clean close() writes "closed" and flushes every memtable (Kafka's db.close() with the WAL off);
+// destroying an open store is the process dying and flushes nothing.
 
 #include <cstdint>
 #include <memory>
@@ -68,10 +72,16 @@ inline constexpr size_t kMemtableEntryOverheadBytes = 16;
 size_t memtable_entry_bytes(size_t key_bytes, size_t value_bytes);
 // `memtable_bytes` is the caller's count of what it wrote since its last flush; reset when it
 // flushes.
-base::Expected<bool, StreamsError> flush_if_memtable_full(rocksdb::DB& db,
-                                                          rocksdb::ColumnFamilyHandle* cf,
-                                                          size_t write_buffer_size,
-                                                          size_t& memtable_bytes);
+// `atomic_group` (not null): the instance flushes atomically (the new pin's setAtomicFlush(true),
+// pin delta 2), so every column family in it is flushed with `cf`, offsets and data together.
+base::Expected<bool, StreamsError> flush_if_memtable_full(
+    rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf, size_t write_buffer_size,
+    size_t& memtable_bytes,
+    const std::vector<rocksdb::ColumnFamilyHandle*>* atomic_group = nullptr);
+// Flushes every column family of `group` at once (atomic flush) and runs the compaction each
+// triggers: what closing a DB does to unflushed memtables with the WAL off (Kafka's db.close()).
+[[nodiscard]] rocksdb::Status flush_atomically(
+    rocksdb::DB& db, const std::vector<rocksdb::ColumnFamilyHandle*>& group);
 
 class RocksDBStore : public KeyValueBytesStore {
  public:
@@ -118,6 +128,16 @@ class RocksDBStore : public KeyValueBytesStore {
   bool holds_any_entry();
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override;
 
+  // KIP-1035 at the new pin (pin deltas 1, 2, 4; offsets_column_family.h): the changelog offsets,
+  // the position and the open/closed status marker live in the "offsets" column family, written
+  // into the memtable by commit() and made durable only by a memtable flush or a clean close.
+  bool manages_offsets() const override { return manages_offsets_; }
+  [[nodiscard]] Status commit(const ChangelogOffsets& offsets) override;
+  StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog) override;
+  // The status marker as the store reads it now (memtable included), for tests: none, 1 or 0.
+  std::optional<int64_t> stored_status();
+
   // The batching restore callback registered at init: changelog records in offset order.
   [[nodiscard]] Status restore_batch(const std::vector<ConsumerRecord>& records);
 
@@ -141,6 +161,12 @@ class RocksDBStore : public KeyValueBytesStore {
                                                           const std::optional<Bytes>& to,
                                                           bool reverse);
   void close_db();
+  // The new pin's open of the offsets column family: the status check (TaskCorrupted under
+  // exactly_once_v2 when the stored status says "open") and the stored position.
+  [[nodiscard]] Status open_offsets(const StateStoreContext& context);
+  // The new pin's clean close before the DB goes: status "closed" (only if this object set
+  // "open"), then every memtable flushed, as Kafka's db.close() does with the WAL off.
+  void close_offsets();
 
   // After a write: a full memtable is flushed (flush_if_memtable_full).
   [[nodiscard]] Status maybe_flush_memtable(size_t bytes_written);
@@ -157,6 +183,11 @@ class RocksDBStore : public KeyValueBytesStore {
   // Every handle Open returned (default first); all are destroyed before the DB.
   std::vector<rocksdb::ColumnFamilyHandle*> cf_handles_;
   rocksdb::ColumnFamilyHandle* cf_ = nullptr;  // the data column family, one of cf_handles_
+  // The new pin (pin delta 1): the offsets column family (one of cf_handles_), null at the old.
+  bool manages_offsets_ = false;
+  rocksdb::ColumnFamilyHandle* offsets_cf_ = nullptr;
+  bool status_open_set_ = false;       // AbstractColumnFamilyAccessor.storeOpen
+  bool flushed_since_commit_ = false;  // a memtable flush put data past the stored offsets
 };
 
 }  // namespace iq

@@ -16,6 +16,7 @@
 #include "iq/raw_sinks.h"
 #include "iq/status.h"
 #include "iq/streams_error.h"
+#include "iq/topic_partition.h"
 
 namespace iq {
 
@@ -66,6 +67,21 @@ class StateStore {
   // nothing across store objects holds none. It reads under Operation::kObserve
   // (io/operation_marker.h) and leaves RocksDB's block cache alone, so asking changes no run.
   virtual bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* /*out*/) { return false; }
+
+  // KIP-1035 (pin delta 1; docs/kafka-2026-08-20.md §4): StateStore.managesOffsets,
+  // commit(Map<TopicPartition, Long>) and committedOffset. A store that manages offsets keeps its
+  // changelog offsets and position inside itself, written by commit and read back at open; the
+  // state manager then writes no .checkpoint or .position for it. Only RocksDB-backed stores at the
+  // new pin manage offsets; every other store keeps these defaults (commit is a no-op, no offset).
+  // Layers pass them down.
+  virtual bool manages_offsets() const { return false; }
+  // `offsets` empty: the store has no changelog (or is corrupted); Kafka then wipes every stored
+  // offset but keeps the status marker, and still writes the position.
+  [[nodiscard]] virtual Status commit(const ChangelogOffsets& /*offsets*/) { return ok_status(); }
+  virtual StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& /*changelog*/) {
+    return std::optional<ChangelogOffset>{};
+  }
 };
 
 using KeyValueBytes = KeyValue<Bytes, ValueBytes>;

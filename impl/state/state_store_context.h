@@ -59,6 +59,9 @@ class StateStoreContext {
     static const KafkaQuirks kafkas;
     return kafkas;
   }
+  // processing.guarantee=exactly_once_v2: at the new pin a RocksDB store reads it at open
+  // (RocksDBStore.openDB's status-marker check, pin delta 4).
+  virtual bool eos_enabled() const { return false; }
   // ProcessorContextImpl.logChange: send a changelog record, with the position headers when the
   // switch is on. A standby's context fails with UnsupportedOperationException.
   [[nodiscard]] virtual Status log_change(const std::string& store_name, const Bytes& key,

@@ -26,6 +26,9 @@ class TestStateStoreContext final : public StateStoreContext {
     record_context_ = std::move(context);
   }
   bool consistency_enabled() const override { return consistency_enabled_; }
+  KafkaPin kafka_pin() const override { return pin_; }
+  bool eos_enabled() const override { return eos_enabled_; }
+  size_t rocksdb_write_buffer_size() const override { return write_buffer_size_; }
   Status log_change(const std::string& /*store_name*/, const Bytes& /*key*/,
                     const ValueBytes& /*value*/, int64_t /*timestamp*/,
                     const Position& /*position*/) override {
@@ -44,6 +47,9 @@ class TestStateStoreContext final : public StateStoreContext {
   rocksdb::Env* rocksdb_env() override { return env_; }
 
   void set_consistency_enabled(bool enabled) { consistency_enabled_ = enabled; }
+  void set_kafka_pin(KafkaPin pin) { pin_ = pin; }
+  void set_eos_enabled(bool enabled) { eos_enabled_ = enabled; }
+  void set_rocksdb_write_buffer_size(size_t bytes) { write_buffer_size_ = bytes; }
   // The record being processed: source topic, partition and offset.
   void at(std::optional<std::string> topic, int32_t partition, int64_t offset) {
     set_record_context(RecordContext{std::move(topic), partition, offset, 0, {}});
@@ -60,6 +66,9 @@ class TestStateStoreContext final : public StateStoreContext {
   std::string state_dir_;
   std::optional<RecordContext> record_context_;
   bool consistency_enabled_ = false;
+  KafkaPin pin_ = KafkaPin::k2024_10_25;
+  bool eos_enabled_ = false;
+  size_t write_buffer_size_ = kRocksDbWriteBufferSizeDefault;
   StateStore* registered_ = nullptr;
   RestoreCallback restore_;
   CommitCallback commit_;

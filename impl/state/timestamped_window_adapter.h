@@ -36,6 +36,12 @@ class WindowToTimestampedWindowByteStoreAdapter final : public WindowBytesStore 
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
     return store_->kept_entries(out);
   }
+  bool manages_offsets() const override { return store_->manages_offsets(); }
+  Status commit(const ChangelogOffsets& offsets) override { return store_->commit(offsets); }
+  StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog) override {
+    return store_->committed_offset(changelog);
+  }
   std::string_view java_class() const override {
     return "class "
            "org.apache.kafka.streams.state.internals.WindowToTimestampedWindowByteStoreAdapter";

@@ -108,6 +108,12 @@ class VersionedKeyValueToBytesStoreAdapter final : public VersionedBytesStore {
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
     return inner_->kept_entries(out);
   }
+  bool manages_offsets() const override { return inner_->manages_offsets(); }
+  Status commit(const ChangelogOffsets& offsets) override { return inner_->commit(offsets); }
+  StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog) override {
+    return inner_->committed_offset(changelog);
+  }
 
  private:
   // serializeAsBytes: ValueAndTimestamp(value, timestamp), validTo dropped.
@@ -167,6 +173,12 @@ class ChangeLoggingVersionedKeyValueBytesStore final : public VersionedBytesStor
   VersionedBytesStore& wrapped() { return *wrapped_; }
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
     return wrapped_->kept_entries(out);
+  }
+  bool manages_offsets() const override { return wrapped_->manages_offsets(); }
+  Status commit(const ChangelogOffsets& offsets) override { return wrapped_->commit(offsets); }
+  StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog) override {
+    return wrapped_->committed_offset(changelog);
   }
 
  private:

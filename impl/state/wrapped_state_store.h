@@ -38,6 +38,12 @@ class WrappedStateStore : public Face {
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
     return wrapped_->kept_entries(out);
   }
+  bool manages_offsets() const override { return wrapped_->manages_offsets(); }
+  Status commit(const ChangelogOffsets& offsets) override { return wrapped_->commit(offsets); }
+  StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog) override {
+    return wrapped_->committed_offset(changelog);
+  }
 
   // WrappedStateStore.query: pass down, then note this layer in the execution info.
   QueryOutcome query(const Query& q, const PositionBound& bound,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/assert.h"
+#include "base/probe.h"
 #include "cluster/crash_inside.h"
 #include "event_loop/event_loop.h"
 #include "history/placement.h"
@@ -50,6 +51,17 @@ void StoreLifeLog::disk_wiped(const std::string& instance) {
   }
 }
 
+const StoreLife* StoreLifeLog::previous_life(const StoreLife& life) const {
+  IQ_ASSERT(life.id >= 1 && life.id <= lives_.size());
+  for (size_t i = life.id - 1; i-- > 0;) {
+    const StoreLife& other = lives_[i];
+    if (other.instance == life.instance && other.partition == life.partition &&
+        other.store == life.store)
+      return &other;
+  }
+  return nullptr;
+}
+
 bool StoreLifeRecorder::silent() const {
   // A process a crash killed inside an operation does nothing more to the world.
   return arm_ != nullptr && arm_->dead();
@@ -71,8 +83,20 @@ StoreLifeId StoreLifeRecorder::opened(const StoreLifeOpening& opening) {
   for (const auto& raw : opening.kept) life.kept.push_back(decode_kept(log_.topology(), raw));
   life.loaded_checkpoint = opening.loaded_checkpoint;
   life.loaded_position = opening.loaded_position.copy();
+  if (opening.eos_enabled && opening.over_kept_data && previous_died_unwiped(life)) {
+    IQ_PROBE("kip1035.eos_crash_reused_without_wipe",
+             "under exactly_once_v2 a store reopened over the files its crashed process left, "
+             "without a wipe (new pin, delta 4: no memtable flush since its open, so the disk held "
+             "its last clean close; not in the default campaign: default.toml draws only the "
+             "old pin, scenarios/templates/kafka_2026.toml reaches it)");
+  }
   open_.push_back(life.id);
   return life.id;
+}
+
+bool StoreLifeRecorder::previous_died_unwiped(const StoreLife& life) const {
+  const StoreLife* previous = log_.previous_life(life);
+  return previous != nullptr && previous->end == StoreLifeEnd::kProcessDied && !previous->wiped;
 }
 
 void StoreLifeRecorder::add_offset(StoreLifeId id, StoreLifeEvent::Kind kind,

@@ -41,6 +41,8 @@ class StoreLifeLog {
   StoreLife& begin();
   // `instance`'s disk was wiped: every life of it that ended lost its data.
   void disk_wiped(const std::string& instance);
+  // The life of the same instance, partition and store that opened last before `life`, if any.
+  const StoreLife* previous_life(const StoreLife& life) const;
 
  private:
   TopologyConfig topology_;
@@ -65,6 +67,8 @@ class StoreLifeRecorder final : public StoreLifeObserver {
 
  private:
   bool silent() const;
+  // Whether the store's previous life on this instance ended with its process, its files kept.
+  bool previous_died_unwiped(const StoreLife& life) const;
   void add_offset(StoreLifeId life, StoreLifeEvent::Kind kind, ChangelogOffset offset);
   void add(StoreLifeId life, StoreLifeEvent::Kind kind, ChangelogOffset first);
   void end(StoreLife& life, StoreLifeEnd how);

@@ -48,10 +48,14 @@ struct StoreLifeOpening {
   // [key][start][seqnum] keys, a timestamped store's [timestamp][value] values), in the store's
   // order. Empty for a versioned store, which reports over_kept_data alone.
   std::vector<KeyValue<Bytes, Bytes>> kept;
-  // The store's changelog offset in .checkpoint (none: no file, no entry, or the unknown sentinel).
+  // The store's changelog offset in .checkpoint (none: no file, no entry, or the unknown
+  // sentinel); at the new pin, when the store keeps its offsets (KIP-1035), the offset it held.
   std::optional<ChangelogOffset> loaded_checkpoint;
   // The position the store opened with (its <store>.position, or empty).
   Position loaded_position = Position::empty_position();
+  // processing.guarantee=exactly_once_v2 (not recorded: it lets an observer name what a reopen
+  // after a crash means, since at the new pin exactly-once may reuse a crashed store's files).
+  bool eos_enabled = false;
 };
 
 enum class StoreCloseKind : uint8_t { kClean, kDirty };

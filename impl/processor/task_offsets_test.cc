@@ -1,0 +1,90 @@
+// AbstractTask.maybeCheckpoint at both pins (pin delta 3, a40c8769ce): at the old pin a RUNNING
+// at-least-once active checkpoints (flush, .position, .checkpoint) only past 10,000 changelog
+// offsets or when enforced; at the 2026-08-20 pin every postCommit commits every store, writing the
+// offsets into the store and no file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "processor/stream_task.h"
+#include "processor/test_fakes.h"
+
+namespace iq {
+namespace {
+
+using namespace testing_fakes;  // NOLINT: test doubles only
+
+class TaskOffsetsTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::path(testing::TempDir()) /
+            ("iqsim-task-offsets-" +
+             std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(root_);
+    topology_.kind = TopologyKind::Count;
+    topology_.source_topic = "words";
+    topology_.store_name = "counts";
+    topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  // A running active that processed three records, prepared its commit and post-committed.
+  void run_and_commit(Instance& a, StreamTask& task) {
+    ASSERT_TRUE(task.initialize().has_value());
+    ASSERT_TRUE(a.reader.register_task(task).has_value());
+    ASSERT_TRUE(task.complete_restoration().has_value());
+    for (int64_t o = 0; o < 3; ++o) {
+      task.add_records({ConsumerRecord{"words",
+                                       0,
+                                       o,
+                                       1000 + o,
+                                       Serde<int32_t>::serialize(7),
+                                       Serde<int64_t>::serialize(1),
+                                       {}}});
+    }
+    while (*task.process_one()) {
+    }
+    ASSERT_TRUE(task.prepare_commit().has_value());
+    ASSERT_TRUE(task.post_commit(/*enforce_checkpoint=*/false).has_value());
+  }
+  std::optional<ChangelogOffset> checkpointed(Instance& a) {
+    OffsetCheckpoint file(a.fs, a.env.task_dir + "/.checkpoint");
+    auto offsets = file.read_changelog_offsets();
+    EXPECT_TRUE(offsets.has_value());
+    auto it = offsets->find({"app-counts-changelog", 0});
+    if (it == offsets->end()) return std::nullopt;
+    return it->second;
+  }
+
+  std::filesystem::path root_;
+  TopologyConfig topology_;
+  FakeBroker broker_;
+};
+
+TEST_F(TaskOffsetsTest, TheOldPinCheckpointsOnlyPastTheThreshold) {
+  Instance a(broker_, root_ / "a", /*consistency=*/true);
+  StreamTask task({0, 0}, topology_, a.env);
+  run_and_commit(a, task);
+  EXPECT_FALSE(task.offsets_in_stores());
+  // The enforced checkpoint of complete_restoration (nothing restored: the unknown sentinel); the
+  // commit after three records moved the offsets by far less than 10,000.
+  EXPECT_EQ(checkpointed(a), ChangelogOffset(OffsetCheckpoint::kOffsetUnknown));
+  EXPECT_EQ(task.store("counts")->committed_offset({"app-counts-changelog", 0}).value(),
+            std::nullopt);
+}
+
+TEST_F(TaskOffsetsTest, TheNewPinCommitsTheStoresAtEveryCommitAndWritesNoFile) {
+  Instance a(broker_, root_ / "a", /*consistency=*/true);
+  a.env.kafka_pin = KafkaPin::k2026_08_20;
+  StreamTask task({0, 0}, topology_, a.env);
+  run_and_commit(a, task);
+  EXPECT_TRUE(task.offsets_in_stores());
+  const auto written = task.state_manager().changelog_offset("counts");
+  ASSERT_TRUE(written.has_value());
+  EXPECT_EQ(task.store("counts")->committed_offset({"app-counts-changelog", 0}).value(), written);
+  EXPECT_FALSE(a.fs.exists(a.env.task_dir + "/.checkpoint"));
+  EXPECT_FALSE(a.fs.exists(a.env.task_dir + "/counts.position"));
+}
+
+}  // namespace
+}  // namespace iq
