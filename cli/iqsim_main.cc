@@ -1,7 +1,6 @@
 // iqsim: the command line. Runs scenario files through the simulator and judges them
-// (run, fuzz, explore, replay, shrink, check-determinism), merges sweep summaries, lists the
-// properties.
-// Flags are parsed here with CLI11; each subcommand is one function in commands.cc.
+// (run, fuzz, explore, upgrade, replay, shrink, check-determinism), merges sweep summaries, lists
+// the properties. Flags are parsed here with CLI11; each subcommand is one function in commands.cc.
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +12,7 @@
 #include "explore.h"
 #include "input_checks.h"
 #include "summary.h"
+#include "upgrade.h"
 
 namespace {
 
@@ -204,6 +204,20 @@ int main(int argc, char** argv) {
                           "Append each finished seed here (default: JSON.journal with --json)");
   explore_app->add_flag("--resume", explore.resume, "Skip the seeds the journal holds");
 
+  UpgradeArgs upgrade;
+  CLI::App* upgrade_app = app.add_subcommand("upgrade",
+                                             "Run the same seeds under both pinned Kafka versions "
+                                             "and report what changes (cli/README.md)");
+  upgrade_app->add_option("file", upgrade.file, "Template (TOML)")->required();
+  Number upgrade_seeds, upgrade_first, upgrade_jobs;
+  add_number(upgrade_app, "--seeds", upgrade_seeds, "Seeds, each run at both pins, 1..1000000000");
+  upgrade_seeds.option->required();
+  add_number(upgrade_app, "--first-seed", upgrade_first, "The first seed, 0..2^64-1 (default 1)");
+  add_number(upgrade_app, "--jobs", upgrade_jobs, "Seeds run in parallel, 1..256 (default 1)");
+  upgrade_app->add_option("--out", upgrade.out_dir,
+                          "Write index.html, upgrade.json, the run pages and configs/ here "
+                          "(default NAME-upgrade)");
+
   // One seed in a child process of `fuzz` (not for people: no help entry).
   std::string run_seed_file, run_seed_failures;
   uint64_t run_seed_seed = 0;
@@ -322,6 +336,14 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
     return explore_command(explore);
+  }
+  if (upgrade_app->parsed()) {
+    if (!parse_number("--seeds", upgrade_seeds, 1, kSeedsMax, upgrade.seeds) ||
+        !parse_number("--first-seed", upgrade_first, 0, UINT64_MAX, upgrade.first_seed) ||
+        !parse_number("--jobs", upgrade_jobs, 1, kJobsMax, upgrade.jobs)) {
+      return kExitBadInput;
+    }
+    return upgrade_command(upgrade);
   }
   if (run_seed_app->parsed()) {
     return run_seed_command(run_seed_file, run_seed_seed, run_seed_failures, run_seed_parent);

@@ -1,10 +1,11 @@
 // Renders the report of a real failing run (reports/testdata/failover_wrong_expectation.toml: a
 // failover, then a scripted query with a wrong expectation), a sweep page of three of its seeds,
 // and the page of a real `iqsim explore` of a 2x2 grid over two seeds
-// (reports/testdata/explore_failover.toml), and loads each in headless Chromium: a screenshot is
+// (reports/testdata/explore_failover.toml) and of a real `iqsim upgrade` over two seeds
+// (reports/testdata/upgrade_crash.toml), and loads each in headless Chromium: a screenshot is
 // taken and must be non-trivial, and the DOM after scripts ran must hold every section (for the
-// sweep and the explorer: every chart's SVG with its bars and numbers) and no script error.
-// Chromium missing is a failure (scripts/setup installs it).
+// sweep, the explorer and the upgrade: every chart's SVG with its bars and numbers) and no script
+// error. Chromium missing is a failure (scripts/setup installs it).
 
 #include <gtest/gtest.h>
 
@@ -212,6 +213,37 @@ TEST(Browser, ExplorerReportChartsRenderInHeadlessChromium) {
       << where << ": no standby under standbys=0 (two configurations, two charts)";
   for (const char* part : {"id=\"differences\"", "class=\"num worst\"", "class=\"num best\"",
                            "num.standby.replicas=1, processing.guarantee=exactly_once_v2"}) {
+    EXPECT_NE(page.dom.find(part), std::string::npos) << where << ": the DOM lacks " << part;
+  }
+}
+
+// The page of a real `iqsim upgrade` of reports/testdata/upgrade_crash.toml over two seeds: every
+// chart drawn (a row per pin for the cost), with its numbers, and no script error.
+TEST(Browser, UpgradeReportChartsRenderInHeadlessChromium) {
+  const std::string file = std::string(IQSIM_REPORTS_TESTDATA) + "/upgrade_crash.toml";
+  std::filesystem::path dir = fresh_dir();
+  std::filesystem::remove_all(dir / "upgrade");
+  const std::string run = std::string(IQSIM_BINARY) + " upgrade " + file +
+                          " --seeds 2 --jobs 2 --out " + (dir / "upgrade").string() + " >" +
+                          (dir / "upgrade.log").string() + " 2>&1";
+  const int status = std::system(run.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n"
+                                                             << read_file(dir / "upgrade.log");
+  const std::string where = file + " upgraded";
+  Loaded page = load_in_chromium(dir, dir / "upgrade" / "index.html", where);
+  EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";
+  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
+  EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
+  for (const char* id :
+       {"chart-upgrade-classes", "chart-upgrade-staleness-records", "chart-upgrade-staleness-ms",
+        "chart-upgrade-outcomes", "chart-upgrade-levels", "chart-upgrade-cpu"}) {
+    expect_figure_drawn(page.dom, id, where);
+  }
+  const size_t at = page.dom.find("id=\"chart-upgrade-cpu\"");
+  const std::string cpu = page.dom.substr(at, page.dom.find("</figure>", at) - at);
+  EXPECT_EQ(count(cpu, "class=\"rowlabel\""), 2u) << "a row per pin";
+  for (const char* part : {"id=\"changed\"", "id=\"isolation\"", "id=\"differences\"", "2024-10-25",
+                           "2026-08-20", "READ_COMMITTED"}) {
     EXPECT_NE(page.dom.find(part), std::string::npos) << where << ": the DOM lacks " << part;
   }
 }
