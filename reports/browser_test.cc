@@ -100,6 +100,23 @@ void expect_figure_drawn(const std::string& dom, const std::string& id, const st
   EXPECT_NE(figure.find("<details class=\"numbers\">"), std::string::npos) << id;
 }
 
+// Runs `iqsim ARGS` (writing DIR/NAME/index.html; its output to DIR/NAME.log) as a user would,
+// then loads the page: a non-trivial screenshot, scripts ran, no script error.
+Loaded run_and_load(const std::filesystem::path& dir, const std::string& name,
+                    const std::string& args, const std::string& where) {
+  std::filesystem::remove_all(dir / name);
+  const std::filesystem::path log = dir / (name + ".log");
+  const std::string run = std::string(IQSIM_BINARY) + args + " >" + log.string() + " 2>&1";
+  const int status = std::system(run.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n" << read_file(log);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
+  Loaded page = load_in_chromium(dir, dir / name / "index.html", where);
+  EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";
+  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
+  EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
+  return page;
+}
+
 std::filesystem::path fresh_dir() {
   std::filesystem::path dir = std::filesystem::current_path() / "browser_report";
   std::filesystem::create_directories(dir);
@@ -189,19 +206,13 @@ TEST(Browser, SweepReportChartsRenderInHeadlessChromium) {
 TEST(Browser, ExplorerReportChartsRenderInHeadlessChromium) {
   const std::string file = std::string(IQSIM_REPORTS_TESTDATA) + "/explore_failover.toml";
   std::filesystem::path dir = fresh_dir();
-  std::filesystem::remove_all(dir / "explore");
-  const std::string run = std::string(IQSIM_BINARY) + " explore " + file +
-                          " --seeds 2 --jobs 2 --report " + (dir / "explore").string() +
-                          " --configs " + (dir / "explore" / "configs").string() + " >" +
-                          (dir / "explore.log").string() + " 2>&1";
-  const int status = std::system(run.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n"
-                                                             << read_file(dir / "explore.log");
   const std::string where = file + " explored";
-  Loaded page = load_in_chromium(dir, dir / "explore" / "index.html", where);
-  EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";
-  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
-  EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
+  const Loaded page = run_and_load(dir, "explore",
+                                   " explore " + file + " --seeds 2 --jobs 2 --report " +
+                                       (dir / "explore").string() + " --configs " +
+                                       (dir / "explore" / "configs").string(),
+                                   where);
+  ASSERT_FALSE(page.dom.empty()) << where;
   for (const char* id : {"chart-explore-outcomes", "chart-explore-staleness-records",
                          "chart-explore-staleness-ms"}) {
     expect_figure_drawn(page.dom, id, where);
@@ -222,18 +233,11 @@ TEST(Browser, ExplorerReportChartsRenderInHeadlessChromium) {
 TEST(Browser, UpgradeReportChartsRenderInHeadlessChromium) {
   const std::string file = std::string(IQSIM_REPORTS_TESTDATA) + "/upgrade_crash.toml";
   std::filesystem::path dir = fresh_dir();
-  std::filesystem::remove_all(dir / "upgrade");
-  const std::string run = std::string(IQSIM_BINARY) + " upgrade " + file +
-                          " --seeds 2 --jobs 2 --out " + (dir / "upgrade").string() + " >" +
-                          (dir / "upgrade.log").string() + " 2>&1";
-  const int status = std::system(run.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n"
-                                                             << read_file(dir / "upgrade.log");
   const std::string where = file + " upgraded";
-  Loaded page = load_in_chromium(dir, dir / "upgrade" / "index.html", where);
-  EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";
-  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
-  EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
+  const Loaded page = run_and_load(
+      dir, "upgrade",
+      " upgrade " + file + " --seeds 2 --jobs 2 --out " + (dir / "upgrade").string(), where);
+  ASSERT_FALSE(page.dom.empty()) << where;
   for (const char* id :
        {"chart-upgrade-classes", "chart-upgrade-staleness-records", "chart-upgrade-staleness-ms",
         "chart-upgrade-outcomes", "chart-upgrade-levels", "chart-upgrade-cpu"}) {

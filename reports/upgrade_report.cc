@@ -122,14 +122,19 @@ std::string changed_section(const UpgradeInput& in) {
   return html + "</section>\n";
 }
 
-// The two pins' maps side by side, each key as "KEY @ PIN".
+// "ALOS" and "EOS" for the guarantees, so that a row label with its pin fits the chart.
+std::string short_guarantee(const std::string& g) {
+  return g == "at_least_once" ? "ALOS" : g == "exactly_once_v2" ? "EOS" : g;
+}
+
+// The two pins' maps side by side, each key as "GUARANTEE @ PIN".
 template <typename T>
 std::map<std::string, T> side_by_side(const std::map<std::string, T>& old_pin,
                                       const std::map<std::string, T>& new_pin,
                                       const UpgradeInput& in) {
   std::map<std::string, T> out;
-  for (const auto& [k, v] : old_pin) out[k + " @ " + in.old_pin.pin] = v;
-  for (const auto& [k, v] : new_pin) out[k + " @ " + in.new_pin.pin] = v;
+  for (const auto& [k, v] : old_pin) out[short_guarantee(k) + " @ " + in.old_pin.pin] = v;
+  for (const auto& [k, v] : new_pin) out[short_guarantee(k) + " @ " + in.new_pin.pin] = v;
   return out;
 }
 
@@ -151,8 +156,8 @@ std::string staleness_section(const UpgradeInput& in) {
       side_by_side(in.old_pin.outcomes_by_guarantee, in.new_pin.outcomes_by_guarantee, in);
   std::string html =
       "<section id=\"staleness\"><h2>Staleness and availability, side by side</h2><p>Each row "
-      "is a replica role and processing guarantee under one pin: median, p90 and max of the "
-      "answers' staleness behind the source log.</p>";
+      "is a replica role and processing guarantee (ALOS at_least_once, EOS exactly_once_v2) under "
+      "one pin: median, p90 and max of the answers' staleness behind the source log.</p>";
   if (!staleness.empty()) {
     html += render_bar_figure(staleness_chart(staleness, false, "chart-upgrade-staleness-records"));
     html += render_bar_figure(staleness_chart(staleness, true, "chart-upgrade-staleness-ms"));
@@ -312,7 +317,7 @@ std::string render_upgrade_report(const UpgradeInput& in) {
       "<main>\n",
       html_escape(title), html_escape(in.title), in.first_seed, in.first_seed + in.seed_count - 1,
       in.old_pin.pin, in.new_pin.pin);
-  html += changed_section(in) + staleness_section(in) + isolation_section(in) + speed_section(in);
+  html += changed_section(in) + isolation_section(in) + speed_section(in) + staleness_section(in);
   html +=
       "<section id=\"differences\"><h2>Every measure side by side</h2><p>The explorer's "
       "measures, a column per pin; cells of a measure that differs are marked.</p>" +
