@@ -64,6 +64,27 @@ bool parse_number(const char* flag, const Number& n, uint64_t min, uint64_t max,
   return true;
 }
 
+// --seeds (required), --first-seed and --jobs: a sweep's seeds, as fuzz, explore and upgrade take
+// them.
+struct SeedFlags {
+  Number seeds, first, jobs;
+};
+
+void add_seed_flags(CLI::App* app, SeedFlags& f, const std::string& seeds_what) {
+  add_number(app, "--seeds", f.seeds, seeds_what + ", 1..1000000000");
+  f.seeds.option->required();
+  add_number(app, "--first-seed", f.first, "The first seed, 0..2^64-1 (default 1)");
+  add_number(app, "--jobs", f.jobs, "Seeds run in parallel, 1..256 (default 1)");
+}
+
+// Into args.seeds, args.first_seed and args.jobs; false (the refusal printed) on a bad value.
+template <typename Args>
+bool parse_seed_flags(const SeedFlags& f, Args& args) {
+  return parse_number("--seeds", f.seeds, 1, kSeedsMax, args.seeds) &&
+         parse_number("--first-seed", f.first, 0, UINT64_MAX, args.first_seed) &&
+         parse_number("--jobs", f.jobs, 1, kJobsMax, args.jobs);
+}
+
 bool parse_seed(const Number& n, std::optional<uint64_t>& out) {
   uint64_t seed = 0;
   if (!parse_number("--seed", n, 0, UINT64_MAX, seed)) return false;
@@ -153,11 +174,8 @@ int main(int argc, char** argv) {
   FuzzArgs fuzz;
   CLI::App* fuzz_app = app.add_subcommand("fuzz", "Run a sweep of seeds over one scenario file");
   fuzz_app->add_option("file", fuzz.file, "Scenario file (TOML), usually a template")->required();
-  Number fuzz_seeds, fuzz_first, fuzz_jobs;
-  add_number(fuzz_app, "--seeds", fuzz_seeds, "How many seeds, 1..1000000000");
-  fuzz_seeds.option->required();
-  add_number(fuzz_app, "--first-seed", fuzz_first, "The first seed, 0..2^64-1 (default 1)");
-  add_number(fuzz_app, "--jobs", fuzz_jobs, "Seeds run in parallel, 1..256 (default 1)");
+  SeedFlags fuzz_flags;
+  add_seed_flags(fuzz_app, fuzz_flags, "How many seeds");
   fuzz_app->add_option("--shard", fuzz.shard,
                        "I/N: run only the seeds whose index mod N is I (default 0/1)");
   fuzz_app->add_option("--json", fuzz.json_out, "Write a JSON summary here (iqsim merge reads it)");
@@ -187,11 +205,8 @@ int main(int argc, char** argv) {
   explore_app->add_option("--grid", explore.grid,
                           "KEY=V1,V2,...: a template key and its values (repeat for more keys; "
                           "default: the template's [explore] grid)");
-  Number explore_seeds, explore_first, explore_jobs;
-  add_number(explore_app, "--seeds", explore_seeds, "Seeds per configuration, 1..1000000000");
-  explore_seeds.option->required();
-  add_number(explore_app, "--first-seed", explore_first, "The first seed, 0..2^64-1 (default 1)");
-  add_number(explore_app, "--jobs", explore_jobs, "Seeds run in parallel, 1..256 (default 1)");
+  SeedFlags explore_flags;
+  add_seed_flags(explore_app, explore_flags, "Seeds per configuration");
   explore_app->add_option("--shard", explore.shard,
                           "I/N: run only the seeds whose index mod N is I (default 0/1)");
   explore_app->add_option("--json", explore.json_out,
@@ -209,11 +224,8 @@ int main(int argc, char** argv) {
                                              "Run the same seeds under both pinned Kafka versions "
                                              "and report what changes (cli/README.md)");
   upgrade_app->add_option("file", upgrade.file, "Template (TOML)")->required();
-  Number upgrade_seeds, upgrade_first, upgrade_jobs;
-  add_number(upgrade_app, "--seeds", upgrade_seeds, "Seeds, each run at both pins, 1..1000000000");
-  upgrade_seeds.option->required();
-  add_number(upgrade_app, "--first-seed", upgrade_first, "The first seed, 0..2^64-1 (default 1)");
-  add_number(upgrade_app, "--jobs", upgrade_jobs, "Seeds run in parallel, 1..256 (default 1)");
+  SeedFlags upgrade_flags;
+  add_seed_flags(upgrade_app, upgrade_flags, "Seeds, each run at both pins");
   upgrade_app->add_option("--out", upgrade.out_dir,
                           "Write index.html, upgrade.json, the run pages and configs/ here "
                           "(default NAME-upgrade)");
@@ -322,27 +334,15 @@ int main(int argc, char** argv) {
     return run_command(run);
   }
   if (fuzz_app->parsed()) {
-    if (!parse_number("--seeds", fuzz_seeds, 1, kSeedsMax, fuzz.seeds) ||
-        !parse_number("--first-seed", fuzz_first, 0, UINT64_MAX, fuzz.first_seed) ||
-        !parse_number("--jobs", fuzz_jobs, 1, kJobsMax, fuzz.jobs)) {
-      return kExitBadInput;
-    }
+    if (!parse_seed_flags(fuzz_flags, fuzz)) return kExitBadInput;
     return fuzz_command(fuzz);
   }
   if (explore_app->parsed()) {
-    if (!parse_number("--seeds", explore_seeds, 1, kSeedsMax, explore.seeds) ||
-        !parse_number("--first-seed", explore_first, 0, UINT64_MAX, explore.first_seed) ||
-        !parse_number("--jobs", explore_jobs, 1, kJobsMax, explore.jobs)) {
-      return kExitBadInput;
-    }
+    if (!parse_seed_flags(explore_flags, explore)) return kExitBadInput;
     return explore_command(explore);
   }
   if (upgrade_app->parsed()) {
-    if (!parse_number("--seeds", upgrade_seeds, 1, kSeedsMax, upgrade.seeds) ||
-        !parse_number("--first-seed", upgrade_first, 0, UINT64_MAX, upgrade.first_seed) ||
-        !parse_number("--jobs", upgrade_jobs, 1, kJobsMax, upgrade.jobs)) {
-      return kExitBadInput;
-    }
+    if (!parse_seed_flags(upgrade_flags, upgrade)) return kExitBadInput;
     return upgrade_command(upgrade);
   }
   if (run_seed_app->parsed()) {
