@@ -46,16 +46,16 @@ struct Loaded {
 };
 
 // Loads `html` (in `dir`) twice: a screenshot, then --dump-dom; each with a fresh profile. The
-// profile and logs are named after the page, so the Browser.* tests, which ctest may run at once,
-// never share a Chromium profile (its lock refuses a second browser).
+// profile and logs are named after the page (or `stem`), so the Browser.* tests, which ctest may
+// run at once, never share a Chromium profile (its lock refuses a second browser).
 Loaded load_in_chromium(const std::filesystem::path& dir, const std::filesystem::path& html,
-                        const std::string& where) {
+                        const std::string& where, std::string stem = "") {
   std::string chromium = chromium_path();
   EXPECT_FALSE(chromium.empty())
       << "chromium is not installed: run scripts/setup (it installs the Debian package "
          "'chromium'); this test needs a headless browser and does not skip without one";
   if (chromium.empty()) return {};
-  const std::string stem = html.stem().string();
+  if (stem.empty()) stem = html.stem().string();
   const std::filesystem::path profile = dir / ("profile-" + stem);
   const auto common = [&] {
     std::filesystem::remove_all(profile);
@@ -110,7 +110,9 @@ Loaded run_and_load(const std::filesystem::path& dir, const std::string& name,
   const int status = std::system(run.c_str());
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n" << read_file(log);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
-  Loaded page = load_in_chromium(dir, dir / name / "index.html", where);
+  // Named after `name`, not the page: the explorer's and the upgrade's pages are both index.html,
+  // and ctest may load them at once.
+  Loaded page = load_in_chromium(dir, dir / name / "index.html", where, name);
   EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";
   EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
   EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
