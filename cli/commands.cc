@@ -496,6 +496,24 @@ base::Expected<SeedResult, std::string> run_seed_in_child(const std::string& sel
   return result;
 }
 
+}  // namespace
+
+base::Expected<std::string, std::string> write_run_page(const std::string& file, uint64_t seed,
+                                                        const std::string& dir) {
+  auto scenario = load(file, seed);
+  if (!scenario) return base::unexpected(scenario.error());
+  properties::RunReport again = properties::run_scenario(*scenario, {.keep_trace = true});
+  std::string name = stem_of(file) + "-seed" + std::to_string(seed) + ".html";
+  std::filesystem::path out = std::filesystem::path(dir) / name;
+  const std::string toml = sim::to_toml(*scenario);
+  if (!write_text(out.string(), reports::render_run_report(again, &toml))) {
+    return base::unexpected("--report " + shown(dir) + ": cannot write " + shown(name));
+  }
+  return name;
+}
+
+namespace {
+
 // The sweep page, and a run page for each of the first failing seeds and for the first seed of
 // each declared Kafka behaviour met (the page its explanation links): each is run again from
 // `file` with its trace kept (the sweep itself keeps no traces, so memory does not grow with the
@@ -558,17 +576,12 @@ bool write_sweep_report(const std::string& command, const std::string& file,
     }
     const bool failing_page = !r.passed && pages < kSweepRunPagesMax;
     if ((failing_page || first_of_a_class) && !died && !summary.partial) {
-      auto scenario = load(file, r.seed);
-      if (!scenario) {
-        error(scenario.error());
+      auto page = write_run_page(file, r.seed, report_dir);
+      if (!page) {
+        error(page.error());
         return false;
       }
-      properties::RunReport again = properties::run_scenario(*scenario, {.keep_trace = true});
-      std::string name = stem_of(file) + "-seed" + std::to_string(r.seed) + ".html";
-      std::filesystem::path out = std::filesystem::path(report_dir) / name;
-      const std::string toml = sim::to_toml(*scenario);
-      if (!write_text(out.string(), reports::render_run_report(again, &toml))) return false;
-      run.page = name;
+      run.page = *page;
       if (!r.passed) ++pages;
     }
     input.runs.push_back(std::move(run));

@@ -100,5 +100,9 @@ int findings_command(bool json, const std::string& only_key = "");
 void print_error(const std::string& message);
 bool write_output_file(const std::string& path, const std::string& text, const std::string& flag);
 base::Expected<std::string, std::string> scenario_file_digest(const std::string& file);
+// Runs `seed` of `file` again with its trace kept and writes its run page into `dir` as
+// `<stem>-seed<S>.html` (the page a sweep report links): the page's name, or why not.
+base::Expected<std::string, std::string> write_run_page(const std::string& file, uint64_t seed,
+                                                        const std::string& dir);
 
 }  // namespace iq::cli

@@ -96,6 +96,17 @@ std::optional<Path> find_path(const toml::node& node, std::string_view key) {
   return std::nullopt;
 }
 
+// "configuration.kafka" -> its path from the root (table keys only).
+Path place_path(const std::string& place) {
+  Path path;
+  for (size_t from = 0; from <= place.size();) {
+    const size_t dot = std::min(place.find('.', from), place.size());
+    path.push_back(Step{place.substr(from, dot - from)});
+    from = dot + 1;
+  }
+  return path;
+}
+
 // The node at `path` under `node`, or nullptr.
 toml::node* node_at(toml::node& node, const Path& path, size_t depth = 0) {
   if (depth == path.size()) return &node;
@@ -346,7 +357,9 @@ std::string grid_text(const std::vector<Axis>& grid) {
 // parsed once with the first seed: a value the template's key does not take is refused here,
 // naming the key and the value.
 base::Expected<std::vector<Configuration>, std::string> build_configurations(
-    const Template& t, const std::vector<Axis>& grid, const std::string& dir, uint64_t seed) {
+    const Template& t, const std::vector<Axis>& grid, const std::string& dir, uint64_t seed,
+    const std::vector<std::pair<Path, std::string>>& also = {},
+    const std::string& command = "explore") {
   size_t count = 1;
   for (const Axis& a : grid) {
     count *= a.values.size();
@@ -364,23 +377,25 @@ base::Expected<std::vector<Configuration>, std::string> build_configurations(
   std::vector<Configuration> out;
   for (size_t k = 0; k < count; ++k) {
     Configuration c;
-    std::vector<std::pair<Path, std::string>> settings;
+    std::vector<std::pair<Path, std::string>> settings = also;
     size_t rest = k;
     for (size_t a = grid.size(); a-- > 0;) {
       const std::string& v = grid[a].values[rest % grid[a].values.size()];
       rest /= grid[a].values.size();
-      settings.insert(settings.begin(), {grid[a].path, v});
+      settings.insert(settings.begin() + static_cast<std::ptrdiff_t>(also.size()),
+                      {grid[a].path, v});
       c.settings.insert(c.settings.begin(), {grid[a].key, v});
     }
     for (const auto& [key, v] : c.settings) c.name += (c.name.empty() ? "" : ", ") + key + "=" + v;
     c.file = (std::filesystem::path(dir) / fmt::format("{}-{}.toml", stem, k + 1)).string();
     const std::string header = fmt::format(
-        "# Configuration {} of `iqsim explore {}`: {}.\n# The template with the grid's values "
-        "laid over it; each seed reproduces with `iqsim replay {} --seed S`.\n",
-        k + 1, t.file, c.name, c.file);
+        "# Configuration {} of `iqsim {} {}`: {}.\n# The template with these values laid over "
+        "it; each seed reproduces with `iqsim replay {} --seed S`.\n",
+        k + 1, command, t.file, c.name, c.file);
     const std::string text = configuration_text(t, settings, header);
     if (auto parsed = sim::parse_scenario_text(text, c.file, seed); !parsed) {
-      return base::unexpected(fmt::format("--grid {}: the template does not take it: {}",
+      return base::unexpected(fmt::format("{} {}: the template does not take it: {}",
+                                          command == "explore" ? "--grid" : "iqsim " + command,
                                           shown(c.name), parsed.error().to_string()));
     }
     if (!write_output_file(c.file, text, "--configs")) {
@@ -624,6 +639,76 @@ base::Expected<SeedResult, std::string> run_in_child(const std::string& self,
   return r;
 }
 
+// An exploration of `t` with no seed run yet: an empty fuzz summary per configuration.
+Exploration new_exploration(const Template& t, std::vector<Axis> grid,
+                            std::vector<Configuration> configurations, uint64_t first_seed,
+                            uint64_t seed_count, const std::string& shard) {
+  Exploration e{
+      t.file, t.title, first_seed, seed_count, {shard}, std::move(grid), std::move(configurations),
+      {}};
+  for (const Configuration& c : e.configurations) {
+    SweepSummary s;
+    s.command = "explore";
+    s.scenario = t.file;
+    s.title = c.name;
+    s.first_seed = first_seed;
+    s.seed_count = seed_count;
+    s.shards = e.shards;
+    e.results.push_back({std::move(s), {}});
+  }
+  return e;
+}
+
+// Runs every (configuration, seed) not in `done` on `job_count` threads, each seed in a child
+// process; each result goes to its configuration in `e` (seeds ascending) with its CPU time, and
+// to `journal` when there is one. The error of a seed that could not be run, if any.
+std::optional<std::string> run_jobs(const std::string& self, Exploration& e,
+                                    const std::vector<uint64_t>& seeds,
+                                    const std::set<std::pair<size_t, uint64_t>>& done,
+                                    int32_t job_count, Journal* journal) {
+  std::vector<std::pair<size_t, uint64_t>> jobs;  // numbered; the sweep hands the numbers out
+  for (size_t k = 0; k < e.configurations.size(); ++k) {
+    for (uint64_t seed : seeds) {
+      if (done.count({k, seed}) == 0) jobs.push_back({k, seed});
+    }
+  }
+  std::vector<uint64_t> numbers(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) numbers[i] = i;
+  std::mutex mu;
+  std::map<uint64_t, double> cpu_ms_by_job;
+  Progress progress(stderr, isatty(fileno(stderr)) != 0, jobs.size());
+  SweepOutcome outcome = run_sweep(
+      numbers, {.jobs = job_count},
+      [&](uint64_t n) -> base::Expected<SeedResult, std::string> {
+        const auto [k, seed] = jobs[n];
+        double cpu_ms = 0;
+        auto result = run_in_child(self, e.configurations[k].file, seed, &cpu_ms);
+        if (!result) return result;
+        std::lock_guard<std::mutex> lock(mu);
+        cpu_ms_by_job[n] = cpu_ms;
+        if (journal != nullptr) {
+          json line = seed_result_to_json(*result);
+          line["configuration"] = k;
+          line["cpu_ms"] = cpu_ms;
+          if (auto failed = journal->append_json(line)) return base::unexpected(*failed);
+        }
+        return result;
+      },
+      &progress);
+  if (!outcome.error.empty()) return outcome.error;
+  // Results come back in job order: configuration by configuration, seeds ascending.
+  for (size_t i = 0; i < outcome.results.size(); ++i) {
+    const auto [k, seed] = jobs[i];
+    e.results[k].cpu_ms_by_seed[seed] = cpu_ms_by_job[i];
+    e.results[k].summary.results.push_back(std::move(outcome.results[i]));
+  }
+  for (ConfigurationResults& r : e.results) {
+    std::sort(r.summary.results.begin(), r.summary.results.end(),
+              [](const SeedResult& a, const SeedResult& b) { return a.seed < b.seed; });
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 base::Expected<std::vector<std::string>, std::string> resolve_grid(
@@ -638,6 +723,32 @@ base::Expected<std::vector<std::string>, std::string> resolve_grid(
     std::string line = path_text(a.path) + "=";
     for (size_t i = 0; i < a.values.size(); ++i) line += (i ? "," : "") + a.values[i];
     out.push_back(std::move(line));
+  }
+  return out;
+}
+
+base::Expected<FixedExploration, std::string> explore_fixed(const FixedGridArgs& args) {
+  IQ_ASSERT(!args.seeds.empty() && !args.values.empty());
+  auto t = read_template(args.file, args.seeds.front());
+  if (!t) return base::unexpected(t.error());
+  Axis axis{args.place, args.values, args.origin, place_path(args.place)};
+  std::vector<std::pair<Path, std::string>> also;
+  for (const auto& [place, value] : args.also_set) also.push_back({place_path(place), value});
+  auto configurations =
+      build_configurations(*t, {axis}, args.configs_dir, args.seeds.front(), also, args.command);
+  if (!configurations) return base::unexpected(configurations.error());
+  auto self = self_executable();
+  if (!self) return base::unexpected(self.error());
+  Exploration e = new_exploration(*t, {axis}, std::move(*configurations), args.first_seed,
+                                  args.seed_count, "0/1");
+  if (auto failed = run_jobs(*self, e, args.seeds, {}, args.jobs, nullptr)) {
+    return base::unexpected(*failed);
+  }
+  FixedExploration out{t->title, report_input(e), {}};
+  for (size_t k = 0; k < e.configurations.size(); ++k) {
+    out.configurations.push_back({e.configurations[k].name, e.configurations[k].file,
+                                  std::move(e.results[k].summary),
+                                  std::move(e.results[k].cpu_ms_by_seed)});
   }
   return out;
 }
@@ -702,24 +813,8 @@ int explore_command(const ExploreArgs& args) {
     return kExitBadInput;
   }
 
-  Exploration e;
-  e.scenario = args.file;
-  e.title = t->title;
-  e.first_seed = args.first_seed;
-  e.seed_count = args.seeds;
-  e.shards = {shard->to_string()};
-  e.grid = grid;
-  e.configurations = std::move(*configurations);
-  for (size_t k = 0; k < e.configurations.size(); ++k) {
-    SweepSummary s;
-    s.command = "explore";
-    s.scenario = args.file;
-    s.title = e.configurations[k].name;
-    s.first_seed = args.first_seed;
-    s.seed_count = args.seeds;
-    s.shards = e.shards;
-    e.results.push_back({std::move(s), {}});
-  }
+  Exploration e = new_exploration(*t, grid, std::move(*configurations), args.first_seed, args.seeds,
+                                  shard->to_string());
 
   // The journal: a header naming the template, seeds, shard and grid, then a line per finished
   // (configuration, seed) with its CPU time.
@@ -759,50 +854,9 @@ int explore_command(const ExploreArgs& args) {
     }
   }
 
-  // Every (configuration, seed) still to run, numbered; the sweep hands the numbers out.
-  std::vector<std::pair<size_t, uint64_t>> jobs;
-  for (size_t k = 0; k < e.configurations.size(); ++k) {
-    for (uint64_t seed : seeds) {
-      if (done.count({k, seed}) == 0) jobs.push_back({k, seed});
-    }
-  }
-  std::vector<uint64_t> numbers(jobs.size());
-  for (size_t i = 0; i < jobs.size(); ++i) numbers[i] = i;
-  std::mutex mu;
-  std::map<uint64_t, std::pair<size_t, double>> ran;  // job number -> configuration, CPU ms
-  Progress progress(stderr, isatty(fileno(stderr)) != 0, jobs.size());
-  SweepOutcome outcome = run_sweep(
-      numbers, {.jobs = args.jobs},
-      [&](uint64_t n) -> base::Expected<SeedResult, std::string> {
-        const auto [k, seed] = jobs[n];
-        double cpu_ms = 0;
-        auto result = run_in_child(*self, e.configurations[k].file, seed, &cpu_ms);
-        if (!result) return result;
-        std::lock_guard<std::mutex> lock(mu);
-        ran[n] = {k, cpu_ms};
-        if (journal) {
-          json line = seed_result_to_json(*result);
-          line["configuration"] = k;
-          line["cpu_ms"] = cpu_ms;
-          if (auto failed = journal->append_json(line)) return base::unexpected(*failed);
-        }
-        return result;
-      },
-      &progress);
-  if (!outcome.error.empty()) {
-    print_error(outcome.error);
+  if (auto failed = run_jobs(*self, e, seeds, done, args.jobs, journal.get())) {
+    print_error(*failed);
     return kExitBadInput;
-  }
-  // Results come back in job order: configuration by configuration, seeds ascending.
-  size_t i = 0;
-  for (SeedResult& r : outcome.results) {
-    const auto [k, seed] = jobs[i++];
-    e.results[k].cpu_ms_by_seed[seed] = ran[i - 1].second;
-    e.results[k].summary.results.push_back(std::move(r));
-  }
-  for (ConfigurationResults& r : e.results) {
-    std::sort(r.summary.results.begin(), r.summary.results.end(),
-              [](const SeedResult& a, const SeedResult& b) { return a.seed < b.seed; });
   }
   print_exploration(e);
   if (!write_outputs(e, args.json_out, args.report_dir)) return kExitBadInput;

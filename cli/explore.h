@@ -22,12 +22,16 @@
 // goes on after an interruption.
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "base/expected.h"
+#include "explore_report.h"
+#include "summary.h"
 
 namespace iq::cli {
 
@@ -53,6 +57,38 @@ int explore_command(const ExploreArgs& args);
 base::Expected<std::vector<std::string>, std::string> resolve_grid(
     const std::string& file, const std::string& template_text,
     const std::vector<std::string>& flags);
+
+// The explorer's machinery for a command that compares fixed settings of one template (`iqsim
+// upgrade` compares the two Kafka pins): one key laid over the template with each value in turn
+// (each configuration written to `configs_dir` as the explorer writes its own), and the same
+// seeds run under each, in child processes on `jobs` threads, with their CPU time.
+struct FixedGridArgs {
+  std::string file{};   // the template
+  std::string place{};  // the key, dotted from the root ("configuration.kafka"); set even if absent
+  std::vector<std::string> values{};  // TOML text each ("'2024-10-25'")
+  std::string origin{};               // names the setting in messages
+  std::string command{};              // "upgrade": names the command in each template's header
+  // Set alike in every configuration (place, TOML text), before the axis.
+  std::vector<std::pair<std::string, std::string>> also_set{};
+  uint64_t first_seed = 1;
+  uint64_t seed_count = 0;
+  std::vector<uint64_t> seeds{};  // not empty
+  int32_t jobs = 1;
+  std::string configs_dir{};
+};
+struct ConfigurationSweep {
+  std::string name{};  // "kafka='2024-10-25'"
+  std::string file{};  // its template, as written
+  SweepSummary summary{};
+  std::map<uint64_t, double> cpu_ms_by_seed{};  // the child's user + system CPU ms
+};
+struct FixedExploration {
+  std::string title{};                               // the template's
+  reports::ExploreInput report{};                    // what the explorer's page would show
+  std::vector<ConfigurationSweep> configurations{};  // in the order of `values`
+};
+// The template's refusal (parser message), a value it does not take, or a seed that could not run.
+base::Expected<FixedExploration, std::string> explore_fixed(const FixedGridArgs& args);
 
 // merge of explorer summaries (`iqsim merge` calls it when its first input is one).
 bool is_explore_summary(const nlohmann::json& json);

@@ -766,8 +766,9 @@ TEST_F(IqsimBinaryTest, MessagesNameTheWordTheFileAndCutLongValues) {
   Outcome unknown = iqsim({"frobnicate"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("'frobnicate' is not a command"), std::string::npos) << unknown.err;
-  EXPECT_NE(unknown.err.find("run, fuzz, explore, replay, shrink, check-determinism, merge"),
-            std::string::npos)
+  EXPECT_NE(
+      unknown.err.find("run, fuzz, explore, upgrade, replay, shrink, check-determinism, merge"),
+      std::string::npos)
       << unknown.err;
 
   fs::path file = path("small.toml");
@@ -1197,6 +1198,134 @@ TEST_F(IqsimBinaryTest, ExploreShardsMergeAndAnInterruptedExplorationResumes) {
   EXPECT_NE(resumed.err.find("seeds done"), std::string::npos) << resumed.err;
   EXPECT_EQ(explore_results(read_json(path("cut.json"))),
             explore_results(read_json(path("whole.json"))));
+}
+
+}  // namespace
+}  // namespace iq::cli
+
+namespace iq::cli {
+namespace {
+
+// A tiny template for `iqsim upgrade`: exactly-once with a crash under queries, the new pin's
+// default isolation level drawn per seed and a level drawn per query, so that both levels answer.
+constexpr const char* kUpgradeTemplate = R"(title = 'upgrade under a crash'
+[configuration]
+kafka = '2026-08-20'
+instances = 3
+store_backend = 'rocksdb'
+virtual_time_ms_max = 120_000
+[streams_config]
+"default.interactive.query.isolation.level" = { one_of = ['READ_UNCOMMITTED', 'READ_COMMITTED'] }
+"application.id" = 'upgrade'
+"num.stream.threads" = 1
+"processing.guarantee" = 'exactly_once_v2'
+"num.standby.replicas" = 1
+"statestore.cache.max.bytes" = 0
+"commit.interval.ms" = 100
+"session.timeout.ms" = 6_000
+"heartbeat.interval.ms" = 2_000
+"__iq.consistency.offset.vector.enabled__" = true
+[topology]
+name = 'Count'
+source_partitions = 2
+keys = 8
+caching = false
+[[test]]
+duration_ms = 20_000
+    [[test.workload]]
+    name = 'Producer'
+    records_per_second = 40
+    stop_ms = 16_000
+    [[test.workload]]
+    name = 'QueryClients'
+    clients = 2
+    interval_ms = 100
+    standby_one_in = 2
+    isolation_level_one_in = 2
+    [[test.workload]]
+    name = 'Fault'
+    action = 'crash'
+    instance = 'instance-1'
+    at_ms = 8_000
+[liveness]
+enabled = false
+)";
+
+// Two seeds at both pins: the same seeds under each, each pin's template reproducing its seeds'
+// digests, the levels answered under the new pin only, the report and the summary JSON.
+TEST_F(IqsimBinaryTest, UpgradeRunsEachSeedAtBothPins) {
+  fs::path file = path("up.toml");
+  write_file(file, kUpgradeTemplate);
+  Outcome o = iqsim(
+      {"upgrade", file.string(), "--seeds", "2", "--jobs", "2", "--out", path("out").string()});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  for (const char* part :
+       {"iqsim upgrade", "2024-10-25: 2 seeds, 0 failing", "2026-08-20: 2 seeds, 0 failing",
+        "seeds whose verdict changed", "READ_COMMITTED: ", "report: ", "summary: "}) {
+    EXPECT_NE(o.out.find(part), std::string::npos) << part << "\n" << o.out;
+  }
+  nlohmann::json j = read_json(path("out") / "upgrade.json");
+  EXPECT_EQ(j["command"], "upgrade");
+  ASSERT_EQ(j["pins"].size(), 2u) << j.dump(2);
+  const char* pins[] = {"2024-10-25", "2026-08-20"};
+  for (size_t k = 0; k < 2; ++k) {
+    const nlohmann::json& p = j["pins"][k];
+    EXPECT_EQ(p["pin"], pins[k]);
+    const nlohmann::json& results = p["summary"]["results"];
+    ASSERT_EQ(results.size(), 2u) << p.dump(2);
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      EXPECT_EQ(results[seed - 1]["seed"], seed);
+      EXPECT_EQ(results[seed - 1]["kafka"], pins[k]);
+      EXPECT_GT(p["cpu_ms_by_seed"][std::to_string(seed)].get<double>(), 0.0);
+    }
+    // The pin's template reproduces its seed 2.
+    std::string text = read_file(p["file"].get<std::string>());
+    EXPECT_NE(text.find(std::string("kafka = '") + pins[k] + "'"), std::string::npos) << text;
+    Outcome again = iqsim({"run", p["file"].get<std::string>(), "--seed", "2"});
+    EXPECT_NE(again.out.find(results[1]["digest"].get<std::string>()), std::string::npos)
+        << again.out << again.err;
+  }
+  EXPECT_TRUE(j["pins"][0]["outcomes_by_level"].empty()) << "the old pin has no levels";
+  for (const char* level : {"READ_COMMITTED", "READ_UNCOMMITTED"}) {
+    EXPECT_GT(j["pins"][1]["outcomes_by_level"][level].value("ok", 0u), 0u) << level;
+    EXPECT_TRUE(j["pins"][1]["dirty_reads"].contains(std::string(level) + "/answers")) << level;
+  }
+  EXPECT_TRUE(j["classes"].is_array());
+  EXPECT_TRUE(j["changed_seeds"].is_array());
+  std::string html = read_file(path("out") / "index.html");
+  expect_self_contained(html, "upgrade report");
+  for (const char* part : {"id=\"chart-upgrade-classes\"", "id=\"chart-upgrade-staleness-records\"",
+                           "id=\"chart-upgrade-outcomes\"", "id=\"chart-upgrade-levels\"",
+                           "id=\"chart-upgrade-cpu\"", "READ_COMMITTED against READ_UNCOMMITTED",
+                           "Dirty reads by pin and level", "id=\"differences\""}) {
+    EXPECT_NE(html.find(part), std::string::npos) << part;
+  }
+}
+
+// Malformed input exits 2 before any seed runs, naming what was wrong: an unknown flag, --seeds 0
+// or no --seeds, a template the parser refuses (file:line), a file that is not there, an --out
+// that is a file.
+TEST_F(IqsimBinaryTest, UpgradeRefusesMalformedInputWithExitTwo) {
+  fs::path file = path("up.toml");
+  write_file(file, kUpgradeTemplate);
+  const auto refused = [&](const std::vector<std::string>& args, const std::string& message) {
+    Outcome o = iqsim(args);
+    EXPECT_EQ(o.exit_code, 2) << message << ": " << o.out << o.err;
+    EXPECT_NE(o.err.find(message), std::string::npos) << o.err;
+    EXPECT_EQ(o.out.find("seeds whose verdict changed"), std::string::npos) << "a seed ran";
+  };
+  refused({"upgrade", file.string(), "--seeds", "2", "--sed", "3"},
+          "'--sed' is not a flag of 'iqsim upgrade'");
+  refused({"upgrade", file.string(), "--seeds", "0"}, "--seeds");
+  refused({"upgrade", file.string(), "--seeds", "2", "--jobs", "0"}, "--jobs");
+  refused({"upgrade", file.string()}, "--seeds");
+  refused({"upgrade", path("absent.toml").string(), "--seeds", "2"}, "absent.toml");
+  fs::path bad = path("bad.toml");
+  write_file(bad, std::string(kUpgradeTemplate) + "[broker]\nbogus_key = 1\n");
+  refused({"upgrade", bad.string(), "--seeds", "2", "--out", path("o").string()},
+          bad.string() + ":" + std::to_string(lines_of(bad)) + ":");
+  write_file(path("a-file"), "x");
+  refused({"upgrade", file.string(), "--seeds", "2", "--out", path("a-file").string()}, "--out");
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // iqsim: the command line. Runs scenario files through the simulator and judges them
-// (run, fuzz, explore, replay, shrink, check-determinism), merges sweep summaries, lists the
-// properties.
-// Flags are parsed here with CLI11; each subcommand is one function in commands.cc.
+// (run, fuzz, explore, upgrade, replay, shrink, check-determinism), merges sweep summaries, lists
+// the properties. Flags are parsed here with CLI11; each subcommand is one function in commands.cc.
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +12,7 @@
 #include "explore.h"
 #include "input_checks.h"
 #include "summary.h"
+#include "upgrade.h"
 
 namespace {
 
@@ -62,6 +62,27 @@ bool parse_number(const char* flag, const Number& n, uint64_t min, uint64_t max,
   }
   out = static_cast<T>(*value);
   return true;
+}
+
+// --seeds (required), --first-seed and --jobs: a sweep's seeds, as fuzz, explore and upgrade take
+// them.
+struct SeedFlags {
+  Number seeds, first, jobs;
+};
+
+void add_seed_flags(CLI::App* app, SeedFlags& f, const std::string& seeds_what) {
+  add_number(app, "--seeds", f.seeds, seeds_what + ", 1..1000000000");
+  f.seeds.option->required();
+  add_number(app, "--first-seed", f.first, "The first seed, 0..2^64-1 (default 1)");
+  add_number(app, "--jobs", f.jobs, "Seeds run in parallel, 1..256 (default 1)");
+}
+
+// Into args.seeds, args.first_seed and args.jobs; false (the refusal printed) on a bad value.
+template <typename Args>
+bool parse_seed_flags(const SeedFlags& f, Args& args) {
+  return parse_number("--seeds", f.seeds, 1, kSeedsMax, args.seeds) &&
+         parse_number("--first-seed", f.first, 0, UINT64_MAX, args.first_seed) &&
+         parse_number("--jobs", f.jobs, 1, kJobsMax, args.jobs);
 }
 
 bool parse_seed(const Number& n, std::optional<uint64_t>& out) {
@@ -153,11 +174,8 @@ int main(int argc, char** argv) {
   FuzzArgs fuzz;
   CLI::App* fuzz_app = app.add_subcommand("fuzz", "Run a sweep of seeds over one scenario file");
   fuzz_app->add_option("file", fuzz.file, "Scenario file (TOML), usually a template")->required();
-  Number fuzz_seeds, fuzz_first, fuzz_jobs;
-  add_number(fuzz_app, "--seeds", fuzz_seeds, "How many seeds, 1..1000000000");
-  fuzz_seeds.option->required();
-  add_number(fuzz_app, "--first-seed", fuzz_first, "The first seed, 0..2^64-1 (default 1)");
-  add_number(fuzz_app, "--jobs", fuzz_jobs, "Seeds run in parallel, 1..256 (default 1)");
+  SeedFlags fuzz_flags;
+  add_seed_flags(fuzz_app, fuzz_flags, "How many seeds");
   fuzz_app->add_option("--shard", fuzz.shard,
                        "I/N: run only the seeds whose index mod N is I (default 0/1)");
   fuzz_app->add_option("--json", fuzz.json_out, "Write a JSON summary here (iqsim merge reads it)");
@@ -187,11 +205,8 @@ int main(int argc, char** argv) {
   explore_app->add_option("--grid", explore.grid,
                           "KEY=V1,V2,...: a template key and its values (repeat for more keys; "
                           "default: the template's [explore] grid)");
-  Number explore_seeds, explore_first, explore_jobs;
-  add_number(explore_app, "--seeds", explore_seeds, "Seeds per configuration, 1..1000000000");
-  explore_seeds.option->required();
-  add_number(explore_app, "--first-seed", explore_first, "The first seed, 0..2^64-1 (default 1)");
-  add_number(explore_app, "--jobs", explore_jobs, "Seeds run in parallel, 1..256 (default 1)");
+  SeedFlags explore_flags;
+  add_seed_flags(explore_app, explore_flags, "Seeds per configuration");
   explore_app->add_option("--shard", explore.shard,
                           "I/N: run only the seeds whose index mod N is I (default 0/1)");
   explore_app->add_option("--json", explore.json_out,
@@ -203,6 +218,17 @@ int main(int argc, char** argv) {
   explore_app->add_option("--journal", explore.journal,
                           "Append each finished seed here (default: JSON.journal with --json)");
   explore_app->add_flag("--resume", explore.resume, "Skip the seeds the journal holds");
+
+  UpgradeArgs upgrade;
+  CLI::App* upgrade_app = app.add_subcommand("upgrade",
+                                             "Run the same seeds under both pinned Kafka versions "
+                                             "and report what changes (cli/README.md)");
+  upgrade_app->add_option("file", upgrade.file, "Template (TOML)")->required();
+  SeedFlags upgrade_flags;
+  add_seed_flags(upgrade_app, upgrade_flags, "Seeds, each run at both pins");
+  upgrade_app->add_option("--out", upgrade.out_dir,
+                          "Write index.html, upgrade.json, the run pages and configs/ here "
+                          "(default NAME-upgrade)");
 
   // One seed in a child process of `fuzz` (not for people: no help entry).
   std::string run_seed_file, run_seed_failures;
@@ -308,20 +334,16 @@ int main(int argc, char** argv) {
     return run_command(run);
   }
   if (fuzz_app->parsed()) {
-    if (!parse_number("--seeds", fuzz_seeds, 1, kSeedsMax, fuzz.seeds) ||
-        !parse_number("--first-seed", fuzz_first, 0, UINT64_MAX, fuzz.first_seed) ||
-        !parse_number("--jobs", fuzz_jobs, 1, kJobsMax, fuzz.jobs)) {
-      return kExitBadInput;
-    }
+    if (!parse_seed_flags(fuzz_flags, fuzz)) return kExitBadInput;
     return fuzz_command(fuzz);
   }
   if (explore_app->parsed()) {
-    if (!parse_number("--seeds", explore_seeds, 1, kSeedsMax, explore.seeds) ||
-        !parse_number("--first-seed", explore_first, 0, UINT64_MAX, explore.first_seed) ||
-        !parse_number("--jobs", explore_jobs, 1, kJobsMax, explore.jobs)) {
-      return kExitBadInput;
-    }
+    if (!parse_seed_flags(explore_flags, explore)) return kExitBadInput;
     return explore_command(explore);
+  }
+  if (upgrade_app->parsed()) {
+    if (!parse_seed_flags(upgrade_flags, upgrade)) return kExitBadInput;
+    return upgrade_command(upgrade);
   }
   if (run_seed_app->parsed()) {
     return run_seed_command(run_seed_file, run_seed_seed, run_seed_failures, run_seed_parent);

@@ -75,32 +75,35 @@ json violations_json(const std::vector<ViolationSummary>& violations) {
 }
 
 json result_json(const SeedResult& r) {  // seed_result_to_json
-  return {{"seed", r.seed},
-          {"passed", r.passed},
-          {"violations", violations_json(r.violations)},
-          {"expected_violations", violations_json(r.expected_violations)},
-          {"unexpectedly_held", r.unexpectedly_held},
-          {"violations_by_property", r.violations_by_property},
-          {"expected_violations_by_property", r.expected_violations_by_property},
-          {"after_reprocessing_by_property", r.after_reprocessing_by_property},
-          {"violations_by_class", r.violations_by_class},
-          {"properties_checked", r.properties_checked},
-          {"queries_judged", r.queries_judged},
-          {"queries_total", r.queries_total},
-          {"judged_by_property", r.judged_by_property},
-          {"not_judged_by_property", r.not_judged_by_property},
-          {"virtual_ms", r.virtual_ms},
-          {"events", r.events},
-          {"records_reprocessed", r.records_reprocessed},
-          {"dirty_reads", r.dirty_reads},
-          {"processing_guarantee", r.processing_guarantee},
-          {"kafka", r.kafka_pin},
-          {"staleness", r.staleness},
-          {"digest", r.digest},
-          {"reproduce", r.reproduce},
-          {"probes_hit", r.probes_hit},
-          {"query_outcomes", r.query_outcomes},
-          {"query_outcomes_by_phase", r.query_outcomes_by_phase}};
+  json j = {{"seed", r.seed},
+            {"passed", r.passed},
+            {"violations", violations_json(r.violations)},
+            {"expected_violations", violations_json(r.expected_violations)},
+            {"unexpectedly_held", r.unexpectedly_held},
+            {"violations_by_property", r.violations_by_property},
+            {"expected_violations_by_property", r.expected_violations_by_property},
+            {"after_reprocessing_by_property", r.after_reprocessing_by_property},
+            {"violations_by_class", r.violations_by_class},
+            {"properties_checked", r.properties_checked},
+            {"queries_judged", r.queries_judged},
+            {"queries_total", r.queries_total},
+            {"judged_by_property", r.judged_by_property},
+            {"not_judged_by_property", r.not_judged_by_property},
+            {"virtual_ms", r.virtual_ms},
+            {"events", r.events},
+            {"records_reprocessed", r.records_reprocessed},
+            {"dirty_reads", r.dirty_reads},
+            {"processing_guarantee", r.processing_guarantee},
+            {"kafka", r.kafka_pin},
+            {"staleness", r.staleness},
+            {"digest", r.digest},
+            {"reproduce", r.reproduce},
+            {"probes_hit", r.probes_hit},
+            {"query_outcomes", r.query_outcomes},
+            {"query_outcomes_by_phase", r.query_outcomes_by_phase}};
+  // New-pin runs only, so the summaries of old-pin sweeps keep their shape.
+  if (!r.query_outcomes_by_level.empty()) j["query_outcomes_by_level"] = r.query_outcomes_by_level;
+  return j;
 }
 
 // A summary of the wrong shape, said as "WHERE.key: what was wrong" (never nlohmann's text).
@@ -242,6 +245,7 @@ SeedResult result_from_json(const json& j, const std::string& w) {
   // report's pictures: an older summary has neither.
   r.query_outcomes = need<Counts>(j, "query_outcomes", w, Counts{});
   r.query_outcomes_by_phase = need<Counts>(j, "query_outcomes_by_phase", w, Counts{});
+  r.query_outcomes_by_level = need<Counts>(j, "query_outcomes_by_level", w, Counts{});
   return r;
 }
 
@@ -554,6 +558,30 @@ std::map<std::string, std::map<std::string, uint64_t>> SweepSummary::query_outco
   return sums;
 }
 
+namespace {
+
+// At the 2026-08-20 pin: how the query clients' attempts ended, by the isolation level each was
+// answered under (its own, else the client's default), as "LEVEL/OUTCOME"; empty at the old pin.
+std::map<std::string, uint64_t> outcomes_by_level(const sim::RunTrace& trace) {
+  std::map<std::string, uint64_t> out;
+  if (!at_least(trace.kafka_pin, KafkaPin::k2026_08_20)) return out;
+  for (const sim::QueryRecord& q : trace.history.records()) {
+    if (q.source != sim::QueryRecord::Source::kClient) continue;
+    const std::string level =
+        to_string(q.request.isolation_level.value_or(trace.default_iq_isolation_level));
+    if (q.outcome != sim::OutcomeKind::kAnswered) {
+      ++out[level + "/" + reports::outcome_class(q, nullptr)];
+      continue;
+    }
+    for (const sim::PartitionOutcome& p : q.partitions) {
+      ++out[level + "/" + reports::outcome_class(q, &p)];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 SeedResult seed_result(const properties::RunReport& report) {
   SeedResult r;
   r.seed = report.seed;
@@ -596,6 +624,7 @@ SeedResult seed_result(const properties::RunReport& report) {
         ++r.query_outcomes[reports::outcome_class(q, &p)];
       }
     }
+    r.query_outcomes_by_level = outcomes_by_level(*report.trace);
   }
   r.digest = report.digest;
   r.reproduce = report.reproduce_command();

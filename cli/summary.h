@@ -90,6 +90,10 @@ struct SeedResult {
   // "PHASE/OUTCOME" -> partition results ("liveness/answered"); empty when the run kept no
   // trace, or in a summary written before it existed.
   std::map<std::string, uint64_t> query_outcomes_by_phase;
+  // At the 2026-08-20 pin: the same attempts as query_outcomes by the isolation level each was
+  // answered under (its withIsolationLevel, else default.interactive.query.isolation.level), as
+  // "LEVEL/OUTCOME" ("READ_COMMITTED/ok"); empty at the old pin and in older summaries.
+  std::map<std::string, uint64_t> query_outcomes_by_level;
   // --strict: no violation at all, known Kafka behaviours included.
   bool passed_strict() const { return passed && violations_by_property.empty(); }
   bool operator==(const SeedResult&) const = default;

@@ -1,10 +1,11 @@
 // Renders the report of a real failing run (reports/testdata/failover_wrong_expectation.toml: a
 // failover, then a scripted query with a wrong expectation), a sweep page of three of its seeds,
 // and the page of a real `iqsim explore` of a 2x2 grid over two seeds
-// (reports/testdata/explore_failover.toml), and loads each in headless Chromium: a screenshot is
+// (reports/testdata/explore_failover.toml) and of a real `iqsim upgrade` over two seeds
+// (reports/testdata/upgrade_crash.toml), and loads each in headless Chromium: a screenshot is
 // taken and must be non-trivial, and the DOM after scripts ran must hold every section (for the
-// sweep and the explorer: every chart's SVG with its bars and numbers) and no script error.
-// Chromium missing is a failure (scripts/setup installs it).
+// sweep, the explorer and the upgrade: every chart's SVG with its bars and numbers) and no script
+// error. Chromium missing is a failure (scripts/setup installs it).
 
 #include <gtest/gtest.h>
 
@@ -45,16 +46,16 @@ struct Loaded {
 };
 
 // Loads `html` (in `dir`) twice: a screenshot, then --dump-dom; each with a fresh profile. The
-// profile and logs are named after the page, so the Browser.* tests, which ctest may run at once,
-// never share a Chromium profile (its lock refuses a second browser).
+// profile and logs are named after the page (or `stem`), so the Browser.* tests, which ctest may
+// run at once, never share a Chromium profile (its lock refuses a second browser).
 Loaded load_in_chromium(const std::filesystem::path& dir, const std::filesystem::path& html,
-                        const std::string& where) {
+                        const std::string& where, std::string stem = "") {
   std::string chromium = chromium_path();
   EXPECT_FALSE(chromium.empty())
       << "chromium is not installed: run scripts/setup (it installs the Debian package "
          "'chromium'); this test needs a headless browser and does not skip without one";
   if (chromium.empty()) return {};
-  const std::string stem = html.stem().string();
+  if (stem.empty()) stem = html.stem().string();
   const std::filesystem::path profile = dir / ("profile-" + stem);
   const auto common = [&] {
     std::filesystem::remove_all(profile);
@@ -97,6 +98,25 @@ void expect_figure_drawn(const std::string& dom, const std::string& id, const st
   EXPECT_EQ(count(figure, "<svg"), 1u) << id;
   EXPECT_GT(count(figure, "class=\"bar\"") + count(figure, "class=\"mark\""), 0u) << id;
   EXPECT_NE(figure.find("<details class=\"numbers\">"), std::string::npos) << id;
+}
+
+// Runs `iqsim ARGS` (writing DIR/NAME/index.html; its output to DIR/NAME.log) as a user would,
+// then loads the page: a non-trivial screenshot, scripts ran, no script error.
+Loaded run_and_load(const std::filesystem::path& dir, const std::string& name,
+                    const std::string& args, const std::string& where) {
+  std::filesystem::remove_all(dir / name);
+  const std::filesystem::path log = dir / (name + ".log");
+  const std::string run = std::string(IQSIM_BINARY) + args + " >" + log.string() + " 2>&1";
+  const int status = std::system(run.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n" << read_file(log);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
+  // Named after `name`, not the page: the explorer's and the upgrade's pages are both index.html,
+  // and ctest may load them at once.
+  Loaded page = load_in_chromium(dir, dir / name / "index.html", where, name);
+  EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";
+  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
+  EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
+  return page;
 }
 
 std::filesystem::path fresh_dir() {
@@ -188,19 +208,13 @@ TEST(Browser, SweepReportChartsRenderInHeadlessChromium) {
 TEST(Browser, ExplorerReportChartsRenderInHeadlessChromium) {
   const std::string file = std::string(IQSIM_REPORTS_TESTDATA) + "/explore_failover.toml";
   std::filesystem::path dir = fresh_dir();
-  std::filesystem::remove_all(dir / "explore");
-  const std::string run = std::string(IQSIM_BINARY) + " explore " + file +
-                          " --seeds 2 --jobs 2 --report " + (dir / "explore").string() +
-                          " --configs " + (dir / "explore" / "configs").string() + " >" +
-                          (dir / "explore.log").string() + " 2>&1";
-  const int status = std::system(run.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run << "\n"
-                                                             << read_file(dir / "explore.log");
   const std::string where = file + " explored";
-  Loaded page = load_in_chromium(dir, dir / "explore" / "index.html", where);
-  EXPECT_GT(page.png_bytes, 30'000u) << where << ": screenshot looks blank";
-  EXPECT_EQ(page.dom.find("id=\"script-error\""), std::string::npos) << where;
-  EXPECT_NE(page.dom.find("data-rendered=\"ok\""), std::string::npos) << where;
+  const Loaded page = run_and_load(dir, "explore",
+                                   " explore " + file + " --seeds 2 --jobs 2 --report " +
+                                       (dir / "explore").string() + " --configs " +
+                                       (dir / "explore" / "configs").string(),
+                                   where);
+  ASSERT_FALSE(page.dom.empty()) << where;
   for (const char* id : {"chart-explore-outcomes", "chart-explore-staleness-records",
                          "chart-explore-staleness-ms"}) {
     expect_figure_drawn(page.dom, id, where);
@@ -212,6 +226,30 @@ TEST(Browser, ExplorerReportChartsRenderInHeadlessChromium) {
       << where << ": no standby under standbys=0 (two configurations, two charts)";
   for (const char* part : {"id=\"differences\"", "class=\"num worst\"", "class=\"num best\"",
                            "num.standby.replicas=1, processing.guarantee=exactly_once_v2"}) {
+    EXPECT_NE(page.dom.find(part), std::string::npos) << where << ": the DOM lacks " << part;
+  }
+}
+
+// The page of a real `iqsim upgrade` of reports/testdata/upgrade_crash.toml over two seeds: every
+// chart drawn (a row per pin for the cost), with its numbers, and no script error.
+TEST(Browser, UpgradeReportChartsRenderInHeadlessChromium) {
+  const std::string file = std::string(IQSIM_REPORTS_TESTDATA) + "/upgrade_crash.toml";
+  std::filesystem::path dir = fresh_dir();
+  const std::string where = file + " upgraded";
+  const Loaded page = run_and_load(
+      dir, "upgrade",
+      " upgrade " + file + " --seeds 2 --jobs 2 --out " + (dir / "upgrade").string(), where);
+  ASSERT_FALSE(page.dom.empty()) << where;
+  for (const char* id :
+       {"chart-upgrade-classes", "chart-upgrade-staleness-records", "chart-upgrade-staleness-ms",
+        "chart-upgrade-outcomes", "chart-upgrade-levels", "chart-upgrade-cpu"}) {
+    expect_figure_drawn(page.dom, id, where);
+  }
+  const size_t at = page.dom.find("id=\"chart-upgrade-cpu\"");
+  const std::string cpu = page.dom.substr(at, page.dom.find("</figure>", at) - at);
+  EXPECT_EQ(count(cpu, "class=\"rowlabel\""), 2u) << "a row per pin";
+  for (const char* part : {"id=\"changed\"", "id=\"isolation\"", "id=\"differences\"", "2024-10-25",
+                           "2026-08-20", "READ_COMMITTED"}) {
     EXPECT_NE(page.dom.find(part), std::string::npos) << where << ": the DOM lacks " << part;
   }
 }

@@ -25,10 +25,10 @@ std::string joined(const std::vector<std::string>& parts) {
 }
 
 // Outcomes in a fixed order: answered first, then Kafka's reasons, then what never reached a store.
-std::vector<std::string> outcome_order(const ExploreInput& in) {
+std::vector<std::string> outcome_order(const std::vector<std::map<std::string, uint64_t>>& rows) {
   std::set<std::string> seen;
-  for (const ExploreConfiguration& c : in.configurations) {
-    for (const auto& [o, n] : c.outcomes) seen.insert(o);
+  for (const auto& outcomes : rows) {
+    for (const auto& [o, n] : outcomes) seen.insert(o);
   }
   std::vector<std::string> order;
   for (const char* o : {"ok", "NOT_UP_TO_BOUND", "NOT_ACTIVE", "NOT_PRESENT", "UNKNOWN_QUERY_TYPE",
@@ -73,22 +73,11 @@ std::vector<std::string> row_labels(const ExploreInput& in) {
 
 // One bar per configuration, scaled to 100%: the share of attempts that ended each way.
 BarChart outcomes_chart(const ExploreInput& in) {
-  BarChart chart{.id = "chart-explore-outcomes",
-                 .title = "How the query clients' attempts ended, per configuration",
-                 .unit = "attempts",
-                 .rows = row_labels(in),
-                 .layout = BarChart::Layout::kShares};
-  const std::vector<std::string> order = outcome_order(in);
-  for (const std::string& o : order) chart.series.push_back({outcome_name(o), outcome_colour(o)});
-  for (const ExploreConfiguration& c : in.configurations) {
-    std::vector<double> row;
-    for (const std::string& o : order) {
-      auto it = c.outcomes.find(o);
-      row.push_back(it == c.outcomes.end() ? 0.0 : static_cast<double>(it->second));
-    }
-    chart.values.push_back(std::move(row));
-  }
-  return chart;
+  std::vector<std::map<std::string, uint64_t>> rows;
+  for (const ExploreConfiguration& c : in.configurations) rows.push_back(c.outcomes);
+  return outcome_shares_chart("chart-explore-outcomes",
+                              "How the query clients' attempts ended, per configuration",
+                              row_labels(in), rows);
 }
 
 // The p90 staleness of each role's answers per configuration, a bar per role; a role that served
@@ -241,6 +230,31 @@ std::string configurations_section(const ExploreInput& in) {
 
 }  // namespace
 
+BarChart outcome_shares_chart(const std::string& id, const std::string& title,
+                              const std::vector<std::string>& labels,
+                              const std::vector<std::map<std::string, uint64_t>>& rows) {
+  BarChart chart{.id = id,
+                 .title = title,
+                 .unit = "attempts",
+                 .rows = labels,
+                 .layout = BarChart::Layout::kShares};
+  const std::vector<std::string> order = outcome_order(rows);
+  for (const std::string& o : order) chart.series.push_back({outcome_name(o), outcome_colour(o)});
+  for (const auto& outcomes : rows) {
+    std::vector<double> row;
+    for (const std::string& o : order) {
+      auto it = outcomes.find(o);
+      row.push_back(it == outcomes.end() ? 0.0 : static_cast<double>(it->second));
+    }
+    chart.values.push_back(std::move(row));
+  }
+  return chart;
+}
+
+std::string render_explore_measures(const ExploreInput& in) {
+  return metrics_table(in);
+}
+
 bool ExploreMetric::differs() const {
   std::optional<double> first;
   for (const auto& v : values) {
@@ -266,7 +280,9 @@ std::vector<ExploreMetric> explore_metrics(const ExploreInput& in) {
     out.push_back(std::move(m));
   };
   add("failed seeds", true, [](const auto& c) { return std::optional<double>(c.failed); });
-  for (const std::string& o : outcome_order(in)) {
+  std::vector<std::map<std::string, uint64_t>> outcomes;
+  for (const ExploreConfiguration& c : in.configurations) outcomes.push_back(c.outcomes);
+  for (const std::string& o : outcome_order(outcomes)) {
     add(outcome_name(o) + " %", o != "ok", [&](const auto& c) {
       return std::optional<double>(
           static_cast<double>(static_cast<int64_t>(outcome_share(c, o) * 1000 + 0.5)) / 10);

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "charts.h"
+
 namespace iq::reports {
 
 // Staleness of the answers one replica role served, over every seed of a configuration: in source
@@ -69,5 +71,14 @@ std::vector<ExploreMetric> explore_metrics(const ExploreInput& input);
 double outcome_share(const ExploreConfiguration& c, const std::string& outcome);
 
 std::string render_explore_report(const ExploreInput& input);
+
+// Pieces other comparison pages share (the upgrade report, upgrade_report.h):
+// one stacked row per label, scaled to 100%: the share of attempts that ended each way ("ok"
+// first, then Kafka's reasons, then what never reached a store), in outcome_colour's colours.
+BarChart outcome_shares_chart(const std::string& id, const std::string& title,
+                              const std::vector<std::string>& labels,
+                              const std::vector<std::map<std::string, uint64_t>>& rows);
+// The table of every measure (explore_metrics), a column per configuration, differences marked.
+std::string render_explore_measures(const ExploreInput& input);
 
 }  // namespace iq::reports

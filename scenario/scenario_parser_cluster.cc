@@ -2,6 +2,8 @@
 // [topology]. scenario_parser_reader.h holds the machinery and the class; scenarios/README.md the
 // keys.
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "scenario/scenario_names.h"
@@ -13,12 +15,13 @@ void ScenarioParser::parse_configuration(const toml::table* section) {
   Table t(r_, or_empty(section), KeyPath().key("configuration"));
   t.allow({"instances", "start", "store_backend", "lru_max_entries", "virtual_time_ms_max",
            "link_delay_ms_min", "link_delay_ms_max", "link_loss_one_in", "poll_interval_ms",
-           "rocksdb_write_buffer_size", "kafka"});
+           "rocksdb_write_buffer_size", "kafka", "kafka_compared"});
   // Read first: keys further down depend on the pin (iq/kafka_pin.h).
   s_.cluster.streams.kafka_pin =
       t.enumeration("kafka", KafkaPin::k2024_10_25, names::kKafkaPins, "kafka pin");
   pin_may_be_new_ =
       t.may_be("kafka", KafkaPin::k2026_08_20, names::kKafkaPins, "kafka pin").value_or(false);
+  parse_kafka_compared(t);
   // Removed: the stream thread's loop follows Kafka's poll.ms now (sim/cluster/instance.h).
   if (t.has("poll_interval_ms")) {
     t.fail_key("poll_interval_ms",
@@ -128,6 +131,25 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
 // refused (Kafka at the old pin would only log the unknown key: refusing catches a file that
 // meant the new pin); a template that may draw either pin keeps the key, and its old-pin seeds
 // ignore it, as that Kafka does.
+// `kafka_compared`: the pins a file is one side of a comparison across (`iqsim upgrade` writes
+// each pin's template with the pin forced and this list): the keys of every listed pin are
+// accepted, and ignored at a pin without them, as in a template that draws the pin. The file's own
+// pin must be listed.
+void ScenarioParser::parse_kafka_compared(Table& t) {
+  std::vector<std::string_view> pins;
+  for (const auto& p : names::kKafkaPins) pins.push_back(p.name);
+  const std::vector<std::string> compared = t.name_list("kafka_compared", {}, pins, "kafka pin");
+  if (compared.empty()) return;
+  const std::string own(names::name_of(names::kKafkaPins, s_.cluster.streams.kafka_pin));
+  if (std::find(compared.begin(), compared.end(), own) == compared.end()) {
+    t.fail_key("kafka_compared", "does not list the file's own pin '" + own + "' (kafka)");
+  }
+  const std::string new_pin(names::name_of(names::kKafkaPins, KafkaPin::k2026_08_20));
+  if (std::find(compared.begin(), compared.end(), new_pin) != compared.end()) {
+    pin_may_be_new_ = true;
+  }
+}
+
 void ScenarioParser::parse_new_pin_configs(Table& t) {
   StreamsConfig& c = s_.cluster.streams;
   constexpr std::string_view kLevel = "default.interactive.query.isolation.level";

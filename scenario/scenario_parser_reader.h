@@ -757,6 +757,7 @@ class ScenarioParser {
   // the smallest alternative of each: every rule is a lower bound.
   void parse_assignment_configs(Table& t, AssignmentConfigs& a);
   void parse_client_configs(Table& t, const std::optional<IntValue>& eos_commit);
+  void parse_kafka_compared(Table& t);
   void parse_new_pin_configs(Table& t);
 
   void parse_broker(const toml::table* section);

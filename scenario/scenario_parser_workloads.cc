@@ -138,7 +138,8 @@ QueryClientsWorkloadSpec ScenarioParser::parse_query_clients(Table& w, const Tes
            "window_range_one_in",
            "unknown_store_one_in",
            "direct_one_in",
-           "require_active_bounded"});
+           "require_active_bounded",
+           "isolation_level_one_in"});
   QueryClientConfig c;
   c.clients = w.integer("clients", c.clients, {1, 1'000}).as_int32();
   std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
@@ -185,6 +186,17 @@ QueryClientsWorkloadSpec ScenarioParser::parse_query_clients(Table& w, const Tes
   c.window_range_odds = w.one_in("window_range_one_in", 4);
   c.unknown_store_odds = w.one_in("unknown_store_one_in", 0);
   c.direct_odds = w.one_in("direct_one_in", 0);
+  // StateQueryRequest.withIsolationLevel exists only at the new pin: refused in a file that cannot
+  // run it, ignored at the old pin of a file that may (as
+  // default.interactive.query.isolation.level).
+  if (w.has("isolation_level_one_in") && !pin_may_be_new_) {
+    w.fail_key("isolation_level_one_in",
+               "exists only at kafka = '2026-08-20' ([configuration] kafka)");
+  }
+  const base::Ratio isolation_odds = w.one_in("isolation_level_one_in", 0);
+  if (at_least(s_.cluster.streams.kafka_pin, KafkaPin::k2026_08_20)) {
+    c.isolation_level_odds = isolation_odds;
+  }
   c.timeout_ms = w.integer("timeout_ms", c.timeout_ms, kPositiveTimeMs).value;
   c.retry.attempts_max = w.integer("retry_attempts", c.retry.attempts_max, {1, 100}).as_int32();
   c.retry.backoff_ms = w.integer("retry_backoff_ms", c.retry.backoff_ms, kTimeMs).value;

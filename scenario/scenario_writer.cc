@@ -360,6 +360,10 @@ void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {
   b.set("window_range_one_in", one_in(c.window_range_odds));
   b.set("unknown_store_one_in", one_in(c.unknown_store_odds));
   b.set("direct_one_in", one_in(c.direct_odds));
+  // Off at the old pin (the parser leaves it off there), and the old pin refuses the key.
+  if (c.isolation_level_odds.num > 0) {
+    b.set("isolation_level_one_in", one_in(c.isolation_level_odds));
+  }
   b.set("timeout_ms", num(c.timeout_ms));
   b.set("retry_attempts", num(c.retry.attempts_max));
   b.set("retry_backoff_ms", num(c.retry.backoff_ms));

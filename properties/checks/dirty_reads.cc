@@ -80,6 +80,22 @@ bool transactional(const sim::RunTrace& trace) {
                      [](const sim::ChangelogRecord& r) { return r.txn != sim::TxnOutcome::kNone; });
 }
 
+namespace {
+
+// The level a query was answered under (2026-08-20 pin): its own, else the client's default.
+const char* effective_level(const sim::RunTrace& trace, const sim::QueryRecord& record) {
+  return to_string(record.request.isolation_level.value_or(trace.default_iq_isolation_level));
+}
+
+void count_level(DirtyReadStats& stats, const std::string& level, const DirtyRead* dirty) {
+  ++stats.by_level[level + "/answers"];
+  stats.by_level[level + "/dirty"] += dirty != nullptr ? 1 : 0;
+  stats.by_level[level + "/aborted"] +=
+      dirty != nullptr && dirty->outcome == sim::TxnOutcome::kAborted ? 1 : 0;
+}
+
+}  // namespace
+
 DirtyReadStats dirty_reads(const JudgeContext& context) {
   DirtyReadStats stats;
   if (!transactional(context.trace())) return stats;
@@ -98,7 +114,11 @@ DirtyReadStats dirty_reads(const JudgeContext& context) {
       ++stats.answers;
       const detail::UncommittedReflected u =
           detail::uncommitted_reflected(context, record, outcome, w);
-      if (u.records.empty() && !u.unsent) continue;
+      const bool new_pin = at_least(context.trace().kafka_pin, KafkaPin::k2026_08_20);
+      if (u.records.empty() && !u.unsent) {
+        if (new_pin) count_level(stats, effective_level(context.trace(), record), nullptr);
+        continue;
+      }
       DirtyRead d;
       d.record_id = record.id;
       d.partition = outcome.partition;
@@ -107,6 +127,7 @@ DirtyReadStats dirty_reads(const JudgeContext& context) {
       d.uncommitted_records = static_cast<uint32_t>(u.records.size());
       d.unsent = u.unsent;
       decide(d, u);
+      if (new_pin) count_level(stats, effective_level(context.trace(), record), &d);
       by_record[record.id].push_back(reads.size());
       reads.push_back(std::move(d));
       roles.push_back(w.replica->role);
@@ -129,17 +150,19 @@ std::map<std::string, uint64_t> dirty_read_counts(const DirtyReadStats& d) {
     IQ_ASSERT(v >= 0, "a negative duration {}", v);
     return static_cast<uint64_t>(v);
   };
-  return {{"answers", d.answers},
-          {"not_decided", d.not_decided},
-          {"dirty", d.dirty},
-          {"aborted", d.aborted},
-          {"open_at_end", d.open_at_end},
-          {"unsent_only", d.unsent_only},
-          {"lower_position_followed", d.lower_followed},
-          {"by_standby", d.by_standby},
-          {"uncommitted_ms_count", d.uncommitted_ms_count},
-          {"uncommitted_ms_sum", ms(d.uncommitted_ms_sum)},
-          {"uncommitted_ms_max", ms(d.uncommitted_ms_max)}};
+  std::map<std::string, uint64_t> out{{"answers", d.answers},
+                                      {"not_decided", d.not_decided},
+                                      {"dirty", d.dirty},
+                                      {"aborted", d.aborted},
+                                      {"open_at_end", d.open_at_end},
+                                      {"unsent_only", d.unsent_only},
+                                      {"lower_position_followed", d.lower_followed},
+                                      {"by_standby", d.by_standby},
+                                      {"uncommitted_ms_count", d.uncommitted_ms_count},
+                                      {"uncommitted_ms_sum", ms(d.uncommitted_ms_sum)},
+                                      {"uncommitted_ms_max", ms(d.uncommitted_ms_max)}};
+  out.insert(d.by_level.begin(), d.by_level.end());
+  return out;
 }
 
 }  // namespace iq::properties

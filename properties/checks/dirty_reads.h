@@ -57,11 +57,16 @@ struct DirtyReadStats {
   int64_t uncommitted_ms_sum = 0;
   int64_t uncommitted_ms_max = 0;
   std::vector<DirtyRead> listed;  // the first kListedMax, in completion order
+  // At the 2026-08-20 pin only: the answers the witness decided, and of them the dirty and the
+  // aborted ones, by the query's effective isolation level (its withIsolationLevel, else the
+  // client's default): "READ_COMMITTED/answers", "READ_UNCOMMITTED/dirty", ... Empty at the old
+  // pin, whose queries have no level.
+  std::map<std::string, uint64_t> by_level;
   bool operator==(const DirtyReadStats& o) const {
-    return answers == o.answers && not_decided == o.not_decided && dirty == o.dirty &&
-           aborted == o.aborted && open_at_end == o.open_at_end && unsent_only == o.unsent_only &&
-           lower_followed == o.lower_followed && by_standby == o.by_standby &&
-           uncommitted_ms_count == o.uncommitted_ms_count &&
+    return by_level == o.by_level && answers == o.answers && not_decided == o.not_decided &&
+           dirty == o.dirty && aborted == o.aborted && open_at_end == o.open_at_end &&
+           unsent_only == o.unsent_only && lower_followed == o.lower_followed &&
+           by_standby == o.by_standby && uncommitted_ms_count == o.uncommitted_ms_count &&
            uncommitted_ms_sum == o.uncommitted_ms_sum && uncommitted_ms_max == o.uncommitted_ms_max;
   }
 };
@@ -74,7 +79,7 @@ DirtyReadStats dirty_reads(const JudgeContext& context);
 // The stats as named counts, as summaries keep and merge them ("answers", "not_decided", "dirty",
 // "aborted", "open_at_end", "unsent_only", "lower_position_followed", "by_standby",
 // "uncommitted_ms_count", "uncommitted_ms_sum", "uncommitted_ms_max": a maximum merges as one,
-// the rest sum); empty when the run had no transaction.
+// the rest sum; at the new pin also by_level's keys); empty when the run had no transaction.
 std::map<std::string, uint64_t> dirty_read_counts(const DirtyReadStats& stats);
 
 }  // namespace iq::properties

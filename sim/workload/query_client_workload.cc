@@ -52,16 +52,20 @@ struct QueryClientWorkload::Spec {
   std::optional<int64_t> to_time_ms;
   // The partitions named: nullopt for all (no with_partitions); always holds the key's otherwise.
   std::optional<std::set<int32_t>> partitions;
+  std::optional<IsolationLevel> isolation_level;  // StateQueryRequest.withIsolationLevel
   int32_t attempt = 0;
   // A previous attempt of this query got NOT_UP_TO_BOUND (for the "bound met after retries" probe).
   bool refused_bound = false;
 };
 
 struct QueryClientWorkload::Client {
-  Client(int32_t i, std::string n, base::Prng p) : index(i), node(std::move(n)), prng(p) {}
+  Client(int32_t i, std::string n, base::Prng p)
+      : index(i), node(std::move(n)), prng(p), isolation_prng(p.split("isolation")) {}
   int32_t index = 0;
   std::string node;
   base::Prng prng;
+  // The per-query isolation level's own stream (QueryClientConfig::isolation_level_odds).
+  base::Prng isolation_prng;
   Position session = Position::empty_position();
   std::optional<Spec> spec;
 };
@@ -299,6 +303,10 @@ void QueryClientWorkload::start_query(int32_t client) {
   }
   s.unknown_store = maybe(c.prng, config_.unknown_store_odds);
   s.direct = maybe(c.prng, config_.direct_odds);
+  if (maybe(c.isolation_prng, config_.isolation_level_odds)) {
+    s.isolation_level = c.isolation_prng.chance({1, 2}) ? IsolationLevel::READ_COMMITTED
+                                                        : IsolationLevel::READ_UNCOMMITTED;
+  }
   c.spec = s;
   attempt(client);
 }
@@ -401,6 +409,8 @@ void QueryClientWorkload::attempt(int32_t client) {
                                 s.to_time_ms.value_or(0), cluster_.config().streams.kafka_pin)
           : make_request(r.request.store, s.range, s.timestamped, lower, upper, s.order, s.key,
                          s.skip_cache);
+  if (s.isolation_level) request = request.with_isolation_level(*s.isolation_level);
+  r.request.isolation_level = s.isolation_level;
   r.request.query = request.query().describe();
   r.request.kind = request.query().kind();
   if (s.range) {

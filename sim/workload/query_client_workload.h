@@ -39,6 +39,7 @@
 
 #include "base/prng.h"
 #include "cluster/cluster.h"
+#include "iq/isolation_level.h"
 #include "iq/result_order.h"
 #include "trace/history.h"
 #include "workload/key_distribution.h"
@@ -123,6 +124,12 @@ struct QueryClientConfig {
   // window_query_odds draws, instead, the form the store refuses: WindowRangeQuery.withKey on a
   // window store, WindowKeyQuery or WindowRangeQuery.withWindowStartRange on a session store.
   base::Ratio window_range_odds{1, 4};
+  // 2026-08-20 pin only (the scenario parser leaves it off at the old pin): with these odds a
+  // query calls StateQueryRequest.withIsolationLevel with a level drawn evenly, else it keeps the
+  // client's default.interactive.query.isolation.level. Drawn from the client's own "isolation"
+  // split, so every other draw of the client is the same whether it is on or off: a seed run at
+  // each pin differs only by this draw and by Kafka's behaviour (`iqsim upgrade`).
+  base::Ratio isolation_level_odds{0, 1};
   int64_t timeout_ms = 1'000;
   RetryPolicy retry;
   bool operator==(const QueryClientConfig&) const = default;
