@@ -1,5 +1,6 @@
 // The event-time keys of the Producer workload (out_of_order_*, stream_time_jump_*,
-// tombstone_one_in) and the window shape key of QueryClients (window_range_one_in) parse into the
+// tombstone_one_in, grace_edge_one_in) and the window shape and time-edge keys of QueryClients
+// (window_range_one_in, time_edge_one_in) parse into the
 // configs, survive the writer, and every misuse is an error at file:line:col naming the key.
 #include <gtest/gtest.h>
 
@@ -22,8 +23,10 @@ TEST(ScenarioParserEventTimeTest, KeysParseAndRoundTrip) {
                            "out_of_order_one_in = 3\nout_of_order_ms_max = 2_000\n"     // 8-9
                            "stream_time_jump_one_in = 50\n"                             // 10
                            "stream_time_jump_ms_max = 120_000\ntombstone_one_in = 7\n"  // 11-12
+                           "grace_edge_one_in = 11\n"                                   // 13
                            "[[test.workload]]\nname = 'QueryClients'\n"
-                           "window_range_one_in = 5\ninverted_range_one_in = 9\n";
+                           "window_range_one_in = 5\ninverted_range_one_in = 9\n"
+                           "time_edge_one_in = 4\n";
   auto parsed = parse_scenario_text(text, "e.toml", 1);
   ASSERT_TRUE(parsed.has_value()) << "seed 1: " << parsed.error().to_string();
   const Scenario& s = *parsed;
@@ -33,9 +36,11 @@ TEST(ScenarioParserEventTimeTest, KeysParseAndRoundTrip) {
   EXPECT_EQ(p.stream_time_jump_odds, (base::Ratio{1, 50}));
   EXPECT_EQ(p.stream_time_jump_ms_max, 120'000);
   EXPECT_EQ(p.tombstone_odds, (base::Ratio{1, 7}));
+  EXPECT_EQ(p.grace_edge_odds, (base::Ratio{1, 11}));
   const auto& q = std::get<QueryClientsWorkloadSpec>(s.tests[0].workloads[1]).config;
   EXPECT_EQ(q.window_range_odds, (base::Ratio{1, 5}));
   EXPECT_EQ(q.inverted_range_odds, (base::Ratio{1, 9}));
+  EXPECT_EQ(q.time_edge_odds, (base::Ratio{1, 4}));
   auto again = parse_scenario_text(to_toml(s), "written.toml", 1);
   ASSERT_TRUE(again.has_value()) << "seed 1: " << again.error().to_string() << "\n" << to_toml(s);
   EXPECT_EQ(without_locations(*again), without_locations(s)) << "seed 1\n" << to_toml(s);
@@ -52,6 +57,8 @@ TEST(ScenarioParserEventTimeTest, KeysParseAndRoundTrip) {
   const std::string written = to_toml(*plain);
   EXPECT_EQ(written.find("stream_time_jump"), std::string::npos) << written;
   EXPECT_EQ(written.find("tombstone_one_in"), std::string::npos) << written;
+  EXPECT_EQ(written.find("grace_edge_one_in"), std::string::npos) << written;
+  EXPECT_EQ(written.find("time_edge_one_in"), std::string::npos) << written;
 }
 
 struct Bad {

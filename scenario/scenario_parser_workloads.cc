@@ -86,7 +86,7 @@ ProducerWorkloadSpec ScenarioParser::parse_producer(Table& w, const TestContext&
   w.allow({"name", "start_ms", "stop_ms", "records_per_second", "tick_ms", "keys",
            "key_distribution", "value", "records_max", "out_of_order_one_in", "out_of_order_ms_max",
            "stream_time_jump_one_in", "stream_time_jump_ms_max", "tombstone_one_in",
-           "sequence_values"});
+           "grace_edge_one_in", "sequence_values"});
   ProducerConfig c;
   std::tie(c.start_ms, c.stop_ms) = start_stop(w, context);
   c.records_per_second =
@@ -104,6 +104,7 @@ ProducerWorkloadSpec ScenarioParser::parse_producer(Table& w, const TestContext&
   c.stream_time_jump_ms_max =
       w.integer("stream_time_jump_ms_max", c.stream_time_jump_ms_max, kPositiveTimeMs).value;
   c.tombstone_odds = w.one_in("tombstone_one_in", 0);
+  c.grace_edge_odds = w.one_in("grace_edge_one_in", 0);
   c.sequence_values = w.boolean("sequence_values", c.sequence_values);
   return ProducerWorkloadSpec{c};
 }
@@ -136,6 +137,7 @@ QueryClientsWorkloadSpec ScenarioParser::parse_query_clients(Table& w, const Tes
            "inverted_range_one_in",
            "window_query_one_in",
            "window_range_one_in",
+           "time_edge_one_in",
            "unknown_store_one_in",
            "direct_one_in",
            "require_active_bounded",
@@ -184,6 +186,7 @@ QueryClientsWorkloadSpec ScenarioParser::parse_query_clients(Table& w, const Tes
   c.inverted_range_odds = w.one_in("inverted_range_one_in", 0);
   c.window_query_odds = w.one_in("window_query_one_in", 0);
   c.window_range_odds = w.one_in("window_range_one_in", 4);
+  c.time_edge_odds = w.one_in("time_edge_one_in", 0);
   c.unknown_store_odds = w.one_in("unknown_store_one_in", 0);
   c.direct_odds = w.one_in("direct_one_in", 0);
   // StateQueryRequest.withIsolationLevel exists only at the new pin: refused in a file that cannot

@@ -325,6 +325,7 @@ void write_workload(Block& b, const ProducerWorkloadSpec& w) {
     b.set("stream_time_jump_ms_max", num(c.stream_time_jump_ms_max));
   }
   if (c.tombstone_odds.num > 0) b.set("tombstone_one_in", one_in(c.tombstone_odds));
+  if (c.grace_edge_odds.num > 0) b.set("grace_edge_one_in", one_in(c.grace_edge_odds));
   if (c.sequence_values) b.set("sequence_values", boolean(true));
 }
 
@@ -358,6 +359,8 @@ void write_workload(Block& b, const QueryClientsWorkloadSpec& w) {
   b.set("inverted_range_one_in", one_in(c.inverted_range_odds));
   b.set("window_query_one_in", one_in(c.window_query_odds));
   b.set("window_range_one_in", one_in(c.window_range_odds));
+  // Only when set, so files without time edges are written as before.
+  if (c.time_edge_odds.num > 0) b.set("time_edge_one_in", one_in(c.time_edge_odds));
   b.set("unknown_store_one_in", one_in(c.unknown_store_odds));
   b.set("direct_one_in", one_in(c.direct_odds));
   // Off at the old pin (the parser leaves it off there), and the old pin refuses the key.

@@ -146,6 +146,9 @@ base::Expected<AssignorResult, StreamsError> StreamsPartitionAssignor::assign(
           // Withheld: the current owner must revoke it first; this member rejoins at once.
           info.next_rebalance_ms = 0;
           result.followup_rebalance_needed = true;
+          IQ_PROBE(
+              "assignor.followup_rebalance_scheduled",
+              "the assignor withheld a task its owner must revoke first: a follow-up rebalance");
           if (client.previously_owned_standby(t)) info.standby_tasks.insert(t);
           continue;
         }
@@ -158,8 +161,11 @@ base::Expected<AssignorResult, StreamsError> StreamsPartitionAssignor::assign(
   // Probing: one consumer of the leader's client schedules it (the leader is the first member).
   if (result.probing_rebalance_needed && !joined.empty()) {
     auto& info = result.assignments[joined.front().member_id];
-    if (!info.next_rebalance_ms)
+    if (!info.next_rebalance_ms) {
       info.next_rebalance_ms = now_ms + configs_.probing_rebalance_interval_ms;
+      IQ_PROBE("assignor.probing_rebalance_scheduled",
+               "the assignor scheduled a probing rebalance while warmups catch up");
+    }
   }
   return result;
 }

@@ -28,6 +28,11 @@ Status InMemorySessionStore::put(const Windowed<Bytes>& session, const ValueByte
   if (end <= observed_stream_time_ms_ - retention_period_ms_) {
     IQ_PROBE("session.in_memory.expired_put",
              "an in-memory session store dropped an expired session");
+    if (end == observed_stream_time_ms_ - retention_period_ms_) {
+      IQ_PROBE("session.put_dropped_at_retention",
+               "an in-memory session store dropped a session ending exactly at stream time - "
+               "retention");
+    }
     // Kafka records the dropped-records sensor and logs "Skipping record for expired segment."
   } else if (value) {
     end_time_map_[end][session.key].insert_or_assign(session.start_ms, *value);

@@ -1,5 +1,7 @@
 #include "state/in_memory_window_store.h"
 
+#include "base/probe.h"
+
 namespace iq {
 namespace {
 
@@ -39,6 +41,10 @@ Status InMemoryWindowStore::put(const Bytes& key, const ValueBytes& value,
   if (window_start_ms <= observed_stream_time_ms_ - retention_period_ms_) {
     // Dropped: Kafka records a dropped-records metric and logs "Skipping record for expired
     // segment."
+    if (window_start_ms == observed_stream_time_ms_ - retention_period_ms_) {
+      IQ_PROBE("window.put_dropped_at_retention",
+               "an in-memory window store dropped a put at exactly stream time - retention");
+    }
   } else if (value) {
     if (retain_duplicates_) seqnum_ = (seqnum_ + 1) & 0x7FFFFFFF;
     const Bytes stored_key = retain_duplicates_ ? wrap_for_dups(key, seqnum_) : key;
@@ -71,7 +77,7 @@ StoreResult<WindowStoreBytesIterator> InMemoryWindowStore::fetch(const Bytes& ke
                                                                  int64_t time_to_ms, bool forward) {
   remove_expired_segments();
   // Records expire exactly retentionPeriod ms after their window start, hence the + 1.
-  const int64_t min_time = std::max(time_from_ms, observed_stream_time_ms_ - retention_period_ms_ + 1);
+  const int64_t min_time = fetch_floor(time_from_ms);
   WindowStoreBytesIterator out{{}, IteratorOrigin::InMemoryIterator};
   if (time_to_ms < min_time) return out;
   for (auto& [start, kv] : scan(min_time, time_to_ms, key, key, forward))
@@ -83,16 +89,26 @@ StoreResult<WindowedBytesIterator> InMemoryWindowStore::fetch_all(int64_t time_f
                                                                   int64_t time_to_ms,
                                                                   bool forward) {
   remove_expired_segments();
-  const int64_t min_time = std::max(time_from_ms, observed_stream_time_ms_ - retention_period_ms_ + 1);
+  const int64_t min_time = fetch_floor(time_from_ms);
   WindowedBytesIterator out{{}, IteratorOrigin::InMemoryIterator};
   if (time_to_ms < min_time) return out;
   for (auto& [start, kv] : scan(min_time, time_to_ms, std::nullopt, std::nullopt, forward)) {
-    out.entries.push_back(
-        {Windowed<Bytes>{strip_seqnum(kv.key), start,
-                         window_key_schema::window_end(start, window_size_ms_)},
-         std::move(kv.value)});
+    out.entries.push_back({Windowed<Bytes>{strip_seqnum(kv.key), start,
+                                           window_key_schema::window_end(start, window_size_ms_)},
+                           std::move(kv.value)});
   }
   return out;
+}
+
+// A fetch's lower bound raised to the oldest live window start (observedStreamTime - retention +
+// 1), as Kafka's fetch and fetchAll do.
+int64_t InMemoryWindowStore::fetch_floor(int64_t time_from_ms) const {
+  const int64_t floor_ms = observed_stream_time_ms_ - retention_period_ms_ + 1;
+  if (time_from_ms == floor_ms && time_from_ms > 0) {
+    IQ_PROBE("window.fetch_from_at_retention_floor",
+             "a window fetch's lower time bound equals the store's retention floor");
+  }
+  return std::max(time_from_ms, floor_ms);
 }
 
 // all() starts strictly above observedStreamTime - retention, the same floor as the fetches.
@@ -100,12 +116,11 @@ StoreResult<WindowedBytesIterator> InMemoryWindowStore::all(bool forward) {
   remove_expired_segments();
   const int64_t min_time = observed_stream_time_ms_ - retention_period_ms_ + 1;
   WindowedBytesIterator out{{}, IteratorOrigin::InMemoryIterator};
-  for (auto& [start, kv] : scan(min_time, std::numeric_limits<int64_t>::max(), std::nullopt,
-                                std::nullopt, forward)) {
-    out.entries.push_back(
-        {Windowed<Bytes>{strip_seqnum(kv.key), start,
-                         window_key_schema::window_end(start, window_size_ms_)},
-         std::move(kv.value)});
+  for (auto& [start, kv] :
+       scan(min_time, std::numeric_limits<int64_t>::max(), std::nullopt, std::nullopt, forward)) {
+    out.entries.push_back({Windowed<Bytes>{strip_seqnum(kv.key), start,
+                                           window_key_schema::window_end(start, window_size_ms_)},
+                           std::move(kv.value)});
   }
   return out;
 }
@@ -174,7 +189,8 @@ Bytes InMemoryWindowStore::strip_seqnum(const Bytes& stored) const {
   if (!retain_duplicates_) return stored;
   IQ_ASSERT(stored.size() >= window_key_schema::kSeqnumSize, "duplicate key of {} bytes",
             stored.size());
-  return Bytes(std::string(stored.view().substr(0, stored.size() - window_key_schema::kSeqnumSize)));
+  return Bytes(
+      std::string(stored.view().substr(0, stored.size() - window_key_schema::kSeqnumSize)));
 }
 
 // Each changelog record's key is [key][window start][seqnum]; put() drops those already expired

@@ -54,6 +54,7 @@ class InMemoryWindowStore final : public WindowBytesStore {
   using Segment = std::map<Bytes, Bytes>;
   Status restore_batch(const std::vector<ConsumerRecord>& records);
   void remove_expired_segments();
+  int64_t fetch_floor(int64_t time_from_ms) const;
   // Entries of the windows in [min_time, max_time] whose key (without seqnum) is in
   // [key_from, key_to] (nullopt = open), in window order then key order, reversed if !forward.
   std::vector<std::pair<int64_t, KeyValue<Bytes, Bytes>>> scan(int64_t min_time, int64_t max_time,

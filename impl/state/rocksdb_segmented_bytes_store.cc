@@ -74,7 +74,12 @@ int64_t RocksDBSegmentedBytesStore::segment_timestamp(const Bytes& store_key) co
 }
 
 int64_t RocksDBSegmentedBytesStore::actual_from(int64_t from) const {
-  return std::max(from, observed_stream_time_ms_ - retention_period_ms_ + 1);
+  const int64_t floor_ms = observed_stream_time_ms_ - retention_period_ms_ + 1;
+  if (schema_ == SegmentKeySchema::kWindow && from == floor_ms && from > 0) {
+    IQ_PROBE("window.fetch_from_at_retention_floor",
+             "a window fetch's lower time bound equals the store's retention floor");
+  }
+  return std::max(from, floor_ms);
 }
 
 // Kafka quirk 20 (docs/iqv2-semantics.md §10; SI/AbstractRocksDBSegmentedBytesStore.java put): a

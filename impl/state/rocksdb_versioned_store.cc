@@ -144,12 +144,21 @@ QueryOutcome RocksDBVersionedStore::query(const Query& query, const PositionBoun
 StoreResult<int64_t> RocksDBVersionedStore::put(const Bytes& key, const ValueBytes& value,
                                                 int64_t timestamp_ms) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
-  if (timestamp_ms < clamp_sub(observed_stream_time_ms_, grace_period_ms_)) {
+  const int64_t grace_edge_ms = clamp_sub(observed_stream_time_ms_, grace_period_ms_);
+  if (timestamp_ms < grace_edge_ms) {
     // Kafka quirk (docs/iqv2-semantics.md quirk 14): the dropped put still advances the position,
     // where the dropped delete below does not.
     IQ_PROBE("versioned.put_expired", "a versioned store dropped a put older than its grace");
+    if (timestamp_ms == grace_edge_ms - 1) {
+      IQ_PROBE("versioned.put_dropped_just_beyond_grace",
+               "a versioned store dropped a put 1 ms older than its grace edge");
+    }
     store_query_utils::update_position(position_, context_);
     return kPutReturnCodeNotPut;
+  }
+  if (timestamp_ms == grace_edge_ms) {
+    IQ_PROBE("versioned.put_at_grace_edge",
+             "a versioned store kept a put exactly at stream time - grace");
   }
   observed_stream_time_ms_ = std::max(observed_stream_time_ms_, timestamp_ms);
   auto found = do_put(observed_stream_time_ms_, key, value, timestamp_ms);
@@ -193,8 +202,16 @@ StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get(cons
   auto raw = segment_get(kLatestValueStoreId, key);
   if (!raw) return base::unexpected(raw.error());
   // The latest version never expires: it answers whenever it was valid at as_of.
+  if (raw->has_value() && timestamped_bytes::timestamp(**raw) == as_of_ms) {
+    IQ_PROBE("versioned.get_as_of_at_latest",
+             "a versioned get's asOf equals the latest version's timestamp");
+  }
   if (raw->has_value() && timestamped_bytes::timestamp(**raw) <= as_of_ms) {
     return std::optional<VersionedBytesRecord>(latest_record(**raw));
+  }
+  if (as_of_ms == clamp_sub(observed_stream_time_ms_, history_retention_ms_)) {
+    IQ_PROBE("versioned.get_as_of_at_retention_edge",
+             "a versioned get's asOf equals stream time - history retention");
   }
   if (as_of_ms < clamp_sub(observed_stream_time_ms_, history_retention_ms_)) {
     // Beyond history retention: null "for predictability", even if a segment still has it.
@@ -216,6 +233,10 @@ StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get_from
     const std::string_view bytes = (*raw)->view();
     // This segment ends before as_of, so no earlier one can hold it either.
     if (segment_value::next_timestamp(bytes) <= as_of_ms) return none;
+    if (segment_value::min_timestamp(bytes) == as_of_ms) {
+      IQ_PROBE("versioned.get_as_of_at_segment_min",
+               "a versioned get's asOf equals the oldest timestamp of a segment row it reads");
+    }
     if (segment_value::min_timestamp(bytes) > as_of_ms) continue;
     const auto found = SegmentValue::deserialize(bytes).find(as_of_ms, /*include_value=*/true);
     if (!found.value) return none;  // a tombstone was valid at as_of
@@ -237,6 +258,10 @@ StoreResult<VersionedRecordIterator<Bytes>> RocksDBVersionedStore::get(const Byt
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
   const bool ascending = order == ResultOrder::ASCENDING;
   std::vector<int64_t> ids;
+  if (to_ms == clamp_sub(observed_stream_time_ms_, history_retention_ms_)) {
+    IQ_PROBE("versioned.multi_get_to_at_retention_edge",
+             "a multi-version query's toTime equals stream time - history retention");
+  }
   if (to_ms < clamp_sub(observed_stream_time_ms_, history_retention_ms_)) {
     IQ_PROBE("versioned.multi_get_expired", "a multi-version query ended beyond history retention");
     ids.push_back(kLatestValueStoreId);
@@ -263,6 +288,10 @@ StoreResult<VersionedRecordIterator<Bytes>> RocksDBVersionedStore::get(const Byt
     auto found = SegmentValue::deserialize((*raw)->view()).find_all(from_ms, to_ms);
     if (ascending) std::reverse(found.begin(), found.end());
     for (auto& f : found) {
+      if (f.valid_from == to_ms) {
+        IQ_PROBE("versioned.multi_get_to_at_version",
+                 "a multi-version query's toTime equals an older version's timestamp");
+      }
       out.records.push_back({std::move(*f.value), f.valid_from, f.valid_to});
     }
   }

@@ -93,6 +93,12 @@ QueryResult run_window_key_query(const Query& query, StateStore& store) {
   IQ_ASSERT(raw->time_from() && raw->time_to());
   auto it = window->fetch(raw->key(), *raw->time_from(), *raw->time_to(), /*forward=*/true);
   if (!it) return store_exception(store, query, it.error());
+  for (const auto& e : it->entries) {
+    if (e.key == *raw->time_from() || e.key == *raw->time_to()) {
+      IQ_PROBE("window.key_query_bound_at_window_start",
+               "a WindowKeyQuery's time bound equals the start of a window it returned");
+    }
+  }
   return QueryResult::for_result(std::move(*it));
 }
 
@@ -111,6 +117,12 @@ QueryResult run_window_range_query(const Query& query, StateStore& store) {
     }
     auto it = window->fetch_all(*raw->time_from(), *raw->time_to(), /*forward=*/true);
     if (!it) return store_exception(store, query, it.error());
+    for (const auto& e : it->entries) {
+      if (e.key.start_ms == *raw->time_from() || e.key.start_ms == *raw->time_to()) {
+        IQ_PROBE("window.range_query_bound_at_window_start",
+                 "a WindowRangeQuery's time bound equals the start of a window it returned");
+      }
+    }
     return QueryResult::for_result(std::move(*it));
   }
   if (auto* session = dynamic_cast<SessionBytesStore*>(&store)) {

@@ -267,6 +267,7 @@ Status TaskTopology::process_window_aggregate(int32_t key, const std::optional<i
   IQ_ASSERT(size > 0 && advance > 0 && advance <= size, "window size {} advance {}", size, advance);
   observed_stream_time_ms_ = std::max(observed_stream_time_ms_, timestamp);
   const int64_t window_close_ms = observed_stream_time_ms_ - config_.grace_ms;
+  probe_window_grace_edge(timestamp, window_close_ms);
   // TimeWindows.windowsFor: the first start at or before ts whose window still holds ts.
   int64_t start = (std::max<int64_t>(0, timestamp - size + advance) / advance) * advance;
   for (int32_t windows = 0; start <= timestamp; start += advance, ++windows) {
@@ -275,6 +276,11 @@ Status TaskTopology::process_window_aggregate(int32_t key, const std::optional<i
     const int64_t end = start + size;
     if (end <= window_close_ms) {
       IQ_PROBE("window.record_skipped_expired", "a windowed aggregation skipped a closed window");
+      if (end == window_close_ms) {
+        IQ_PROBE("window.skipped_at_close",
+                 "a windowed aggregation skipped a window ending "
+                 "exactly at the close time (stream time - grace)");
+      }
       continue;
     }
     auto old = timestamped_window_->fetch(key, start);
@@ -291,6 +297,24 @@ Status TaskTopology::process_window_aggregate(int32_t key, const std::optional<i
     if (!s) return s;
   }
   return ok_status();
+}
+
+// Coverage of the grace edge: a record dropped whose next ms would have been kept (just beyond
+// grace), or kept whose previous ms would have been dropped (exactly at the edge). A record is
+// kept while its newest window, at (ts / advance) * advance, ends after the close time.
+void TaskTopology::probe_window_grace_edge(int64_t timestamp, int64_t window_close_ms) const {
+  const int64_t advance = config_.effective_window_advance_ms();
+  const auto kept = [&](int64_t ts) {
+    return ts / advance * advance + config_.window_size_ms > window_close_ms;
+  };
+  if (!kept(timestamp) && kept(timestamp + 1)) {
+    IQ_PROBE("window.record_dropped_just_beyond_grace",
+             "a windowed aggregation dropped a record 1 ms older than the oldest it keeps");
+  }
+  if (timestamp > 0 && kept(timestamp) && !kept(timestamp - 1)) {
+    IQ_PROBE("window.record_kept_at_grace_edge",
+             "a windowed aggregation kept a record at the oldest timestamp it keeps");
+  }
 }
 
 // KStreamSessionWindowAggregateProcessor.process: the sessions of the key that end at or after
@@ -315,7 +339,15 @@ Status TaskTopology::process_session_aggregate(int32_t key, const std::optional<
   }
   if (merged.end_ms < window_close_ms) {
     IQ_PROBE("session.record_skipped_expired", "a session aggregation skipped a closed session");
+    if (merged.end_ms == window_close_ms - 1) {
+      IQ_PROBE("session.skipped_just_beyond_close",
+               "a session aggregation skipped a session ending 1 ms before the close time");
+    }
     return ok_status();
+  }
+  if (merged.end_ms == window_close_ms) {
+    IQ_PROBE("session.aggregated_at_close",
+             "a session aggregation kept a session ending exactly at the close time");
   }
   if (merged != Windowed<int32_t>{key, timestamp, timestamp}) {
     IQ_PROBE("session.merged", "a session aggregation merged sessions");

@@ -81,6 +81,7 @@ class TaskTopology {
                                 int64_t timestamp);
   Status process_versioned_table(int32_t key, const std::optional<int64_t>& value,
                                  int64_t timestamp);
+  void probe_window_grace_edge(int64_t timestamp, int64_t window_close_ms) const;
   Status process_window_aggregate(int32_t key, const std::optional<int64_t>& value,
                                   int64_t timestamp);
   Status process_session_aggregate(int32_t key, const std::optional<int64_t>& value,

@@ -97,7 +97,7 @@ int32_t Cluster::produce(int32_t key, int64_t value) {
                                 Serde<int64_t>::serialize(value), kNoTimestamp, {}, now_ms());
   IQ_ASSERT(offset.has_value(), "produce key {}: {}", key, errors_name(offset.error()));
   produced_[key].push_back(value);
-  max_timestamp_ms_ = std::max(max_timestamp_ms_, now_ms());
+  record_event_time(p, key, now_ms());
   return p;
 }
 
@@ -113,9 +113,21 @@ int64_t Cluster::produce_to(int32_t partition, int32_t key, std::optional<int64_
   IQ_ASSERT(offset.has_value(), "produce key {} to {}: {}", key, partition,
             errors_name(offset.error()));
   if (value) produced_[key].push_back(*value);
-  max_timestamp_ms_ =
-      std::max(max_timestamp_ms_, timestamp_ms == kNoTimestamp ? now_ms() : timestamp_ms);
+  record_event_time(partition, key, timestamp_ms == kNoTimestamp ? now_ms() : timestamp_ms);
   return *offset;
+}
+
+int64_t Cluster::max_timestamp_ms(int32_t partition) const {
+  auto it = partition_max_timestamp_ms_.find(partition);
+  return it == partition_max_timestamp_ms_.end() ? 0 : it->second;
+}
+
+void Cluster::record_event_time(int32_t partition, int32_t key, int64_t timestamp_ms) {
+  produced_timestamps_[key].push_back(timestamp_ms);
+  int64_t& partition_max = partition_max_timestamp_ms_[partition];
+  partition_max = std::max(partition_max, timestamp_ms);
+  max_timestamp_ms_ = std::max(max_timestamp_ms_, timestamp_ms);
+  IQ_ASSERT(max_timestamp_ms_ >= partition_max);
 }
 
 RunResult Cluster::run_until(int64_t ms) {

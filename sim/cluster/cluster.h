@@ -82,6 +82,14 @@ class Cluster {
   // The largest timestamp produced so far (a record stamped by the broker counts as now; 0 before
   // any): the event time the source topic has reached, from which query clients draw time ranges.
   int64_t max_timestamp_ms() const { return max_timestamp_ms_; }
+  // The timestamp of every record produced so far per key, in produce order (tombstones
+  // included), and the largest per source partition (0 before any): the times a task's stream
+  // time, its windows and its versions come from, so the workloads draw the edges the stores
+  // compare against from what the run wrote (sim/workload/time_edges.h).
+  const std::map<int32_t, std::vector<int64_t>>& produced_timestamps() const {
+    return produced_timestamps_;
+  }
+  int64_t max_timestamp_ms(int32_t partition) const;
 
   RunResult run_until(int64_t ms);
   int64_t now_ms() const { return loop_.now().ms_since_epoch(); }
@@ -113,6 +121,9 @@ class Cluster {
   std::vector<std::unique_ptr<Instance>> instances_;
   std::map<int32_t, std::vector<int64_t>> produced_;
   int64_t max_timestamp_ms_ = 0;
+  std::map<int32_t, std::vector<int64_t>> produced_timestamps_;
+  std::map<int32_t, int64_t> partition_max_timestamp_ms_;
+  void record_event_time(int32_t partition, int32_t key, int64_t timestamp_ms);
 };
 
 }  // namespace iq::sim

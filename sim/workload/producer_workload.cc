@@ -5,6 +5,7 @@
 #include "base/probe.h"
 #include "iq/default_partitioner.h"
 #include "iq/serdes.h"
+#include "workload/time_edges.h"
 
 namespace iq::sim {
 
@@ -90,15 +91,37 @@ void ProducerWorkload::produce_one() {
     stamped = true;
     IQ_PROBE("producer.tombstone", "a producer wrote a null value to an event-time topology");
   }
-  int32_t partition = 0;
+  int32_t partition = partition_for_key(Serde<int32_t>::serialize(key).view(), t.source_partitions);
+  if (event_time_store) {
+    if (std::optional<int64_t> edge_ms = draw_grace_edge(partition)) {
+      timestamp_ms = *edge_ms;
+      stamped = true;
+    }
+  }
   if (stamped) {
-    partition = partition_for_key(Serde<int32_t>::serialize(key).view(), t.source_partitions);
     (void)cluster_.produce_to(partition, key, value, timestamp_ms);
   } else {
     partition = cluster_.produce(key, *value);  // stamped now, as before event time was drawn
   }
   ++rate_records_;
   acknowledge(partition, key);
+}
+
+// With grace_edge_odds, a timestamp at, just below or just above the earliest one the partition's
+// task still keeps (time_edges.h); nullopt when not drawn or while that edge is not above 0.
+std::optional<int64_t> ProducerWorkload::draw_grace_edge(int32_t partition) {
+  if (config_.grace_edge_odds.num == 0 || !prng_.chance(config_.grace_edge_odds)) {
+    return std::nullopt;
+  }
+  const int64_t stream_time_ms = cluster_.max_timestamp_ms(partition);
+  const std::optional<int64_t> edge_ms =
+      time_edges::grace_edge_ms(cluster_.config().topology, stream_time_ms);
+  if (!edge_ms) return std::nullopt;
+  const int64_t timestamp_ms = time_edges::near(prng_, *edge_ms);
+  IQ_ASSERT(timestamp_ms <= stream_time_ms + 1, "edge {} stream time {}", timestamp_ms,
+            stream_time_ms);
+  IQ_PROBE("producer.grace_edge", "a producer stamped a record at a grace or retention edge");
+  return timestamp_ms;
 }
 
 int64_t ProducerWorkload::produce_exact(int32_t partition, int32_t key, int64_t value,

@@ -53,6 +53,12 @@ struct ProducerConfig {
   // the key-value topologies ignore it and draw nothing, because the verdict's known-behaviour
   // classes for them are built on records that carry a value.
   base::Ratio tombstone_odds{0, 1};
+  // Grace edges, under the event-time topologies only: with these odds a record is stamped at,
+  // one ms below or one ms above the earliest timestamp its partition's task still keeps
+  // (time_edges::grace_edge_ms: a window aggregation's close time, a session's, a PAPI writer's
+  // store retention, the versioned store's grace), computed from the partition's stream time, so
+  // records land just inside and just outside grace. Off by default (nothing drawn).
+  base::Ratio grace_edge_odds{0, 1};
   // Each record's value is its sequence number (1, 2, ...) instead of `value`, so that any two
   // writes of a key can be told apart: versions of a versioned store, and, for a key-value store,
   // a replica that kept an older write of a key (a lost flush, a skipped restore record) from
@@ -87,6 +93,7 @@ class ProducerWorkload {
  private:
   void tick();
   void produce_one();
+  std::optional<int64_t> draw_grace_edge(int32_t partition);
   void acknowledge(int32_t partition, int32_t key);
 
   Cluster& cluster_;

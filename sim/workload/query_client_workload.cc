@@ -16,6 +16,7 @@
 #include "iq/window_key_query.h"
 #include "iq/window_range_query.h"
 #include "workload/query_conversion.h"
+#include "workload/time_edges.h"
 
 namespace iq::sim {
 
@@ -242,6 +243,7 @@ void QueryClientWorkload::start_query(int32_t client) {
   const TopologyConfig& topology = cluster_.config().topology;
   if (topology.versioned()) draw_versioned(c, s);
   if (topology.windowed() || topology.session()) draw_windowed(c, s);
+  if (topology.versioned() || topology.windowed()) draw_time_edge(c, s);
   if (s.range) {
     if (config_.range_orders.size() > 1) s.order = c.prng.pick(config_.range_orders);
     if (config_.range_orders.size() == 1) s.order = config_.range_orders.front();
@@ -364,6 +366,44 @@ void QueryClientWorkload::draw_time_range(Client& c, Spec& s) {
   if (maybe(c.prng, config_.inverted_range_odds) && from != to) std::swap(from, to);
   s.from_time_ms = from;
   s.to_time_ms = to;
+}
+
+// With time_edge_odds, a window or versioned query's time bound moved to an edge the store
+// compares against (time_edges.h), in the key's partition: asOf, or one end of the time range
+// (the other end is kept on its side of it), or both ends (a window-start range of one instant).
+void QueryClientWorkload::draw_time_edge(Client& c, Spec& s) {
+  if (config_.time_edge_odds.num == 0 || !c.prng.chance(config_.time_edge_odds)) return;
+  const TopologyConfig& t = cluster_.config().topology;
+  const int32_t partition =
+      partition_for_key(Serde<int32_t>::serialize(s.key).view(), t.source_partitions);
+  const int64_t stream_time_ms = cluster_.max_timestamp_ms(partition);
+  static const std::vector<int64_t> kNoRecords;
+  const auto found = cluster_.produced_timestamps().find(s.key);
+  const std::vector<int64_t>& key_timestamps =
+      found == cluster_.produced_timestamps().end() ? kNoRecords : found->second;
+  const std::vector<int64_t> edges =
+      t.versioned() ? time_edges::versioned_query_edges(t, key_timestamps, stream_time_ms, c.prng)
+                    : time_edges::window_query_edges(t, key_timestamps, stream_time_ms, c.prng);
+  if (edges.empty()) return;
+  const int64_t at_ms = time_edges::near(c.prng, c.prng.pick(edges));
+  IQ_PROBE("query.time_edge", "a window or versioned query drew a time bound at an edge");
+  if (s.versioned && !s.multi_versioned) {
+    s.as_of_ms = at_ms;
+    return;
+  }
+  switch (c.prng.below(3)) {
+    case 0:
+      s.from_time_ms = at_ms;
+      if (s.to_time_ms && *s.to_time_ms < at_ms) s.to_time_ms = at_ms;
+      break;
+    case 1:
+      s.to_time_ms = at_ms;
+      if (s.from_time_ms && *s.from_time_ms > at_ms) s.from_time_ms = at_ms;
+      break;
+    default:
+      s.from_time_ms = s.to_time_ms = at_ms;
+      break;
+  }
 }
 
 // The event time the source topic reached: records may be stamped ahead of now (a producer's

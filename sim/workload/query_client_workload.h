@@ -130,6 +130,13 @@ struct QueryClientConfig {
   // split, so every other draw of the client is the same whether it is on or off: a seed run at
   // each pin differs only by this draw and by Kafka's behaviour (`iqsim upgrade`).
   base::Ratio isolation_level_odds{0, 1};
+  // Time edges, against a window or versioned store: with these odds a query's time bound is
+  // moved to, one ms below or one ms above a time the store compares against, computed from what
+  // the run wrote (time_edges.h): a window start or end of one of the key's records, the window
+  // store's retention floor, a version's timestamp, the history retention's edge. A
+  // VersionedKeyQuery takes it as its asOf; a time range as its lower end, its upper end or both.
+  // Off by default.
+  base::Ratio time_edge_odds{0, 1};
   int64_t timeout_ms = 1'000;
   RetryPolicy retry;
   bool operator==(const QueryClientConfig&) const = default;
@@ -174,6 +181,7 @@ class QueryClientWorkload {
   void draw_versioned(Client& c, Spec& s);
   void draw_windowed(Client& c, Spec& s);
   void draw_time_range(Client& c, Spec& s);
+  void draw_time_edge(Client& c, Spec& s);
   int64_t event_time_ms() const;
   bool route(Client& c, QueryRecord& record, int32_t& partition);
   bool route_direct(Client& c, QueryRecord& record);
