@@ -268,13 +268,20 @@ class TaskFixture {
         state_manager_(kApplicationId, kTask,
                        dir_.path() + "/" + kApplicationId + "/" + kTask.to_string(), fs_,
                        {store_name}),
-        context_({kApplicationId, kTask, TaskType::kActive, /*consistency_enabled=*/false},
-                 state_manager_, fs_,
+        context_(context_config(), state_manager_, fs_,
                  /*env=*/nullptr, &cache_, &collector_) {
     must(fs_.create_directories(state_manager_.task_dir()), "creating the task directory");
   }
   TaskFixture(const TaskFixture&) = delete;
   TaskFixture& operator=(const TaskFixture&) = delete;
+
+  static ProcessorContextImpl::Config context_config() {
+    ProcessorContextImpl::Config config;
+    config.application_id = kApplicationId;
+    config.task = kTask;
+    config.type = TaskType::kActive;
+    return config;
+  }
 
   // Reads .checkpoint once the store has registered itself (at its init).
   void after_store_init() {

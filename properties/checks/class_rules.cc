@@ -71,8 +71,11 @@ constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
      "scenarios/findings/compacted_changelog_replica_lacks_superseded_key.toml"},
     {ViolationClass::kReplicaInsideOneRecordsWrites, kBoth,
      "a window or session replica's fold, with its writer's records of the same millisecond after "
-     "it, is the model's answer at their highest header",
-     "KStreamSessionWindowAggregate logs each removal and the merged put as records of their own",
+     "it, is the model's answer at their highest header; or, without a cache, the writer's crash "
+     "landed inside that millisecond's send and every differing slot is a write it had still to "
+     "send (committed records only, so at-least-once in effect)",
+     "KStreamSessionWindowAggregate logs each removal and the merged put as records of their own; "
+     "KStreamWindowAggregate logs each window of a hopping record apart",
      "scenarios/findings/session_merge_partly_applied_overclaims.toml"},
     {ViolationClass::kCleanerCutByCrash, kBoth,
      "the replica's instance last restarted after a crash landed inside the cleaner's deletion of "

@@ -39,6 +39,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -985,6 +986,15 @@ std::optional<WitnessResult> fold_with_position(const JudgeContext& context,
 // holds, position included), the records right after the applied prefix were appended by the
 // same writer in the same millisecond as its last record, and the fold with them is exactly the
 // model's answer at the highest offset among their headers and the reported one.
+//
+// Its cut form, for a store without a record cache: the prefix ends with the last record its
+// writer W appended in one millisecond, W's crash then landed inside a send to this changelog
+// partition (nothing of W follows), and every slot where the fold differs from the model is one
+// those writes had still to write (prove_writes_cut_by_crash, the uncached twin of the cut flush
+// below). Under exactly_once_v2 the cut writes abort and the proof's committed() check fails.
+ClassProof prove_writes_cut_by_crash(const JudgeContext& context, const sim::QueryRecord& record,
+                                     const sim::PartitionOutcome& outcome, const char* what);
+
 ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::QueryRecord& record,
                                       const sim::PartitionOutcome& outcome) {
   ClassProof proof;
@@ -1028,7 +1038,10 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
         "record #{}: no changelog-{} record after its replica's offset {} was appended with it "
         "(same writer, same millisecond)",
         record.id, partition, w.applied_offset);
-    return proof;
+    if (topology.cached()) return proof;  // a cut flush is kCacheFlushPartlyApplied's
+    ClassProof cut = prove_writes_cut_by_crash(context, record, outcome, "writes");
+    if (!cut.proven) cut.text = proof.text + ", nor cut by a crash: " + cut.text;
+    return cut;
   }
   const WindowFold completed =
       window_fold(context, record.request, partition, *w.replica, rest_last, at_ms);
@@ -1548,12 +1561,61 @@ ClassProof prove_cached_writes_beneath_position(const JudgeContext& context,
 ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
                                            const sim::QueryRecord& record,
                                            const sim::PartitionOutcome& outcome) {
-  ClassProof proof;
   const sim::RunTrace& trace = context.trace();
   if ((!trace.topology.windowed() && !trace.topology.session()) || !trace.topology.cached()) {
-    proof.text = "not a caching window or session store";
-    return proof;
+    return ClassProof{.proven = false, .text = "not a caching window or session store"};
   }
+  return prove_writes_cut_by_crash(context, record, outcome, "flush");
+}
+
+// The proof above, for a run of writes `what` names: a caching store's flush, or, without a
+// cache, the writes of the input records one send carried (a hopping window's record updates each
+// of its windows, each logged as its own record).
+// Why `slot`, where the fold of the cut `run` (`held`) differs from the model at `reported`, is
+// not a write the run had still to send, or nullopt when it is. The write that made the model's
+// state there lies above `covered`, the largest header before the run, and: cached (a flush), no
+// record of the run writes the slot (a dirty entry is flushed once); uncached, no record of the
+// run carries that write (each is one input record's write, under its offset), and the fold holds
+// the slot's state from before it.
+static std::optional<std::string> why_not_lost(const JudgeContext& context,
+                                               const sim::QueryRequestRecord& request,
+                                               int32_t partition,
+                                               const std::vector<const sim::ChangelogRecord*>& run,
+                                               const Slot& slot, int64_t reported, int64_t covered,
+                                               const std::map<Slot, SlotState>& held, bool cached) {
+  const auto& [key, start, end] = slot;
+  const std::optional<int64_t> written =
+      model_write_beneath(context, request, partition, slot, reported);
+  for (const sim::ChangelogRecord* r : run) {
+    if (r->key != key || r->window_start_ms != start || (end && r->window_end_ms != end)) continue;
+    if (cached || !written || !r->position ||
+        reported_offset(context, *r->position, partition) >= *written) {
+      return fmt::format("but the cut {} wrote it (changelog-{} offset {})",
+                         cached ? "flush" : "writes", partition, r->offset);
+    }
+  }
+  if (!written || *written <= covered) {
+    return fmt::format(
+        "and the write that made the model's state there ({}) is not above offset {}, the largest "
+        "header before the cut {}",
+        written ? fmt::format("offset {}", *written) : std::string("not found"), covered,
+        cached ? "flush" : "writes");
+  }
+  if (cached) return std::nullopt;
+  const std::optional<SlotState> before = slot_at(context, request, partition, slot, *written - 1);
+  const auto it = held.find(slot);
+  const std::optional<SlotState> kept = it == held.end() ? std::nullopt : std::optional(it->second);
+  if (kept != before) {
+    return fmt::format("and the fold does not hold its state from before offset {}, which wrote it",
+                       *written);
+  }
+  return std::nullopt;
+}
+
+ClassProof prove_writes_cut_by_crash(const JudgeContext& context, const sim::QueryRecord& record,
+                                     const sim::PartitionOutcome& outcome, const char* what) {
+  ClassProof proof;
+  const sim::RunTrace& trace = context.trace();
   const std::optional<WitnessResult> held =
       fold_with_position(context, record, outcome, "no position from the changelog headers", proof);
   if (!held) return proof;
@@ -1597,8 +1659,8 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
     }
   }
   if (after != nullptr && after->writer == last.writer && after->appended_ms == last.appended_ms) {
-    proof.text = fmt::format("record #{}: the flush of changelog-{} offset {} goes on in the log",
-                             record.id, partition, w.applied_offset);
+    proof.text = fmt::format("record #{}: the {} of changelog-{} offset {} goes on in the log",
+                             record.id, what, partition, w.applied_offset);
     return proof;
   }
   if (!crashed_inside_send(context, last.writer, last.appended_ms, partition)) {
@@ -1618,38 +1680,26 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
         fmt::format("record #{}: its fold is the model's answer at offset {}", record.id, reported);
     return proof;
   }
+  const std::map<Slot, SlotState> fold_slots = slots_of(fold.answer);
   for (const Slot& slot : slots) {
-    const auto& [key, start, end] = slot;
-    for (const sim::ChangelogRecord* r : flush) {
-      if (r->key == key && r->window_start_ms == start && (!end || r->window_end_ms == end)) {
-        proof.text = fmt::format(
-            "record #{}: slot {} differs from the model at offset {}, but the cut flush wrote it "
-            "(changelog-{} offset {})",
-            record.id, slot_text(slot), reported, partition, r->offset);
-        return proof;
-      }
-    }
-    const std::optional<int64_t> written =
-        model_write_beneath(context, record.request, partition, slot, reported);
-    if (!written || *written <= covered) {
-      proof.text = fmt::format(
-          "record #{}: slot {} differs from the model at offset {}, and the write that made the "
-          "model's state there ({}) is not above offset {}, the largest header before the cut "
-          "flush",
-          record.id, slot_text(slot), reported,
-          written ? fmt::format("offset {}", *written) : std::string("not found"), covered);
+    if (auto why = why_not_lost(context, record.request, partition, flush, slot, reported, covered,
+                                fold_slots, std::string_view(what) == "flush")) {
+      proof.text = fmt::format("record #{}: slot {} differs from the model at offset {}, {}",
+                               record.id, slot_text(slot), reported, *why);
       return proof;
     }
   }
   proof.proven = true;
   proof.text = fmt::format(
       "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, the end of the "
-      "flush {} wrote at {} ms (changelog-{} offsets {}-{}) before it crashed inside a send; the "
+      "{} {} wrote at {} ms (changelog-{} offsets {}-{}) before it crashed inside a send; the "
       "{} slot(s) it differs from the model on at offset {} were written above offset {}, the "
-      "largest header before that flush, and not by it: dirty in the cache the crash lost",
+      "largest header before that {}, and not by it: {}",
       record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
-      last.writer, last.appended_ms.ms_since_epoch(), partition, flush.front()->offset,
-      w.applied_offset, slots.size(), reported, covered);
+      what, last.writer, last.appended_ms.ms_since_epoch(), partition, flush.front()->offset,
+      w.applied_offset, slots.size(), reported, covered, what,
+      std::string_view(what) == "flush" ? "dirty in the cache the crash lost"
+                                        : "writes the crash lost before they were sent");
   return proof;
 }
 

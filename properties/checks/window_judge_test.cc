@@ -701,50 +701,68 @@ TEST(WindowJudgeTest, AStandbyBehindASessionMergeInTheCacheIsDeclaredOnlyWhenThe
       << "seed " << kSeed;
 }
 
-// A cached hopping count (1 s windows advancing by 500 ms): keys 1, 2 and 3 at 700, 800 and 900
-// ms (offsets 0-2), each updating windows 0 and 500. instance-1's commit at 10 ms flushes the dirty
-// windows in last-write order, each under its own offset's header, and it crashes inside a send to
-// changelog partition `landed_partition` after key 3's window 0: key 2's and key 3's windows 500
-// never reach the log. With `earlier_flush`, the first three records were logged at 5 ms instead,
-// a flush of its own that ended under the header of offset 1 without key 2's window 500. A standby
-// that applied the whole log answers what it holds (window start first, as the in-memory store's
-// fetchAll gives) under the header of offset 2.
-TraceBuilder flush_cut_by_crash(bool earlier_flush, int32_t landed_partition) {
-  TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, /*caching=*/true);
-  b.trace().topology.window_size_ms = 1'000;
-  b.trace().topology.window_advance_ms = 500;
-  b.trace().topology.grace_ms = 0;
-  const int64_t first_at_ms = earlier_flush ? 5 : 10;
-  const auto window = [&](int32_t key, int64_t start, int64_t ts, int64_t header, int64_t at) {
+// A hopping count (1 s windows advancing by 500 ms) over keys 1, 2 and 3 at 700, 800 and 900 ms
+// (offsets 0-2), each updating windows 0 and 500; `window` logs one window's count of 1 by
+// instance-1 under a header at a time.
+struct HoppingLog {
+  TraceBuilder b;
+  explicit HoppingLog(bool caching)
+      : b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, caching) {
+    b.trace().topology.window_size_ms = 1'000;
+    b.trace().topology.window_advance_ms = 500;
+    b.trace().topology.grace_ms = 0;
+    b.produce(0, 1, 5, 700);
+    b.produce(0, 2, 6, 800);
+    b.produce(0, 3, 7, 900);
+  }
+  void window(int32_t key, int64_t start, int64_t ts, int64_t header, int64_t at) {
     b.log(0, key, 1, ts, pos(0, header), "instance-1", at);
     b.trace().changelog.back().window_start_ms = start;
-  };
-  b.produce(0, 1, 5, 700);
-  b.produce(0, 2, 6, 800);
-  b.produce(0, 3, 7, 900);
-  window(1, 0, 700, 0, first_at_ms);
-  window(1, 500, 700, 0, first_at_ms);
-  window(2, 0, 800, 1, first_at_ms);
-  window(3, 0, 900, 2, 10);
-  const std::string topic = "app-" + testing::kStore + "-changelog";
-  b.fault(10, sim::FaultKind::kCrashLanded, "instance-1");
-  b.trace().faults.back().landed =
-      sim::CrashPointRecord{.event = "send",
-                            .what = "send " + topic + "-" + std::to_string(landed_partition),
-                            .path = "",
-                            .topic = topic,
-                            .partition = landed_partition,
-                            .operations = {"commit"},
-                            .points = {"send_commit"}};
-  testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
-  range.r.request.from_time_ms = 0;
-  range.r.request.to_time_ms = kForever;
-  range.at(20, 20).target("instance-2").ok(std::nullopt, pos(0, 2), {700, 800, 900, 700});
-  range.r.partitions.back().value =
-      sim::WindowedList{{1, 0, 1'000, 1}, {2, 0, 1'000, 1}, {3, 0, 1'000, 1}, {1, 500, 1'500, 1}};
-  range.replica(applied(standby(0, pos(0, 2), "instance-2"), 3));
-  b.add(range);
-  return b;
+  }
+  // instance-1's crash at 10 ms, landed inside a send to changelog partition `partition` while
+  // `operation` ran.
+  void crash_in_send(int32_t partition, const std::string& operation, const std::string& point) {
+    const std::string topic = "app-" + testing::kStore + "-changelog";
+    b.fault(10, sim::FaultKind::kCrashLanded, "instance-1");
+    b.trace().faults.back().landed =
+        sim::CrashPointRecord{.event = "send",
+                              .what = "send " + topic + "-" + std::to_string(partition),
+                              .path = "",
+                              .topic = topic,
+                              .partition = partition,
+                              .operations = {operation},
+                              .points = {point}};
+  }
+  // instance-2's standby, having applied changelog [.., applied], answers every window at 20 ms
+  // with `held` under the header of offset 2.
+  TraceBuilder answered(sim::WindowedList held, std::vector<int64_t> timestamps, int64_t applied) {
+    testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
+    range.r.request.from_time_ms = 0;
+    range.r.request.to_time_ms = kForever;
+    range.at(20, 20).target("instance-2").ok(std::nullopt, pos(0, 2), std::move(timestamps));
+    range.r.partitions.back().value = std::move(held);
+    range.replica(testing::applied(standby(0, pos(0, 2), "instance-2"), applied));
+    b.add(range);
+    return std::move(b);
+  }
+};
+
+// Cached: instance-1's commit at 10 ms flushes the dirty windows in last-write order, each under
+// its own offset's header, and it crashes inside a send to changelog partition `landed_partition`
+// after key 3's window 0: key 2's and key 3's windows 500 never reach the log. With
+// `earlier_flush`, the first three records were logged at 5 ms instead, a flush of its own that
+// ended under the header of offset 1 without key 2's window 500. A standby that applied the whole
+// log answers what it holds (window start first, as the in-memory store's fetchAll gives).
+TraceBuilder flush_cut_by_crash(bool earlier_flush, int32_t landed_partition) {
+  HoppingLog log(/*caching=*/true);
+  const int64_t first_at_ms = earlier_flush ? 5 : 10;
+  log.window(1, 0, 700, 0, first_at_ms);
+  log.window(1, 500, 700, 0, first_at_ms);
+  log.window(2, 0, 800, 1, first_at_ms);
+  log.window(3, 0, 900, 2, 10);
+  log.crash_in_send(landed_partition, "commit", "send_commit");
+  return log.answered({{1, 0, 1'000, 1}, {2, 0, 1'000, 1}, {3, 0, 1'000, 1}, {1, 500, 1'500, 1}},
+                      {700, 800, 900, 700}, 3);
 }
 
 TEST(WindowJudgeTest, AReplicaAtTheEndOfAFlushACrashCutIsDeclaredOnlyForWindowsItLeftDirty) {
@@ -767,6 +785,52 @@ TEST(WindowJudgeTest, AReplicaAtTheEndOfAFlushACrashCutIsDeclaredOnlyForWindowsI
                 "slot 2@[500, 1500] differs from the model at offset 2, and the write "
                 "that made the model's state there (offset 1) is not above "
                 "offset 1, the largest header before the cut flush"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+// The uncached twin (seed 184 of the default template after the time edges): each record's two
+// windows are logged as it is processed, under its offset. Keys 1 and 2 were logged at 5 ms; key
+// 3 got its window 0 out at 10 ms, when instance-1's crash landed inside the send to changelog
+// partition `landed_partition`: its window 500 never reached the log. With `lose_earlier`, key
+// 2's window 500 is missing from the log too.
+TraceBuilder writes_cut_by_crash(int32_t landed_partition, bool lose_earlier) {
+  HoppingLog log(/*caching=*/false);
+  log.window(1, 0, 700, 0, 5);
+  log.window(1, 500, 700, 0, 5);
+  log.window(2, 0, 800, 1, 5);
+  if (!lose_earlier) log.window(2, 500, 800, 1, 5);
+  log.window(3, 0, 900, 2, 10);
+  log.crash_in_send(landed_partition, "process", "send");
+  sim::WindowedList held = {
+      {1, 0, 1'000, 1}, {2, 0, 1'000, 1}, {3, 0, 1'000, 1}, {1, 500, 1'500, 1}};
+  std::vector<int64_t> timestamps = {700, 800, 900, 700};
+  if (!lose_earlier) {
+    held.push_back({2, 500, 1'500, 1});
+    timestamps.push_back(800);
+  }
+  return log.answered(std::move(held), std::move(timestamps), lose_earlier ? 3 : 4);
+}
+
+TEST(WindowJudgeTest, AReplicaAtTheEndOfUncachedWritesACrashCutIsDeclaredOnlyForTheLostWrites) {
+  TraceBuilder proven = writes_cut_by_crash(0, false);
+  TraceBuilder elsewhere = writes_cut_by_crash(1, false);
+  TraceBuilder earlier = writes_cut_by_crash(0, true);
+  // Key 3's window 500 was written at offset 2, above offset 1 (the largest header before the
+  // cut writes), and not by them: lost with the crash before it was sent, as in Kafka under
+  // at-least-once (the offset is not committed, and key 3 is processed again).
+  EXPECT_EQ(class_of_only_violation(proven, "writes the crash lost before they were sent"),
+            ViolationClass::kReplicaInsideOneRecordsWrites)
+      << "seed " << kSeed;
+  // Not proven: a crash that landed in another changelog partition's send, ...
+  EXPECT_EQ(class_of_only_violation(elsewhere, "did not crash inside a send to it then"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... and a window of an earlier record missing beneath the cut writes.
+  EXPECT_EQ(class_of_only_violation(earlier,
+                                    "slot 2@[500, 1500] differs from the model at offset 2, and "
+                                    "the write that made the model's state there (offset 1) is "
+                                    "not above offset 1, the largest header before the cut writes"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
 }
