@@ -83,7 +83,9 @@ TEST(VersionedGraceTailTest, AnActiveThatProcessedTheDroppedPutLiveStaysAFailure
 }
 
 // Within the grace period the record is applied and its header read: nothing excuses the stuck
-// position; nor does a replica with changelog still to apply.
+// position; nor does a replica with changelog still to apply (a committed record past its
+// offset). A lag of only an exactly-once transaction marker (nothing committed past its offset:
+// seed 558 of the default template) is a whole changelog.
 TEST(VersionedGraceTailTest, ARecordWithinGraceOrAReplicaBehindStaysAFailure) {
   TraceBuilder within = late_tail(/*retention_ms=*/10'000);
   probe(within, caught_up(standby(0, pos(0, 0), "instance-2")));
@@ -92,11 +94,19 @@ TEST(VersionedGraceTailTest, ARecordWithinGraceOrAReplicaBehindStaysAFailure) {
   EXPECT_NE(v.class_evidence.find("within the grace period"), std::string::npos)
       << v.class_evidence;
 
-  TraceBuilder behind = late_tail();
   sim::ReplicaSnapshot r = caught_up(standby(0, pos(0, 0), "instance-2"));
   r.lag = 1;
+  TraceBuilder behind = late_tail();
+  behind.log(0, 1, 11, 10'000, pos(0, 1), "instance-1", 300);
   probe(behind, r);
-  EXPECT_EQ(classified(behind).violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+  const Violation late = classified(behind);
+  EXPECT_EQ(late.violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+  EXPECT_NE(late.class_evidence.find("had not applied its whole changelog"), std::string::npos)
+      << late.class_evidence;
+  TraceBuilder marker = late_tail();
+  probe(marker, r);
+  EXPECT_EQ(classified(marker).violation_class, ViolationClass::kVersionedGraceDroppedTail)
+      << "seed " << kSeed;
 
   TraceBuilder off = late_tail();
   off.consistency(false);
