@@ -1116,40 +1116,49 @@ TEST(WindowJudgeTest, AStandbyHidingWindowsBehindARestoredNullPutIsKafkasOnlyWhe
 // A RocksDB window store object that opened over data an earlier one kept (its instance dropped
 // out of the group, closed its task dirty, and opened the store again without a .checkpoint):
 // key 1 = 5 (offset 0) and key 2 = 7 (offset 1) in window 0, both logged by instance-1; restoring
-// from the log's start it has applied changelog 0 only, under {0=0}, yet holds key 2 from what it
-// kept. Kafka's behaviour (a store restarted without a checkpoint) only when its recorded life
-// began over that kept data: a store object that opened over nothing cannot hold key 2.
+// from the log's start it has applied changelog 0 only, under {0=0}, yet holds key 2. Its recorded
+// life kept `kept` and loaded `checkpoint`; the run's guarantee is `guarantee`. The one
+// ResultMatchesModel violation, classified.
+Violation kept_window_life(std::vector<sim::KeptEntry> kept,
+                           std::optional<ChangelogOffset> checkpoint, sim::Guarantee guarantee) {
+  TraceBuilder b = duplicates_writer(false);
+  b.trace().guarantee = guarantee;
+  b.produce(0, 2, 7, 200);
+  b.log(0, 1, 5, 100, pos(0, 0), "instance-1", 10);
+  b.trace().changelog.back().window_start_ms = 0;
+  b.trace().changelog.back().window_end_ms = 1'000;
+  b.log(0, 2, 7, 200, pos(0, 1), "instance-1", 11);
+  b.trace().changelog.back().window_start_ms = 0;
+  b.trace().changelog.back().window_end_ms = 1'000;
+  b.trace().store_lives.push_back(store_life(std::move(kept), checkpoint, {{0, 0}}));
+  testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
+  range.r.request.from_time_ms = 0;
+  range.r.request.to_time_ms = kForever;
+  range.at(100, 100).ok(std::nullopt, pos(0, 0), {});
+  range.r.partitions.back().value = sim::WindowedList{{1, 0, 1'000, 5}, {2, 0, 1'000, 7}};
+  sim::ReplicaSnapshot replica = applied(active(0, pos(0, 0)), 0);
+  replica.store_life = 1;
+  range.replica(std::move(replica));
+  b.add(range);
+  JudgeContext context(b.trace());
+  auto vs = check_result_matches_model(context);
+  IQ_ASSERT(vs.size() == 1u, "seed {}: {}", kSeed, text(vs));
+  classify_violations(context, vs);
+  return vs[0];
+}
+
+// Kafka's behaviour (a store restarted without a checkpoint) only when its recorded life began
+// over that kept data: a store object that opened over nothing cannot hold key 2.
 TEST(WindowJudgeTest, AWindowStoreOverKeptDataIsKafkasOnlyWhenItsLifeBeganOverIt) {
   for (bool kept : {true, false}) {
-    TraceBuilder b = duplicates_writer(false);
-    b.produce(0, 2, 7, 200);
-    b.log(0, 1, 5, 100, pos(0, 0), "instance-1", 10);
-    b.trace().changelog.back().window_start_ms = 0;
-    b.trace().changelog.back().window_end_ms = 1'000;
-    b.log(0, 2, 7, 200, pos(0, 1), "instance-1", 11);
-    b.trace().changelog.back().window_start_ms = 0;
-    b.trace().changelog.back().window_end_ms = 1'000;
-    b.trace().store_lives.push_back(
-        store_life(kept ? std::vector{kept_window(1, 0, 5), kept_window(2, 0, 7)}
-                        : std::vector<sim::KeptEntry>{},
-                   std::nullopt, {{0, 0}}));
-    testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
-    range.r.request.from_time_ms = 0;
-    range.r.request.to_time_ms = kForever;
-    range.at(100, 100).ok(std::nullopt, pos(0, 0), {});
-    range.r.partitions.back().value = sim::WindowedList{{1, 0, 1'000, 5}, {2, 0, 1'000, 7}};
-    sim::ReplicaSnapshot replica = applied(active(0, pos(0, 0)), 0);
-    replica.store_life = 1;
-    range.replica(std::move(replica));
-    b.add(range);
-    JudgeContext context(b.trace());
-    auto vs = check_result_matches_model(context);
-    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
-    classify_violations(context, vs);
-    EXPECT_EQ(vs[0].violation_class,
+    const Violation v =
+        kept_window_life(kept ? std::vector{kept_window(1, 0, 5), kept_window(2, 0, 7)}
+                              : std::vector<sim::KeptEntry>{},
+                         std::nullopt, sim::Guarantee::kAtLeastOnce);
+    EXPECT_EQ(v.violation_class,
               kept ? ViolationClass::kRestartWithoutCheckpoint : ViolationClass::kFailure)
         << "seed " << kSeed << " kept " << kept << "\n"
-        << vs[0].to_string();
+        << v.to_string();
   }
 }
 
@@ -1161,35 +1170,13 @@ TEST(WindowJudgeTest, AWindowStoreOverKeptDataIsKafkasOnlyWhenItsLifeBeganOverIt
 TEST(WindowJudgeTest, UnderExactlyOnceAKeptLifeIsKafkasOnlyWhenItLoadedACheckpoint) {
   for (const std::optional<ChangelogOffset> checkpoint :
        {std::optional(ChangelogOffset(0)), std::optional<ChangelogOffset>()}) {
-    TraceBuilder b = duplicates_writer(false);
-    b.trace().guarantee = sim::Guarantee::kExactlyOnceV2;
-    b.produce(0, 2, 7, 200);
-    b.log(0, 1, 5, 100, pos(0, 0), "instance-1", 10);
-    b.trace().changelog.back().window_start_ms = 0;
-    b.trace().changelog.back().window_end_ms = 1'000;
-    b.log(0, 2, 7, 200, pos(0, 1), "instance-1", 11);
-    b.trace().changelog.back().window_start_ms = 0;
-    b.trace().changelog.back().window_end_ms = 1'000;
-    b.trace().store_lives.push_back(
-        store_life(std::vector{kept_window(1, 0, 5), kept_window(2, 0, 7)}, checkpoint, {{0, 0}}));
-    testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
-    range.r.request.from_time_ms = 0;
-    range.r.request.to_time_ms = kForever;
-    range.at(100, 100).ok(std::nullopt, pos(0, 0), {});
-    range.r.partitions.back().value = sim::WindowedList{{1, 0, 1'000, 5}, {2, 0, 1'000, 7}};
-    sim::ReplicaSnapshot replica = applied(active(0, pos(0, 0)), 0);
-    replica.store_life = 1;
-    range.replica(std::move(replica));
-    b.add(range);
-    JudgeContext context(b.trace());
-    auto vs = check_result_matches_model(context);
-    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
-    classify_violations(context, vs);
-    EXPECT_EQ(vs[0].violation_class,
+    const Violation v = kept_window_life({kept_window(1, 0, 5), kept_window(2, 0, 7)}, checkpoint,
+                                         sim::Guarantee::kExactlyOnceV2);
+    EXPECT_EQ(v.violation_class,
               checkpoint ? ViolationClass::kRestartWithoutCheckpoint : ViolationClass::kFailure)
         << "seed " << kSeed << " checkpoint " << checkpoint.has_value() << "\n"
-        << vs[0].to_string();
-    EXPECT_EQ(vs[0].restored_from_checkpoint, checkpoint.has_value()) << "seed " << kSeed;
+        << v.to_string();
+    EXPECT_EQ(v.restored_from_checkpoint, checkpoint.has_value()) << "seed " << kSeed;
   }
 }
 
