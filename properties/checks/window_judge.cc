@@ -649,14 +649,38 @@ base::Instant answered_at(const sim::QueryRecord& record) {
 // a session store's [key][end][start]), so a record superseded by a newer one (a window's later
 // value, a merged-away session's tombstone) may be gone when a standby or restoring active
 // fetches its offset: the replica never reads it (changelog_witness.cc states the bounds a
-// removal time puts on a fetch). Which removed records a replica skipped depends on when it
-// fetched each offset, which the trace does not record; fetch times only grow with the offset.
-// The search tries the fetch histories where the replica read everything below an offset T and
-// fetched from T on at a time tau (or when appended, if later): it skipped exactly the records at
-// or above T that were removed by tau. T runs over the removable records of the queried key (of
+// removal time puts on a fetch). Which removed records a replica skipped is recorded by its store
+// object's life (the changelog offsets it was given, trace/store_life.h): a removable record it
+// was not given is one it skipped, and one fold decides. Only a hand-made trace without lives
+// still searches: it tries the fetch histories where the replica read everything below an offset T
+// and fetched from T on at a time tau (or when appended, if later): it skipped exactly the records
+// at or above T that were removed by tau. T runs over the removable records of the queried key (of
 // every key for a range over all keys), tau over their removal times, at most
 // kCompactedReadsMax folds; the first whose fold is the answer is returned.
 constexpr size_t kCompactedReadsMax = 4'096;
+
+// The skips of `skipped` (ascending offsets of `removable`), one per key.
+std::vector<CompactedSkip> skips_of(const std::vector<const sim::ChangelogRecord*>& removable,
+                                    const std::vector<ChangelogOffset>& skipped) {
+  std::map<int32_t, CompactedSkip> by_key;
+  for (const sim::ChangelogRecord* r : removable) {
+    if (!std::binary_search(skipped.begin(), skipped.end(), r->offset)) continue;
+    CompactedSkip& skip = by_key[r->key];
+    skip.key = r->key;
+    skip.skipped.push_back(r->offset);
+    skip.removed_ms_max = std::max(skip.removed_ms_max, *r->removed_ms);
+  }
+  std::vector<CompactedSkip> skips;
+  for (auto& [key, skip] : by_key) skips.push_back(std::move(skip));
+  return skips;
+}
+
+// Whether the store object of `life` was given changelog offset `offset` (a kGiven event's range).
+bool given_to(const sim::StoreLife& life, ChangelogOffset offset) {
+  return std::any_of(life.events.begin(), life.events.end(), [&](const sim::StoreLifeEvent& e) {
+    return e.kind == sim::StoreLifeEvent::Kind::kGiven && e.first <= offset && offset <= e.last;
+  });
+}
 
 std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacted_read(
     const JudgeContext& context, const sim::QueryRecord& record,
@@ -669,6 +693,20 @@ std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacte
     if (r.partition != partition || r.offset > applied || !r.removed_ms) continue;
     if (!applied_by(replica, applied, r, answered_at(record))) continue;
     if (removed_before_fetch(context, replica, r, record.complete_ms)) removable.push_back(&r);
+  }
+  // A store object whose life is recorded (and that opened over nothing) read exactly the records
+  // it was given: the removable ones it was not given are what it skipped. One fold decides.
+  if (const sim::StoreLife* life = trace.store_life(replica.store_life);
+      life != nullptr && !life->over_kept_data) {
+    std::vector<ChangelogOffset> skipped;
+    for (const sim::ChangelogRecord* r : removable) {
+      if (!given_to(*life, r->offset)) skipped.push_back(r->offset);
+    }
+    if (skipped.empty()) return std::nullopt;
+    WindowFold fold = window_fold(context, record.request, partition, replica, applied,
+                                  answered_at(record), {}, false, nullptr, &skipped);
+    if (!outcome_is(outcome, fold.answer)) return std::nullopt;
+    return std::pair(std::move(fold), skips_of(removable, skipped));
   }
   std::vector<ChangelogOffset> thresholds;
   std::vector<base::Instant> times;
@@ -693,17 +731,7 @@ std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacte
       WindowFold fold = window_fold(context, record.request, partition, replica, applied,
                                     answered_at(record), {}, false, nullptr, &skipped);
       if (!outcome_is(outcome, fold.answer)) continue;
-      std::map<int32_t, CompactedSkip> by_key;
-      for (const sim::ChangelogRecord* r : removable) {
-        if (!std::binary_search(skipped.begin(), skipped.end(), r->offset)) continue;
-        CompactedSkip& skip = by_key[r->key];
-        skip.key = r->key;
-        skip.skipped.push_back(r->offset);
-        skip.removed_ms_max = std::max(skip.removed_ms_max, *r->removed_ms);
-      }
-      std::vector<CompactedSkip> skips;
-      for (auto& [key, skip] : by_key) skips.push_back(std::move(skip));
-      return std::pair(std::move(fold), std::move(skips));
+      return std::pair(std::move(fold), skips_of(removable, skipped));
     }
   }
   return std::nullopt;

@@ -840,8 +840,11 @@ TEST(WindowJudgeTest, AReplicaAtTheEndOfUncachedWritesACrashCutIsDeclaredOnlyFor
 // session (1), the merge's tombstone of [100, 100] (2) and [100, 500] = 2 (3), each at 1 ms past
 // its header's offset; the cleaner
 // removes offset 0, superseded by its tombstone, at `removed_ms`. instance-2's standby applied
-// [.., 1] and answers key 1 at 20 ms with nothing under the header of offset 1.
-TraceBuilder compacted_sessions(int64_t first, int64_t removed_ms) {
+// [.., 1] and answers key 1 at 20 ms with nothing under the header of offset 1. With `given`, its
+// store object's life is recorded, given those changelog offsets.
+TraceBuilder compacted_sessions(
+    int64_t first, int64_t removed_ms,
+    std::optional<std::vector<std::pair<int64_t, int64_t>>> given = std::nullopt) {
   TraceBuilder b(TopologyKind::SessionCount, KeyValueSupplier::kInMemory);
   b.trace().topology.session_gap_ms = 1'000;
   b.trace().topology.grace_ms = 0;
@@ -860,7 +863,15 @@ TraceBuilder compacted_sessions(int64_t first, int64_t removed_ms) {
   session(1, std::nullopt, 100, 100, 2);
   session(1, 2, 100, 500, 2);
   b.removed(0, 0, removed_ms);
-  testing::Q q = session_query(b, {}, pos(0, 1), applied(standby(0, pos(0, 1), "instance-2"), 1));
+  sim::ReplicaSnapshot replica = applied(standby(0, pos(0, 1), "instance-2"), 1);
+  if (given) {
+    sim::StoreLife life = store_life({}, std::nullopt, *given);
+    life.instance = "instance-2";
+    life.persistent = false;
+    b.trace().store_lives.push_back(life);
+    replica.store_life = 1;
+  }
+  testing::Q q = session_query(b, {}, pos(0, 1), std::move(replica));
   q.at(20, 20).target("instance-2");
   b.add(q);
   return b;
@@ -887,6 +898,18 @@ TEST(WindowJudgeTest, AReplicaInsideACompactedSessionChangelogIsDeclaredOnlyWhen
     JudgeContext context(late.trace());
     EXPECT_EQ(check_changelog_witness(context).size(), 1u) << "seed " << kSeed;
   }
+  // With its store object's life recorded, no search: the life was given offset 1 only, so it
+  // skipped the removed offset 0 (proven); a life given offset 0 too read it, and the empty answer
+  // is no fold of what it was given.
+  TraceBuilder skipped = compacted_sessions(1, 10, {{{1, 1}}});
+  EXPECT_EQ(
+      class_of_only_violation(skipped, "1 record(s) of 1 key(s) the cleaner removed by 10 ms"),
+      ViolationClass::kReplicaInsideCompactedChangelog)
+      << "seed " << kSeed;
+  TraceBuilder read = compacted_sessions(1, 10, {{{0, 1}}});
+  EXPECT_EQ(class_of_only_violation(read, "is not its replica's changelog fold"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
   // The removed record held no state the model gives the session: a failure.
   TraceBuilder wrong = compacted_sessions(7, 10);
   EXPECT_EQ(class_of_only_violation(wrong, "is [1@100..100=7], not the model's [1@100..100=1]"),
