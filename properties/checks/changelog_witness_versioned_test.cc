@@ -127,20 +127,42 @@ TEST(VersionedRestoreDroppedExpiredTest, ACandidateIsAStoreGivenItsChangelogInRe
     const char* what;
     sim::VersionedList answer;
     bool standby;
+    // A recorded store life for the replica: given changelog offsets (true) or only its own
+    // writes (false); none: a trace without lives, where the role decides.
+    std::optional<bool> life_given;
     bool candidate;
   };
+  const sim::VersionedList lacking = {{11, 2'000, 3'000}, {12, 3'000, std::nullopt}};
   const std::vector<Case> cases = {
-      {"a standby lacking a version", {{11, 2'000, 3'000}, {12, 3'000, std::nullopt}}, true, true},
-      {"a standby lacking the latest", {{10, 1'000, 2'000}, {11, 2'000, 3'000}}, true, true},
-      {"an active", {{11, 2'000, 3'000}, {12, 3'000, std::nullopt}}, false, false},
+      {"a standby lacking a version", lacking, true, std::nullopt, true},
+      {"a standby lacking the latest",
+       {{10, 1'000, 2'000}, {11, 2'000, 3'000}},
+       true,
+       std::nullopt,
+       true},
+      {"an active", lacking, false, std::nullopt, false},
+      {"an active whose life restored", lacking, false, true, true},
+      {"a standby whose life was given nothing", lacking, true, false, false},
   };
   for (const Case& c : cases) {
     TraceBuilder b = versioned_log();
+    sim::ReplicaSnapshot replica =
+        applied(c.standby ? standby(0, pos(0, 2)) : active(0, pos(0, 2)), 2);
+    if (c.life_given) {
+      sim::StoreLife life;
+      life.id = 1;
+      life.instance = "instance-1";
+      life.events.push_back(
+          {*c.life_given ? sim::StoreLifeEvent::Kind::kGiven : sim::StoreLifeEvent::Kind::kWrote,
+           ChangelogOffset(0), ChangelogOffset(2), base::Instant{}});
+      b.trace().store_lives.push_back(life);
+      replica.store_life = 1;
+    }
     Q q = b.key_query(0, 1, QueryKind::MultiVersionedKeyQuery);
     q.ok(std::nullopt, pos(0, 2));
     q.r.partitions.back().value = c.answer;
     q.r.request.order = ResultOrder::ASCENDING;
-    q.replica(applied(c.standby ? standby(0, pos(0, 2)) : active(0, pos(0, 2)), 2));
+    q.replica(std::move(replica));
     b.add(q);
     JudgeContext context(b.trace());
     std::vector<Violation> vs = check_result_matches_model(context);

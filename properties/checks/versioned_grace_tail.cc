@@ -113,16 +113,19 @@ ClassProof prove_versioned_grace_dropped_tail(const JudgeContext& context, int32
   const sim::ReplicaSnapshot* replica =
       find_replica(explaining_placement(*probe), probe->target_instance, partition);
   // Whole: no lag, or under exactly_once_v2 a lag of only the trailing transaction marker (and
-  // aborted records), which a READ_COMMITTED consumer never hands the store: no committed record
-  // of the changelog lies past its offset.
-  const auto committed_after = [&](ChangelogOffset applied) {
-    return std::any_of(trace.changelog.begin(), trace.changelog.end(),
-                       [&](const sim::ChangelogRecord& r) {
-                         return r.partition == partition && r.offset > applied && r.committed();
-                       });
+  // aborted records), which a READ_COMMITTED consumer never hands the store: the whole recorded
+  // changelog holds nothing past its offset but records whose transaction aborted.
+  const auto only_aborted_after = [&](ChangelogOffset applied) {
+    return trace.guarantee == sim::Guarantee::kExactlyOnceV2 && trace.changelog_recorded &&
+           trace.changelog_dropped == 0 &&
+           std::none_of(trace.changelog.begin(), trace.changelog.end(),
+                        [&](const sim::ChangelogRecord& r) {
+                          return r.partition == partition && r.offset > applied &&
+                                 r.txn != sim::TxnOutcome::kAborted;
+                        });
   };
   if (replica == nullptr || !replica->lag || !replica->changelog_offset ||
-      (*replica->lag != 0 && committed_after(*replica->changelog_offset))) {
+      (*replica->lag != 0 && !only_aborted_after(*replica->changelog_offset))) {
     proof.text = fmt::format("probe #{}'s replica had not applied its whole changelog", probe->id);
     return proof;
   }

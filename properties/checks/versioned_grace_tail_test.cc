@@ -83,9 +83,10 @@ TEST(VersionedGraceTailTest, AnActiveThatProcessedTheDroppedPutLiveStaysAFailure
 }
 
 // Within the grace period the record is applied and its header read: nothing excuses the stuck
-// position; nor does a replica with changelog still to apply (a committed record past its
-// offset). A lag of only an exactly-once transaction marker (nothing committed past its offset:
-// seed 558 of the default template) is a whole changelog.
+// position; nor does a replica with changelog still to apply (a record past its offset). Under
+// exactly_once_v2 a lag of only the trailing transaction marker, or of aborted records (seed 558
+// of the default template), is a whole changelog; a record of a transaction still open past its
+// offset is not, nor is a lag with no record past it under at_least_once.
 TEST(VersionedGraceTailTest, ARecordWithinGraceOrAReplicaBehindStaysAFailure) {
   TraceBuilder within = late_tail(/*retention_ms=*/10'000);
   probe(within, caught_up(standby(0, pos(0, 0), "instance-2")));
@@ -103,10 +104,33 @@ TEST(VersionedGraceTailTest, ARecordWithinGraceOrAReplicaBehindStaysAFailure) {
   EXPECT_EQ(late.violation_class, ViolationClass::kFailure) << "seed " << kSeed;
   EXPECT_NE(late.class_evidence.find("had not applied its whole changelog"), std::string::npos)
       << late.class_evidence;
-  TraceBuilder marker = late_tail();
-  probe(marker, r);
-  EXPECT_EQ(classified(marker).violation_class, ViolationClass::kVersionedGraceDroppedTail)
+  const auto eos_lag = [&](std::optional<sim::TxnOutcome> past) {
+    TraceBuilder b = late_tail();
+    b.trace().guarantee = sim::Guarantee::kExactlyOnceV2;
+    if (past) {
+      // Late beyond grace like offset 1, so only the lag rule decides.
+      b.log(0, 2, 21, 5'000, pos(0, 1), "instance-1", 300);
+      b.txn(0, 2, *past, *past == sim::TxnOutcome::kOpen ? std::nullopt : std::optional(400));
+    }
+    probe(b, r);
+    const Violation got = classified(b);
+    return std::pair(got.violation_class, got.class_evidence);
+  };
+  EXPECT_EQ(eos_lag(std::nullopt).first, ViolationClass::kVersionedGraceDroppedTail)
       << "seed " << kSeed;
+  EXPECT_EQ(eos_lag(sim::TxnOutcome::kAborted).first, ViolationClass::kVersionedGraceDroppedTail)
+      << "seed " << kSeed << " " << eos_lag(sim::TxnOutcome::kAborted).second;
+  EXPECT_EQ(eos_lag(sim::TxnOutcome::kOpen).first, ViolationClass::kFailure) << "seed " << kSeed;
+  EXPECT_EQ(eos_lag(sim::TxnOutcome::kCommitted).first, ViolationClass::kFailure)
+      << "seed " << kSeed;
+  TraceBuilder bounded = late_tail();
+  bounded.trace().guarantee = sim::Guarantee::kExactlyOnceV2;
+  bounded.trace().changelog_dropped = 1;  // the trace's changelog is not whole
+  probe(bounded, r);
+  EXPECT_EQ(classified(bounded).violation_class, ViolationClass::kFailure) << "seed " << kSeed;
+  TraceBuilder alos = late_tail();
+  probe(alos, r);
+  EXPECT_EQ(classified(alos).violation_class, ViolationClass::kFailure) << "seed " << kSeed;
 
   TraceBuilder off = late_tail();
   off.consistency(false);
