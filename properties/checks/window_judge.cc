@@ -39,7 +39,6 @@
 #include <optional>
 #include <set>
 #include <span>
-#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -1021,7 +1020,7 @@ std::optional<WitnessResult> fold_with_position(const JudgeContext& context,
 // those writes had still to write (prove_writes_cut_by_crash, the uncached twin of the cut flush
 // below). Under exactly_once_v2 the cut writes abort and the proof's committed() check fails.
 ClassProof prove_writes_cut_by_crash(const JudgeContext& context, const sim::QueryRecord& record,
-                                     const sim::PartitionOutcome& outcome, const char* what);
+                                     const sim::PartitionOutcome& outcome, bool cached);
 
 ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::QueryRecord& record,
                                       const sim::PartitionOutcome& outcome) {
@@ -1067,7 +1066,7 @@ ClassProof prove_inside_record_writes(const JudgeContext& context, const sim::Qu
         "(same writer, same millisecond)",
         record.id, partition, w.applied_offset);
     if (topology.cached()) return proof;  // a cut flush is kCacheFlushPartlyApplied's
-    ClassProof cut = prove_writes_cut_by_crash(context, record, outcome, "writes");
+    ClassProof cut = prove_writes_cut_by_crash(context, record, outcome, /*cached=*/false);
     if (!cut.proven) cut.text = proof.text + ", nor cut by a crash: " + cut.text;
     return cut;
   }
@@ -1593,12 +1592,9 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
   if ((!trace.topology.windowed() && !trace.topology.session()) || !trace.topology.cached()) {
     return ClassProof{.proven = false, .text = "not a caching window or session store"};
   }
-  return prove_writes_cut_by_crash(context, record, outcome, "flush");
+  return prove_writes_cut_by_crash(context, record, outcome, /*cached=*/true);
 }
 
-// The proof above, for a run of writes `what` names: a caching store's flush, or, without a
-// cache, the writes of the input records one send carried (a hopping window's record updates each
-// of its windows, each logged as its own record).
 // Why `slot`, where the fold of the cut `run` (`held`) differs from the model at `reported`, is
 // not a write the run had still to send, or nullopt when it is. The write that made the model's
 // state there lies above `covered`, the largest header before the run, and: cached (a flush), no
@@ -1640,8 +1636,12 @@ static std::optional<std::string> why_not_lost(const JudgeContext& context,
   return std::nullopt;
 }
 
+// The proof above, for a run of writes: a caching store's flush (`cached`), or, without a cache,
+// the writes of the input records one send carried (a hopping window's record updates each of its
+// windows, each logged as its own record).
 ClassProof prove_writes_cut_by_crash(const JudgeContext& context, const sim::QueryRecord& record,
-                                     const sim::PartitionOutcome& outcome, const char* what) {
+                                     const sim::PartitionOutcome& outcome, bool cached) {
+  const char* what = cached ? "flush" : "writes";
   ClassProof proof;
   const sim::RunTrace& trace = context.trace();
   const std::optional<WitnessResult> held =
@@ -1711,7 +1711,7 @@ ClassProof prove_writes_cut_by_crash(const JudgeContext& context, const sim::Que
   const std::map<Slot, SlotState> fold_slots = slots_of(fold.answer);
   for (const Slot& slot : slots) {
     if (auto why = why_not_lost(context, record.request, partition, flush, slot, reported, covered,
-                                fold_slots, std::string_view(what) == "flush")) {
+                                fold_slots, cached)) {
       proof.text = fmt::format("record #{}: slot {} differs from the model at offset {}, {}",
                                record.id, slot_text(slot), reported, *why);
       return proof;
@@ -1726,8 +1726,7 @@ ClassProof prove_writes_cut_by_crash(const JudgeContext& context, const sim::Que
       record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
       what, last.writer, last.appended_ms.ms_since_epoch(), partition, flush.front()->offset,
       w.applied_offset, slots.size(), reported, covered, what,
-      std::string_view(what) == "flush" ? "dirty in the cache the crash lost"
-                                        : "writes the crash lost before they were sent");
+      cached ? "dirty in the cache the crash lost" : "writes the crash lost before they were sent");
   return proof;
 }
 
