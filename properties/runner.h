@@ -40,7 +40,7 @@ RunReport judge(const sim::Scenario& scenario, const sim::RunTrace& trace);
 // off (iq/kafka_quirks.h) gives the same run (every query's request, target, outcome and
 // positions, and every changelog record) with no violation of that property on that answer and
 // no violation the first run lacks; otherwise it becomes a failure saying why. run_scenario
-// reruns the simulator; tests pass a recorded trace. One rerun per quirk.
+// and judge rerun the simulator; tests pass a recorded trace. One rerun per quirk.
 using Rerun = std::function<sim::RunTrace(const sim::Scenario&)>;
 void attribute_quirks_by_rerun(const sim::Scenario& scenario, const sim::RunTrace& trace,
                                std::vector<Violation>& violations, const Rerun& rerun);

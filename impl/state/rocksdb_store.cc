@@ -421,7 +421,6 @@ Status RocksDBStore::maybe_flush_memtable(size_t bytes_written) {
                                         manages_offsets_ ? &cf_handles_ : nullptr);
   if (!flushed) return base::unexpected(flushed.error());
   if (*flushed && manages_offsets_) {
-    flushed_since_commit_ = true;
     if ((operations_in_progress() & static_cast<uint32_t>(Operation::kRestore)) == 0) {
       IQ_PROBE(
           "kip1035.data_flushed_between_commits",
@@ -447,7 +446,6 @@ Status RocksDBStore::commit(const ChangelogOffsets& offsets) {
   if (!offsets_cf::commit(*db_, offsets_cf_, position_, offsets)) {
     return base::unexpected(processor_state("Error while executing commit from store " + name_));
   }
-  flushed_since_commit_ = false;
   return ok_status();
 }
 
@@ -508,7 +506,6 @@ void RocksDBStore::close_offsets() {
   const rocksdb::Status flushed = flush_atomically(*db_, cf_handles_);
   IQ_ASSERT(flushed.ok(), "store {}: flush at close: {}", name_, flushed.ToString());
   memtable_bytes_ = 0;
-  flushed_since_commit_ = false;
 }
 
 std::string RocksDBStore::column_family_name() const {

@@ -186,8 +186,7 @@ class RocksDBStore : public KeyValueBytesStore {
   // The new pin (pin delta 1): the offsets column family (one of cf_handles_), null at the old.
   bool manages_offsets_ = false;
   rocksdb::ColumnFamilyHandle* offsets_cf_ = nullptr;
-  bool status_open_set_ = false;       // AbstractColumnFamilyAccessor.storeOpen
-  bool flushed_since_commit_ = false;  // a memtable flush put data past the stored offsets
+  bool status_open_set_ = false;  // AbstractColumnFamilyAccessor.storeOpen
 };
 
 }  // namespace iq
