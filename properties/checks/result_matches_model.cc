@@ -112,8 +112,10 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
     tally.not_judged("under-claim with the consistency switch off");
     return;
   }
-  if (fit.fit == detail::Fit::kMismatch) {
-    // A window or session answer that may depend on a stream time Kafka does not keep.
+  if (fit.fit != detail::Fit::kMatches) {
+    // A window or session answer that may depend on a stream time Kafka does not keep, or on the
+    // record cache's evictions: the model at the reported offset is then no yardstick, so an
+    // answer that happens to be the model's at a later offset is not an under-claim either.
     if (auto why = detail::window_not_judged(context, record, outcome.partition, offset)) {
       tally.not_judged(*why);
       return;

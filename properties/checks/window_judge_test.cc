@@ -135,6 +135,46 @@ testing::Q session_query(TraceBuilder& b, sim::WindowedList answer,
   return q;
 }
 
+// A session count (gap 1 s, no grace, so a retention of 1 s): key 1 at 100 ms, key 2 at 2000 ms
+// (the store's floor passes [100, 100]), key 1 at 1050 ms (within grace: a cached processor
+// merges [100, 100] if its cache still holds it, else starts [1050, 1050]), key 2 at 5000 ms
+// (every session of key 1 beneath the floor). An answer of key 1 at offset 2 that is nothing is
+// the model's at offset 3 only.
+TraceBuilder merge_past_the_floor(bool caching) {
+  TraceBuilder b(TopologyKind::SessionCount, KeyValueSupplier::kInMemory, caching);
+  b.trace().topology.session_gap_ms = 1'000;
+  b.trace().topology.grace_ms = 0;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 2, 6, 2'000);
+  b.produce(0, 1, 7, 1'050);
+  b.produce(0, 2, 8, 5'000);
+  b.add(session_query(b, {}, pos(0, 2), active(0, pos(0, 2))));
+  return b;
+}
+
+TEST(WindowJudgeTest, AnUnderClaimOverACacheOnlyMergeIsNotJudgedButOtherwiseIs) {
+  // Cached: the model's answer at offset 2 hangs on the cache's evictions, so an answer that is
+  // the model's at a later offset is no under-claim either: not judged, as a mismatch is not.
+  TraceBuilder cached = merge_past_the_floor(true);
+  JudgeContext cached_context(cached.trace());
+  EXPECT_TRUE(check_result_matches_model(cached_context).empty()) << "seed " << kSeed;
+  const CheckTally& tally = cached_context.tallies().at("ResultMatchesModel");
+  EXPECT_EQ(tally.judged, 0u) << "seed " << kSeed;
+  ASSERT_EQ(tally.not_judged.size(), 1u) << "seed " << kSeed;
+  EXPECT_NE(tally.not_judged.begin()->first.find("only the record cache still showed"),
+            std::string::npos)
+      << "seed " << kSeed;
+  // Uncached, the model at offset 2 is certain ([1050, 1050] = 1): the same answer is an
+  // under-claim.
+  TraceBuilder uncached = merge_past_the_floor(false);
+  JudgeContext uncached_context(uncached.trace());
+  const auto vs = check_result_matches_model(uncached_context);
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed;
+  EXPECT_NE(vs[0].summary.find("but at the later offset 3"), std::string::npos)
+      << "seed " << kSeed << "\n"
+      << text(vs);
+}
+
 TEST(WindowJudgeTest, SessionAnswersAreJudgedAndWitnessed) {
   TraceBuilder b = session_count();
   b.add(session_query(b, {{1, 100, 100, 1}}, pos(0, 0), applied(standby(0, pos(0, 0)), 0)));
@@ -697,6 +737,65 @@ TEST(WindowJudgeTest, AStandbyBehindASessionMergeInTheCacheIsDeclaredOnlyWhenThe
   // A merge that is no state the model gives the session that holds it: a failure.
   TraceBuilder wrong = lagging_session_standby(4);
   EXPECT_EQ(class_of_only_violation(wrong, "is no state the model gives it"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+// A cached session count, key 1: at 100 (offset 0) [100, 100], at 1000 (offset 1) merged into
+// [100, 1000], both flushed; at 500 (offset 2, out of order inside the session) the merge removes
+// [100, 1000] and puts it again with 3: an eviction between the two logs the removal under the
+// header of offset 2, and the put stays dirty; at 1500 (offset 3) the next merge removes it in the
+// cache and puts [100, 1500] = 4, both dirty under offset 3. The active answers from the store
+// beneath its cache, at offset 2: nothing, where the model holds [100, 1000] = 3. `tail` is logged
+// after the removal, by the same eviction.
+TraceBuilder session_put_after_flushed_removal(std::optional<int64_t> tail) {
+  TraceBuilder b(TopologyKind::SessionCount, KeyValueSupplier::kInMemory, /*caching=*/true);
+  b.trace().topology.session_gap_ms = 1'000;
+  b.trace().topology.grace_ms = 10'000;
+  b.produce(0, 1, 5, 100);
+  b.produce(0, 1, 6, 1'000);
+  b.produce(0, 1, 7, 500);
+  b.produce(0, 1, 8, 1'500);
+  const auto session = [&](std::optional<int64_t> value, int64_t end, int64_t header) {
+    b.log(0, 1, value, end, pos(0, header));
+    b.trace().changelog.back().window_start_ms = 100;
+    b.trace().changelog.back().window_end_ms = end;
+  };
+  session(1, 100, 0);
+  session(std::nullopt, 100, 1);
+  session(2, 1'000, 1);
+  session(std::nullopt, 1'000, 2);
+  if (tail) session(*tail, 1'000, 2);
+  const auto dirty = [](std::optional<int64_t> value, int64_t end) {
+    sim::UnloggedWrite u;
+    u.key = 1;
+    u.value = value;
+    u.timestamp_ms = end;
+    u.source_offset = SourceOffset(3);
+    u.window_start_ms = 100;
+    u.window_end_ms = end;
+    return u;
+  };
+  const int64_t applied_offset = tail ? 4 : 3;
+  sim::WindowedList held;
+  if (tail) held.push_back({1, 100, 1'000, *tail});
+  b.add(session_query(b, held, pos(0, 2),
+                      applied(active(0, pos(0, 2)), applied_offset,
+                              {dirty(std::nullopt, 1'000), dirty(4, 1'500)})));
+  return b;
+}
+
+TEST(WindowJudgeTest, ASessionRemovalFlushedBeforeItsOwnPutIsDeclaredOnlyAsTheLastTombstone) {
+  TraceBuilder proven = session_put_after_flushed_removal(std::nullopt);
+  EXPECT_EQ(class_of_only_violation(proven, "but in 1 slot(s) whose write beneath the offset"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  // A put of the session logged under the same header after the removal is a flush of offset
+  // 2's write: the store beneath holds it, and its value is not the model's; the removal is no
+  // longer the slot's last record either: a failure.
+  TraceBuilder flushed = session_put_after_flushed_removal(5);
+  EXPECT_EQ(class_of_only_violation(
+                flushed, "changelog-0 offset 3 carries a header at or above source offset 2"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
 }
