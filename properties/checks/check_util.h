@@ -330,6 +330,14 @@ ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
 // `partition` of the topology's store (partial_flush.cc).
 bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
                          base::Instant at_ms, int32_t partition);
+// Whether the store life that wrote changelog-`partition` offsets [first, last] died inside the
+// cache flush that wrote them, as its recorded life says: the life's process died (kProcessDied),
+// its last cache-flush event is a begin with no end, that begin precedes its write of `first`,
+// and `last` is the life's last write. A crash can cut a flush at any event of it, not only a
+// send: the change-logging layer writes each entry to the store beneath before it logs it, so a
+// disk event of that write (a memtable flush) cuts the flush as a send does (partial_flush.cc).
+bool died_inside_cache_flush(const sim::RunTrace& trace, int32_t partition,
+                             const sim::ChangelogRecord& first, const sim::ChangelogRecord& last);
 // A replica inside a compacted changelog: ViolationClass::kReplicaInsideCompactedChangelog
 // (compacted_read.cc states the proof).
 ClassProof prove_compacted_changelog_read(const JudgeContext& context,

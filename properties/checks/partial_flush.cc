@@ -219,6 +219,33 @@ bool crashed_inside_send(const JudgeContext& context, const std::string& writer,
   return false;
 }
 
+bool died_inside_cache_flush(const sim::RunTrace& trace, int32_t partition,
+                             const sim::ChangelogRecord& first, const sim::ChangelogRecord& last) {
+  using Kind = sim::StoreLifeEvent::Kind;
+  for (const sim::StoreLife& life : trace.store_lives) {
+    if (life.instance != last.writer || life.partition != partition ||
+        life.store != trace.topology.store_name || life.end != sim::StoreLifeEnd::kProcessDied) {
+      continue;
+    }
+    // Event indices; -1: none.
+    int64_t begin = -1, wrote_first = -1, wrote_last = -1, last_write = -1;
+    for (size_t i = 0; i < life.events.size(); ++i) {
+      const sim::StoreLifeEvent& e = life.events[i];
+      const auto at = static_cast<int64_t>(i);
+      if (e.kind == Kind::kCacheFlushBegin) begin = at;
+      if (e.kind == Kind::kCacheFlushEnd) begin = -1;
+      if (e.kind != Kind::kWrote) continue;
+      last_write = at;
+      if (e.first <= first.offset && first.offset <= e.last) wrote_first = at;
+      if (e.first <= last.offset && last.offset <= e.last) wrote_last = at;
+    }
+    if (wrote_last == -1) continue;  // another life of the writer
+    return begin != -1 && wrote_first != -1 && begin < wrote_first && wrote_last == last_write &&
+           life.events[static_cast<size_t>(wrote_last)].last == last.offset;
+  }
+  return false;
+}
+
 ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryRecord& record,
                                const sim::PartitionOutcome& outcome) {
   ClassProof proof;
@@ -267,7 +294,8 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
   while (first > begin && same_flush(first - 1)) --first;
   size_t last = a;
   while (same_flush(last + 1)) ++last;
-  const bool cut = crashed_inside_send(context, writer, t, p);
+  const bool cut = crashed_inside_send(context, writer, t, p) ||
+                   (last == a && died_inside_cache_flush(trace, p, log[first], log[a]));
   if (last == a && !cut) {
     return fail(fmt::format("changelog-{} offset {} ends its flush (by {} at {} ms)", p,
                             w.applied_offset, writer, t));
@@ -316,7 +344,7 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
       "that flush: {}",
       record.id, w.replica->instance, sim::to_string(w.replica->role), p, w.applied_offset,
       position, writer, t, p, log[first].offset, log[last].offset,
-      cut ? fmt::format(", then {} crashed inside a send", writer) : "", keys);
+      cut ? fmt::format(", then {} crashed inside it", writer) : "", keys);
   return proof;
 }
 

@@ -311,6 +311,40 @@ TraceBuilder cached_flush(int rest, int64_t key1_value = 3, int64_t rest_appende
   return b;
 }
 
+// The flush above with only its first record logged, and instance-1's recorded store life: it
+// began the flush, wrote changelog offset 0 and its process died inside it (a crash at a disk
+// event of the store beneath, no send), or, with `ended`, after the flush ended.
+TraceBuilder cached_flush_cut_at_disk(bool ended) {
+  TraceBuilder b = cached_flush(0);
+  b.fault(50, sim::FaultKind::kCrashLanded, "instance-1");
+  b.trace().faults.back().landed =
+      sim::CrashPointRecord{.event = "disk",
+                            .what = "append /state/app/0_0/rocksdb/kv-store/MANIFEST-000005",
+                            .path = "/state/app/0_0/rocksdb/kv-store/MANIFEST-000005",
+                            .topic = "",
+                            .partition = -1,
+                            .operations = {"commit"},
+                            .points = {"commit_flush"}};
+  using Kind = sim::StoreLifeEvent::Kind;
+  const base::Instant at = base::Instant::epoch() + base::Duration::millis(50);
+  sim::StoreLife life;
+  life.id = 1;
+  life.instance = "instance-1";
+  life.partition = 0;
+  life.store = kStore;
+  life.active_at_open = true;
+  life.persistent = true;
+  life.events.push_back({Kind::kCacheFlushBegin, ChangelogOffset(-1), ChangelogOffset(-1), at});
+  life.events.push_back({Kind::kWrote, ChangelogOffset(0), ChangelogOffset(0), at});
+  if (ended) {
+    life.events.push_back({Kind::kCacheFlushEnd, ChangelogOffset(-1), ChangelogOffset(-1), at});
+  }
+  life.end = sim::StoreLifeEnd::kProcessDied;
+  life.ended_ms = at;
+  b.trace().store_lives.push_back(life);
+  return b;
+}
+
 ViolationClass class_of_only_violation(TraceBuilder& b, const std::string& what) {
   JudgeContext context(b.trace());
   const auto vs = judge_and_classify(context);
@@ -358,6 +392,11 @@ TEST(ViolationClassTest, ACachedFlushPartlyAppliedOnlyWhenTheRecordProvesIt) {
   cases.push_back({"the rest logs a wrong value", cached_flush(2, 7), ViolationClass::kFailure});
   cases.push_back({"a crash inside another partition's send", cached_flush(0, 3, 50, other),
                    ViolationClass::kFailure});
+  cases.push_back({"cut by a crash at a disk event inside the life's flush",
+                   cached_flush_cut_at_disk(/*ended=*/false),
+                   ViolationClass::kCacheFlushPartlyApplied});
+  cases.push_back({"a crash at a disk event after the life's flush ended",
+                   cached_flush_cut_at_disk(/*ended=*/true), ViolationClass::kFailure});
   cases.push_back({"a crash inside this partition's send in the detail's words only",
                    cached_flush(0, 3, 50, here, /*landing_recorded=*/false),
                    ViolationClass::kFailure});

@@ -1713,11 +1713,13 @@ ClassProof prove_writes_cut_by_crash(const JudgeContext& context, const sim::Que
                              record.id, what, partition, w.applied_offset);
     return proof;
   }
-  if (!crashed_inside_send(context, last.writer, last.appended_ms, partition)) {
+  if (!crashed_inside_send(context, last.writer, last.appended_ms, partition) &&
+      !(cached && died_inside_cache_flush(trace, partition, *flush.front(), last))) {
     proof.text = fmt::format(
         "record #{}: {}, which wrote changelog-{} offset {} at {} ms, did not crash inside a send "
-        "to it then",
-        record.id, last.writer, partition, w.applied_offset, last.appended_ms.ms_since_epoch());
+        "to it then{}",
+        record.id, last.writer, partition, w.applied_offset, last.appended_ms.ms_since_epoch(),
+        cached ? ", nor did its store life die inside the cache flush that wrote it" : "");
     return proof;
   }
   const int64_t reported = reported_offset(context, *outcome.position, partition);
@@ -1742,7 +1744,7 @@ ClassProof prove_writes_cut_by_crash(const JudgeContext& context, const sim::Que
   proof.proven = true;
   proof.text = fmt::format(
       "record #{} is the fold of changelog-{} [.., {}] that {}'s {} had applied, the end of the "
-      "{} {} wrote at {} ms (changelog-{} offsets {}-{}) before it crashed inside a send; the "
+      "{} {} wrote at {} ms (changelog-{} offsets {}-{}) before it crashed inside it; the "
       "{} slot(s) it differs from the model on at offset {} were written above offset {}, the "
       "largest header before that {}, and not by it: {}",
       record.id, partition, w.applied_offset, w.replica->instance, sim::to_string(w.replica->role),
@@ -1850,7 +1852,10 @@ ClassProof prove_replayed_window_aggregate(const JudgeContext& context,
   answer.timestamps = outcome.timestamps;
   const std::map<Slot, SlotState> got_slots = slots_of(answer);
   const std::map<Slot, SlotState> want_slots = slots_of(want);
-  if (want.uncertain || got_slots.size() != want_slots.size() || got_slots.size() != got->size()) {
+  // The model's retention floor is the store's unless the store object opened over kept data
+  // (window_not_judged reads the same recorded fact).
+  if ((want.uncertain && served_over_kept_data(context, record, partition)) ||
+      got_slots.size() != want_slots.size() || got_slots.size() != got->size()) {
     proof.text = fmt::format("its windows or sessions are not the model's at offset {}", reported);
     return proof;
   }

@@ -888,6 +888,62 @@ TEST(WindowJudgeTest, AReplicaAtTheEndOfAFlushACrashCutIsDeclaredOnlyForWindowsI
       << "seed " << kSeed;
 }
 
+// The flush above, cut instead by a crash that landed at a disk event of the store beneath (a
+// memtable flush inside the cache flush's put; windowed seed 182): instance-1's recorded store
+// life began the flush, wrote changelog offsets 0-3 and died, with no flush end (`ended` adds
+// one) unless `died` is false (the life closed dirty instead).
+TraceBuilder flush_cut_at_disk(bool ended, bool died) {
+  HoppingLog log(/*caching=*/true);
+  log.window(1, 0, 700, 0, 10);
+  log.window(1, 500, 700, 0, 10);
+  log.window(2, 0, 800, 1, 10);
+  log.window(3, 0, 900, 2, 10);
+  log.b.fault(10, sim::FaultKind::kCrashLanded, "instance-1");
+  log.b.trace().faults.back().landed =
+      sim::CrashPointRecord{.event = "disk",
+                            .what = "append /state/app/0_0/store/MANIFEST-000005",
+                            .path = "/state/app/0_0/store/MANIFEST-000005",
+                            .topic = "",
+                            .partition = -1,
+                            .operations = {"commit"},
+                            .points = {"commit_flush"}};
+  sim::StoreLife life;
+  life.id = 1;
+  life.instance = "instance-1";
+  life.partition = 0;
+  life.store = testing::kStore;
+  life.active_at_open = true;
+  using Kind = sim::StoreLifeEvent::Kind;
+  life.events.push_back({Kind::kCacheFlushBegin, ChangelogOffset(-1), ChangelogOffset(-1),
+                         base::Instant::epoch() + base::Duration::millis(10)});
+  life.events.push_back({Kind::kWrote, ChangelogOffset(0), ChangelogOffset(3),
+                         base::Instant::epoch() + base::Duration::millis(10)});
+  if (ended) {
+    life.events.push_back({Kind::kCacheFlushEnd, ChangelogOffset(-1), ChangelogOffset(-1),
+                           base::Instant::epoch() + base::Duration::millis(10)});
+  }
+  life.end = died ? sim::StoreLifeEnd::kProcessDied : sim::StoreLifeEnd::kClosedDirty;
+  log.b.trace().store_lives.push_back(life);
+  return log.answered({{1, 0, 1'000, 1}, {2, 0, 1'000, 1}, {3, 0, 1'000, 1}, {1, 500, 1'500, 1}},
+                      {700, 800, 900, 700}, 3);
+}
+
+TEST(WindowJudgeTest, AFlushCutAtADiskEventIsDeclaredOnlyWhenItsLifeDiedInsideIt) {
+  TraceBuilder proven = flush_cut_at_disk(/*ended=*/false, /*died=*/true);
+  EXPECT_EQ(class_of_only_violation(proven, "the 2 slot(s) it differs from the model on"),
+            ViolationClass::kCacheFlushPartlyApplied)
+      << "seed " << kSeed;
+  // The flush had ended before the crash (every dirty entry was written down), or the life did
+  // not die: the missing windows were lost some other way.
+  for (auto [ended, died] : {std::pair{true, true}, std::pair{false, false}}) {
+    TraceBuilder near = flush_cut_at_disk(ended, died);
+    EXPECT_EQ(class_of_only_violation(
+                  near, "nor did its store life die inside the cache flush that wrote it"),
+              ViolationClass::kFailure)
+        << "seed " << kSeed << " ended " << ended << " died " << died;
+  }
+}
+
 // The uncached twin (seed 184 of the default template after the time edges): each record's two
 // windows are logged as it is processed, under its offset. Keys 1 and 2 were logged at 5 ms; key
 // 3 got its window 0 out at 10 ms, when instance-1's crash landed inside the send to changelog
