@@ -194,12 +194,16 @@ struct LivenessFailure {
   std::string what;  // "run_until quiescent: not quiescent after 60000 ms (partition 2: ...)"
 };
 
-// Whether the cluster settled after the liveness phase's probes all answered (the Progress
-// property): the driver ran until quiescent (scenario/quiescence.h: the group stable with exactly
-// the live threads, one RUNNING active per partition, every standby and warmup at lag 0, every
-// source offset committed) or the liveness deadline, and recorded which came first.
+// Whether the cluster settled after the liveness phase's probes all answered, or by its deadline
+// if some never did (the Progress property): the driver ran until quiescent (scenario/quiescence.h:
+// the group stable with exactly the live threads, one RUNNING active per partition, every standby
+// and warmup at lag 0, every source offset committed) or the liveness deadline, and recorded which
+// came first.
 struct ProgressRecord {
-  base::Instant since_ms{};                   // when every partition had answered (the wait began)
+  // When every partition had answered (the wait began), or the deadline if some never did
+  // (probes_answered false: the cluster is read at the deadline, without a wait).
+  base::Instant since_ms{};
+  bool probes_answered = true;
   base::Instant deadline_ms{};                // faults stopped + the liveness timeout
   std::optional<base::Instant> quiescent_ms;  // absent: not quiescent by the deadline
   std::string gap;  // at the deadline, the first condition that still failed
