@@ -419,6 +419,19 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
     const bool no_changelog = t->changelog_partitions().empty();
     if (!no_changelog && std::find(restored.begin(), restored.end(), id) == restored.end())
       continue;
+    // DefaultStateUpdater.maybeCompleteRestoration enforces a checkpoint before it hands the
+    // task back, under every processing guarantee (a stateless task is handed back without one).
+    // Under exactly_once_v2 this .checkpoint then stays on disk while the task processes: nothing
+    // deletes it before the next initialization, so a crash leaves it behind.
+    if (!no_changelog) {
+      if (eos_enabled()) {
+        IQ_PROBE("eos.restored_checkpoint_written",
+                 "the state updater checkpointed an exactly-once active that completed "
+                 "restoration");
+      }
+      auto s = t->maybe_checkpoint(/*enforce=*/true);
+      if (!s) return base::unexpected(s.error());
+    }
     auto s = t->complete_restoration();
     if (!s) return base::unexpected(s.error());
     done.push_back(id);
