@@ -112,6 +112,7 @@ class EosTest : public testing::Test {
           env.task_dir = state_directory_->task_dir(id);
           env.eos_enabled = true;
           env.collector = producer_.get();
+          env.offset_delta_threshold_for_checkpoint = threshold_;
           return env;
         },
         "app-StreamThread-1", producer_.get(), "app");
@@ -150,6 +151,7 @@ class EosTest : public testing::Test {
   std::unique_ptr<StateDirectory> state_directory_;
   std::unique_ptr<StreamsProducer> producer_;
   std::unique_ptr<TaskManager> manager_;
+  int64_t threshold_ = 10'000;  // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT
 };
 
 // Proves the EOS commit sequence: initTransactions once before the first active initializes, a
@@ -287,6 +289,37 @@ TEST_F(EosTest, CrashBeforeRestorationCompletesWipesTheStores) {
   ASSERT_TRUE(manager_->try_complete_restoration().has_value());
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
   EXPECT_EQ(count(1), 2) << "restored from the changelog's start";
+}
+
+// Proves DefaultStateUpdater.maybeCheckpointTasks for a restoring active: under EOS too it
+// checkpoints under the threshold rule while the task still restores, so a crash during a long
+// restoration leaves a .checkpoint and the restart resumes from it instead of being corrupted.
+TEST_F(EosTest, RestoringActiveCheckpointsUnderTheThresholdRule) {
+  threshold_ = 0;
+  build();
+  produce(1);
+  produce(2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  std::filesystem::remove_all(state_directory_->task_dir({0, 0}));  // a new disk
+
+  build();
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  ASSERT_TRUE(instance_->reader.restore().has_value());  // both records, not yet handed back
+  ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
+  ASSERT_FALSE(checkpoint_exists());
+  ASSERT_TRUE(manager_->checkpoint_restoring_actives().has_value());
+  EXPECT_TRUE(checkpoint_exists()) << "the restored offsets moved past the threshold";
+
+  build();  // crash while restoring
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
+  EXPECT_FALSE(manager_->take_enforce_rebalance()) << "a checkpoint was found: not corrupted";
+  EXPECT_EQ(manager_->active({0, 0})->state_manager().loaded_checkpoint_offset("counts"),
+            ChangelogOffset(1));
 }
 
 // Proves at-least-once is untouched by the EOS rules: the same crash keeps the local stores

@@ -449,6 +449,15 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
   return done;
 }
 
+Status TaskManager::checkpoint_restoring_actives() {
+  for (auto& [id, t] : actives_) {
+    if (t->state() != TaskState::RESTORING) continue;
+    auto s = t->maybe_checkpoint(/*enforce=*/false);
+    if (!s) return s;
+  }
+  return ok_status();
+}
+
 bool TaskManager::all_actives_running() const {
   return std::all_of(actives_.begin(), actives_.end(),
                      [](const auto& kv) { return kv.second->state() == TaskState::RUNNING; });

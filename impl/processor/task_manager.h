@@ -74,6 +74,12 @@ class TaskManager {
   // restored (or that have none) become RUNNING and start reading input from the committed
   // offset. Returns the tasks that became RUNNING.
   [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> try_complete_restoration();
+  // DefaultStateUpdater.maybeCheckpointTasks for the actives it is restoring: once per
+  // commit.interval.ms of the state updater's own clock, each restoring active checkpoints under
+  // the threshold rule (maybeCheckpoint(false)), under every processing guarantee. (The updater
+  // does the same for standbys; impl/ still checkpoints those in commit_all, see
+  // docs/fidelity.md.)
+  [[nodiscard]] Status checkpoint_restoring_actives();
   bool all_actives_running() const;
   // tryToCompleteRestoration's allRunning: every active RUNNING and no standby still waiting for
   // its lock. The thread stays PARTITIONS_ASSIGNED until this holds.
