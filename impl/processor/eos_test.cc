@@ -302,7 +302,7 @@ TEST_F(EosTest, RestoringActiveCheckpointsUnderTheThresholdRule) {
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
   step();
   step();
-  ASSERT_TRUE(manager_->commit_all().has_value());
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
   ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
   ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
   std::filesystem::remove_all(state_directory_->task_dir({0, 0}));  // a new disk
@@ -318,8 +318,32 @@ TEST_F(EosTest, RestoringActiveCheckpointsUnderTheThresholdRule) {
   build();  // crash while restoring
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
   EXPECT_FALSE(manager_->take_enforce_rebalance()) << "a checkpoint was found: not corrupted";
-  EXPECT_EQ(manager_->active({0, 0})->state_manager().loaded_checkpoint_offset("counts"),
-            ChangelogOffset(1));
+  EXPECT_EQ(manager_->active({0, 0})->state_manager().changelog_offset("counts"),
+            std::optional<ChangelogOffset>(ChangelogOffset(1)));
+}
+
+// Proves TaskManager.handleLostAll on the state-updater path: an active still restoring is taken
+// out of the updater with an enforced checkpoint and closed clean, so its directory survives the
+// lost generation under EOS (only RUNNING actives close dirty and are wiped).
+TEST_F(EosTest, LosingARestoringActiveCheckpointsItAndKeepsItsDirectory) {
+  produce(1);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
+  ASSERT_FALSE(checkpoint_exists()) << "deleted once loaded";
+  manager_->handle_lost_all(15);
+  EXPECT_EQ(manager_->active({0, 0}), nullptr);
+  EXPECT_TRUE(checkpoint_exists()) << "removed from the updater with an enforced checkpoint";
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+  // Assigned again: the kept stores and checkpoint are loaded; nothing is corrupted.
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
+  EXPECT_FALSE(manager_->take_enforce_rebalance());
+  EXPECT_EQ(manager_->active({0, 0})->state_manager().changelog_offset("counts"),
+            std::optional<ChangelogOffset>(ChangelogOffset(0)));
 }
 
 // Proves at-least-once is untouched by the EOS rules: the same crash keeps the local stores

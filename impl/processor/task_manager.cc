@@ -200,6 +200,22 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
 void TaskManager::handle_lost_all(int64_t now_ms) {
   for (auto& [id, task] : actives_) {
     reader_.unregister_task(id);
+    // TaskManager.removeLostActiveTasksFromStateUpdaterAndPendingTasksToInit: an active still in
+    // the state updater is removed from it (DefaultStateUpdater.removeUpdatingTask enforces a
+    // checkpoint) and closed clean (closeTaskClean: suspend, closeClean), so under exactly_once_v2
+    // its directory is not wiped. Only the RUNNING ones (closeRunningTasksDirty) close dirty; a
+    // removal or clean close that fails falls back to dirty, as Kafka's does.
+    if (task->state() == TaskState::RESTORING) {
+      auto s = task->maybe_checkpoint(/*enforce=*/true);
+      if (s) {
+        task->suspend();
+        s = task->close_clean();
+      }
+      if (s) {
+        release_task_directory(*task, now_ms);
+        continue;
+      }
+    }
     close_dirty_and_release(*task, now_ms);
   }
   actives_.clear();
