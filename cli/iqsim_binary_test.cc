@@ -589,8 +589,9 @@ bool hit(const nlohmann::json& result, const std::string& probe) {
 }
 
 // exactly_once_v2 through every command: an EOS scenario (fast/eos_crash_before_commit_restores_
-// committed_only.toml: a crash inside an open transaction, a wiped and restored task) runs, is
-// deterministic and sweeps, each seed committing transactions and wiping the corrupted task; the
+// committed_only.toml: a crash inside an open transaction, a restart on the state updater's
+// restoration .checkpoint) runs, is deterministic and sweeps, each seed committing transactions
+// and writing the restoration checkpoint under exactly-once; the
 // same file expecting what at-least-once answers (10, each record counted twice) fails under EOS,
 // replays with that expectation, writes its report and shrinks to a file that still runs
 // exactly_once_v2 (under at-least-once the expectation would hold) and still fails.
@@ -601,7 +602,7 @@ TEST_F(IqsimBinaryTest, ExactlyOnceRunsThroughEveryCommand) {
   fs::path file = path("eos.toml");
   write_file(file, text);
   nlohmann::json j = expect_passes_every_command(file, "eos.transaction_committed");
-  EXPECT_TRUE(hit(j["results"][0], "eos.task_corrupted_no_checkpoint")) << j.dump(2);
+  EXPECT_TRUE(hit(j["results"][0], "eos.restored_checkpoint_written")) << j.dump(2);
 
   const std::string eos_answer =
       "expect = { partition = 0, value = 5, position = { words = { 0 = 4 } } }";

@@ -330,6 +330,26 @@ TEST(RunnerTest, FindingsAboutAtLeastOnceAreClassifiedByTheirRecord) {
   }
 }
 
+// The exactly-once form of the standby restarted over its kept disk: the .checkpoint the state
+// updater wrote when the active completed restoration (the unknown offset) keeps the store, so
+// the under-claim is the same Kafka behaviour, admitted under exactly_once_v2 from the record
+// (the earlier store life wrote a .checkpoint and was not wiped).
+TEST(RunnerTest, TheRestartOverARestorationCheckpointIsClassifiedUnderExactlyOnce) {
+  const std::string file =
+      std::string(IQSIM_SCENARIOS_DIR) +
+      "/findings/eos_standby_restart_over_restoration_checkpoint_underclaims.toml";
+  auto scenario = sim::parse_scenario_file(file, std::nullopt);
+  ASSERT_TRUE(scenario.has_value()) << file << ": " << scenario.error().to_string();
+  ASSERT_EQ(scenario->cluster.streams.processing_guarantee, ProcessingGuarantee::EXACTLY_ONCE_V2);
+  const RunReport report = run_scenario(*scenario, {});
+  ASSERT_FALSE(report.expected_violations.empty()) << file << " seed " << report.seed;
+  for (const Violation& v : report.expected_violations) {
+    EXPECT_EQ(v.violation_class, ViolationClass::kRestartWithoutCheckpoint)
+        << file << " seed " << report.seed << "\n"
+        << v.to_string();
+  }
+}
+
 // The record-cache flush findings (a replica that applied part of one flush, the rest later in
 // the log or lost when the writer died inside a send) and quirk 12 (a store restored under a
 // .position newer than its .checkpoint) and a replica inside a compacted changelog: each declared

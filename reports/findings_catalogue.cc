@@ -55,8 +55,10 @@ constexpr Finding kCatalogue[] = {
      .scenario = "scenarios/findings/alos_standby_restart_without_checkpoint_underclaims.toml",
      .seen_in = "",
      .what_to_do = "Treat a position as a lower bound of what a replica holds after a restart; "
-                   "under exactly_once_v2 the store is wiped and restored instead (twin "
-                   "fast/eos_standby_restart_without_checkpoint_wiped passes strictly)."},
+                   "under exactly_once_v2 it remains once the active has completed a "
+                   "restoration, whose .checkpoint the state updater keeps while the task "
+                   "processes (findings/eos_standby_restart_over_restoration_checkpoint_"
+                   "underclaims)."},
     {.key = "cache_flush_partly_applied",
      .title = "a replica inside one cached flush over-claims",
      .explanation =
@@ -95,8 +97,9 @@ constexpr Finding kCatalogue[] = {
      .scenario = "scenarios/findings/position_file_ahead_of_checkpoint.toml",
      .seen_in = "",
      .what_to_do = "Do not trust a restarted store's position until its restore ended "
-                   "(lag 0); exactly_once_v2 wipes such a store (twin "
-                   "fast/eos_position_file_ahead_of_checkpoint_wiped)."},
+                   "(lag 0); under exactly_once_v2 too, the restart finds the .checkpoint the "
+                   "state updater wrote at restoration (findings/"
+                   "eos_position_file_ahead_of_checkpoint)."},
     {.key = "fenced_late_write",
      .title = "a fenced member's late writes land beneath a newer position",
      .explanation =

@@ -1,8 +1,9 @@
 // exactly_once_v2 in the runtime: the commit sequence (one transaction per commit, offsets sent
 // with the group metadata), fencing and failed commits as TaskMigrated (abort, wipe, new
-// producer), and the checkpoint rules (no .checkpoint while a task processes, written on
-// suspension, deleted once loaded, a missing one beside non-empty stores wiped and restored),
-// against in-memory doubles.
+// producer), and the checkpoint rules of the state-updater path (written when an active
+// completes restoration and kept while it processes, written on suspension and under the
+// threshold rule while restoring, deleted once loaded, a missing one beside non-empty stores
+// wiped and restored), against in-memory doubles.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -111,6 +112,7 @@ class EosTest : public testing::Test {
           env.task_dir = state_directory_->task_dir(id);
           env.eos_enabled = true;
           env.collector = producer_.get();
+          env.offset_delta_threshold_for_checkpoint = threshold_;
           return env;
         },
         "app-StreamThread-1", producer_.get(), "app");
@@ -149,6 +151,7 @@ class EosTest : public testing::Test {
   std::unique_ptr<StateDirectory> state_directory_;
   std::unique_ptr<StreamsProducer> producer_;
   std::unique_ptr<TaskManager> manager_;
+  int64_t threshold_ = 10'000;  // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT
 };
 
 // Proves the EOS commit sequence: initTransactions once before the first active initializes, a
@@ -211,42 +214,72 @@ TEST_F(EosTest, FencedCommitIsTaskMigratedAndLosingTasksWipesAndResetsTheProduce
   EXPECT_EQ(s.error().kind, StreamsError::Kind::TaskMigrated) << s.error().to_string();
 }
 
-// Proves the checkpoint rules: no .checkpoint after restoration or a commit while RUNNING, one
-// written when the task is revoked, deleted again when a task loads it; and after a crash while
-// processing (no .checkpoint, stores on disk) the task is found corrupted, wiped and restored from
-// the changelog instead of trusting its local stores.
-TEST_F(EosTest, CheckpointExistsOnlyWhileNotProcessingAndACrashWipesTheStores) {
+// Proves the checkpoint rules of the state-updater path at 1eb7644: DefaultStateUpdater.
+// maybeCompleteRestoration enforces a checkpoint when an active completes restoration, under EOS
+// too; a RUNNING task's commit writes none; revocation writes one; a task loading it deletes it.
+// The one written at restoration then stays while the task processes, so a crash leaves it, and
+// the restart trusts its local store: a write the changelog never got (as an aborted
+// transaction's, flushed by RocksDB) survives. Kafka at the pinned commit does the same.
+TEST_F(EosTest, RestorationCheckpointStaysWhileProcessingAndACrashKeepsTheStores) {
   produce(1);
   produce(2);
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
   step();
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
-  EXPECT_FALSE(checkpoint_exists()) << "completeRestoration writes none under EOS";
+  EXPECT_TRUE(checkpoint_exists()) << "the state updater checkpoints a restored active";
   step();
   ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
-  EXPECT_FALSE(checkpoint_exists()) << "postCommit(false) writes none for a RUNNING task";
   ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
   EXPECT_TRUE(checkpoint_exists()) << "revocation: postCommit(true) checkpoints";
   ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
   EXPECT_TRUE(checkpoint_exists()) << "a clean close leaves it";
 
-  // Assigned again: the checkpoint is loaded (no restore of what it covers) and deleted.
+  // Assigned again: the checkpoint is loaded (no restore of what it covers) and deleted, then
+  // written again once restoration completes.
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 10).has_value());
   EXPECT_FALSE(checkpoint_exists()) << "deleted once loaded";
   step();
+  EXPECT_TRUE(checkpoint_exists()) << "written again at restoration completion";
   ASSERT_EQ(count(2), 1);
   produce(2);
   step();
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
+  EXPECT_TRUE(checkpoint_exists()) << "a RUNNING task's commit neither writes nor deletes it";
   ASSERT_EQ(count(2), 2);
   // A write the changelog never got (as an aborted transaction's): only the local store has it.
-  // After a crash a trusting restart would keep it; EOS must wipe it and restore.
   manager_->active({0, 0})->state_manager().flush().value();
-  const size_t changelog_records = broker_.logs[{"app-counts-changelog", 0}].size();
-  ASSERT_EQ(changelog_records, 3u);
-  broker_.logs[{"app-counts-changelog", 0}].pop_back();  // the last write never committed
+  auto& changelog = broker_.logs[{"app-counts-changelog", 0}];
+  ASSERT_EQ(changelog.size(), 3u);
+  changelog.pop_back();
 
-  build();  // crash: no close, no checkpoint
-  ASSERT_FALSE(checkpoint_exists());
+  build();  // crash: no close; the restoration's .checkpoint is still there
+  ASSERT_TRUE(checkpoint_exists());
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
+  EXPECT_FALSE(manager_->take_enforce_rebalance()) << "a checkpoint was found: not corrupted";
+  ASSERT_TRUE(instance_->reader.restore().has_value());
+  ASSERT_TRUE(manager_->try_complete_restoration().has_value());
+  ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_EQ(count(2), 2) << "the store kept the write its changelog does not have";
+}
+
+// Proves the EOS corruption rule where it still applies on the state-updater path: a crash after
+// a task loaded (and so deleted) its .checkpoint and before restoration completed leaves stores
+// without a checkpoint; the restart finds them TaskCorrupted, wipes them and restores from the
+// changelog, and an active's corruption enforces a rebalance.
+TEST_F(EosTest, CrashBeforeRestorationCompletesWipesTheStores) {
+  produce(1);
+  produce(1);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_EQ(count(1), 2);
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
+  ASSERT_FALSE(checkpoint_exists()) << "deleted once loaded";
+
+  build();  // crash while restoring: stores on disk, no .checkpoint
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
   ASSERT_NE(manager_->active({0, 0}), nullptr);
   EXPECT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
@@ -255,8 +288,62 @@ TEST_F(EosTest, CheckpointExistsOnlyWhileNotProcessingAndACrashWipesTheStores) {
   ASSERT_TRUE(instance_->reader.restore().has_value());
   ASSERT_TRUE(manager_->try_complete_restoration().has_value());
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
-  EXPECT_EQ(count(2), 1) << "restored from the changelog: the write it never got is gone";
-  EXPECT_EQ(count(1), 1);
+  EXPECT_EQ(count(1), 2) << "restored from the changelog's start";
+}
+
+// Proves DefaultStateUpdater.maybeCheckpointTasks for a restoring active: under EOS too it
+// checkpoints under the threshold rule while the task still restores, so a crash during a long
+// restoration leaves a .checkpoint and the restart resumes from it instead of being corrupted.
+TEST_F(EosTest, RestoringActiveCheckpointsUnderTheThresholdRule) {
+  threshold_ = 0;
+  build();
+  produce(1);
+  produce(2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  std::filesystem::remove_all(state_directory_->task_dir({0, 0}));  // a new disk
+
+  build();
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  ASSERT_TRUE(instance_->reader.restore().has_value());  // both records, not yet handed back
+  ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
+  ASSERT_FALSE(checkpoint_exists());
+  ASSERT_TRUE(manager_->checkpoint_restoring_actives().has_value());
+  EXPECT_TRUE(checkpoint_exists()) << "the restored offsets moved past the threshold";
+
+  build();  // crash while restoring
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
+  EXPECT_FALSE(manager_->take_enforce_rebalance()) << "a checkpoint was found: not corrupted";
+  EXPECT_EQ(manager_->active({0, 0})->state_manager().changelog_offset("counts"),
+            std::optional<ChangelogOffset>(ChangelogOffset(1)));
+}
+
+// Proves TaskManager.handleLostAll on the state-updater path: an active still restoring is taken
+// out of the updater with an enforced checkpoint and closed clean, so its directory survives the
+// lost generation under EOS (only RUNNING actives close dirty and are wiped).
+TEST_F(EosTest, LosingARestoringActiveCheckpointsItAndKeepsItsDirectory) {
+  produce(1);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
+  ASSERT_FALSE(checkpoint_exists()) << "deleted once loaded";
+  manager_->handle_lost_all(15);
+  EXPECT_EQ(manager_->active({0, 0}), nullptr);
+  EXPECT_TRUE(checkpoint_exists()) << "removed from the updater with an enforced checkpoint";
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+  // Assigned again: the kept stores and checkpoint are loaded; nothing is corrupted.
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
+  EXPECT_FALSE(manager_->take_enforce_rebalance());
+  EXPECT_EQ(manager_->active({0, 0})->state_manager().changelog_offset("counts"),
+            std::optional<ChangelogOffset>(ChangelogOffset(0)));
 }
 
 // Proves at-least-once is untouched by the EOS rules: the same crash keeps the local stores

@@ -37,6 +37,7 @@ void StreamThread::transition_to(ThreadState next) {
 Status StreamThread::run_once(int64_t now_ms) {
   IQ_ASSERT(now_ms >= now_ms_, "time went back from {} to {}", now_ms_, now_ms);
   now_ms_ = now_ms;
+  if (!last_updater_checkpoint_ms_) last_updater_checkpoint_ms_ = now_ms;
   if (state_ == ThreadState::PENDING_SHUTDOWN || state_ == ThreadState::DEAD ||
       state_ == ThreadState::CREATED) {
     return ok_status();
@@ -109,6 +110,15 @@ Status StreamThread::restore_and_process() {
     if (!restored) return base::unexpected(restored.error());
     auto completed = task_manager_->try_complete_restoration();
     if (!completed) return base::unexpected(completed.error());
+    // DefaultStateUpdater.maybeCheckpointTasks, on the updater's own commit.interval.ms clock
+    // (started with the thread, strictly more than the interval, and not skipped during a
+    // rebalance: the updater does not know about rebalances).
+    if (interval_elapsed(now_ms_, *last_updater_checkpoint_ms_,
+                         client_.thread_config.commit_interval_ms)) {
+      auto s = task_manager_->checkpoint_restoring_actives();
+      if (!s) return s;
+      last_updater_checkpoint_ms_ = now_ms_;
+    }
   }
   // allRunning: a task still waiting for another thread's lock keeps the thread (and so the
   // client) from RUNNING.

@@ -102,6 +102,9 @@ class StreamThread final : public RebalanceListener {
   ThreadState state_ = ThreadState::CREATED;
   int64_t now_ms_ = 0;
   int64_t last_commit_ms_ = 0;
+  // The state updater's lastCommitMs: set at the thread's first pass (Kafka starts the updater
+  // when it creates the stream thread).
+  std::optional<int64_t> last_updater_checkpoint_ms_;
   std::optional<int64_t> next_rebalance_ms_;
   int32_t unique_field_ = 0;
   std::optional<LeaderWarmups> last_leader_warmups_;

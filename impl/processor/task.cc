@@ -60,7 +60,8 @@ Task::Task(Task&& recycled, TaskType type)
       topology_(std::move(recycled.topology_)),
       state_manager_(std::move(recycled.state_manager_)),
       context_(std::move(recycled.context_)),
-      offsets_at_last_checkpoint_(recycled.offsets_at_last_checkpoint_),
+      // Kafka recycles into a new task object, whose initializeIfNeeded starts the snapshot empty.
+      offsets_at_last_checkpoint_(ChangelogOffsets{}),
       initialized_(recycled.initialized_) {
   IQ_ASSERT(recycled.state_ == TaskState::SUSPENDED || recycled.state_ == TaskState::RUNNING,
             "recycling task {} in state {}", id_.to_string(), to_string(recycled.state_));
@@ -115,7 +116,10 @@ Status Task::initialize() {
           ? state_manager_->initialize_store_offsets(store_dir_was_empty)
           : state_manager_->initialize_store_offsets_from_checkpoint(store_dir_was_empty);
   if (!s) return s;
-  offsets_at_last_checkpoint_ = changelog_offsets();
+  // StreamTask/StandbyTask.initializeIfNeeded: the snapshot starts empty, not at the loaded
+  // offsets, so the first unforced checkpoint compares the absolute next offsets against the
+  // threshold ("so that we would checkpoint right after loading").
+  offsets_at_last_checkpoint_ = ChangelogOffsets{};
   initialized_ = true;
   transition_to(TaskState::RESTORING);
   return ok_status();

@@ -200,6 +200,22 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
 void TaskManager::handle_lost_all(int64_t now_ms) {
   for (auto& [id, task] : actives_) {
     reader_.unregister_task(id);
+    // TaskManager.removeLostActiveTasksFromStateUpdaterAndPendingTasksToInit: an active still in
+    // the state updater is removed from it (DefaultStateUpdater.removeUpdatingTask enforces a
+    // checkpoint) and closed clean (closeTaskClean: suspend, closeClean), so under exactly_once_v2
+    // its directory is not wiped. Only the RUNNING ones (closeRunningTasksDirty) close dirty; a
+    // removal or clean close that fails falls back to dirty, as Kafka's does.
+    if (task->state() == TaskState::RESTORING) {
+      auto s = task->maybe_checkpoint(/*enforce=*/true);
+      if (s) {
+        task->suspend();
+        s = task->close_clean();
+      }
+      if (s) {
+        release_task_directory(*task, now_ms);
+        continue;
+      }
+    }
     close_dirty_and_release(*task, now_ms);
   }
   actives_.clear();
@@ -419,6 +435,19 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
     const bool no_changelog = t->changelog_partitions().empty();
     if (!no_changelog && std::find(restored.begin(), restored.end(), id) == restored.end())
       continue;
+    // DefaultStateUpdater.maybeCompleteRestoration enforces a checkpoint before it hands the
+    // task back, under every processing guarantee (a stateless task is handed back without one).
+    // Under exactly_once_v2 this .checkpoint then stays on disk while the task processes: nothing
+    // deletes it before the next initialization, so a crash leaves it behind.
+    if (!no_changelog) {
+      if (eos_enabled()) {
+        IQ_PROBE("eos.restored_checkpoint_written",
+                 "the state updater checkpointed an exactly-once active that completed "
+                 "restoration");
+      }
+      auto s = t->maybe_checkpoint(/*enforce=*/true);
+      if (!s) return base::unexpected(s.error());
+    }
     auto s = t->complete_restoration();
     if (!s) return base::unexpected(s.error());
     done.push_back(id);
@@ -434,6 +463,15 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
     }
   }
   return done;
+}
+
+Status TaskManager::checkpoint_restoring_actives() {
+  for (auto& [id, t] : actives_) {
+    if (t->state() != TaskState::RESTORING) continue;
+    auto s = t->maybe_checkpoint(/*enforce=*/false);
+    if (!s) return s;
+  }
+  return ok_status();
 }
 
 bool TaskManager::all_actives_running() const {

@@ -53,9 +53,11 @@ class TaskManager {
   // handleAssignment: close, recycle, keep and create tasks to match the new assignment.
   [[nodiscard]] Status handle_assignment(const std::set<TaskId>& actives,
                                          const std::set<TaskId>& standbys, int64_t now_ms);
-  // handleLostAll: close every active dirty (uncommitted work is dropped, nothing is flushed);
-  // standbys stay. Under exactly_once_v2 the open transaction is aborted, every dirty-closed
-  // task's directory wiped, and the thread's producer made anew (reInitializeProducer).
+  // handleLostAll: close every RUNNING active dirty (uncommitted work is dropped, nothing is
+  // flushed; actives still restoring are checkpointed and closed clean, as the state updater
+  // hands them back); standbys stay. Under exactly_once_v2 the open transaction is aborted, every
+  // dirty-closed task's directory wiped, and the thread's producer made anew
+  // (reInitializeProducer).
   void handle_lost_all(int64_t now_ms);
   // handleCorruption (exactly_once_v2): the actives whose state cannot be trusted (the open
   // transaction's, after a send or commit timed out) are closed dirty (the transaction aborted,
@@ -74,6 +76,12 @@ class TaskManager {
   // restored (or that have none) become RUNNING and start reading input from the committed
   // offset. Returns the tasks that became RUNNING.
   [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> try_complete_restoration();
+  // DefaultStateUpdater.maybeCheckpointTasks for the actives it is restoring: once per
+  // commit.interval.ms of the state updater's own clock, each restoring active checkpoints under
+  // the threshold rule (maybeCheckpoint(false)), under every processing guarantee. (The updater
+  // does the same for standbys; impl/ still checkpoints those in commit_all, see
+  // docs/fidelity.md.)
+  [[nodiscard]] Status checkpoint_restoring_actives();
   bool all_actives_running() const;
   // tryToCompleteRestoration's allRunning: every active RUNNING and no standby still waiting for
   // its lock. The thread stays PARTITIONS_ASSIGNED until this holds.

@@ -73,6 +73,32 @@ TEST_F(TaskOffsetsTest, TheOldPinCheckpointsOnlyPastTheThreshold) {
             std::nullopt);
 }
 
+// StreamTask.initializeIfNeeded at 1eb7644 starts offsetSnapshotSinceLastFlush empty, so the
+// first unforced checkpoint of a task reopened over a .checkpoint compares the absolute next
+// offsets (here 1: the cache logged the three counts of one key as one record) against the
+// threshold (here 0) and writes, where a snapshot started at the loaded offsets would see no
+// movement and write nothing.
+TEST_F(TaskOffsetsTest, TheFirstUnforcedCheckpointComparesAgainstAnEmptySnapshot) {
+  Instance a(broker_, root_ / "a", /*consistency=*/true);
+  a.env.offset_delta_threshold_for_checkpoint = 0;
+  {
+    StreamTask task({0, 0}, topology_, a.env);
+    run_and_commit(a, task);
+    ASSERT_TRUE(task.maybe_checkpoint(/*enforce=*/true).has_value());
+    a.reader.unregister_task(task.id());
+    task.suspend();
+    ASSERT_TRUE(task.close_clean().has_value());
+  }
+  ASSERT_EQ(checkpointed(a), ChangelogOffset(0));
+
+  StreamTask again({0, 0}, topology_, a.env);
+  ASSERT_TRUE(again.initialize().has_value());  // loads offset 0: the next offset is 1
+  OffsetCheckpoint file(a.fs, a.env.task_dir + "/.checkpoint");
+  ASSERT_TRUE(file.remove().has_value());
+  ASSERT_TRUE(again.maybe_checkpoint(/*enforce=*/false).has_value());
+  EXPECT_EQ(checkpointed(a), ChangelogOffset(0)) << "1 past an empty snapshot exceeds 0";
+}
+
 TEST_F(TaskOffsetsTest, TheNewPinCommitsTheStoresAtEveryCommitAndWritesNoFile) {
   Instance a(broker_, root_ / "a", /*consistency=*/true);
   a.env.kafka_pin = KafkaPin::k2026_08_20;
