@@ -350,6 +350,30 @@ TEST(RunnerTest, TheRestartOverARestorationCheckpointIsClassifiedUnderExactlyOnc
   }
 }
 
+// The exactly-once double count over kept aborted writes (default seed 37 after the state
+// updater's checkpoints): every violation the finding declares, answers and unexplained changelog
+// records alike, is that class, proven from the recorded store lives; the same run under
+// at-least-once would admit no such class (it is exactly_once_v2's only).
+TEST(RunnerTest, KeptAbortedWritesUnderExactlyOnceAreClassifiedByTheirStoreLives) {
+  const std::string file =
+      std::string(IQSIM_SCENARIOS_DIR) +
+      "/findings/eos_restoration_checkpoint_keeps_aborted_writes_double_counts.toml";
+  auto scenario = sim::parse_scenario_file(file, std::nullopt);
+  ASSERT_TRUE(scenario.has_value()) << file << ": " << scenario.error().to_string();
+  ASSERT_EQ(scenario->cluster.streams.processing_guarantee, ProcessingGuarantee::EXACTLY_ONCE_V2);
+  const RunReport report = run_scenario(*scenario, {});
+  ASSERT_FALSE(report.expected_violations.empty()) << file << " seed " << report.seed;
+  size_t records = 0;
+  for (const Violation& v : report.expected_violations) {
+    EXPECT_EQ(v.violation_class, ViolationClass::kEosKeptAbortedWrites)
+        << file << " seed " << report.seed << "\n"
+        << v.to_string();
+    if (v.changelog_offset) ++records;
+  }
+  EXPECT_GT(records, 0u) << file << " seed " << report.seed;
+  EXPECT_FALSE(holds_under(ViolationClass::kEosKeptAbortedWrites, sim::Guarantee::kAtLeastOnce));
+}
+
 // The record-cache flush findings (a replica that applied part of one flush, the rest later in
 // the log or lost when the writer died inside a send) and quirk 12 (a store restored under a
 // .position newer than its .checkpoint) and a replica inside a compacted changelog: each declared

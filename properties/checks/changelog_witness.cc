@@ -846,6 +846,7 @@ std::vector<Violation> unexplained_changelog_records(const JudgeContext& context
     Violation v;
     v.property = kName;
     v.partition = r.partition;
+    v.changelog_offset = r.offset;
     v.at_ms = r.appended_ms.ms_since_epoch();
     v.summary = fmt::format("changelog-{} offset {} (by {}) is explained by no source record: {}",
                             r.partition, r.offset, r.writer.empty() ? "?" : r.writer, *why);

@@ -187,6 +187,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kCachedWritesBeneathPosition:
       return "known Kafka behaviour: a caching window or session store answers from beneath its "
              "cache, whose dirty writes lie beneath the position";
+    case ViolationClass::kEosKeptAbortedWrites:
+      return "known Kafka behaviour: an exactly-once store restarted on the restoration "
+             ".checkpoint keeps aborted writes and counts its input again over them";
   }
   return "?";
 }

@@ -183,6 +183,17 @@ enum class ViolationClass {
   // reaches the log later, from the same instance's one cache life, as a flush or a session merge
   // (checks/window_judge.cc, prove_cached_writes_beneath_position).
   kCachedWritesBeneathPosition,
+  // Under exactly_once_v2: a store object reopened over its kept files after a crash, with the
+  // .checkpoint the state updater wrote when its active completed restoration (DefaultStateUpdater.
+  // maybeCompleteRestoration enforces one under every guarantee; nothing deletes it while the task
+  // runs), keeps the aborted writes RocksDB flushed by itself, and the task counts its input again
+  // over them; what it logs is committed. A ResultMatchesModel or SamePositionSameAnswer violation
+  // whose answer is its replica's changelog fold and differs only on keys whose kept aborted write
+  // the answering store object holds or whose logged aggregate its prefix applied; a
+  // ChangelogWitness record no source explains, of such a key, at or after that aggregate was
+  // logged (checks/eos_kept_aborted.cc; scenarios/findings/
+  // eos_restoration_checkpoint_keeps_aborted_writes_double_counts.toml).
+  kEosKeptAbortedWrites,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -191,13 +202,13 @@ const char* to_string(ViolationClass c);
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
 // "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
 // "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped",
-// "cached_writes_beneath_position": the key in JSON summaries.
+// "cached_writes_beneath_position", "eos_kept_aborted_writes": the key in JSON summaries.
 const char* class_key(ViolationClass c);
 // Whether `c` is a quirk impl/ reproduces behind a switch (iq/kafka_quirks.h), attributed by
 // rerunning the seed with it off rather than proven from the record:
 // kVersionedRestoreDroppedExpired (quirk 18).
 bool attributed_by_rerun(ViolationClass c);
-inline constexpr std::array<ViolationClass, 16> kViolationClasses{
+inline constexpr std::array<ViolationClass, 17> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -213,7 +224,8 @@ inline constexpr std::array<ViolationClass, 16> kViolationClasses{
     ViolationClass::kWindowGraceDroppedTail,
     ViolationClass::kVersionedRestoreDroppedExpired,
     ViolationClass::kDuplicatesNullPutSkipped,
-    ViolationClass::kCachedWritesBeneathPosition};
+    ViolationClass::kCachedWritesBeneathPosition,
+    ViolationClass::kEosKeptAbortedWrites};
 
 // The processing guarantees a declared behaviour can be Kafka's under, as bits.
 enum class GuaranteeSet : uint8_t { kAtLeastOnce = 1, kExactlyOnceV2 = 2, kBoth = 3 };
@@ -261,6 +273,9 @@ struct Violation {
   uint64_t record_id = 0;        // the query record, 0 when the violation is not about one query
   int32_t partition = -1;        // the partition result it is about, -1 if none
   uint64_t other_record_id = 0;  // SamePositionSameAnswer: the earlier record it differs from
+  // ChangelogWitness about one changelog record (no source record explains it): its offset in
+  // `partition`'s changelog.
+  std::optional<ChangelogOffset> changelog_offset;
   int64_t at_ms = 0;
   std::string summary;  // one line
   std::string query;    // QueryRecord::request.to_string(), or empty

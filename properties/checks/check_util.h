@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "checks/check.h"
@@ -326,6 +327,34 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
 ClassProof prove_window_flush_cut_by_crash(const JudgeContext& context,
                                            const sim::QueryRecord& record,
                                            const sim::PartitionOutcome& outcome);
+// A key-value answer by key (partial_flush.cc): a key query's entry, a range's entries, each
+// with its timestamp where the query is timestamped; or why its shape is not one the request
+// gives (another shape, keys out of the requested order).
+struct GotEntry {
+  int64_t value = 0;
+  int64_t timestamp_ms = 0;
+};
+std::variant<std::map<int32_t, GotEntry>, std::string> answer_by_key(
+    const sim::QueryRequestRecord& q, const sim::PartitionOutcome& outcome);
+// The keys a key-value answer is compared on: the key of a key query; for a range, every key
+// written in the partition within its bounds, and every key the answer holds.
+std::vector<int32_t> compared_keys(const JudgeContext& context, const sim::QueryRequestRecord& q,
+                                   int32_t partition, const std::map<int32_t, GotEntry>& answer);
+// Whether the answer's entry for `key` (absent: nullptr) is the model's at `offset` (absent is
+// allowed where an LRU store may have evicted it).
+bool key_matches(const JudgeContext& context, const sim::QueryRequestRecord& q, int32_t partition,
+                 int32_t key, const GotEntry* got, int64_t offset, bool lru_evicted);
+// Whether the store life before `life` (the same instance, partition and store) wrote a
+// .checkpoint and was not wiped after it (eos_kept_aborted.cc).
+bool earlier_life_checkpointed(const sim::RunTrace& trace, const sim::StoreLife& life);
+// An exactly-once store restarted on a .checkpoint that keeps aborted writes:
+// ViolationClass::kEosKeptAbortedWrites (eos_kept_aborted.cc states the proof), for an answer
+// and for a changelog record no source record explains.
+ClassProof prove_eos_kept_aborted_answer(const JudgeContext& context,
+                                         const sim::QueryRecord& record,
+                                         const sim::PartitionOutcome& outcome);
+ClassProof prove_eos_kept_aborted_record(const JudgeContext& context, int32_t partition,
+                                         ChangelogOffset offset);
 // Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
 // `partition` of the topology's store (partial_flush.cc).
 bool crashed_inside_send(const JudgeContext& context, const std::string& writer,

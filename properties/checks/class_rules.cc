@@ -21,6 +21,7 @@ namespace {
 
 constexpr uint8_t kAlos = static_cast<uint8_t>(GuaranteeSet::kAtLeastOnce);
 constexpr uint8_t kBoth = static_cast<uint8_t>(GuaranteeSet::kBoth);
+constexpr uint8_t kEos = static_cast<uint8_t>(GuaranteeSet::kExactlyOnceV2);
 
 constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
     {ViolationClass::kFailure, 0, "no rule matched", "", ""},
@@ -108,6 +109,15 @@ constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
      "CachingWindowStore and CachingSessionStore override neither query() nor getPosition() "
      "(quirk 19)",
      ""},
+    {ViolationClass::kEosKeptAbortedWrites, kEos,
+     "the answer is its replica's fold and differs only on keys whose aborted write an "
+     "exactly-once store object kept over a .checkpoint after a crash (it answered, or its prefix "
+     "applied that object's write of the key); or an unexplained record of such a key logged at or "
+     "after that write",
+     "DefaultStateUpdater.maybeCompleteRestoration enforces a checkpoint under exactly-once too; "
+     "ProcessorStateManager.initializeStoreOffsetsFromCheckpoint keeps a store it finds in "
+     ".checkpoint; RocksDB flushes memtables without the WAL",
+     "scenarios/findings/eos_restoration_checkpoint_keeps_aborted_writes_double_counts.toml"},
 }};
 
 }  // namespace

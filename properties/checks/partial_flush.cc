@@ -67,11 +67,6 @@
 namespace iq::properties::detail {
 namespace {
 
-struct Got {
-  int64_t value = 0;
-  int64_t timestamp_ms = 0;
-};
-
 // The changelog records of one partition, in offset order (the trace is partition-major).
 std::pair<size_t, size_t> partition_span(const sim::RunTrace& trace, int32_t partition) {
   const auto& log = trace.changelog;
@@ -118,10 +113,12 @@ bool logged_in(const std::vector<sim::ChangelogRecord>& log, size_t first, size_
   return false;
 }
 
+}  // namespace
+
 // The answer by key, or why its shape is not one the request gives.
-std::variant<std::map<int32_t, Got>, std::string> answer_by_key(
+std::variant<std::map<int32_t, GotEntry>, std::string> answer_by_key(
     const sim::QueryRequestRecord& q, const sim::PartitionOutcome& outcome) {
-  std::map<int32_t, Got> out;
+  std::map<int32_t, GotEntry> out;
   const bool timestamped = is_timestamped_kind(q.kind);
   if (is_key_kind(q.kind)) {
     const auto* got = std::get_if<std::optional<int64_t>>(&outcome.value);
@@ -130,7 +127,7 @@ std::variant<std::map<int32_t, Got>, std::string> answer_by_key(
     if (outcome.timestamps.size() != (timestamped ? 1u : 0u)) {
       return std::string("one timestamp per entry");
     }
-    out[*q.key] = Got{**got, timestamped ? outcome.timestamps[0] : 0};
+    out[*q.key] = GotEntry{**got, timestamped ? outcome.timestamps[0] : 0};
     return out;
   }
   const auto* got = std::get_if<sim::KeyValueList>(&outcome.value);
@@ -146,7 +143,7 @@ std::variant<std::map<int32_t, Got>, std::string> answer_by_key(
       const bool in_order = q.order == ResultOrder::DESCENDING ? c > 0 : c < 0;
       if (!in_order) return fmt::format("keys in the order {} asks for", to_string(q.order));
     }
-    out[key] = Got{(*got)[i].second, timestamped ? outcome.timestamps[i] : 0};
+    out[key] = GotEntry{(*got)[i].second, timestamped ? outcome.timestamps[i] : 0};
   }
   return out;
 }
@@ -154,7 +151,7 @@ std::variant<std::map<int32_t, Got>, std::string> answer_by_key(
 // The keys the answer is compared on: the key of a key query; for a range, every key written in
 // the partition within its bounds, and every key the answer holds.
 std::vector<int32_t> compared_keys(const JudgeContext& context, const sim::QueryRequestRecord& q,
-                                   int32_t partition, const std::map<int32_t, Got>& answer) {
+                                   int32_t partition, const std::map<int32_t, GotEntry>& answer) {
   if (is_key_kind(q.kind)) return {*q.key};
   std::vector<int32_t> keys;
   const auto lower = q.lower ? std::optional(model::serialize_int32_key(*q.lower)) : std::nullopt;
@@ -179,13 +176,15 @@ std::optional<model::ExpectedValue> model_at(const JudgeContext& context, int32_
 
 // Whether the answer's entry for `key` (absent: nullptr) is the model's at `offset`.
 bool key_matches(const JudgeContext& context, const sim::QueryRequestRecord& q, int32_t partition,
-                 int32_t key, const Got* got, int64_t offset, bool lru_evicted) {
+                 int32_t key, const GotEntry* got, int64_t offset, bool lru_evicted) {
   const auto want = model_at(context, partition, key, offset);
   if (!got) return !want || lru_evicted;
   if (!want || got->value != want->value) return false;
   return !is_timestamped_kind(q.kind) ||
          timestamp_ok(context, q.kind, got->timestamp_ms, *want->timestamp_ms);
 }
+
+namespace {
 
 // Whether a changelog record carries the model's state of its key at offset `h`.
 bool record_is_model(const JudgeContext& context, const sim::ChangelogRecord& r, int64_t h) {
@@ -304,12 +303,12 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
   const int64_t before_flush = first > begin ? header_offset(context, log[first - 1]) : -1;
   const auto answer = answer_by_key(record.request, outcome);
   if (const auto* why = std::get_if<std::string>(&answer)) return fail("the answer lacks " + *why);
-  const auto& got = std::get<std::map<int32_t, Got>>(answer);
+  const auto& got = std::get<std::map<int32_t, GotEntry>>(answer);
   const bool lru = lru_may_have_evicted(context, p, position);
   std::vector<std::string> later;
   for (int32_t key : compared_keys(context, record.request, p, got)) {
     const auto it = got.find(key);
-    const Got* entry = it == got.end() ? nullptr : &it->second;
+    const GotEntry* entry = it == got.end() ? nullptr : &it->second;
     if (key_matches(context, record.request, p, key, entry, position, lru)) continue;
     std::optional<size_t> rest;
     for (size_t i = a + 1; i <= last; ++i) {

@@ -130,23 +130,6 @@ bool admitted(const JudgeContext& context, const Violation& v) {
          context.trace().guarantee == sim::Guarantee::kExactlyOnceV2 && v.restored_from_checkpoint;
 }
 
-// Whether the store life before `life` (the same instance, partition and store) wrote a .checkpoint
-// and was not wiped after it: a task that reopens over its files then finds a .checkpoint (an
-// exactly_once_v2 task deletes the file once loaded, so the one found is the earlier life's).
-bool earlier_life_checkpointed(const sim::RunTrace& trace, const sim::StoreLife& life) {
-  const sim::StoreLife* earlier = nullptr;
-  for (const sim::StoreLife& l : trace.store_lives) {
-    if (l.id >= life.id) break;
-    if (l.instance == life.instance && l.partition == life.partition && l.store == life.store) {
-      earlier = &l;
-    }
-  }
-  if (earlier == nullptr || earlier->wiped) return false;
-  return std::any_of(earlier->events.begin(), earlier->events.end(), [](const auto& e) {
-    return e.kind == sim::StoreLifeEvent::Kind::kCheckpoint;
-  });
-}
-
 // Whether `instance` was paused or isolated before at_ms (it may have dropped out of the group
 // while it could not reach the coordinator, and written afterwards).
 bool cut_off_before(const JudgeContext& context, const std::string& instance, base::Instant at_ms) {
@@ -452,10 +435,13 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
       detail::prove_cached_writes_beneath_position(context, record, outcome);
   if (cached.proven && admitted(context, ViolationClass::kCachedWritesBeneathPosition))
     return {ViolationClass::kCachedWritesBeneathPosition, cached.text};
+  const detail::ClassProof kept = detail::prove_eos_kept_aborted_answer(context, record, outcome);
+  if (kept.proven && admitted(context, ViolationClass::kEosKeptAbortedWrites))
+    return {ViolationClass::kEosKeptAbortedWrites, kept.text};
   return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
                                         reopened.text + "; " + compacted.text + "; " + inside.text +
                                         "; " + cleaner.text + "; " + batch.text + "; " +
-                                        nulls.text + "; " + cached.text};
+                                        nulls.text + "; " + cached.text + "; " + kept.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -488,6 +474,15 @@ void classify_one(const JudgeContext& context,
   const bool rmm = v.property == sim::property_names::kResultMatchesModel;
   const bool spsa = v.property == sim::property_names::kSamePositionSameAnswer;
   const bool witness = v.property == sim::property_names::kChangelogWitness;
+  if (witness && v.record_id == 0 && v.changelog_offset && v.partition >= 0) {
+    const detail::ClassProof kept =
+        detail::prove_eos_kept_aborted_record(context, v.partition, *v.changelog_offset);
+    if (kept.proven && admitted(context, ViolationClass::kEosKeptAbortedWrites)) {
+      v.violation_class = ViolationClass::kEosKeptAbortedWrites;
+    }
+    v.class_evidence = kept.text;
+    return;
+  }
   if ((!rmm && !spsa && !witness) || v.record_id == 0 || v.partition < 0) return;
   const auto it = records.find(v.record_id);
   const sim::PartitionOutcome* outcome =
@@ -510,6 +505,17 @@ void classify_one(const JudgeContext& context,
     v.class_evidence = cleaner.proven ? cleaner.text : ahead.text + "; " + cleaner.text;
     return;
   }
+  if (rmm && context.trace().guarantee == sim::Guarantee::kExactlyOnceV2) {
+    // An exactly-once store object that kept aborted writes is that class before it is a kept
+    // life's (the kept-life form below describes data newer than a position, not aborted data).
+    const detail::ClassProof kept =
+        detail::prove_eos_kept_aborted_answer(context, *it->second, *outcome);
+    if (kept.proven && admitted(context, ViolationClass::kEosKeptAbortedWrites)) {
+      v.violation_class = ViolationClass::kEosKeptAbortedWrites;
+      v.class_evidence = kept.text;
+      return;
+    }
+  }
   if (rmm && context.trace().consistency_offset_vector_enabled && outcome->position) {
     // Empty: restarted without a checkpoint (no .position either). Not empty: restored from a
     // .checkpoint older than the data the store kept, under the position of its .position file
@@ -521,8 +527,8 @@ void classify_one(const JudgeContext& context,
     if (w.verdict == detail::Witness::kHolds && w.kept_life != 0) {
       const sim::StoreLife& life = *context.trace().store_life(w.kept_life);
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
-      v.restored_from_checkpoint =
-          life.loaded_checkpoint.has_value() || earlier_life_checkpointed(context.trace(), life);
+      v.restored_from_checkpoint = life.loaded_checkpoint.has_value() ||
+                                   detail::earlier_life_checkpointed(context.trace(), life);
       v.class_evidence = fmt::format(
           "record #{} is exactly what {}'s store object (life {}, opened at {} ms) held: the {} "
           "entries its files kept from an earlier store object, no older than the .checkpoint it "

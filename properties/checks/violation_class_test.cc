@@ -265,6 +265,82 @@ TEST(ViolationClassTest, AStoreKeptAcrossARestartUnderItsReplayedHeaders) {
   }
 }
 
+// An exactly-once Sum over RocksDB (checks/eos_kept_aborted.cc): instance-1's first store life
+// logged key 1 = 1 (source offset 0) in a transaction that aborted, wrote a .checkpoint (the state
+// updater's) and died; its second life opened over the kept files, which held `kept` for key 1,
+// reprocessed offset 0 over it and logged key 1 = kept + 1, committed. Its answer of key 1, 2 under
+// the header of offset 0, is the fold of what it kept and wrote; the model says 1.
+TraceBuilder eos_kept_aborted(int64_t kept, sim::Guarantee guarantee, bool checkpointed) {
+  TraceBuilder b(TopologyKind::Sum, KeyValueSupplier::kRocksDb);
+  b.trace().guarantee = guarantee;
+  b.produce(0, 1, 1);
+  b.log(0, 1, 1, 100, pos(0, 0), "instance-1", 10);
+  b.trace().changelog.back().txn = sim::TxnOutcome::kAborted;
+  b.log(0, 1, kept + 1, 100, pos(0, 0), "instance-1", 40);
+  if (guarantee == sim::Guarantee::kExactlyOnceV2) {
+    b.trace().changelog.back().txn = sim::TxnOutcome::kCommitted;
+  }
+  using Kind = sim::StoreLifeEvent::Kind;
+  const auto at = [](int64_t ms) { return base::Instant::from_ms(ms); };
+  sim::StoreLife first;
+  first.id = 1;
+  first.instance = "instance-1";
+  first.partition = 0;
+  first.store = kStore;
+  first.active_at_open = true;
+  first.persistent = true;
+  first.events.push_back({Kind::kWrote, ChangelogOffset(0), ChangelogOffset(0), at(10)});
+  if (checkpointed) {
+    first.events.push_back({Kind::kCheckpoint, ChangelogOffset(-1), ChangelogOffset(-1), at(5)});
+  }
+  first.end = sim::StoreLifeEnd::kProcessDied;
+  first.ended_ms = at(20);
+  sim::StoreLife second = first;
+  second.id = 2;
+  second.opened_ms = at(30);
+  second.over_kept_data = true;
+  second.kept = {sim::KeptEntry{.key = 1, .value = kept}};
+  second.events = {{Kind::kWrote, ChangelogOffset(1), ChangelogOffset(1), at(40)}};
+  second.end = sim::StoreLifeEnd::kOpen;
+  second.ended_ms.reset();
+  b.trace().store_lives = {first, second};
+  sim::ReplicaSnapshot replica = applied(active(0, pos(0, 0)), 1);
+  replica.store_life = 2;
+  b.add(b.key_query(0, 1).at(50, 50).ok(kept + 1, pos(0, 0)).replica(std::move(replica)));
+  return b;
+}
+
+TEST(ViolationClassTest, KeptAbortedWritesOnlyUnderExactlyOnceAndOnlyWhenTheKeptValueWasAborted) {
+  struct Case {
+    const char* what;
+    int64_t kept;
+    sim::Guarantee guarantee;
+    bool checkpointed;
+    bool proven;
+  };
+  const Case cases[] = {
+      {"the kept value is the aborted write's", 1, sim::Guarantee::kExactlyOnceV2, true, true},
+      {"the kept value is no aborted write's", 5, sim::Guarantee::kExactlyOnceV2, true, false},
+      {"no .checkpoint kept the store", 1, sim::Guarantee::kExactlyOnceV2, false, false},
+      {"at-least-once", 1, sim::Guarantee::kAtLeastOnce, true, false},
+  };
+  for (const Case& c : cases) {
+    TraceBuilder b = eos_kept_aborted(c.kept, c.guarantee, c.checkpointed);
+    JudgeContext context(b.trace());
+    const auto vs = judge_and_classify(context);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " " << c.what << "\n" << text(vs);
+    if (c.proven) {
+      EXPECT_EQ(vs[0].violation_class, ViolationClass::kEosKeptAbortedWrites)
+          << "seed " << kSeed << " " << c.what << "\n"
+          << vs[0].to_string();
+    } else {
+      EXPECT_NE(vs[0].violation_class, ViolationClass::kEosKeptAbortedWrites)
+          << "seed " << kSeed << " " << c.what << "\n"
+          << vs[0].to_string();
+    }
+  }
+}
+
 // One commit's flush of a record cache (checks/partial_flush.cc): source offsets 0-3 write keys
 // 1, 2, 1, 3; the flush logs each key once, in the order of its last write (key 2 from offset 1,
 // key 1 from offset 2, key 3 from offset 3), all by instance-1 at 50 ms, each under the growing

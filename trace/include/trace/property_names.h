@@ -54,7 +54,7 @@ namespace iq::sim::behaviour_names {
 // properties::ViolationClass's classes other than "failure", in its order (properties::class_key
 // returns these very strings; check_test.cc pins the two together). Here for the same reason as
 // the property names: scenario/ parses them, properties/ gives them.
-inline constexpr std::array<std::string_view, 15> kAll{
+inline constexpr std::array<std::string_view, 16> kAll{
     "alos_reprocessing",
     "restart_without_checkpoint",
     "cache_flush_partly_applied",
@@ -70,6 +70,7 @@ inline constexpr std::array<std::string_view, 15> kAll{
     "versioned_restore_dropped_expired",
     "duplicates_null_put_skipped",
     "cached_writes_beneath_position",
+    "eos_kept_aborted_writes",
 };
 
 }  // namespace iq::sim::behaviour_names
