@@ -1,7 +1,9 @@
 #include "kafka_streams.h"
 
+#include "base/probe.h"
 #include "io/operation_marker.h"
 #include "iq/default_partitioner.h"
+#include "processor/standby_task.h"
 
 namespace iq {
 
@@ -25,6 +27,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
   client_.topology = rewrite_topology(std::move(topology), config_);
   client_.assignment_configs = config_.assignment;
   client_.thread_config.commit_interval_ms = config_.commit_interval_ms;
+  client_.thread_config.kafka_pin = config_.kafka_pin;
   IQ_ASSERT(config_.max_poll_records >= 1, "max.poll.records={}", config_.max_poll_records);
   IQ_ASSERT(config_.rocksdb_write_buffer_size >= 1, "write_buffer_size={}",
             config_.rocksdb_write_buffer_size);
@@ -53,28 +56,35 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
     ThreadCache* cache = caches_.back().get();
     ThreadCache* standby_cache = standby_caches_.back().get();
     auto environment = [this, cache, standby_cache, collector](const TaskId& id) {
-      TaskEnvironment env;
-      env.application_id = config_.application_id;
-      env.task_dir = state_directory_->task_dir(id);
-      env.consistency_enabled = config_.consistency_offset_vector_enabled;
-      env.kafka_pin = config_.kafka_pin;
-      env.quirks = config_.quirks;
-      env.eos_enabled = eos_enabled();
-      env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
-      env.fs = io_.fs;
-      env.rocksdb_env = io_.rocksdb_env;
-      env.rocksdb_write_buffer_size = static_cast<size_t>(config_.rocksdb_write_buffer_size);
-      env.cache = cache;
-      env.standby_cache = standby_cache;
-      env.collector = collector;
-      env.processed = io_.processed;
-      env.store_lives = io_.store_lives;
-      return env;
+      return task_environment(id, cache, standby_cache, collector);
     };
     threads_.push_back(std::make_unique<StreamThread>(
         config_.application_id + "-StreamThread-" + std::to_string(i + 1), client_,
         *t.main_consumer, *t.restore_consumer, *t.membership, environment, producer));
   }
+}
+
+TaskEnvironment KafkaStreams::task_environment(const TaskId& id, ThreadCache* cache,
+                                               ThreadCache* standby_cache,
+                                               RecordCollector* collector) {
+  TaskEnvironment env;
+  env.application_id = config_.application_id;
+  env.task_dir = state_directory_->task_dir(id);
+  env.consistency_enabled = config_.consistency_offset_vector_enabled;
+  env.kafka_pin = config_.kafka_pin;
+  env.quirks = config_.quirks;
+  env.eos_enabled = eos_enabled();
+  env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
+  env.fs = io_.fs;
+  env.rocksdb_env = io_.rocksdb_env;
+  env.rocksdb_write_buffer_size = static_cast<size_t>(config_.rocksdb_write_buffer_size);
+  env.cache = cache;
+  env.standby_cache = standby_cache;
+  env.collector = collector;
+  env.processed = io_.processed;
+  env.store_lives = io_.store_lives;
+  env.state_directory = state_directory_.get();
+  return env;
 }
 
 KafkaStreams::~KafkaStreams() {
@@ -87,9 +97,63 @@ void KafkaStreams::transition_to(KafkaStreamsState next) {
   state_ = next;
 }
 
-void KafkaStreams::start() {
+Status KafkaStreams::start() {
   transition_to(KafkaStreamsState::REBALANCING);
+  if (at_least(config_.kafka_pin, KafkaPin::k2026_08_20)) {
+    // pin delta 14 (8fa7e095a0): the local state is opened before any thread starts. An error
+    // other than a corrupted task escapes start() (Kafka throws it to the caller, the client
+    // stays REBALANCING and no thread starts).
+    auto s = initialize_startup_stores();
+    if (!s) return s;
+  }
   for (auto& t : threads_) t->start();
+  return ok_status();
+}
+
+// StateDirectory.initializeStartupStores (8fa7e095a0, 95291432fa): every non-empty task directory
+// of a topology with changelogged state has its stores opened by a temporary state manager,
+// which initializes their offsets (seeding the offset-sum cache with what they hold on disk),
+// commits them, and closes them cleanly (a RocksDB store writes its closed marker and flushes).
+// A corrupted task (an open marker under exactly_once_v2, or no offsets in a non-empty directory)
+// is only logged and closed: the first assignment finds it corrupted again and wipes it. Here the
+// temporary manager is a standby's (no cache, no collector, no store-life observer: it serves no
+// query and writes no data), closed through close_clean, whose commit is Kafka's commit().
+Status KafkaStreams::initialize_startup_stores() {
+  if (!client_.topology.logging) return ok_status();  // subTopology.hasStateWithChangelogs
+  ThreadCache no_cache(0);
+  const std::string owner = "startup";  // the lock registerStateStores takes, closing releases
+  for (const TaskId& id : state_directory_->task_dirs_on_disk()) {
+    if (state_directory_->directory_for_task_is_empty(id)) continue;  // listNonEmptyTaskDirs
+    const bool locked = state_directory_->lock(id, owner);
+    IQ_ASSERT(locked, "task {} locked before start", id.to_string());
+    TaskEnvironment env = task_environment(id, &no_cache, &no_cache, nullptr);
+    env.processed = nullptr;
+    env.store_lives = nullptr;
+    StandbyTask task(id, client_.topology, env);
+    auto s = task.initialize();
+    if (!s && s.error().kind != StreamsError::Kind::TaskCorrupted) {
+      (void)task.close_clean();  // Kafka's finally closes it cleanly before the error escapes
+      state_directory_->unlock(id, owner);
+      return s;
+    }
+    if (!s) {
+      IQ_PROBE("startup.task_corrupted",
+               "a local task directory was corrupted when its stores opened at start: logged, its "
+               "stores closed, the wipe left to the first assignment (new pin, delta 14; not in "
+               "the default campaign: default.toml draws only the old pin, "
+               "scenarios/templates/kafka_2026.toml reaches it)");
+    } else {
+      IQ_PROBE("startup.local_state_opened",
+               "a local task directory's stores were opened, committed and closed at start, "
+               "seeding the offset-sum cache (new pin, delta 14; not in the default campaign: "
+               "default.toml draws only the old pin, scenarios/templates/kafka_2026.toml reaches "
+               "it)");
+    }
+    auto closed = task.close_clean();
+    state_directory_->unlock(id, owner);
+    if (!closed) return closed;
+  }
+  return ok_status();
 }
 
 // REBALANCING as soon as any thread is between assignment and RUNNING; RUNNING once all are.

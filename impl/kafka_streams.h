@@ -102,7 +102,9 @@ class KafkaStreams {
     return config_.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2;
   }
 
-  void start();
+  // CREATED -> REBALANCING, then the threads start. At the new pin the local state is opened
+  // first (pin delta 14, initialize_startup_stores); its failure is returned and no thread starts.
+  [[nodiscard]] Status start();
   // One pass of every thread, then the client state follows the threads'.
   [[nodiscard]] Status run_once(int64_t now_ms);
   // Clean close: commit and close every task; no LeaveGroup is sent (Streams' default).
@@ -120,6 +122,10 @@ class KafkaStreams {
 
  private:
   void transition_to(KafkaStreamsState next);
+  // The environment of task `id` on a thread with these caches and collector.
+  TaskEnvironment task_environment(const TaskId& id, ThreadCache* cache, ThreadCache* standby_cache,
+                                   RecordCollector* collector);
+  [[nodiscard]] Status initialize_startup_stores();
   void update_client_state();
   base::Expected<Unit, StreamsError> validate_is_running_or_rebalancing() const;
 

@@ -68,7 +68,7 @@ TEST_F(KafkaStreamsTest, StartsProcessesAndAnswersQueries) {
       StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(1)));
   ASSERT_FALSE(early.has_value());
   EXPECT_EQ(early.error().kind, StreamsError::Kind::StreamsNotStarted);
-  streams_->start();
+  ASSERT_TRUE(streams_->start().has_value());
   EXPECT_EQ(streams_->state(), KafkaStreamsState::REBALANCING);
   for (int i = 0; i < 3; ++i) produce(42);
   run(200);
@@ -95,7 +95,7 @@ TEST_F(KafkaStreamsTest, StartsProcessesAndAnswersQueries) {
 // subscription until the assignment is handled, records are still processed but nothing is
 // committed; the commit that came due meanwhile runs as soon as the rebalance completes.
 TEST_F(KafkaStreamsTest, NoCommitWhileItsRebalanceIsInProgress) {
-  streams_->start();
+  ASSERT_TRUE(streams_->start().has_value());
   for (int i = 0; i < 3; ++i) produce(42);
   run(200);
   ASSERT_EQ(streams_->state(), KafkaStreamsState::RUNNING);
@@ -124,7 +124,7 @@ TEST_F(KafkaStreamsTest, NoCommitWhileItsRebalanceIsInProgress) {
 
 // Proves a closed client refuses queries with StreamsStoppedException and left its state on disk.
 TEST_F(KafkaStreamsTest, ClosedClientRefusesQueries) {
-  streams_->start();
+  ASSERT_TRUE(streams_->start().has_value());
   produce(1);
   run(200);
   ASSERT_TRUE(streams_->close().has_value());
@@ -135,6 +135,51 @@ TEST_F(KafkaStreamsTest, ClosedClientRefusesQueries) {
   EXPECT_EQ(r.error().kind, StreamsError::Kind::StreamsStopped);
   EXPECT_TRUE(std::filesystem::exists(root_ / "app" / "0_0" / ".checkpoint"));
 }
+
+// Proves delta 14 end to end (StateDirectoryTest.shouldInitializeStartupStateForLocalState and
+// the offset sums a restarted client subscribes with): a client closed with data on disk is
+// restarted over the same directory. At the new pin nothing reports the task before start() (no
+// .checkpoint exists, the cache is empty), and start() opens, commits and closes its stores,
+// seeding the cache with the next offset they hold (3: changelog records 0..2). At the old pin the
+// .checkpoint of the close reports its last applied offset (2), before and after start().
+class KafkaStreamsRestartTest : public KafkaStreamsTest,
+                                public testing::WithParamInterface<KafkaPin> {};
+
+TEST_P(KafkaStreamsRestartTest, OffsetSumsOfTheLocalStateAfterARestart) {
+  const KafkaPin pin = GetParam();
+  const bool new_pin = at_least(pin, KafkaPin::k2026_08_20);
+  config_.kafka_pin = pin;
+  config_.statestore_cache_max_bytes = 0;  // every count a changelog record
+  streams_.reset();
+  ClientIo io{&admin_, &fs_, nullptr, {ThreadIo{&main_, &restore_, &membership_, &collector_, {}}}};
+  streams_ =
+      std::make_unique<KafkaStreams>(config_, topology_, io, ProcessId::for_int(1).to_string());
+  ASSERT_TRUE(streams_->start().has_value());
+  for (int i = 0; i < 3; ++i) produce(42);
+  run(300);
+  ASSERT_TRUE(streams_->close().has_value());
+  EXPECT_EQ(std::filesystem::exists(root_ / "app" / "0_0" / ".checkpoint"), !new_pin);
+  streams_.reset();
+
+  FakeConsumer main{broker_};
+  FakeConsumer restore{broker_};
+  FakeMembership membership;
+  ClientIo again{&admin_, &fs_, nullptr, {ThreadIo{&main, &restore, &membership, &collector_, {}}}};
+  KafkaStreams restarted(config_, topology_, again, ProcessId::for_int(1).to_string());
+  const TaskId task{0, partition_for_key(Serde<int32_t>::serialize(42).view(), 2)};
+  TaskManager& manager = restarted.threads()[0]->task_manager();
+  if (new_pin) {
+    EXPECT_EQ(manager.task_offset_sums().count(task), 0u) << "no cache before start";
+  } else {
+    EXPECT_EQ(manager.task_offset_sums().at(task), 2) << "the .checkpoint's last applied offset";
+  }
+  ASSERT_TRUE(restarted.start().has_value());
+  EXPECT_EQ(manager.task_offset_sums().at(task), new_pin ? 3 : 2);
+  EXPECT_EQ(manager.task_offset_sums().at({0, 1 - task.partition}), 0) << "a task with no data";
+}
+
+INSTANTIATE_TEST_SUITE_P(BothPins, KafkaStreamsRestartTest,
+                         testing::Values(KafkaPin::k2024_10_25, KafkaPin::k2026_08_20));
 
 }  // namespace
 }  // namespace iq

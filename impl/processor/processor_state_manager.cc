@@ -6,6 +6,7 @@
 #include "io/operation_marker.h"
 #include "iq/changelog_topic.h"
 #include "iq/serdes.h"
+#include "processor/state_directory.h"
 
 namespace iq {
 
@@ -100,8 +101,21 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint(bool stor
                       task_.to_string(), m.store->name(), task_dir_)});
     }
   }
+  update_offsets_cache();  // a store on the old path at the new pin (pin delta 14)
   // Under EOS there is never a .checkpoint while the task processes: delete it once loaded.
   return delete_checkpoint_if_eos();
+}
+
+void ProcessorStateManager::update_offsets_cache() {
+  if (offsets_cache_ == nullptr) return;
+  // persistentChangelogOffsets (588e6dbfad): in-memory stores stay out of the cache, since they
+  // keep nothing across a restart; TaskManager.taskOffsetSums fills them in from live tasks.
+  std::map<TopicPartition, int64_t> next;
+  for (const auto& m : stores_) {
+    if (m.changelog && m.store->persistent())
+      next.emplace(*m.changelog, m.offset ? m.offset->value() + 1 : 0);
+  }
+  offsets_cache_->update_task_offsets(task_, next);
 }
 
 bool ProcessorStateManager::stores_manage_offsets() const {
@@ -125,7 +139,10 @@ Status ProcessorStateManager::initialize_store_offsets(bool store_dir_was_empty)
     }
   }
   report_opened();
-  if (!corrupted) return ok_status();
+  if (!corrupted) {
+    update_offsets_cache();
+    return ok_status();
+  }
   IQ_PROBE("kip1035.eos_no_committed_offset_task_corrupted",
            "under exactly_once_v2 a store of a non-empty task directory held no committed offset: "
            "TaskCorrupted (new pin; not in the default campaign: default.toml draws only the old "
@@ -237,6 +254,7 @@ Status ProcessorStateManager::restore(const std::string& store_name,
   m->offset = ChangelogOffset(records.back().offset);
   for (const auto& r : records) observer_->given(m->life, ChangelogOffset(r.offset));
   IQ_ASSERT(*m->offset >= ChangelogOffset(0), "store {}: restored to {}", store_name, *m->offset);
+  update_offsets_cache();  // ProcessorStateManager.restore, after each batch (pin delta 14)
   return ok_status();
 }
 

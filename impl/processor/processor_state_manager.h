@@ -16,6 +16,8 @@
 
 namespace iq {
 
+class StateDirectory;
+
 class ProcessorStateManager {
  public:
   // `logged_stores`: the stores whose changes go to "<application.id>-<store>-changelog".
@@ -30,6 +32,12 @@ class ProcessorStateManager {
     observer_ = &observer;
     active_ = active;
   }
+  // Pin delta 14 (95291432fa, 588e6dbfad): keep `directory`'s task offset-sum cache up to date
+  // with this task's persistent logged stores: when their offsets are initialized, after every
+  // restore batch, and at update_offsets_cache() (StreamTask.maybeCheckpoint's
+  // updateChangelogOffsets). Not set at the old pin, which has no cache.
+  void report_offsets_to(StateDirectory& directory) { offsets_cache_ = &directory; }
+  void update_offsets_cache();
 
   void register_store(StateStore& store, RestoreCallback restore, CommitCallback commit);
   StateStore* store(const std::string& name) const;
@@ -109,6 +117,7 @@ class ProcessorStateManager {
   bool eos_enabled_ = false;
   StoreLifeObserver* observer_ = &no_store_life_observer();
   bool active_ = false;
+  StateDirectory* offsets_cache_ = nullptr;  // pin delta 14; null at the old pin
 };
 
 }  // namespace iq

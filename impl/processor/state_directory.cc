@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "base/assert.h"
 #include "io/operation_marker.h"
@@ -66,6 +67,35 @@ base::Expected<ChangelogOffsets, StreamsError> StateDirectory::checkpointed_offs
   return checkpoint.read_changelog_offsets();
 }
 
+void StateDirectory::update_task_offsets(const TaskId& id,
+                                         const std::map<TopicPartition, int64_t>& next_offsets) {
+  if (next_offsets.empty()) return;
+  task_offset_sums_.insert_or_assign(id, sum_of_changelog_offsets(id, next_offsets));
+}
+
+std::map<TaskId, int64_t> StateDirectory::task_offset_sums(const std::set<TaskId>& tasks) const {
+  std::map<TaskId, int64_t> out;
+  for (const auto& [id, sum] : task_offset_sums_) {
+    if (tasks.count(id) != 0) out.emplace(id, sum);
+  }
+  return out;
+}
+
+int64_t StateDirectory::sum_of_changelog_offsets(const TaskId& id,
+                                                 const std::map<TopicPartition, int64_t>& offsets) {
+  int64_t sum = 0;
+  for (const auto& [tp, offset] : offsets) {
+    if (offset == OffsetCheckpoint::kOffsetUnknown) continue;
+    IQ_ASSERT(offset >= 0, "task {}: sentinel offset {} for {}-{}", id.to_string(), offset,
+              tp.first, tp.second);
+    if (offset > std::numeric_limits<int64_t>::max() - sum) {
+      return std::numeric_limits<int64_t>::max();  // Kafka pins an overflowed sum
+    }
+    sum += offset;
+  }
+  return sum;
+}
+
 base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_tasks(
     int64_t now_ms) {
   std::vector<TaskId> removed;
@@ -75,6 +105,7 @@ base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_
       continue;
     }
     const OperationScope marker(Operation::kStateDirectoryCleaner);
+    remove_task_offsets(it->first);  // cleanRemovedTasks, before the delete (pin delta 14)
     auto s = fs_.delete_recursively(task_dir(it->first));
     if (!s) return base::unexpected(s.error());
     IQ_PROBE("cleaner.deleted_task_dir", "the state-directory cleaner deleted a task directory");

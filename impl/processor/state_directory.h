@@ -11,6 +11,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,14 +59,34 @@ class StateDirectory {
   [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> clean_removed_tasks(
       int64_t now_ms);
   // Everything under the application directory (a replaced disk, or an EOS wipe).
-  [[nodiscard]] Status wipe_task(const TaskId& id) { return fs_.delete_recursively(task_dir(id)); }
+  // The offset-sum cache forgets the task first (StateManagerUtil.closeStateManager, delta 14).
+  [[nodiscard]] Status wipe_task(const TaskId& id) {
+    remove_task_offsets(id);
+    return fs_.delete_recursively(task_dir(id));
+  }
+
+  // Pin delta 14 (95291432fa, 588e6dbfad): the task offset-sum cache the assignor reads at the new
+  // pin in place of .checkpoint files. Seeded at start from every local task's stores
+  // (KafkaStreams::start), updated by a task's state manager when its stores open, after every
+  // restore batch and at an active's checkpoint, removed when the directory is wiped or cleaned.
+  // `next_offsets`: each persistent logged store's next changelog offset to fetch (the last
+  // applied + 1, 0 while unknown); an empty map leaves the entry as it was.
+  void update_task_offsets(const TaskId& id, const std::map<TopicPartition, int64_t>& next_offsets);
+  void remove_task_offsets(const TaskId& id) { task_offset_sums_.erase(id); }
+  // StateDirectory.taskOffsetSums(tasks): the cached sums of the tasks in `tasks`.
+  std::map<TaskId, int64_t> task_offset_sums(const std::set<TaskId>& tasks) const;
+  // StateDirectory.sumOfChangelogOffsets: the sum, skipping OFFSET_UNKNOWN, pinned to the largest
+  // long on overflow. Any other negative offset is a bug of the caller.
+  static int64_t sum_of_changelog_offsets(const TaskId& id,
+                                          const std::map<TopicPartition, int64_t>& offsets);
 
  private:
   FileSystem& fs_;
   std::string root_;
   int64_t cleanup_delay_ms_;
   std::map<TaskId, int64_t> unowned_since_ms_;
-  std::map<TaskId, std::string> lock_owners_;  // bounded by the tasks of the topology
+  std::map<TaskId, std::string> lock_owners_;   // bounded by the tasks of the topology
+  std::map<TaskId, int64_t> task_offset_sums_;  // pin delta 14; bounded by the task directories
 };
 
 }  // namespace iq

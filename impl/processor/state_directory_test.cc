@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "processor/state_directory.h"
 
@@ -83,6 +84,41 @@ TEST_F(StateDirectoryTest, CleanupSkipsLockedDirectories) {
   EXPECT_TRUE(fs_.exists(dir.task_dir({0, 0})));
   dir.unlock({0, 0}, "t1");
   EXPECT_EQ(*dir.clean_removed_tasks(10'000'000), (std::vector<TaskId>{{0, 0}}));
+}
+
+// Proves the offset-sum cache of the new pin (StateDirectory.updateTaskOffsets, taskOffsetSums,
+// sumOfChangelogOffsets at 8f4e08b5a3): an update sums the next offsets, skipping
+// OFFSET_UNKNOWN (TaskManagerTest.shouldSkipUnknownOffsetsWhenComputingOffsetSum); an empty update
+// keeps the entry; a read returns only the tasks asked for; an overflowing sum is pinned to the
+// largest long (shouldPinOffsetSumToLongMaxValueInCaseOfOverflow).
+TEST_F(StateDirectoryTest, OffsetSumCacheSumsSkipsUnknownAndPinsOverflow) {
+  StateDirectory dir(fs_, root_.string(), "app");
+  const TopicPartition a{"app-s-changelog", 0};
+  const TopicPartition b{"app-t-changelog", 0};
+  dir.update_task_offsets({0, 0}, {{a, 84}, {b, OffsetCheckpoint::kOffsetUnknown}});
+  dir.update_task_offsets({0, 1}, {{a, 7}, {b, 3}});
+  dir.update_task_offsets({0, 1}, {});
+  EXPECT_EQ(dir.task_offset_sums({{0, 0}, {0, 1}, {0, 2}}),
+            (std::map<TaskId, int64_t>{{{0, 0}, 84}, {{0, 1}, 10}}));
+  EXPECT_EQ(dir.task_offset_sums({{0, 1}}), (std::map<TaskId, int64_t>{{{0, 1}, 10}}));
+  dir.update_task_offsets({0, 2}, {{a, std::numeric_limits<int64_t>::max()}, {b, 1}});
+  EXPECT_EQ(dir.task_offset_sums({{0, 2}}).at({0, 2}), std::numeric_limits<int64_t>::max());
+}
+
+// Proves a wiped or cleaned task directory leaves the cache (StateManagerUtil.closeStateManager
+// and StateDirectory.cleanRemovedTasks call removeTaskOffsets before deleting it).
+TEST_F(StateDirectoryTest, WipeAndCleanupRemoveTheCachedOffsetSum) {
+  StateDirectory dir(fs_, root_.string(), "app", 600'000);
+  const TopicPartition a{"app-s-changelog", 0};
+  for (int32_t p : {0, 1, 2}) {
+    ASSERT_TRUE(fs_.create_directories(dir.task_dir({0, p})).has_value());
+    dir.update_task_offsets({0, p}, {{a, 5}});
+  }
+  ASSERT_TRUE(dir.wipe_task({0, 0}).has_value());
+  dir.mark_unowned({0, 1}, 0);
+  ASSERT_EQ(*dir.clean_removed_tasks(700'000), (std::vector<TaskId>{{0, 1}}));
+  EXPECT_EQ(dir.task_offset_sums({{0, 0}, {0, 1}, {0, 2}}),
+            (std::map<TaskId, int64_t>{{{0, 2}, 5}}));
 }
 
 }  // namespace

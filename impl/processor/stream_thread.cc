@@ -22,6 +22,7 @@ StreamThread::StreamThread(std::string name, ClientContext& client, Consumer& ma
       client_.topology, *client_.state_directory, *reader_, main_consumer, membership,
       std::move(environment), name_, producer, client_.application_id);
   task_manager_->set_task_timeout_ms(client_.thread_config.task_timeout_ms);
+  task_manager_->set_kafka_pin(client_.thread_config.kafka_pin);
 }
 
 StreamThread::~StreamThread() {

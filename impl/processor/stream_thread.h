@@ -25,6 +25,7 @@ struct StreamsThreadConfig {
   size_t max_poll_records = 1000;       // max.poll.records (a Streams override)
   int64_t task_timeout_ms = 300'000;    // task.timeout.ms (KIP-572): how long a task may fail
                                         // with TimeoutException before the thread fails
+  KafkaPin kafka_pin = KafkaPin::k2024_10_25;  // the Kafka impl/ follows (iq/kafka_pin.h)
 };
 
 // What the threads of one client share: its identity, its view of the target assignment (the

@@ -45,6 +45,10 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   state_manager_->observe_store_lives(
       env_.store_lives != nullptr ? *env_.store_lives : no_store_life_observer(),
       type == TaskType::kActive);
+  // pin delta 14 (95291432fa): the state manager feeds the state directory's offset-sum cache.
+  if (at_least(env_.kafka_pin, KafkaPin::k2026_08_20) && env_.state_directory != nullptr) {
+    state_manager_->report_offsets_to(*env_.state_directory);
+  }
   ThreadCache* cache = type == TaskType::kActive ? env_.cache : env_.standby_cache;
   context_ = std::make_unique<ProcessorContextImpl>(
       ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled,
@@ -134,6 +138,9 @@ bool Task::offsets_in_stores() const {
 }
 
 Status Task::maybe_checkpoint(bool enforce) {
+  // StreamTask.maybeCheckpoint: updateChangelogOffsets first, which refreshes the offset-sum cache
+  // (pin delta 14; nothing at the old pin). A standby's cache entry follows its restore batches.
+  if (is_active()) state_manager_->update_offsets_cache();
   if (offsets_in_stores()) {
     // AbstractTask.maybeCheckpoint at the new pin: stateMgr.commit(), no threshold, no flush.
     if (!offsets_at_last_checkpoint_) return ok_status();  // never before the stores opened

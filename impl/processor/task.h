@@ -13,6 +13,8 @@
 
 namespace iq {
 
+class StateDirectory;
+
 // CREATED -> RESTORING | SUSPENDED; RESTORING -> RUNNING | SUSPENDED; RUNNING -> SUSPENDED;
 // SUSPENDED -> RESTORING | CLOSED; CLOSED -> CREATED (revive).
 enum class TaskState { CREATED, RESTORING, RUNNING, SUSPENDED, CLOSED };
@@ -38,6 +40,9 @@ struct TaskEnvironment {
   RecordCollector* collector = nullptr;
   ProcessedRecordListener* processed = nullptr;  // optional observer (sim/), see its header
   StoreLifeObserver* store_lives = nullptr;      // optional observer (sim/), see its header
+  // The instance's state directory, whose offset-sum cache the task keeps up to date at the new
+  // pin (pin delta 14); optional (unit tests of a lone task).
+  StateDirectory* state_directory = nullptr;
 };
 
 class Task {

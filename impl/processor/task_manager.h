@@ -71,6 +71,8 @@ class TaskManager {
   bool eos_enabled() const { return producer_ != nullptr; }
   // task.timeout.ms (StreamsThreadConfig::task_timeout_ms), set by the thread that owns this.
   void set_task_timeout_ms(int64_t ms) { task_timeout_ms_ = ms; }
+  // The Kafka impl/ follows (StreamsThreadConfig::kafka_pin), set by the thread that owns this.
+  void set_kafka_pin(KafkaPin pin) { kafka_pin_ = pin; }
   StreamsProducer* producer() const { return producer_; }
   // First initializes the CREATED tasks whose lock is now free; then actives whose changelogs are
   // restored (or that have none) become RUNNING and start reading input from the committed
@@ -105,7 +107,8 @@ class TaskManager {
   void handle_rebalance_complete() { rebalance_in_progress_ = false; }
   bool rebalance_in_progress() const { return rebalance_in_progress_; }
   // The offset sum of every task with state on this client: -2 for a RUNNING active, else the
-  // sum of its changelog offsets; tasks only on disk report their .checkpoint.
+  // sum of its changelog offsets; tasks only on disk report their .checkpoint at the old pin, the
+  // state directory's offset-sum cache at the new one (pin delta 14).
   std::map<TaskId, int64_t> task_offset_sums();
 
   // Every task a query may reach (readOnlyAllTasks: running and restoring actives, standbys).
@@ -156,7 +159,15 @@ class TaskManager {
   bool enforce_rebalance_ = false;
   std::map<TaskId, std::unique_ptr<StreamTask>> actives_;
   std::map<TaskId, std::unique_ptr<StandbyTask>> standbys_;
+  // task_offset_sums at each pin.
+  std::map<TaskId, int64_t> task_offset_sums_from_checkpoints();
+  std::map<TaskId, int64_t> task_offset_sums_from_cache();
+  // The task directories on disk this thread would lock for its subscription
+  // (tryToLockAllNonEmptyTaskDirectories): non-empty, and no other thread of this client holds
+  // their lock.
+  std::vector<TaskId> lockable_non_empty_task_dirs();
   int64_t task_timeout_ms_ = 300'000;  // task.timeout.ms
+  KafkaPin kafka_pin_ = KafkaPin::k2024_10_25;
 };
 
 }  // namespace iq

@@ -34,9 +34,12 @@ class TaskManagerTest : public testing::Test {
         [this](const TaskId& id) {
           TaskEnvironment env = instance_->env;
           env.task_dir = state_directory_->task_dir(id);
+          env.kafka_pin = pin_;
+          env.state_directory = state_directory_.get();
           return env;
         },
         "app-StreamThread-1");
+    manager_->set_kafka_pin(pin_);
   }
   // A second stream thread of the same client: its own reader, consumer and group member, the
   // same StateDirectory.
@@ -92,6 +95,7 @@ class TaskManagerTest : public testing::Test {
   FakeConsumer main_consumer_{broker_};
   FakeMembership membership_;
   TopologyConfig topology_;
+  KafkaPin pin_ = KafkaPin::k2024_10_25;
   std::unique_ptr<Instance> instance_;
   std::unique_ptr<StateDirectory> state_directory_;
   std::unique_ptr<TaskManager> manager_;
@@ -293,6 +297,38 @@ TEST_F(TaskManagerTest, LiveTaskReportsTheNextOffsetAndADiskTaskItsCheckpoint) {
       << "live: changelog records at 0 and 1, the next to fetch is 2";
   ASSERT_TRUE(manager_->handle_assignment({}, {}, 10).has_value());
   EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 1) << "on disk: the .checkpoint's 1";
+}
+
+// Proves the offset sums of the new pin (TaskManager.taskOffsetSums at 8f4e08b5a3, delta 14): a
+// task that moved away reports what the state directory's cache holds for it, the next offset
+// its stores had when it last checkpointed (2), where the old pin read .checkpoint's last applied
+// offset (1, the test above); at the new pin no .checkpoint is written at all. A live task still
+// overlays the cache (shouldComputeOffsetSumFromLiveOffsetsForOwnTasks), and a wipe under EOS
+// would remove the entry (StateDirectoryTest.WipeAndCleanupRemoveTheCachedOffsetSum).
+TEST_F(TaskManagerTest, NewPinReportsTheCachedOffsetsOfATaskThatMovedAway) {
+  manager_.reset();
+  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  pin_ = KafkaPin::k2026_08_20;
+  build();
+  produce(0, 1);
+  produce(0, 2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
+  EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), Task::kLatestOffset);
+  EXPECT_EQ(state_directory_->task_offset_sums({{0, 0}}).at({0, 0}), 2)
+      << "the active's checkpoint put its next changelog offset into the cache";
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 10).has_value());
+  EXPECT_FALSE(std::filesystem::exists(root_ / "app" / "0_0" / ".checkpoint"));
+  EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 2) << "from the cache, not a file";
+
+  // A thread of a new process on the same disk has nothing cached until the startup initialization
+  // seeds it (KafkaStreamsTest.NewPinSeedsTheOffsetSumsFromTheStoresAtStart).
+  manager_.reset();
+  build();
+  EXPECT_EQ(manager_->task_offset_sums().count({0, 0}), 0u);
 }
 
 // Proves a RUNNING active without a changelog reports no offset sum (StreamTask.changelogOffsets

@@ -218,25 +218,28 @@ void BrokerService::reply(const std::string& to, const std::string& label, Handl
 }
 
 // Answers to parked requests go back to the node that sent them, in completion order. An answer
-// whose request was replaced (Kafka never answers those) or never parked here is dropped.
+// whose request was replaced (Kafka never answers those) or never parked here is dropped. One
+// member has one parked request: its JoinGroup replaces a SyncGroup a cut left parked here, and
+// that SyncGroup's answer (REBALANCE_IN_PROGRESS, from the very rebalance the JoinGroup started)
+// then finds a JoinGroup parked. It is dropped, and the JoinGroup stays parked for its own answer:
+// Kafka answers the old SyncGroup on the connection that broke, and the member never sees it.
 void BrokerService::deliver_parked_responses() {
   for (GroupResponse& r : broker_.coordinator().take_responses()) {
     auto it = parked_.find(MemberKey{r.group_id, r.member_id});
     if (it == parked_.end()) continue;
-    Parked parked = std::move(it->second);
-    parked_.erase(it);
     if (auto* join = std::get_if<JoinGroupResponse>(&r.response)) {
-      auto* cb = std::get_if<JoinCallback>(&parked.callback);
-      if (cb == nullptr) continue;  // a SyncGroup was parked; this answer is not for it
-      reply(parked.node, "join-group-response",
+      auto* cb = std::get_if<JoinCallback>(&it->second.callback);
+      if (cb == nullptr) continue;  // a SyncGroup is parked; this answer is not for it
+      reply(it->second.node, "join-group-response",
             [answer = std::move(*join), cb = std::move(*cb)]() mutable { cb(answer); });
     } else {
       auto& sync = std::get<SyncGroupResponse>(r.response);
-      auto* cb = std::get_if<SyncCallback>(&parked.callback);
-      if (cb == nullptr) continue;
-      reply(parked.node, "sync-group-response",
+      auto* cb = std::get_if<SyncCallback>(&it->second.callback);
+      if (cb == nullptr) continue;  // a JoinGroup is parked; this answer is not for it
+      reply(it->second.node, "sync-group-response",
             [answer = std::move(sync), cb = std::move(*cb)]() mutable { cb(answer); });
     }
+    parked_.erase(it);
   }
 }
 

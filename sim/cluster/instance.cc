@@ -118,10 +118,11 @@ void Instance::start() {
     build_process();
   }
   ++starts_;
-  process_->streams->start();
+  auto started = process_->streams->start();
   IQ_ASSERT(!run_event_.valid(), "{} has a loop before start", config_.name);
   schedule_pass(0);
-  (void)land_crash_if_dead();
+  if (land_crash_if_dead()) return;  // it died inside start: no errors
+  if (!started) errors_.push_back("start: " + started.error().to_string());
 }
 
 // A new process on the current disk with its clients and a KafkaStreams in CREATED.

@@ -258,5 +258,78 @@ TEST(SimGroupMembershipTest, JoinGroupAnswerLostToACutIsRetriedAfterHeal) {
   EXPECT_EQ(listener.generations, (std::vector<int32_t>{2}));
 }
 
+// A listener whose subscription changes at every rejoin, as Streams' does (its unique field).
+struct RejoiningListener final : RebalanceListener {
+  Bytes subscription_user_data() override { return Bytes("u" + std::to_string(++joins)); }
+  std::vector<TopicPartition> owned_partitions() override { return {}; }
+  base::Expected<std::map<std::string, Bytes>, StreamsError> assign(
+      const std::vector<JoinedMember>& members) override {
+    std::map<std::string, Bytes> out;
+    for (const JoinedMember& m : members) out[m.member_id] = Bytes("a");
+    return out;
+  }
+  Status on_assignment(int32_t generation, const Bytes&) override {
+    generations.push_back(generation);
+    return ok_status();
+  }
+  Status on_partitions_lost() override { return ok_status(); }
+  int joins = 0;
+  std::vector<int32_t> generations;
+};
+
+// Proves a follower's JoinGroup is answered when it replaced a SyncGroup that a cut left parked at
+// the broker: the rejoin starts a rebalance whose REBALANCE_IN_PROGRESS goes to that old SyncGroup,
+// and that answer must not take the JoinGroup's place (it did: the JoinGroup was then never
+// answered, and the member waited its 305 s timeout; seed 865 of kafka_2026.toml at the new pin).
+TEST(SimGroupMembershipTest, RejoinOverASyncGroupLostToACutIsAnswered) {
+  World w;
+  w.network.add_node("instance-2");
+  SimMembershipConfig config;
+  config.group_id = "g";
+  config.session_timeout_ms = 6'000;
+  config.heartbeat_interval_ms = 2'000;
+  config.client_id = "leader";
+  SimGroupMembership leader(w.service, w.network, "instance-2", config);
+  config.client_id = "follower";
+  SimGroupMembership follower(w.service, w.network, "instance-1", config);
+  RejoiningListener leader_listener;
+  RejoiningListener follower_listener;
+  const GroupCoordinator& coordinator = w.service.broker().coordinator();
+  auto poll_both_until = [&](int64_t until_ms) {
+    while (w.service.now_ms() < until_ms) {
+      (void)w.loop.run_until(base::Instant::from_ms(w.service.now_ms() + 10));
+      leader.poll(leader_listener);
+      follower.poll(follower_listener);
+    }
+  };
+  poll_both_until(500);
+  ASSERT_EQ(coordinator.members("g"), (std::vector<std::string>{"follower-2", "leader-1"}));
+  // The leader never gets its JoinGroup answer, so it never sends the assignment: the follower's
+  // SyncGroup stays parked at the broker.
+  w.network.isolate("instance-2");
+  while (coordinator.generation("g") < 1 && w.service.now_ms() < 20'000) {
+    poll_both_until(w.service.now_ms() + 10);
+  }
+  poll_both_until(w.service.now_ms() + 100);
+  ASSERT_EQ(coordinator.generation("g"), 1);
+  ASSERT_EQ(follower.generation(), 1);
+  ASSERT_FALSE(follower.stable());
+  // A cut breaks the follower's connection: its SyncGroup fails at the client, not at the broker.
+  w.network.isolate("instance-1");
+  const int64_t cut_ms = w.service.now_ms();
+  poll_both_until(cut_ms + 100);
+  w.network.heal_node("instance-1");
+  poll_both_until(cut_ms + 200);
+  EXPECT_EQ(follower.requests_disconnected(), 1u);
+  // The follower rejoins; the join phase ends when the silent leader's session expires, a session
+  // timeout after its join phase ended.
+  poll_both_until(cut_ms + 6'500);
+  EXPECT_EQ(coordinator.members("g"), (std::vector<std::string>{"follower-2"}));
+  EXPECT_EQ(coordinator.generation("g"), 2);
+  EXPECT_TRUE(follower.stable()) << "the rejoin's JoinGroup was never answered";
+  EXPECT_EQ(follower.generation(), 2);
+  EXPECT_EQ(follower_listener.generations, (std::vector<int32_t>{2}));
+}
+
 }  // namespace
 }  // namespace iq::sim
