@@ -60,6 +60,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
       env.kafka_pin = config_.kafka_pin;
       env.quirks = config_.quirks;
       env.eos_enabled = eos_enabled();
+      env.transactional_state_stores = transactional_state_stores();
       env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
       env.fs = io_.fs;
       env.rocksdb_env = io_.rocksdb_env;

@@ -49,7 +49,7 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   context_ = std::make_unique<ProcessorContextImpl>(
       ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled,
                                    env_.rocksdb_write_buffer_size, env_.kafka_pin, env_.eos_enabled,
-                                   env_.quirks},
+                                   env_.quirks, env_.transactional_state_stores},
       *state_manager_, *env_.fs, env_.rocksdb_env, cache,
       type == TaskType::kActive ? env_.collector : nullptr);
 }

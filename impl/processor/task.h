@@ -27,6 +27,8 @@ struct TaskEnvironment {
   KafkaPin kafka_pin = KafkaPin::k2024_10_25;  // the Kafka impl/ follows (iq/kafka_pin.h)
   KafkaQuirks quirks;                          // each on, as Kafka has it (iq/kafka_quirks.h)
   bool eos_enabled = false;                    // processing.guarantee=exactly_once_v2
+  // enable.transactional.statestores (KIP-892): true only at the new pin.
+  bool transactional_state_stores = false;
   // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT (StreamsConfig says why it is settable)
   int64_t offset_delta_threshold_for_checkpoint = 10'000;
   FileSystem* fs = nullptr;
