@@ -25,6 +25,9 @@ struct StreamsThreadConfig {
   size_t max_poll_records = 1000;       // max.poll.records (a Streams override)
   int64_t task_timeout_ms = 300'000;    // task.timeout.ms (KIP-572): how long a task may fail
                                         // with TimeoutException before the thread fails
+  // statestore.uncommitted.max.bytes over the threads (pin delta 21): a commit runs before the
+  // interval once the tasks' transaction buffers hold more; -1 (the old pin's) never.
+  int64_t max_uncommitted_bytes = -1;
 };
 
 // What the threads of one client share: its identity, its view of the target assignment (the

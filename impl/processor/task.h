@@ -80,6 +80,8 @@ class Task {
   // Pin deltas 1 and 3 (KIP-1035): whether this task's offsets live in its stores (the new pin,
   // every persistent store managing its offsets) instead of .checkpoint and .position.
   bool offsets_in_stores() const;
+  // enable.transactional.statestores as this task's stores were opened with (pin delta 5).
+  bool transactional_state_stores() const { return env_.transactional_state_stores; }
   // Close without flushing or checkpointing (a crash is simply dropping the object). Under
   // exactly_once_v2 the caller then wipes the task directory (StateManagerUtil.closeStateManager:
   // an unclean close leaves state that may hold uncommitted writes).

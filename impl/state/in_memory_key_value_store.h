@@ -69,6 +69,10 @@ class InMemoryKeyValueStore final : public KeyValueBytesStore {
     return buffer_ ? buffer_->approximate_num_uncommitted_bytes() : 0;
   }
   bool transactional() const { return buffer_ != nullptr; }
+  std::optional<Position> committed_position() const override {
+    if (!buffer_) return std::nullopt;
+    return position_;
+  }
 
  private:
   // ReadOnlyView bound to READ_COMMITTED: the store's reads at that level.

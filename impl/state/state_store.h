@@ -87,6 +87,12 @@ class StateStore {
   // last commit (transaction_buffer.h); 0 for every other store. Layers pass it down; TaskManager
   // sums it for the early commit.
   virtual int64_t approximate_num_uncommitted_bytes() const { return 0; }
+  // Not Kafka (only its segmented stores have a package-private getCommittedPosition): an
+  // observation for the simulator's trace. A transactional position owner's committed position,
+  // the one READ_COMMITTED queries of it are bounded by and labelled with (pin delta 7); nullopt
+  // for every other store (its one position bounds both levels). Layers pass it down, so a caching
+  // stack answers the owner's, which its KeyQuery does not use (pin delta 8).
+  virtual std::optional<Position> committed_position() const { return std::nullopt; }
 };
 
 using KeyValueBytes = KeyValue<Bytes, ValueBytes>;
