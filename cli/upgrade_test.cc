@@ -118,6 +118,8 @@ TEST(UpgradePins, ForcingThePinChangesNoOtherDraw) {
       const bool pin_only = line == "kafka = '2026-08-20'" ||
                             line.find("default.interactive.query.isolation.level") == 0 ||
                             line.find("\"default.interactive.query.isolation.level\"") == 0 ||
+                            line.find("\"enable.transactional.statestores\"") == 0 ||
+                            line.find("\"statestore.uncommitted.max.bytes\"") == 0 ||
                             line.find("isolation_level_one_in") != std::string::npos;
       EXPECT_TRUE(pin_only) << "seed " << seed
                             << ": a line only the new pin's scenario has: " << line;

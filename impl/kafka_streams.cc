@@ -32,6 +32,13 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
   IQ_ASSERT(config_.rocksdb_write_buffer_size >= 1, "write_buffer_size={}",
             config_.rocksdb_write_buffer_size);
   client_.thread_config.max_poll_records = static_cast<size_t>(config_.max_poll_records);
+  // Pin delta 21 (6110d3e1ba): KafkaStreams.maxUncommittedBytesPerThread, the budget split over the
+  // stream threads (iqsim has no global thread); 0 or less disables it. The old pin has none.
+  if (at_least(config_.kafka_pin, KafkaPin::k2026_08_20) &&
+      config_.statestore_uncommitted_max_bytes > 0) {
+    client_.thread_config.max_uncommitted_bytes =
+        config_.statestore_uncommitted_max_bytes / config_.num_stream_threads;
+  }
   client_.state_directory = state_directory_.get();
   client_.admin = io_.admin;
   // KafkaStreams.cacheSizePerThread: the cache budget split evenly over the threads.
@@ -74,6 +81,7 @@ TaskEnvironment KafkaStreams::task_environment(const TaskId& id, ThreadCache* ca
   env.kafka_pin = config_.kafka_pin;
   env.quirks = config_.quirks;
   env.eos_enabled = eos_enabled();
+  env.transactional_state_stores = transactional_state_stores();
   env.offset_delta_threshold_for_checkpoint = config_.offset_delta_threshold_for_checkpoint;
   env.fs = io_.fs;
   env.rocksdb_env = io_.rocksdb_env;

@@ -58,6 +58,13 @@ struct StreamsConfig {
   // default.interactive.query.isolation.level (2026-08-20 pin, KIP-892, pin delta 6): the level
   // of a request that sets none. The old pin has no such config.
   IsolationLevel default_iq_isolation_level = IsolationLevel::READ_UNCOMMITTED;
+  // enable.transactional.statestores (2026-08-20 pin, KIP-892, pin delta 5): stores stage their
+  // writes until the task commits. Ignored at the old pin, which has no such config.
+  bool transactional_state_stores = false;
+  // statestore.uncommitted.max.bytes (2026-08-20 pin, pin delta 21): a thread commits early once
+  // its tasks' transaction buffers hold more than this divided by the number of stream threads;
+  // -1 disables. Kafka's default is 64 MiB.
+  int64_t statestore_uncommitted_max_bytes = 64 * 1024 * 1024;
   AssignmentConfigs assignment;  // num.standby.replicas, warmups, lag, probing
   bool operator==(const StreamsConfig&) const = default;
 };
@@ -100,6 +107,10 @@ class KafkaStreams {
   const std::vector<std::unique_ptr<StreamThread>>& threads() const { return threads_; }
   bool eos_enabled() const {
     return config_.processing_guarantee == ProcessingGuarantee::EXACTLY_ONCE_V2;
+  }
+  // enable.transactional.statestores as the library sees it: the config exists at the new pin only.
+  bool transactional_state_stores() const {
+    return config_.transactional_state_stores && at_least(config_.kafka_pin, KafkaPin::k2026_08_20);
   }
 
   // CREATED -> REBALANCING, then the threads start. At the new pin the local state is opened

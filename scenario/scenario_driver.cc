@@ -301,6 +301,8 @@ ScenarioDriver::ScenarioDriver(const Scenario& scenario) : scenario_(scenario) {
                          : Guarantee::kAtLeastOnce;
   trace_.kafka_pin = config.streams.kafka_pin;
   trace_.default_iq_isolation_level = config.streams.default_iq_isolation_level;
+  trace_.transactional_state_stores = config.streams.transactional_state_stores &&
+                                      at_least(config.streams.kafka_pin, KafkaPin::k2026_08_20);
   trace_.history = History(scenario.knobs.history_records_max);
   cluster_ = std::make_unique<Cluster>(std::move(config));
   injector_ = std::make_unique<FaultInjector>(*cluster_, trace_.faults);

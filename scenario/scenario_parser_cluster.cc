@@ -77,6 +77,8 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
            "consumer.isolation.level",
            "main.consumer.isolation.level",
            "restore.consumer.isolation.level",
+           "enable.transactional.statestores",
+           "statestore.uncommitted.max.bytes",
            "transaction.timeout.ms",
            "producer.transaction.timeout.ms",
            "default.interactive.query.isolation.level"});
@@ -159,6 +161,22 @@ void ScenarioParser::parse_new_pin_configs(Table& t) {
   const IsolationLevel level = t.enumeration(kLevel, IsolationLevel::READ_UNCOMMITTED,
                                              names::kQueryIsolationLevels, "isolation level");
   if (at_least(c.kafka_pin, KafkaPin::k2026_08_20)) c.default_iq_isolation_level = level;
+  // KIP-892 (pin deltas 5 and 21): transactional state stores and the early commit on their
+  // uncommitted bytes.
+  for (std::string_view key :
+       {"enable.transactional.statestores", "statestore.uncommitted.max.bytes"}) {
+    if (t.has(key) && !pin_may_be_new_) {
+      t.fail_key(key, "exists only at kafka = '2026-08-20' ([configuration] kafka)");
+    }
+  }
+  const bool transactional = t.boolean("enable.transactional.statestores", false);
+  const int64_t max_bytes = t.integer("statestore.uncommitted.max.bytes",
+                                      c.statestore_uncommitted_max_bytes, {-1, kInt64Max})
+                                .value;
+  if (at_least(c.kafka_pin, KafkaPin::k2026_08_20)) {
+    c.transactional_state_stores = transactional;
+    c.statestore_uncommitted_max_bytes = max_bytes;
+  }
 }
 
 // The client settings StreamsConfig passes on (sim/cluster/streams_client_configs.h), and

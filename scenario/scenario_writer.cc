@@ -223,6 +223,8 @@ void write_cluster(std::string& out, const Scenario& s) {
   if (at_least(sc.kafka_pin, KafkaPin::k2026_08_20)) {  // the old pin has no such key
     b.set("default.interactive.query.isolation.level",
           name(names::kQueryIsolationLevels, sc.default_iq_isolation_level));
+    b.set("enable.transactional.statestores", boolean(sc.transactional_state_stores));
+    b.set("statestore.uncommitted.max.bytes", num(sc.statestore_uncommitted_max_bytes));
   }
   // StreamsConfig's client settings, only those the file gave: which key was given matters (a
   // plain isolation.level is dropped under EOS, a prefixed one is not; only the prefixed

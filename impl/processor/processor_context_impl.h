@@ -23,6 +23,8 @@ class ProcessorContextImpl final : public StateStoreContext {
     KafkaPin kafka_pin = KafkaPin::k2024_10_25;
     bool eos_enabled = false;  // processing.guarantee=exactly_once_v2
     KafkaQuirks quirks;
+    // enable.transactional.statestores, true only at the new pin (KafkaStreams decides).
+    bool transactional_state_stores = false;
   };
 
   ProcessorContextImpl(Config config, ProcessorStateManager& state_manager, FileSystem& fs,
@@ -45,6 +47,7 @@ class ProcessorContextImpl final : public StateStoreContext {
   bool consistency_enabled() const override { return config_.consistency_enabled; }
   KafkaPin kafka_pin() const override { return config_.kafka_pin; }
   bool eos_enabled() const override { return config_.eos_enabled; }
+  bool transactional_state_stores() const override { return config_.transactional_state_stores; }
   const KafkaQuirks& quirks() const override { return config_.quirks; }
   Status log_change(const std::string& store_name, const Bytes& key, const ValueBytes& value,
                     int64_t timestamp, const Position& position) override;

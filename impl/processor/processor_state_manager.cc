@@ -134,7 +134,8 @@ Status ProcessorStateManager::initialize_store_offsets(bool store_dir_was_empty)
     if (*committed) {
       // changelogOffsetFromCommittedOffset: OFFSET_UNKNOWN reads back as no offset.
       if (**committed != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) m.offset = **committed;
-    } else if (eos_enabled_ && !store_dir_was_empty && !corrupted) {
+    } else if (eos_enabled_ && !store_dir_was_empty && !transactional_ && !corrupted) {
+      // Pin delta 5: with transactional stores a missing offset is no sign of uncommitted data.
       corrupted = m.store->name();
     }
   }

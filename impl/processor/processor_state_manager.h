@@ -62,6 +62,10 @@ class ProcessorStateManager {
   // KIP-1035 (the new pin; docs/kafka-2026-08-20.md §4). Whether every persistent store keeps its
   // offsets itself (StateStore::manages_offsets; a task whose stores are all in memory counts).
   bool stores_manage_offsets() const;
+  // enable.transactional.statestores (pin delta 5): under EOS a store without a committed offset
+  // in a non-empty directory is then no TaskCorrupted
+  // (shouldNotThrowTaskCorrupted...Transactional).
+  void set_transactional_state_stores(bool enabled) { transactional_ = enabled; }
   // ProcessorStateManager.initializeStoreOffsets (pin delta 1, 5740a26525): each logged persistent
   // store without an offset yet asks its committedOffset; the unknown sentinel reads as none; none
   // at all under exactly_once_v2 while the task directory was not empty is TaskCorrupted (the
@@ -115,6 +119,7 @@ class ProcessorStateManager {
   OffsetCheckpoint checkpoint_file_;
   ChangelogOffsets loaded_offsets_;
   bool eos_enabled_ = false;
+  bool transactional_ = false;
   StoreLifeObserver* observer_ = &no_store_life_observer();
   bool active_ = false;
   StateDirectory* offsets_cache_ = nullptr;  // pin delta 14; null at the old pin

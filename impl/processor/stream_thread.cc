@@ -74,8 +74,19 @@ Status StreamThread::run_once(int64_t now_ms) {
   // (or flushing) anything, and lastCommitMs stays, so the commit runs as soon as it completes.
   // Its test is strict (now - lastCommitMs > commit.interval.ms): with passes on a 10 ms tick and
   // a 100 ms interval a commit lands every 110 ms, not every 100.
-  if (interval_elapsed(now_ms, last_commit_ms_, client_.thread_config.commit_interval_ms) &&
-      !task_manager_->rebalance_in_progress()) {
+  // Pin delta 21: shouldCommitDueToUncommittedBytes, asked only when the interval has not elapsed.
+  const bool elapsed =
+      interval_elapsed(now_ms, last_commit_ms_, client_.thread_config.commit_interval_ms);
+  const int64_t limit = client_.thread_config.max_uncommitted_bytes;
+  const bool early = !elapsed && limit > 0 && task_manager_->total_uncommitted_bytes() > limit;
+  if ((elapsed || early) && !task_manager_->rebalance_in_progress()) {
+    if (early) {
+      IQ_PROBE("kip892.early_commit_uncommitted_bytes",
+               "a thread committed before commit.interval.ms because its transaction buffers held "
+               "more than statestore.uncommitted.max.bytes per thread (new pin)"
+               " (not in the default campaign: default.toml draws only the old pin and no "
+               "transactional stores; scenarios/fast/kafka_2026_txn_*.toml reach it)");
+    }
     s = task_manager_->commit_all(now_ms);
     if (!s) s = handle_task_exception(s.error());
     if (!s) return s;

@@ -26,6 +26,9 @@ struct StreamsThreadConfig {
   int64_t task_timeout_ms = 300'000;    // task.timeout.ms (KIP-572): how long a task may fail
                                         // with TimeoutException before the thread fails
   KafkaPin kafka_pin = KafkaPin::k2024_10_25;  // the Kafka impl/ follows (iq/kafka_pin.h)
+  // statestore.uncommitted.max.bytes over the threads (pin delta 21): a commit runs before the
+  // interval once the tasks' transaction buffers hold more; -1 (the old pin's) never.
+  int64_t max_uncommitted_bytes = -1;
 };
 
 // What the threads of one client share: its identity, its view of the target assignment (the

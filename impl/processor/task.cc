@@ -42,6 +42,7 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   if (topology.logging) logged.insert(topology.store_name);
   state_manager_ = std::make_unique<ProcessorStateManager>(env_.application_id, id_, env_.task_dir,
                                                            *env_.fs, logged, env_.eos_enabled);
+  state_manager_->set_transactional_state_stores(env_.transactional_state_stores);
   state_manager_->observe_store_lives(
       env_.store_lives != nullptr ? *env_.store_lives : no_store_life_observer(),
       type == TaskType::kActive);
@@ -53,7 +54,7 @@ Task::Task(TaskId id, TaskType type, const TopologyConfig& topology, const TaskE
   context_ = std::make_unique<ProcessorContextImpl>(
       ProcessorContextImpl::Config{env_.application_id, id_, type, env_.consistency_enabled,
                                    env_.rocksdb_write_buffer_size, env_.kafka_pin, env_.eos_enabled,
-                                   env_.quirks},
+                                   env_.quirks, env_.transactional_state_stores},
       *state_manager_, *env_.fs, env_.rocksdb_env, cache,
       type == TaskType::kActive ? env_.collector : nullptr);
 }

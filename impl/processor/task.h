@@ -29,6 +29,8 @@ struct TaskEnvironment {
   KafkaPin kafka_pin = KafkaPin::k2024_10_25;  // the Kafka impl/ follows (iq/kafka_pin.h)
   KafkaQuirks quirks;                          // each on, as Kafka has it (iq/kafka_quirks.h)
   bool eos_enabled = false;                    // processing.guarantee=exactly_once_v2
+  // enable.transactional.statestores (KIP-892): true only at the new pin.
+  bool transactional_state_stores = false;
   // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT (StreamsConfig says why it is settable)
   int64_t offset_delta_threshold_for_checkpoint = 10'000;
   FileSystem* fs = nullptr;
@@ -83,6 +85,8 @@ class Task {
   // Pin deltas 1 and 3 (KIP-1035): whether this task's offsets live in its stores (the new pin,
   // every persistent store managing its offsets) instead of .checkpoint and .position.
   bool offsets_in_stores() const;
+  // enable.transactional.statestores as this task's stores were opened with (pin delta 5).
+  bool transactional_state_stores() const { return env_.transactional_state_stores; }
   // Close without flushing or checkpointing (a crash is simply dropping the object). Under
   // exactly_once_v2 the caller then wipes the task directory (StateManagerUtil.closeStateManager:
   // an unclean close leaves state that may hold uncommitted writes).

@@ -111,11 +111,21 @@ Status TaskManager::commit_transaction(const TopicPartitionOffsets& offsets) {
   return producer_->commit_transaction(offsets, metadata);
 }
 
-void TaskManager::close_dirty_and_release(Task& task, int64_t now_ms) {
+void TaskManager::close_dirty_and_release(Task& task, int64_t now_ms, bool corrupted) {
   task.close_dirty();
   // StateManagerUtil.closeStateManager: an unclean close under EOS wipes the task directory
-  // (stores, .position, .checkpoint) while the lock is still held.
-  if (eos_enabled() && task.initialized()) {
+  // (stores, .position, .checkpoint) while the lock is still held. Pin delta 5 (§3.8): with
+  // transactional stores nothing uncommitted reached them, so only a task whose stores were
+  // marked corrupted (the TaskCorrupted path) is wiped.
+  const bool transactional = task.transactional_state_stores();
+  if (eos_enabled() && task.initialized() && transactional && !corrupted) {
+    IQ_PROBE("kip892.eos_dirty_close_kept",
+             "an active closed dirty under EOS kept its transactional stores (no wipe; new pin, "
+             "enable.transactional.statestores)"
+             " (not in the default campaign: default.toml draws only the old pin and no "
+             "transactional stores; scenarios/fast/kafka_2026_txn_*.toml reach it)");
+  }
+  if (eos_enabled() && task.initialized() && (!transactional || corrupted)) {
     IQ_PROBE("eos.dirty_close_wiped",
              "an active closed dirty under EOS had its task directory wiped");
     auto wiped = state_directory_.wipe_task(task.id());
@@ -228,7 +238,7 @@ void TaskManager::handle_lost_all(int64_t now_ms) {
         continue;
       }
     }
-    close_dirty_and_release(*task, now_ms);
+    close_dirty_and_release(*task, now_ms, /*corrupted=*/false);
   }
   actives_.clear();
   if (eos_enabled()) {
@@ -254,7 +264,8 @@ base::Expected<bool, StreamsError> TaskManager::handle_corruption(int64_t now_ms
     IQ_PROBE("eos.task_corrupted_revived",
              "a corrupted active was closed dirty, wiped and revived");
     reader_.unregister_task(id);
-    close_dirty_and_release(*actives_.at(id), now_ms);
+    // closeDirtyAndRevive(corruptedTasks, markAsCorrupted = true): the stores are corrupted.
+    close_dirty_and_release(*actives_.at(id), now_ms, /*corrupted=*/true);
     actives_.erase(id);
     auto s = create_active(id);
     if (!s) return base::unexpected(s.error());
@@ -517,6 +528,17 @@ base::Expected<size_t, StreamsError> TaskManager::process(size_t max_records_per
     }
   }
   return processed;
+}
+
+int64_t TaskManager::total_uncommitted_bytes() const {
+  int64_t total = 0;
+  for (const auto& [id, t] : actives_) {
+    if (!t->initialized() || t->state() == TaskState::RESTORING) continue;
+    for (StateStore* store : t->state_manager().stores()) {
+      total += store->approximate_num_uncommitted_bytes();
+    }
+  }
+  return total;
 }
 
 Status TaskManager::commit_all(int64_t now_ms) {

@@ -97,6 +97,10 @@ class TaskManager {
   // Commit every active that processed since its last commit, and every standby. Unconditional:
   // the loop's periodic commit asks rebalance_in_progress() first (shutdown commits regardless).
   [[nodiscard]] Status commit_all(int64_t now_ms);
+  // TaskManager.totalUncommittedBytes (pin delta 21): the transaction buffers' bytes of the tasks
+  // the thread runs itself (allRunningTasks: its initialized actives past restoration; restoring
+  // actives and standbys live in Kafka's state updater and are not counted).
+  int64_t total_uncommitted_bytes() const;
 
   // TaskManager.rebalanceInProgress: set when the thread builds its subscription for a JoinGroup
   // (StreamsPartitionAssignor.subscriptionUserData -> handleRebalanceStart), cleared when the
@@ -141,7 +145,9 @@ class TaskManager {
   // offsets and the group metadata, also when no offsets but a transaction is in flight.
   [[nodiscard]] Status commit_transaction(const TopicPartitionOffsets& offsets);
   // Closes a task dirty; under exactly_once_v2 its directory is wiped while still locked.
-  void close_dirty_and_release(Task& task, int64_t now_ms);
+  // `corrupted`: the task's changelogs were marked corrupted (closeDirtyAndRevive's
+  // markAsCorrupted), which wipes it under EOS even with transactional stores.
+  void close_dirty_and_release(Task& task, int64_t now_ms, bool corrupted);
   // Replaces a task found corrupted at initialization by a fresh one on an empty directory.
   [[nodiscard]] Status revive_corrupted(const TaskId& id, int64_t now_ms);
   void reassign_input_partitions();

@@ -37,6 +37,14 @@ class CachingKeyValueStore final : public WrappedKeyValueBytesStore {
   Status flush() override;
   void close() override;
   Position position() const override;
+  // KIP-892 (docs/kafka-2026-08-20.md §3.4.6): readOnly(READ_COMMITTED) skips the cache and is
+  // the store below's committed view; READ_UNCOMMITTED reads through the cache as get() does.
+  // Only IQv1 reads through it: query() serves a KeyQuery from the cache whatever the level
+  // (pin delta 8), and passes every other query down with its level.
+  ReadOnlyKeyValueBytes& read_only(IsolationLevel level) override {
+    if (level == IsolationLevel::READ_COMMITTED) return wrapped().read_only(level);
+    return *this;
+  }
   QueryOutcome query(const Query& q, const PositionBound& bound,
                      const QueryConfig& config) override;
   std::string_view java_class() const override {

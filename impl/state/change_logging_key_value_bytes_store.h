@@ -23,6 +23,10 @@ class ChangeLoggingKeyValueBytesStore : public WrappedKeyValueBytesStore {
   Status put_all(const std::vector<KeyValueBytes>& entries) override;
   // Logs a tombstone even when the key was absent.
   StoreResult<ValueBytes> delete_key(const Bytes& key) override;
+  // KIP-892: readOnly(level) is the store below's (nothing to log on a read).
+  ReadOnlyKeyValueBytes& read_only(IsolationLevel level) override {
+    return wrapped().read_only(level);
+  }
 
  protected:
   Status log(const Bytes& key, const ValueBytes& value, int64_t timestamp);

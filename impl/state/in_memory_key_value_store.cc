@@ -13,16 +13,55 @@ Status InMemoryKeyValueStore::init(StateStoreContext& context, StateStore& root)
   // Kafka assigns the context after registering: between the two a query answers "not
   // initialized" (docs/iqv2-semantics.md §2).
   context_ = &context;
+  // pin delta 5: enable.transactional.statestores, read at every init.
+  if (context.transactional_state_stores()) {
+    buffer_ = std::make_unique<TransactionBuffer>();
+  } else {
+    buffer_.reset();
+  }
   return ok_status();
 }
 
-Status InMemoryKeyValueStore::put(const Bytes& key, const ValueBytes& value) {
+// pin delta 7: the staged position (committed + pending, a copy) when transactional.
+Position InMemoryKeyValueStore::position() const {
+  if (!buffer_) return position_;
+  Position staged = position_.copy();
+  staged.merge(buffer_->pending_position(), KafkaPin::k2026_08_20);
+  return staged;
+}
+
+// pin delta 7 (§3.3): READ_UNCOMMITTED on a transactional store is bounded by and labelled with
+// the staged position; READ_COMMITTED (and any level on a non-transactional store) with the
+// committed one.
+QueryOutcome InMemoryKeyValueStore::query(const Query& q, const PositionBound& bound,
+                                          const QueryConfig& config) {
+  if (buffer_ && config.isolation_level() == IsolationLevel::READ_UNCOMMITTED) {
+    return store_query_utils::handle_basic_queries(q, bound, config, *this, position(), context_);
+  }
+  return store_query_utils::handle_basic_queries(q, bound, config, *this, position_, context_);
+}
+
+ReadOnlyKeyValueBytes& InMemoryKeyValueStore::read_only(IsolationLevel level) {
+  if (buffer_ && level == IsolationLevel::READ_COMMITTED) return committed_view_;
+  return *this;
+}
+
+void InMemoryKeyValueStore::put_internal(const Bytes& key, const ValueBytes& value) {
   if (value) {
     map_.insert_or_assign(key, *value);
   } else {
     map_.erase(key);
   }
   store_query_utils::update_position(position_, context_);
+}
+
+Status InMemoryKeyValueStore::put(const Bytes& key, const ValueBytes& value) {
+  if (buffer_) {
+    buffer_->stage(key, value);
+    buffer_->update_position(context_);
+    return ok_status();
+  }
+  put_internal(key, value);
   return ok_status();
 }
 
@@ -45,8 +84,14 @@ Status InMemoryKeyValueStore::put_all(const std::vector<KeyValueBytes>& entries)
 }
 
 // Kafka quirk (docs/iqv2-semantics.md §7, quirk 6): delete() removes the key WITHOUT advancing the
-// position; only put(k, null) advances it.
+// position; only put(k, null) advances it. Transactional: the old value as READ_UNCOMMITTED sees
+// it, and a staged tombstone, still with no position update.
 StoreResult<ValueBytes> InMemoryKeyValueStore::delete_key(const Bytes& key) {
+  if (buffer_) {
+    ValueBytes old = get_at(key, IsolationLevel::READ_UNCOMMITTED);
+    buffer_->stage(key, std::nullopt);
+    return old;
+  }
   auto it = map_.find(key);
   if (it == map_.end()) return ValueBytes{};
   ValueBytes old = std::move(it->second);
@@ -55,6 +100,13 @@ StoreResult<ValueBytes> InMemoryKeyValueStore::delete_key(const Bytes& key) {
 }
 
 StoreResult<ValueBytes> InMemoryKeyValueStore::get(const Bytes& key) {
+  return get_at(key, IsolationLevel::READ_UNCOMMITTED);
+}
+
+ValueBytes InMemoryKeyValueStore::get_at(const Bytes& key, IsolationLevel level) const {
+  if (buffer_ && level == IsolationLevel::READ_UNCOMMITTED) {
+    if (const ValueBytes* staged = buffer_->get(key)) return *staged;
+  }
   auto it = map_.find(key);
   if (it == map_.end()) return ValueBytes{};
   return ValueBytes(it->second);
@@ -63,10 +115,32 @@ StoreResult<ValueBytes> InMemoryKeyValueStore::get(const Bytes& key) {
 StoreResult<BytesIterator> InMemoryKeyValueStore::range(const std::optional<Bytes>& from,
                                                         const std::optional<Bytes>& to,
                                                         bool reverse) {
-  return ranges::scan_sorted_map(map_, from, to, reverse, IteratorOrigin::InMemoryIterator);
+  return range_at(from, to, reverse, IsolationLevel::READ_UNCOMMITTED);
+}
+
+// A transactional store's range goes through its buffer at either level (Kafka's
+// transactionBuffer.range(from, to, forward, true, level)): under READ_COMMITTED the staged copy
+// is empty and the merge is the map's range.
+BytesIterator InMemoryKeyValueStore::range_at(const std::optional<Bytes>& from,
+                                              const std::optional<Bytes>& to, bool reverse,
+                                              IsolationLevel level) const {
+  if (!buffer_ || ranges::inverted(from, to)) {
+    return ranges::scan_sorted_map(map_, from, to, reverse, IteratorOrigin::InMemoryIterator);
+  }
+  BytesIterator base =
+      ranges::scan_sorted_map(map_, from, to, reverse, IteratorOrigin::InMemoryIterator);
+  return BytesIterator{
+      staged_merge(buffer_->staging_snapshot(from, to, /*to_inclusive=*/true, level), base.entries,
+                   reverse),
+      IteratorOrigin::StagedMergeIterator};
 }
 
 Status InMemoryKeyValueStore::get_into(const Bytes& key, RawValueSink& sink) {
+  if (buffer_) {
+    const ValueBytes value = get_at(key, IsolationLevel::READ_UNCOMMITTED);
+    sink.value(value ? std::optional<std::string_view>(value->view()) : std::nullopt);
+    return ok_status();
+  }
   auto it = map_.find(key);
   sink.value(it == map_.end() ? std::nullopt : std::optional<std::string_view>(it->second.view()));
   return ok_status();
@@ -75,19 +149,42 @@ Status InMemoryKeyValueStore::get_into(const Bytes& key, RawValueSink& sink) {
 StoreResult<IteratorOrigin> InMemoryKeyValueStore::range_into(const std::optional<Bytes>& from,
                                                               const std::optional<Bytes>& to,
                                                               bool reverse, RawEntrySink& sink) {
+  if (buffer_) {
+    const BytesIterator it = range_at(from, to, reverse, IsolationLevel::READ_UNCOMMITTED);
+    for (const auto& kv : it.entries) sink.entry(kv.key.view(), kv.value.view());
+    return it.origin;
+  }
   return ranges::scan_sorted_map_into(map_, from, to, reverse, IteratorOrigin::InMemoryIterator,
                                       sink);
+}
+
+// commitStagedWrites: the pending position into the committed one, then the staged writes into
+// the map. A store that is not transactional has nothing to commit.
+Status InMemoryKeyValueStore::commit(const ChangelogOffsets& /*offsets*/) {
+  if (!buffer_) return ok_status();
+  buffer_->merge_pending_position_into(position_);
+  return buffer_->commit([this](const StagedWrites& staged) -> Status {
+    for (const auto& [key, value] : staged) {
+      if (value) {
+        map_.insert_or_assign(key, *value);
+      } else {
+        map_.erase(key);
+      }
+    }
+    return ok_status();
+  });
 }
 
 Status InMemoryKeyValueStore::restore_batch(const std::vector<ConsumerRecord>& records) {
   for (const auto& record : records) {
     if (!record.key) continue;
-    // put() also applies the current record context: empty while restoring, except on a revived
-    // active task, which re-adds its last (already included) component.
-    auto s = put(*record.key, record.value);
-    if (!s) return s;
-    s = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_,
-                                                            position_);
+    // putInternal: the map and the committed position, past any transaction buffer (restored
+    // data is committed on arrival). It also applies the current record context: empty while
+    // restoring, except on a revived active task, which re-adds its last (already included)
+    // component.
+    put_internal(*record.key, record.value);
+    auto s = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_,
+                                                                 position_);
     if (!s) return s;
   }
   return ok_status();

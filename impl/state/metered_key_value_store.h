@@ -47,6 +47,14 @@ class MeteredKeyValueStoreBase : public StateStore {
       const TopicPartition& changelog) override {
     return wrapped_->committed_offset(changelog);
   }
+  // KIP-892: MeteredKeyValueStore passes the uncommitted bytes down (Kafka also gauges them);
+  // the committed position is the simulator's observation (StateStore::committed_position).
+  int64_t approximate_num_uncommitted_bytes() const override {
+    return wrapped_->approximate_num_uncommitted_bytes();
+  }
+  std::optional<Position> committed_position() const override {
+    return wrapped_->committed_position();
+  }
   bool is_adapter() const override { return wrapped_->is_adapter(); }
 
   QueryOutcome query(const Query& q, const PositionBound& bound,

@@ -73,7 +73,7 @@ Status write(rocksdb::DB& db, rocksdb::WriteBatch& batch) {
 }  // namespace
 
 base::Expected<Position, StreamsError> open(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf,
-                                            bool ignore_invalid_state) {
+                                            bool ignore_invalid_state, bool transactional) {
   auto status_bytes = get(db, cf, kStatusKey);
   if (!status_bytes) return base::unexpected(status_bytes.error());
   const bool closed_or_none = !*status_bytes || long_of(**status_bytes) == kClosedState;
@@ -81,11 +81,14 @@ base::Expected<Position, StreamsError> open(rocksdb::DB& db, rocksdb::ColumnFami
     return base::unexpected(processor_state(
         "Invalid state during store open. Expected state to be either empty or closed"));
   }
-  rocksdb::WriteBatch batch;
-  if (auto s = put(batch, cf, kStatusKey, long_bytes(kOpenState)); !s) {
-    return base::unexpected(s.error());
+  // KAFKA-20753: a transactional store writes no status marker (the check above still runs).
+  if (!transactional) {
+    rocksdb::WriteBatch batch;
+    if (auto s = put(batch, cf, kStatusKey, long_bytes(kOpenState)); !s) {
+      return base::unexpected(s.error());
+    }
+    if (auto s = write(db, batch); !s) return base::unexpected(s.error());
   }
-  if (auto s = write(db, batch); !s) return base::unexpected(s.error());
   auto position_bytes = get(db, cf, kPositionKey);
   if (!position_bytes) return base::unexpected(position_bytes.error());
   if (!*position_bytes) return Position::empty_position();
@@ -93,8 +96,9 @@ base::Expected<Position, StreamsError> open(rocksdb::DB& db, rocksdb::ColumnFami
 }
 
 Status commit(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf, const Position& position,
-              const ChangelogOffsets& offsets) {
-  rocksdb::WriteBatch batch;
+              const ChangelogOffsets& offsets, rocksdb::WriteBatch* staged) {
+  rocksdb::WriteBatch own;
+  rocksdb::WriteBatch& batch = staged != nullptr ? *staged : own;
   if (offsets.empty()) {
     // wipeOffsets: every key but the status, then the position is written again below.
     std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions(), cf));
@@ -111,6 +115,7 @@ Status commit(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf, const Position& 
   if (auto s = put(batch, cf, kPositionKey, position_serde::serialize_padded(position)); !s) {
     return s;
   }
+  if (staged != nullptr) return ok_status();  // the caller writes it with the staged data
   return write(db, batch);
 }
 

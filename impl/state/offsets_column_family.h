@@ -10,8 +10,9 @@
 // store closes cleanly. Kafka's non-transactional accessor writes each key with its own db.put;
 // this writes a commit's keys as one batch, which nothing can tell apart (no flush can fall
 // between them: iqsim flushes at a write the store makes, never inside this call).
-// The transactional form (no status marker at all, KAFKA-20753) is not built yet: iqsim has no
-// transactional stores.
+// The transactional form (KIP-892, pin delta 5): no status marker is ever written (KAFKA-20753),
+// though open() still checks one left by an earlier non-transactional run; commit() adds its keys
+// to the store's staged WriteBatch, which the store writes with the staged data in one db.write.
 
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 namespace rocksdb {
 class ColumnFamilyHandle;
 class DB;
+class WriteBatch;
 }  // namespace rocksdb
 
 namespace iq::offsets_cf {
@@ -34,14 +36,18 @@ inline constexpr const char* kColumnFamilyName = "offsets";
 // `ignore_invalid_state` is false (exactly_once_v2), writes status "open" (into the memtable) and
 // returns the stored position (empty when none); otherwise fails with ProcessorState ("Invalid
 // state during store open..."), which RocksDBStore.openDB turns into TaskCorrupted.
+// `transactional`: the check runs, but no "open" is written.
 [[nodiscard]] base::Expected<Position, StreamsError> open(rocksdb::DB& db,
                                                           rocksdb::ColumnFamilyHandle* cf,
-                                                          bool ignore_invalid_state);
+                                                          bool ignore_invalid_state,
+                                                          bool transactional = false);
 
 // ColumnFamilyAccessor.commit: each changelog offset (an empty map deletes every key but
 // "status"), then `position` under "position", in one batch.
+// `staged` (a transactional store's batch): the keys are added to it, not written.
 [[nodiscard]] Status commit(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf,
-                            const Position& position, const ChangelogOffsets& offsets);
+                            const Position& position, const ChangelogOffsets& offsets,
+                            rocksdb::WriteBatch* staged = nullptr);
 
 // ColumnFamilyAccessor.close: status "closed". The caller writes it only if its open() set the
 // open flag (KAFKA-20456).

@@ -224,8 +224,21 @@ Status RocksDBStore::init(StateStoreContext& context, StateStore& root) {
   return ok_status();
 }
 
+void RocksDBStore::stage(const Bytes& key, const ValueBytes& value) {
+  buffer_->stage(key, value);
+  const rocksdb::Status status = value ? staged_batch_->Put(cf_, key.get(), value->get())
+                                       : staged_batch_->Delete(cf_, key.get());
+  IQ_ASSERT(status.ok(), "WriteBatch refused a staged write: {}", status.ToString());
+}
+
 Status RocksDBStore::put(const Bytes& key, const ValueBytes& value) {
   if (auto s = validate_store_open(); !s) return s;
+  if (buffer_) {
+    // pin delta 5: staged, its position pending; nothing reaches RocksDB before the commit.
+    stage(key, value);
+    buffer_->update_position(context_);
+    return ok_status();
+  }
   const rocksdb::WriteOptions options = rocksdb_store_write_options();
   const rocksdb::Status status = value ? db_->Put(options, cf_, key.get(), value->get())
                                        : db_->Delete(options, cf_, key.get());
@@ -252,6 +265,11 @@ Status RocksDBStore::put_all(const std::vector<KeyValueBytes>& entries) {
   // Kafka's putAll skips validateStoreOpen and dies on the null db; the closed-store error is
   // the value that NullPointerException stands for here.
   if (auto s = validate_store_open(); !s) return s;
+  if (buffer_) {
+    for (const KeyValueBytes& entry : entries) stage(entry.key, entry.value);
+    buffer_->update_position(context_);  // once for the whole batch, as the direct write
+    return ok_status();
+  }
   rocksdb::WriteBatch batch;
   for (const KeyValueBytes& entry : entries) {
     const rocksdb::Status status = entry.value ? batch.Put(cf_, entry.key.get(), entry.value->get())
@@ -272,7 +290,16 @@ StoreResult<ValueBytes> RocksDBStore::delete_key(const Bytes& key) {
   return old;
 }
 
+// The transactional accessor reads the buffer first (a staged tombstone is null), then RocksDB.
 StoreResult<ValueBytes> RocksDBStore::get(const Bytes& key) {
+  if (buffer_) {
+    if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
+    if (const ValueBytes* staged = buffer_->get(key)) return *staged;
+  }
+  return direct_get(key);
+}
+
+StoreResult<ValueBytes> RocksDBStore::direct_get(const Bytes& key) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
   std::string value;
   const rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), cf_, key.get(), &value);
@@ -286,6 +313,33 @@ StoreResult<ValueBytes> RocksDBStore::get(const Bytes& key) {
 
 StoreResult<BytesIterator> RocksDBStore::range(const std::optional<Bytes>& from,
                                                const std::optional<Bytes>& to, bool reverse) {
+  if (buffer_) return staged_range(from, to, reverse);
+  return direct_range(from, to, reverse);
+}
+
+StoreResult<BytesIterator> RocksDBStore::all(bool reverse) {
+  if (buffer_) return staged_range(std::nullopt, std::nullopt, reverse);
+  return direct_all(reverse);
+}
+
+// A StagedMergeIterator over the buffer's range and RocksDB's (the same checks first as the
+// direct range: an inverted range is Kafka's empty iterator, before the open check).
+StoreResult<BytesIterator> RocksDBStore::staged_range(const std::optional<Bytes>& from,
+                                                      const std::optional<Bytes>& to,
+                                                      bool reverse) {
+  if (from && to && *from > *to) return BytesIterator{{}, IteratorOrigin::EmptyIterator};
+  if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
+  auto base = scan_to_vector(from, to, reverse);
+  if (!base) return base;
+  return BytesIterator{staged_merge(buffer_->staging_snapshot(from, to, /*to_inclusive=*/true,
+                                                              IsolationLevel::READ_UNCOMMITTED),
+                                    base->entries, reverse),
+                       IteratorOrigin::StagedMergeIterator};
+}
+
+StoreResult<BytesIterator> RocksDBStore::direct_range(const std::optional<Bytes>& from,
+                                                      const std::optional<Bytes>& to,
+                                                      bool reverse) {
   if (from && to && *from > *to) {
     // Kafka warns and returns KeyValueIterators.emptyIterator(), before checking that the store
     // is open; the origin matters to the timestamped adapter's cast (docs/iqv2-semantics.md quirk
@@ -296,7 +350,7 @@ StoreResult<BytesIterator> RocksDBStore::range(const std::optional<Bytes>& from,
   return scan_to_vector(from, to, reverse);
 }
 
-StoreResult<BytesIterator> RocksDBStore::all(bool reverse) {
+StoreResult<BytesIterator> RocksDBStore::direct_all(bool reverse) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
   return scan_to_vector(std::nullopt, std::nullopt, reverse);
 }
@@ -304,6 +358,16 @@ StoreResult<BytesIterator> RocksDBStore::all(bool reverse) {
 // get() without the value's copy: a PinnableSlice reads the value in place (in the block cache or
 // the memtable) for as long as the sink runs.
 Status RocksDBStore::get_into(const Bytes& key, RawValueSink& sink) {
+  if (buffer_) {
+    auto value = get(key);
+    if (!value) return base::unexpected(value.error());
+    sink.value(*value ? std::optional<std::string_view>((*value)->view()) : std::nullopt);
+    return ok_status();
+  }
+  return direct_get_into(key, sink);
+}
+
+Status RocksDBStore::direct_get_into(const Bytes& key, RawValueSink& sink) {
   if (auto s = validate_store_open(); !s) return s;
   rocksdb::PinnableSlice value;
   const rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), cf_, key.get(), &value);
@@ -324,6 +388,18 @@ Status RocksDBStore::get_into(const Bytes& key, RawValueSink& sink) {
 StoreResult<IteratorOrigin> RocksDBStore::range_into(const std::optional<Bytes>& from,
                                                      const std::optional<Bytes>& to, bool reverse,
                                                      RawEntrySink& sink) {
+  if (buffer_) {
+    auto it = staged_range(from, to, reverse);
+    if (!it) return base::unexpected(it.error());
+    for (const auto& kv : it->entries) sink.entry(kv.key.view(), kv.value.view());
+    return it->origin;
+  }
+  return direct_range_into(from, to, reverse, sink);
+}
+
+StoreResult<IteratorOrigin> RocksDBStore::direct_range_into(const std::optional<Bytes>& from,
+                                                            const std::optional<Bytes>& to,
+                                                            bool reverse, RawEntrySink& sink) {
   if (from && to && *from > *to) return IteratorOrigin::EmptyIterator;  // as range()
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
   auto scanned = scan(from, to, reverse, [&](std::string_view key, std::string_view value) {
@@ -374,9 +450,33 @@ bool RocksDBStore::holds_any_entry() {
   return it->Valid();
 }
 
+// pin delta 7 (§3.3): READ_COMMITTED is bounded by and labelled with the committed position, the
+// live one; READ_UNCOMMITTED with the committed position merged with the pending deltas (the same
+// as the committed one when the store is not transactional).
 QueryOutcome RocksDBStore::query(const Query& query, const PositionBound& bound,
                                  const QueryConfig& config) {
+  if (buffer_ && config.isolation_level() == IsolationLevel::READ_UNCOMMITTED) {
+    return store_query_utils::handle_basic_queries(query, bound, config, *this, position(),
+                                                   context_);
+  }
   return store_query_utils::handle_basic_queries(query, bound, config, *this, position_, context_);
+}
+
+Position RocksDBStore::position() const {
+  Position staged = position_.copy();
+  if (buffer_) staged.merge(buffer_->pending_position(), KafkaPin::k2026_08_20);
+  return staged;
+}
+
+ReadOnlyKeyValueBytes& RocksDBStore::read_only(IsolationLevel level) {
+  if (buffer_ && level == IsolationLevel::READ_COMMITTED) return committed_view_;
+  return *this;
+}
+
+int64_t RocksDBStore::approximate_num_uncommitted_bytes() const {
+  if (!buffer_) return 0;
+  return buffer_->approximate_num_uncommitted_bytes() +
+         static_cast<int64_t>(staged_batch_->GetDataSize());
 }
 
 Status RocksDBStore::restore_batch(const std::vector<ConsumerRecord>& records) {
@@ -435,6 +535,18 @@ Status RocksDBStore::maybe_flush_memtable(size_t bytes_written) {
 void RocksDBStore::close() {
   if (!open_) return;
   open_ = false;
+  // TransactionalDBAccessor.close: the staged writes are dropped, never written.
+  if (buffer_) {
+    if (!buffer_->is_empty()) {
+      IQ_PROBE("kip892.close_discarded_staged_writes",
+               "a transactional store closed with staged writes, which it discarded (a dirty "
+               "close: new pin, enable.transactional.statestores)"
+               " (not in the default campaign: default.toml draws only the old pin and no "
+               "transactional stores; scenarios/fast/kafka_2026_txn_*.toml reach it)");
+    }
+    buffer_->rollback();
+    staged_batch_->Clear();
+  }
   if (manages_offsets_) close_offsets();
   close_db();
   IQ_ASSERT(db_ == nullptr && cf_ == nullptr);
@@ -443,10 +555,39 @@ void RocksDBStore::close() {
 Status RocksDBStore::commit(const ChangelogOffsets& offsets) {
   if (!open_) return ok_status();  // Kafka: `if (db == null) return;`
   IQ_ASSERT(manages_offsets_, "store {}: commit(offsets) at the old pin", name_);
+  if (buffer_) return commit_transactional(offsets);
   if (!offsets_cf::commit(*db_, offsets_cf_, position_, offsets)) {
     return base::unexpected(processor_state("Error while executing commit from store " + name_));
   }
   return ok_status();
+}
+
+// AbstractColumnFamilyAccessor.commit through the transactional accessor: the offsets and the
+// staged position (committed + pending, the pending emptied) join the staged batch, which one
+// db.write applies (commitStagedWrites); only then does the committed position take the pending
+// deltas. A failed write leaves the committed position as it was.
+Status RocksDBStore::commit_transactional(const ChangelogOffsets& offsets) {
+  Position merged = position_.copy();
+  buffer_->merge_pending_position_into(merged);
+  if (!offsets_cf::commit(*db_, offsets_cf_, merged, offsets, staged_batch_.get())) {
+    return base::unexpected(processor_state("Error while executing commit from store " + name_));
+  }
+  const size_t bytes = staged_batch_->GetDataSize();
+  if (!buffer_->is_empty()) {
+    IQ_PROBE("kip892.commit_applied_staged_writes",
+             "a transactional store's commit wrote its staged writes to RocksDB (new pin, "
+             "enable.transactional.statestores)"
+             " (not in the default campaign: default.toml draws only the old pin and no "
+             "transactional stores; scenarios/fast/kafka_2026_txn_*.toml reach it)");
+  }
+  auto committed = buffer_->commit([&](const StagedWrites&) {
+    return write(*staged_batch_, "Error committing transaction buffer for store " + name_);
+  });
+  if (!committed) return committed;
+  staged_batch_->Clear();
+  position_.merge(merged, KafkaPin::k2026_08_20);
+  // The batch went into the memtable like any write: a full one flushes (pin delta 2).
+  return maybe_flush_memtable(bytes);
 }
 
 StoreResult<std::optional<ChangelogOffset>> RocksDBStore::committed_offset(
@@ -478,8 +619,8 @@ Status RocksDBStore::open_offsets(const StateStoreContext& context) {
              "campaign: default.toml draws only the old pin, scenarios/templates/kafka_2026.toml "
              "reaches it)");
   }
-  auto stored =
-      offsets_cf::open(*db_, offsets_cf_, /*ignore_invalid_state=*/!context.eos_enabled());
+  auto stored = offsets_cf::open(*db_, offsets_cf_, /*ignore_invalid_state=*/!context.eos_enabled(),
+                                 transactional_);
   if (!stored) {
     // pin delta 4: RocksDBStore.openDB turns the invalid state into TaskCorruptedException.
     IQ_PROBE("kip1035.eos_open_marker_task_corrupted",
@@ -501,7 +642,8 @@ Status RocksDBStore::open_offsets(const StateStoreContext& context) {
 
 void RocksDBStore::close_offsets() {
   // Kafka logs a failed status write and closes anyway; the flush is RocksDB's own at close.
-  if (status_open_set_) (void)offsets_cf::close(*db_, offsets_cf_);
+  // A transactional store writes no marker (KAFKA-20753).
+  if (status_open_set_ && !transactional_) (void)offsets_cf::close(*db_, offsets_cf_);
   status_open_set_ = false;
   const rocksdb::Status flushed = flush_atomically(*db_, cf_handles_);
   IQ_ASSERT(flushed.ok(), "store {}: flush at close: {}", name_, flushed.ToString());
@@ -522,6 +664,8 @@ Status RocksDBStore::open_db(StateStoreContext& context) {
   write_buffer_size_ = context.rocksdb_write_buffer_size();
   // pin delta 1 (77d1641673, KAFKA-20212): the new pin's stores manage their offsets.
   manages_offsets_ = at_least(context.kafka_pin(), KafkaPin::k2026_08_20);
+  // pin delta 5: enable.transactional.statestores (true only at the new pin).
+  transactional_ = manages_offsets_ && context.transactional_state_stores();
   rocksdb::Options options = rocksdb_store_options(env, write_buffer_size_);
   options.atomic_flush = manages_offsets_;  // dbOptions.setAtomicFlush(true) at the new pin
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
@@ -551,6 +695,13 @@ Status RocksDBStore::open_db(StateStoreContext& context) {
   if (auto opened = open_offsets(context); !opened) {
     close_db();
     return opened;
+  }
+  if (transactional_) {
+    buffer_ = std::make_unique<TransactionBuffer>();
+    staged_batch_ = std::make_unique<rocksdb::WriteBatch>();
+  } else {
+    buffer_.reset();
+    staged_batch_.reset();
   }
   return ok_status();
 }

@@ -16,6 +16,17 @@
 // offsets and an open/closed status marker go into an "offsets" column family by commit(); a
 // clean close() writes "closed" and flushes every memtable (Kafka's db.close() with the WAL off);
 // destroying an open store is the process dying and flushes nothing.
+//
+// Transactional (KIP-892, enable.transactional.statestores at the new pin, pin deltas 5 and 7;
+// docs/kafka-2026-08-20.md §3.3, §3.4.1, §3.8): Kafka's TransactionalDBAccessor over a
+// RocksDBTransactionBuffer. Writes are staged in the buffer and in a WriteBatch, their position in
+// the buffer's pending position; nothing reaches RocksDB until commit(offsets), which adds the
+// offsets and the staged position (committed + pending) to that batch and writes it in one
+// db.write, then merges the pending position into the committed one. No status marker is written.
+// Restoration writes RocksDB and the committed position directly. position() is committed +
+// pending; query() bounds READ_COMMITTED by the committed position, READ_UNCOMMITTED by the staged
+// one; read_only(READ_COMMITTED) reads RocksDB alone (Kafka's DirectDBAccessor), the store itself
+// reads the buffer over RocksDB. close() and a crash discard the staged writes.
 
 #include <cstdint>
 #include <memory>
@@ -28,6 +39,7 @@
 #include "state/offset_checkpoint.h"
 #include "state/state_store.h"
 #include "state/state_store_context.h"
+#include "state/transaction_buffer.h"
 
 namespace rocksdb {
 class ColumnFamilyHandle;
@@ -99,9 +111,20 @@ class RocksDBStore : public KeyValueBytesStore {
   bool is_open() const override { return open_; }
   QueryOutcome query(const Query& query, const PositionBound& bound,
                      const QueryConfig& config) override;
-  Position position() const override { return position_.copy(); }
+  Position position() const override;
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.RocksDBStore";
+  }
+  // KIP-892: the committed view for READ_COMMITTED when transactional, else the store itself.
+  ReadOnlyKeyValueBytes& read_only(IsolationLevel level) override;
+  // RocksDBTransactionBuffer.approximateNumUncommittedBytes: the staged key and value bytes plus
+  // the staged WriteBatch's data size (Kafka counts the data twice, and an empty batch is 12 bytes:
+  // its header), 0 when not transactional.
+  int64_t approximate_num_uncommitted_bytes() const override;
+  bool transactional() const { return buffer_ != nullptr; }
+  std::optional<Position> committed_position() const override {
+    if (!buffer_) return std::nullopt;
+    return position_.copy();
   }
 
   // KeyValueBytesStore.
@@ -150,6 +173,49 @@ class RocksDBStore : public KeyValueBytesStore {
   virtual void on_open(rocksdb::DB& db);
 
  private:
+  // Kafka's ReadOnlyView over the DirectDBAccessor: RocksDB alone, past the transaction buffer.
+  class CommittedView final : public ReadOnlyKeyValueBytes {
+   public:
+    explicit CommittedView(RocksDBStore& store) : store_(store) {}
+    StoreResult<ValueBytes> get(const Bytes& key) override { return store_.direct_get(key); }
+    StoreResult<BytesIterator> range(const std::optional<Bytes>& from,
+                                     const std::optional<Bytes>& to, bool reverse) override {
+      return store_.direct_range(from, to, reverse);
+    }
+    StoreResult<BytesIterator> all(bool reverse) override { return store_.direct_all(reverse); }
+    Status get_into(const Bytes& key, RawValueSink& sink) override {
+      return store_.direct_get_into(key, sink);
+    }
+    StoreResult<IteratorOrigin> range_into(const std::optional<Bytes>& from,
+                                           const std::optional<Bytes>& to, bool reverse,
+                                           RawEntrySink& sink) override {
+      return store_.direct_range_into(from, to, reverse, sink);
+    }
+    int64_t approximate_num_entries() override { return store_.approximate_num_entries(); }
+
+   private:
+    RocksDBStore& store_;
+  };
+
+  // The reads of RocksDB itself (the DirectDBAccessor's), which a non-transactional store and the
+  // committed view make.
+  [[nodiscard]] StoreResult<ValueBytes> direct_get(const Bytes& key);
+  [[nodiscard]] StoreResult<BytesIterator> direct_range(const std::optional<Bytes>& from,
+                                                        const std::optional<Bytes>& to,
+                                                        bool reverse);
+  [[nodiscard]] StoreResult<BytesIterator> direct_all(bool reverse);
+  [[nodiscard]] Status direct_get_into(const Bytes& key, RawValueSink& sink);
+  [[nodiscard]] StoreResult<IteratorOrigin> direct_range_into(const std::optional<Bytes>& from,
+                                                              const std::optional<Bytes>& to,
+                                                              bool reverse, RawEntrySink& sink);
+  // The transactional store's READ_UNCOMMITTED range: the staged writes merged over RocksDB.
+  [[nodiscard]] StoreResult<BytesIterator> staged_range(const std::optional<Bytes>& from,
+                                                        const std::optional<Bytes>& to,
+                                                        bool reverse);
+  // TransactionalDBAccessor.put/putAll: staged in the buffer and the batch.
+  void stage(const Bytes& key, const ValueBytes& value);
+  [[nodiscard]] Status commit_transactional(const ChangelogOffsets& offsets);
+
   [[nodiscard]] Status open_db(StateStoreContext& context);
   [[nodiscard]] Status validate_store_open() const;
   [[nodiscard]] Status write(rocksdb::WriteBatch& batch, const std::string& error_message);
@@ -187,6 +253,11 @@ class RocksDBStore : public KeyValueBytesStore {
   bool manages_offsets_ = false;
   rocksdb::ColumnFamilyHandle* offsets_cf_ = nullptr;
   bool status_open_set_ = false;  // AbstractColumnFamilyAccessor.storeOpen
+  // KIP-892 (the new pin, enable.transactional.statestores): the buffer and its WriteBatch.
+  bool transactional_ = false;
+  std::unique_ptr<TransactionBuffer> buffer_;
+  std::unique_ptr<rocksdb::WriteBatch> staged_batch_;
+  CommittedView committed_view_{*this};
 };
 
 }  // namespace iq

@@ -82,19 +82,27 @@ class StateStore {
       const TopicPartition& /*changelog*/) {
     return std::optional<ChangelogOffset>{};
   }
+  // KIP-892 (pin delta 21; docs/kafka-2026-08-20.md §3.1):
+  // StateStore.approximateNumUncommittedBytes, what a transactional store's buffer holds since its
+  // last commit (transaction_buffer.h); 0 for every other store. Layers pass it down; TaskManager
+  // sums it for the early commit.
+  virtual int64_t approximate_num_uncommitted_bytes() const { return 0; }
+  // Not Kafka (only its segmented stores have a package-private getCommittedPosition): an
+  // observation for the simulator's trace. A transactional position owner's committed position,
+  // the one READ_COMMITTED queries of it are bounded by and labelled with (pin delta 7); nullopt
+  // for every other store (its one position bounds both levels). Layers pass it down, so a caching
+  // stack answers the owner's, which its KeyQuery does not use (pin delta 8).
+  virtual std::optional<Position> committed_position() const { return std::nullopt; }
 };
 
 using KeyValueBytes = KeyValue<Bytes, ValueBytes>;
 using BytesIterator = KeyValueIterator<Bytes, Bytes>;
 
-class KeyValueBytesStore : public StateStore {
+// ReadOnlyKeyValueStore<Bytes, byte[]>: the reads of a key-value store, which is one, and what
+// KeyValueBytesStore::read_only(level) hands out.
+class ReadOnlyKeyValueBytes {
  public:
-  KeyValueBytesStore* as_key_value_bytes_store() final { return this; }
-  [[nodiscard]] virtual Status put(const Bytes& key, const ValueBytes& value) = 0;
-  [[nodiscard]] virtual StoreResult<ValueBytes> put_if_absent(const Bytes& key,
-                                                              const ValueBytes& value) = 0;
-  [[nodiscard]] virtual Status put_all(const std::vector<KeyValueBytes>& entries) = 0;
-  [[nodiscard]] virtual StoreResult<ValueBytes> delete_key(const Bytes& key) = 0;
+  virtual ~ReadOnlyKeyValueBytes() = default;
   [[nodiscard]] virtual StoreResult<ValueBytes> get(const Bytes& key) = 0;
   // Inclusive bounds, nullopt = open. A lower bound above the upper bound gives an empty iterator.
   [[nodiscard]] virtual StoreResult<BytesIterator> range(const std::optional<Bytes>& from,
@@ -121,6 +129,23 @@ class KeyValueBytesStore : public StateStore {
     for (const auto& kv : it->entries) sink.entry(kv.key.view(), kv.value.view());
     return it->origin;
   }
+};
+
+class KeyValueBytesStore : public StateStore, public ReadOnlyKeyValueBytes {
+ public:
+  KeyValueBytesStore* as_key_value_bytes_store() final { return this; }
+  // KIP-892 (pin delta 5; docs/kafka-2026-08-20.md §3.2, §3.4): ReadOnlyKeyValueStore.readOnly,
+  // the reads at an isolation level. StoreQueryUtils reads every KeyQuery and RangeQuery through
+  // it. The interface's default is the store itself (both levels alike), which is what every
+  // non-transactional store and the adapters keep; a transactional position owner returns its
+  // committed view for READ_COMMITTED; the change-logging layer passes it down; the caching layer
+  // passes READ_COMMITTED down, past its cache.
+  virtual ReadOnlyKeyValueBytes& read_only(IsolationLevel /*level*/) { return *this; }
+  [[nodiscard]] virtual Status put(const Bytes& key, const ValueBytes& value) = 0;
+  [[nodiscard]] virtual StoreResult<ValueBytes> put_if_absent(const Bytes& key,
+                                                              const ValueBytes& value) = 0;
+  [[nodiscard]] virtual Status put_all(const std::vector<KeyValueBytes>& entries) = 0;
+  [[nodiscard]] virtual StoreResult<ValueBytes> delete_key(const Bytes& key) = 0;
 };
 
 }  // namespace iq

@@ -62,6 +62,10 @@ class StateStoreContext {
   // processing.guarantee=exactly_once_v2: at the new pin a RocksDB store reads it at open
   // (RocksDBStore.openDB's status-marker check, pin delta 4).
   virtual bool eos_enabled() const { return false; }
+  // enable.transactional.statestores (KIP-892, the 2026-08-20 pin only, pin delta 5): each store
+  // reads it at init, as Kafka's read it from appConfigs(), and stages its writes in a
+  // transaction buffer (transaction_buffer.h) when it is on. Never true at the old pin.
+  virtual bool transactional_state_stores() const { return false; }
   // ProcessorContextImpl.logChange: send a changelog record, with the position headers when the
   // switch is on. A standby's context fails with UnsupportedOperationException.
   [[nodiscard]] virtual Status log_change(const std::string& store_name, const Bytes& key,

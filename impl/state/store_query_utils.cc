@@ -25,9 +25,12 @@ QueryResult store_exception(const StateStore& store, const Query& query, const S
                                       query.to_string() + ":\n" + e.to_string());
 }
 
-QueryResult run_key_query(const Query& query, StateStore& store) {
-  auto* kv = store.as_key_value_bytes_store();
-  if (kv == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+// The key-value reads go through readOnly(config's level) (KIP-892; at the old pin and for every
+// non-transactional store that is the store itself).
+QueryResult run_key_query(const Query& query, const QueryConfig& config, StateStore& store) {
+  auto* kv_store = store.as_key_value_bytes_store();
+  if (kv_store == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+  ReadOnlyKeyValueBytes* kv = &kv_store->read_only(config.isolation_level());
   const auto* raw = query_as<KeyQuery<Bytes, Bytes>>(query);
   IQ_ASSERT(raw != nullptr, "a typed KeyQuery reached the position owner: {}", query.to_string());
   const OperationScope reading(Operation::kKeyQuery);  // an observation mark only
@@ -45,9 +48,10 @@ QueryResult run_key_query(const Query& query, StateStore& store) {
 
 // Bounds and order pick all()/range() forward or reverse, as runRangeQuery does; so ANY is
 // executed ascending.
-QueryResult run_range_query(const Query& query, StateStore& store) {
-  auto* kv = store.as_key_value_bytes_store();
-  if (kv == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+QueryResult run_range_query(const Query& query, const QueryConfig& config, StateStore& store) {
+  auto* kv_store = store.as_key_value_bytes_store();
+  if (kv_store == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+  ReadOnlyKeyValueBytes* kv = &kv_store->read_only(config.isolation_level());
   const auto* raw = query_as<RangeQuery<Bytes, Bytes>>(query);
   IQ_ASSERT(raw != nullptr, "a typed RangeQuery reached the position owner: {}", query.to_string());
   const bool reverse = raw->result_order() == ResultOrder::DESCENDING;
@@ -241,9 +245,9 @@ QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
       return QueryResult::not_up_to_bound(position, bound, context->task_id().partition);
     switch (kind) {
       case QueryKind::KeyQuery:
-        return run_key_query(query, store);
+        return run_key_query(query, config, store);
       case QueryKind::RangeQuery:
-        return run_range_query(query, store);
+        return run_range_query(query, config, store);
       case QueryKind::WindowKeyQuery:
         return run_window_key_query(query, store);
       case QueryKind::WindowRangeQuery:

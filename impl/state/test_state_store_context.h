@@ -28,6 +28,7 @@ class TestStateStoreContext final : public StateStoreContext {
   bool consistency_enabled() const override { return consistency_enabled_; }
   KafkaPin kafka_pin() const override { return pin_; }
   bool eos_enabled() const override { return eos_enabled_; }
+  bool transactional_state_stores() const override { return transactional_; }
   size_t rocksdb_write_buffer_size() const override { return write_buffer_size_; }
   Status log_change(const std::string& /*store_name*/, const Bytes& /*key*/,
                     const ValueBytes& /*value*/, int64_t /*timestamp*/,
@@ -49,6 +50,11 @@ class TestStateStoreContext final : public StateStoreContext {
   void set_consistency_enabled(bool enabled) { consistency_enabled_ = enabled; }
   void set_kafka_pin(KafkaPin pin) { pin_ = pin; }
   void set_eos_enabled(bool enabled) { eos_enabled_ = enabled; }
+  // enable.transactional.statestores (also sets the new pin, the only one that has it).
+  void set_transactional(bool enabled) {
+    transactional_ = enabled;
+    if (enabled) pin_ = KafkaPin::k2026_08_20;
+  }
   void set_rocksdb_write_buffer_size(size_t bytes) { write_buffer_size_ = bytes; }
   // The record being processed: source topic, partition and offset.
   void at(std::optional<std::string> topic, int32_t partition, int64_t offset) {
@@ -68,6 +74,7 @@ class TestStateStoreContext final : public StateStoreContext {
   bool consistency_enabled_ = false;
   KafkaPin pin_ = KafkaPin::k2024_10_25;
   bool eos_enabled_ = false;
+  bool transactional_ = false;
   size_t write_buffer_size_ = kRocksDbWriteBufferSizeDefault;
   StateStore* registered_ = nullptr;
   RestoreCallback restore_;

@@ -112,8 +112,12 @@ QueryOutcome KeyValueToTimestampedKeyValueByteStoreAdapter::query(const Query& q
     // the 2026-08-20 adapter casts to ManagedKeyValueIterator instead, which every store iterator
     // is but KeyValueIterators.emptyIterator() still is not, so the same range still throws; only
     // the class named in the message changes.
-    if (plain.origin != IteratorOrigin::RocksDbIterator) {
-      const bool managed = at_least(pin_, KafkaPin::k2026_08_20);
+    // A transactional store's READ_UNCOMMITTED range is a StagedMergeIterator, a
+    // ManagedKeyValueIterator: the new pin's cast takes it (the old pin has no such store).
+    const bool managed = at_least(pin_, KafkaPin::k2026_08_20);
+    const bool casts = plain.origin == IteratorOrigin::RocksDbIterator ||
+                       (managed && plain.origin == IteratorOrigin::StagedMergeIterator);
+    if (!casts) {
       return base::unexpected(StreamsError{
           StreamsError::Kind::ClassCast,
           std::string("class org.apache.kafka.streams.state.internals.KeyValueIterators$"

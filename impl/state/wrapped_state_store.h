@@ -44,6 +44,12 @@ class WrappedStateStore : public Face {
       const TopicPartition& changelog) override {
     return wrapped_->committed_offset(changelog);
   }
+  int64_t approximate_num_uncommitted_bytes() const override {
+    return wrapped_->approximate_num_uncommitted_bytes();
+  }
+  std::optional<Position> committed_position() const override {
+    return wrapped_->committed_position();
+  }
 
   // WrappedStateStore.query: pass down, then note this layer in the execution info.
   QueryOutcome query(const Query& q, const PositionBound& bound,

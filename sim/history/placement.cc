@@ -108,7 +108,11 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   r.role = task.is_active() ? ReplicaRole::kActive : ReplicaRole::kStandby;
   r.task_state = recorded(task.state());
   r.thread_state = recorded(thread_state);
-  if (StateStore* s = task.store(store)) r.store_position = s->position();
+  r.committed_position.reset();
+  if (StateStore* s = task.store(store)) {
+    r.store_position = s->position();
+    r.committed_position = s->committed_position();
+  }
   if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = *o;
   // What the store's recorded life says (sim/cluster/store_life_recorder.h): the .checkpoint it
   // loaded, whether it opened over kept data, its own writes.

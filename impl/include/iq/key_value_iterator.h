@@ -19,6 +19,9 @@ enum class IteratorOrigin {
   EmptyIterator,
   InMemoryIterator,
   TreeMapSnapshot,
+  // KIP-892 (the 2026-08-20 pin): a transactional store's READ_UNCOMMITTED range, the staged
+  // writes merged over the base (StagedMergeIterator, a ManagedKeyValueIterator).
+  StagedMergeIterator,
   Converted
 };
 

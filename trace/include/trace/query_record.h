@@ -96,8 +96,14 @@ struct ReplicaSnapshot {
   // check it is a standby; reports draw it apart).
   bool warmup = false;
   std::optional<TaskState> task_state;
-  std::optional<ThreadState> thread_state;          // of the thread that owns the task
-  std::optional<Position> store_position;           // the store's position (source offsets)
+  std::optional<ThreadState> thread_state;  // of the thread that owns the task
+  std::optional<Position> store_position;   // the store's position (source offsets)
+  // A transactional store only (2026-08-20 pin, enable.transactional.statestores): the committed
+  // position (StateStore::committed_position), which bounds and labels READ_COMMITTED answers;
+  // store_position is then the staged one, which bounds READ_UNCOMMITTED answers. Exceptions Kafka
+  // has (docs/kafka-2026-08-20.md §3.3): a cached KeyQuery uses the cache's merge with the staged
+  // position under both levels (delta 8). Absent for any other store: one position bounds both.
+  std::optional<Position> committed_position;
   std::optional<ChangelogOffset> changelog_offset;  // last changelog record applied or written
   std::optional<ChangelogOffset> changelog_end_offset;
   // The offset the store's .checkpoint held when its task initialized: its restore replayed the

@@ -268,6 +268,10 @@ struct RunTrace {
   // query that sets none (default.interactive.query.isolation.level).
   KafkaPin kafka_pin = KafkaPin::k2024_10_25;
   IsolationLevel default_iq_isolation_level = IsolationLevel::READ_UNCOMMITTED;
+  // enable.transactional.statestores (2026-08-20 pin only): the stores stage their writes until
+  // their task commits; a READ_COMMITTED answer then reads the committed state, bounded by the
+  // replica's ReplicaSnapshot::committed_position.
+  bool transactional_state_stores = false;
 
   std::vector<SourceLogRecord> source_log;  // partition-major, offsets ascending
   History history{200'000};

@@ -1,0 +1,125 @@
+#pragma once
+// The transaction buffer of a transactional state store (KIP-892, the 2026-08-20 pin only, pin
+// delta 5; docs/kafka-2026-08-20.md §3): Kafka's TransactionBuffer / AbstractTransactionBuffer
+// (SI/AbstractTransactionBuffer.java), the pending position its backends keep beside it
+// (InMemoryTransactionBuffer, RocksDBTransactionBuffer), and StagedMergeIterator.
+//
+// A write to a transactional store is staged here instead of reaching the store; the store's
+// StateStore::commit applies every staged write to its base (the map, or RocksDB in one
+// WriteBatch) and moves the pending position into the committed one. A rollback (a close, dirty or
+// clean, and so a crash) discards both. Reads choose: READ_UNCOMMITTED sees the staged writes over
+// the base (newest staged value wins, a staged tombstone hides the base key), READ_COMMITTED sees
+// the base alone.
+//
+// Kafka's buffer is shared with IQ threads behind a read-write lock, and owner iterators copy the
+// staged range eagerly. iqsim is single-threaded and materializes every iterator when the query
+// runs (iq/key_value_iterator.h), so both of Kafka's paths read the same contents here: the
+// staged range at the instant of the read merged over the base at that instant.
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "iq/bytes.h"
+#include "iq/isolation_level.h"
+#include "iq/position.h"
+#include "iq/status.h"
+
+namespace iq {
+
+class StateStoreContext;
+
+// Staged writes by key: the value, or nullopt for a staged delete (a tombstone).
+using StagedWrites = std::map<Bytes, ValueBytes>;
+
+class TransactionBuffer {
+ public:
+  // TransactionBuffer.stage: a put (or, `value` nullopt, a delete). Every call adds the key's and
+  // the value's bytes to the uncommitted count, overwrites of a staged key included, as Kafka's
+  // AbstractTransactionBuffer.stage does.
+  void stage(const Bytes& key, const ValueBytes& value);
+  // TransactionBuffer.get: nullptr when the key has no staged entry (read the base), else the
+  // staged value (nullopt: a staged delete).
+  const ValueBytes* get(const Bytes& key) const;
+  bool is_empty() const { return pending_writes_.empty(); }
+  // approximateNumUncommittedBytes: key and value bytes of every stage call since the last commit
+  // or rollback (a backend may add its own, as the RocksDB store adds its WriteBatch's size).
+  int64_t approximate_num_uncommitted_bytes() const { return pending_writes_bytes_; }
+  const StagedWrites& staged() const { return pending_writes_; }
+
+  // stagingSnapshot(from, to, toInclusive, level): the staged writes in [from, to] (or [from, to)
+  // when `to_inclusive` is false; a missing bound is open), copied; empty under READ_COMMITTED, so
+  // that the merge degenerates to the base.
+  StagedWrites staging_snapshot(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
+                                bool to_inclusive, IsolationLevel level) const;
+
+  // The pending position (the backends' pendingPosition): updatePosition advances it from the
+  // record context (StoreQueryUtils.updatePosition's rules); pending_position() is a copy;
+  // merge_pending_position_into moves it into `committed` and empties it.
+  void update_position(const StateStoreContext* context);
+  Position pending_position() const { return pending_position_.copy(); }
+  void merge_pending_position_into(Position& committed);
+
+  // commit: `flush_to_base(staged())` applies the staged writes to the base; on success the staged
+  // writes and the byte count are cleared. On failure nothing is cleared, as when Kafka's
+  // flushToBase throws. The pending position is the caller's to merge first.
+  template <typename FlushToBase>
+  Status commit(FlushToBase&& flush_to_base) {
+    Status flushed = flush_to_base(static_cast<const StagedWrites&>(pending_writes_));
+    if (!flushed) return flushed;
+    pending_writes_.clear();
+    pending_writes_bytes_ = 0;
+    return ok_status();
+  }
+  // rollback: the staged writes, the byte count and the pending position are discarded (the
+  // backends' discardPendingBatch clears the pending position).
+  void rollback();
+
+ private:
+  StagedWrites pending_writes_;
+  int64_t pending_writes_bytes_ = 0;
+  Position pending_position_ = Position::empty_position();
+};
+
+// StagedMergeIterator, materialized: `staging` over `base`, both in the iteration order asked for
+// (`reverse`: descending; `base` must already be in that order). A staged value replaces the base
+// entry of the same key, a staged tombstone hides it, and a staged tombstone with no base entry
+// yields nothing. `visit(key, value)` is called for each merged entry, in order.
+template <typename Visit>
+void visit_staged_merge(const StagedWrites& staging,
+                        const std::vector<KeyValue<Bytes, Bytes>>& base, bool reverse,
+                        Visit&& visit) {
+  auto merge = [&](auto s, auto s_end) {
+    auto b = base.begin();
+    while (s != s_end || b != base.end()) {
+      // Which side comes first in the order asked for; equal keys: the staged write wins.
+      int cmp = -1;
+      if (s == s_end) {
+        cmp = 1;
+      } else if (b != base.end()) {
+        const int raw = Bytes::compare(s->first.view(), b->key.view());
+        cmp = reverse ? -raw : raw;
+      }
+      if (cmp > 0) {
+        visit(b->key, b->value);
+        ++b;
+        continue;
+      }
+      if (s->second) visit(s->first, *s->second);  // a tombstone yields nothing
+      if (cmp == 0) ++b;
+      ++s;
+    }
+  };
+  if (reverse) {
+    merge(staging.rbegin(), staging.rend());
+  } else {
+    merge(staging.begin(), staging.end());
+  }
+}
+
+// The merge of `staging` over base entries (KeyValue<Bytes, Bytes>), as entries.
+std::vector<KeyValue<Bytes, Bytes>> staged_merge(const StagedWrites& staging,
+                                                 const std::vector<KeyValue<Bytes, Bytes>>& base,
+                                                 bool reverse);
+
+}  // namespace iq
