@@ -290,6 +290,30 @@ constexpr Finding kCatalogue[] = {
      .seen_in = "templates/default.toml: 10 of seeds 1..1000 (the sweep report links the first)",
      .what_to_do = "Turn caching off (withCachingDisabled) for window and session stores that "
                    "IQv2 must read exactly."},
+    {.key = "eos_kept_aborted_writes",
+     .title = "an exactly-once store restarted on its restoration checkpoint keeps aborted writes",
+     .explanation =
+         "Under exactly_once_v2 the state updater writes a .checkpoint when an active finishes "
+         "restoring, and nothing deletes it while the task runs. RocksDB, without its WAL, flushes "
+         "full memtables by itself, writes of open transactions included. If the process dies, "
+         "the restart finds the .checkpoint, keeps the store with the aborted writes in it, and "
+         "processes the uncommitted input again on top of them; what it logs is committed, so "
+         "every replica restores the doubled aggregates.",
+     .kafka_source =
+         "processor/internals/DefaultStateUpdater.maybeCompleteRestoration (maybeCheckpoint(true) "
+         "under every guarantee), StreamTask.postCommit (no checkpoint while running under EOS), "
+         "ProcessorStateManager.initializeStoreOffsetsFromCheckpoint (keeps a store found in "
+         ".checkpoint).",
+     .conditions = "exactly_once_v2; a persistent store whose memtable fills between commits "
+                   "(a small write buffer, as a rocksdb.config.setter may set); a crash after "
+                   "restoration completed; the restart on the kept disk.",
+     .scenario =
+         "scenarios/findings/eos_restoration_checkpoint_keeps_aborted_writes_double_counts.toml",
+     .seen_in = "templates/default.toml seed 37",
+     .what_to_do = "Do not trust aggregates of an exactly-once application restarted after a "
+                   "crash on its kept state directory at this version; wipe the state directory "
+                   "of an instance that crashed, or keep RocksDB's write buffer large enough that "
+                   "it never flushes between commits."},
 };
 
 }  // namespace

@@ -75,8 +75,11 @@ void judge_not_up_to_bound(const JudgeContext& context, const sim::QueryRecord& 
   }
   const bool snapshot_exact =
       !context.trace().topology.caching || detail::is_key_kind(record.request.kind);
-  if (!seen && replica != nullptr && replica->store_position && snapshot_exact) {
-    seen = replica->store_position;
+  // The position the store checked: a transactional store's committed one under READ_COMMITTED.
+  const std::optional<Position>* checked =
+      replica != nullptr ? &detail::bounding_position(context, record.request, *replica) : nullptr;
+  if (!seen && checked != nullptr && checked->has_value() && snapshot_exact) {
+    seen = **checked;
     seen_where = "the replica's position at the answer";
   }
   if (!seen) {
@@ -85,10 +88,10 @@ void judge_not_up_to_bound(const JudgeContext& context, const sim::QueryRecord& 
   }
   tally.judged();
   bool behind = !detail::permitted(*seen, bound, p);
-  if (behind && replica != nullptr && replica->store_position && snapshot_exact &&
-      detail::permitted(*replica->store_position, bound, p)) {
+  if (behind && checked != nullptr && checked->has_value() && snapshot_exact &&
+      detail::permitted(**checked, bound, p)) {
     behind = false;
-    seen = replica->store_position;
+    seen = **checked;
     seen_where = "the replica's position at the answer";
   }
   if (behind) return;

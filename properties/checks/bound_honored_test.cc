@@ -50,6 +50,38 @@ TEST(BoundHonoredTest, SuccessesBehindTheBoundFail) {
   EXPECT_EQ(vs[0].returned, "Position{position={input-topic={0=4}}}") << "seed " << kSeed;
 }
 
+// A transactional store (KIP-892, 2026-08-20 pin) checks a READ_COMMITTED bound against its
+// committed position and a READ_UNCOMMITTED one against its staged position: the same refusal
+// without a position of its own (as a cached range's) is honest under READ_COMMITTED when the
+// committed position is behind, and a violation under READ_UNCOMMITTED when the staged one
+// dominates; the run's default level decides for a query that sets none.
+TEST(BoundHonoredTest, ATransactionalStoreChecksTheBoundAgainstThePositionOfItsLevel) {
+  for (const auto& [level, default_level, violations] :
+       {std::tuple{std::optional(IsolationLevel::READ_COMMITTED), IsolationLevel::READ_UNCOMMITTED,
+                   0u},
+        std::tuple{std::optional(IsolationLevel::READ_UNCOMMITTED), IsolationLevel::READ_COMMITTED,
+                   1u},
+        std::tuple{std::optional<IsolationLevel>(), IsolationLevel::READ_COMMITTED, 0u},
+        std::tuple{std::optional<IsolationLevel>(), IsolationLevel::READ_UNCOMMITTED, 1u}}) {
+    TraceBuilder b = log_of_ten();
+    b.trace().kafka_pin = KafkaPin::k2026_08_20;
+    b.trace().default_iq_isolation_level = default_level;
+    sim::ReplicaSnapshot replica = active(0, pos(0, 9));  // staged: every record
+    replica.committed_position = pos(0, 3);               // committed: up to offset 3
+    testing::Q q = b.key_query(0, 5)
+                       .bound(pos(0, 9))
+                       .fail(FailureReason::NOT_UP_TO_BOUND, std::nullopt)
+                       .replica(replica);
+    q.r.request.isolation_level = level;
+    b.add(q);
+    JudgeContext context(b.trace());
+    const auto vs = check_bound_honored(context);
+    EXPECT_EQ(vs.size(), violations)
+        << "seed " << kSeed << " level " << (level ? to_string(*level) : "default") << "\n"
+        << text(vs);
+  }
+}
+
 TEST(BoundHonoredTest, NotUpToBoundFromAReplicaThatWasBehindPasses) {
   TraceBuilder b = log_of_ten();
   // The position owner's failure carries its position.

@@ -1099,6 +1099,32 @@ WitnessResult judge_kept_life(const JudgeContext& context, const sim::QueryRecor
   return result;
 }
 
+// The last offset of `replica`'s applied prefix [.., applied] whose record carries a header at or
+// below `committed`'s component for `partition`, when every applied record after it carries one
+// above (the committed records are then a prefix); -1 when none is at or below; nullopt when the
+// two interleave.
+std::optional<ChangelogOffset> committed_prefix(const JudgeContext& context,
+                                                const ChangelogIndex::Partition* log,
+                                                const sim::ReplicaSnapshot& replica,
+                                                ChangelogOffset applied, const Position& committed,
+                                                int32_t partition) {
+  const int64_t c = reported_offset(context, committed, partition);
+  ChangelogOffset last(-1);
+  bool above = false;
+  if (log == nullptr) return last;
+  for (const sim::ChangelogRecord* r : log->records) {
+    if (r->offset > applied) break;
+    if (!applied_by(replica, applied, *r) || !r->position) continue;
+    if (reported_offset(context, *r->position, partition) <= c) {
+      if (above) return std::nullopt;
+      last = r->offset;
+    } else {
+      above = true;
+    }
+  }
+  return last;
+}
+
 }  // namespace
 
 bool life_position_differs(const std::optional<Position>& position, const Position& folded,
@@ -1130,7 +1156,24 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   }
   const sim::ReplicaSnapshot& replica = *result.replica;
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
-  const ChangelogOffset applied = replica.changelog_offset.value_or(ChangelogOffset(-1));
+  ChangelogOffset applied = replica.changelog_offset.value_or(ChangelogOffset(-1));
+  // A READ_COMMITTED answer of a transactional store (KIP-892) reads its committed state: the
+  // records it had applied up to its last store commit, which are exactly those under headers at
+  // or below its committed position (a commit flushes the cache first, so every record logged
+  // after it carries a later input offset).
+  const std::optional<Position>& checked = bounding_position(context, record.request, replica);
+  const bool committed_read = replica.committed_position && &checked == &replica.committed_position;
+  if (committed_read) {
+    const auto prefix = committed_prefix(context, log, replica, applied,
+                                         *replica.committed_position, outcome.partition);
+    if (!prefix) {
+      return not_judged(
+          "READ_COMMITTED: the records under the committed position are not a prefix of what the "
+          "replica applied",
+          &replica, applied);
+    }
+    applied = *prefix;
+  }
   result.applied_offset = applied;
   if (trace.topology.versioned() || trace.topology.windowed() || trace.topology.session()) {
     // A versioned store keeps versions, not values: changelog_witness_versioned.cc judges it;
@@ -1144,7 +1187,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   // the merged position of cache and store; ranges go to the store below, under its own position.
   static const std::vector<sim::UnloggedWrite> kNone;
   const std::vector<sim::UnloggedWrite>& unlogged =
-      is_key_kind(record.request.kind) ? replica.unlogged_writes : kNone;
+      is_key_kind(record.request.kind) && !committed_read ? replica.unlogged_writes : kNone;
   const std::vector<int32_t> keys = touched_keys(record.request, log, unlogged);
   const Answer answer = answer_of(record.request, outcome);
   const State state = fold(log, replica, answer_ms(record), keys, applied, std::nullopt, unlogged);

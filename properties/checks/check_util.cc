@@ -513,4 +513,22 @@ int64_t reported_offset(const JudgeContext& context, const Position& position, i
   return offset == nullptr ? -1 : *offset;
 }
 
+const std::optional<Position>& bounding_position(const JudgeContext& context,
+                                                 const sim::QueryRequestRecord& request,
+                                                 const sim::ReplicaSnapshot& replica) {
+  const IsolationLevel level =
+      request.isolation_level.value_or(context.trace().default_iq_isolation_level);
+  // The caching layer intercepts a KeyQuery (a TimestampedKeyQuery reaches it as one on a
+  // timestamped store), as failure_reason_correct's cache_checks reads it.
+  const TopologyConfig& topology = context.trace().topology;
+  const bool cached_key_query =
+      topology.caching &&
+      (request.kind == QueryKind::KeyQuery ||
+       (request.kind == QueryKind::TimestampedKeyQuery && topology.timestamped()));
+  if (level == IsolationLevel::READ_COMMITTED && replica.committed_position && !cached_key_query) {
+    return replica.committed_position;
+  }
+  return replica.store_position;
+}
+
 }  // namespace iq::properties::detail

@@ -355,6 +355,14 @@ ClassProof prove_eos_kept_aborted_answer(const JudgeContext& context,
                                          const sim::PartitionOutcome& outcome);
 ClassProof prove_eos_kept_aborted_record(const JudgeContext& context, int32_t partition,
                                          ChangelogOffset offset);
+// The position `replica`'s store checks a bound of `request` against (docs/kafka-2026-08-20.md
+// §3.7): a transactional store's committed one under READ_COMMITTED (the request's level, or the
+// run's default.interactive.query.isolation.level), except a cached KeyQuery, which the caching
+// layer answers from its merge with the staged position under both levels (delta 8); the staged
+// one (store_position) otherwise, and for every store that is not transactional.
+const std::optional<Position>& bounding_position(const JudgeContext& context,
+                                                 const sim::QueryRequestRecord& request,
+                                                 const sim::ReplicaSnapshot& replica);
 // Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
 // `partition` of the topology's store (partial_flush.cc).
 bool crashed_inside_send(const JudgeContext& context, const std::string& writer,

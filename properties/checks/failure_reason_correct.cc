@@ -268,7 +268,11 @@ Allowed partition_oracle(const JudgeContext& context, const sim::QueryRecord& re
     return {Outcome::kUnknownQueryType};
   }
   const Position bound = request.require_active ? Position::empty_position() : request.bound;
-  const bool dominates = detail::permitted(*replica.store_position, bound, replica.partition);
+  // A transactional store's committed position under READ_COMMITTED (docs/kafka-2026-08-20.md
+  // §3.7); store_position, checked present above, otherwise.
+  const std::optional<Position>& checked = detail::bounding_position(context, request, replica);
+  const bool dominates =
+      checked.has_value() && detail::permitted(*checked, bound, replica.partition);
   const bool cache_checks = request.kind == QueryKind::KeyQuery ||
                             (request.kind == QueryKind::TimestampedKeyQuery && !plain);
   const bool exact = !topology.caching || cache_checks;
