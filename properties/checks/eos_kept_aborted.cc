@@ -13,8 +13,9 @@
 // that applies it holds the same aggregates.
 //
 // The proof reads only recorded facts:
-// - a tainted store life L: under exactly_once_v2, an active's store object that opened over
-//   kept data with a .checkpoint (it loaded one, or the life before it wrote one and was not
+// - a tainted store life L: under exactly_once_v2, a store object (an active's, or a standby's
+//   that may be promoted later, recycled with its store) that opened over kept data with a
+//   .checkpoint (it loaded one, or the life before it wrote one and was not
 //   wiped); its tainted keys are those whose kept entry holds the value of an aborted changelog
 //   record of the key that its own instance wrote before L opened (an aborted write on disk);
 // - a labelled record: a changelog record of a tainted key written by L (one of its own writes);
@@ -69,7 +70,7 @@ std::vector<TaintedLife> tainted_lives(const sim::RunTrace& trace, int32_t parti
   if (trace.guarantee != sim::Guarantee::kExactlyOnceV2) return out;
   for (const sim::StoreLife& life : trace.store_lives) {
     if (life.partition != partition || life.store != trace.topology.store_name ||
-        !life.active_at_open || !life.over_kept_data ||
+        !life.over_kept_data ||
         (!life.loaded_checkpoint && !earlier_life_checkpointed(trace, life))) {
       continue;
     }
