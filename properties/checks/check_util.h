@@ -344,6 +344,11 @@ std::vector<int32_t> compared_keys(const JudgeContext& context, const sim::Query
 // allowed where an LRU store may have evicted it).
 bool key_matches(const JudgeContext& context, const sim::QueryRequestRecord& q, int32_t partition,
                  int32_t key, const GotEntry* got, int64_t offset, bool lru_evicted);
+// The keys of the windows or sessions where a window or session answer differs from the model at
+// `reported` (window_judge.cc), ascending.
+std::vector<int32_t> window_differing_keys(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome, int64_t reported);
 // Whether the store life before `life` (the same instance, partition and store) wrote a
 // .checkpoint and was not wiped after it (eos_kept_aborted.cc).
 bool earlier_life_checkpointed(const sim::RunTrace& trace, const sim::StoreLife& life);

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -55,7 +56,9 @@ bool kept_aborted_write(const sim::RunTrace& trace, const sim::StoreLife& life,
   return std::any_of(trace.changelog.begin(), trace.changelog.end(), [&](const auto& r) {
     return r.partition == life.partition && r.key == e.key && r.writer == life.instance &&
            r.txn == sim::TxnOutcome::kAborted && r.appended_ms < life.opened_ms &&
-           r.value == e.value && (!e.timestamp_ms || *e.timestamp_ms == r.timestamp_ms);
+           r.value == e.value && (!e.timestamp_ms || *e.timestamp_ms == r.timestamp_ms) &&
+           r.window_start_ms == e.window_start_ms &&
+           (!e.window_end_ms || r.window_end_ms == e.window_end_ms);
   });
 }
 
@@ -103,6 +106,31 @@ std::optional<std::string> why_not_tainted(const JudgeContext& context,
       "key {} is no tainted key of a store life the replica is or applied a write of", key);
 }
 
+// The keys on which the answer differs from the model at `reported`: per window or session slot
+// for a window or session store, per key for a key-value store; or why the answer's shape is not
+// the request's.
+std::variant<std::vector<int32_t>, std::string> differing_keys(const JudgeContext& context,
+                                                               const sim::QueryRecord& record,
+                                                               const sim::PartitionOutcome& outcome,
+                                                               int64_t reported) {
+  const TopologyConfig& topology = context.trace().topology;
+  if (topology.windowed() || topology.session()) {
+    return window_differing_keys(context, record, outcome, reported);
+  }
+  const auto answer = answer_by_key(record.request, outcome);
+  if (const auto* why = std::get_if<std::string>(&answer)) return *why;
+  const auto& got = std::get<std::map<int32_t, GotEntry>>(answer);
+  std::vector<int32_t> out;
+  for (int32_t key : compared_keys(context, record.request, outcome.partition, got)) {
+    const auto it = got.find(key);
+    if (!key_matches(context, record.request, outcome.partition, key,
+                     it == got.end() ? nullptr : &it->second, reported, false)) {
+      out.push_back(key);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 // A task that reopens over its files then finds a .checkpoint (an exactly_once_v2 task deletes the
@@ -135,25 +163,19 @@ ClassProof prove_eos_kept_aborted_answer(const JudgeContext& context,
     proof.text = fmt::format("record #{} is not its replica's changelog fold", record.id);
     return proof;
   }
-  const auto answer = answer_by_key(record.request, outcome);
-  if (const auto* why = std::get_if<std::string>(&answer)) {
+  const int64_t reported = reported_offset(context, *outcome.position, outcome.partition);
+  const std::variant<std::vector<int32_t>, std::string> keys =
+      differing_keys(context, record, outcome, reported);
+  if (const auto* why = std::get_if<std::string>(&keys)) {
     proof.text = "the answer lacks " + *why;
     return proof;
   }
-  const auto& got = std::get<std::map<int32_t, GotEntry>>(answer);
-  const int64_t reported = reported_offset(context, *outcome.position, outcome.partition);
-  std::vector<int32_t> differing;
-  for (int32_t key : compared_keys(context, record.request, outcome.partition, got)) {
-    const auto it = got.find(key);
-    if (key_matches(context, record.request, outcome.partition, key,
-                    it == got.end() ? nullptr : &it->second, reported, false)) {
-      continue;
-    }
+  const std::vector<int32_t>& differing = std::get<std::vector<int32_t>>(keys);
+  for (int32_t key : differing) {
     if (auto why = why_not_tainted(context, lives, *w.replica, w.applied_offset, key)) {
       proof.text = fmt::format("record #{}: {}", record.id, *why);
       return proof;
     }
-    differing.push_back(key);
   }
   if (differing.empty()) {
     proof.text = fmt::format("record #{} differs from the model on no key", record.id);

@@ -2243,4 +2243,19 @@ TailProof prove_window_skipped_tail(const JudgeContext& context, int32_t partiti
   return tail;
 }
 
+std::vector<int32_t> window_differing_keys(const JudgeContext& context,
+                                           const sim::QueryRecord& record,
+                                           const sim::PartitionOutcome& outcome, int64_t reported) {
+  WindowWant answer;
+  if (const auto* got = std::get_if<sim::WindowedList>(&outcome.value)) answer.entries = *got;
+  answer.timestamps = outcome.timestamps;
+  const WindowWant want = window_want(context, record.request, outcome.partition, reported);
+  std::vector<int32_t> keys;
+  for (const Slot& slot : differing_slots(slots_of(answer), slots_of(want))) {
+    keys.push_back(std::get<0>(slot));
+  }
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
 }  // namespace iq::properties::detail
