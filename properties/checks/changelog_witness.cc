@@ -1161,8 +1161,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   // records it had applied up to its last store commit, which are exactly those under headers at
   // or below its committed position (a commit flushes the cache first, so every record logged
   // after it carries a later input offset).
-  const std::optional<Position>& checked = bounding_position(context, record.request, replica);
-  const bool committed_read = replica.committed_position && &checked == &replica.committed_position;
+  const bool committed_read = reads_committed(context, record.request, replica);
   if (committed_read) {
     const auto prefix = committed_prefix(context, log, replica, applied,
                                          *replica.committed_position, outcome.partition);

@@ -219,6 +219,36 @@ TEST(ChangelogWitnessTest, AnActiveSkipsOtherWritersInsideItsRunsOfOwnWrites) {
   }
 }
 
+// A READ_COMMITTED answer of a transactional store (2026-08-20 pin) is the fold of the records its
+// replica applied under headers at or below its committed position: the active below applied all
+// three writes but committed only up to source offset 0, so key 1 = 10 under {0=0} holds, and the
+// staged 11 under it is a difference; READ_UNCOMMITTED reads the staged 11 under {0=2}.
+TEST(ChangelogWitnessTest, AReadCommittedAnswerIsTheFoldUpToTheCommittedPosition) {
+  struct Case {
+    IsolationLevel level;
+    int64_t value;
+    int64_t position;
+    size_t violations;
+  };
+  for (const Case& c : {Case{IsolationLevel::READ_COMMITTED, 10, 0, 0},
+                        Case{IsolationLevel::READ_COMMITTED, 11, 0, 1},
+                        Case{IsolationLevel::READ_UNCOMMITTED, 11, 2, 0}}) {
+    TraceBuilder b = three_writes(KeyValueSupplier::kRocksDb);
+    b.trace().kafka_pin = KafkaPin::k2026_08_20;
+    sim::ReplicaSnapshot replica = applied(active(0, pos(0, 2)), 2);
+    replica.committed_position = pos(0, 0);
+    Q q = b.key_query(0, 1).ok(c.value, pos(0, c.position)).replica(replica);
+    q.r.request.isolation_level = c.level;
+    b.add(q);
+    JudgeContext context(b.trace());
+    const auto vs = check_changelog_witness(context);
+    EXPECT_EQ(vs.size(), c.violations)
+        << "seed " << kSeed << " " << to_string(c.level) << " value " << c.value << "\n"
+        << text(vs);
+    EXPECT_EQ(tally_of(context).judged, 1u) << "seed " << kSeed;
+  }
+}
+
 // A persistent store restarted without a checkpoint keeps its earlier data and restores the log
 // from its start over it: an answer that is fold(applied) over fold(a longer prefix) is passed
 // over with that reason only on an instance that crashed or restarted before.

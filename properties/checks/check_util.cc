@@ -513,9 +513,8 @@ int64_t reported_offset(const JudgeContext& context, const Position& position, i
   return offset == nullptr ? -1 : *offset;
 }
 
-const std::optional<Position>& bounding_position(const JudgeContext& context,
-                                                 const sim::QueryRequestRecord& request,
-                                                 const sim::ReplicaSnapshot& replica) {
+bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
+                     const sim::ReplicaSnapshot& replica) {
   const IsolationLevel level =
       request.isolation_level.value_or(context.trace().default_iq_isolation_level);
   // The caching layer intercepts a KeyQuery (a TimestampedKeyQuery reaches it as one on a
@@ -525,10 +524,15 @@ const std::optional<Position>& bounding_position(const JudgeContext& context,
       topology.caching &&
       (request.kind == QueryKind::KeyQuery ||
        (request.kind == QueryKind::TimestampedKeyQuery && topology.timestamped()));
-  if (level == IsolationLevel::READ_COMMITTED && replica.committed_position && !cached_key_query) {
-    return replica.committed_position;
-  }
-  return replica.store_position;
+  return level == IsolationLevel::READ_COMMITTED && replica.committed_position.has_value() &&
+         !cached_key_query;
+}
+
+const std::optional<Position>& bounding_position(const JudgeContext& context,
+                                                 const sim::QueryRequestRecord& request,
+                                                 const sim::ReplicaSnapshot& replica) {
+  return reads_committed(context, request, replica) ? replica.committed_position
+                                                    : replica.store_position;
 }
 
 }  // namespace iq::properties::detail

@@ -368,6 +368,9 @@ ClassProof prove_eos_kept_aborted_record(const JudgeContext& context, int32_t pa
 const std::optional<Position>& bounding_position(const JudgeContext& context,
                                                  const sim::QueryRequestRecord& request,
                                                  const sim::ReplicaSnapshot& replica);
+// Whether that position is the committed one: `request` reads `replica`'s committed state.
+bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
+                     const sim::ReplicaSnapshot& replica);
 // Whether `writer` crashed at `at_ms` with the crash landing inside a send to changelog partition
 // `partition` of the topology's store (partial_flush.cc).
 bool crashed_inside_send(const JudgeContext& context, const std::string& writer,

@@ -73,6 +73,31 @@ inline sim::ReplicaSnapshot active(
   return replica(partition, sim::ReplicaRole::kActive, std::move(position), instance, task, thread);
 }
 
+// A recorded store life of kStore that opened as instance-1's active on partition 0 (persistent);
+// callers add its events, kept data and end.
+inline sim::StoreLife active_store_life(uint64_t id) {
+  sim::StoreLife life;
+  life.id = id;
+  life.instance = "instance-1";
+  life.partition = 0;
+  life.store = kStore;
+  life.active_at_open = true;
+  life.persistent = true;
+  return life;
+}
+
+// Where a crash landed: a disk append to `path` during a commit's flush (a memtable flush's
+// MANIFEST append inside the store write of a cache flush).
+inline sim::CrashPointRecord disk_crash_in_commit(const std::string& path) {
+  return sim::CrashPointRecord{.event = "disk",
+                               .what = "append " + path,
+                               .path = path,
+                               .topic = "",
+                               .partition = -1,
+                               .operations = {"commit"},
+                               .points = {"commit_flush"}};
+}
+
 inline sim::ReplicaSnapshot standby(int32_t partition, std::optional<Position> position,
                                     const std::string& instance = "instance-1") {
   return replica(partition, sim::ReplicaRole::kStandby, std::move(position), instance);

@@ -287,13 +287,7 @@ TraceBuilder eos_kept_aborted(int64_t kept, sim::Guarantee guarantee, bool check
   }
   using Kind = sim::StoreLifeEvent::Kind;
   const auto at = [](int64_t ms) { return base::Instant::from_ms(ms); };
-  sim::StoreLife first;
-  first.id = 1;
-  first.instance = "instance-1";
-  first.partition = 0;
-  first.store = kStore;
-  first.active_at_open = true;
-  first.persistent = true;
+  sim::StoreLife first = active_store_life(1);
   first.events.push_back({Kind::kWrote, ChangelogOffset(0), ChangelogOffset(0), at(10)});
   if (checkpointed) {
     first.events.push_back({Kind::kCheckpoint, ChangelogOffset(-1), ChangelogOffset(-1), at(5)});
@@ -402,22 +396,10 @@ TraceBuilder cached_flush_cut_at_disk(bool ended) {
   TraceBuilder b = cached_flush(0);
   b.fault(50, sim::FaultKind::kCrashLanded, "instance-1");
   b.trace().faults.back().landed =
-      sim::CrashPointRecord{.event = "disk",
-                            .what = "append /state/app/0_0/rocksdb/kv-store/MANIFEST-000005",
-                            .path = "/state/app/0_0/rocksdb/kv-store/MANIFEST-000005",
-                            .topic = "",
-                            .partition = -1,
-                            .operations = {"commit"},
-                            .points = {"commit_flush"}};
+      disk_crash_in_commit("/state/app/0_0/rocksdb/kv-store/MANIFEST-000005");
   using Kind = sim::StoreLifeEvent::Kind;
   const base::Instant at = base::Instant::epoch() + base::Duration::millis(50);
-  sim::StoreLife life;
-  life.id = 1;
-  life.instance = "instance-1";
-  life.partition = 0;
-  life.store = kStore;
-  life.active_at_open = true;
-  life.persistent = true;
+  sim::StoreLife life = active_store_life(1);
   life.events.push_back({Kind::kCacheFlushBegin, ChangelogOffset(-1), ChangelogOffset(-1), at});
   life.events.push_back({Kind::kWrote, ChangelogOffset(0), ChangelogOffset(0), at});
   if (ended) {

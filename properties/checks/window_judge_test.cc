@@ -900,19 +900,8 @@ TraceBuilder flush_cut_at_disk(bool ended, bool died) {
   log.window(3, 0, 900, 2, 10);
   log.b.fault(10, sim::FaultKind::kCrashLanded, "instance-1");
   log.b.trace().faults.back().landed =
-      sim::CrashPointRecord{.event = "disk",
-                            .what = "append /state/app/0_0/store/MANIFEST-000005",
-                            .path = "/state/app/0_0/store/MANIFEST-000005",
-                            .topic = "",
-                            .partition = -1,
-                            .operations = {"commit"},
-                            .points = {"commit_flush"}};
-  sim::StoreLife life;
-  life.id = 1;
-  life.instance = "instance-1";
-  life.partition = 0;
-  life.store = testing::kStore;
-  life.active_at_open = true;
+      testing::disk_crash_in_commit("/state/app/0_0/store/MANIFEST-000005");
+  sim::StoreLife life = testing::active_store_life(1);
   using Kind = sim::StoreLifeEvent::Kind;
   life.events.push_back({Kind::kCacheFlushBegin, ChangelogOffset(-1), ChangelogOffset(-1),
                          base::Instant::epoch() + base::Duration::millis(10)});
