@@ -398,38 +398,6 @@ std::string skipped_uncommitted(const ChangelogIndex::Partition& log,
   return text;
 }
 
-// A longer prefix whose fold, under the applied prefix's, gives the answer (Kafka keeps a store
-// restarted without a checkpoint and restores the log over it), or nullopt.
-std::optional<ChangelogOffset> older_life(const JudgeContext& context,
-                                          const sim::QueryRecord& record,
-                                          const sim::ReplicaSnapshot& replica,
-                                          const ChangelogIndex::Partition& log,
-                                          const std::vector<int32_t>& keys, ChangelogOffset applied,
-                                          const std::vector<sim::UnloggedWrite>& unlogged,
-                                          const Answer& answer) {
-  constexpr size_t kCandidatesMax = 4'096;
-  std::vector<ChangelogOffset> candidates;
-  for (int32_t key : keys) {
-    auto it = log.by_key.find(key);
-    if (it == log.by_key.end()) continue;
-    for (const sim::ChangelogRecord* r : it->second) {
-      if (r->offset > applied && r->appended_ms <= record.complete_ms) {
-        candidates.push_back(r->offset);
-      }
-    }
-  }
-  std::sort(candidates.begin(), candidates.end());
-  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  if (candidates.size() > kCandidatesMax) {
-    candidates.erase(candidates.begin() + kCandidatesMax, candidates.end());  // no default offset
-  }
-  for (ChangelogOffset older : candidates) {
-    const State state = fold(&log, replica, answer_ms(record), keys, applied, older, unlogged);
-    if (compare(context, record.request, answer, state) != Match::kDiffers) return older;
-  }
-  return std::nullopt;
-}
-
 // A record's header component for its own partition of the source topic, -1 if none (a position
 // header's component is a source offset; Position holds them as longs).
 SourceOffset header_component(const JudgeContext& context, const sim::ChangelogRecord& r) {
@@ -498,19 +466,6 @@ bool is_position_of(const JudgeContext& context, const Position& position, int32
   return map.size() == 1 && map.begin()->first == context.trace().topology.source_topic &&
          map.begin()->second.size() == 1 && map.begin()->second.begin()->first == partition &&
          map.begin()->second.begin()->second == component.value();
-}
-
-// The position the prefix and the unlogged writes give, or why it cannot be judged.
-std::variant<Position, std::string> folded_position(const JudgeContext& context,
-                                                    const ChangelogIndex::Partition* log,
-                                                    const sim::ReplicaSnapshot& replica,
-                                                    base::Instant at_ms, int32_t partition,
-                                                    ChangelogOffset applied,
-                                                    const std::vector<sim::UnloggedWrite>& unlogged,
-                                                    const std::vector<ChangelogOffset>& skipped) {
-  auto component = folded_component(context, log, replica, at_ms, applied, unlogged, skipped);
-  if (auto* why = std::get_if<std::string>(&component)) return std::move(*why);
-  return position_of(context, partition, std::get<SourceOffset>(component));
 }
 
 // ---- A replica reading a compacted changelog ----
@@ -1223,23 +1178,6 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
           "another instance's writes follow this instance's own in the changelog prefix (a "
           "fenced member's late writes)",
           result.replica, applied);
-    }
-    std::optional<ChangelogOffset> older;
-    // Only a trace that records no store lives (hand-made) still searches for the earlier life.
-    if (log != nullptr && persistent(trace.topology) && trace.store_lives.empty() &&
-        detail::restarted_before(context, replica.instance, record.complete_ms)) {
-      older = older_life(context, record, replica, *log, keys, applied, unlogged, answer);
-    }
-    if (older) {
-      result = not_judged(
-          "a persistent store kept an earlier life's data beneath its restore (restarted "
-          "without a checkpoint)",
-          result.replica, applied);
-      result.earlier_life_offset = older;
-      const auto position = folded_position(context, log, replica, answer_ms(record),
-                                            outcome.partition, applied, unlogged, {});
-      if (const auto* p = std::get_if<Position>(&position)) result.prefix_position = *p;
-      return result;
     }
     result.verdict = Witness::kDiffers;
     if (log != nullptr && replica.restored_from) {

@@ -12,10 +12,6 @@
 namespace iq::properties::detail {
 namespace {
 
-// At most this many later states are tried per result when looking for an under-claim; a result
-// that matches none of them within the bound is reported as a mismatch, with the bound named.
-constexpr size_t kUnderClaimCandidatesMax = 4'096;
-
 model::Order to_model_order(ResultOrder order) {
   switch (order) {
     case ResultOrder::ANY:
@@ -450,8 +446,22 @@ std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& 
   return text + "]";
 }
 
-FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord& request,
+int64_t last_source_offset_appended(const sim::RunTrace& trace, int32_t partition,
+                                    base::Instant at_ms) {
+  const auto& log = trace.source_log;
+  const auto first =
+      std::partition_point(log.begin(), log.end(),
+                           [&](const sim::SourceLogRecord& r) { return r.partition < partition; });
+  const auto last = std::partition_point(
+      first, log.end(), [&](const sim::SourceLogRecord& r) { return r.partition == partition; });
+  const auto after = std::partition_point(
+      first, last, [&](const sim::SourceLogRecord& r) { return r.appended_ms <= at_ms; });
+  return after == first ? -1 : std::prev(after)->offset.value();
+}
+
+FitResult fit_answer(const JudgeContext& context, const sim::QueryRecord& record,
                      const sim::PartitionOutcome& outcome, int64_t reported) {
+  const sim::QueryRequestRecord& request = record.request;
   FitResult result;
   const auto diff = differs_from_model(context, request, outcome, reported);
   if (!diff) {
@@ -474,33 +484,29 @@ FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord&
       }
     }
   }
-  // An under-claim: the answer is a state the store reached after the reported offset.
+  // An under-claim: the answer is a state the store reached after the reported offset, by a
+  // source record appended before the answer completed (none later can be in it).
+  const int64_t last = last_source_offset_appended(context.trace(), partition, record.complete_ms);
   std::vector<int64_t> candidates;
   if (is_versioned_kind(request.kind) || is_window_kind(request.kind)) {
     // Every record of the partition moves the stream time, which the answer depends on (a
     // window's retention floor too).
-    std::optional<int64_t> next = context.next_advancing_write(partition, reported);
-    for (size_t n = 0; next && n <= kUnderClaimCandidatesMax; ++n) {
+    for (auto next = context.next_advancing_write(partition, reported); next && *next <= last;
+         next = context.next_advancing_write(partition, *next)) {
       candidates.push_back(*next);
-      next = context.next_advancing_write(partition, *next);
     }
   }
   for (int32_t key : keys_involved(context, request, partition)) {
     const auto& offsets = context.key_write_offsets(partition, key);
     candidates.insert(candidates.end(), std::upper_bound(offsets.begin(), offsets.end(), reported),
-                      offsets.end());
+                      std::upper_bound(offsets.begin(), offsets.end(), last));
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  if (candidates.size() > kUnderClaimCandidatesMax) {
-    candidates.resize(kUnderClaimCandidatesMax);
-    result.search_capped = true;
-  }
   for (int64_t o : candidates) {
     if (!differs_from_model(context, request, outcome, o, Describe::kNo)) {
       result.fit = Fit::kUnderClaim;
       result.matched_at = o;
-      result.search_capped = false;
       return result;
     }
   }

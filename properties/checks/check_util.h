@@ -176,16 +176,22 @@ enum class Fit {
   kMatches,     // equal to the model at the reported offset (or, for a store whose deletes do
                 // not advance its position, at a silent delete after it)
   kUnderClaim,  // equal to the model at a LATER offset: the data is newer than the position says
-  kMismatch,    // equal to no state at or after the reported offset (searched up to a cap)
+  kMismatch,    // equal to no state the store could have reached by the answer: none at or
+                // after the reported offset whose record was appended before it completed
 };
 struct FitResult {
   Fit fit = Fit::kMismatch;
-  std::string expected;        // the model's answer at the reported offset, for a violation
-  int64_t matched_at = -1;     // kMatches / kUnderClaim: the offset the answer matched
-  bool search_capped = false;  // the under-claim search stopped at its bound
+  std::string expected;     // the model's answer at the reported offset, for a violation
+  int64_t matched_at = -1;  // kMatches / kUnderClaim: the offset the answer matched
 };
-FitResult fit_answer(const JudgeContext& context, const sim::QueryRequestRecord& request,
+// The under-claim search tries every later state the store could have reached by the time the
+// answer completed: no source record appended after that can be in it.
+FitResult fit_answer(const JudgeContext& context, const sim::QueryRecord& record,
                      const sim::PartitionOutcome& outcome, int64_t reported_offset);
+// The highest offset of `partition` of the source topic the broker had appended at or before
+// at_ms (-1: none). Appends are in offset order, at non-decreasing virtual times.
+int64_t last_source_offset_appended(const sim::RunTrace& trace, int32_t partition,
+                                    base::Instant at_ms);
 
 // ChangelogWitness's judgement of one successful partition result (changelog_witness.cc): the
 // classification of other properties' violations reads it too.

@@ -126,7 +126,7 @@ ClassProof prove_compacted_changelog_read(const JudgeContext& context,
   }
   const int64_t offset = reported_offset(context, *outcome.position, outcome.partition);
   const sim::PartitionOutcome whole = unskipped(context, record, outcome, w.compacted_skips);
-  const FitResult fit = fit_answer(context, record.request, whole, offset);
+  const FitResult fit = fit_answer(context, record, whole, offset);
   const bool fits =
       fit.fit == Fit::kMatches ||
       (fit.fit == Fit::kUnderClaim && !context.trace().consistency_offset_vector_enabled);

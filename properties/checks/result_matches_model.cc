@@ -107,7 +107,7 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
     tally.not_judged(*why);
     return;
   }
-  const detail::FitResult fit = detail::fit_answer(context, record.request, outcome, offset);
+  const detail::FitResult fit = detail::fit_answer(context, record, outcome, offset);
   if (fit.fit == detail::Fit::kUnderClaim && switch_off) {
     tally.not_judged("under-claim with the consistency switch off");
     return;
@@ -130,7 +130,6 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
                                   " (an under-claim, with the switch on)"
                             : "the answer is not the model's at the reported offset " +
                                   std::to_string(offset) + " nor at any later one";
-  if (fit.search_capped) summary += " (later offsets searched up to a bound)";
   out.push_back(detail::record_violation(context, kName, record, &outcome, std::move(summary),
                                          fit.expected, detail::outcome_string(outcome)));
 }

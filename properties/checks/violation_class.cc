@@ -449,7 +449,7 @@ bool is_the_models_answer(const JudgeContext& context, const sim::QueryRecord& r
                           const sim::PartitionOutcome& outcome) {
   if (!outcome.position || detail::not_answerable(context, record.request)) return false;
   const int64_t offset = detail::reported_offset(context, *outcome.position, outcome.partition);
-  return detail::fit_answer(context, record.request, outcome, offset).fit == detail::Fit::kMatches;
+  return detail::fit_answer(context, record, outcome, offset).fit == detail::Fit::kMatches;
 }
 
 void classify_one(const JudgeContext& context,

@@ -319,9 +319,9 @@ std::optional<std::string> window_position_not_judged(const JudgeContext& contex
 // segmented store's stream time depends on where its store object was opened), one with
 // duplicates on a RocksDB store whose older runs of own writes were not kept, and one on a
 // persistent store whose instance crashed, restarted or closed, or was paused or cut off before
-// (reopened_before: the store may hold an earlier life's records beneath its restore, as the
-// key-value witness's older_life says; a member out of the group closes its tasks dirty, without
-// a .checkpoint, and reopens their stores over what it had written when they come back).
+// (reopened_before: the store may hold an earlier life's records beneath its restore; a member
+// out of the group closes its tasks dirty, without a .checkpoint, and reopens their stores over
+// what it had written when they come back).
 namespace {
 
 // The fold of changelog-`partition` [.., applied] as `replica`'s store holds it at `at_ms` (the
@@ -650,13 +650,7 @@ base::Instant answered_at(const sim::QueryRecord& record) {
 // fetches its offset: the replica never reads it (changelog_witness.cc states the bounds a
 // removal time puts on a fetch). Which removed records a replica skipped is recorded by its store
 // object's life (the changelog offsets it was given, trace/store_life.h): a removable record it
-// was not given is one it skipped, and one fold decides. Only a hand-made trace without lives
-// still searches: it tries the fetch histories where the replica read everything below an offset T
-// and fetched from T on at a time tau (or when appended, if later): it skipped exactly the records
-// at or above T that were removed by tau. T runs over the removable records of the queried key (of
-// every key for a range over all keys), tau over their removal times, at most
-// kCompactedReadsMax folds; the first whose fold is the answer is returned.
-constexpr size_t kCompactedReadsMax = 4'096;
+// was not given is one it skipped, and one fold decides.
 
 // The skips of `skipped` (ascending offsets of `removable`), one per key.
 std::vector<CompactedSkip> skips_of(const std::vector<const sim::ChangelogRecord*>& removable,
@@ -693,47 +687,21 @@ std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacte
     if (!applied_by(replica, applied, r, answered_at(record))) continue;
     if (removed_before_fetch(context, replica, r, record.complete_ms)) removable.push_back(&r);
   }
-  // A store object whose life is recorded (and that opened over nothing) read exactly the records
-  // it was given: the removable ones it was not given are what it skipped. One fold decides.
-  if (const sim::StoreLife* life = trace.store_life(replica.store_life);
-      life != nullptr && !life->over_kept_data) {
-    std::vector<ChangelogOffset> skipped;
-    for (const sim::ChangelogRecord* r : removable) {
-      if (!given_to(*life, r->offset)) skipped.push_back(r->offset);
-    }
-    if (skipped.empty()) return std::nullopt;
-    WindowFold fold = window_fold(context, record.request, partition, replica, applied,
-                                  answered_at(record), {}, false, nullptr, &skipped);
-    if (!outcome_is(outcome, fold.answer)) return std::nullopt;
-    return std::pair(std::move(fold), skips_of(removable, skipped));
-  }
-  std::vector<ChangelogOffset> thresholds;
-  std::vector<base::Instant> times;
+  // The store object's life records exactly the records it was given: the removable ones it was
+  // not given are what it skipped, and one fold decides. A life over kept data is judged by its
+  // own exact fold (judge_kept_life), which applies only what was given; a trace without lives
+  // says nothing of what was read, so no skip is assumed.
+  const sim::StoreLife* life = trace.store_life(replica.store_life);
+  if (life == nullptr || life->over_kept_data) return std::nullopt;
+  std::vector<ChangelogOffset> skipped;
   for (const sim::ChangelogRecord* r : removable) {
-    if (!record.request.key || r->key == *record.request.key) thresholds.push_back(r->offset);
-    times.push_back(*r->removed_ms);
+    if (!given_to(*life, r->offset)) skipped.push_back(r->offset);
   }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  if (thresholds.empty() || thresholds.size() * times.size() > kCompactedReadsMax) {
-    return std::nullopt;
-  }
-  for (ChangelogOffset from : thresholds) {
-    size_t previous = 0;
-    for (base::Instant tau : times) {
-      std::vector<ChangelogOffset> skipped;
-      for (const sim::ChangelogRecord* r : removable) {
-        if (r->offset >= from && *r->removed_ms <= tau) skipped.push_back(r->offset);
-      }
-      if (skipped.size() == previous) continue;  // the same set as the last tau's
-      previous = skipped.size();
-      WindowFold fold = window_fold(context, record.request, partition, replica, applied,
-                                    answered_at(record), {}, false, nullptr, &skipped);
-      if (!outcome_is(outcome, fold.answer)) continue;
-      return std::pair(std::move(fold), skips_of(removable, skipped));
-    }
-  }
-  return std::nullopt;
+  if (skipped.empty()) return std::nullopt;
+  WindowFold fold = window_fold(context, record.request, partition, replica, applied,
+                                answered_at(record), {}, false, nullptr, &skipped);
+  if (!outcome_is(outcome, fold.answer)) return std::nullopt;
+  return std::pair(std::move(fold), skips_of(removable, skipped));
 }
 
 // The changelog record at `offset` of `partition` (nullptr: not recorded, e.g. past the bound).

@@ -1021,20 +1021,25 @@ TraceBuilder compacted_sessions(
   return b;
 }
 
+// What a replica skipped of a compacted changelog is what its store object's recorded life was not
+// given: no search over fetch histories.
 TEST(WindowJudgeTest, AReplicaInsideACompactedSessionChangelogIsDeclaredOnlyWhenProven) {
-  // It fetched offset 0 after the cleaner removed it: the fold of what it read is its answer,
-  // and with offset 0 read it is the model's [100, 100] = 1 at offset 1.
-  TraceBuilder proven = compacted_sessions(1, 10);
-  EXPECT_EQ(class_of_only_violation(proven, "1 record(s) of 1 key(s) the cleaner removed by 10 ms"),
-            ViolationClass::kReplicaInsideCompactedChangelog)
+  // The life was given offset 1 only, so it skipped offset 0, which the cleaner removed at 10 ms:
+  // the fold of what it read is its answer, and with offset 0 read it is the model's
+  // [100, 100] = 1 at offset 1.
+  TraceBuilder skipped = compacted_sessions(1, 10, {{{1, 1}}});
+  EXPECT_EQ(
+      class_of_only_violation(skipped, "1 record(s) of 1 key(s) the cleaner removed by 10 ms"),
+      ViolationClass::kReplicaInsideCompactedChangelog)
       << "seed " << kSeed;
   {
-    JudgeContext context(proven.trace());
+    JudgeContext context(skipped.trace());
     EXPECT_TRUE(check_changelog_witness(context).empty()) << "seed " << kSeed;
   }
-  // Removed only after the answer: the standby read it, so the empty answer is no fold of its
-  // log, and ChangelogWitness says so.
-  TraceBuilder late = compacted_sessions(1, 30);
+  // Near misses, each a failure: removed only after the answer (the standby read it, so the empty
+  // answer is no fold of its log, and ChangelogWitness says so); a life given offset 0 too (it read
+  // it); a trace that records no life (nothing says what was read, so no skip is assumed).
+  TraceBuilder late = compacted_sessions(1, 30, {{{1, 1}}});
   EXPECT_EQ(class_of_only_violation(late, "is not its replica's changelog fold"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
@@ -1042,20 +1047,16 @@ TEST(WindowJudgeTest, AReplicaInsideACompactedSessionChangelogIsDeclaredOnlyWhen
     JudgeContext context(late.trace());
     EXPECT_EQ(check_changelog_witness(context).size(), 1u) << "seed " << kSeed;
   }
-  // With its store object's life recorded, no search: the life was given offset 1 only, so it
-  // skipped the removed offset 0 (proven); a life given offset 0 too read it, and the empty answer
-  // is no fold of what it was given.
-  TraceBuilder skipped = compacted_sessions(1, 10, {{{1, 1}}});
-  EXPECT_EQ(
-      class_of_only_violation(skipped, "1 record(s) of 1 key(s) the cleaner removed by 10 ms"),
-      ViolationClass::kReplicaInsideCompactedChangelog)
-      << "seed " << kSeed;
   TraceBuilder read = compacted_sessions(1, 10, {{{0, 1}}});
   EXPECT_EQ(class_of_only_violation(read, "is not its replica's changelog fold"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
+  TraceBuilder unrecorded = compacted_sessions(1, 10);
+  EXPECT_EQ(class_of_only_violation(unrecorded, "is not its replica's changelog fold"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
   // The removed record held no state the model gives the session: a failure.
-  TraceBuilder wrong = compacted_sessions(7, 10);
+  TraceBuilder wrong = compacted_sessions(7, 10, {{{1, 1}}});
   EXPECT_EQ(class_of_only_violation(wrong, "is [1@100..100=7], not the model's [1@100..100=1]"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
