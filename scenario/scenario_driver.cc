@@ -38,6 +38,9 @@ namespace {
 
 // How often run_until quiescent looks at the cluster.
 constexpr int64_t kQuiescenceCheckMs = 10;
+// How often the wait for a caught-up warmup's promotion reads the placement: the rule it checks
+// allows a whole probing interval, so one second is fine enough and keeps the wait cheap.
+constexpr int64_t kPromotionCheckMs = 1'000;
 // Records read per fetch when the source log is read back at the end.
 constexpr int32_t kSourceFetchRecords = 10'000;
 // Lag samples kept (a bound on the trace, not a knob: 1 s probes over the longest runs stay far
@@ -238,6 +241,7 @@ class ScenarioDriver {
   void audit_replicas(const Position& bound, int64_t deadline_ms);
   void await_progress(int64_t deadline_ms, bool probes_answered = true);
   std::optional<std::string> await_quiescence(int64_t deadline_ms);
+  std::optional<std::string> await_warmup_promotion(ProgressRecord& record);
   bool audit_replica(int32_t n, int32_t partition, const Position& bound);
   QueryRecord phase_record(QueryRecord::Source source, const StateQueryRequest& request,
                            std::optional<int32_t> key, int32_t partition, const Position& bound);
@@ -644,14 +648,70 @@ void ScenarioDriver::await_progress(int64_t deadline_ms, bool probes_answered) {
   record.since_ms = cluster_->loop().now();
   record.probes_answered = probes_answered;
   record.deadline_ms = base::Instant::from_ms(deadline_ms);
-  const std::optional<std::string> gap = await_quiescence(deadline_ms);
+  std::optional<std::string> gap = await_quiescence(deadline_ms);
   if (stopped_) return;  // a bound stopped the run: nothing to judge
+  if (!gap && probes_answered) {
+    gap = await_warmup_promotion(record);
+    if (stopped_) return;
+  }
   if (gap) {
     record.gap = *gap;
   } else {
     record.quiescent_ms = cluster_->loop().now();
   }
   trace_.progress = record;
+}
+
+// Kafka's promise for warmups (KIP-441): the assignor that created a warmup scheduled a probing
+// rebalance probing.rebalance.interval.ms later, and that rebalance gives the task's active to the
+// warmup's client once the warmup has caught up (HighAvailabilityTaskAssignor moves an active only
+// to a caught-up client: lag within acceptable.recovery.lag). So once the cluster is quiescent
+// (every warmup has applied all it can read, the group stable), each warmup the assignor counts as
+// caught up must be its task's active on the same instance within one probing interval, plus the
+// liveness timeout for the rebalance itself. The deadline moves there; a
+// warmup still not the active by then is the gap. Later rounds (new warmups the promotion's
+// assignment creates, under max.warmup.replicas) are not waited for.
+std::optional<std::string> ScenarioDriver::await_warmup_promotion(ProgressRecord& record) {
+  const TopologyConfig& t = cluster_->config().topology;
+  const int64_t acceptable_lag = cluster_->config().streams.assignment.acceptable_recovery_lag;
+  std::vector<std::pair<std::string, int32_t>> warmups;  // (instance, partition)
+  for (const ReplicaSnapshot& r :
+       take_placement(*cluster_, t.store_name, all_partitions()).replicas) {
+    // Caught up as the assignor sees it: the changelog's end offset less the offset sum the client
+    // reports (the next offset to apply) within acceptable.recovery.lag. Under exactly-once the
+    // log ends with a commit marker, so a warmup that applied every record still lags 1.
+    if (r.warmup && r.role == ReplicaRole::kStandby && r.lag && *r.lag <= acceptable_lag) {
+      warmups.emplace_back(r.instance, r.partition);
+    }
+  }
+  if (warmups.empty()) return std::nullopt;
+  const int64_t caught_up_ms = cluster_->now_ms();
+  const int64_t probing_ms = cluster_->config().streams.assignment.probing_rebalance_interval_ms;
+  const int64_t deadline_ms = caught_up_ms + probing_ms + scenario_.liveness.timeout_ms;
+  // A run whose virtual time limit falls before that cannot tell: its promotion is not judged.
+  if (deadline_ms > scenario_.virtual_time_ms_max) return std::nullopt;
+  record.deadline_ms = base::Instant::from_ms(deadline_ms);
+  while (true) {
+    const PlacementSnapshot placement = take_placement(*cluster_, t.store_name, all_partitions());
+    std::erase_if(warmups, [&](const auto& w) {
+      return std::any_of(placement.replicas.begin(), placement.replicas.end(), [&](const auto& r) {
+        return r.instance == w.first && r.partition == w.second && r.role == ReplicaRole::kActive;
+      });
+    });
+    if (warmups.empty()) {
+      IQ_PROBE("progress.warmup_promoted",
+               "a warmup the assignor counted as caught up became its task's active after the "
+               "cluster settled (Progress judges the promotion)");
+      return std::nullopt;
+    }
+    if (cluster_->now_ms() >= deadline_ms) break;
+    if (!advance_to(std::min(cluster_->now_ms() + kPromotionCheckMs, deadline_ms))) break;
+  }
+  return fmt::format(
+      "partition {}: the warmup on {}, caught up at {} ms, is not its active {} ms later "
+      "(probing.rebalance.interval.ms {} + the liveness timeout)",
+      warmups.front().second, warmups.front().first, caught_up_ms,
+      cluster_->now_ms() - caught_up_ms, probing_ms);
 }
 
 // The end-of-run audit (liveness.audit_replicas), once every partition answered its probe. A

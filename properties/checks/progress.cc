@@ -2,7 +2,9 @@
 // by the liveness deadline, as Kafka promises once it is healed: every standby and warmup keeps
 // applying its changelog to the end, every restore finishes (one RUNNING active per partition),
 // the group stops rebalancing with exactly the live threads as members, and the input is
-// committed.
+// committed; and then every warmup becomes its task's active on its instance within the probing
+// rebalance interval (the deadline moves to the quiescent time + probing.rebalance.interval.ms +
+// the liveness timeout while a caught-up warmup waits for its promotion).
 //
 // From trace.progress, which the scenario driver records as it happens (ScenarioDriver::
 // await_progress, the same quiescence test as a scenario's run_until = 'quiescent'): a run whose
@@ -11,8 +13,8 @@
 // behaviour such as quirk 25's dropped tail may explain it) is judged too, by the cluster as it
 // stood at the deadline. Not judged: a run without a liveness phase, or one a bound stopped.
 //
-// Not judged here (yet): that a warmup which caught up becomes active within the probing
-// rebalance interval; a standby that never catches up is judged, its promotion is not.
+// Not judged here: the later rounds of warmups the promotion's assignment may create (under
+// max.warmup.replicas), only the round the cluster had when it first settled.
 
 #include "checks/check.h"
 #include "checks/check_util.h"
@@ -40,8 +42,9 @@ std::vector<Violation> check_progress(const JudgeContext& context) {
   v.at_ms = progress.deadline_ms.ms_since_epoch();
   v.summary = "the cluster did not settle by the liveness deadline: " + progress.gap;
   v.expected = fmt::format(
-      "quiescent by {} ms ({}): the group stable with the live threads, one RUNNING active per "
-      "partition, every standby and warmup at lag 0, every source offset committed",
+      "settled by {} ms ({}): the group stable with the live threads, one RUNNING active per "
+      "partition, every standby and warmup at lag 0, every source offset committed, then every "
+      "caught-up warmup its task's active",
       progress.deadline_ms.ms_since_epoch(),
       progress.probes_answered
           ? fmt::format("every partition answered at {} ms", progress.since_ms.ms_since_epoch())
