@@ -64,34 +64,13 @@ Status StreamThread::run_once(int64_t now_ms) {
   membership_.poll(*this);  // may revoke and assign, inside
   if (std::exchange(task_migrated_in_callback_, false)) membership_.enforce_rebalance();
   if (state_ == ThreadState::STARTING) return ok_status();  // no assignment yet
-  auto s = restore_and_process();
+  auto s = restore_and_poll();
+  if (s) s = process_and_commit(now_ms);
   if (task_manager_->take_enforce_rebalance()) {
     // StreamThread.runLoop: an active found corrupted under EOS triggers a rebalance.
     membership_.enforce_rebalance();
   }
   if (!s) return handle_task_exception(s.error());
-  // StreamThread.maybeCommit: during a rebalance TaskManager.commit returns -1 without committing
-  // (or flushing) anything, and lastCommitMs stays, so the commit runs as soon as it completes.
-  // Its test is strict (now - lastCommitMs > commit.interval.ms): with passes on a 10 ms tick and
-  // a 100 ms interval a commit lands every 110 ms, not every 100.
-  // Pin delta 21: shouldCommitDueToUncommittedBytes, asked only when the interval has not elapsed.
-  const bool elapsed =
-      interval_elapsed(now_ms, last_commit_ms_, client_.thread_config.commit_interval_ms);
-  const int64_t limit = client_.thread_config.max_uncommitted_bytes;
-  const bool early = !elapsed && limit > 0 && task_manager_->total_uncommitted_bytes() > limit;
-  if ((elapsed || early) && !task_manager_->rebalance_in_progress()) {
-    if (early) {
-      IQ_PROBE("kip892.early_commit_uncommitted_bytes",
-               "a thread committed before commit.interval.ms because its transaction buffers held "
-               "more than statestore.uncommitted.max.bytes per thread (new pin)"
-               " (not in the default campaign: default.toml draws only the old pin and no "
-               "transactional stores; scenarios/fast/kafka_2026_txn_*.toml reach it)");
-    }
-    s = task_manager_->commit_all(now_ms);
-    if (!s) s = handle_task_exception(s.error());
-    if (!s) return s;
-    last_commit_ms_ = now_ms;
-  }
   auto cleaned = client_.state_directory->clean_removed_tasks(now_ms);
   if (!cleaned) return base::unexpected(cleaned.error());
   return ok_status();
@@ -115,7 +94,7 @@ Status StreamThread::handle_task_exception(const StreamsError& e) {
   return base::unexpected(e);
 }
 
-Status StreamThread::restore_and_process() {
+Status StreamThread::restore_and_poll() {
   {
     const OperationScope marker(Operation::kRestore);
     auto restored = reader_->restore();
@@ -139,9 +118,51 @@ Status StreamThread::restore_and_process() {
   }
   // The state updater lets RUNNING tasks process while others restore.
   task_manager_->add_records(main_consumer_.poll(client_.thread_config.max_poll_records));
-  auto processed = task_manager_->process(client_.thread_config.max_records_per_task);
-  if (!processed) return base::unexpected(processed.error());
   return ok_status();
+}
+
+// StreamThread.runOnceWithoutProcessingThreads after the poll: rounds of {process numIterations
+// records per task; punctuate (iqsim's topologies have no punctuators); maybeCommit} until a round
+// processes nothing. A commit in a round halves numIterations, a round without one adds one.
+// Kafka also ends the rounds once half of max.poll.interval.ms has passed since the poll; a pass
+// takes no virtual time here, so that never happens. The rounds end: each processes at least one
+// of the records the poll buffered, and nothing adds records until the next pass.
+Status StreamThread::process_and_commit(int64_t now_ms) {
+  while (true) {
+    auto processed = task_manager_->process(num_iterations_);
+    if (!processed) return base::unexpected(processed.error());
+    auto committed = maybe_commit(now_ms);
+    if (!committed) return base::unexpected(committed.error());
+    if (*processed == 0) return ok_status();
+    if (*committed) {
+      num_iterations_ = num_iterations_ > 1 ? num_iterations_ / 2 : num_iterations_;
+    } else {
+      ++num_iterations_;
+    }
+  }
+}
+
+// StreamThread.maybeCommit: whether it committed. During a rebalance TaskManager.commit returns
+// -1 without committing (or flushing) anything, and lastCommitMs stays, so the commit runs as soon
+// as it completes. Its test is strict (now - lastCommitMs > commit.interval.ms).
+// Pin delta 21: shouldCommitDueToUncommittedBytes, asked only when the interval has not elapsed.
+base::Expected<bool, StreamsError> StreamThread::maybe_commit(int64_t now_ms) {
+  const bool elapsed =
+      interval_elapsed(now_ms, last_commit_ms_, client_.thread_config.commit_interval_ms);
+  const int64_t limit = client_.thread_config.max_uncommitted_bytes;
+  const bool early = !elapsed && limit > 0 && task_manager_->total_uncommitted_bytes() > limit;
+  if (!(elapsed || early) || task_manager_->rebalance_in_progress()) return false;
+  if (early) {
+    IQ_PROBE("kip892.early_commit_uncommitted_bytes",
+             "a thread committed before commit.interval.ms because its transaction buffers held "
+             "more than statestore.uncommitted.max.bytes per thread (new pin)"
+             " (not in the default campaign: default.toml draws only the old pin and no "
+             "transactional stores; scenarios/fast/kafka_2026_txn_*.toml reach it)");
+  }
+  auto s = task_manager_->commit_all(now_ms);
+  if (!s) return base::unexpected(s.error());
+  last_commit_ms_ = now_ms;
+  return true;
 }
 
 Status StreamThread::shutdown() {

@@ -21,7 +21,6 @@ namespace iq {
 
 struct StreamsThreadConfig {
   int64_t commit_interval_ms = 30'000;  // commit.interval.ms under at-least-once
-  size_t max_records_per_task = 100;    // records processed per task per loop
   size_t max_poll_records = 1000;       // max.poll.records (a Streams override)
   int64_t task_timeout_ms = 300'000;    // task.timeout.ms (KIP-572): how long a task may fail
                                         // with TimeoutException before the thread fails
@@ -94,7 +93,9 @@ class StreamThread final : public RebalanceListener {
 
  private:
   void transition_to(ThreadState next);
-  Status restore_and_process();
+  Status restore_and_poll();
+  Status process_and_commit(int64_t now_ms);
+  base::Expected<bool, StreamsError> maybe_commit(int64_t now_ms);
   Status handle_task_exception(const StreamsError& e);
 
   std::string name_;
@@ -106,6 +107,10 @@ class StreamThread final : public RebalanceListener {
   ThreadState state_ = ThreadState::CREATED;
   int64_t now_ms_ = 0;
   int64_t last_commit_ms_ = 0;
+  // StreamThread.numIterations: records processed per task in one round of the run-once loop,
+  // 1 at start, one more after each round that neither committed nor punctuated, halved after
+  // one that committed. Kept across passes, as Kafka keeps it across runOnce calls.
+  size_t num_iterations_ = 1;
   // The state updater's lastCommitMs: set at the thread's first pass (Kafka starts the updater
   // when it creates the stream thread).
   std::optional<int64_t> last_updater_checkpoint_ms_;

@@ -91,8 +91,8 @@ class TaskManager {
   const std::string& thread_name() const { return thread_name_; }
 
   void add_records(const std::vector<ConsumerRecord>& records);
-  // Round-robin over RUNNING actives, at most `max_records_per_task` each. Returns records
-  // processed.
+  // Round-robin over RUNNING actives, at most `max_records_per_task` each (TaskExecutor.process
+  // with the thread's numIterations). Returns records processed.
   [[nodiscard]] base::Expected<size_t, StreamsError> process(size_t max_records_per_task);
   // Commit every active that processed since its last commit, and every standby. Unconditional:
   // the loop's periodic commit asks rebalance_in_progress() first (shutdown commits regardless).

@@ -19,9 +19,10 @@
 //   PARTITIONS_ASSIGNED and RUNNING, and with Duration.ZERO in PARTITIONS_REVOKED and
 //   PENDING_SHUTDOWN, where it spins until the group answers: the wakeups above end that wait);
 // - kBusyPassMs after the pass if it processed records or a consumer still holds records to
-//   hand out: Kafka's loop goes on at once (it processes until a pass finds nothing, and poll
-//   returns buffered records without waiting); impl/ processes at most max_records_per_task per
-//   task and pass, so a backlog takes one pass per kBusyPassMs, the virtual time a pass costs.
+//   hand out: Kafka's loop goes on at once (poll returns buffered records without waiting). A pass
+//   processes everything its poll handed out, in Kafka's rounds (StreamThread::process_and_commit),
+//   so a backlog beyond max.poll.records takes one pass per kBusyPassMs, the virtual time a pass
+//   costs.
 // The deadlines run_once acts on (commit.interval.ms, a scheduled probing rebalance, the state
 // directory cleaner, the join/sync request timeouts, the state updater's checkpoints) are checked
 // in every pass, as Kafka checks them after poll returns: at most poll.ms late, as in Kafka.
