@@ -219,32 +219,54 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
   return s;
 }
 
+// TaskManager.closeTaskDirty: prepareCommit first, "only to flush the caches": an active that
+// processed since its last commit writes its dirty cache entries into its stores and sends them to
+// its changelog; an error there is swallowed. Then suspend and closeDirty, whose
+// RecordCollectorImpl.closeDirty aborts the thread's open transaction under exactly_once_v2, the
+// flushed sends with it (the next task's flush begins a new transaction, aborted at its own close).
+void TaskManager::close_task_dirty(StreamTask& task, int64_t now_ms) {
+  if (task.commit_needed()) {
+    IQ_PROBE("task.lost_dirty_close_flushed_cache",
+             "a lost RUNNING active flushed its caches before its dirty close");
+  }
+  (void)task.prepare_commit();
+  task.suspend();
+  close_dirty_and_release(task, now_ms, /*corrupted=*/false);
+  if (eos_enabled()) producer_->abort_transaction();
+}
+
 void TaskManager::handle_lost_all(int64_t now_ms) {
+  // closeRunningTasksDirty: the actives in the task registry (RUNNING, or SUSPENDED awaiting the
+  // assignment) close dirty first.
   for (auto& [id, task] : actives_) {
+    if (task->state() != TaskState::RUNNING && task->state() != TaskState::SUSPENDED) continue;
     reader_.unregister_task(id);
-    // TaskManager.removeLostActiveTasksFromStateUpdaterAndPendingTasksToInit: an active still in
-    // the state updater is removed from it (DefaultStateUpdater.removeUpdatingTask enforces a
-    // checkpoint) and closed clean (closeTaskClean: suspend, closeClean), so under exactly_once_v2
-    // its directory is not wiped. Only the RUNNING ones (closeRunningTasksDirty) close dirty; a
-    // removal or clean close that fails falls back to dirty, as Kafka's does.
-    if (task->state() == TaskState::RESTORING) {
-      auto s = task->maybe_checkpoint(/*enforce=*/true);
-      if (s) {
-        task->suspend();
-        s = task->close_clean();
-      }
-      if (s) {
-        release_task_directory(*task, now_ms);
-        continue;
-      }
+    close_task_dirty(*task, now_ms);
+  }
+  // removeLostActiveTasksFromStateUpdaterAndPendingTasksToInit: an active still in the state
+  // updater is removed from it (DefaultStateUpdater.removeUpdatingTask enforces a checkpoint) and
+  // closed clean (closeTaskClean: suspend, closeClean), so under exactly_once_v2 its directory is
+  // not wiped; so is one pending initialization (CREATED: no stores, nothing written). A removal
+  // or clean close that fails falls back to a dirty close, as Kafka's does.
+  for (auto& [id, task] : actives_) {
+    if (task->state() != TaskState::RESTORING && task->state() != TaskState::CREATED) continue;
+    reader_.unregister_task(id);
+    auto s = task->maybe_checkpoint(/*enforce=*/true);
+    if (s) {
+      task->suspend();
+      s = task->close_clean();
     }
-    close_dirty_and_release(*task, now_ms, /*corrupted=*/false);
+    if (s) {
+      release_task_directory(*task, now_ms);
+      continue;
+    }
+    close_task_dirty(*task, now_ms);
   }
   actives_.clear();
   if (eos_enabled()) {
-    // RecordCollectorImpl.closeDirty aborts the open transaction; then
     // ActiveTaskCreator.reInitializeProducer makes a new client (initTransactions runs again when
-    // the next active initializes, fencing whatever the old one left open).
+    // the next active initializes, fencing whatever the old one left open). The abort is a no-op
+    // unless no task closed dirty while a transaction was open.
     producer_->abort_transaction();
     producer_->reset_producer();
   }

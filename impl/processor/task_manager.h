@@ -148,6 +148,9 @@ class TaskManager {
   // `corrupted`: the task's changelogs were marked corrupted (closeDirtyAndRevive's
   // markAsCorrupted), which wipes it under EOS even with transactional stores.
   void close_dirty_and_release(Task& task, int64_t now_ms, bool corrupted);
+  // TaskManager.closeTaskDirty: flush the caches (prepareCommit, errors swallowed), suspend,
+  // close dirty, and abort the open transaction under exactly_once_v2.
+  void close_task_dirty(StreamTask& task, int64_t now_ms);
   // Replaces a task found corrupted at initialization by a fresh one on an empty directory.
   [[nodiscard]] Status revive_corrupted(const TaskId& id, int64_t now_ms);
   void reassign_input_partitions();

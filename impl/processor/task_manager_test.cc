@@ -344,6 +344,39 @@ TEST_F(TaskManagerTest, RunningActiveWithoutAChangelogReportsNoOffsetSum) {
   EXPECT_EQ(manager_->task_offset_sums().count({0, 0}), 0u);
 }
 
+// Proves TaskManager.handleLostAll's closeTaskDirty under at-least-once: a RUNNING active that
+// processed since its last commit flushes its cache first (prepareCommit), so its dirty entries
+// reach its store and changelog before the dirty close, and a task with nothing to commit sends
+// nothing. A restart restores the flushed count and reprocesses the uncommitted input on top.
+TEST_F(TaskManagerTest, LosingTheTasksFlushesTheCachesBeforeTheDirtyClose) {
+  produce(0, 1);
+  produce(0, 1);
+  produce(1, 2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}, {0, 1}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
+  const auto& changelog0 = broker_.logs[{"app-counts-changelog", 0}];
+  const auto& changelog1 = broker_.logs[{"app-counts-changelog", 1}];
+  ASSERT_EQ(changelog0.size(), 1u) << "the cache sent key 1 once, at the commit";
+  ASSERT_EQ(changelog1.size(), 1u);
+  produce(0, 3);
+  step();
+  ASSERT_TRUE(manager_->active({0, 0})->commit_needed());
+  ASSERT_FALSE(manager_->active({0, 1})->commit_needed());
+  manager_->handle_lost_all(10);
+  EXPECT_EQ(manager_->active({0, 0}), nullptr);
+  ASSERT_EQ(changelog0.size(), 2u) << "the dirty cache entry was flushed before the dirty close";
+  EXPECT_EQ(changelog0.back().key, Serde<int32_t>::serialize(3));
+  EXPECT_EQ(changelog1.size(), 1u) << "a task with nothing to commit flushes nothing";
+  // The uncommitted input is processed again over the restored store: at-least-once.
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
+  step();
+  step();
+  EXPECT_EQ(count(manager_->active({0, 0}), 3), 2) << "restored 1, reprocessed 1";
+  EXPECT_EQ(count(manager_->active({0, 0}), 1), 2);
+}
+
 // Proves the loop's timers are strict, as StreamThread.maybeCommit (now - lastCommitMs >
 // commit.interval.ms) and DefaultStateUpdater.maybeCheckpointTasks: with a 100 ms interval and
 // passes every 10 ms, the commit after one at 0 comes at 110, not at 100.
