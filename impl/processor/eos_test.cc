@@ -312,7 +312,7 @@ TEST_F(EosTest, RestoringActiveCheckpointsUnderTheThresholdRule) {
   ASSERT_TRUE(instance_->reader.restore().has_value());  // both records, not yet handed back
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
   ASSERT_FALSE(checkpoint_exists());
-  ASSERT_TRUE(manager_->checkpoint_restoring_actives().has_value());
+  ASSERT_TRUE(manager_->checkpoint_updating_tasks().has_value());
   EXPECT_TRUE(checkpoint_exists()) << "the restored offsets moved past the threshold";
 
   build();  // crash while restoring

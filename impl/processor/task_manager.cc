@@ -510,10 +510,19 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
   return done;
 }
 
-Status TaskManager::checkpoint_restoring_actives() {
-  for (auto& [id, t] : actives_) {
-    if (t->state() != TaskState::RESTORING) continue;
-    auto s = t->maybe_checkpoint(/*enforce=*/false);
+// DefaultStateUpdater.maybeCheckpointTasks: every updating task, restoring actives and standbys
+// alike (the updater's updatingTasks; a task still waiting for its lock is not in it yet), in
+// TaskId order (Kafka iterates a hash map: the order within one checkpoint round is not
+// specified there).
+Status TaskManager::checkpoint_updating_tasks() {
+  auto a = actives_.begin();
+  auto b = standbys_.begin();
+  while (a != actives_.end() || b != standbys_.end()) {
+    const bool take_active = b == standbys_.end() || (a != actives_.end() && a->first < b->first);
+    Task& t = take_active ? static_cast<Task&>(*(a++)->second) : *(b++)->second;
+    const bool updating = take_active ? t.state() == TaskState::RESTORING : t.initialized();
+    if (!updating) continue;
+    auto s = t.maybe_checkpoint(/*enforce=*/false);
     if (!s) return s;
   }
   return ok_status();
@@ -568,14 +577,9 @@ Status TaskManager::commit_all(int64_t now_ms) {
   for (auto& [id, t] : actives_) {
     if (t->state() == TaskState::RUNNING && t->commit_needed()) tasks.push_back(t.get());
   }
-  auto s = commit_actives(tasks, now_ms);
-  if (!s) return s;
-  for (auto& [id, t] : standbys_) {
-    if (!t->initialized()) continue;  // nothing open to flush yet
-    s = t->commit();
-    if (!s) return s;
-  }
-  return ok_status();
+  // Standbys are not in the thread's commit: with the state updater they live in it, and it
+  // checkpoints them on its own clock (checkpoint_updating_tasks).
+  return commit_actives(tasks, now_ms);
 }
 
 std::map<TaskId, int64_t> TaskManager::task_offset_sums() {

@@ -36,6 +36,7 @@ class TaskManagerTest : public testing::Test {
           env.task_dir = state_directory_->task_dir(id);
           env.kafka_pin = pin_;
           env.state_directory = state_directory_.get();
+          env.offset_delta_threshold_for_checkpoint = threshold_;
           return env;
         },
         "app-StreamThread-1");
@@ -96,6 +97,7 @@ class TaskManagerTest : public testing::Test {
   FakeMembership membership_;
   TopologyConfig topology_;
   KafkaPin pin_ = KafkaPin::k2024_10_25;
+  int64_t threshold_ = 10'000;  // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT
   std::unique_ptr<Instance> instance_;
   std::unique_ptr<StateDirectory> state_directory_;
   std::unique_ptr<TaskManager> manager_;
@@ -375,6 +377,36 @@ TEST_F(TaskManagerTest, LosingTheTasksFlushesTheCachesBeforeTheDirtyClose) {
   step();
   EXPECT_EQ(count(manager_->active({0, 0}), 3), 2) << "restored 1, reprocessed 1";
   EXPECT_EQ(count(manager_->active({0, 0}), 1), 2);
+}
+
+// Proves DefaultStateUpdater.maybeCheckpointTasks for standbys: a standby lives in the state
+// updater, so the thread's commit never checkpoints it; the updater's timed round does, under the
+// threshold rule, together with the restoring actives.
+TEST_F(TaskManagerTest, StandbysCheckpointOnTheStateUpdatersRoundNotOnTheThreadsCommit) {
+  manager_.reset();
+  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  threshold_ = 0;
+  build();
+  produce(0, 1);
+  produce(0, 2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  const std::string dir = state_directory_->task_dir({0, 0});
+  std::filesystem::remove_all(dir);  // a new disk: the standby restores both changelog records
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 10).has_value());
+  ASSERT_TRUE(instance_->reader.restore().has_value());
+  ASSERT_EQ(count(manager_->standby({0, 0}), 2), 1);
+  ASSERT_FALSE(std::filesystem::exists(dir + "/.checkpoint"));
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/20).has_value());
+  EXPECT_FALSE(std::filesystem::exists(dir + "/.checkpoint"))
+      << "a standby is not in the thread's commit";
+  ASSERT_TRUE(manager_->checkpoint_updating_tasks().has_value());
+  EXPECT_TRUE(std::filesystem::exists(dir + "/.checkpoint"))
+      << "the updater's round checkpoints it past the threshold";
 }
 
 // Proves the loop's timers are strict, as StreamThread.maybeCommit (now - lastCommitMs >
