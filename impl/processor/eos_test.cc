@@ -312,7 +312,7 @@ TEST_F(EosTest, RestoringActiveCheckpointsUnderTheThresholdRule) {
   ASSERT_TRUE(instance_->reader.restore().has_value());  // both records, not yet handed back
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
   ASSERT_FALSE(checkpoint_exists());
-  ASSERT_TRUE(manager_->checkpoint_restoring_actives().has_value());
+  ASSERT_TRUE(manager_->checkpoint_updating_tasks().has_value());
   EXPECT_TRUE(checkpoint_exists()) << "the restored offsets moved past the threshold";
 
   build();  // crash while restoring
@@ -344,6 +344,30 @@ TEST_F(EosTest, LosingARestoringActiveCheckpointsItAndKeepsItsDirectory) {
   EXPECT_FALSE(manager_->take_enforce_rebalance());
   EXPECT_EQ(manager_->active({0, 0})->state_manager().changelog_offset("counts"),
             std::optional<ChangelogOffset>(ChangelogOffset(0)));
+}
+
+// Proves TaskManager.handleLostAll's closeTaskDirty under EOS: each RUNNING active flushes its
+// cache (prepareCommit) into the thread's transaction, and its RecordCollectorImpl.closeDirty
+// aborts that transaction before the next task's flush begins a new one. The flushed records are
+// on the changelog, aborted; the directories are wiped.
+TEST_F(EosTest, LosingTheTasksFlushesEachCacheIntoATransactionItsCloseAborts) {
+  topology_.caching = true;
+  topology_.source_partitions = 2;
+  build();
+  produce(1);
+  broker_.append(ConsumerRecord{
+      "words", 1, 0, 0, Serde<int32_t>::serialize(2), Serde<int64_t>::serialize(1), {}});
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}, {0, 1}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_EQ(log_.calls, std::vector<std::string>{"init"}) << "the cache holds both writes";
+  manager_->handle_lost_all(10);
+  EXPECT_EQ(log_.calls,
+            (std::vector<std::string>{"init", "begin", "send", "abort", "begin", "send", "abort"}));
+  EXPECT_EQ((broker_.logs[{"app-counts-changelog", 0}].size()), 1u);
+  EXPECT_EQ((broker_.logs[{"app-counts-changelog", 1}].size()), 1u);
+  EXPECT_FALSE(std::filesystem::exists(state_directory_->task_dir({0, 0})));
+  EXPECT_EQ(producer_->producers_made(), 2u);
 }
 
 // Proves at-least-once is untouched by the EOS rules: the same crash keeps the local stores

@@ -66,6 +66,79 @@ std::string fresh_dir(FileSystem& fs, const std::string& name) {
   return dir;
 }
 
+// A file system that fails the atomic writes and deletions of files whose name ends in
+// `fail_suffix` with an I/O error (PosixFileSystem's ProcessorState kind), as a failing disk would.
+class FailingWritesFileSystem final : public FileSystem {
+ public:
+  std::string fail_suffix;
+  base::Expected<std::optional<std::string>, StreamsError> read_file(
+      const std::string& path) override {
+    return real_.read_file(path);
+  }
+  Status write_file_atomically(const std::string& path, const std::string& content) override {
+    if (!fail_suffix.empty() && path.ends_with(fail_suffix)) {
+      return base::unexpected(
+          StreamsError{StreamsError::Kind::ProcessorState, "cannot write " + path + ".tmp: EIO"});
+    }
+    return real_.write_file_atomically(path, content);
+  }
+  Status delete_file(const std::string& path) override {
+    // OffsetCheckpoint.write deletes the file for an empty map (an empty position).
+    if (!fail_suffix.empty() && path.ends_with(fail_suffix)) {
+      return base::unexpected(
+          StreamsError{StreamsError::Kind::ProcessorState, "cannot delete " + path + ": EIO"});
+    }
+    return real_.delete_file(path);
+  }
+  Status create_directories(const std::string& path) override {
+    return real_.create_directories(path);
+  }
+  Status delete_recursively(const std::string& path) override {
+    return real_.delete_recursively(path);
+  }
+  bool exists(const std::string& path) override { return real_.exists(path); }
+  std::vector<std::string> list_directory(const std::string& path) override {
+    return real_.list_directory(path);
+  }
+
+ private:
+  PosixFileSystem real_;
+};
+
+// ProcessorStateManager.checkpoint at the pin: an IOException writing .checkpoint is logged and
+// swallowed (the old file stays, the checkpoint counts as taken), while one writing a store's
+// .position (StoreQueryUtils.checkpointPosition) is a ProcessorStateException.
+TEST(ProcessorStateManagerTest, ACheckpointWriteErrorIsSwallowedAndAPositionWriteErrorIsNot) {
+  FailingWritesFileSystem fs;
+  const std::string dir = fresh_dir(fs, "iqsim_psm_write_error");
+  RecordingObserver observer;
+  ProcessorStateManager psm("app", TaskId{0, 0}, dir, fs, {"vs"});
+  psm.observe_store_lives(observer, /*active=*/true);
+  ManagedContext context(psm, fs, dir);
+  auto store = stores::versioned_key_value_store<int32_t, int32_t>("vs", {});
+  ASSERT_TRUE(store->init(context, *store).has_value());
+  ASSERT_TRUE(psm.initialize_store_offsets_from_checkpoint().has_value());
+  ASSERT_TRUE(psm.restore("vs", changelog(0, 2)).has_value());
+  ASSERT_TRUE(psm.checkpoint().has_value());
+  ASSERT_TRUE(fs.exists(dir + "/.checkpoint"));
+  const auto before = fs.read_file(dir + "/.checkpoint");
+  ASSERT_TRUE(psm.restore("vs", changelog(3, 4)).has_value());
+  observer.events.clear();
+
+  fs.fail_suffix = "/.checkpoint";
+  auto s = psm.checkpoint();
+  EXPECT_TRUE(s.has_value()) << "swallowed: " << s.error().to_string();
+  EXPECT_EQ(fs.read_file(dir + "/.checkpoint").value(), before.value()) << "the old file stays";
+  EXPECT_EQ(observer.events, std::vector<std::string>{}) << "no checkpoint was written";
+
+  fs.fail_suffix = ".position";
+  s = psm.checkpoint();
+  ASSERT_FALSE(s.has_value()) << "a .position write error is thrown";
+  EXPECT_EQ(s.error().kind, StreamsError::Kind::ProcessorState);
+  psm.close(StoreCloseKind::kClean);
+  store->close();
+}
+
 // A store's life as its state manager reports it: opened over nothing with no checkpoint, each
 // record given, each own write, the checkpoint it wrote, its clean close, in order.
 TEST(ProcessorStateManagerTest, ReportsEachEventOfAStoreLife) {

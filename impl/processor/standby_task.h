@@ -2,7 +2,8 @@
 // StandbyTask (PI/StandbyTask.java): no input, no processing, no output. Its stores are kept up
 // to date from their changelog partitions by the thread's StoreChangelogReader; its context
 // refuses logChange. It is RUNNING ("updating") as soon as it is initialized, and checkpoints on
-// commit under the same 10,000-offset rule; it flushes its stores only inside that checkpoint.
+// the state updater's clock under the same 10,000-offset rule; it flushes its stores only inside
+// that checkpoint.
 
 #include "processor/task.h"
 
@@ -23,11 +24,10 @@ class StandbyTask final : public Task {
     transition_to(TaskState::RUNNING);  // StandbyTask.initializeIfNeeded
     return ok_status();
   }
-  // StandbyTask.prepareCommit flushes nothing ("nothing would be sent for standby tasks");
-  // postCommit checkpoints past the threshold, and that checkpoint's flush is the standby's only
-  // one: between checkpoints its RocksDB memtable holds what it applied (lost by a crash, as
-  // .checkpoint does not name it), and a crash can land inside that flush.
-  [[nodiscard]] Status commit() { return maybe_checkpoint(/*enforce=*/false); }
+  // StandbyTask.prepareCommit/postCommit are never called with the state updater: a standby lives
+  // in it, and its checkpoint (threshold rule; the flush inside it is the standby's only one)
+  // comes from DefaultStateUpdater.maybeCheckpointTasks (TaskManager::checkpoint_updating_tasks)
+  // or the enforced one when it leaves the updater (close_clean, promotion).
 };
 
 }  // namespace iq

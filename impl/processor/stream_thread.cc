@@ -106,7 +106,7 @@ Status StreamThread::restore_and_poll() {
     // rebalance: the updater does not know about rebalances).
     if (interval_elapsed(now_ms_, *last_updater_checkpoint_ms_,
                          client_.thread_config.commit_interval_ms)) {
-      auto s = task_manager_->checkpoint_restoring_actives();
+      auto s = task_manager_->checkpoint_updating_tasks();
       if (!s) return s;
       last_updater_checkpoint_ms_ = now_ms_;
     }

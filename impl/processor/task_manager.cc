@@ -219,32 +219,54 @@ Status TaskManager::close_standby(const TaskId& id, int64_t now_ms) {
   return s;
 }
 
+// TaskManager.closeTaskDirty: prepareCommit first, "only to flush the caches": an active that
+// processed since its last commit writes its dirty cache entries into its stores and sends them to
+// its changelog; an error there is swallowed. Then suspend and closeDirty, whose
+// RecordCollectorImpl.closeDirty aborts the thread's open transaction under exactly_once_v2, the
+// flushed sends with it (the next task's flush begins a new transaction, aborted at its own close).
+void TaskManager::close_task_dirty(StreamTask& task, int64_t now_ms) {
+  if (task.commit_needed()) {
+    IQ_PROBE("task.lost_dirty_close_flushed_cache",
+             "a lost RUNNING active flushed its caches before its dirty close");
+  }
+  (void)task.prepare_commit();
+  task.suspend();
+  close_dirty_and_release(task, now_ms, /*corrupted=*/false);
+  if (eos_enabled()) producer_->abort_transaction();
+}
+
 void TaskManager::handle_lost_all(int64_t now_ms) {
+  // closeRunningTasksDirty: the actives in the task registry (RUNNING, or SUSPENDED awaiting the
+  // assignment) close dirty first.
   for (auto& [id, task] : actives_) {
+    if (task->state() != TaskState::RUNNING && task->state() != TaskState::SUSPENDED) continue;
     reader_.unregister_task(id);
-    // TaskManager.removeLostActiveTasksFromStateUpdaterAndPendingTasksToInit: an active still in
-    // the state updater is removed from it (DefaultStateUpdater.removeUpdatingTask enforces a
-    // checkpoint) and closed clean (closeTaskClean: suspend, closeClean), so under exactly_once_v2
-    // its directory is not wiped. Only the RUNNING ones (closeRunningTasksDirty) close dirty; a
-    // removal or clean close that fails falls back to dirty, as Kafka's does.
-    if (task->state() == TaskState::RESTORING) {
-      auto s = task->maybe_checkpoint(/*enforce=*/true);
-      if (s) {
-        task->suspend();
-        s = task->close_clean();
-      }
-      if (s) {
-        release_task_directory(*task, now_ms);
-        continue;
-      }
+    close_task_dirty(*task, now_ms);
+  }
+  // removeLostActiveTasksFromStateUpdaterAndPendingTasksToInit: an active still in the state
+  // updater is removed from it (DefaultStateUpdater.removeUpdatingTask enforces a checkpoint) and
+  // closed clean (closeTaskClean: suspend, closeClean), so under exactly_once_v2 its directory is
+  // not wiped; so is one pending initialization (CREATED: no stores, nothing written). A removal
+  // or clean close that fails falls back to a dirty close, as Kafka's does.
+  for (auto& [id, task] : actives_) {
+    if (task->state() != TaskState::RESTORING && task->state() != TaskState::CREATED) continue;
+    reader_.unregister_task(id);
+    auto s = task->maybe_checkpoint(/*enforce=*/true);
+    if (s) {
+      task->suspend();
+      s = task->close_clean();
     }
-    close_dirty_and_release(*task, now_ms, /*corrupted=*/false);
+    if (s) {
+      release_task_directory(*task, now_ms);
+      continue;
+    }
+    close_task_dirty(*task, now_ms);
   }
   actives_.clear();
   if (eos_enabled()) {
-    // RecordCollectorImpl.closeDirty aborts the open transaction; then
     // ActiveTaskCreator.reInitializeProducer makes a new client (initTransactions runs again when
-    // the next active initializes, fencing whatever the old one left open).
+    // the next active initializes, fencing whatever the old one left open). The abort is a no-op
+    // unless no task closed dirty while a transaction was open.
     producer_->abort_transaction();
     producer_->reset_producer();
   }
@@ -488,10 +510,19 @@ base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_rest
   return done;
 }
 
-Status TaskManager::checkpoint_restoring_actives() {
-  for (auto& [id, t] : actives_) {
-    if (t->state() != TaskState::RESTORING) continue;
-    auto s = t->maybe_checkpoint(/*enforce=*/false);
+// DefaultStateUpdater.maybeCheckpointTasks: every updating task, restoring actives and standbys
+// alike (the updater's updatingTasks; a task still waiting for its lock is not in it yet), in
+// TaskId order (Kafka iterates a hash map: the order within one checkpoint round is not
+// specified there).
+Status TaskManager::checkpoint_updating_tasks() {
+  auto a = actives_.begin();
+  auto b = standbys_.begin();
+  while (a != actives_.end() || b != standbys_.end()) {
+    const bool take_active = b == standbys_.end() || (a != actives_.end() && a->first < b->first);
+    Task& t = take_active ? static_cast<Task&>(*(a++)->second) : *(b++)->second;
+    const bool updating = take_active ? t.state() == TaskState::RESTORING : t.initialized();
+    if (!updating) continue;
+    auto s = t.maybe_checkpoint(/*enforce=*/false);
     if (!s) return s;
   }
   return ok_status();
@@ -546,14 +577,9 @@ Status TaskManager::commit_all(int64_t now_ms) {
   for (auto& [id, t] : actives_) {
     if (t->state() == TaskState::RUNNING && t->commit_needed()) tasks.push_back(t.get());
   }
-  auto s = commit_actives(tasks, now_ms);
-  if (!s) return s;
-  for (auto& [id, t] : standbys_) {
-    if (!t->initialized()) continue;  // nothing open to flush yet
-    s = t->commit();
-    if (!s) return s;
-  }
-  return ok_status();
+  // Standbys are not in the thread's commit: with the state updater they live in it, and it
+  // checkpoints them on its own clock (checkpoint_updating_tasks).
+  return commit_actives(tasks, now_ms);
 }
 
 std::map<TaskId, int64_t> TaskManager::task_offset_sums() {

@@ -78,12 +78,10 @@ class TaskManager {
   // restored (or that have none) become RUNNING and start reading input from the committed
   // offset. Returns the tasks that became RUNNING.
   [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> try_complete_restoration();
-  // DefaultStateUpdater.maybeCheckpointTasks for the actives it is restoring: once per
-  // commit.interval.ms of the state updater's own clock, each restoring active checkpoints under
-  // the threshold rule (maybeCheckpoint(false)), under every processing guarantee. (The updater
-  // does the same for standbys; impl/ still checkpoints those in commit_all, see
-  // docs/fidelity.md.)
-  [[nodiscard]] Status checkpoint_restoring_actives();
+  // DefaultStateUpdater.maybeCheckpointTasks: once per commit.interval.ms of the state updater's
+  // own clock, every task it updates (restoring actives and standbys) checkpoints under the
+  // threshold rule (maybeCheckpoint(false)), under every processing guarantee.
+  [[nodiscard]] Status checkpoint_updating_tasks();
   bool all_actives_running() const;
   // tryToCompleteRestoration's allRunning: every active RUNNING and no standby still waiting for
   // its lock. The thread stays PARTITIONS_ASSIGNED until this holds.
@@ -94,7 +92,8 @@ class TaskManager {
   // Round-robin over RUNNING actives, at most `max_records_per_task` each (TaskExecutor.process
   // with the thread's numIterations). Returns records processed.
   [[nodiscard]] base::Expected<size_t, StreamsError> process(size_t max_records_per_task);
-  // Commit every active that processed since its last commit, and every standby. Unconditional:
+  // Commit every active that processed since its last commit (standbys are the state updater's:
+  // checkpoint_updating_tasks). Unconditional:
   // the loop's periodic commit asks rebalance_in_progress() first (shutdown commits regardless).
   [[nodiscard]] Status commit_all(int64_t now_ms);
   // TaskManager.totalUncommittedBytes (pin delta 21): the transaction buffers' bytes of the tasks
@@ -148,6 +147,9 @@ class TaskManager {
   // `corrupted`: the task's changelogs were marked corrupted (closeDirtyAndRevive's
   // markAsCorrupted), which wipes it under EOS even with transactional stores.
   void close_dirty_and_release(Task& task, int64_t now_ms, bool corrupted);
+  // TaskManager.closeTaskDirty: flush the caches (prepareCommit, errors swallowed), suspend,
+  // close dirty, and abort the open transaction under exactly_once_v2.
+  void close_task_dirty(StreamTask& task, int64_t now_ms);
   // Replaces a task found corrupted at initialization by a fresh one on an empty directory.
   [[nodiscard]] Status revive_corrupted(const TaskId& id, int64_t now_ms);
   void reassign_input_partitions();

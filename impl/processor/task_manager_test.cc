@@ -36,6 +36,7 @@ class TaskManagerTest : public testing::Test {
           env.task_dir = state_directory_->task_dir(id);
           env.kafka_pin = pin_;
           env.state_directory = state_directory_.get();
+          env.offset_delta_threshold_for_checkpoint = threshold_;
           return env;
         },
         "app-StreamThread-1");
@@ -96,6 +97,7 @@ class TaskManagerTest : public testing::Test {
   FakeMembership membership_;
   TopologyConfig topology_;
   KafkaPin pin_ = KafkaPin::k2024_10_25;
+  int64_t threshold_ = 10'000;  // StateManagerUtil.OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT
   std::unique_ptr<Instance> instance_;
   std::unique_ptr<StateDirectory> state_directory_;
   std::unique_ptr<TaskManager> manager_;
@@ -342,6 +344,69 @@ TEST_F(TaskManagerTest, RunningActiveWithoutAChangelogReportsNoOffsetSum) {
   step();
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
   EXPECT_EQ(manager_->task_offset_sums().count({0, 0}), 0u);
+}
+
+// Proves TaskManager.handleLostAll's closeTaskDirty under at-least-once: a RUNNING active that
+// processed since its last commit flushes its cache first (prepareCommit), so its dirty entries
+// reach its store and changelog before the dirty close, and a task with nothing to commit sends
+// nothing. A restart restores the flushed count and reprocesses the uncommitted input on top.
+TEST_F(TaskManagerTest, LosingTheTasksFlushesTheCachesBeforeTheDirtyClose) {
+  produce(0, 1);
+  produce(0, 1);
+  produce(1, 2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}, {0, 1}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
+  const auto& changelog0 = broker_.logs[{"app-counts-changelog", 0}];
+  const auto& changelog1 = broker_.logs[{"app-counts-changelog", 1}];
+  ASSERT_EQ(changelog0.size(), 1u) << "the cache sent key 1 once, at the commit";
+  ASSERT_EQ(changelog1.size(), 1u);
+  produce(0, 3);
+  step();
+  ASSERT_TRUE(manager_->active({0, 0})->commit_needed());
+  ASSERT_FALSE(manager_->active({0, 1})->commit_needed());
+  manager_->handle_lost_all(10);
+  EXPECT_EQ(manager_->active({0, 0}), nullptr);
+  ASSERT_EQ(changelog0.size(), 2u) << "the dirty cache entry was flushed before the dirty close";
+  EXPECT_EQ(changelog0.back().key, Serde<int32_t>::serialize(3));
+  EXPECT_EQ(changelog1.size(), 1u) << "a task with nothing to commit flushes nothing";
+  // The uncommitted input is processed again over the restored store: at-least-once.
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
+  step();
+  step();
+  EXPECT_EQ(count(manager_->active({0, 0}), 3), 2) << "restored 1, reprocessed 1";
+  EXPECT_EQ(count(manager_->active({0, 0}), 1), 2);
+}
+
+// Proves DefaultStateUpdater.maybeCheckpointTasks for standbys: a standby lives in the state
+// updater, so the thread's commit never checkpoints it; the updater's timed round does, under the
+// threshold rule, together with the restoring actives.
+TEST_F(TaskManagerTest, StandbysCheckpointOnTheStateUpdatersRoundNotOnTheThreadsCommit) {
+  manager_.reset();
+  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+  threshold_ = 0;
+  build();
+  produce(0, 1);
+  produce(0, 2);
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  step();
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  const std::string dir = state_directory_->task_dir({0, 0});
+  std::filesystem::remove_all(dir);  // a new disk: the standby restores both changelog records
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 10).has_value());
+  ASSERT_TRUE(instance_->reader.restore().has_value());
+  ASSERT_EQ(count(manager_->standby({0, 0}), 2), 1);
+  ASSERT_FALSE(std::filesystem::exists(dir + "/.checkpoint"));
+  ASSERT_TRUE(manager_->commit_all(/*now_ms=*/20).has_value());
+  EXPECT_FALSE(std::filesystem::exists(dir + "/.checkpoint"))
+      << "a standby is not in the thread's commit";
+  ASSERT_TRUE(manager_->checkpoint_updating_tasks().has_value());
+  EXPECT_TRUE(std::filesystem::exists(dir + "/.checkpoint"))
+      << "the updater's round checkpoints it past the threshold";
 }
 
 // Proves the loop's timers are strict, as StreamThread.maybeCommit (now - lastCommitMs >

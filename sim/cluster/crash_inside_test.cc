@@ -291,7 +291,9 @@ namespace {
 // Proves a standby flushes its RocksDB store only inside its checkpoint, as Kafka's StandbyTask
 // (prepareCommit flushes nothing, postCommit's maybeCheckpoint flushes then checkpoints): a disk
 // arm restricted to checkpoints on the standby's instance lands inside that flush (`store_flush`)
-// and not at the later <store>.position write.
+// and not at the later <store>.position write. The checkpoint is the state updater's
+// (DefaultStateUpdater.maybeCheckpointTasks), so it runs inside the updater's pass
+// (`restore_batch`), not in the thread's commit.
 TEST(CrashInsideTest, DiskArmDuringStandbyCheckpointLandsInsideItsFlush) {
   ClusterConfig c = count_config(37, 2, 1);
   c.streams.statestore_cache_max_bytes = 0;
@@ -315,7 +317,7 @@ TEST(CrashInsideTest, DiskArmDuringStandbyCheckpointLandsInsideItsFlush) {
     ASSERT_EQ(cluster.run_until(cluster.now_ms() + 5'000).stop, RunStop::kTimeReached);
   }
   ASSERT_EQ(standby->crashes_landed().size(), 1u) << cluster.seed_text();
-  EXPECT_EQ(standby->crashes_landed()[0].points(), "store_flush")
+  EXPECT_EQ(standby->crashes_landed()[0].points(), "store_flush, restore_batch")
       << standby->crashes_landed()[0].to_string() << " " << cluster.seed_text();
   EXPECT_TRUE(hits.hit("crash.point.store_flush")) << cluster.seed_text();
 }

@@ -30,6 +30,12 @@ Status SimFileSystem::write_file_atomically(const std::string& path, const std::
   {
     auto file = disk_.open(tmp, SimDisk::OpenMode::Truncate);
     if (!file) return base::unexpected(io_error(file.error()));
+    // The disk's fault policy (SimDisk::set_io_fault) may fail the write with EIO, as it fails
+    // RocksDB's appends: the temporary file stays (empty), `path` keeps its old content.
+    if (file->io_fails(IoKind::kWrite)) {
+      return base::unexpected(StreamsError{StreamsError::Kind::ProcessorState,
+                                           "write " + tmp + ": Input/output error"});
+    }
     file->append(content);
     file->sync();
     IQ_ASSERT(file->size() == content.size());

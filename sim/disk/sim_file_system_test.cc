@@ -35,6 +35,25 @@ TEST_F(SimFileSystemTest, WriteFileAtomicallySurvivesCrash) {
   EXPECT_EQ(fs_.list_directory("/state/app/0_0"), std::vector<std::string>{".checkpoint"});
 }
 
+// The disk's I/O fault policy fails the atomic write's append with EIO, as PosixFileSystem's
+// write error: a ProcessorState error, the old content kept at the path, the temporary file left.
+TEST_F(SimFileSystemTest, AWriteFaultFailsTheAtomicWriteAndKeepsTheOldContent) {
+  const std::string path = "/state/app/0_0/.checkpoint";
+  ASSERT_TRUE(fs_.write_file_atomically(path, "old").has_value());
+  std::vector<std::string> asked;
+  disk_.set_io_fault([&asked](IoKind kind, const std::string& p) {
+    asked.push_back(std::string(to_string(kind)) + " " + p);
+    return kind == IoKind::kWrite;
+  });
+  auto s = fs_.write_file_atomically(path, "new");
+  disk_.set_io_fault(nullptr);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().kind, StreamsError::Kind::ProcessorState) << s.error().to_string();
+  EXPECT_EQ(asked, std::vector<std::string>{"write " + path + ".tmp"});
+  EXPECT_EQ(read(path), "old");
+  EXPECT_EQ(read(path + ".tmp"), "");
+}
+
 // A crash at any step of the atomic write's protocol, even one that tears the unsynced tmp file,
 // leaves the old content or the new one at the path, never a mix.
 TEST_F(SimFileSystemTest, AtomicWriteProtocolNeverLeavesTornFile) {
