@@ -41,6 +41,9 @@ FaultKind fault_kind(FaultAction action, bool wipe) {
       return FaultKind::kAddInstance;
     case FaultAction::kRemoveInstance:
       return FaultKind::kRemoveInstance;
+    case FaultAction::kUpgrade:
+      // A restart on the kept disk to the judge (the record's detail names the pin).
+      return FaultKind::kRestart;
   }
   IQ_ASSERT(false, "unknown fault action {}", static_cast<int>(action));
   return FaultKind::kCrash;
@@ -63,6 +66,10 @@ bool FaultInjector::apply(FaultAction action, int32_t n, bool wipe, const std::s
   record.at_ms = cluster_.loop().now();
   record.kind = fault_kind(action, wipe);
   record.detail = detail;
+  if (action == FaultAction::kUpgrade) {
+    record.detail +=
+        (record.detail.empty() ? "" : "; ") + std::string("upgrade to kafka 2026-08-20");
+  }
   if (auto why = why_not(action, n)) {
     record.applied = false;
     record.instance = "instance-" + std::to_string(n);
@@ -278,6 +285,12 @@ std::optional<std::string> FaultInjector::why_not(FaultAction action, int32_t n)
     case FaultAction::kRestart:
     case FaultAction::kRestartWiped:
       return running ? std::optional<std::string>(i.name() + " is running") : std::nullopt;
+    case FaultAction::kUpgrade:
+      if (running) return i.name() + " is running (close or crash it first)";
+      if (at_least(i.kafka_pin(), KafkaPin::k2026_08_20)) {
+        return i.name() + " already runs the 2026-08-20 pin";
+      }
+      return std::nullopt;
     case FaultAction::kClose:
       if (!running) return i.name() + " is down";
       if (i.paused()) return i.name() + " is paused";
@@ -319,6 +332,9 @@ std::string FaultInjector::execute(FaultAction action, int32_t n, bool wipe) {
       break;
     case FaultAction::kRestartWiped:
       i.restart(/*wipe=*/true);
+      break;
+    case FaultAction::kUpgrade:
+      i.upgrade(KafkaPin::k2026_08_20);
       break;
     case FaultAction::kClose:
       (void)i.close();  // a failed close is in i.errors()

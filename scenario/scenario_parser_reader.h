@@ -708,20 +708,20 @@ inline bool undoable(FaultAction a) {
 }
 
 // What a [[test.step]] does: exactly one of these keys.
-constexpr std::array<std::string_view, 16> kStepKinds{
-    "produce", "run_until",     "run_for_ms",   "fault",          "query", "crash",
-    "restart", "restart_wiped", "close",        "start",          "pause", "resume",
-    "isolate", "heal",          "add_instance", "remove_instance"};
+constexpr std::array<std::string_view, 17> kStepKinds{
+    "produce", "run_until",     "run_for_ms",   "fault",           "query",  "crash",
+    "restart", "restart_wiped", "close",        "start",           "pause",  "resume",
+    "isolate", "heal",          "add_instance", "remove_instance", "upgrade"};
 // Every key a step may hold: its kind, and the keys that go with some kinds.
-constexpr std::array<std::string_view, 22> kStepKeys = [] {
-  std::array<std::string_view, 22> keys{};
+constexpr std::array<std::string_view, 23> kStepKeys = [] {
+  std::array<std::string_view, 23> keys{};
   std::copy(kStepKinds.begin(), kStepKinds.end(), keys.begin());
-  keys[16] = "ms_max";
-  keys[17] = "expect";
-  keys[18] = "expect_error";
-  keys[19] = "expect_partitions";
-  keys[20] = "expect_values";
-  keys[21] = "expect_position";
+  keys[17] = "ms_max";
+  keys[18] = "expect";
+  keys[19] = "expect_error";
+  keys[20] = "expect_partitions";
+  keys[21] = "expect_values";
+  keys[22] = "expect_position";
   return keys;
 }();
 

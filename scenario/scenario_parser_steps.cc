@@ -121,6 +121,13 @@ FaultStep ScenarioParser::parse_fault_step(Table& st, std::string_view kind) {
     step.instance = 0;
     return step;
   }
+  if (step.action == FaultAction::kUpgrade &&
+      at_least(s_.cluster.streams.kafka_pin, KafkaPin::k2026_08_20)) {
+    st.fail_key(
+        "upgrade",
+        "an upgrade restarts an instance at the 2026-08-20 pin over its old pin's disk; this "
+        "scenario already runs that pin ([configuration] kafka = '2026-08-20')");
+  }
   step.instance = reference_instance(st.instance(kind));
   return step;
 }

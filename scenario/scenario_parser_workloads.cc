@@ -377,6 +377,13 @@ int32_t ScenarioParser::fault_instance(Table& t, FaultAction action) {
     require_instances_at_most_max(t.at(), t.path());
     return 0;
   }
+  if (action == FaultAction::kUpgrade &&
+      at_least(s_.cluster.streams.kafka_pin, KafkaPin::k2026_08_20)) {
+    t.fail_key(
+        "action",
+        "an upgrade restarts an instance at the 2026-08-20 pin over its old pin's disk; this "
+        "scenario already runs that pin ([configuration] kafka = '2026-08-20')");
+  }
   if (!t.has("instance")) t.missing("instance");
   return reference_instance(t.instance("instance"));
 }

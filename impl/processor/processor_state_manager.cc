@@ -155,6 +155,35 @@ Status ProcessorStateManager::initialize_store_offsets(bool store_dir_was_empty)
                   task_.to_string(), *corrupted)});
 }
 
+Status ProcessorStateManager::migrate_legacy_checkpoint() {
+  if (!checkpoint_file_.exists()) return ok_status();
+  const auto failed = [&](const StreamsError& cause) {
+    return base::unexpected(
+        StreamsError{StreamsError::Kind::ProcessorState,
+                     fmt::format("Error migrating checkpoint file for task '{}' ({})",
+                                 task_.to_string(), cause.to_string())});
+  };
+  auto offsets = checkpoint_file_.read_changelog_offsets();
+  if (!offsets) return failed(offsets.error());
+  for (const auto& [tp, offset] : *offsets) {
+    if (offset == ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) continue;
+    StoreMetadata* m = nullptr;
+    for (auto& candidate : stores_) {
+      if (candidate.changelog == tp) m = &candidate;
+    }
+    if (m == nullptr) continue;  // a partition of no registered store: dropped with the file
+    // Kafka commits even into a store that does not manage offsets (it logs a warning); such a
+    // store (in-memory) ignores the commit.
+    if (auto s = m->store->commit({{tp, offset}}); !s) return failed(s.error());
+  }
+  IQ_PROBE("kip1035.checkpoint_migrated",
+           "a task's old .checkpoint was migrated into its stores and deleted (new pin, delta 13; "
+           "not in the default campaign: only a run that upgrades from the old pin over its disk "
+           "reaches it)");
+  if (auto s = checkpoint_file_.remove(); !s) return failed(s.error());
+  return ok_status();
+}
+
 Status ProcessorStateManager::commit() {
   std::optional<StreamsError> first;
   for (auto& m : stores_) {

@@ -71,6 +71,13 @@ class ProcessorStateManager {
   // at all under exactly_once_v2 while the task directory was not empty is TaskCorrupted (the
   // stores may hold writes of a process that did not close cleanly). No file is read or deleted.
   [[nodiscard]] Status initialize_store_offsets(bool store_dir_was_empty);
+  // LegacyCheckpointingStateStore.migrateLegacyOffsets (pin delta 13, d7fed9d023, 5740a26525),
+  // run once the stores are registered and before initialize_store_offsets: an old pin's
+  // .checkpoint, if any, is read; each entry of a registered logged store's changelog but the
+  // unknown sentinel is committed into that store (store.commit({partition: offset}): into the
+  // memtable, durable at the next flush or clean close); then the file is deleted. Any error is a
+  // ProcessorStateException naming the task.
+  [[nodiscard]] Status migrate_legacy_checkpoint();
   // ProcessorStateManager.commit (pin delta 3, a40c8769ce; replaces flush() + checkpoint()): every
   // store's commit(offsets): a logged persistent store gets its changelog offset (or
   // OFFSET_UNKNOWN, d84e19dde4), any other an empty map; then its commit callback. Nothing is

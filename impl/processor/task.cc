@@ -117,6 +117,12 @@ Status Task::initialize() {
   // KAFKA-8574: stores register first, then the checkpoint is loaded.
   s = topology_->store().init(*context_, topology_->store());
   if (!s) return s;
+  // pin delta 13: an old pin's .checkpoint is migrated into the stores first
+  // (ProcessorStateManager.registerStateStores, after every store's init).
+  if (offsets_in_stores()) {
+    s = state_manager_->migrate_legacy_checkpoint();
+    if (!s) return s;
+  }
   s = offsets_in_stores()
           ? state_manager_->initialize_store_offsets(store_dir_was_empty)
           : state_manager_->initialize_store_offsets_from_checkpoint(store_dir_was_empty);

@@ -112,5 +112,101 @@ TEST_F(TaskOffsetsTest, TheNewPinCommitsTheStoresAtEveryCommitAndWritesNoFile) {
   EXPECT_FALSE(a.fs.exists(a.env.task_dir + "/counts.position"));
 }
 
+// The old pin's clean close: an enforced checkpoint (flush, counts.position, .checkpoint), then
+// the stores closed.
+void close_at_the_old_pin(Instance& a, StreamTask& task) {
+  ASSERT_TRUE(task.maybe_checkpoint(/*enforce=*/true).has_value());
+  a.reader.unregister_task(task.id());
+  task.suspend();
+  ASSERT_TRUE(task.close_clean().has_value());
+}
+
+// Pin delta 13 (LegacyCheckpointingStateStore.migrateLegacyOffsets, d7fed9d023): a task opened at
+// the new pin over an old pin's clean close commits the .checkpoint offsets into its stores and
+// deletes the file; the .position file is merged into the store's position and kept.
+TEST_F(TaskOffsetsTest, TheNewPinMigratesTheOldCheckpointIntoTheStoresAndDeletesIt) {
+  Instance a(broker_, root_ / "a", /*consistency=*/true);
+  Position position_before = Position::empty_position();
+  std::optional<ChangelogOffset> offset_before;
+  {
+    StreamTask task({0, 0}, topology_, a.env);
+    run_and_commit(a, task);
+    close_at_the_old_pin(a, task);
+    offset_before = checkpointed(a);
+  }
+  ASSERT_TRUE(offset_before.has_value() && offset_before->value() >= 0);
+  ASSERT_TRUE(a.fs.exists(a.env.task_dir + "/counts.position"));
+  a.env.kafka_pin = KafkaPin::k2026_08_20;
+  a.env.eos_enabled = true;  // the migrated offset keeps a non-empty directory from corruption
+  {
+    StreamTask task({0, 0}, topology_, a.env);
+    ASSERT_TRUE(task.initialize().has_value());
+    EXPECT_TRUE(task.offsets_in_stores());
+    EXPECT_FALSE(a.fs.exists(a.env.task_dir + "/.checkpoint"));
+    EXPECT_TRUE(a.fs.exists(a.env.task_dir + "/counts.position"));
+    EXPECT_EQ(task.state_manager().changelog_offset("counts"), offset_before);
+    EXPECT_EQ(task.store("counts")->committed_offset({"app-counts-changelog", 0}).value(),
+              offset_before);
+    EXPECT_FALSE(task.store("counts")->position().is_empty());
+    task.suspend();
+    ASSERT_TRUE(task.close_clean().has_value());  // the close flushes the migrated offsets
+  }
+  StreamTask again({0, 0}, topology_, a.env);
+  ASSERT_TRUE(again.initialize().has_value());
+  EXPECT_EQ(again.state_manager().changelog_offset("counts"), offset_before);
+}
+
+// §4.5: a crash after the migration deleted .checkpoint and before a flush or a clean close
+// loses the migrated offsets with the file. Under at-least-once the store restores from the start
+// over its old data; under exactly_once_v2 (stores not transactional) the non-empty directory
+// without offsets is TaskCorrupted; with transactional stores it is not.
+TEST_F(TaskOffsetsTest, ACrashAfterTheMigrationLosesTheMigratedOffsets) {
+  for (const auto& [eos, transactional] :
+       std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {true, true}}) {
+    SCOPED_TRACE("eos " + std::to_string(eos) + " transactional " + std::to_string(transactional));
+    std::filesystem::remove_all(root_);
+    Instance a(broker_, root_ / "a", /*consistency=*/true);
+    {
+      StreamTask task({0, 0}, topology_, a.env);
+      run_and_commit(a, task);
+      close_at_the_old_pin(a, task);
+    }
+    a.env.kafka_pin = KafkaPin::k2026_08_20;
+    a.env.eos_enabled = eos;
+    a.env.transactional_state_stores = transactional;
+    {
+      StreamTask task({0, 0}, topology_, a.env);
+      ASSERT_TRUE(task.initialize().has_value());
+      EXPECT_FALSE(a.fs.exists(a.env.task_dir + "/.checkpoint"));
+    }  // the task object goes with its stores open: a crash
+    StreamTask again({0, 0}, topology_, a.env);
+    auto s = again.initialize();
+    if (eos && !transactional) {
+      ASSERT_FALSE(s.has_value());
+      EXPECT_EQ(s.error().kind, StreamsError::Kind::TaskCorrupted);
+      continue;
+    }
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(again.state_manager().changelog_offset("counts"), std::nullopt);
+    EXPECT_TRUE(again.store("counts")->kept_entries(nullptr));  // the old data is still there
+  }
+}
+
+// At the new pin a window task's offsets live in its segments too (no .checkpoint, no .position).
+TEST_F(TaskOffsetsTest, TheNewPinCommitsAWindowStoreIntoItsSegments) {
+  topology_.kind = TopologyKind::WindowedCount;
+  topology_.supplier = KeyValueSupplier::kRocksDb;
+  Instance a(broker_, root_ / "a", /*consistency=*/true);
+  a.env.kafka_pin = KafkaPin::k2026_08_20;
+  StreamTask task({0, 0}, topology_, a.env);
+  run_and_commit(a, task);
+  EXPECT_TRUE(task.offsets_in_stores());
+  const auto written = task.state_manager().changelog_offset("counts");
+  ASSERT_TRUE(written.has_value());
+  EXPECT_EQ(task.store("counts")->committed_offset({"app-counts-changelog", 0}).value(), written);
+  EXPECT_FALSE(a.fs.exists(a.env.task_dir + "/.checkpoint"));
+  EXPECT_FALSE(a.fs.exists(a.env.task_dir + "/counts.position"));
+}
+
 }  // namespace
 }  // namespace iq

@@ -29,6 +29,7 @@ class OffsetCheckpoint {
   // A missing file reads as empty. A malformed one is a ProcessorStateException naming the file.
   [[nodiscard]] base::Expected<TopicPartitionOffsets, StreamsError> read();
   [[nodiscard]] Status remove() { return fs_.delete_file(path_); }
+  bool exists() const { return fs_.exists(path_); }
   const std::string& path() const { return path_; }
 
   // The task's `.checkpoint` file, typed: changelog offsets in, changelog offsets out, so a

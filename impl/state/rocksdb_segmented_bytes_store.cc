@@ -38,20 +38,53 @@ Status RocksDBSegmentedBytesStore::init(StateStoreContext& context, StateStore& 
       context.file_system(), context.state_dir() + "/" + name_ + ".position");
   auto position = read_position_from_checkpoint(*position_checkpoint_);
   if (!position) return base::unexpected(position.error());
-  position_ = std::move(*position);
+  CommitCallback commit_callback = [this] {
+    return checkpoint_position(*position_checkpoint_, position_);
+  };
+  const bool offsets_in_segments = at_least(context.kafka_pin(), KafkaPin::k2026_08_20);
+  if (offsets_in_segments) {
+    // pin delta 1 (77d1641673, 53b1a77b59): the segments keep offsets and position; each merges
+    // what it stored into the (shared) position as it opens, below.
+    position_ = Position::empty_position();
+    segments_.manage_offsets(position_);
+    // segments::writePosition is a no-op there: commit() writes the position.
+    commit_callback = [] { return ok_status(); };
+  } else {
+    position_ = std::move(*position);
+  }
   // Kafka quirk 21 (docs/iqv2-semantics.md §10): the observed stream time is -1 here (not
   // persisted), so open_existing drops nothing: data of segments that expired before a restart is
   // visible again until stream time moves on.
   if (auto s = segments_.open_existing(context, observed_stream_time_ms_); !s) {
-    segments_.close();
+    // Kafka never registers a store whose init threw, so nothing closes its open segments.
+    if (offsets_in_segments) {
+      segments_.drop_all();
+    } else {
+      segments_.close();
+    }
     return s;
   }
+  // pin delta 13: StoreQueryUtils.maybeMigrateExistingPositionFile merges an old .position file
+  // at every init, after the segments opened, and never deletes it.
+  if (offsets_in_segments) position_.merge(*position, KafkaPin::k2026_08_20);
   context.register_store(
       root, [this](const std::vector<ConsumerRecord>& records) { return restore_all(records); },
-      [this] { return checkpoint_position(*position_checkpoint_, position_); });
+      std::move(commit_callback));
   open_ = true;
   consistency_enabled_ = context.consistency_enabled();
   return ok_status();
+}
+
+Status RocksDBSegmentedBytesStore::commit(const ChangelogOffsets& offsets) {
+  // Kafka's segmented commit has no open check; a closed store holds no segments.
+  IQ_ASSERT(segments_.manages_offsets(), "store {}: commit(offsets) at the old pin", name_);
+  return segments_.commit(offsets);
+}
+
+StoreResult<std::optional<ChangelogOffset>> RocksDBSegmentedBytesStore::committed_offset(
+    const TopicPartition& changelog) {
+  if (!segments_.manages_offsets()) return std::optional<ChangelogOffset>{};
+  return segments_.committed_offset(changelog);
 }
 
 void RocksDBSegmentedBytesStore::close() {

@@ -16,7 +16,9 @@
 // segment, entries come in key-byte order (key, then time), segments in id order.
 //
 // The store owns the position, persisted to <task dir>/<name>.position at each commit like
-// RocksDBStore; the segments have none.
+// RocksDBStore; the segments have none. At the 2026-08-20 pin (KIP-1035, segments.h) the segments
+// keep it instead: each merges its stored position into the store's at open, and commit(offsets)
+// writes offsets and position into every segment; .position is only merged at init (pin delta 13).
 
 #include <cstdint>
 #include <memory>
@@ -67,6 +69,15 @@ class RocksDBSegmentedBytesStore {
   [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> all(bool forward);
 
   [[nodiscard]] Status restore_all(const std::vector<ConsumerRecord>& records);
+
+  // KIP-1035 at the new pin (AbstractRocksDBSegmentedBytesStore.commit, managesOffsets,
+  // committedOffset): the segments keep the offsets; see segments.h.
+  bool manages_offsets() const { return segments_.manages_offsets(); }
+  [[nodiscard]] Status commit(const ChangelogOffsets& offsets);
+  [[nodiscard]] StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog);
+  // For tests: the segment of `segment_id`, null when not open.
+  KeyValueSegment* segment(int64_t segment_id) { return segments_.segment_for_id(segment_id); }
 
   // StateStore::kept_entries: every segment's entries, in segment order.
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) {

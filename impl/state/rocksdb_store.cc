@@ -224,6 +224,15 @@ Status RocksDBStore::init(StateStoreContext& context, StateStore& root) {
   return ok_status();
 }
 
+Status RocksDBStore::open_without_registering(StateStoreContext& context) {
+  IQ_ASSERT(!open_, "store {} opened twice", name_);
+  if (auto opened = open_db(context); !opened) return opened;
+  consistency_enabled_ = context.consistency_enabled();
+  context_ = &context;
+  open_ = true;
+  return ok_status();
+}
+
 void RocksDBStore::stage(const Bytes& key, const ValueBytes& value) {
   buffer_->stage(key, value);
   const rocksdb::Status status = value ? staged_batch_->Put(cf_, key.get(), value->get())

@@ -105,6 +105,10 @@ class RocksDBStore : public KeyValueBytesStore {
   // StateStore.
   const std::string& name() const override { return name_; }
   [[nodiscard]] Status init(StateStoreContext& context, StateStore& root) override;
+  // RocksDBStore.openDB alone, as LogicalKeyValueSegments opens the versioned store's physical
+  // store at the new pin: the DB and, there, the offsets column family (status check, stored
+  // position), without registering and without merging a .position file.
+  [[nodiscard]] Status open_without_registering(StateStoreContext& context);
   [[nodiscard]] Status flush() override;
   void close() override;
   bool persistent() const override { return true; }

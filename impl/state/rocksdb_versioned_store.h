@@ -54,6 +54,15 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   QueryOutcome query(const Query& query, const PositionBound& bound,
                      const QueryConfig& config) override;
   Position position() const override { return position_.copy(); }
+  // KIP-1035 at the new pin: the physical store keeps the offsets (one RocksDB for every logical
+  // segment and the latest values); its commit writes the physical store's own position, which no
+  // versioned put advances (pin delta 10, docs/kafka-2026-08-20.md §10 H3).
+  bool manages_offsets() const override;
+  [[nodiscard]] Status commit(const ChangelogOffsets& offsets) override;
+  StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog) override;
+  // For tests: the physical store (its stored status and position).
+  RocksDBStore& physical_store() { return *physical_store_; }
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.RocksDBVersionedStore";
   }
@@ -99,6 +108,7 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   };
 
   [[nodiscard]] Status validate_store_open() const;
+  [[nodiscard]] Status open_physical_managing_offsets(const Position& position_file);
   [[nodiscard]] StoreResult<int64_t> do_put(int64_t stream_time_ms, const Bytes& key,
                                             const ValueBytes& value, int64_t timestamp_ms);
   [[nodiscard]] StoreResult<PutStatus> maybe_put_to_latest_value_store(int64_t stream_time_ms,

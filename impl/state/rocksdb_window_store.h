@@ -31,6 +31,13 @@ class RocksDBWindowStore : public WindowBytesStore {
   Status init(StateStoreContext& context, StateStore& root) override;
   Status flush() override { return bytes_store_.flush(); }
   void close() override { bytes_store_.close(); }
+  // KIP-1035 at the new pin: the segments keep the offsets (rocksdb_segmented_bytes_store.h).
+  bool manages_offsets() const override { return bytes_store_.manages_offsets(); }
+  Status commit(const ChangelogOffsets& offsets) override { return bytes_store_.commit(offsets); }
+  StoreResult<std::optional<ChangelogOffset>> committed_offset(
+      const TopicPartition& changelog) override {
+    return bytes_store_.committed_offset(changelog);
+  }
   bool persistent() const override { return true; }
   bool is_open() const override { return bytes_store_.is_open(); }
   QueryOutcome query(const Query& q, const PositionBound& bound,

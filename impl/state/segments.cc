@@ -9,6 +9,8 @@
 
 #include "base/assert.h"
 #include "base/probe.h"
+#include "io/operation_marker.h"
+#include "state/offsets_column_family.h"
 #include "state/rocksdb_store.h"
 
 namespace iq {
@@ -35,22 +37,29 @@ bool in_bounds(std::string_view key, const std::optional<Bytes>& from,
 KeyValueSegment::KeyValueSegment(std::string segment_name, int64_t id, std::string column_family)
     : name_(std::move(segment_name)), id_(id), column_family_(std::move(column_family)) {}
 
+// Destroying an open segment is the process dying (the simulator's crash drops every object).
 KeyValueSegment::~KeyValueSegment() {
-  close();
+  drop();
 }
 
-Status KeyValueSegment::open_db(StateStoreContext& context, const std::string& parent_dir) {
+Status KeyValueSegment::open_db(StateStoreContext& context, const std::string& parent_dir,
+                                Position* shared_position) {
   IQ_ASSERT(db_ == nullptr, "segment {} opened twice", name_);
   dir_ = parent_dir + "/" + name_;
   if (auto made = context.file_system().create_directories(dir_); !made) return made;
   rocksdb::Env* env =
       context.rocksdb_env() != nullptr ? context.rocksdb_env() : rocksdb::Env::Default();
   write_buffer_size_ = context.rocksdb_write_buffer_size();
-  const rocksdb::Options options = rocksdb_store_options(env, write_buffer_size_);
+  rocksdb::Options options = rocksdb_store_options(env, write_buffer_size_);
+  const bool offsets = shared_position != nullptr;  // the new pin (KeyValueSegments decides)
+  options.atomic_flush = offsets;                   // dbOptions.setAtomicFlush(true)
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   families.emplace_back(rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions(options));
   if (column_family_ != rocksdb::kDefaultColumnFamilyName) {
     families.emplace_back(column_family_, rocksdb::ColumnFamilyOptions(options));
+  }
+  if (offsets) {
+    families.emplace_back(offsets_cf::kColumnFamilyName, rocksdb::ColumnFamilyOptions(options));
   }
   rocksdb::DB* db = nullptr;
   const rocksdb::Status status =
@@ -61,8 +70,71 @@ Status KeyValueSegment::open_db(StateStoreContext& context, const std::string& p
   }
   IQ_ASSERT(db != nullptr && cf_handles_.size() == families.size());
   db_.reset(db);
-  cf_ = cf_handles_.back();
+  cf_ = cf_handles_.at(column_family_ != rocksdb::kDefaultColumnFamilyName ? 1 : 0);
+  if (!offsets) return ok_status();
+  offsets_cf_ = cf_handles_.back();
+  if (auto opened = open_offsets(context, *shared_position); !opened) {
+    drop();
+    return opened;
+  }
   return ok_status();
+}
+
+Status KeyValueSegment::open_offsets(StateStoreContext& context, Position& shared_position) {
+  if (offsets_cf::status(*db_, offsets_cf_) == 1) {
+    IQ_PROBE("kip1035.segment_reopened_open_marker",
+             "a window or session segment reopened with its status \"open\" on disk (a memtable "
+             "flush since its last open, then the process died) (new pin; not in the default "
+             "campaign: default.toml draws only the old pin, scenarios/templates/kafka_2026.toml "
+             "reaches it)");
+  }
+  // Segments stage nothing yet under enable.transactional.statestores (KIP-892 for the segmented
+  // family is not ported): they write the marker as a non-transactional RocksDBStore does.
+  auto stored = offsets_cf::open(*db_, offsets_cf_,
+                                 /*ignore_invalid_state=*/!context.eos_enabled());
+  if (!stored) {
+    // pin delta 4: RocksDBStore.openDB turns the invalid state into TaskCorruptedException.
+    return base::unexpected(
+        StreamsError{StreamsError::Kind::TaskCorrupted,
+                     "State store " + name_ +
+                         " didn't find a valid state, since under EOS it has the risk of "
+                         "getting uncommitted data in stores (" +
+                         stored.error().message + ")"});
+  }
+  status_open_set_ = true;
+  // "For segmented stores, the overall position is composed of multiple underlying stores".
+  shared_position.merge(*stored, KafkaPin::k2026_08_20);
+  return ok_status();
+}
+
+Status KeyValueSegment::commit(const Position& position, const ChangelogOffsets& offsets) {
+  if (db_ == nullptr) return ok_status();  // Kafka: `if (db == null) return;`
+  IQ_ASSERT(offsets_cf_ != nullptr, "segment {}: commit(offsets) at the old pin", name_);
+  if (!offsets_cf::commit(*db_, offsets_cf_, position, offsets)) {
+    return base::unexpected(processor_state("Error while executing commit from store " + name_));
+  }
+  return ok_status();
+}
+
+StoreResult<std::optional<ChangelogOffset>> KeyValueSegment::committed_offset(
+    const TopicPartition& changelog) {
+  if (db_ == nullptr) {
+    return base::unexpected(StreamsError{StreamsError::Kind::InvalidStateStore,
+                                         "Store " + name_ + " is currently closed"});
+  }
+  if (offsets_cf_ == nullptr) return std::optional<ChangelogOffset>{};
+  auto offset = offsets_cf::committed_offset(*db_, offsets_cf_, changelog);
+  if (!offset) {
+    return base::unexpected(processor_state("Error while getting committed offset for partition " +
+                                            changelog.first + "-" +
+                                            std::to_string(changelog.second)));
+  }
+  return *offset;
+}
+
+std::optional<int64_t> KeyValueSegment::stored_status() {
+  IQ_ASSERT(db_ != nullptr && offsets_cf_ != nullptr, "stored_status of segment {}", name_);
+  return offsets_cf::status(*db_, offsets_cf_);
 }
 
 Status KeyValueSegment::put(const Bytes& key, const ValueBytes& value) {
@@ -82,8 +154,19 @@ Status KeyValueSegment::put(const Bytes& key, const ValueBytes& value) {
 // A segment is a RocksDBStore in Kafka: its memtable fills and flushes as one's does.
 Status KeyValueSegment::maybe_flush_memtable(size_t bytes_written) {
   memtable_bytes_ += bytes_written;
-  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_, memtable_bytes_);
+  // pin delta 2: at the new pin the segment flushes atomically, its offsets with its data, and
+  // apart from every other segment (each is its own RocksDB instance).
+  auto flushed = flush_if_memtable_full(*db_, cf_, write_buffer_size_, memtable_bytes_,
+                                        offsets_cf_ != nullptr ? &cf_handles_ : nullptr);
   if (!flushed) return base::unexpected(flushed.error());
+  if (*flushed && offsets_cf_ != nullptr &&
+      (operations_in_progress() & static_cast<uint32_t>(Operation::kRestore)) == 0) {
+    IQ_PROBE("kip1035.segment_flushed_between_commits",
+             "a window or session segment's full memtable flushed its data past the offsets its "
+             "last commit wrote, apart from the other segments (new pin; not in the default "
+             "campaign: default.toml draws only the old pin, scenarios/templates/kafka_2026.toml "
+             "reaches it)");
+  }
   return ok_status();
 }
 
@@ -157,13 +240,29 @@ Status KeyValueSegment::flush() {
 
 void KeyValueSegment::close() {
   if (db_ == nullptr) return;
+  if (offsets_cf_ != nullptr) {
+    // Kafka logs a failed status write and closes anyway; db.close() flushes with the WAL off.
+    if (status_open_set_) (void)offsets_cf::close(*db_, offsets_cf_);
+    status_open_set_ = false;
+    const rocksdb::Status flushed = flush_atomically(*db_, cf_handles_);
+    IQ_ASSERT(flushed.ok(), "segment {}: flush at close: {}", name_, flushed.ToString());
+    memtable_bytes_ = 0;
+  }
+  drop();
+}
+
+void KeyValueSegment::drop() {
+  if (db_ == nullptr) return;
   for (rocksdb::ColumnFamilyHandle* handle : cf_handles_) {
     const rocksdb::Status destroyed = db_->DestroyColumnFamilyHandle(handle);
     IQ_ASSERT(destroyed.ok(), "{}", destroyed.ToString());
   }
   cf_handles_.clear();
   cf_ = nullptr;
+  offsets_cf_ = nullptr;
+  status_open_set_ = false;
   // No flush: unflushed writes are lost, as when Kafka's process dies (see rocksdb_store.cc).
+  // At the old pin a clean close is this too: its checkpoint flushed first.
   (void)db_->Close();
   db_.reset();
 }
@@ -213,7 +312,7 @@ StoreResult<KeyValueSegment*> KeyValueSegments::get_or_create_segment(int64_t se
   context_ = &context;
   auto segment =
       std::make_unique<KeyValueSegment>(segment_name(segment_id), segment_id, column_family_);
-  if (auto s = segment->open_db(context, context.state_dir() + "/" + name_); !s) {
+  if (auto s = segment->open_db(context, context.state_dir() + "/" + name_, shared_position_); !s) {
     return base::unexpected(s.error());
   }
   IQ_PROBE("segments.roll", "a segmented store opened a new segment");
@@ -274,6 +373,44 @@ Status KeyValueSegments::flush() {
 void KeyValueSegments::close() {
   for (auto& [id, segment] : segments_) segment->close();
   segments_.clear();
+}
+
+void KeyValueSegments::drop_all() {
+  for (auto& [id, segment] : segments_) segment->drop();
+  segments_.clear();
+}
+
+Status KeyValueSegments::commit(const ChangelogOffsets& offsets) {
+  IQ_ASSERT(shared_position_ != nullptr, "segments {}: commit(offsets) at the old pin", name_);
+  for (auto& [id, segment] : segments_) {
+    if (auto s = segment->commit(*shared_position_, offsets); !s) return s;
+  }
+  return ok_status();
+}
+
+StoreResult<std::optional<ChangelogOffset>> KeyValueSegments::committed_offset(
+    const TopicPartition& changelog) {
+  std::optional<ChangelogOffset> newest;
+  for (auto it = segments_.rbegin(); it != segments_.rend(); ++it) {
+    auto offset = it->second->committed_offset(changelog);
+    if (!offset) return offset;
+    if (!newest) {
+      newest = *offset;
+      continue;
+    }
+    // Kafka stops at the first; reading on only to observe an older segment behind it: its
+    // memtable was lost in a crash after the newer one's flush (pin delta 12, §10 H4).
+    if (!*offset || **offset < *newest) {
+      IQ_PROBE("kip1035.segment_flushed_apart",
+               "a reopened window or session store found an older segment's committed offset "
+               "behind the newest segment's: the segments flushed apart before a crash, and the "
+               "store restores from the newest one's (new pin, delta 12; not in the default "
+               "campaign: default.toml draws only the old pin, "
+               "scenarios/templates/kafka_2026.toml reaches it)");
+      break;
+    }
+  }
+  return newest;
 }
 
 // Every segment below segmentId(streamTime - retention) is closed and its directory deleted.

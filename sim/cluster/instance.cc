@@ -263,6 +263,13 @@ void Instance::restart(bool wipe) {
   start();
 }
 
+void Instance::upgrade(KafkaPin pin) {
+  IQ_ASSERT(!running(), "{} upgraded while running", config_.name);
+  IQ_ASSERT(pin > config_.streams.kafka_pin, "{} upgraded to the pin it runs", config_.name);
+  config_.streams.kafka_pin = pin;
+  restart(/*wipe=*/false);
+}
+
 void Instance::pause() {
   IQ_ASSERT(running() && !paused(), "{} paused while not running or already paused", config_.name);
   process_->gate.paused = true;

@@ -119,6 +119,10 @@ class Instance {
   [[nodiscard]] Status close();
   void crash();
   void restart(bool wipe);
+  // restart(false) with the client's Kafka pin set to `pin` first (scenario event `upgrade`, pin
+  // delta 13): the new process opens the old pin's files.
+  void upgrade(KafkaPin pin);
+  KafkaPin kafka_pin() const { return config_.streams.kafka_pin; }
   // SIGSTOP / SIGCONT of the running process (see the header comment).
   void pause();
   void resume();

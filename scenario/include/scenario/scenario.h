@@ -66,6 +66,11 @@ enum class FaultAction {
   kHeal,            // restore its links
   kAddInstance,     // scale out: a new instance, started at once (or created, started later)
   kRemoveInstance,  // scale in: closed (if running) and retired for good
+  // Pin delta 13 (docs/kafka-2026-08-20.md §4.5): start a closed or crashed instance again on its
+  // kept disk with the 2026-08-20 pin (a rolling upgrade's step), in a run configured at the old
+  // pin; its start-up migrates the old .checkpoint and .position files. Every instance in turn
+  // upgrades the whole application. Nothing to undo (no downgrade).
+  kUpgrade,
 };
 const char* to_string(FaultAction a);
 std::optional<FaultAction> fault_action_from_string(std::string_view s);

@@ -122,7 +122,7 @@ inline constexpr std::array<Named<FailureReason>, 6> kFailureReasons{{
     {FailureReason::STORE_EXCEPTION, "STORE_EXCEPTION"},
 }};
 
-inline constexpr std::array<Named<FaultAction>, 11> kFaultActions{{
+inline constexpr std::array<Named<FaultAction>, 12> kFaultActions{{
     {FaultAction::kCrash, "crash"},
     {FaultAction::kRestart, "restart"},
     {FaultAction::kRestartWiped, "restart_wiped"},
@@ -133,6 +133,7 @@ inline constexpr std::array<Named<FaultAction>, 11> kFaultActions{{
     {FaultAction::kIsolate, "isolate"},
     {FaultAction::kHeal, "heal"},
     {FaultAction::kAddInstance, "add_instance"},
+    {FaultAction::kUpgrade, "upgrade"},
     {FaultAction::kRemoveInstance, "remove_instance"},
 }};
 
