@@ -151,8 +151,7 @@ Status ProcessorStateManager::initialize_store_offsets(bool store_dir_was_empty)
   }
   IQ_PROBE("kip1035.eos_no_committed_offset_task_corrupted",
            "under exactly_once_v2 a store of a non-empty task directory held no committed offset: "
-           "TaskCorrupted (new pin; not in the default campaign: default.toml draws only the old "
-           "pin, scenarios/templates/kafka_2026.toml reaches it)");
+           "TaskCorrupted (new pin)");
   return base::unexpected(StreamsError{
       StreamsError::Kind::TaskCorrupted,
       fmt::format("task {}: store {} did not find checkpoint offsets while stores are not empty; "
