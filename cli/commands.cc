@@ -306,6 +306,12 @@ void print_sweep(const SweepSummary& s, const Shard& shard, int32_t jobs, double
     std::printf("  exactly_once_v2 dirty reads (%llu runs): %s\n",
                 static_cast<unsigned long long>(s.runs_with_dirty_reads()),
                 dirty_reads_text(dirty).c_str());
+    // Per pin, and at the new pin per isolation level (a dirty read under READ_COMMITTED is a
+    // ChangelogWitness violation; under READ_UNCOMMITTED a statistic).
+    for (const auto& [pin, counts] : s.dirty_reads_by_pin()) {
+      std::printf("    kafka %s: %s%s\n", pin.c_str(), dirty_reads_text(counts).c_str(),
+                  dirty_reads_by_level_text(counts).c_str());
+    }
   }
   if (const auto lines = staleness_lines(s.staleness_by_guarantee()); !lines.empty()) {
     std::printf("  staleness behind the source log by guarantee and role:\n");
@@ -534,6 +540,7 @@ bool write_sweep_report(const std::string& command, const std::string& file,
   input.shard = summary.shards.empty() ? "0/1" : summary.shards.front();
   input.dirty_reads = summary.dirty_reads();
   input.runs_with_dirty_reads = summary.runs_with_dirty_reads();
+  input.dirty_reads_by_pin = summary.dirty_reads_by_pin();
   input.staleness_by_guarantee = summary.staleness_by_guarantee();
   input.runs_by_guarantee = summary.runs_by_guarantee();
   input.query_outcomes = summary.query_outcomes_by_phase();

@@ -379,15 +379,30 @@ uint64_t SweepSummary::runs_with_reprocessing() const {
                     [](const SeedResult& r) { return r.records_reprocessed > 0; }));
 }
 
+namespace {
+
+void merge_dirty_reads(std::map<std::string, uint64_t>& total,
+                       const std::map<std::string, uint64_t>& counts) {
+  for (const auto& [key, n] : counts) {
+    // A maximum merges as a maximum; every other count sums, so shards merge exactly.
+    total[key] = key.ends_with("_max") ? std::max(total[key], n) : total[key] + n;
+  }
+}
+
+}  // namespace
+
 std::map<std::string, uint64_t> SweepSummary::dirty_reads() const {
   std::map<std::string, uint64_t> total;
-  for (const SeedResult& r : results) {
-    for (const auto& [key, n] : r.dirty_reads) {
-      // A maximum merges as a maximum; every other count sums, so shards merge exactly.
-      total[key] = key.ends_with("_max") ? std::max(total[key], n) : total[key] + n;
-    }
-  }
+  for (const SeedResult& r : results) merge_dirty_reads(total, r.dirty_reads);
   return total;
+}
+
+std::map<std::string, std::map<std::string, uint64_t>> SweepSummary::dirty_reads_by_pin() const {
+  std::map<std::string, std::map<std::string, uint64_t>> by;
+  for (const SeedResult& r : results) {
+    if (!r.dirty_reads.empty()) merge_dirty_reads(by[r.kafka_pin], r.dirty_reads);
+  }
+  return by;
 }
 
 uint64_t SweepSummary::runs_with_dirty_reads() const {
@@ -466,6 +481,21 @@ std::string dirty_reads_text(const std::map<std::string, uint64_t>& c) {
   }
   if (get("not_decided") > 0) {
     text += fmt::format(" ({} answers not decided: the witness did not hold)", get("not_decided"));
+  }
+  return text;
+}
+
+std::string dirty_reads_by_level_text(const std::map<std::string, uint64_t>& c) {
+  const auto get = [&](const std::string& key) {
+    auto it = c.find(key);
+    return static_cast<unsigned long long>(it == c.end() ? 0 : it->second);
+  };
+  std::string text;
+  for (const char* level : {"READ_COMMITTED", "READ_UNCOMMITTED"}) {
+    const std::string l = level;
+    if (c.find(l + "/answers") == c.end()) continue;
+    text += fmt::format("{} {} {} of {} answers dirty ({} aborted)", text.empty() ? ";" : ",",
+                        level, get(l + "/dirty"), get(l + "/answers"), get(l + "/aborted"));
   }
   return text;
 }
@@ -661,6 +691,7 @@ nlohmann::json to_json(const SweepSummary& s) {
         {"records_reprocessed", s.records_reprocessed()},
         {"runs_with_reprocessing", s.runs_with_reprocessing()},
         {"dirty_reads", s.dirty_reads()},
+        {"dirty_reads_by_pin", s.dirty_reads_by_pin()},
         {"runs_with_dirty_reads", s.runs_with_dirty_reads()},
         {"runs_by_guarantee", s.runs_by_guarantee()},
         {"staleness_by_guarantee", staleness_json(s.staleness_by_guarantee())},

@@ -107,6 +107,9 @@ std::vector<std::string> judgement_lines(
 
 // One line: "412 of 9,000 answers (aborted 3, ...), uncommitted for 52 ms on average, 480 at most".
 std::string dirty_reads_text(const std::map<std::string, uint64_t>& counts);
+// The by-level part of dirty-read counts (2026-08-20 pin): "; READ_COMMITTED 0 of 120 answers
+// dirty (0 aborted), READ_UNCOMMITTED 14 of 130 (2 aborted)", or "" without level keys.
+std::string dirty_reads_by_level_text(const std::map<std::string, uint64_t>& counts);
 
 // Per guarantee and role: answers, then median, p90 and max in records and in virtual ms, as JSON
 // ({"exactly_once_v2": {"standby": {"answers": N, "records": {"median", "p90", "max"}, "ms":
@@ -167,6 +170,9 @@ struct SweepSummary {
   uint64_t runs_with_reprocessing() const;
   // Dirty reads summed over the seeds ("uncommitted_ms_max" the largest), and the seeds with one.
   std::map<std::string, uint64_t> dirty_reads() const;
+  // The same by Kafka pin (SeedResult::kafka_pin -> counts), each merged as dirty_reads() merges;
+  // a pin's counts hold, at the 2026-08-20 pin, the by-level keys ("READ_COMMITTED/dirty", ...).
+  std::map<std::string, std::map<std::string, uint64_t>> dirty_reads_by_pin() const;
   uint64_t runs_with_dirty_reads() const;
   // The answers' staleness merged over the seeds of each processing guarantee (seeds without a
   // guarantee, from older summaries, are left out).

@@ -65,6 +65,31 @@ SweepSummary sweep(uint64_t first, uint64_t count, const Shard& shard) {
   return s;
 }
 
+// Dirty reads by pin: seeds at the new pin keep their counts, by-level keys included, apart from
+// the old pin's; a maximum merges as one within a pin.
+TEST(SummaryTest, DirtyReadsAreTalliedPerPinAndLevel) {
+  SweepSummary s = sweep(1, 8, {0, 1});
+  for (SeedResult& r : s.results) {
+    if (r.seed % 2 == 0) r.kafka_pin = "2026-08-20";
+    if (r.seed == 4) r.dirty_reads["READ_COMMITTED/answers"] = 30;
+    if (r.seed == 8) r.dirty_reads["READ_UNCOMMITTED/dirty"] = 5;
+    if (r.seed == 8) r.dirty_reads["READ_UNCOMMITTED/answers"] = 40;
+  }
+  s.results[0].dirty_reads = {{"answers", 7}, {"dirty", 1}, {"uncommitted_ms_max", 2000}};
+  const auto by = s.dirty_reads_by_pin();
+  ASSERT_EQ(by.size(), 2u);
+  EXPECT_EQ(by.at("2024-10-25").at("dirty"), 1u);
+  EXPECT_EQ(by.at("2024-10-25").at("uncommitted_ms_max"), 2000u);
+  EXPECT_EQ(by.at("2026-08-20").at("dirty"), 12u);  // seeds 4 and 8
+  EXPECT_EQ(by.at("2026-08-20").at("uncommitted_ms_max"), 996u);
+  EXPECT_EQ(by.at("2026-08-20").at("READ_COMMITTED/answers"), 30u);
+  EXPECT_EQ(by.at("2026-08-20").at("READ_UNCOMMITTED/dirty"), 5u);
+  const std::string text = dirty_reads_by_level_text(by.at("2026-08-20"));
+  EXPECT_NE(text.find("READ_COMMITTED 0 of 30 answers dirty"), std::string::npos) << text;
+  EXPECT_NE(text.find("READ_UNCOMMITTED 5 of 40 answers dirty"), std::string::npos) << text;
+  EXPECT_EQ(dirty_reads_by_level_text(by.at("2024-10-25")), "");
+}
+
 TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
   SweepSummary s = sweep(1, 40, {0, 1});
   Timing timing;
@@ -96,6 +121,9 @@ TEST(SummaryTest, JsonRoundTripKeepsEveryResult) {
   EXPECT_EQ(j["results"][3]["dirty_reads"]["dirty"], 4u);
   EXPECT_NE(dirty_reads_text(s.dirty_reads()).find("220 of 1000 answers"), std::string::npos)
       << dirty_reads_text(s.dirty_reads());
+  // Per pin: every fake result is at the old pin, so that pin's counts are the totals.
+  EXPECT_EQ(j["totals"]["dirty_reads_by_pin"]["2024-10-25"], j["totals"]["dirty_reads"]);
+  EXPECT_FALSE(j["totals"]["dirty_reads_by_pin"].contains("2026-08-20"));
   // Staleness merges per guarantee: 20 seeds each; even seeds 2..40 give records median 20
   // (nearest rank 10 of 20), p90 36 (rank 18: 36), max 40; odd seeds all 1.
   EXPECT_EQ(j["totals"]["runs_by_guarantee"]["exactly_once_v2"], 20u);

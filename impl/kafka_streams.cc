@@ -147,15 +147,11 @@ Status KafkaStreams::initialize_startup_stores() {
     if (!s) {
       IQ_PROBE("startup.task_corrupted",
                "a local task directory was corrupted when its stores opened at start: logged, its "
-               "stores closed, the wipe left to the first assignment (new pin, delta 14; not in "
-               "the default campaign: default.toml draws only the old pin, "
-               "scenarios/templates/kafka_2026.toml reaches it)");
+               "stores closed, the wipe left to the first assignment (new pin, delta 14)");
     } else {
       IQ_PROBE("startup.local_state_opened",
                "a local task directory's stores were opened, committed and closed at start, "
-               "seeding the offset-sum cache (new pin, delta 14; not in the default campaign: "
-               "default.toml draws only the old pin, scenarios/templates/kafka_2026.toml reaches "
-               "it)");
+               "seeding the offset-sum cache (new pin, delta 14)");
     }
     auto closed = task.close_clean();
     state_directory_->unlock(id, owner);

@@ -314,6 +314,48 @@ constexpr Finding kCatalogue[] = {
                    "crash on its kept state directory at this version; wipe the state directory "
                    "of an instance that crashed, or keep RocksDB's write buffer large enough that "
                    "it never flushes between commits."},
+    {.key = "read_committed_not_transactional",
+     .title = "READ_COMMITTED reads uncommitted writes on a store that is not transactional "
+              "(2026-08-20)",
+     .explanation =
+         "At the 2026-08-20 Kafka a query may ask READ_COMMITTED (KIP-892), but only a "
+         "transactional store keeps its uncommitted writes apart. With "
+         "enable.transactional.statestores off (the default), or on an LRU store, which has no "
+         "transactional form, the level changes nothing: under exactly_once_v2 the active "
+         "answers writes of its open transaction, which may still abort.",
+     .kafka_source =
+         "state/internals/StoreQueryUtils.handleBasicQueries (store.readOnly(level)); "
+         "RocksDBStore, InMemoryKeyValueStore without a transaction buffer and MemoryLRUCache "
+         "return themselves for every level (docs/kafka-2026-08-20.md §3.6, pin delta 11).",
+     .conditions = "kafka = '2026-08-20'; exactly_once_v2; READ_COMMITTED (per query or "
+                   "default.interactive.query.isolation.level); transactional stores off or an "
+                   "LRU store; an active answering between a write and its commit.",
+     .scenario =
+         "scenarios/findings/kafka_2026_read_committed_store_not_transactional_reads_dirty.toml",
+     .seen_in = "templates/default.toml, new-pin exactly_once_v2 seeds with READ_COMMITTED",
+     .what_to_do = "Set enable.transactional.statestores=true and use a persistent or in-memory "
+                   "store (not Stores.lruMap) where READ_COMMITTED must mean committed."},
+    {.key = "cached_key_query_ignores_isolation",
+     .title = "a cached KeyQuery under READ_COMMITTED answers uncommitted cache entries "
+              "(2026-08-20)",
+     .explanation =
+         "The caching layer answers a KeyQuery itself: when the key is in the record cache it "
+         "returns the cached value, written by the task's open transaction or not, whatever the "
+         "isolation level; only a cache miss reads the transactional store's committed view. "
+         "Under exactly_once_v2 a READ_COMMITTED KeyQuery thus sees writes that may abort. "
+         "Range queries bypass the cache and are not affected.",
+     .kafka_source =
+         "state/internals/CachingKeyValueStore.query (KeyQuery handled from the thread cache; "
+         "the QueryConfig's level is not read) at 8f4e08b5a3; pin delta 8 of "
+         "docs/kafka-2026-08-20.md.",
+     .conditions = "kafka = '2026-08-20'; exactly_once_v2; enable.transactional.statestores; "
+                   "caching on; a KeyQuery or TimestampedKeyQuery under READ_COMMITTED on the "
+                   "active while its cache holds the key's uncommitted write.",
+     .scenario = "scenarios/findings/kafka_2026_cached_key_query_read_committed_reads_dirty.toml",
+     .seen_in = "templates/default.toml, new-pin exactly_once_v2 seeds with transactional "
+                "stores and caching",
+     .what_to_do = "Disable caching (withCachingDisabled) on stores that READ_COMMITTED key "
+                   "queries must read exactly, or query ranges."},
 };
 
 }  // namespace

@@ -69,6 +69,9 @@ struct SweepInput {
   // keys), and the seeds with one; empty under at-least-once.
   std::map<std::string, uint64_t> dirty_reads;
   uint64_t runs_with_dirty_reads = 0;
+  // The same by Kafka pin (cli's SweepSummary::dirty_reads_by_pin), each pin's counts holding, at
+  // the 2026-08-20 pin, the by-level keys ("READ_COMMITTED/dirty"): a row per pin and level.
+  std::map<std::string, std::map<std::string, uint64_t>> dirty_reads_by_pin;
   // The answers' staleness by processing guarantee (cli's SweepSummary::staleness_by_guarantee)
   // and each guarantee's seeds: a table that compares the guarantees when the sweep drew both.
   std::map<std::string, properties::AnswerStaleness> staleness_by_guarantee;

@@ -388,6 +388,33 @@ TEST(SweepReport, DirtyReadsAreTabledUnderExactlyOnceOnly) {
       << "seed " << kSeed;
   EXPECT_NE(html.find("max ms</td><td class=\"num\">730</td>"), std::string::npos)
       << "seed " << kSeed;
+  // By pin and level: a row per pin, and per level where the pin has levels.
+  EXPECT_EQ(html.find("id=\"dirty-reads-by-pin\""), std::string::npos) << "seed " << kSeed;
+  s.dirty_reads_by_pin = {{"2024-10-25", {{"answers", 500}, {"dirty", 30}, {"aborted", 2}}},
+                          {"2026-08-20",
+                           {{"answers", 400},
+                            {"dirty", 11},
+                            {"aborted", 1},
+                            {"READ_COMMITTED/answers", 150},
+                            {"READ_COMMITTED/dirty", 0},
+                            {"READ_UNCOMMITTED/answers", 250},
+                            {"READ_UNCOMMITTED/dirty", 11},
+                            {"READ_UNCOMMITTED/aborted", 1}}}};
+  const std::string by_pin = render_sweep_report(s);
+  EXPECT_NE(by_pin.find("<tr><td>2024-10-25</td><td>all</td><td class=\"num\">500</td><td "
+                        "class=\"num\">30</td>"),
+            std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_EQ(by_pin.find("<tr><td>2024-10-25</td><td>READ_COMMITTED"), std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(by_pin.find("<tr><td>2026-08-20</td><td>READ_COMMITTED</td><td class=\"num\">150</td>"
+                        "<td class=\"num\">0</td>"),
+            std::string::npos)
+      << "seed " << kSeed;
+  EXPECT_NE(by_pin.find("<tr><td>2026-08-20</td><td>READ_UNCOMMITTED</td><td class=\"num\">250"
+                        "</td><td class=\"num\">11</td><td class=\"num\">1</td>"),
+            std::string::npos)
+      << "seed " << kSeed;
 }
 
 // The guarantees' staleness sits side by side per role, in role order (active before standby

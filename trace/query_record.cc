@@ -169,7 +169,10 @@ std::string ReplicaSnapshot::to_string() const {
   if (role == ReplicaRole::kNone) return out + "}";
   out += " task=" + opt_string(task_state) + " thread=" + opt_string(thread_state);
   out += " pos=" + opt_string(store_position);
-  if (committed_position) out += " committed=" + opt_string(committed_position);
+  if (committed_position) {
+    out += " committed=" + opt_string(committed_position) + "@" +
+           opt_string(committed_changelog_offset);
+  }
   out += " changelog=" + opt_string(changelog_offset) + "/" + opt_string(changelog_end_offset);
   out += " lag=" + opt_string(lag);
   if (!unlogged_writes.empty()) out += " unlogged=" + std::to_string(unlogged_writes.size());

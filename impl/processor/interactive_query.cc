@@ -1,6 +1,7 @@
 #include "processor/interactive_query.h"
 
 #include "base/probe.h"
+#include "state/store_query_utils.h"
 
 namespace iq {
 namespace {
@@ -82,6 +83,28 @@ void probe_error(StreamsError::Kind kind) {
 base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
     const QueryContext& context, const StateQueryRequest& request);
 
+// Coverage of the one way an isolation level makes a query refuse (2026-08-20 pin, KIP-892,
+// docs/kafka-2026-08-20.md §3.7): a transactional store refused NOT_UP_TO_BOUND under
+// READ_COMMITTED, its committed position behind the bound, while its staged one meets it (the
+// same query under READ_UNCOMMITTED would have passed the bound). Observes only.
+void probe_committed_bound(const StateStore& store, const Task& task, const PositionBound& bound,
+                           const QueryConfig& config, int32_t partition, const QueryResult& r) {
+  if (r.is_success() || *r.failure_reason() != FailureReason::NOT_UP_TO_BOUND ||
+      config.isolation_level() != IsolationLevel::READ_COMMITTED ||
+      !store.committed_position().has_value() ||
+      !store_query_utils::is_permitted(store.position(), bound, partition)) {
+    return;
+  }
+  IQ_PROBE("kip892.read_committed_bound_unmet_staged_met",
+           "a READ_COMMITTED query was refused NOT_UP_TO_BOUND by a transactional store whose "
+           "committed position was behind the bound while its staged one met it (new pin)");
+  if (task.is_active()) {
+    IQ_PROBE("kip892.read_committed_refused_on_active",
+             "an active task's transactional store refused a READ_COMMITTED query its staged "
+             "writes would have answered: the bound waits for the task's next commit (new pin)");
+  }
+}
+
 }  // namespace
 
 QueryConfig query_config_for(const QueryContext& context, const StateQueryRequest& request) {
@@ -159,6 +182,7 @@ base::Expected<StateQueryResult, StreamsError> run_interactive_query_unprobed(
             request.is_require_active() ? PositionBound::unbounded() : request.position_bound();
         auto r = store->query(request.query(), bound, config);
         if (!r) return base::unexpected(r.error());  // Kafka lets store exceptions escape
+        probe_committed_bound(*store, *task, bound, config, partition, *r);
         result.add_result(partition, std::move(*r));
       }
       if (all_named_partitions_answered(request, result)) return result;

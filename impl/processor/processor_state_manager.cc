@@ -35,7 +35,7 @@ void ProcessorStateManager::register_store(StateStore& store, RestoreCallback re
         it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown))
       offset = it->second;
   }
-  stores_.push_back({&store, std::move(restore), std::move(commit), changelog, offset, 0});
+  stores_.push_back({&store, std::move(restore), std::move(commit), changelog, offset, offset, 0});
 }
 
 ProcessorStateManager::StoreMetadata* ProcessorStateManager::metadata(const std::string& name) {
@@ -80,8 +80,10 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint(bool stor
     if (!m.changelog) continue;
     auto it = loaded_offsets_.find(*m.changelog);
     if (it != loaded_offsets_.end() &&
-        it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown))
+        it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) {
       m.offset = it->second;
+      m.committed = it->second;
+    }
   }
   report_opened();
   for (auto& m : stores_) {
@@ -133,7 +135,10 @@ Status ProcessorStateManager::initialize_store_offsets(bool store_dir_was_empty)
     if (!committed) return base::unexpected(committed.error());
     if (*committed) {
       // changelogOffsetFromCommittedOffset: OFFSET_UNKNOWN reads back as no offset.
-      if (**committed != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) m.offset = **committed;
+      if (**committed != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) {
+        m.offset = **committed;
+        m.committed = m.offset;
+      }
     } else if (eos_enabled_ && !store_dir_was_empty && !transactional_ && !corrupted) {
       // Pin delta 5: with transactional stores a missing offset is no sign of uncommitted data.
       corrupted = m.store->name();
@@ -146,8 +151,7 @@ Status ProcessorStateManager::initialize_store_offsets(bool store_dir_was_empty)
   }
   IQ_PROBE("kip1035.eos_no_committed_offset_task_corrupted",
            "under exactly_once_v2 a store of a non-empty task directory held no committed offset: "
-           "TaskCorrupted (new pin; not in the default campaign: default.toml draws only the old "
-           "pin, scenarios/templates/kafka_2026.toml reaches it)");
+           "TaskCorrupted (new pin)");
   return base::unexpected(StreamsError{
       StreamsError::Kind::TaskCorrupted,
       fmt::format("task {}: store {} did not find checkpoint offsets while stores are not empty; "
@@ -199,6 +203,7 @@ Status ProcessorStateManager::commit() {
       if (!first) first = s.error();  // Kafka keeps the first exception, tries every store
       continue;
     }
+    m.committed = m.offset;
     if (m.changelog && m.store->persistent()) observer_->checkpoint(m.life, m.offset);
   }
   if (first) return base::unexpected(*first);
@@ -234,6 +239,14 @@ std::optional<ChangelogOffset> ProcessorStateManager::changelog_offset(
     const std::string& store_name) const {
   for (const auto& m : stores_) {
     if (m.store->name() == store_name) return m.offset;
+  }
+  return std::nullopt;
+}
+
+std::optional<ChangelogOffset> ProcessorStateManager::committed_changelog_offset(
+    const std::string& store_name) const {
+  for (const auto& m : stores_) {
+    if (m.store->name() == store_name) return m.committed;
   }
   return std::nullopt;
 }
@@ -282,6 +295,7 @@ Status ProcessorStateManager::restore(const std::string& store_name,
   auto s = m->restore(*batch);
   if (!s) return s;
   m->offset = ChangelogOffset(records.back().offset);
+  m->committed = m->offset;  // restored data bypasses a transaction buffer (KIP-892)
   for (const auto& r : records) observer_->given(m->life, ChangelogOffset(r.offset));
   IQ_ASSERT(*m->offset >= ChangelogOffset(0), "store {}: restored to {}", store_name, *m->offset);
   update_offsets_cache();  // ProcessorStateManager.restore, after each batch (pin delta 14)

@@ -85,6 +85,12 @@ class ProcessorStateManager {
   [[nodiscard]] Status commit();
   // The offset of the last changelog record applied to or written by `store_name`, if any.
   std::optional<ChangelogOffset> changelog_offset(const std::string& store_name) const;
+  // The offset of the last changelog record in `store_name`'s committed state: loaded at
+  // initialization, restored (restoration and standby updates write committed data), or applied
+  // or written before its last commit(). A transactional store (2026-08-20 pin) answers
+  // READ_COMMITTED from exactly the records up to it; for any other store it only names the last
+  // commit.
+  std::optional<ChangelogOffset> committed_changelog_offset(const std::string& store_name) const;
   // An active task's own changelog write was appended at `offset`.
   void update_changelog_offset(const std::string& store_name, ChangelogOffset offset);
 
@@ -112,6 +118,9 @@ class ProcessorStateManager {
     CommitCallback commit;
     std::optional<TopicPartition> changelog;
     std::optional<ChangelogOffset> offset;
+    // The changelog offset of the store's committed state (KIP-892): what it loaded or restored
+    // (restored records are committed on arrival) and, at each commit(), `offset`.
+    std::optional<ChangelogOffset> committed;
     StoreLifeId life = 0;
   };
   StoreMetadata* metadata(const std::string& name);

@@ -155,9 +155,7 @@ base::Expected<bool, StreamsError> StreamThread::maybe_commit(int64_t now_ms) {
   if (early) {
     IQ_PROBE("kip892.early_commit_uncommitted_bytes",
              "a thread committed before commit.interval.ms because its transaction buffers held "
-             "more than statestore.uncommitted.max.bytes per thread (new pin)"
-             " (not in the default campaign: default.toml draws only the old pin and no "
-             "transactional stores; scenarios/fast/kafka_2026_txn_*.toml reach it)");
+             "more than statestore.uncommitted.max.bytes per thread (new pin)");
   }
   auto s = task_manager_->commit_all(now_ms);
   if (!s) return base::unexpected(s.error());

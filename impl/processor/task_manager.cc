@@ -122,8 +122,9 @@ void TaskManager::close_dirty_and_release(Task& task, int64_t now_ms, bool corru
     IQ_PROBE("kip892.eos_dirty_close_kept",
              "an active closed dirty under EOS kept its transactional stores (no wipe; new pin, "
              "enable.transactional.statestores)"
-             " (not in the default campaign: default.toml draws only the old pin and no "
-             "transactional stores; scenarios/fast/kafka_2026_txn_*.toml reach it)");
+             " (not in the default campaign: reached by only 2 of default.toml's seeds 1..500, "
+             "too few to require; scenarios/fast/kafka_2026_txn_eos_read_committed.toml reaches "
+             "it)");
   }
   if (eos_enabled() && task.initialized() && (!transactional || corrupted)) {
     IQ_PROBE("eos.dirty_close_wiped",
@@ -664,9 +665,7 @@ std::map<TaskId, int64_t> TaskManager::task_offset_sums_from_cache() {
     if (active(id) == nullptr && standby(id) == nullptr) {
       IQ_PROBE("offset_sums.unowned_dir_from_cache",
                "a subscription reported an unowned task directory's offset sum from the state "
-               "directory's cache, not a .checkpoint (new pin, delta 14; not in the default "
-               "campaign: default.toml draws only the old pin, scenarios/templates/kafka_2026.toml "
-               "reaches it)");
+               "directory's cache, not a .checkpoint (new pin, delta 14)");
     }
   }
   auto overlay = [&sums](const Task& t) {

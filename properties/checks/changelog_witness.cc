@@ -99,6 +99,7 @@
 #include "base/assert.h"
 #include "checks/check.h"
 #include "checks/check_util.h"
+#include "checks/dirty_reads.h"
 #include "model/key_bytes.h"
 
 namespace iq::properties {
@@ -1054,32 +1055,6 @@ WitnessResult judge_kept_life(const JudgeContext& context, const sim::QueryRecor
   return result;
 }
 
-// The last offset of `replica`'s applied prefix [.., applied] whose record carries a header at or
-// below `committed`'s component for `partition`, when every applied record after it carries one
-// above (the committed records are then a prefix); -1 when none is at or below; nullopt when the
-// two interleave.
-std::optional<ChangelogOffset> committed_prefix(const JudgeContext& context,
-                                                const ChangelogIndex::Partition* log,
-                                                const sim::ReplicaSnapshot& replica,
-                                                ChangelogOffset applied, const Position& committed,
-                                                int32_t partition) {
-  const int64_t c = reported_offset(context, committed, partition);
-  ChangelogOffset last(-1);
-  bool above = false;
-  if (log == nullptr) return last;
-  for (const sim::ChangelogRecord* r : log->records) {
-    if (r->offset > applied) break;
-    if (!applied_by(replica, applied, *r) || !r->position) continue;
-    if (reported_offset(context, *r->position, partition) <= c) {
-      if (above) return std::nullopt;
-      last = r->offset;
-    } else {
-      above = true;
-    }
-  }
-  return last;
-}
-
 }  // namespace
 
 bool life_position_differs(const std::optional<Position>& position, const Position& folded,
@@ -1113,20 +1088,16 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
   ChangelogOffset applied = replica.changelog_offset.value_or(ChangelogOffset(-1));
   // A READ_COMMITTED answer of a transactional store (KIP-892) reads its committed state: the
-  // records it had applied up to its last store commit, which are exactly those under headers at
-  // or below its committed position (a commit flushes the cache first, so every record logged
-  // after it carries a later input offset).
+  // records it had applied up to its last store commit (what it loaded or restored, which is
+  // committed on arrival, and what it had written or applied when its task last committed the
+  // store), which the recorder reads from the state manager at the answer. Not the records under
+  // the committed position's headers: a task that processes input again after a restore (at-least-
+  // once) stages writes whose headers the restored position already covers (default seed 42).
   const bool committed_read = reads_committed(context, record.request, replica);
   if (committed_read) {
-    const auto prefix = committed_prefix(context, log, replica, applied,
-                                         *replica.committed_position, outcome.partition);
-    if (!prefix) {
-      return not_judged(
-          "READ_COMMITTED: the records under the committed position are not a prefix of what the "
-          "replica applied",
-          &replica, applied);
-    }
-    applied = *prefix;
+    const ChangelogOffset committed =
+        replica.committed_changelog_offset.value_or(ChangelogOffset(-1));
+    applied = std::min(applied, committed);
   }
   result.applied_offset = applied;
   if (trace.topology.versioned() || trace.topology.windowed() || trace.topology.session()) {
@@ -1260,7 +1231,9 @@ UncommittedReflected uncommitted_reflected(const JudgeContext& context,
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
   const sim::ReplicaSnapshot& replica = *witness.replica;
   const base::Instant at_ms = answer_ms(record);
-  const bool key_kind = is_key_kind(record.request.kind);
+  // A committed read (KIP-892) never reads the record cache, as the witness folds it.
+  const bool key_kind =
+      is_key_kind(record.request.kind) && !reads_committed(context, record.request, replica);
   static const std::vector<sim::UnloggedWrite> kNone;
   const auto& unlogged = key_kind ? replica.unlogged_writes : kNone;
   for (int32_t key : touched_keys(record.request, log, unlogged)) {
@@ -1323,6 +1296,48 @@ bool removed_before_fetch(const JudgeContext& context, const sim::ReplicaSnapsho
 
 }  // namespace detail
 
+namespace {
+
+// A dirty read under READ_COMMITTED (issue 30; docs/kafka-2026-08-20.md §3.6): an answer the
+// witness holds for, at the 2026-08-20 pin, under exactly_once_v2, whose effective level is
+// READ_COMMITTED and which reflected a changelog record of a transaction not decided at the
+// answer, or an unsent cache write: what dirty_reads.h counts as a dirty read, which under
+// READ_UNCOMMITTED stays a statistic. A transactional store reads its committed state, which under
+// exactly-once holds only writes whose transaction committed before its postCommit; the level
+// changes nothing on a store that is not transactional (enable.transactional.statestores off, an
+// LRU store) nor for a KeyQuery the caching layer answers (delta 8): those are classified
+// (violation_class.cc), never passed over here.
+std::optional<Violation> dirty_read_committed(const JudgeContext& context,
+                                              const sim::QueryRecord& record,
+                                              const sim::PartitionOutcome& outcome,
+                                              const detail::WitnessResult& w) {
+  if (!at_least(context.trace().kafka_pin, KafkaPin::k2026_08_20) ||
+      detail::effective_level(context, record.request) != IsolationLevel::READ_COMMITTED ||
+      !transactional(context.trace())) {
+    return std::nullopt;
+  }
+  const detail::UncommittedReflected u = detail::uncommitted_reflected(context, record, outcome, w);
+  if (u.records.empty() && !u.unsent) return std::nullopt;
+  std::string summary = "a READ_COMMITTED answer reflects uncommitted writes:";
+  if (!u.records.empty()) {
+    const sim::ChangelogRecord& r = *u.records.front();
+    summary += fmt::format(
+        " {} changelog record(s) of transactions not committed at the answer (the first "
+        "changelog-{} offset {} by {}, later {})",
+        u.records.size(), r.partition, r.offset, r.writer, sim::to_string(r.txn));
+  }
+  if (u.unsent)
+    summary += u.records.empty() ? " a cache write not sent yet" : ", and a cache write";
+  Violation v = detail::record_violation(context, kName, record, &outcome, std::move(summary),
+                                         "the replica's committed state: no write of an "
+                                         "undecided transaction",
+                                         detail::outcome_string(outcome));
+  v.read_committed_dirty = true;
+  return v;
+}
+
+}  // namespace
+
 std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
   std::vector<Violation> out;
   detail::Tally tally(context, kName);
@@ -1349,6 +1364,9 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
         case detail::Witness::kHolds:
           tally.judged();
           if (!w.position_not_judged.empty()) tally.not_judged(w.position_not_judged);
+          if (auto dirty = dirty_read_committed(context, record, outcome, w)) {
+            out.push_back(std::move(*dirty));
+          }
           break;
         case detail::Witness::kDiffers:
           tally.judged();

@@ -220,10 +220,11 @@ TEST(ChangelogWitnessTest, AnActiveSkipsOtherWritersInsideItsRunsOfOwnWrites) {
 }
 
 // A READ_COMMITTED answer of a transactional store (2026-08-20 pin) is the fold of the records its
-// replica applied under headers at or below its committed position: the active below applied all
-// three writes but committed only up to source offset 0, so key 1 = 10 under {0=0} holds, and the
-// staged 11 under it is a difference; READ_UNCOMMITTED reads the staged 11 under {0=2}.
-TEST(ChangelogWitnessTest, AReadCommittedAnswerIsTheFoldUpToTheCommittedPosition) {
+// replica applied up to its last store commit (ReplicaSnapshot::committed_changelog_offset): the
+// active below applied all three writes but committed only the first, so key 1 = 10 under {0=0}
+// holds, and the staged 11 under it is a difference; READ_UNCOMMITTED reads the staged 11 under
+// {0=2}.
+TEST(ChangelogWitnessTest, AReadCommittedAnswerIsTheFoldUpToTheLastStoreCommit) {
   struct Case {
     IsolationLevel level;
     int64_t value;
@@ -237,6 +238,7 @@ TEST(ChangelogWitnessTest, AReadCommittedAnswerIsTheFoldUpToTheCommittedPosition
     b.trace().kafka_pin = KafkaPin::k2026_08_20;
     sim::ReplicaSnapshot replica = applied(active(0, pos(0, 2)), 2);
     replica.committed_position = pos(0, 0);
+    replica.committed_changelog_offset = ChangelogOffset(0);
     Q q = b.key_query(0, 1).ok(c.value, pos(0, c.position)).replica(replica);
     q.r.request.isolation_level = c.level;
     b.add(q);
@@ -246,6 +248,90 @@ TEST(ChangelogWitnessTest, AReadCommittedAnswerIsTheFoldUpToTheCommittedPosition
         << "seed " << kSeed << " " << to_string(c.level) << " value " << c.value << "\n"
         << text(vs);
     EXPECT_EQ(tally_of(context).judged, 1u) << "seed " << kSeed;
+  }
+}
+
+// Default seed 42 (at-least-once, transactional in-memory store): an active restored changelog
+// [.., 2] (committed on arrival, committed position {0=2}) and processed source offset 0 again,
+// staging key 1 = 10 and logging it at changelog offset 3 under the header {0=2}, which the
+// restored position already covers. Its READ_COMMITTED answer is the restored 11: the records up
+// to the last store commit, not those under headers at or below the committed position (which
+// would take the staged rewrite). The staged 10 under the committed position is a difference.
+TEST(ChangelogWitnessTest, AReadCommittedAnswerExcludesStagedWritesUnderTheCommittedPosition) {
+  for (const int64_t value : {11, 10}) {
+    TraceBuilder b = three_writes(KeyValueSupplier::kInMemory);
+    b.trace().kafka_pin = KafkaPin::k2026_08_20;
+    b.log(0, 1, 10, 100, pos(0, 2));  // the reprocessed write of source offset 0, staged
+    sim::ReplicaSnapshot replica = applied(active(0, pos(0, 2)), 3);
+    replica.committed_position = pos(0, 2);
+    replica.committed_changelog_offset = ChangelogOffset(2);
+    Q q = b.key_query(0, 1).ok(value, pos(0, 2)).replica(replica);
+    q.r.request.isolation_level = IsolationLevel::READ_COMMITTED;
+    b.add(q);
+    JudgeContext context(b.trace());
+    const auto vs = check_changelog_witness(context);
+    EXPECT_EQ(vs.size(), value == 11 ? 0u : 1u) << "seed " << kSeed << " value " << value << "\n"
+                                                << text(vs);
+  }
+}
+
+// A dirty read (an answer reflecting a write of a transaction undecided at the answer, as
+// dirty_reads.h counts it) is a violation under READ_COMMITTED at the 2026-08-20 pin, and only
+// there: instance-2's active answers its open transaction's key 1 = 11 at 400 ms (aborted at
+// 500 ms). Under READ_UNCOMMITTED, at the old pin, or once the record is committed (the answer
+// after its marker) it is not one; the run's default level decides for a query that sets none.
+TEST(ChangelogWitnessTest, ADirtyReadUnderReadCommittedIsAViolation) {
+  struct Case {
+    KafkaPin pin;
+    std::optional<IsolationLevel> level;
+    IsolationLevel default_level;
+    int64_t at_ms;
+    size_t violations;
+  };
+  constexpr auto RC = IsolationLevel::READ_COMMITTED;
+  constexpr auto RU = IsolationLevel::READ_UNCOMMITTED;
+  constexpr auto kNew = KafkaPin::k2026_08_20;
+  for (const Case& c : {Case{kNew, RC, RU, 400, 1}, Case{kNew, RU, RC, 400, 0},
+                        Case{kNew, std::nullopt, RC, 400, 1}, Case{kNew, std::nullopt, RU, 400, 0},
+                        Case{KafkaPin::k2024_10_25, std::nullopt, RU, 400, 0}}) {
+    TraceBuilder b = testing::eos_aborted_write_trace();
+    b.trace().kafka_pin = c.pin;
+    b.trace().default_iq_isolation_level = c.default_level;
+    testing::Q q =
+        b.key_query(0, 1)
+            .at(c.at_ms, c.at_ms)
+            .target("instance-2")
+            .ok(11, pos(0, 1))
+            .replica(testing::own_runs(applied(active(0, pos(0, 1), "instance-2"), 1), {{0, 1}}));
+    q.r.request.isolation_level = c.level;
+    b.add(q);
+    JudgeContext context(b.trace());
+    const auto vs = check_changelog_witness(context);
+    EXPECT_EQ(vs.size(), c.violations)
+        << "seed " << kSeed << " level " << (c.level ? to_string(*c.level) : "default") << "\n"
+        << text(vs);
+    if (!vs.empty()) {
+      EXPECT_TRUE(vs[0].read_committed_dirty) << "seed " << kSeed;
+      EXPECT_NE(vs[0].summary.find("changelog-0 offset 1 by instance-2, later aborted"),
+                std::string::npos)
+          << vs[0].summary;
+    }
+  }
+  // Committed data under READ_COMMITTED: key 2 = 5 by instance-1 read at 800 ms, after its
+  // commit at 700 ms, is no dirty read (at 400 ms, before it, it is).
+  for (const int64_t at : {800, 400}) {
+    TraceBuilder b = testing::eos_aborted_write_trace();
+    b.trace().kafka_pin = kNew;
+    b.trace().default_iq_isolation_level = RC;
+    b.add(
+        b.key_query(0, 2)
+            .at(at, at)
+            .target("instance-1")
+            .ok(5, pos(0, 2))
+            .replica(testing::own_runs(applied(active(0, pos(0, 2), "instance-1"), 2), {{1, 2}})));
+    JudgeContext context(b.trace());
+    EXPECT_EQ(check_changelog_witness(context).size(), at == 800 ? 0u : 1u)
+        << "seed " << kSeed << " at " << at;
   }
 }
 

@@ -190,6 +190,12 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kEosKeptAbortedWrites:
       return "known Kafka behaviour: an exactly-once store restarted on the restoration "
              ".checkpoint keeps aborted writes and counts its input again over them";
+    case ViolationClass::kReadCommittedStoreNotTransactional:
+      return "known Kafka behaviour (2026-08-20, READ_COMMITTED): a store that is not "
+             "transactional reads uncommitted writes whatever the isolation level";
+    case ViolationClass::kCachedKeyQueryIgnoresIsolation:
+      return "known Kafka behaviour (2026-08-20, READ_COMMITTED): a cached KeyQuery answers "
+             "from the record cache whatever the isolation level";
   }
   return "?";
 }

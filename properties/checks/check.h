@@ -194,6 +194,23 @@ enum class ViolationClass {
   // logged (checks/eos_kept_aborted.cc; scenarios/findings/
   // eos_restoration_checkpoint_keeps_aborted_writes_double_counts.toml).
   kEosKeptAbortedWrites,
+  // 2026-08-20 pin, READ_COMMITTED, exactly_once_v2: a store without a transactional form reads
+  // staged data whatever the level. With enable.transactional.statestores off no store keeps a
+  // transaction buffer, and a MemoryLRUCache never has one (pin delta 11), so the level changes
+  // nothing (StoreQueryUtils reads store.readOnly(level), which such a store answers with itself).
+  // A ChangelogWitness dirty read under READ_COMMITTED (an answer its replica's changelog fold
+  // explains that reflects a write of a transaction undecided at the answer) by a replica whose
+  // snapshot records no committed position, in a run with transactional stores off, or over the
+  // LRU supplier (dirty_reads.cc, prove_read_committed_not_honoured).
+  kReadCommittedStoreNotTransactional,
+  // 2026-08-20 pin, READ_COMMITTED, exactly_once_v2, pin delta 8: CachingKeyValueStore.query
+  // answers a KeyQuery from the record cache when the key is there, dirty or clean, and never
+  // looks at the level. A ChangelogWitness dirty read under READ_COMMITTED by a KeyQuery (or a
+  // TimestampedKeyQuery on a timestamped store, which reaches the cache as one) on a caching
+  // transactional store (the snapshot records its committed position): the answer is the staged
+  // fold with the cache's unsent writes, which only a cache hit gives (a miss reads the committed
+  // view) (dirty_reads.cc, prove_read_committed_not_honoured).
+  kCachedKeyQueryIgnoresIsolation,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -202,13 +219,14 @@ const char* to_string(ViolationClass c);
 // "versioned_store_reopened", "replica_inside_compacted_changelog",
 // "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
 // "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped",
-// "cached_writes_beneath_position", "eos_kept_aborted_writes": the key in JSON summaries.
+// "cached_writes_beneath_position", "eos_kept_aborted_writes", "read_committed_not_transactional",
+// "cached_key_query_ignores_isolation": the key in JSON summaries.
 const char* class_key(ViolationClass c);
 // Whether `c` is a quirk impl/ reproduces behind a switch (iq/kafka_quirks.h), attributed by
 // rerunning the seed with it off rather than proven from the record:
 // kVersionedRestoreDroppedExpired (quirk 18).
 bool attributed_by_rerun(ViolationClass c);
-inline constexpr std::array<ViolationClass, 17> kViolationClasses{
+inline constexpr std::array<ViolationClass, 19> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -225,7 +243,9 @@ inline constexpr std::array<ViolationClass, 17> kViolationClasses{
     ViolationClass::kVersionedRestoreDroppedExpired,
     ViolationClass::kDuplicatesNullPutSkipped,
     ViolationClass::kCachedWritesBeneathPosition,
-    ViolationClass::kEosKeptAbortedWrites};
+    ViolationClass::kEosKeptAbortedWrites,
+    ViolationClass::kReadCommittedStoreNotTransactional,
+    ViolationClass::kCachedKeyQueryIgnoresIsolation};
 
 // The processing guarantees a declared behaviour can be Kafka's under, as bits.
 enum class GuaranteeSet : uint8_t { kAtLeastOnce = 1, kExactlyOnceV2 = 2, kBoth = 3 };
@@ -263,6 +283,9 @@ struct Violation {
   // kRestartWithoutCheckpoint's proof: the store object it names loaded a .checkpoint (the form
   // exactly_once_v2 admits too: violation_class.cc, admitted).
   bool restored_from_checkpoint = false;
+  // A ChangelogWitness dirty read under READ_COMMITTED (changelog_witness.cc): the classes of
+  // a store that does not honour the level are tried for it, and no other.
+  bool read_committed_dirty = false;
   // The class is a Kafka quirk impl/ reproduces behind a switch (iq/kafka_quirks.h, quirk_of):
   // the classifier names the candidate, and the class holds only once the runner has rerun the
   // seed with that quirk off and found the same run without this violation (runner.cc).

@@ -519,10 +519,14 @@ int64_t reported_offset(const JudgeContext& context, const Position& position, i
   return offset == nullptr ? -1 : *offset;
 }
 
+IsolationLevel effective_level(const JudgeContext& context,
+                               const sim::QueryRequestRecord& request) {
+  return request.isolation_level.value_or(context.trace().default_iq_isolation_level);
+}
+
 bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
                      const sim::ReplicaSnapshot& replica) {
-  const IsolationLevel level =
-      request.isolation_level.value_or(context.trace().default_iq_isolation_level);
+  const IsolationLevel level = effective_level(context, request);
   // The caching layer intercepts a KeyQuery (a TimestampedKeyQuery reaches it as one on a
   // timestamped store), as failure_reason_correct's cache_checks reads it.
   const TopologyConfig& topology = context.trace().topology;

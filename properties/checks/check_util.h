@@ -374,6 +374,16 @@ ClassProof prove_eos_kept_aborted_record(const JudgeContext& context, int32_t pa
 const std::optional<Position>& bounding_position(const JudgeContext& context,
                                                  const sim::QueryRequestRecord& request,
                                                  const sim::ReplicaSnapshot& replica);
+// A ChangelogWitness dirty read under READ_COMMITTED by a store that does not honour the level
+// (ViolationClass::kReadCommittedStoreNotTransactional, kCachedKeyQueryIgnoresIsolation;
+// dirty_reads.cc states the proofs): `proven_class` the class proven, kFailure otherwise.
+ClassProof prove_read_committed_not_honoured(const JudgeContext& context,
+                                             const sim::QueryRecord& record,
+                                             const sim::PartitionOutcome& outcome,
+                                             ViolationClass& proven_class);
+// The isolation level `request` was answered under (2026-08-20 pin): its own
+// (StateQueryRequest.withIsolationLevel), else the run's default.interactive.query.isolation.level.
+IsolationLevel effective_level(const JudgeContext& context, const sim::QueryRequestRecord& request);
 // Whether that position is the committed one: `request` reads `replica`'s committed state.
 bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
                      const sim::ReplicaSnapshot& replica);

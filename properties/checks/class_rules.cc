@@ -118,6 +118,20 @@ constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
      "ProcessorStateManager.initializeStoreOffsetsFromCheckpoint keeps a store it finds in "
      ".checkpoint; RocksDB flushes memtables without the WAL",
      "scenarios/findings/eos_restoration_checkpoint_keeps_aborted_writes_double_counts.toml"},
+    {ViolationClass::kReadCommittedStoreNotTransactional, kEos,
+     "pin 2026-08-20, level READ_COMMITTED: a dirty read (the answer is its replica's staged "
+     "changelog fold and reflects a write of a transaction undecided at the answer) by a replica "
+     "with no committed position, in a run with enable.transactional.statestores off or over "
+     "the LRU supplier",
+     "StoreQueryUtils.handleBasicQueries reads store.readOnly(level); a store without a "
+     "transaction buffer (transactional stores off; MemoryLRUCache, pin delta 11) returns itself",
+     "scenarios/findings/kafka_2026_read_committed_store_not_transactional_reads_dirty.toml"},
+    {ViolationClass::kCachedKeyQueryIgnoresIsolation, kEos,
+     "pin 2026-08-20, level READ_COMMITTED: a dirty read by a KeyQuery the caching layer answers "
+     "(a TimestampedKeyQuery on a timestamped store) on a caching transactional store",
+     "CachingKeyValueStore.query handles KeyQuery from the thread cache and ignores the "
+     "QueryConfig's isolation level (pin delta 8)",
+     "scenarios/findings/kafka_2026_cached_key_query_read_committed_reads_dirty.toml"},
 }};
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "base/assert.h"
 #include "checks/check.h"
 #include "checks/check_util.h"
@@ -82,11 +84,6 @@ bool transactional(const sim::RunTrace& trace) {
 
 namespace {
 
-// The level a query was answered under (2026-08-20 pin): its own, else the client's default.
-const char* effective_level(const sim::RunTrace& trace, const sim::QueryRecord& record) {
-  return to_string(record.request.isolation_level.value_or(trace.default_iq_isolation_level));
-}
-
 void count_level(DirtyReadStats& stats, const std::string& level, const DirtyRead* dirty) {
   ++stats.by_level[level + "/answers"];
   stats.by_level[level + "/dirty"] += dirty != nullptr ? 1 : 0;
@@ -116,7 +113,8 @@ DirtyReadStats dirty_reads(const JudgeContext& context) {
           detail::uncommitted_reflected(context, record, outcome, w);
       const bool new_pin = at_least(context.trace().kafka_pin, KafkaPin::k2026_08_20);
       if (u.records.empty() && !u.unsent) {
-        if (new_pin) count_level(stats, effective_level(context.trace(), record), nullptr);
+        if (new_pin)
+          count_level(stats, to_string(detail::effective_level(context, record.request)), nullptr);
         continue;
       }
       DirtyRead d;
@@ -127,7 +125,8 @@ DirtyReadStats dirty_reads(const JudgeContext& context) {
       d.uncommitted_records = static_cast<uint32_t>(u.records.size());
       d.unsent = u.unsent;
       decide(d, u);
-      if (new_pin) count_level(stats, effective_level(context.trace(), record), &d);
+      if (new_pin)
+        count_level(stats, to_string(detail::effective_level(context, record.request)), &d);
       by_record[record.id].push_back(reads.size());
       reads.push_back(std::move(d));
       roles.push_back(w.replica->role);
@@ -164,5 +163,57 @@ std::map<std::string, uint64_t> dirty_read_counts(const DirtyReadStats& d) {
   out.insert(d.by_level.begin(), d.by_level.end());
   return out;
 }
+
+namespace detail {
+
+// The two ways Kafka at the 2026-08-20 pin answers a READ_COMMITTED query from staged data, each
+// proven from what the trace records of the answering replica and the run: the witness held for
+// the answer over its replica's staged fold (it is the dirty read), and either the replica's store
+// has no transactional form (no committed position recorded; transactional stores off, or the
+// LRU supplier of a key-value topology, which Kafka never makes transactional), or it is
+// transactional and the query is a KeyQuery the caching layer answers (pin delta 8).
+ClassProof prove_read_committed_not_honoured(const JudgeContext& context,
+                                             const sim::QueryRecord& record,
+                                             const sim::PartitionOutcome& outcome,
+                                             ViolationClass& proven_class) {
+  proven_class = ViolationClass::kFailure;
+  const sim::RunTrace& trace = context.trace();
+  if (!at_least(trace.kafka_pin, KafkaPin::k2026_08_20) ||
+      effective_level(context, record.request) != IsolationLevel::READ_COMMITTED) {
+    return {false, "not a READ_COMMITTED answer at the 2026-08-20 pin"};
+  }
+  const WitnessResult w = witness_verdict(context, record, outcome);
+  if (w.verdict != Witness::kHolds || w.replica == nullptr) {
+    return {false, "the answer is not its replica's changelog fold"};
+  }
+  const sim::ReplicaSnapshot& replica = *w.replica;
+  if (reads_committed(context, record.request, replica)) {
+    return {false, fmt::format("{}'s store read its committed state (a transactional store, not "
+                               "a cached KeyQuery): the dirty read is not Kafka's",
+                               replica.instance)};
+  }
+  const TopologyConfig& topology = trace.topology;
+  if (!replica.committed_position) {
+    const bool lru = topology.supplier == KeyValueSupplier::kLruMap && !topology.windowed() &&
+                     !topology.session() && !topology.versioned();
+    if (trace.transactional_state_stores && !lru) {
+      return {false, fmt::format("{}'s store recorded no committed position although "
+                                 "enable.transactional.statestores is on and it has a "
+                                 "transactional form",
+                                 replica.instance)};
+    }
+    proven_class = ViolationClass::kReadCommittedStoreNotTransactional;
+    return {true, fmt::format("record #{} is {}'s staged fold, and its store has no transaction "
+                              "buffer ({})",
+                              record.id, replica.instance,
+                              lru ? "an LRU store" : "enable.transactional.statestores off")};
+  }
+  proven_class = ViolationClass::kCachedKeyQueryIgnoresIsolation;
+  return {true, fmt::format("record #{} is a {} the caching layer of {}'s transactional store "
+                            "answered from its staged fold and cache",
+                            record.id, to_string(record.request.kind), replica.instance)};
+}
+
+}  // namespace detail
 
 }  // namespace iq::properties

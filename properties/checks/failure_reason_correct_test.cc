@@ -311,6 +311,53 @@ TEST(FailureReasonCorrectTest, CachedRangeAllowsEitherWhenTheMergedPositionIsUpT
   EXPECT_EQ(judge(b.trace()).size(), 1u) << "seed " << kSeed;
 }
 
+// Which position bounds which level (2026-08-20 pin, docs/kafka-2026-08-20.md §3.7): a
+// transactional active has staged {0=3} and committed {0=1}; a bound {0=3} is unmet under
+// READ_COMMITTED (NOT_UP_TO_BOUND is Kafka's answer, a success is not) and met under
+// READ_UNCOMMITTED (a success is Kafka's, NOT_UP_TO_BOUND is not). The run's default level decides
+// for a query that sets none. A cached KeyQuery checks the cache's merge with the staged position
+// under both levels (delta 8), and a store that is not transactional (no committed position) has
+// one position for both.
+TEST(FailureReasonCorrectTest, TheCommittedPositionBoundsReadCommittedOnATransactionalStore) {
+  struct Case {
+    std::optional<IsolationLevel> level;
+    IsolationLevel default_level;
+    bool caching;
+    bool transactional;
+    bool refused;
+    size_t violations;
+  };
+  constexpr auto RC = IsolationLevel::READ_COMMITTED;
+  constexpr auto RU = IsolationLevel::READ_UNCOMMITTED;
+  for (const Case& c :
+       {Case{RC, RU, false, true, true, 0}, Case{RC, RU, false, true, false, 1},
+        Case{RU, RC, false, true, false, 0}, Case{RU, RC, false, true, true, 1},
+        Case{std::nullopt, RC, false, true, true, 0}, Case{std::nullopt, RC, false, true, false, 1},
+        Case{RC, RC, true, true, false, 0}, Case{RC, RC, true, true, true, 1},
+        Case{RC, RC, false, false, false, 0}, Case{RC, RC, false, false, true, 1}}) {
+    TraceBuilder b =
+        table(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, c.caching);
+    b.trace().kafka_pin = KafkaPin::k2026_08_20;
+    b.trace().default_iq_isolation_level = c.default_level;
+    sim::ReplicaSnapshot replica = active(0, pos(0, 3));
+    if (c.transactional) replica.committed_position = pos(0, 1);
+    testing::Q q = b.key_query(0, 1).bound(pos(0, 3)).replica(replica);
+    if (c.refused) {
+      q.fail(FailureReason::NOT_UP_TO_BOUND, pos(0, 1));
+    } else {
+      q.ok(1, pos(0, 3));
+    }
+    q.r.request.isolation_level = c.level;
+    b.add(q);
+    const auto vs = judge(b.trace());
+    EXPECT_EQ(vs.size(), c.violations)
+        << "seed " << kSeed << " level " << (c.level ? to_string(*c.level) : "default")
+        << " default " << to_string(c.default_level) << " caching " << c.caching
+        << " transactional " << c.transactional << " refused " << c.refused << "\n"
+        << text(vs);
+  }
+}
+
 // Without withPartitions a query covers every local partition: entries exactly where the instance
 // holds the store, NOT_ACTIVE for its standbys under requireActive.
 TEST(FailureReasonCorrectTest, AllPartitionsRequests) {

@@ -7,6 +7,16 @@
 // offset (for a store whose delete() does not advance its position, the last non-delete write),
 // and no offset beyond the source log.
 //
+// A READ_COMMITTED answer of a transactional store (2026-08-20 pin, KIP-892) reads the store's
+// committed state and is labelled with its committed position (docs/kafka-2026-08-20.md §3.6), so
+// the model's answer at that position's offset is the committed fold the answer must equal (the
+// model folds every input up to an offset; a committed state holds exactly the input processed
+// up to the store's last commit, whose position it is). Before that comparison the label itself
+// must be the replica's committed position as the trace recorded it at the answer: a committed
+// answer labelled with the staged position would be compared with the staged state, and pass
+// where it should not. Delta 8's cached KeyQuery is labelled with the staged merge and judged as
+// any staged answer (check_util.h reads_committed).
+//
 // What is not judged, and why (counted in the tally, never as a pass):
 // - With the consistency switch off (the default), a standby's position never moves and a
 //   restored store's position is its .position file or empty until it processes new input
@@ -34,6 +44,21 @@ namespace iq::properties {
 namespace {
 
 constexpr const char* kName = sim::property_names::kResultMatchesModel.data();
+
+// The committed position a READ_COMMITTED answer of a transactional store must carry, when it
+// carries another; nullopt otherwise (not such an answer, or labelled right).
+std::optional<Position> committed_label_differs(const JudgeContext& context,
+                                                const sim::QueryRecord& record,
+                                                const sim::PartitionOutcome& outcome) {
+  if (!record.placement_at_answer) return std::nullopt;
+  const sim::ReplicaSnapshot* replica =
+      detail::find_replica(*record.placement_at_answer, record.target_instance, outcome.partition);
+  if (replica == nullptr || !detail::reads_committed(context, record.request, *replica)) {
+    return std::nullopt;
+  }
+  if (replica->committed_position->map() == outcome.position->map()) return std::nullopt;
+  return replica->committed_position->copy();
+}
 
 // Whether a reported position is one the store can report: nullopt if so, else what it should be.
 std::optional<std::string> implausible(const JudgeContext& context, const Position& position,
@@ -76,6 +101,15 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
         context, kName, record, &outcome, "a success without a position",
         "a copy of the store's position (Kafka attaches one to every store result)",
         detail::outcome_string(outcome)));
+    return;
+  }
+  if (auto committed = committed_label_differs(context, record, outcome)) {
+    tally.judged();
+    out.push_back(detail::record_violation(
+        context, kName, record, &outcome,
+        "a READ_COMMITTED answer of a transactional store is not labelled with its committed "
+        "position",
+        committed->to_string(), outcome.position->to_string()));
     return;
   }
   const int64_t offset = detail::reported_offset(context, *outcome.position, outcome.partition);

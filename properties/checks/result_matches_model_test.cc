@@ -49,6 +49,40 @@ TEST(ResultMatchesModelTest, AnswersAtTheReportedPositionPass) {
   EXPECT_EQ(context.tallies().at("ResultMatchesModel").judged, 6u) << "seed " << kSeed;
 }
 
+// A READ_COMMITTED answer of a transactional store (2026-08-20 pin) is judged against the
+// committed state: it must carry the replica's committed position (here {0=0}: key 1 = 10), and
+// equal the model there. The committed 10 under {0=0} passes; the staged 11 under the staged
+// {0=2} is the model's answer there but not the committed label (a fail, where without the label
+// rule it would pass); the committed 10 under {0=2} fails; READ_UNCOMMITTED, or a cached KeyQuery
+// (delta 8: the caching layer's staged merge under both levels), is judged at the staged label.
+TEST(ResultMatchesModelTest, AReadCommittedAnswerIsJudgedAtTheCommittedPosition) {
+  struct Case {
+    IsolationLevel level;
+    bool caching;
+    int64_t value;
+    int64_t label;
+    size_t violations;
+  };
+  for (const Case& c : {Case{IsolationLevel::READ_COMMITTED, false, 10, 0, 0},
+                        Case{IsolationLevel::READ_COMMITTED, false, 11, 2, 1},
+                        Case{IsolationLevel::READ_COMMITTED, false, 10, 2, 1},
+                        Case{IsolationLevel::READ_UNCOMMITTED, false, 11, 2, 0},
+                        Case{IsolationLevel::READ_COMMITTED, true, 11, 2, 0}}) {
+    TraceBuilder b = table(KeyValueSupplier::kRocksDbTimestamped, c.caching);
+    b.trace().kafka_pin = KafkaPin::k2026_08_20;
+    sim::ReplicaSnapshot replica = active(0, pos(0, 2));
+    replica.committed_position = pos(0, 0);
+    testing::Q q = b.key_query(0, 1).ok(c.value, pos(0, c.label)).replica(replica);
+    q.r.request.isolation_level = c.level;
+    b.add(q);
+    const auto vs = judge(b.trace());
+    EXPECT_EQ(vs.size(), c.violations)
+        << "seed " << kSeed << " " << to_string(c.level) << " caching " << c.caching << " value "
+        << c.value << " label " << c.label << "\n"
+        << text(vs);
+  }
+}
+
 TEST(ResultMatchesModelTest, AWrongValueFails) {
   TraceBuilder b = table();
   b.add(b.key_query(0, 1).ok(99, pos(0, 2)).replica(active(0, pos(0, 2))));

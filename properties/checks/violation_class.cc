@@ -488,6 +488,14 @@ void classify_one(const JudgeContext& context,
   const sim::PartitionOutcome* outcome =
       it == records.end() ? nullptr : outcome_of(*it->second, v.partition);
   if (outcome == nullptr) return;
+  if (witness && v.read_committed_dirty) {
+    ViolationClass proven = ViolationClass::kFailure;
+    const detail::ClassProof level =
+        detail::prove_read_committed_not_honoured(context, *it->second, *outcome, proven);
+    if (level.proven && admitted(context, proven)) v.violation_class = proven;
+    v.class_evidence = level.text;
+    return;
+  }
   if (witness) {
     // Two declared behaviours make a replica's answer differ from its changelog's fold: a
     // position loaded from a .position file newer than the .checkpoint it restored from, and a

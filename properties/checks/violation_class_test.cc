@@ -91,7 +91,8 @@ TEST(ViolationClassTest, UnderExactlyOnceReprocessingIsNeverTheClass) {
 // Every class has a rule: kFailure none, the others at least one guarantee, a Kafka source; the
 // ones whose mechanism exactly_once_v2 removes (scenarios/findings/README.md's twins "gone") hold
 // under at_least_once only, and the one exactly_once_v2's own .checkpoint handling makes
-// (kEosKeptAbortedWrites) under exactly_once_v2 only.
+// (kEosKeptAbortedWrites) and the READ_COMMITTED dirty reads (only exactly_once_v2 has
+// transactions) under exactly_once_v2 only.
 TEST(ViolationClassTest, EveryClassStatesItsGuarantees) {
   for (const ViolationClass c : kViolationClasses) {
     const ClassRule& rule = class_rule(c);
@@ -100,7 +101,9 @@ TEST(ViolationClassTest, EveryClassStatesItsGuarantees) {
       EXPECT_EQ(rule.guarantees, 0) << class_key(c);
       continue;
     }
-    const bool eos_only = c == ViolationClass::kEosKeptAbortedWrites;
+    const bool eos_only = c == ViolationClass::kEosKeptAbortedWrites ||
+                          c == ViolationClass::kReadCommittedStoreNotTransactional ||
+                          c == ViolationClass::kCachedKeyQueryIgnoresIsolation;
     EXPECT_EQ(holds_under(c, sim::Guarantee::kAtLeastOnce), !eos_only) << class_key(c);
     EXPECT_TRUE(holds_under(c, sim::Guarantee::kExactlyOnceV2) || !eos_only) << class_key(c);
     EXPECT_NE(std::string(rule.kafka_source), "") << class_key(c);
@@ -1040,6 +1043,76 @@ TEST(ViolationClassTest, AnLruRestartThenAReplayIsProvenOnlyWhereBothAreAllowed)
     EXPECT_EQ(vs[0].violation_class, c.want)
         << "seed " << kSeed << " capacity " << c.capacity << " answer " << c.answer << "\n"
         << vs[0].to_string();
+  }
+}
+
+}  // namespace
+}  // namespace iq::properties
+
+namespace iq::properties {
+namespace {
+
+using namespace testing;  // NOLINT
+
+// A dirty read under READ_COMMITTED (ChangelogWitness) is a declared Kafka behaviour only where
+// the record proves the store does not honour the level (2026-08-20 pin, exactly_once_v2):
+// - no committed position, transactional stores off: read_committed_not_transactional; the same
+//   with transactional stores on over a RocksDB store (which has a transactional form): failure;
+//   over the LRU supplier (which has none, delta 11): read_committed_not_transactional;
+// - a transactional store's cached KeyQuery (delta 8): cached_key_query_ignores_isolation; the
+//   same store without caching reads its committed state, so a dirty committed fold (a store
+//   commit ahead of its transaction) stays a failure;
+// - any of them under at_least_once: no class (the rule admits exactly_once_v2 only; an
+//   at-least-once run has no transactions, so this is only the rule's gate).
+TEST(ViolationClassTest, ReadCommittedDirtyReadsAreKafkasOnlyWhereTheStoreIgnoresTheLevel) {
+  struct Case {
+    bool transactional_run;
+    KeyValueSupplier supplier;
+    bool caching;
+    bool committed_position;
+    sim::Guarantee guarantee;
+    ViolationClass want;
+  };
+  constexpr auto kEos = sim::Guarantee::kExactlyOnceV2;
+  for (const Case& c : {Case{false, KeyValueSupplier::kRocksDbTimestamped, false, false, kEos,
+                             ViolationClass::kReadCommittedStoreNotTransactional},
+                        Case{true, KeyValueSupplier::kRocksDbTimestamped, false, false, kEos,
+                             ViolationClass::kFailure},
+                        Case{true, KeyValueSupplier::kLruMap, false, false, kEos,
+                             ViolationClass::kReadCommittedStoreNotTransactional},
+                        Case{true, KeyValueSupplier::kRocksDbTimestamped, true, true, kEos,
+                             ViolationClass::kCachedKeyQueryIgnoresIsolation},
+                        Case{true, KeyValueSupplier::kRocksDbTimestamped, false, true, kEos,
+                             ViolationClass::kFailure},
+                        Case{false, KeyValueSupplier::kRocksDbTimestamped, false, false,
+                             sim::Guarantee::kAtLeastOnce, ViolationClass::kFailure}}) {
+    TraceBuilder b(TopologyKind::SourceTable, c.supplier, c.caching);
+    b.produce(0, 1, 10);
+    b.produce(0, 1, 11);
+    b.log(0, 1, 10, 100, pos(0, 0), "instance-2", 100);
+    b.log(0, 1, 11, 200, pos(0, 1), "instance-2", 200);
+    b.txn(0, 0, sim::TxnOutcome::kCommitted, 150);
+    b.txn(0, 1, sim::TxnOutcome::kAborted, 500);
+    b.trace().kafka_pin = KafkaPin::k2026_08_20;
+    b.trace().guarantee = c.guarantee;
+    b.trace().transactional_state_stores = c.transactional_run;
+    b.trace().default_iq_isolation_level = IsolationLevel::READ_COMMITTED;
+    sim::ReplicaSnapshot replica =
+        own_runs(applied(active(0, pos(0, 1), "instance-2"), 1), {{-1, 1}});
+    if (c.committed_position) {
+      replica.committed_position = pos(0, 1);
+      replica.committed_changelog_offset = ChangelogOffset(1);  // committed ahead of its txn
+    }
+    b.add(b.key_query(0, 1).at(400, 400).target("instance-2").ok(11, pos(0, 1)).replica(replica));
+    JudgeContext context(b.trace());
+    std::vector<Violation> vs = check_changelog_witness(context);
+    classify_violations(context, vs);
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << " " << to_string(c.supplier) << "\n"
+                             << text(vs);
+    EXPECT_TRUE(vs[0].read_committed_dirty) << "seed " << kSeed;
+    EXPECT_EQ(vs[0].violation_class, c.want)
+        << "seed " << kSeed << " " << to_string(c.supplier) << " caching " << c.caching
+        << " committed " << c.committed_position << ": " << vs[0].class_evidence;
   }
 }
 

@@ -87,8 +87,7 @@ StoreLifeId StoreLifeRecorder::opened(const StoreLifeOpening& opening) {
     IQ_PROBE("kip1035.eos_crash_reused_without_wipe",
              "under exactly_once_v2 a store reopened over the files its crashed process left, "
              "without a wipe (new pin, delta 4: no memtable flush since its open, so the disk held "
-             "its last clean close; not in the default campaign: default.toml draws only the "
-             "old pin, scenarios/templates/kafka_2026.toml reaches it)");
+             "its last clean close)");
   }
   open_.push_back(life.id);
   return life.id;

@@ -109,9 +109,13 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   r.task_state = recorded(task.state());
   r.thread_state = recorded(thread_state);
   r.committed_position.reset();
+  r.committed_changelog_offset.reset();
   if (StateStore* s = task.store(store)) {
     r.store_position = s->position();
     r.committed_position = s->committed_position();
+  }
+  if (r.committed_position) {
+    r.committed_changelog_offset = task.state_manager().committed_changelog_offset(store);
   }
   if (auto o = task.state_manager().changelog_offset(store)) r.changelog_offset = *o;
   // What the store's recorded life says (sim/cluster/store_life_recorder.h): the .checkpoint it

@@ -54,7 +54,7 @@ namespace iq::sim::behaviour_names {
 // properties::ViolationClass's classes other than "failure", in its order (properties::class_key
 // returns these very strings; check_test.cc pins the two together). Here for the same reason as
 // the property names: scenario/ parses them, properties/ gives them.
-inline constexpr std::array<std::string_view, 16> kAll{
+inline constexpr std::array<std::string_view, 18> kAll{
     "alos_reprocessing",
     "restart_without_checkpoint",
     "cache_flush_partly_applied",
@@ -71,6 +71,8 @@ inline constexpr std::array<std::string_view, 16> kAll{
     "duplicates_null_put_skipped",
     "cached_writes_beneath_position",
     "eos_kept_aborted_writes",
+    "read_committed_not_transactional",
+    "cached_key_query_ignores_isolation",
 };
 
 }  // namespace iq::sim::behaviour_names

@@ -104,6 +104,10 @@ struct ReplicaSnapshot {
   // has (docs/kafka-2026-08-20.md §3.3): a cached KeyQuery uses the cache's merge with the staged
   // position under both levels (delta 8). Absent for any other store: one position bounds both.
   std::optional<Position> committed_position;
+  // With committed_position only: the last changelog offset in the store's committed state (what
+  // it loaded or restored, and what it had applied or written at its last store commit), so a
+  // READ_COMMITTED answer is the fold of the applied records up to it.
+  std::optional<ChangelogOffset> committed_changelog_offset;
   std::optional<ChangelogOffset> changelog_offset;  // last changelog record applied or written
   std::optional<ChangelogOffset> changelog_end_offset;
   // The offset the store's .checkpoint held when its task initialized: its restore replayed the
