@@ -128,7 +128,11 @@ Status close(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf) {
 base::Expected<std::optional<ChangelogOffset>, StreamsError> committed_offset(
     rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf, const TopicPartition& changelog) {
   auto bytes = get(db, cf, partition_key(changelog));
-  if (!bytes) return base::unexpected(bytes.error());
+  if (!bytes) {
+    return base::unexpected(processor_state("Error while getting committed offset for partition " +
+                                            changelog.first + "-" +
+                                            std::to_string(changelog.second)));
+  }
   if (!*bytes) return std::optional<ChangelogOffset>{};
   return std::optional<ChangelogOffset>(ChangelogOffset(long_of(**bytes)));
 }

@@ -53,7 +53,8 @@ inline constexpr const char* kColumnFamilyName = "offsets";
 // open flag (KAFKA-20456).
 [[nodiscard]] Status close(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf);
 
-// ColumnFamilyAccessor.getCommittedOffset: the stored offset of `changelog`, if any.
+// ColumnFamilyAccessor.getCommittedOffset: the stored offset of `changelog`, if any; a read
+// error is a ProcessorStateException naming the partition, as the stores report it.
 [[nodiscard]] base::Expected<std::optional<ChangelogOffset>, StreamsError> committed_offset(
     rocksdb::DB& db, rocksdb::ColumnFamilyHandle* cf, const TopicPartition& changelog);
 

@@ -599,13 +599,7 @@ StoreResult<std::optional<ChangelogOffset>> RocksDBStore::committed_offset(
     const TopicPartition& changelog) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
   if (!manages_offsets_) return std::optional<ChangelogOffset>{};
-  auto offset = offsets_cf::committed_offset(*db_, offsets_cf_, changelog);
-  if (!offset) {
-    return base::unexpected(processor_state("Error while getting committed offset for partition " +
-                                            changelog.first + "-" +
-                                            std::to_string(changelog.second)));
-  }
-  return *offset;
+  return offsets_cf::committed_offset(*db_, offsets_cf_, changelog);
 }
 
 std::optional<int64_t> RocksDBStore::stored_status() {

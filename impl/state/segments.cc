@@ -123,13 +123,7 @@ StoreResult<std::optional<ChangelogOffset>> KeyValueSegment::committed_offset(
                                          "Store " + name_ + " is currently closed"});
   }
   if (offsets_cf_ == nullptr) return std::optional<ChangelogOffset>{};
-  auto offset = offsets_cf::committed_offset(*db_, offsets_cf_, changelog);
-  if (!offset) {
-    return base::unexpected(processor_state("Error while getting committed offset for partition " +
-                                            changelog.first + "-" +
-                                            std::to_string(changelog.second)));
-  }
-  return *offset;
+  return offsets_cf::committed_offset(*db_, offsets_cf_, changelog);
 }
 
 std::optional<int64_t> KeyValueSegment::stored_status() {

@@ -124,6 +124,29 @@ TEST(ResultMatchesModelTest, UnderClaimsFailWithTheSwitchOnAndAreNotJudgedWithIt
   }
 }
 
+// An under-claim is a state the store reached by the answer: the search for one stops at the
+// last source record appended before the answer completed. Key 1 = 11 is made by offset 2,
+// appended at 300 ms. Answered at 400 ms under {0=0} it is an under-claim (not judged, switch
+// off); answered at 250 ms it is a state no record appended by then makes, so a mismatch, judged
+// and failed whatever the switch.
+TEST(ResultMatchesModelTest, AnUnderClaimIsAStateReachedBeforeTheAnswerCompleted) {
+  for (const int64_t at_ms : {400, 250}) {
+    TraceBuilder b = table();
+    b.consistency(false);
+    for (size_t i = 0; i < b.trace().source_log.size(); ++i) {
+      b.trace().source_log[i].appended_ms = base::Instant::from_ms(100 * (int64_t(i) + 1));
+    }
+    b.add(b.key_query(0, 1).at(at_ms, at_ms).ok(11, pos(0, 0)).replica(standby(0, pos(0, 0))));
+    JudgeContext context(b.trace());
+    const auto vs = check_result_matches_model(context);
+    ASSERT_EQ(vs.size(), at_ms == 400 ? 0u : 1u) << "seed " << kSeed << " at " << at_ms << " ms\n"
+                                                 << text(vs);
+    if (!vs.empty()) {
+      EXPECT_NE(vs[0].summary.find("nor at any later one"), std::string::npos) << vs[0].summary;
+    }
+  }
+}
+
 TEST(ResultMatchesModelTest, EmptyPositionWithTheSwitchOffIsNotJudged) {
   TraceBuilder b = table();
   b.consistency(false);

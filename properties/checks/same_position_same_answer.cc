@@ -213,8 +213,7 @@ bool under_claim(const JudgeContext& context, const sim::QueryRecord& record,
   if (detail::not_answerable(context, record.request)) return false;
   const int64_t offset = detail::reported_offset(context, *outcome.position, outcome.partition);
   if (offset < -1) return false;
-  return detail::fit_answer(context, record, outcome, offset).fit ==
-         detail::Fit::kUnderClaim;
+  return detail::fit_answer(context, record, outcome, offset).fit == detail::Fit::kUnderClaim;
 }
 
 }  // namespace
