@@ -126,8 +126,8 @@ class EosTest : public testing::Test {
         "words", 0, 0, 0, Serde<int32_t>::serialize(key), Serde<int64_t>::serialize(1), {}});
   }
   void step() {
-    ASSERT_TRUE(instance_->reader.restore().has_value());
-    ASSERT_TRUE(manager_->try_complete_restoration().has_value());
+    ASSERT_TRUE(instance_->reader.restore(0).has_value());
+    ASSERT_TRUE(manager_->try_complete_restoration(0).has_value());
     manager_->add_records(main_consumer_.poll(1000));
     ASSERT_TRUE(manager_->process(1000).has_value());
   }
@@ -256,8 +256,8 @@ TEST_F(EosTest, RestorationCheckpointStaysWhileProcessingAndACrashKeepsTheStores
   ASSERT_TRUE(checkpoint_exists());
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 20).has_value());
   EXPECT_FALSE(manager_->take_enforce_rebalance()) << "a checkpoint was found: not corrupted";
-  ASSERT_TRUE(instance_->reader.restore().has_value());
-  ASSERT_TRUE(manager_->try_complete_restoration().has_value());
+  ASSERT_TRUE(instance_->reader.restore(0).has_value());
+  ASSERT_TRUE(manager_->try_complete_restoration(0).has_value());
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
   EXPECT_EQ(count(2), 2) << "the store kept the write its changelog does not have";
 }
@@ -285,8 +285,8 @@ TEST_F(EosTest, CrashBeforeRestorationCompletesWipesTheStores) {
   EXPECT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
   EXPECT_TRUE(manager_->take_enforce_rebalance()) << "an active's corruption enforces a rebalance";
   EXPECT_FALSE(checkpoint_exists());
-  ASSERT_TRUE(instance_->reader.restore().has_value());
-  ASSERT_TRUE(manager_->try_complete_restoration().has_value());
+  ASSERT_TRUE(instance_->reader.restore(0).has_value());
+  ASSERT_TRUE(manager_->try_complete_restoration(0).has_value());
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RUNNING);
   EXPECT_EQ(count(1), 2) << "restored from the changelog's start";
 }
@@ -309,7 +309,7 @@ TEST_F(EosTest, RestoringActiveCheckpointsUnderTheThresholdRule) {
 
   build();
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 10).has_value());
-  ASSERT_TRUE(instance_->reader.restore().has_value());  // both records, not yet handed back
+  ASSERT_TRUE(instance_->reader.restore(0).has_value());  // both records, not yet handed back
   ASSERT_EQ(manager_->active({0, 0})->state(), TaskState::RESTORING);
   ASSERT_FALSE(checkpoint_exists());
   ASSERT_TRUE(manager_->checkpoint_updating_tasks().has_value());

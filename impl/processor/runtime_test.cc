@@ -61,7 +61,7 @@ TEST_P(RuntimeTest, ActiveProcessesAndLogsWithPositionHeaders) {
   Instance a(broker_, root_ / "a", consistency);
   StreamTask task({0, 0}, topology_, a.env);
   ASSERT_TRUE(task.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(task).has_value());
+  ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
   ASSERT_EQ(a.reader.restored_active_tasks(), (std::vector<TaskId>{TaskId{0, 0}}));
   ASSERT_TRUE(task.complete_restoration().has_value());
   task.add_records({input(7, 0), input(7, 1), input(8, 2)});
@@ -91,7 +91,7 @@ TEST_P(RuntimeTest, ProcessedRecordListenerHearsEachProcessedRecord) {
   env.processed = &recorder;
   StreamTask task({0, 0}, topology_, env);
   ASSERT_TRUE(task.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(task).has_value());
+  ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
   task.add_records({input(7, 0), input(7, 1), input(8, 2)});
   ASSERT_FALSE(*task.process_one()) << "a restoring task processes nothing";
   EXPECT_TRUE(recorder.heard.empty());
@@ -110,17 +110,17 @@ TEST_P(RuntimeTest, StandbyFollowsChangelogAndPositionOnlyWithSwitch) {
   StreamTask active({0, 0}, topology_, a.env);
   StandbyTask standby({0, 0}, topology_, b.env);
   ASSERT_TRUE(active.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(active).has_value());
+  ASSERT_TRUE(a.reader.register_task(active, 0).has_value());
   ASSERT_TRUE(active.complete_restoration().has_value());
   ASSERT_TRUE(standby.initialize().has_value());
-  ASSERT_TRUE(b.reader.register_task(standby).has_value());
+  ASSERT_TRUE(b.reader.register_task(standby, 0).has_value());
   EXPECT_EQ(standby.state(), TaskState::RUNNING);
   EXPECT_EQ(b.reader.mode(), StoreChangelogReader::Mode::STANDBY_UPDATING);
   active.add_records({input(1, 0), input(2, 1), input(1, 2)});
   while (*active.process_one()) {
   }
   ASSERT_TRUE(active.prepare_commit().has_value());
-  ASSERT_TRUE(b.reader.restore().has_value());
+  ASSERT_TRUE(b.reader.restore(0).has_value());
   EXPECT_EQ(count(standby, 1), 2);
   EXPECT_EQ(count(standby, 2), 1);
   EXPECT_EQ(position(standby),
@@ -133,7 +133,7 @@ TEST_P(RuntimeTest, RestoringActiveStopsAtTheEndOffsetFixedAtRegistration) {
   Instance c(broker_, root_ / "c", GetParam());
   StreamTask first({0, 0}, topology_, a.env);
   ASSERT_TRUE(first.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(first).has_value());
+  ASSERT_TRUE(a.reader.register_task(first, 0).has_value());
   ASSERT_TRUE(first.complete_restoration().has_value());
   first.add_records({input(1, 0), input(2, 1)});
   while (*first.process_one()) {
@@ -142,12 +142,12 @@ TEST_P(RuntimeTest, RestoringActiveStopsAtTheEndOffsetFixedAtRegistration) {
 
   StreamTask second({0, 0}, topology_, c.env);
   ASSERT_TRUE(second.initialize().has_value());
-  ASSERT_TRUE(c.reader.register_task(second).has_value());
+  ASSERT_TRUE(c.reader.register_task(second, 0).has_value());
   EXPECT_TRUE(c.reader.restored_active_tasks().empty());
   first.add_records({input(1, 2)});
   ASSERT_TRUE(*first.process_one());
   ASSERT_TRUE(first.prepare_commit().has_value());  // a third record, past the end offset
-  ASSERT_TRUE(c.reader.restore().has_value());
+  ASSERT_TRUE(c.reader.restore(0).has_value());
   EXPECT_EQ(c.reader.restored_active_tasks(), (std::vector<TaskId>{TaskId{0, 0}}));
   EXPECT_EQ(count(second, 1), 1) << "the record appended after registration is not restored";
   EXPECT_EQ(second.state(), TaskState::RESTORING);
@@ -155,12 +155,72 @@ TEST_P(RuntimeTest, RestoringActiveStopsAtTheEndOffsetFixedAtRegistration) {
   EXPECT_EQ(second.state(), TaskState::RUNNING);
 }
 
+// StoreChangelogReader.endOffsetForChangelogs: a lookup that times out leaves the active's
+// changelog registered (not restoring, not restored) and starts its task timeout; the next
+// restore tries again and, once the broker answers, restores up to the end it finds then.
+TEST_P(RuntimeTest, AnEndOffsetTimeoutIsRetriedByTheNextRestore) {
+  Instance a(broker_, root_ / "a", GetParam());
+  Instance c(broker_, root_ / "c", GetParam());
+  StreamTask first({0, 0}, topology_, a.env);
+  ASSERT_TRUE(first.initialize().has_value());
+  ASSERT_TRUE(a.reader.register_task(first, 0).has_value());
+  ASSERT_TRUE(first.complete_restoration().has_value());
+  first.add_records({input(1, 0), input(2, 1)});
+  while (*first.process_one()) {
+  }
+  ASSERT_TRUE(first.prepare_commit().has_value());  // 2 changelog records
+
+  c.admin.end_offsets_error = StreamsError{StreamsError::Kind::Timeout, "listOffsets timed out"};
+  StreamTask second({0, 0}, topology_, c.env);
+  ASSERT_TRUE(second.initialize().has_value());
+  ASSERT_TRUE(c.reader.register_task(second, 1'000).has_value())
+      << "a timeout is not a failure while task.timeout.ms lasts";
+  EXPECT_EQ(c.reader.registered_count(), 1u);
+  EXPECT_EQ(c.reader.mode(), StoreChangelogReader::Mode::ACTIVE_RESTORING);
+  ASSERT_TRUE(c.reader.restore(2'000).has_value());
+  EXPECT_TRUE(c.reader.restored_active_tasks().empty());
+  EXPECT_EQ(count(second, 1), std::nullopt) << "nothing restored while the end is unknown";
+
+  first.add_records({input(1, 2)});
+  ASSERT_TRUE(*first.process_one());
+  ASSERT_TRUE(first.prepare_commit().has_value());  // a third record, before the end is found
+  c.admin.end_offsets_error.reset();
+  auto applied = c.reader.restore(3'000);
+  ASSERT_TRUE(applied.has_value());
+  EXPECT_EQ(*applied, 3u) << "the end found at the retry covers the third record";
+  EXPECT_EQ(c.reader.registered_count(), 0u);
+  EXPECT_EQ(c.reader.restored_active_tasks(), (std::vector<TaskId>{TaskId{0, 0}}));
+  EXPECT_EQ(count(second, 1), 2);
+}
+
+// The retries end after task.timeout.ms: the lookup that times out past the deadline set by the
+// first one fails (Task.maybeInitTaskTimeoutOrThrow), and only then.
+TEST_P(RuntimeTest, AnEndOffsetTimeoutFailsOnlyPastTaskTimeoutMs) {
+  Instance c(broker_, root_ / "c", GetParam());
+  c.reader.set_task_timeout_ms(5'000);
+  c.admin.end_offsets_error = StreamsError{StreamsError::Kind::Timeout, "listOffsets timed out"};
+  StreamTask task({0, 0}, topology_, c.env);
+  ASSERT_TRUE(task.initialize().has_value());
+  ASSERT_TRUE(c.reader.register_task(task, 10'000).has_value());
+  ASSERT_TRUE(c.reader.restore(15'000).has_value()) << "at the deadline: still waiting";
+  auto failed = c.reader.restore(15'001);
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_NE(failed.error().to_string().find("task.timeout.ms"), std::string::npos)
+      << failed.error().to_string();
+  // Any other error fails at once, as Kafka's StreamsException does.
+  Instance d(broker_, root_ / "d", GetParam());
+  d.admin.end_offsets_error = StreamsError{StreamsError::Kind::Streams, "UNKNOWN_TOPIC"};
+  StreamTask other({0, 0}, topology_, d.env);
+  ASSERT_TRUE(other.initialize().has_value());
+  EXPECT_FALSE(d.reader.register_task(other, 0).has_value());
+}
+
 // While an active restores on a thread, that thread's standby changelogs are paused.
 TEST_P(RuntimeTest, RestoringActivePausesStandbyChangelogs) {
   Instance a(broker_, root_ / "a", GetParam());
   StreamTask writer({0, 0}, topology_, a.env);
   ASSERT_TRUE(writer.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(writer).has_value());
+  ASSERT_TRUE(a.reader.register_task(writer, 0).has_value());
   ASSERT_TRUE(writer.complete_restoration().has_value());
   writer.add_records({input(1, 0)});
   ASSERT_TRUE(*writer.process_one());
@@ -170,7 +230,7 @@ TEST_P(RuntimeTest, RestoringActivePausesStandbyChangelogs) {
   TopologyConfig other = topology_;
   StandbyTask standby({0, 0}, other, b.env);
   ASSERT_TRUE(standby.initialize().has_value());
-  ASSERT_TRUE(b.reader.register_task(standby).has_value());
+  ASSERT_TRUE(b.reader.register_task(standby, 0).has_value());
   TaskEnvironment env1 = b.env;
   env1.task_dir = (root_ / "b" / "app" / "1_0").string();
   TopologyConfig t1 = topology_;
@@ -184,10 +244,10 @@ TEST_P(RuntimeTest, RestoringActivePausesStandbyChangelogs) {
                                 {}});
   StreamTask restoring({1, 0}, t1, env1);
   ASSERT_TRUE(restoring.initialize().has_value());
-  ASSERT_TRUE(b.reader.register_task(restoring).has_value());
+  ASSERT_TRUE(b.reader.register_task(restoring, 0).has_value());
   EXPECT_EQ(b.reader.mode(), StoreChangelogReader::Mode::ACTIVE_RESTORING);
   EXPECT_TRUE(b.restore_consumer.paused({"app-counts-changelog", 0}));
-  ASSERT_TRUE(b.reader.restore().has_value());
+  ASSERT_TRUE(b.reader.restore(0).has_value());
   EXPECT_EQ(b.reader.mode(), StoreChangelogReader::Mode::STANDBY_UPDATING);
   EXPECT_FALSE(b.restore_consumer.paused({"app-counts-changelog", 0}));
 }
@@ -198,7 +258,7 @@ TEST_P(RuntimeTest, CheckpointFollowsTheOffsetDeltaRule) {
   Instance a(broker_, root_ / "a", GetParam());
   StreamTask task({0, 0}, topology_, a.env);
   ASSERT_TRUE(task.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(task).has_value());
+  ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
   ASSERT_TRUE(task.complete_restoration().has_value());
   const std::string checkpoint = a.env.task_dir + "/.checkpoint";
   std::filesystem::remove(checkpoint);
@@ -222,7 +282,7 @@ TEST_P(RuntimeTest, FirstChangelogRecordPassesAThresholdOfZero) {
   a.env.offset_delta_threshold_for_checkpoint = 0;
   StreamTask task({0, 0}, topology_, a.env);
   ASSERT_TRUE(task.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(task).has_value());
+  ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
   ASSERT_TRUE(task.complete_restoration().has_value());  // checkpoints the unknown offset
   const std::string checkpoint = a.env.task_dir + "/.checkpoint";
   ASSERT_TRUE(std::filesystem::remove(checkpoint));
@@ -242,7 +302,7 @@ TEST_P(RuntimeTest, CommitWithoutCheckpointLeavesTheStoreUnflushed) {
   {
     StreamTask task({0, 0}, topology_, a.env);
     ASSERT_TRUE(task.initialize().has_value());
-    ASSERT_TRUE(a.reader.register_task(task).has_value());
+    ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
     ASSERT_TRUE(task.complete_restoration().has_value());  // enforced: the empty store on disk
     task.add_records({input(1, 0), input(1, 1)});
     ASSERT_TRUE(*task.process_one());
@@ -274,7 +334,7 @@ TEST_P(RuntimeTest, FullMemtableReachesDiskBeforeAnyCommit) {
   {
     StreamTask task({0, 0}, topology_, a.env);
     ASSERT_TRUE(task.initialize().has_value());
-    ASSERT_TRUE(a.reader.register_task(task).has_value());
+    ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
     ASSERT_TRUE(task.complete_restoration().has_value());
     for (int key = 0; key < kKeys; ++key) {
       task.add_records({input(key, key)});

@@ -5,75 +5,122 @@
 
 namespace iq {
 
-Status StoreChangelogReader::register_task(Task& task) {
+Status StoreChangelogReader::register_task(Task& task, int64_t now_ms) {
   IQ_ASSERT(!is_registered(task.id()), "task {} registered twice", task.id().to_string());
-  std::vector<TopicPartition> partitions = task.changelog_partitions();
-  std::optional<TopicPartitionOffsets> ends;
-  if (task.is_active() && !partitions.empty()) {
-    auto e = admin_.end_offsets(partitions);
-    if (!e) return base::unexpected(e.error());
-    ends = *e;
-  }
-  auto assignment = consumer_.assignment();
-  for (const auto& tp : partitions) {
+  for (const auto& tp : task.changelog_partitions()) {
     std::string store_name;
     for (StateStore* s : task.state_manager().stores()) {
       if (task.state_manager().changelog_partition(s->name()) == tp) store_name = s->name();
     }
     IQ_ASSERT(!store_name.empty());
-    ChangelogMetadata m{&task, store_name, std::nullopt, {}};
-    if (ends) {
-      auto it = ends->find(tp);
-      IQ_ASSERT(it != ends->end(), "no end offset for {}-{}", tp.first, tp.second);
-      m.restore_end_offset = ChangelogOffset(it->second);  // Admin speaks longs
-    }
+    ChangelogMetadata m;
+    m.task = &task;
+    m.store_name = std::move(store_name);
     changelogs_.emplace(tp, std::move(m));
-    assignment.push_back(tp);
   }
-  std::sort(assignment.begin(), assignment.end());
-  consumer_.assign(assignment);
-  // Start after the checkpointed offset, or from the beginning (ALOS, or a non-persistent store).
-  for (const auto& tp : partitions) {
-    const auto offset = task.state_manager().changelog_offset(changelogs_.at(tp).store_name);
-    if (offset) {
-      if (ends) {
-        IQ_PROBE("restore.from_checkpoint",
-                 "an active restore started after a checkpointed offset");
-      } else {
-        IQ_PROBE("standby.from_checkpoint", "a standby started after a checkpointed offset");
-      }
-      consumer_.seek(tp, (*offset + 1).value());
-    } else {
-      consumer_.seek_to_beginning(tp);
-    }
-    // Paired with the checkpoint: restoration starts right after the checkpointed offset (or at
-    // the log start), and an active's fixed end is not before its start.
-    const auto position = consumer_.position(tp);
-    IQ_ASSERT(position.has_value(), "{}-{}: no position after seek", tp.first, tp.second);
-    const ChangelogOffset start(*position);
-    IQ_ASSERT(!offset || start == *offset + 1, "{}-{}: restore starts at {}, checkpoint {}",
-              tp.first, tp.second, start, *offset);
-    ChangelogMetadata& m = changelogs_.at(tp);
-    m.restore_start_offset = start;
-    IQ_ASSERT(!m.restore_end_offset || *m.restore_end_offset >= start,
-              "{}-{}: restore end {} before start {}", tp.first, tp.second, *m.restore_end_offset,
-              start);
+  return initialize_changelogs(now_ms);
+}
+
+size_t StoreChangelogReader::registered_count() const {
+  return static_cast<size_t>(std::count_if(changelogs_.begin(), changelogs_.end(),
+                                           [](const auto& c) { return !c.second.initialized; }));
+}
+
+std::vector<TopicPartition> StoreChangelogReader::initialized_partitions() const {
+  std::vector<TopicPartition> out;
+  for (const auto& [tp, m] : changelogs_) {
+    if (m.initialized) out.push_back(tp);
   }
+  return out;  // ascending: the map's order
+}
+
+Status StoreChangelogReader::initialize_changelogs(int64_t now_ms) {
+  if (registered_count() == 0) return ok_status();
+  auto s = find_end_offsets(now_ms);
+  if (!s) return s;
+  std::vector<TopicPartition> starting;
+  for (auto& [tp, m] : changelogs_) {
+    // A standby needs no end offset; an active waits for its own.
+    if (!m.initialized && (!m.task->is_active() || m.restore_end_offset)) starting.push_back(tp);
+  }
+  if (!starting.empty()) {
+    for (const auto& tp : starting) changelogs_.at(tp).initialized = true;
+    consumer_.assign(initialized_partitions());
+    for (const auto& tp : starting) start_restoring(tp, changelogs_.at(tp));
+  }
+  // A registered active restores (ACTIVE_RESTORING) even while its end offset is unknown:
+  // Kafka's updater enforces that mode when the task is added.
   update_pausing();
   return ok_status();
 }
 
+// endOffsetForChangelogs: one READ_UNCOMMITTED ListOffsets for every registered active changelog.
+// A timeout starts or checks the task timeouts of the tasks asked for (and fails the thread only
+// past task.timeout.ms); a success clears them.
+Status StoreChangelogReader::find_end_offsets(int64_t now_ms) {
+  std::vector<TopicPartition> partitions;
+  std::vector<Task*> tasks;
+  for (const auto& [tp, m] : changelogs_) {
+    if (m.initialized || !m.task->is_active()) continue;
+    partitions.push_back(tp);
+    if (std::find(tasks.begin(), tasks.end(), m.task) == tasks.end()) tasks.push_back(m.task);
+  }
+  if (partitions.empty()) return ok_status();
+  auto ends = admin_.end_offsets(partitions);
+  if (!ends && ends.error().kind == StreamsError::Kind::Timeout) {
+    // No probe: seeds 1..500 of the default template never reach this (a task registers in the
+    // instant its assignment, or its revival, reached it); RuntimeTest's timeout tests do.
+    for (Task* t : tasks) {
+      auto thrown = t->maybe_init_task_timeout_or_throw(now_ms, task_timeout_ms_, ends.error());
+      if (!thrown) return thrown;
+    }
+    return ok_status();
+  }
+  if (!ends) return base::unexpected(ends.error());
+  for (Task* t : tasks) t->clear_task_timeout();
+  for (const auto& tp : partitions) {
+    auto it = ends->find(tp);
+    IQ_ASSERT(it != ends->end(), "no end offset for {}-{}", tp.first, tp.second);
+    changelogs_.at(tp).restore_end_offset = ChangelogOffset(it->second);  // Admin speaks longs
+  }
+  return ok_status();
+}
+
+// Start after the checkpointed offset, or from the beginning (ALOS, or a non-persistent store).
+void StoreChangelogReader::start_restoring(const TopicPartition& tp, ChangelogMetadata& m) {
+  const auto offset = m.task->state_manager().changelog_offset(m.store_name);
+  if (offset) {
+    if (m.restore_end_offset) {
+      IQ_PROBE("restore.from_checkpoint", "an active restore started after a checkpointed offset");
+    } else {
+      IQ_PROBE("standby.from_checkpoint", "a standby started after a checkpointed offset");
+    }
+    consumer_.seek(tp, (*offset + 1).value());
+  } else {
+    consumer_.seek_to_beginning(tp);
+  }
+  // Paired with the checkpoint: restoration starts right after the checkpointed offset (or at
+  // the log start), and an active's fixed end is not before its start.
+  const auto position = consumer_.position(tp);
+  IQ_ASSERT(position.has_value(), "{}-{}: no position after seek", tp.first, tp.second);
+  const ChangelogOffset start(*position);
+  IQ_ASSERT(!offset || start == *offset + 1, "{}-{}: restore starts at {}, checkpoint {}", tp.first,
+            tp.second, start, *offset);
+  m.restore_start_offset = start;
+  IQ_ASSERT(!m.restore_end_offset || *m.restore_end_offset >= start,
+            "{}-{}: restore end {} before start {}", tp.first, tp.second, *m.restore_end_offset,
+            start);
+}
+
 void StoreChangelogReader::unregister_task(const TaskId& id) {
-  std::vector<TopicPartition> remaining;
   for (auto it = changelogs_.begin(); it != changelogs_.end();) {
     if (it->second.task->id() == id) {
       it = changelogs_.erase(it);
     } else {
-      remaining.push_back(it->first);
       ++it;
     }
   }
-  consumer_.assign(remaining);
+  consumer_.assign(initialized_partitions());
   update_pausing();
 }
 
@@ -110,8 +157,10 @@ void StoreChangelogReader::update_pausing() {
   }
 }
 
-base::Expected<size_t, StreamsError> StoreChangelogReader::restore() {
+base::Expected<size_t, StreamsError> StoreChangelogReader::restore(int64_t now_ms) {
   if (changelogs_.empty()) return size_t{0};
+  auto initialized = initialize_changelogs(now_ms);
+  if (!initialized) return base::unexpected(initialized.error());
   for (auto& r : consumer_.poll(max_poll_records_)) {
     auto it = changelogs_.find({r.topic, r.partition});
     if (it == changelogs_.end()) continue;  // unassigned while in flight

@@ -18,6 +18,7 @@ StreamThread::StreamThread(std::string name, ClientContext& client, Consumer& ma
   IQ_ASSERT(client_.state_directory != nullptr && client_.admin != nullptr);
   reader_ = std::make_unique<StoreChangelogReader>(restore_consumer, *client_.admin,
                                                    client_.thread_config.max_poll_records);
+  reader_->set_task_timeout_ms(client_.thread_config.task_timeout_ms);
   task_manager_ = std::make_unique<TaskManager>(
       client_.topology, *client_.state_directory, *reader_, main_consumer, membership,
       std::move(environment), name_, producer, client_.application_id);
@@ -97,9 +98,9 @@ Status StreamThread::handle_task_exception(const StreamsError& e) {
 Status StreamThread::restore_and_poll() {
   {
     const OperationScope marker(Operation::kRestore);
-    auto restored = reader_->restore();
+    auto restored = reader_->restore(now_ms_);
     if (!restored) return base::unexpected(restored.error());
-    auto completed = task_manager_->try_complete_restoration();
+    auto completed = task_manager_->try_complete_restoration(now_ms_);
     if (!completed) return base::unexpected(completed.error());
     // DefaultStateUpdater.maybeCheckpointTasks, on the updater's own commit.interval.ms clock
     // (started with the thread, strictly more than the interval, and not skipped during a

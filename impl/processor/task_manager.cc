@@ -290,14 +290,14 @@ base::Expected<bool, StreamsError> TaskManager::handle_corruption(int64_t now_ms
     // closeDirtyAndRevive(corruptedTasks, markAsCorrupted = true): the stores are corrupted.
     close_dirty_and_release(*actives_.at(id), now_ms, /*corrupted=*/true);
     actives_.erase(id);
-    auto s = create_active(id);
+    auto s = create_active(id, now_ms);
     if (!s) return base::unexpected(s.error());
   }
   reassign_input_partitions();
   return !corrupted.empty();
 }
 
-base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task) {
+base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task, int64_t now_ms) {
   if (task.state() != TaskState::CREATED) return true;
   // RecordCollectorImpl.initialize: the thread's producer runs initTransactions once before its
   // first active initializes; a failure (the broker unreachable) leaves the task CREATED, to be
@@ -326,29 +326,30 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task)
   }
   if (!s) return base::unexpected(s.error());
   IQ_ASSERT(task.initialized() && task.state() != TaskState::CREATED);
-  s = reader_.register_task(task);
+  s = reader_.register_task(task, now_ms);
   if (!s) return base::unexpected(s.error());
   state_directory_.mark_owned(task.id());
   return true;
 }
 
-Status TaskManager::initialize_or_revive(Task& task) {
+Status TaskManager::initialize_or_revive(Task& task, int64_t now_ms) {
   // A copy: reviving destroys the task object, and with it the id it holds.
   const TaskId id = task.id();
-  auto r = initialize_if_needed(task);
-  if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted) return revive_corrupted(id, 0);
+  auto r = initialize_if_needed(task, now_ms);
+  if (!r && r.error().kind == StreamsError::Kind::TaskCorrupted)
+    return revive_corrupted(id, now_ms);
   if (!r) return base::unexpected(r.error());
   return ok_status();
 }
 
-Status TaskManager::initialize_created_tasks() {
+Status TaskManager::initialize_created_tasks(int64_t now_ms) {
   // Reviving replaces a map value, never a key: the iteration stays valid.
   for (auto& [id, t] : actives_) {
-    auto s = initialize_or_revive(*t);
+    auto s = initialize_or_revive(*t, now_ms);
     if (!s) return s;
   }
   for (auto& [id, t] : standbys_) {
-    auto s = initialize_or_revive(*t);
+    auto s = initialize_or_revive(*t, now_ms);
     if (!s) return s;
   }
   return ok_status();
@@ -357,7 +358,6 @@ Status TaskManager::initialize_created_tasks() {
 // The corrupted task was closed and its directory wiped under its lock, which this thread keeps:
 // a fresh object takes its place and initializes at once on the empty directory.
 Status TaskManager::revive_corrupted(const TaskId& id, int64_t now_ms) {
-  (void)now_ms;
   IQ_PROBE("eos.task_corrupted_revived", "a corrupted active was closed dirty, wiped and revived");
   Task* fresh = nullptr;
   if (auto it = actives_.find(id); it != actives_.end()) {
@@ -368,23 +368,23 @@ Status TaskManager::revive_corrupted(const TaskId& id, int64_t now_ms) {
     standby = std::make_unique<StandbyTask>(id, topology_, environment_(id));
     fresh = standby.get();
   }
-  auto r = initialize_if_needed(*fresh);
+  auto r = initialize_if_needed(*fresh, now_ms);
   if (!r) return base::unexpected(r.error());  // corrupted again on an empty directory: a bug
   return ok_status();
 }
 
-Status TaskManager::create_active(const TaskId& id) {
+Status TaskManager::create_active(const TaskId& id, int64_t now_ms) {
   auto [it, inserted] =
       actives_.emplace(id, std::make_unique<StreamTask>(id, topology_, environment_(id)));
   IQ_ASSERT(inserted, "active {} created twice", id.to_string());
-  return initialize_or_revive(*it->second);
+  return initialize_or_revive(*it->second, now_ms);
 }
 
-Status TaskManager::create_standby(const TaskId& id) {
+Status TaskManager::create_standby(const TaskId& id, int64_t now_ms) {
   auto [it, inserted] =
       standbys_.emplace(id, std::make_unique<StandbyTask>(id, topology_, environment_(id)));
   IQ_ASSERT(inserted, "standby {} created twice", id.to_string());
-  return initialize_or_revive(*it->second);
+  return initialize_or_revive(*it->second, now_ms);
 }
 
 Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
@@ -398,7 +398,7 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
       // Never got its lock, so no stores to keep: the standby starts afresh (and waits in turn).
       auto s = close_active(id, now_ms);
       if (!s) return s;
-      s = create_standby(id);
+      s = create_standby(id, now_ms);
       if (!s) return s;
     } else if (new_standbys.count(id)) {
       reader_.unregister_task(id);
@@ -411,7 +411,7 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
       // The recycled task's initialization deletes .checkpoint under EOS (see the header).
       s = standby->state_manager().delete_checkpoint_if_eos();
       if (!s) return s;
-      s = reader_.register_task(*standby);
+      s = reader_.register_task(*standby, now_ms);
       if (!s) return s;
       standbys_.emplace(id, std::move(standby));
     } else {
@@ -425,7 +425,7 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
     if (new_actives.count(id) && !standbys_.at(id)->initialized()) {
       auto s = close_standby(id, now_ms);
       if (!s) return s;
-      s = create_active(id);
+      s = create_active(id, now_ms);
       if (!s) return s;
     } else if (new_actives.count(id)) {
       IQ_PROBE("task.standby_promoted", "a standby task was promoted to active");
@@ -436,7 +436,7 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
       standbys_.erase(id);
       s = active->state_manager().delete_checkpoint_if_eos();
       if (!s) return s;
-      s = reader_.register_task(*active);
+      s = reader_.register_task(*active, now_ms);
       if (!s) return s;
       actives_.emplace(id, std::move(active));
     } else {
@@ -446,13 +446,13 @@ Status TaskManager::handle_assignment(const std::set<TaskId>& new_actives,
   }
   for (const TaskId& id : new_actives) {
     if (!actives_.count(id)) {
-      auto s = create_active(id);
+      auto s = create_active(id, now_ms);
       if (!s) return s;
     }
   }
   for (const TaskId& id : new_standbys) {
     if (!standbys_.count(id)) {
-      auto s = create_standby(id);
+      auto s = create_standby(id, now_ms);
       if (!s) return s;
     }
   }
@@ -471,8 +471,9 @@ void TaskManager::reassign_input_partitions() {
   main_consumer_.assign(running);
 }
 
-base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_restoration() {
-  auto initialized = initialize_created_tasks();
+base::Expected<std::vector<TaskId>, StreamsError> TaskManager::try_complete_restoration(
+    int64_t now_ms) {
+  auto initialized = initialize_created_tasks(now_ms);
   if (!initialized) return base::unexpected(initialized.error());
   std::vector<TaskId> done;
   const auto restored = reader_.restored_active_tasks();

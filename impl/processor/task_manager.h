@@ -77,7 +77,8 @@ class TaskManager {
   // First initializes the CREATED tasks whose lock is now free; then actives whose changelogs are
   // restored (or that have none) become RUNNING and start reading input from the committed
   // offset. Returns the tasks that became RUNNING.
-  [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> try_complete_restoration();
+  [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> try_complete_restoration(
+      int64_t now_ms);
   // DefaultStateUpdater.maybeCheckpointTasks: once per commit.interval.ms of the state updater's
   // own clock, every task it updates (restoring actives and standbys) checkpoints under the
   // threshold rule (maybeCheckpoint(false)), under every processing guarantee.
@@ -123,15 +124,15 @@ class TaskManager {
   std::vector<TopicPartition> owned_input_partitions() const;
 
  private:
-  [[nodiscard]] Status create_active(const TaskId& id);
-  [[nodiscard]] Status create_standby(const TaskId& id);
+  [[nodiscard]] Status create_active(const TaskId& id, int64_t now_ms);
+  [[nodiscard]] Status create_standby(const TaskId& id, int64_t now_ms);
   // initializeIfNeeded: lock the task directory, open the stores, register the changelogs.
   // False (task left CREATED) while another thread of this client holds the lock.
-  [[nodiscard]] base::Expected<bool, StreamsError> initialize_if_needed(Task& task);
+  [[nodiscard]] base::Expected<bool, StreamsError> initialize_if_needed(Task& task, int64_t now_ms);
   // initialize_if_needed, reviving the task (revive_corrupted) when its directory turned out
   // corrupted; a task left CREATED is no error.
-  [[nodiscard]] Status initialize_or_revive(Task& task);
-  [[nodiscard]] Status initialize_created_tasks();
+  [[nodiscard]] Status initialize_or_revive(Task& task, int64_t now_ms);
+  [[nodiscard]] Status initialize_created_tasks(int64_t now_ms);
   // Releases what a closed task held: its lock, and its directory's ownership if it opened it.
   void release_task_directory(const Task& task, int64_t now_ms);
   [[nodiscard]] Status close_active(const TaskId& id, int64_t now_ms);

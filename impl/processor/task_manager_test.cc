@@ -58,8 +58,8 @@ class TaskManagerTest : public testing::Test {
   }
   // One loop pass of the second thread.
   void step_second() {
-    ASSERT_TRUE(second_instance_->reader.restore().has_value());
-    ASSERT_TRUE(second_->try_complete_restoration().has_value());
+    ASSERT_TRUE(second_instance_->reader.restore(0).has_value());
+    ASSERT_TRUE(second_->try_complete_restoration(0).has_value());
     second_->add_records(second_consumer_.poll(1000));
     ASSERT_TRUE(second_->process(1000).has_value());
   }
@@ -79,8 +79,8 @@ class TaskManagerTest : public testing::Test {
   }
   // One thread loop: restore, complete restoration, read input, process.
   void step() {
-    ASSERT_TRUE(instance_->reader.restore().has_value());
-    ASSERT_TRUE(manager_->try_complete_restoration().has_value());
+    ASSERT_TRUE(instance_->reader.restore(0).has_value());
+    ASSERT_TRUE(manager_->try_complete_restoration(0).has_value());
     manager_->add_records(main_consumer_.poll(1000));
     ASSERT_TRUE(manager_->process(1000).has_value());
   }
@@ -398,7 +398,7 @@ TEST_F(TaskManagerTest, StandbysCheckpointOnTheStateUpdatersRoundNotOnTheThreads
   const std::string dir = state_directory_->task_dir({0, 0});
   std::filesystem::remove_all(dir);  // a new disk: the standby restores both changelog records
   ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 10).has_value());
-  ASSERT_TRUE(instance_->reader.restore().has_value());
+  ASSERT_TRUE(instance_->reader.restore(0).has_value());
   ASSERT_EQ(count(manager_->standby({0, 0}), 2), 1);
   ASSERT_FALSE(std::filesystem::exists(dir + "/.checkpoint"));
   ASSERT_TRUE(manager_->commit_all(/*now_ms=*/20).has_value());

@@ -31,7 +31,7 @@ class TaskOffsetsTest : public testing::Test {
   // A running active that processed three records, prepared its commit and post-committed.
   void run_and_commit(Instance& a, StreamTask& task) {
     ASSERT_TRUE(task.initialize().has_value());
-    ASSERT_TRUE(a.reader.register_task(task).has_value());
+    ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
     ASSERT_TRUE(task.complete_restoration().has_value());
     for (int64_t o = 0; o < 3; ++o) {
       task.add_records({ConsumerRecord{"words",

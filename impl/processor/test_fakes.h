@@ -87,10 +87,12 @@ class FakeAdmin final : public Admin {
   explicit FakeAdmin(FakeBroker& b) : broker_(b) {}
   base::Expected<TopicPartitionOffsets, StreamsError> end_offsets(
       const std::vector<TopicPartition>& ps) override {
+    if (end_offsets_error) return base::unexpected(*end_offsets_error);
     TopicPartitionOffsets out;
     for (const auto& tp : ps) out[tp] = static_cast<int64_t>(broker_.logs[tp].size());
     return out;
   }
+  std::optional<StreamsError> end_offsets_error;  // set: every lookup fails with it
 
  private:
   FakeBroker& broker_;
