@@ -190,6 +190,29 @@ TEST(Kafka2026ClassesTest, AVersionedUnderClaimRefusesItsNearMisses) {
   }
 }
 
+// A committed fold that is the staged one too (nothing staged since the last commit): a miss
+// changes nothing, so an answer's difference from the model is not this class's.
+TEST(Kafka2026ClassesTest, ACachedKeyQueryWhoseCommittedFoldIsTheStagedOneIsNoMiss) {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, true);
+  b.produce(0, 1, 10);
+  b.produce(0, 1, 11);
+  b.log(0, 1, 10, 100, pos(0, 0), "instance-2", 100);
+  b.log(0, 1, 11, 200, pos(0, 1), "instance-2", 200);
+  b.trace().kafka_pin = KafkaPin::k2026_08_20;
+  b.trace().transactional_state_stores = true;
+  b.trace().default_iq_isolation_level = IsolationLevel::READ_COMMITTED;
+  sim::ReplicaSnapshot replica = applied(active(0, pos(0, 1), "instance-2"), 1);
+  replica.committed_position = pos(0, 1);
+  replica.committed_changelog_offset = ChangelogOffset(1);
+  b.add(b.key_query(0, 1).at(400, 400).target("instance-2").ok(11, pos(0, 1)).replica(replica));
+  JudgeContext context(b.trace());
+  const sim::QueryRecord& record = b.trace().history.records().back();
+  const detail::ClassProof proof =
+      detail::prove_cached_key_query_miss(context, record, record.partitions.back());
+  EXPECT_FALSE(proof.proven) << proof.text;
+  EXPECT_NE(proof.text.find("staged fold too"), std::string::npos) << proof.text;
+}
+
 // Another family: a key-value answer under the same recorded facts is not this class.
 TEST(Kafka2026ClassesTest, TheVersionedClassIsRefusedForAKeyValueStore) {
   TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);

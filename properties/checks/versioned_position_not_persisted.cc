@@ -20,7 +20,8 @@
 // 3. the replica's store life (trace/store_life.h) opened over kept data and loaded the empty
 //    position (nothing at this pin persists a put's position, and no .position file exists);
 // 4. its position is exactly the highest header of the changelog records that life was given or
-//    wrote, up to the replica's applied offset (empty when none): no more, no less.
+//    wrote, up to the replica's applied offset (empty when none): no more, no less; and that is
+//    below the highest header of the prefix it applied (the position is low for this reason).
 // A probe refused NOT_UP_TO_BOUND (EventuallyAvailable: a partition that never answered) gets it
 // when its replica's life meets 1 and 3, the refusal's position is exactly that of 4, and the
 // highest header of the prefix the replica applied meets the bound: with the position its data
@@ -96,6 +97,18 @@ std::variant<int64_t, std::string> position_left(const JudgeContext& context,
   return component;
 }
 
+// The highest header of the records `replica` applied up to `applied`: the position its data
+// carries (-1: none).
+int64_t prefix_header(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
+                      ChangelogOffset applied) {
+  int64_t held = -1;
+  const auto [first, last] = partition_records(context.trace(), replica.partition);
+  for (auto it = first; it != last && it->offset <= applied; ++it) {
+    if (applied_by(replica, applied, *it)) held = std::max(held, header_of(context, *it));
+  }
+  return held;
+}
+
 bool is_component(const JudgeContext& context, const Position& position, int32_t partition,
                   int64_t component) {
   Position want = Position::empty_position();
@@ -120,6 +133,12 @@ ClassProof prove_versioned_position_not_persisted(const JudgeContext& context,
   auto left = position_left(context, *w.replica, w.applied_offset);
   if (auto* why = std::get_if<std::string>(&left)) return {false, *why};
   const int64_t component = std::get<int64_t>(left);
+  const int64_t held = prefix_header(context, *w.replica, w.applied_offset);
+  if (component >= held) {
+    return {false, fmt::format("record #{}'s store life was given or wrote the highest header of "
+                               "its prefix ({}): its position is not low",
+                               record.id, held)};
+  }
   if (!is_component(context, *outcome.position, outcome.partition, component)) {
     return {false, fmt::format("record #{}'s position {} is not the highest header its store "
                                "life was given or wrote ({})",
@@ -163,13 +182,7 @@ ClassProof prove_versioned_position_not_persisted_tail(const JudgeContext& conte
         probe.id, stuck->position, std::get<int64_t>(left));
     return proof;
   }
-  int64_t held = -1;
-  const auto [first, last] = partition_records(context.trace(), partition);
-  for (auto it = first; it != last && it->offset <= *replica->changelog_offset; ++it) {
-    if (applied_by(*replica, *replica->changelog_offset, *it)) {
-      held = std::max(held, header_of(context, *it));
-    }
-  }
+  const int64_t held = prefix_header(context, *replica, *replica->changelog_offset);
   if (held < stuck->bound) {
     proof.text = fmt::format(
         "the prefix {} applied reaches only {}, below the bound {}: not the position alone",
