@@ -232,6 +232,65 @@ TEST(Kafka2026ClassesTest, TheVersionedClassIsRefusedForAKeyValueStore) {
   EXPECT_FALSE(proof.proven) << proof.text;
 }
 
+// The liveness form: a standby reopened over kept data, given nothing since (life 1), refused the
+// last probe NOT_UP_TO_BOUND under the empty position while its prefix's headers (0, 1, 2) meet
+// the bound 2. Near misses: the old pin; a position one above what its life was given; a
+// prefix that does not meet the bound (the refusal is not the position's alone); a life that
+// loaded a position.
+struct TailCase {
+  std::string what = "";
+  KafkaPin pin = KafkaPin::k2026_08_20;
+  std::optional<int64_t> refused_at = std::nullopt;  // the refusal's component (none: empty)
+  int64_t applied = 2;
+  std::optional<int64_t> loaded = std::nullopt;
+};
+
+Violation judge_tail(const TailCase& c) {
+  TraceBuilder b = versioned_table();
+  b.log(0, 1, 10, 1'000, pos(0, 0), "instance-2", 100);
+  b.log(0, 1, 12, 3'000, pos(0, 1), "instance-2", 200);
+  b.log(0, 1, 11, 2'000, pos(0, 2), "instance-2", 300);
+  b.trace().kafka_pin = c.pin;
+  sim::LivenessRecord liveness;
+  liveness.faults_stopped_ms = instant(1'000);
+  liveness.timeout_ms = base::Duration::millis(500);
+  liveness.bound = pos(0, 2);
+  liveness.first_success_ms = {{0, std::nullopt}};
+  b.trace().liveness = liveness;
+  sim::StoreLife life = active_store_life(1);
+  life.over_kept_data = true;
+  if (c.loaded) life.loaded_position = pos(0, *c.loaded);
+  b.trace().store_lives.push_back(life);
+  sim::ReplicaSnapshot replica = applied(standby(0, std::nullopt, "instance-1"), c.applied);
+  replica.changelog_end_offset = ChangelogOffset(3);
+  replica.lag = 2 - c.applied;
+  replica.store_life = 1;
+  const Position at = c.refused_at ? pos(0, *c.refused_at) : Position::empty_position();
+  replica.store_position = at;
+  Q q = b.key_query(0, 1, QueryKind::VersionedKeyQuery);
+  q.source(sim::QueryRecord::Source::kLiveness).bound(pos(0, 2));
+  q.at(2'000, 2'000).fail(FailureReason::NOT_UP_TO_BOUND, at);
+  q.replica(replica);
+  b.add(std::move(q));
+  JudgeContext context(b.trace());
+  std::vector<Violation> vs = check_eventually_available(context);
+  IQ_ASSERT(vs.size() == 1, "seed {}: {}: expected one violation, got {}", kSeed, c.what, text(vs));
+  classify_violations(context, vs);
+  return vs[0];
+}
+
+TEST(Kafka2026ClassesTest, AReopenedVersionedStoreNeverReachesABoundItsDataMeets) {
+  const Violation v = judge_tail(TailCase{.what = "reopened, given nothing"});
+  EXPECT_EQ(v.violation_class, ViolationClass::kVersionedPositionNotPersisted) << v.to_string();
+  for (const TailCase& c : {TailCase{.what = "the old pin", .pin = KafkaPin::k2024_10_25},
+                            TailCase{.what = "one above its life's headers", .refused_at = 0},
+                            TailCase{.what = "its prefix below the bound", .applied = 1},
+                            TailCase{.what = "a loaded position", .refused_at = 0, .loaded = 0}}) {
+    const Violation near = judge_tail(c);
+    EXPECT_EQ(near.violation_class, ViolationClass::kFailure) << c.what << "\n" << near.to_string();
+  }
+}
+
 // The rules: both new classes hold at the 2026-08-20 pin only, under both guarantees.
 TEST(Kafka2026ClassesTest, TheNewClassesHoldAtTheNewPinOnly) {
   for (const ViolationClass c : {ViolationClass::kCachedKeyQueryMissReadsCommitted,
