@@ -898,7 +898,9 @@ int fuzz_command(const FuzzArgs& args) {
       },
       &progress);
 
-  summary.partial = outcome.interrupted;
+  // A seed that could not run (bad input: the file changed under the sweep, an unwritable
+  // failures dir) ends the sweep: what was written is a partial summary, never a verdict.
+  summary.partial = outcome.interrupted || !outcome.error.empty();
   summary.stopped_early = outcome.stopped_early;
   for (SeedResult& r : outcome.results) summary.results.push_back(std::move(r));
   settle(summary, seeds.size(), args.stop_on_failure);
@@ -916,6 +918,8 @@ int fuzz_command(const FuzzArgs& args) {
   }
   if (!outcome.error.empty()) {
     error(outcome.error);
+    std::fprintf(stderr, "iqsim: the sweep stopped at that seed; partial summaries written%s\n",
+                 journal ? " (the journal keeps the seeds that ran)" : "");
     return kExitBadInput;
   }
   if (!written) return kExitBadInput;
