@@ -122,6 +122,54 @@ TEST_F(KafkaStreamsTest, NoCommitWhileItsRebalanceIsInProgress) {
   EXPECT_EQ(membership_.committed(tp), std::optional<int64_t>(5));
 }
 
+// Proves StreamThread.runOnceWithoutProcessingThreads' rounds (the commit steps of Kafka's
+// StreamThreadTest.shouldRespectNumIterationsInMainLoopWithoutProcessingThreads; iqsim has no
+// punctuators): each round processes numIterations records per task, then maybeCommit runs, and
+// the rounds go on until one processes nothing. numIterations starts at 1, grows by one after a
+// round that processed without committing, is halved after one that committed, and stays when a
+// round processed nothing (a commit then included). A pass whose commit is due commits after its
+// first round, not after draining the poll.
+TEST_F(KafkaStreamsTest, APollIsDrainedInRoundsOfNumIterationsWithACommitAfterTheFirst) {
+  ASSERT_TRUE(streams_->start().has_value());
+  for (now_ = 0; now_ <= 50; now_ += 10) ASSERT_TRUE(streams_->run_once(now_).has_value());
+  ASSERT_EQ(streams_->state(), KafkaStreamsState::RUNNING);
+  const StreamThread& thread = *streams_->threads()[0];
+  const TopicPartition tp{"words", partition_for_key(Serde<int32_t>::serialize(42).view(), 2)};
+  const auto pass = [&](int64_t at_ms, int records) {
+    for (int i = 0; i < records; ++i) produce(42);
+    ASSERT_TRUE(streams_->run_once(at_ms).has_value());
+  };
+  EXPECT_EQ(thread.current_num_iterations(), 1u);
+
+  pass(60, 1);  // one round of one record, no commit due (60 - 0 <= 100): +1
+  EXPECT_EQ(thread.current_num_iterations(), 2u);
+  pass(70, 0);  // nothing processed: unchanged
+  EXPECT_EQ(thread.current_num_iterations(), 2u);
+  pass(80, 2);  // both in the first round, no commit: +1
+  EXPECT_EQ(thread.current_num_iterations(), 3u);
+  pass(200, 0);  // a commit without processing keeps it
+  EXPECT_EQ(thread.current_num_iterations(), 3u);
+  EXPECT_EQ(membership_.committed(tp), std::optional<int64_t>(3));
+  pass(310, 1);  // processed, then committed: halved (3 / 2)
+  EXPECT_EQ(thread.current_num_iterations(), 1u);
+  EXPECT_EQ(membership_.committed(tp), std::optional<int64_t>(4));
+
+  pass(320, 10);  // rounds of 1, 2, 3, 4 records without a commit (320 - 310 <= 100)
+  EXPECT_EQ(thread.current_num_iterations(), 5u);
+  EXPECT_EQ(membership_.committed(tp), std::optional<int64_t>(4));
+  pass(500, 10);  // the commit is due: after the first round's 5 records, then rounds of 2 and 3
+  EXPECT_EQ(membership_.committed(tp), std::optional<int64_t>(19))
+      << "the commit falls after the first round, not after the whole poll";
+  EXPECT_EQ(thread.current_num_iterations(), 4u);
+  auto r = streams_->query(
+      StateQueryRequest::in_store_with_query("counts", KeyQuery<int32_t, int64_t>::with_key(42)));
+  ASSERT_TRUE(r.has_value());
+  auto only = r->only_partition_result<int64_t>();
+  ASSERT_TRUE(only.has_value() && *only != nullptr);
+  EXPECT_EQ((*only)->result<std::optional<int64_t>>(), std::optional<int64_t>(24))
+      << "the pass still drains its poll";
+}
+
 // Proves a closed client refuses queries with StreamsStoppedException and left its state on disk.
 TEST_F(KafkaStreamsTest, ClosedClientRefusesQueries) {
   ASSERT_TRUE(streams_->start().has_value());

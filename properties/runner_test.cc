@@ -433,6 +433,38 @@ TEST(RunnerTest, TheCleanerCutByACrashFindingsAreClassifiedByTheirRecord) {
   }
 }
 
+// The two 2026-08-20 pin findings (default seeds 811 and 692, shrunk): the versioned store reopened
+// over kept data under the empty position (pin delta 10), and the cached KeyQuery that missed the
+// cache under READ_COMMITTED (pin delta 8's miss form). Each declared answer violation is that
+// class from the record alone; the miss finding's ChangelogWitness dirty reads are the hit form.
+TEST(RunnerTest, TheNewPinFindingsAreClassifiedByTheirRecord) {
+  const std::vector<std::pair<std::string, ViolationClass>> findings = {
+      {"kafka_2026_versioned_reopened_position_not_persisted_underclaims.toml",
+       ViolationClass::kVersionedPositionNotPersisted},
+      {"kafka_2026_cached_key_query_miss_committed_under_staged_position.toml",
+       ViolationClass::kCachedKeyQueryMissReadsCommitted},
+  };
+  for (const auto& [name, want] : findings) {
+    const std::string file = std::string(IQSIM_SCENARIOS_DIR) + "/findings/" + name;
+    auto scenario = sim::parse_scenario_file(file, std::nullopt);
+    ASSERT_TRUE(scenario.has_value()) << file << ": " << scenario.error().to_string();
+    const RunReport report = run_scenario(*scenario, {});
+    EXPECT_TRUE(report.passed(/*strict=*/false)) << file << " seed " << report.seed;
+    std::map<std::string, int> proven;
+    for (const Violation& v : report.expected_violations) {
+      if (v.violation_class == want) {
+        ++proven[v.property];
+      } else {
+        EXPECT_TRUE(v.read_committed_dirty &&
+                    v.violation_class == ViolationClass::kCachedKeyQueryIgnoresIsolation)
+            << file << " seed " << report.seed << "\n"
+            << v.to_string();
+      }
+    }
+    EXPECT_GT(proven["ResultMatchesModel"], 0) << file << " seed " << report.seed;
+  }
+}
+
 // Declared, not global: the cleaner finding's violations, no longer declared expected, pass only
 // where the scenario allows the behaviours the record proves; without cleaner_cut_by_crash in
 // allowed_behaviours those it proves fail the run as failures that name the missing key, and

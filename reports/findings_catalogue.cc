@@ -356,6 +356,54 @@ constexpr Finding kCatalogue[] = {
                 "stores and caching",
      .what_to_do = "Disable caching (withCachingDisabled) on stores that READ_COMMITTED key "
                    "queries must read exactly, or query ranges."},
+    {.key = "cached_key_query_miss_reads_committed",
+     .title = "a cached KeyQuery under READ_COMMITTED that misses the cache answers the "
+              "committed value under the staged position (2026-08-20)",
+     .explanation =
+         "When the record cache does not hold the key, the caching layer asks the "
+         "transactional store below with the request's level, and READ_COMMITTED answers the "
+         "value as of the task's last commit; but the caching layer labels it with its own "
+         "position merged with the store's staged one, which covers writes made since. The "
+         "answer is older than its position claims: two KeyQueries at one position can differ "
+         "(one a cache hit), and a bound the staged writes meet is passed by committed data.",
+     .kafka_source =
+         "state/internals/CachingKeyValueStore.query and runKeyQuery at 8f4e08b5a3 (the bound "
+         "checked on getPosition(), the cache merged with the inner staged position; a miss asks "
+         "wrapped().query unbounded with the QueryConfig; result.setPosition(mergedPosition)); "
+         "pin delta 8 of docs/kafka-2026-08-20.md.",
+     .conditions = "kafka = '2026-08-20'; either guarantee; enable.transactional.statestores; "
+                   "caching on; a KeyQuery or TimestampedKeyQuery under READ_COMMITTED on the "
+                   "active for a key its cache does not hold, between a write and the next "
+                   "commit.",
+     .scenario = "scenarios/findings/"
+                 "kafka_2026_cached_key_query_miss_committed_under_staged_position.toml",
+     .seen_in = "templates/default.toml seeds 425, 469, 692, 728",
+     .what_to_do = "Do not read a READ_COMMITTED KeyQuery's position as the state it answers on "
+                   "a caching store; disable caching where positions must be exact, or query "
+                   "ranges (they carry the committed position)."},
+    {.key = "versioned_position_not_persisted",
+     .title = "a versioned store reopened over its data answers under an empty position "
+              "(2026-08-20)",
+     .explanation =
+         "At the new pin a versioned store keeps its changelog offsets inside its RocksDB "
+         "instance and commits them with a position, but the position it writes is the physical "
+         "store's, which no versioned put or restore ever advances. A store object reopened over "
+         "its kept data (a restart, a standby or active on its kept disk) restores only the "
+         "records after its committed offset and starts from an empty position: it answers all "
+         "its data under a position that covers only what it was given since. A bounded query "
+         "is refused until new input moves the position, for ever once the input stops.",
+     .kafka_source =
+         "state/internals/RocksDBVersionedStore.commit, LogicalKeyValueSegments.openExisting "
+         "(physicalStore.openDB, no init) and commit (physicalStore.commit writes its own "
+         "position) at 8f4e08b5a3; pin delta 10 of docs/kafka-2026-08-20.md.",
+     .conditions = "kafka = '2026-08-20'; a versioned store on RocksDB; a store object reopened "
+                   "over kept data; any guarantee and level.",
+     .scenario = "scenarios/findings/"
+                 "kafka_2026_versioned_reopened_position_not_persisted_underclaims.toml",
+     .seen_in = "templates/default.toml seeds 558, 811, 873, 883; templates/kafka_2026.toml "
+                "seeds 81, 180",
+     .what_to_do = "Do not bound queries of a versioned store by positions at this pin after "
+                   "a restart; an unbounded query answers the data."},
 };
 
 }  // namespace

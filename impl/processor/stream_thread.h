@@ -60,6 +60,8 @@ class StreamThread final : public RebalanceListener {
   TaskManager& task_manager() { return *task_manager_; }
   const TaskManager& task_manager() const { return *task_manager_; }
   std::optional<int64_t> next_scheduled_rebalance_ms() const { return next_rebalance_ms_; }
+  // StreamThread.currentNumIterations (visible for testing in Kafka too).
+  size_t current_num_iterations() const { return num_iterations_; }
 
   // The warmups of the last assignment this thread computed as the group leader, and when.
   // Observer-only (Kafka keeps the set inside the assignor): reports draw warmups apart from

@@ -2,9 +2,11 @@
 #include "base/probe.h"
 
 #include <algorithm>
+#include <deque>
 
 #include "assignment/client_state.h"
 #include "assignment/high_availability_task_assignor.h"
+#include "assignment/java_priority_queue.h"
 #include "iq/changelog_topic.h"
 
 namespace iq {
@@ -16,32 +18,86 @@ struct Member {
   std::set<TaskId> owned_actives;
 };
 
-// Previous owners keep their tasks, the rest go round-robin to the least loaded thread
-// (assignTasksToThreads, without Kafka's lag ordering of the previous tasks).
-std::map<std::string, std::set<TaskId>> spread_over_threads(
-    const std::set<TaskId>& tasks, const std::vector<const Member*>& threads) {
-  std::map<std::string, std::set<TaskId>> out;
-  for (const Member* m : threads) out[m->id];
-  std::vector<TaskId> unplaced;
-  const size_t quota = (tasks.size() + threads.size() - 1) / std::max<size_t>(threads.size(), 1);
-  for (const TaskId& t : tasks) {
-    const Member* owner = nullptr;
-    for (const Member* m : threads) {
-      if (m->owned_actives.count(t) && out[m->id].size() < quota) owner = m;
+// StreamsPartitionAssignor.assignTasksToThreads: spreads one kind of a client's tasks over its
+// consumers (sorted by member id), with `thread_load` carried from one call to the next (stateful
+// actives, then standbys, then stateless actives), so each thread ends with about as many tasks as
+// any other. A stateful task first goes back to a consumer that reported it (prevTasksByLag: its
+// offset sums, standbys included, lowest lag first), up to the floor of the per-thread share; the
+// rest are handed out smallest first to the consumers still under that floor, then one each to
+// consumers at the floor, a skipped previous owner first. Kafka iterates its PriorityQueue's heap
+// array in that last step; the queue is filled here in sorted order, which is Kafka's layout for
+// standbys (a sorted set) and, for stateful actives (a HashSet), the same outcome as long as at
+// most one task is left for that step, which holds with up to two threads per client.
+std::map<std::string, std::vector<TaskId>> assign_tasks_to_threads(
+    const std::set<TaskId>& tasks_to_assign, bool is_stateful,
+    const std::vector<std::string>& consumers, const ClientState& state,
+    std::map<std::string, size_t>& thread_load) {
+  std::map<std::string, std::vector<TaskId>> assignment;
+  for (const std::string& c : consumers) assignment[c];
+  size_t total = tasks_to_assign.size();
+  for (const auto& [_, load] : thread_load) total += load;
+  const size_t min_per_thread = total / std::max<size_t>(consumers.size(), 1);
+  JavaPriorityQueue<TaskId> unassigned(
+      [](const TaskId& a, const TaskId& b) { return a < b ? -1 : (b < a ? 1 : 0); });
+  std::set<TaskId> unassigned_set = tasks_to_assign;
+  for (const TaskId& t : tasks_to_assign) unassigned.offer(t);
+  const auto take = [&](const TaskId& t) {
+    unassigned.remove(t);
+    unassigned_set.erase(t);
+  };
+  const auto load = [&](const std::string& c) {
+    auto it = thread_load.find(c);
+    return it == thread_load.end() ? size_t{0} : it->second;
+  };
+  std::deque<std::string> to_fill;
+  std::map<TaskId, std::string> skipped_previous_owner;
+  if (!unassigned_set.empty()) {
+    for (const std::string& c : consumers) {
+      auto& mine = assignment[c];
+      const size_t target = min_per_thread > load(c) ? min_per_thread - load(c) : 0;
+      if (is_stateful) {
+        for (const TaskId& t : state.prev_tasks_by_lag(c)) {
+          if (!unassigned_set.contains(t)) continue;
+          if (mine.size() < target) {
+            mine.push_back(t);
+            take(t);
+          } else {
+            skipped_previous_owner[t] = c;
+          }
+        }
+      }
+      if (mine.size() < target) to_fill.push_back(c);
     }
-    if (owner != nullptr) {
-      out[owner->id].insert(t);
-    } else {
-      unplaced.push_back(t);
+    while (!to_fill.empty()) {
+      IQ_ASSERT(!unassigned.empty(),
+                "Ran out of unassigned stateful tasks but some members were not at capacity");
+      const TaskId t = unassigned.poll();
+      unassigned_set.erase(t);
+      const std::string c = to_fill.front();
+      to_fill.pop_front();
+      assignment[c].push_back(t);
+      if (assignment[c].size() + load(c) < min_per_thread) to_fill.push_back(c);
+    }
+    if (!unassigned_set.empty()) {
+      for (const std::string& c : consumers) {
+        if (assignment[c].size() + load(c) == min_per_thread) to_fill.push_back(c);
+      }
+      for (const auto& [t, c] : skipped_previous_owner) {
+        auto at = std::find(to_fill.begin(), to_fill.end(), c);
+        if (at == to_fill.end() || !unassigned_set.contains(t)) continue;
+        assignment[c].push_back(t);
+        take(t);
+        to_fill.erase(at);
+      }
+      for (const TaskId& t : unassigned.heap_array()) {
+        IQ_ASSERT(!to_fill.empty(), "no consumer left for task {}", t.to_string());
+        assignment[to_fill.front()].push_back(t);
+        to_fill.pop_front();
+      }
     }
   }
-  for (const TaskId& t : unplaced) {
-    auto least = std::min_element(out.begin(), out.end(), [](const auto& a, const auto& b) {
-      return a.second.size() < b.second.size();
-    });
-    least->second.insert(t);
-  }
-  return out;
+  for (const auto& [c, tasks] : assignment) thread_load[c] = load(c) + tasks.size();
+  return assignment;
 }
 
 }  // namespace
@@ -132,13 +188,25 @@ base::Expected<AssignorResult, StreamsError> StreamsPartitionAssignor::assign(
   }
   for (auto& [pid, client] : clients) {
     const auto& threads = threads_by_client[pid];
-    auto actives = spread_over_threads(client.active_tasks(), threads);
-    auto standbys = spread_over_threads(client.standby_tasks(), threads);
+    // computeNewAssignment: the client's consumers are a sorted set of member ids.
+    std::vector<std::string> consumers;
+    for (const Member* m : threads) consumers.push_back(m->id);
+    std::sort(consumers.begin(), consumers.end());
+    std::map<std::string, size_t> thread_load;
+    auto actives = assign_tasks_to_threads(client.stateful_active_tasks(), true, consumers, client,
+                                           thread_load);
+    auto standbys =
+        assign_tasks_to_threads(client.standby_tasks(), true, consumers, client, thread_load);
+    auto stateless = assign_tasks_to_threads(client.stateless_active_tasks(), false, consumers,
+                                             client, thread_load);
+    for (auto& [c, more] : stateless) actives[c].insert(actives[c].end(), more.begin(), more.end());
     for (const Member* m : threads) {
       AssignmentInfo info;
       info.partitions_by_host = by_host;
       info.standby_partitions_by_host = standby_by_host;
-      info.standby_tasks = standbys[m->id];
+      info.standby_tasks = {standbys[m->id].begin(), standbys[m->id].end()};
+      // populateActiveTaskAndPartitionsLists sorts the assigned partitions (one topic here).
+      std::sort(actives[m->id].begin(), actives[m->id].end());
       for (const TaskId& t : actives[m->id]) {
         const TopicPartition tp{topology_.source_topic, t.partition};
         auto owner = current_owner.find(tp);

@@ -131,5 +131,41 @@ TEST_F(StreamsPartitionAssignorTest, StandbysLandOnOtherClients) {
       4u);
 }
 
+// Proves StreamsPartitionAssignor.assignTasksToThreads' stickiness: a consumer gets back the
+// stateful tasks it reported offset sums for (prevTasksByLag), standbys included, not only the
+// partitions it owned, up to its share; the others go smallest first to the consumers below it.
+// Here m2 reported tasks 0 and 1 (a standby's offsets: it owned no partition), m1 nothing: m2 keeps
+// 0 and 1, m1 gets 2 and 3. Before, only owned partitions counted and the four went round-robin
+// (m1 0 and 2, m2 1 and 3), so a standby could move to another thread of the same client at each
+// rebalance, its directory lock passing between the two threads.
+TEST_F(StreamsPartitionAssignorTest, ThreadsGetBackTheTasksTheyReportedOffsetsFor) {
+  auto r = assignor().assign({member("m1", 1, {}), member("m2", 1, {{{0, 0}, 0}, {{0, 1}, 0}})}, 0);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->assignments.at("m1").active_tasks, (std::vector<TaskId>{{0, 2}, {0, 3}}));
+  EXPECT_EQ(r->assignments.at("m2").active_tasks, (std::vector<TaskId>{{0, 0}, {0, 1}}));
+}
+
+// Proves the same for standbys, with the load carried from the actives to the standbys (one
+// threadLoad for both): client 2 (b1, b2) gets two actives and two standbys; b2 reported every task
+// at the changelog's end, so it takes the smaller active and the smaller standby (the larger ones
+// are beyond its share of one each), and b1, below its share, the other two. Before, b1 took the
+// smaller of each (round-robin in member order).
+TEST_F(StreamsPartitionAssignorTest, AStandbyStaysWithTheThreadThatReportedIt) {
+  AssignmentConfigs configs;
+  configs.num_standby_replicas = 1;
+  configs.acceptable_recovery_lag = AssignmentConfigs::kUnboundedRecoveryLag;
+  const std::map<TaskId, int64_t> all{{{0, 0}, 0}, {{0, 1}, 0}, {{0, 2}, 0}, {{0, 3}, 0}};
+  auto r = assignor(configs).assign(
+      {member("a1", 1, {}), member("a2", 1, {}), member("b1", 2, {}), member("b2", 2, all)}, 0);
+  ASSERT_TRUE(r.has_value());
+  // The HA assignor gives client 2 actives 1 and 3 and standbys 0 and 2.
+  const auto& b1 = r->assignments.at("b1");
+  const auto& b2 = r->assignments.at("b2");
+  EXPECT_EQ(b2.active_tasks, (std::vector<TaskId>{{0, 1}}));
+  EXPECT_EQ(b2.standby_tasks, (std::set<TaskId>{{0, 0}}));
+  EXPECT_EQ(b1.active_tasks, (std::vector<TaskId>{{0, 3}}));
+  EXPECT_EQ(b1.standby_tasks, (std::set<TaskId>{{0, 2}}));
+}
+
 }  // namespace
 }  // namespace iq

@@ -1294,6 +1294,82 @@ bool removed_before_fetch(const JudgeContext& context, const sim::ReplicaSnapsho
   return skippable(context, replica, r, answer_ms);
 }
 
+// Pin delta 8's miss form (docs/kafka-2026-08-20.md §3.4 item 6): CachingKeyValueStore.runKeyQuery
+// checks the bound against the cache's position merged with the inner store's getPosition() (the
+// staged one), and when the thread cache has no entry for the key asks the store below unbounded
+// with the request's level, then sets the merged position on the result. Under READ_COMMITTED a
+// transactional store answers its committed view, so the answer is the committed state under the
+// staged label. Proven without the cache's contents, from what the replica had recorded at the
+// answer: the answer is exactly the fold of the records it had applied up to its last store
+// commit (committed_changelog_offset, none: nothing committed yet, the empty fold), as a
+// READ_COMMITTED read of the store below gives it, and its position is exactly the fold of the
+// headers of every record it had applied and of its unlogged writes (the staged merge, which the
+// witness's staged fold checks for a hit), while the staged fold differs from it (else a miss
+// changed nothing). Either guarantee: under at-least-once the committed view advances at each
+// task commit too (§3.5).
+ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const sim::PartitionOutcome& outcome) {
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  if (!at_least(trace.kafka_pin, KafkaPin::k2026_08_20) ||
+      effective_level(context, record.request) != IsolationLevel::READ_COMMITTED) {
+    return {false, "not a READ_COMMITTED answer at the 2026-08-20 pin"};
+  }
+  if (topology.windowed() || topology.session() || topology.versioned() ||
+      !is_cached_key_query(context, record.request) || !trace.transactional_state_stores) {
+    return {false, "not a KeyQuery the caching layer of a transactional key-value store answers"};
+  }
+  if (!trace.consistency_offset_vector_enabled || !outcome.position) {
+    return {false, "no position to tell the staged label by (consistency switch off)"};
+  }
+  const sim::ReplicaSnapshot* replica =
+      record.placement_at_answer
+          ? find_replica(*record.placement_at_answer, record.target_instance, outcome.partition)
+          : nullptr;
+  if (replica == nullptr || !replica->committed_position) {
+    return {false, "the answering replica recorded no committed position (not transactional)"};
+  }
+  const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
+  const ChangelogOffset applied = replica->changelog_offset.value_or(ChangelogOffset(-1));
+  const ChangelogOffset committed =
+      std::min(applied, replica->committed_changelog_offset.value_or(ChangelogOffset(-1)));
+  const std::vector<int32_t> keys{*record.request.key};
+  const base::Instant at = answer_ms(record);
+  static const std::vector<sim::UnloggedWrite> kNone;
+  const State state = fold(log, *replica, at, keys, committed, std::nullopt, kNone);
+  if (compare(context, record.request, answer_of(record.request, outcome), state) !=
+      Match::kEqual) {
+    return {false, fmt::format("record #{} is not the fold of changelog-{} [.., {}], {}'s "
+                               "committed state",
+                               record.id, outcome.partition, committed, replica->instance)};
+  }
+  // A miss changes the answer only where the committed fold is not the staged one (what a hit, and
+  // the store below under READ_UNCOMMITTED, give): otherwise the answer's difference from the
+  // model is not this behaviour's (default seed 182: an aggregate the changelog itself holds).
+  const State staged_state =
+      fold(log, *replica, at, keys, applied, std::nullopt, replica->unlogged_writes);
+  if (compare(context, record.request, answer_of(record.request, outcome), staged_state) ==
+      Match::kEqual) {
+    return {false, fmt::format("record #{} is the staged fold too: a miss changes nothing here",
+                               record.id)};
+  }
+  auto staged = folded_component(context, log, *replica, at, applied, replica->unlogged_writes, {});
+  if (const auto* why = std::get_if<std::string>(&staged)) return {false, *why};
+  const SourceOffset label = std::get<SourceOffset>(staged);
+  if (!is_position_of(context, *outcome.position, outcome.partition, label)) {
+    return {false, fmt::format("record #{}'s position {} is not the staged merge {}", record.id,
+                               outcome.position->to_string(),
+                               position_of(context, outcome.partition, label).to_string())};
+  }
+  return {true,
+          fmt::format("record #{} is the fold of changelog-{} [.., {}], {}'s committed "
+                      "state at its last store commit, under the caching layer's staged "
+                      "merge {} (the headers of [.., {}] and {} unlogged writes): a "
+                      "READ_COMMITTED read below a cache miss",
+                      record.id, outcome.partition, committed, replica->instance,
+                      outcome.position->to_string(), applied, replica->unlogged_writes.size())};
+}
+
 }  // namespace detail
 
 namespace {

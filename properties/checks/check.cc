@@ -196,6 +196,12 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kCachedKeyQueryIgnoresIsolation:
       return "known Kafka behaviour (2026-08-20, READ_COMMITTED): a cached KeyQuery answers "
              "from the record cache whatever the isolation level";
+    case ViolationClass::kCachedKeyQueryMissReadsCommitted:
+      return "known Kafka behaviour (2026-08-20, READ_COMMITTED): a cached KeyQuery that misses "
+             "the record cache answers the committed value under the staged position";
+    case ViolationClass::kVersionedPositionNotPersisted:
+      return "known Kafka behaviour (2026-08-20): a versioned store reopened over its data "
+             "starts from an empty position (its commit persists no position of its puts)";
   }
   return "?";
 }

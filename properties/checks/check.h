@@ -211,6 +211,25 @@ enum class ViolationClass {
   // fold with the cache's unsent writes, which only a cache hit gives (a miss reads the committed
   // view) (dirty_reads.cc, prove_read_committed_not_honoured).
   kCachedKeyQueryIgnoresIsolation,
+  // 2026-08-20 pin, READ_COMMITTED, either guarantee, pin delta 8's miss form: a KeyQuery the
+  // caching layer answers finds no cache entry and asks the transactional store below with the
+  // request's level, READ_COMMITTED, which answers its committed view; the caching layer labels
+  // that answer with its merged, staged position. A ResultMatchesModel, SamePositionSameAnswer or
+  // ChangelogWitness violation whose answer is exactly the fold of the records its replica had
+  // applied up to its last store commit (ReplicaSnapshot::committed_changelog_offset) and whose
+  // position is exactly the fold of the headers of every record it applied and its unlogged
+  // writes (changelog_witness.cc, prove_cached_key_query_miss).
+  kCachedKeyQueryMissReadsCommitted,
+  // 2026-08-20 pin, any level and guarantee, pin delta 10: a versioned store's commit writes its
+  // physical RocksDBStore's position, which no versioned put or restore advances, so a store
+  // object opened over kept data starts from an empty position however much data it kept, and
+  // carries only the headers of the records given to it or written by it since. A
+  // ResultMatchesModel or SamePositionSameAnswer violation whose answer is its replica's
+  // changelog fold (the witness holds) under exactly that position, on a store life over kept
+  // data that loaded an empty position; or an EventuallyAvailable probe refused NOT_UP_TO_BOUND
+  // under exactly that position while the headers of the prefix the replica holds meet the bound
+  // (versioned_position_not_persisted.cc).
+  kVersionedPositionNotPersisted,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -220,13 +239,14 @@ const char* to_string(ViolationClass c);
 // "replica_inside_one_records_writes", "cleaner_cut_by_crash", "versioned_grace_dropped_tail",
 // "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped",
 // "cached_writes_beneath_position", "eos_kept_aborted_writes", "read_committed_not_transactional",
-// "cached_key_query_ignores_isolation": the key in JSON summaries.
+// "cached_key_query_ignores_isolation", "cached_key_query_miss_reads_committed",
+// "versioned_position_not_persisted": the key in JSON summaries.
 const char* class_key(ViolationClass c);
 // Whether `c` is a quirk impl/ reproduces behind a switch (iq/kafka_quirks.h), attributed by
 // rerunning the seed with it off rather than proven from the record:
 // kVersionedRestoreDroppedExpired (quirk 18).
 bool attributed_by_rerun(ViolationClass c);
-inline constexpr std::array<ViolationClass, 19> kViolationClasses{
+inline constexpr std::array<ViolationClass, 21> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -245,21 +265,27 @@ inline constexpr std::array<ViolationClass, 19> kViolationClasses{
     ViolationClass::kCachedWritesBeneathPosition,
     ViolationClass::kEosKeptAbortedWrites,
     ViolationClass::kReadCommittedStoreNotTransactional,
-    ViolationClass::kCachedKeyQueryIgnoresIsolation};
+    ViolationClass::kCachedKeyQueryIgnoresIsolation,
+    ViolationClass::kCachedKeyQueryMissReadsCommitted,
+    ViolationClass::kVersionedPositionNotPersisted};
 
 // The processing guarantees a declared behaviour can be Kafka's under, as bits.
 enum class GuaranteeSet : uint8_t { kAtLeastOnce = 1, kExactlyOnceV2 = 2, kBoth = 3 };
 
 // The rule of one class (class_rules.cc; docs/design.md §4 holds the same table): under which
 // guarantees it is Kafka's behaviour (a GuaranteeSet's bits; 0 for kFailure), what the record
-// must prove (the proof's file states it in full), the Kafka source that makes it so, and the
-// scenario (or seed) that shows it.
+// must prove (the proof's file states it in full), the Kafka source that makes it so, the
+// scenario (or seed) that shows it, and the Kafka pin it holds at (nullopt: both), the isolation
+// level and the store family of the answers it covers (the proof checks those two).
 struct ClassRule {
   ViolationClass c = ViolationClass::kFailure;
   uint8_t guarantees = 0;
   const char* rule = "";
   const char* kafka_source = "";
   const char* finding = "";
+  std::optional<KafkaPin> pin = std::nullopt;
+  const char* level = "any";
+  const char* family = "any";
 };
 const ClassRule& class_rule(ViolationClass c);
 // Whether class c can be Kafka's behaviour in a run under guarantee g: the classifier gives no
@@ -268,6 +294,9 @@ const ClassRule& class_rule(ViolationClass c);
 bool holds_under(ViolationClass c, sim::Guarantee g);
 // "at_least_once", "at_least_once, exactly_once_v2", "none"
 std::string guarantees_text(ViolationClass c);
+// Whether class c can be Kafka's behaviour in a run of Kafka pin `pin` (its rule names no pin, or
+// that one): the classifier's last gate turns a class proven at another pin into a failure.
+bool holds_at(ViolationClass c, KafkaPin pin);
 
 static_assert(kViolationClasses.size() == sim::behaviour_names::kAll.size() + 1,
               "every class but kFailure has its name in trace/property_names.h");

@@ -524,18 +524,20 @@ IsolationLevel effective_level(const JudgeContext& context,
   return request.isolation_level.value_or(context.trace().default_iq_isolation_level);
 }
 
-bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
-                     const sim::ReplicaSnapshot& replica) {
-  const IsolationLevel level = effective_level(context, request);
+bool is_cached_key_query(const JudgeContext& context, const sim::QueryRequestRecord& request) {
   // The caching layer intercepts a KeyQuery (a TimestampedKeyQuery reaches it as one on a
   // timestamped store), as failure_reason_correct's cache_checks reads it.
   const TopologyConfig& topology = context.trace().topology;
-  const bool cached_key_query =
-      topology.caching &&
-      (request.kind == QueryKind::KeyQuery ||
-       (request.kind == QueryKind::TimestampedKeyQuery && topology.timestamped()));
+  return topology.caching &&
+         (request.kind == QueryKind::KeyQuery ||
+          (request.kind == QueryKind::TimestampedKeyQuery && topology.timestamped()));
+}
+
+bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
+                     const sim::ReplicaSnapshot& replica) {
+  const IsolationLevel level = effective_level(context, request);
   return level == IsolationLevel::READ_COMMITTED && replica.committed_position.has_value() &&
-         !cached_key_query;
+         !is_cached_key_query(context, request);
 }
 
 const std::optional<Position>& bounding_position(const JudgeContext& context,

@@ -384,6 +384,21 @@ ClassProof prove_read_committed_not_honoured(const JudgeContext& context,
 // The isolation level `request` was answered under (2026-08-20 pin): its own
 // (StateQueryRequest.withIsolationLevel), else the run's default.interactive.query.isolation.level.
 IsolationLevel effective_level(const JudgeContext& context, const sim::QueryRequestRecord& request);
+// Whether the caching layer answers `request` itself (CachingKeyValueStore.query's handlers hold
+// KeyQuery alone; a TimestampedKeyQuery reaches it as one on a timestamped store).
+bool is_cached_key_query(const JudgeContext& context, const sim::QueryRequestRecord& request);
+// A cached KeyQuery under READ_COMMITTED that missed the cache (pin delta 8's miss form,
+// ViolationClass::kCachedKeyQueryMissReadsCommitted; changelog_witness.cc states the proof).
+ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::QueryRecord& record,
+                                       const sim::PartitionOutcome& outcome);
+// A versioned store reopened over kept data under the position pin delta 10 leaves
+// (ViolationClass::kVersionedPositionNotPersisted; versioned_position_not_persisted.cc states
+// the proofs): for an answer, and for a partition whose last liveness probe was refused.
+ClassProof prove_versioned_position_not_persisted(const JudgeContext& context,
+                                                  const sim::QueryRecord& record,
+                                                  const sim::PartitionOutcome& outcome);
+ClassProof prove_versioned_position_not_persisted_tail(const JudgeContext& context,
+                                                       int32_t partition);
 // Whether that position is the committed one: `request` reads `replica`'s committed state.
 bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
                      const sim::ReplicaSnapshot& replica);

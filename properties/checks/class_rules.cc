@@ -22,6 +22,7 @@ namespace {
 constexpr uint8_t kAlos = static_cast<uint8_t>(GuaranteeSet::kAtLeastOnce);
 constexpr uint8_t kBoth = static_cast<uint8_t>(GuaranteeSet::kBoth);
 constexpr uint8_t kEos = static_cast<uint8_t>(GuaranteeSet::kExactlyOnceV2);
+constexpr std::optional<KafkaPin> kNewPin = KafkaPin::k2026_08_20;
 
 constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
     {ViolationClass::kFailure, 0, "no rule matched", "", ""},
@@ -125,13 +126,43 @@ constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
      "the LRU supplier",
      "StoreQueryUtils.handleBasicQueries reads store.readOnly(level); a store without a "
      "transaction buffer (transactional stores off; MemoryLRUCache, pin delta 11) returns itself",
-     "scenarios/findings/kafka_2026_read_committed_store_not_transactional_reads_dirty.toml"},
+     "scenarios/findings/kafka_2026_read_committed_store_not_transactional_reads_dirty.toml",
+     kNewPin, "READ_COMMITTED",
+     "key-value without a transactional form, window, session, versioned"},
     {ViolationClass::kCachedKeyQueryIgnoresIsolation, kEos,
      "pin 2026-08-20, level READ_COMMITTED: a dirty read by a KeyQuery the caching layer answers "
      "(a TimestampedKeyQuery on a timestamped store) on a caching transactional store",
      "CachingKeyValueStore.query handles KeyQuery from the thread cache and ignores the "
      "QueryConfig's isolation level (pin delta 8)",
-     "scenarios/findings/kafka_2026_cached_key_query_read_committed_reads_dirty.toml"},
+     "scenarios/findings/kafka_2026_cached_key_query_read_committed_reads_dirty.toml", kNewPin,
+     "READ_COMMITTED", "caching transactional key-value"},
+    // Both guarantees: the committed view advances at every task commit under at-least-once too
+    // (StreamTask.postCommit commits transactional stores; docs/kafka-2026-08-20.md §3.5), so a
+    // miss answers a state older than the staged label under either. (The hit form above is a
+    // dirty read, a write of an undecided transaction: only exactly_once_v2 has transactions, and
+    // under at-least-once a hit answers the staged fold under the staged label, which no check
+    // flags.)
+    {ViolationClass::kCachedKeyQueryMissReadsCommitted, kBoth,
+     "pin 2026-08-20, level READ_COMMITTED, a KeyQuery the caching layer answers (a "
+     "TimestampedKeyQuery on a timestamped store) on a caching transactional key-value store: "
+     "the answer is exactly the fold of the records its replica applied up to its last store "
+     "commit, and its position exactly the fold of the headers of every record it applied and "
+     "its unlogged writes (the staged merge)",
+     "CachingKeyValueStore.runKeyQuery asks the store below unbounded with the request's level "
+     "on a cache miss and sets the merged position (cache merged with the inner getPosition(), "
+     "staged) on the result (pin delta 8)",
+     "scenarios/findings/kafka_2026_cached_key_query_miss_committed_under_staged_position.toml",
+     kNewPin, "READ_COMMITTED", "caching transactional key-value"},
+    {ViolationClass::kVersionedPositionNotPersisted, kBoth,
+     "pin 2026-08-20, a versioned store life opened over kept data with an empty loaded "
+     "position: the answer is its replica's changelog fold under exactly the headers of the "
+     "records given to or written by that life; or a probe refused NOT_UP_TO_BOUND under exactly "
+     "that position while the headers of the prefix its replica holds meet the bound",
+     "RocksDBVersionedStore.commit is LogicalKeyValueSegments.commit, the physical "
+     "RocksDBStore's, which writes the physical store's position; the physical store is opened "
+     "with openDB alone (no context), so no versioned put or restore advances it (pin delta 10)",
+     "scenarios/findings/kafka_2026_versioned_reopened_position_not_persisted_underclaims.toml",
+     kNewPin, "any", "versioned"},
 }};
 
 }  // namespace
@@ -147,6 +178,11 @@ bool holds_under(ViolationClass c, sim::Guarantee g) {
                           ? static_cast<uint8_t>(GuaranteeSet::kExactlyOnceV2)
                           : static_cast<uint8_t>(GuaranteeSet::kAtLeastOnce);
   return (class_rule(c).guarantees & bit) != 0;
+}
+
+bool holds_at(ViolationClass c, KafkaPin pin) {
+  const std::optional<KafkaPin>& only = class_rule(c).pin;
+  return !only || *only == pin;
 }
 
 std::string guarantees_text(ViolationClass c) {

@@ -400,6 +400,14 @@ struct OtherClass {
 
 OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& record,
                        const sim::PartitionOutcome& outcome) {
+  // The two 2026-08-20 pin classes first: each is refused at once outside its pin and family.
+  const detail::ClassProof miss = detail::prove_cached_key_query_miss(context, record, outcome);
+  if (miss.proven && admitted(context, ViolationClass::kCachedKeyQueryMissReadsCommitted))
+    return {ViolationClass::kCachedKeyQueryMissReadsCommitted, miss.text};
+  const detail::ClassProof unpersisted =
+      detail::prove_versioned_position_not_persisted(context, record, outcome);
+  if (unpersisted.proven && admitted(context, ViolationClass::kVersionedPositionNotPersisted))
+    return {ViolationClass::kVersionedPositionNotPersisted, unpersisted.text};
   const detail::ClassProof flush = detail::prove_partial_flush(context, record, outcome);
   if (flush.proven && admitted(context, ViolationClass::kCacheFlushPartlyApplied))
     return {ViolationClass::kCacheFlushPartlyApplied, flush.text};
@@ -438,10 +446,11 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   const detail::ClassProof kept = detail::prove_eos_kept_aborted_answer(context, record, outcome);
   if (kept.proven && admitted(context, ViolationClass::kEosKeptAbortedWrites))
     return {ViolationClass::kEosKeptAbortedWrites, kept.text};
-  return {ViolationClass::kFailure, flush.text + "; " + ahead.text + "; " + lru.text + "; " +
-                                        reopened.text + "; " + compacted.text + "; " + inside.text +
-                                        "; " + cleaner.text + "; " + batch.text + "; " +
-                                        nulls.text + "; " + cached.text + "; " + kept.text};
+  return {ViolationClass::kFailure, miss.text + "; " + unpersisted.text + "; " + flush.text + "; " +
+                                        ahead.text + "; " + lru.text + "; " + reopened.text + "; " +
+                                        compacted.text + "; " + inside.text + "; " + cleaner.text +
+                                        "; " + batch.text + "; " + nulls.text + "; " + cached.text +
+                                        "; " + kept.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -467,8 +476,17 @@ void classify_one(const JudgeContext& context,
     if (window.proof.proven) {
       v.violation_class = window.duplicates_null_puts ? ViolationClass::kDuplicatesNullPutSkipped
                                                       : ViolationClass::kWindowGraceDroppedTail;
+      v.class_evidence = window.proof.text;
+      return;
     }
-    v.class_evidence = tail.text + "; " + window.proof.text;
+    const detail::ClassProof unpersisted =
+        detail::prove_versioned_position_not_persisted_tail(context, v.partition);
+    if (unpersisted.proven) {
+      v.violation_class = ViolationClass::kVersionedPositionNotPersisted;
+      v.class_evidence = unpersisted.text;
+      return;
+    }
+    v.class_evidence = tail.text + "; " + window.proof.text + "; " + unpersisted.text;
     return;
   }
   const bool rmm = v.property == sim::property_names::kResultMatchesModel;
@@ -497,9 +515,18 @@ void classify_one(const JudgeContext& context,
     return;
   }
   if (witness) {
-    // Two declared behaviours make a replica's answer differ from its changelog's fold: a
+    // Three declared behaviours make a replica's answer differ from its changelog's fold: a
+    // cached KeyQuery that missed the cache under READ_COMMITTED (the committed fold under the
+    // staged label, while the witness folds the staged prefix for a cached KeyQuery), a
     // position loaded from a .position file newer than the .checkpoint it restored from, and a
     // store emptied by a cleaner a crash cut, under the .checkpoint the cleaner left.
+    const detail::ClassProof miss =
+        detail::prove_cached_key_query_miss(context, *it->second, *outcome);
+    if (miss.proven) {
+      v.violation_class = ViolationClass::kCachedKeyQueryMissReadsCommitted;
+      v.class_evidence = miss.text;
+      return;
+    }
     const detail::ClassProof ahead =
         detail::prove_position_ahead_of_checkpoint(context, *it->second, *outcome);
     if (ahead.proven) {
@@ -692,6 +719,16 @@ void classify_violations(const JudgeContext& context, std::vector<Violation>& vi
           "run is {}: {}",
           to_string(v.violation_class), guarantees_text(v.violation_class),
           sim::to_string(context.trace().guarantee), v.class_evidence);
+      v.violation_class = ViolationClass::kFailure;
+    }
+    // And the pin: a class its rule names for one Kafka pin is a failure at the other.
+    if (v.violation_class != ViolationClass::kFailure &&
+        !holds_at(v.violation_class, context.trace().kafka_pin)) {
+      v.class_evidence = fmt::format(
+          "not a known Kafka behaviour: proven \"{}\", which is Kafka's at the {} pin only, but "
+          "this run is at {}: {}",
+          to_string(v.violation_class), to_string(*class_rule(v.violation_class).pin),
+          to_string(context.trace().kafka_pin), v.class_evidence);
       v.violation_class = ViolationClass::kFailure;
     }
     v.needs_rerun = attributed_by_rerun(v.violation_class);

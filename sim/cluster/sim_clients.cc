@@ -565,8 +565,13 @@ void SimGroupMembership::heartbeat_loop() {
                            if (alive.expired()) return;
                            heartbeat_in_flight_ = false;
                            // An answer about an older generation says nothing about this one.
-                           if (e != Errors::NONE && generation == generation_ && joined_)
-                             on_error(e);
+                           if (e == Errors::NONE || generation != generation_ || !joined_) return;
+                           on_error(e);
+                           // The heartbeat thread shares the consumer's network client: its
+                           // answer ends the stream thread's blocked poll, whose loop then
+                           // rejoins at once (AbstractCoordinator.ensureActiveGroup), not at
+                           // the poll timeout.
+                           if (wakeup_) wakeup_();
                          });
                        });
   }

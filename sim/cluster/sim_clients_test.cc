@@ -331,5 +331,52 @@ TEST(SimGroupMembershipTest, RejoinOverASyncGroupLostToACutIsAnswered) {
   EXPECT_EQ(follower_listener.generations, (std::vector<int32_t>{2}));
 }
 
+// Proves a heartbeat answer that asks for a rejoin (REBALANCE_IN_PROGRESS, when another member
+// rejoins) wakes the member's stream thread out of its poll, as Kafka's shared network client
+// does, so that its JoinGroup goes out at once rather than at the poll timeout; and that a member
+// whose heartbeats are answered NONE is not woken.
+TEST(SimGroupMembershipTest, AHeartbeatAskingForARejoinWakesThePoll) {
+  World w;
+  w.network.add_node("instance-2");
+  SimMembershipConfig config;
+  config.group_id = "g";
+  config.session_timeout_ms = 10'000;
+  config.heartbeat_interval_ms = 1'000;
+  config.client_id = "a";
+  SimGroupMembership a(w.service, w.network, "instance-1", config);
+  config.client_id = "b";
+  SimGroupMembership b(w.service, w.network, "instance-2", config);
+  RecordingListener listener_a;
+  RejoiningListener listener_b;  // a new subscription at every join: b's rejoin rebalances
+  int wakeups = 0;
+  a.set_wakeup([&] { ++wakeups; });
+  auto poll_both_until = [&](int64_t until_ms) {
+    while (w.service.now_ms() < until_ms) {
+      (void)w.loop.run_until(base::Instant::from_ms(w.service.now_ms() + 10));
+      a.poll(listener_a);
+      b.poll(listener_b);
+    }
+  };
+  while (!(a.stable() && b.stable()) && w.service.now_ms() < 30'000) {
+    poll_both_until(w.service.now_ms() + 10);
+  }
+  ASSERT_TRUE(a.stable() && b.stable()) << "the group did not settle by 30 s";
+  poll_both_until(w.service.now_ms() + 100);
+  const int wakeups_when_stable = wakeups;
+  poll_both_until(w.service.now_ms() + 3'000);  // three heartbeats of a, each answered NONE
+  EXPECT_EQ(wakeups, wakeups_when_stable) << "a heartbeat answered NONE woke the poll";
+  // b rejoins with a new subscription; a, blocked in poll (not polled), hears it from its next
+  // heartbeat answer.
+  b.enforce_rebalance();
+  b.poll(listener_b);
+  const int64_t rejoin_ms = w.service.now_ms();
+  while (w.service.now_ms() < rejoin_ms + 1'500 && wakeups == wakeups_when_stable) {
+    (void)w.loop.run_until(base::Instant::from_ms(w.service.now_ms() + 10));
+  }
+  EXPECT_GT(wakeups, wakeups_when_stable)
+      << "the REBALANCE_IN_PROGRESS heartbeat answer did not wake the poll";
+  EXPECT_FALSE(a.stable());
+}
+
 }  // namespace
 }  // namespace iq::sim

@@ -54,7 +54,7 @@ namespace iq::sim::behaviour_names {
 // properties::ViolationClass's classes other than "failure", in its order (properties::class_key
 // returns these very strings; check_test.cc pins the two together). Here for the same reason as
 // the property names: scenario/ parses them, properties/ gives them.
-inline constexpr std::array<std::string_view, 18> kAll{
+inline constexpr std::array<std::string_view, 20> kAll{
     "alos_reprocessing",
     "restart_without_checkpoint",
     "cache_flush_partly_applied",
@@ -73,6 +73,8 @@ inline constexpr std::array<std::string_view, 18> kAll{
     "eos_kept_aborted_writes",
     "read_committed_not_transactional",
     "cached_key_query_ignores_isolation",
+    "cached_key_query_miss_reads_committed",
+    "versioned_position_not_persisted",
 };
 
 }  // namespace iq::sim::behaviour_names

@@ -1,0 +1,308 @@
+// The two 2026-08-20 pin classes of default seeds 425, 469, 692, 728 (a cached KeyQuery that
+// missed the cache under READ_COMMITTED: the committed fold under the staged label, pin delta 8)
+// and 558, 811, 873, 883 (a versioned store reopened over kept data under the empty position,
+// pin delta 10): each proven on a hand-made trace, and each refused for its near misses (the old
+// pin, the other level, another family, a position one off, data that is not the fold).
+
+#include <gtest/gtest.h>
+
+#include "checks/check.h"
+#include "checks/check_util.h"
+#include "checks/test_trace.h"
+
+namespace iq::properties {
+namespace {
+
+using namespace testing;  // NOLINT
+
+// --- cached_key_query_miss_reads_committed ---
+
+// Key 1 = 10 (offset 0), then 11 (offset 1), key 2 = 5 (offset 2, not logged yet); instance-2's
+// transactional caching store committed after offset 0 (changelog offset 0, position 0) and has
+// applied offset 1. A READ_COMMITTED KeyQuery of key 1 that missed the cache answers 10 under the
+// staged merge pos(0, 1).
+struct MissCase {
+  std::string what = "";
+  KafkaPin pin = KafkaPin::k2026_08_20;
+  IsolationLevel level = IsolationLevel::READ_COMMITTED;
+  bool caching = true;
+  bool committed_position = true;
+  sim::Guarantee guarantee = sim::Guarantee::kAtLeastOnce;
+  int64_t value = 10;
+  int64_t label = 1;
+  ViolationClass want = ViolationClass::kCachedKeyQueryMissReadsCommitted;
+};
+
+std::vector<Violation> judge_miss(const MissCase& c) {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, c.caching);
+  b.produce(0, 1, 10);
+  b.produce(0, 1, 11);
+  b.produce(0, 2, 5);
+  b.log(0, 1, 10, 100, pos(0, 0), "instance-2", 100);
+  b.log(0, 1, 11, 200, pos(0, 1), "instance-2", 200);
+  b.trace().kafka_pin = c.pin;
+  b.trace().guarantee = c.guarantee;
+  b.trace().transactional_state_stores = true;
+  b.trace().default_iq_isolation_level = c.level;
+  sim::ReplicaSnapshot replica =
+      own_runs(applied(active(0, pos(0, 1), "instance-2"), 1), {{-1, 1}});
+  if (c.committed_position) {
+    replica.committed_position = pos(0, 0);
+    replica.committed_changelog_offset = ChangelogOffset(0);
+  }
+  b.add(b.key_query(0, 1)
+            .at(400, 400)
+            .target("instance-2")
+            .ok(c.value, pos(0, c.label))
+            .replica(replica));
+  JudgeContext context(b.trace());
+  std::vector<Violation> vs = check_result_matches_model(context);
+  for (Violation& v : check_changelog_witness(context)) vs.push_back(std::move(v));
+  classify_violations(context, vs);
+  return vs;
+}
+
+TEST(Kafka2026ClassesTest, ACachedKeyQueryMissIsTheCommittedFoldUnderTheStagedLabel) {
+  for (const sim::Guarantee g : {sim::Guarantee::kAtLeastOnce, sim::Guarantee::kExactlyOnceV2}) {
+    const std::vector<Violation> vs = judge_miss(MissCase{.what = "miss", .guarantee = g});
+    ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);  // RMM and the witness
+    for (const Violation& v : vs) {
+      EXPECT_EQ(v.violation_class, ViolationClass::kCachedKeyQueryMissReadsCommitted)
+          << "seed " << kSeed << " " << to_string(g) << "\n"
+          << v.to_string();
+    }
+  }
+}
+
+TEST(Kafka2026ClassesTest, ACachedKeyQueryMissRefusesItsNearMisses) {
+  const std::vector<MissCase> cases = {
+      {.what = "the old pin", .pin = KafkaPin::k2024_10_25, .want = ViolationClass::kFailure},
+      {.what = "READ_UNCOMMITTED",
+       .level = IsolationLevel::READ_UNCOMMITTED,
+       .want = ViolationClass::kFailure},
+      {.what = "no transactional store",
+       .committed_position = false,
+       .want = ViolationClass::kFailure},
+      {.what = "not the committed fold", .value = 12, .want = ViolationClass::kFailure},
+      {.what = "the label one above the staged merge",
+       .label = 2,
+       .want = ViolationClass::kFailure},
+  };
+  for (const MissCase& c : cases) {
+    const std::vector<Violation> vs = judge_miss(c);
+    ASSERT_FALSE(vs.empty()) << "seed " << kSeed << " " << c.what;
+    for (const Violation& v : vs) {
+      EXPECT_EQ(v.violation_class, c.want) << "seed " << kSeed << " " << c.what << "\n"
+                                           << v.to_string();
+    }
+  }
+  // Labelled with the committed position (one below the staged merge), the answer is what a store
+  // without a cache gives; under a caching layer it is no miss Kafka makes: the witness's
+  // difference stays a failure.
+  const std::vector<Violation> committed_label = judge_miss(MissCase{.label = 0});
+  ASSERT_EQ(committed_label.size(), 1u) << "seed " << kSeed << "\n" << text(committed_label);
+  EXPECT_EQ(committed_label[0].violation_class, ViolationClass::kFailure)
+      << committed_label[0].to_string();
+  // Without a caching layer a KeyQuery reads the committed state under the committed position:
+  // the staged label is a failure.
+  const std::vector<Violation> uncached = judge_miss(MissCase{.caching = false});
+  ASSERT_FALSE(uncached.empty()) << "seed " << kSeed;
+  for (const Violation& v : uncached) {
+    EXPECT_EQ(v.violation_class, ViolationClass::kFailure) << v.to_string();
+  }
+}
+
+// --- versioned_position_not_persisted ---
+
+// versioned_table()'s three records logged as changelog offsets 0..2 (headers 0..2); instance-1's
+// standby applied them all, its store object (life 1) opened over kept data.
+struct ReopenedCase {
+  std::string what = "";
+  KafkaPin pin = KafkaPin::k2026_08_20;
+  bool over_kept_data = true;
+  std::optional<int64_t> loaded = std::nullopt;      // the loaded position's component
+  std::optional<int64_t> given_from = std::nullopt;  // given [given_from, 2] since it opened
+  std::optional<int64_t> label = std::nullopt;       // the answer's component (none: empty)
+  sim::VersionedList answer = {{12, 3'000, std::nullopt}};
+};
+
+std::vector<Violation> judge_reopened(const ReopenedCase& c) {
+  TraceBuilder b = versioned_table();
+  b.log(0, 1, 10, 1'000, pos(0, 0), "instance-2", 100);
+  b.log(0, 1, 12, 3'000, pos(0, 1), "instance-2", 200);
+  b.log(0, 1, 11, 2'000, pos(0, 2), "instance-2", 300);
+  b.trace().kafka_pin = c.pin;
+  sim::StoreLife life = active_store_life(1);
+  life.active_at_open = false;
+  life.over_kept_data = c.over_kept_data;
+  if (c.loaded) life.loaded_position = pos(0, *c.loaded);
+  if (c.given_from) {
+    life.events.push_back({.kind = sim::StoreLifeEvent::Kind::kGiven,
+                           .first = ChangelogOffset(*c.given_from),
+                           .last = ChangelogOffset(2),
+                           .at_ms = base::Instant::from_ms(350)});
+  }
+  b.trace().store_lives.push_back(life);
+  sim::ReplicaSnapshot replica = applied(standby(0, std::nullopt), 2);
+  replica.store_life = 1;
+  const Position label = c.label ? pos(0, *c.label) : Position::empty_position();
+  replica.store_position = label;
+  Q q = b.key_query(0, 1, QueryKind::VersionedKeyQuery);
+  q.at(400, 400).ok(std::nullopt, label).replica(replica);
+  q.r.partitions.back().value = c.answer;
+  b.add(q);
+  JudgeContext context(b.trace());
+  std::vector<Violation> vs = check_result_matches_model(context);
+  classify_violations(context, vs);
+  return vs;
+}
+
+TEST(Kafka2026ClassesTest, AVersionedStoreReopenedOverKeptDataAnswersUnderTheEmptyPosition) {
+  // Given nothing since it opened: the empty position; given offset 2 since: its header alone is
+  // still the full prefix's, so a store given [1, 2] of a prefix whose header 2 tops it matches
+  // the model and is no violation at all.
+  const std::vector<Violation> vs = judge_reopened(ReopenedCase{.what = "given nothing"});
+  ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+  EXPECT_EQ(vs[0].violation_class, ViolationClass::kVersionedPositionNotPersisted)
+      << vs[0].to_string();
+  EXPECT_TRUE(judge_reopened(ReopenedCase{.what = "given 2", .given_from = 2, .label = 2}).empty());
+}
+
+TEST(Kafka2026ClassesTest, AVersionedUnderClaimRefusesItsNearMisses) {
+  const std::vector<ReopenedCase> cases = {
+      {.what = "the old pin", .pin = KafkaPin::k2024_10_25},
+      {.what = "opened over nothing", .over_kept_data = false},
+      {.what = "loaded a position", .loaded = 0, .label = 0},
+      {.what = "one above what it was given", .label = 0},
+      {.what = "below what it was given", .given_from = 1, .label = 0},
+      {.what = "not the fold", .answer = {{11, 2'000, std::nullopt}}},
+  };
+  // Each stays a violation that is not this class (another proof may name its own candidate: a
+  // standby given its changelog in batches is quirk 18's until a rerun says otherwise).
+  for (const ReopenedCase& c : cases) {
+    const std::vector<Violation> vs = judge_reopened(c);
+    ASSERT_FALSE(vs.empty()) << "seed " << kSeed << " " << c.what;
+    for (const Violation& v : vs) {
+      EXPECT_NE(v.violation_class, ViolationClass::kVersionedPositionNotPersisted)
+          << "seed " << kSeed << " " << c.what << "\n"
+          << v.to_string();
+    }
+  }
+}
+
+// A committed fold that is the staged one too (nothing staged since the last commit): a miss
+// changes nothing, so an answer's difference from the model is not this class's.
+TEST(Kafka2026ClassesTest, ACachedKeyQueryWhoseCommittedFoldIsTheStagedOneIsNoMiss) {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped, true);
+  b.produce(0, 1, 10);
+  b.produce(0, 1, 11);
+  b.log(0, 1, 10, 100, pos(0, 0), "instance-2", 100);
+  b.log(0, 1, 11, 200, pos(0, 1), "instance-2", 200);
+  b.trace().kafka_pin = KafkaPin::k2026_08_20;
+  b.trace().transactional_state_stores = true;
+  b.trace().default_iq_isolation_level = IsolationLevel::READ_COMMITTED;
+  sim::ReplicaSnapshot replica = applied(active(0, pos(0, 1), "instance-2"), 1);
+  replica.committed_position = pos(0, 1);
+  replica.committed_changelog_offset = ChangelogOffset(1);
+  b.add(b.key_query(0, 1).at(400, 400).target("instance-2").ok(11, pos(0, 1)).replica(replica));
+  JudgeContext context(b.trace());
+  const sim::QueryRecord& record = b.trace().history.records().back();
+  const detail::ClassProof proof =
+      detail::prove_cached_key_query_miss(context, record, record.partitions.back());
+  EXPECT_FALSE(proof.proven) << proof.text;
+  EXPECT_NE(proof.text.find("staged fold too"), std::string::npos) << proof.text;
+}
+
+// Another family: a key-value answer under the same recorded facts is not this class.
+TEST(Kafka2026ClassesTest, TheVersionedClassIsRefusedForAKeyValueStore) {
+  TraceBuilder b(TopologyKind::SourceTable, KeyValueSupplier::kRocksDbTimestamped);
+  b.produce(0, 1, 10);
+  b.log(0, 1, 10, 100, pos(0, 0), "instance-2", 100);
+  b.trace().kafka_pin = KafkaPin::k2026_08_20;
+  sim::StoreLife life = active_store_life(1);
+  life.over_kept_data = true;
+  b.trace().store_lives.push_back(life);
+  sim::ReplicaSnapshot replica = applied(active(0, Position::empty_position()), 0);
+  replica.store_life = 1;
+  b.add(b.key_query(0, 1).at(400, 400).ok(10, Position::empty_position()).replica(replica));
+  JudgeContext context(b.trace());
+  const sim::QueryRecord& record = b.trace().history.records().back();
+  const detail::ClassProof proof =
+      detail::prove_versioned_position_not_persisted(context, record, record.partitions.back());
+  EXPECT_FALSE(proof.proven) << proof.text;
+}
+
+// The liveness form: a standby reopened over kept data, given nothing since (life 1), refused the
+// last probe NOT_UP_TO_BOUND under the empty position while its prefix's headers (0, 1, 2) meet
+// the bound 2. Near misses: the old pin; a position one above what its life was given; a
+// prefix that does not meet the bound (the refusal is not the position's alone); a life that
+// loaded a position.
+struct TailCase {
+  std::string what = "";
+  KafkaPin pin = KafkaPin::k2026_08_20;
+  std::optional<int64_t> refused_at = std::nullopt;  // the refusal's component (none: empty)
+  int64_t applied = 2;
+  std::optional<int64_t> loaded = std::nullopt;
+};
+
+Violation judge_tail(const TailCase& c) {
+  TraceBuilder b = versioned_table();
+  b.log(0, 1, 10, 1'000, pos(0, 0), "instance-2", 100);
+  b.log(0, 1, 12, 3'000, pos(0, 1), "instance-2", 200);
+  b.log(0, 1, 11, 2'000, pos(0, 2), "instance-2", 300);
+  b.trace().kafka_pin = c.pin;
+  sim::LivenessRecord liveness;
+  liveness.faults_stopped_ms = instant(1'000);
+  liveness.timeout_ms = base::Duration::millis(500);
+  liveness.bound = pos(0, 2);
+  liveness.first_success_ms = {{0, std::nullopt}};
+  b.trace().liveness = liveness;
+  sim::StoreLife life = active_store_life(1);
+  life.over_kept_data = true;
+  if (c.loaded) life.loaded_position = pos(0, *c.loaded);
+  b.trace().store_lives.push_back(life);
+  sim::ReplicaSnapshot replica = applied(standby(0, std::nullopt, "instance-1"), c.applied);
+  replica.changelog_end_offset = ChangelogOffset(3);
+  replica.lag = 2 - c.applied;
+  replica.store_life = 1;
+  const Position at = c.refused_at ? pos(0, *c.refused_at) : Position::empty_position();
+  replica.store_position = at;
+  Q q = b.key_query(0, 1, QueryKind::VersionedKeyQuery);
+  q.source(sim::QueryRecord::Source::kLiveness).bound(pos(0, 2));
+  q.at(2'000, 2'000).fail(FailureReason::NOT_UP_TO_BOUND, at);
+  q.replica(replica);
+  b.add(std::move(q));
+  JudgeContext context(b.trace());
+  std::vector<Violation> vs = check_eventually_available(context);
+  IQ_ASSERT(vs.size() == 1, "seed {}: {}: expected one violation, got {}", kSeed, c.what, text(vs));
+  classify_violations(context, vs);
+  return vs[0];
+}
+
+TEST(Kafka2026ClassesTest, AReopenedVersionedStoreNeverReachesABoundItsDataMeets) {
+  const Violation v = judge_tail(TailCase{.what = "reopened, given nothing"});
+  EXPECT_EQ(v.violation_class, ViolationClass::kVersionedPositionNotPersisted) << v.to_string();
+  for (const TailCase& c : {TailCase{.what = "the old pin", .pin = KafkaPin::k2024_10_25},
+                            TailCase{.what = "one above its life's headers", .refused_at = 0},
+                            TailCase{.what = "its prefix below the bound", .applied = 1},
+                            TailCase{.what = "a loaded position", .refused_at = 0, .loaded = 0}}) {
+    const Violation near = judge_tail(c);
+    EXPECT_EQ(near.violation_class, ViolationClass::kFailure) << c.what << "\n" << near.to_string();
+  }
+}
+
+// The rules: both new classes hold at the 2026-08-20 pin only, under both guarantees.
+TEST(Kafka2026ClassesTest, TheNewClassesHoldAtTheNewPinOnly) {
+  for (const ViolationClass c : {ViolationClass::kCachedKeyQueryMissReadsCommitted,
+                                 ViolationClass::kVersionedPositionNotPersisted}) {
+    EXPECT_TRUE(holds_at(c, KafkaPin::k2026_08_20)) << class_key(c);
+    EXPECT_FALSE(holds_at(c, KafkaPin::k2024_10_25)) << class_key(c);
+    EXPECT_TRUE(holds_under(c, sim::Guarantee::kAtLeastOnce)) << class_key(c);
+    EXPECT_TRUE(holds_under(c, sim::Guarantee::kExactlyOnceV2)) << class_key(c);
+  }
+  EXPECT_TRUE(holds_at(ViolationClass::kAtLeastOnceReprocessing, KafkaPin::k2024_10_25));
+  EXPECT_TRUE(holds_at(ViolationClass::kAtLeastOnceReprocessing, KafkaPin::k2026_08_20));
+}
+
+}  // namespace
+}  // namespace iq::properties
