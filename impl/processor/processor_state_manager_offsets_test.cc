@@ -12,6 +12,7 @@
 #include "processor/processor_state_manager.h"
 #include "processor/test_fakes.h"
 #include "state/stores.h"
+#include "state/test_state_store_context.h"
 
 namespace iq {
 namespace {
@@ -76,6 +77,7 @@ class PsmOffsetsTest : public ::testing::Test {
     return store_->init(*context_, *store_);
   }
   void crash() {
+    if (store_ && store_->is_open()) kill_leaving_disk(store_, dir_);
     store_.reset();
     context_.reset();
     psm_.reset();

@@ -12,6 +12,7 @@
 #include "processor/store_changelog_reader.h"
 #include "processor/stream_task.h"
 #include "processor/test_fakes.h"
+#include "state/test_state_store_context.h"
 
 namespace iq {
 namespace {
@@ -296,11 +297,13 @@ TEST_P(RuntimeTest, FirstChangelogRecordPassesAThresholdOfZero) {
 // StreamTask.prepareCommit flushes the caches, not the stores: after commits with no checkpoint
 // due, a crash (the task dropped, RocksDB closed without a flush, the WAL off) loses the store's
 // writes since the last checkpoint, and the restarted task finds only what that checkpoint
-// flushed. (impl/ used to flush every store at every commit, so the crash kept them.)
+// flushed (a killed process: a clean close would flush them, as DB::Close does in Kafka). (impl/
+// used to flush every store at every commit, so the crash kept them.)
 TEST_P(RuntimeTest, CommitWithoutCheckpointLeavesTheStoreUnflushed) {
   Instance a(broker_, root_ / "a", GetParam());
   {
-    StreamTask task({0, 0}, topology_, a.env);
+    auto owned = std::make_unique<StreamTask>(TaskId{0, 0}, topology_, a.env);
+    StreamTask& task = *owned;
     ASSERT_TRUE(task.initialize().has_value());
     ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
     ASSERT_TRUE(task.complete_restoration().has_value());  // enforced: the empty store on disk
@@ -315,7 +318,8 @@ TEST_P(RuntimeTest, CommitWithoutCheckpointLeavesTheStoreUnflushed) {
     }
     EXPECT_EQ(count(task, 1), 2);
     a.reader.unregister_task({0, 0});
-  }  // the crash: the process, its thread cache included, is gone
+    kill_leaving_disk(owned, a.env.task_dir);  // the process, its thread cache included, dies
+  }
   Instance restarted_instance(broker_, root_ / "a", GetParam());
   StreamTask restarted({0, 0}, topology_, restarted_instance.env);
   ASSERT_TRUE(restarted.initialize().has_value());
@@ -332,7 +336,8 @@ TEST_P(RuntimeTest, FullMemtableReachesDiskBeforeAnyCommit) {
   // filled one exactly with the consistency vector on, and every key reached disk).
   constexpr int kKeys = 150;
   {
-    StreamTask task({0, 0}, topology_, a.env);
+    auto owned = std::make_unique<StreamTask>(TaskId{0, 0}, topology_, a.env);
+    StreamTask& task = *owned;
     ASSERT_TRUE(task.initialize().has_value());
     ASSERT_TRUE(a.reader.register_task(task, 0).has_value());
     ASSERT_TRUE(task.complete_restoration().has_value());
@@ -341,7 +346,8 @@ TEST_P(RuntimeTest, FullMemtableReachesDiskBeforeAnyCommit) {
       ASSERT_TRUE(*task.process_one());
     }
     a.reader.unregister_task({0, 0});
-  }  // the crash, with no commit
+    kill_leaving_disk(owned, a.env.task_dir);  // the process dies, with no commit
+  }
   StreamTask restarted({0, 0}, topology_, a.env);
   ASSERT_TRUE(restarted.initialize().has_value());
   int on_disk = 0;

@@ -197,9 +197,9 @@ void Task::report_wiped() const {
 
 // TaskManager.closeAndRecycleTasks then closeTaskClean: a standby suspends and checkpoints
 // (postCommit, enforced) before it closes; an active checkpointed when it was revoked (or never
-// opened its stores) and closes without writing. Closing the stores is not a flush here (the
-// crash model keeps RocksDB's memtable off disk on close): after the checkpoint's flush nothing
-// is left in it.
+// opened its stores) and closes without writing. Closing a RocksDB store flushes what its memtable
+// still holds (DB::Close, avoid_flush_during_shutdown false): after the checkpoint's flush that is
+// nothing; after a dirty close, the writes since the last checkpoint.
 Status Task::maybe_init_task_timeout_or_throw(int64_t now_ms, int64_t task_timeout_ms,
                                               const StreamsError& cause) {
   if (!task_timeout_deadline_ms_) {

@@ -8,6 +8,7 @@
 
 #include "processor/stream_task.h"
 #include "processor/test_fakes.h"
+#include "state/test_state_store_context.h"
 
 namespace iq {
 namespace {
@@ -175,10 +176,11 @@ TEST_F(TaskOffsetsTest, ACrashAfterTheMigrationLosesTheMigratedOffsets) {
     a.env.eos_enabled = eos;
     a.env.transactional_state_stores = transactional;
     {
-      StreamTask task({0, 0}, topology_, a.env);
-      ASSERT_TRUE(task.initialize().has_value());
+      auto task = std::make_unique<StreamTask>(TaskId{0, 0}, topology_, a.env);
+      ASSERT_TRUE(task->initialize().has_value());
       EXPECT_FALSE(a.fs.exists(a.env.task_dir + "/.checkpoint"));
-    }  // the task object goes with its stores open: a crash
+      kill_leaving_disk(task, a.env.task_dir);  // the process dies with the stores open
+    }
     StreamTask again({0, 0}, topology_, a.env);
     auto s = again.initialize();
     if (eos && !transactional) {

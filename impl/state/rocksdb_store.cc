@@ -81,9 +81,10 @@ rocksdb::Options rocksdb_store_options(rocksdb::Env* env, size_t write_buffer_si
   options.create_if_missing = true;
   options.error_if_exists = false;
   options.create_missing_column_families = true;
-  // With the WAL off, closing without this flag would flush, and a crash (close without commit)
-  // would keep writes Kafka loses.
-  options.avoid_flush_during_shutdown = true;
+  // avoid_flush_during_shutdown is left at RocksDB's default (false), as Kafka leaves it: with the
+  // WAL off, DB::Close flushes whatever the memtables hold, so a store closed dirty (lost tasks,
+  // a failed thread) keeps its unflushed writes on disk. A killed process never gets there: the
+  // simulator freezes the disk before it tears a crashed process down (sim/cluster/instance.cc).
   options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
   // Kafka's setIncreaseParallelism(cores) is left out: thread counts would vary by machine, and
   // the only background work left is the flush we wait for.
@@ -782,9 +783,9 @@ void RocksDBStore::close_db() {
   cf_handles_.clear();
   cf_ = nullptr;
   offsets_cf_ = nullptr;
-  // No flush: with the WAL off and avoid_flush_during_shutdown, unflushed writes are lost, as
-  // when Kafka's process dies. Close()'s status is ignored on purpose: the DB is gone either way
-  // and Kafka's close does not report errors either.
+  // RocksDB's Close flushes the memtables (the WAL is off and avoid_flush_during_shutdown keeps
+  // its default): through the Env, so a crash can land inside it. Close()'s status is ignored on
+  // purpose: the DB is gone either way and Kafka's close does not report errors either.
   (void)db_->Close();
   db_.reset();
 }

@@ -36,8 +36,10 @@ class RocksDBStoreOffsetsTest : public ::testing::Test {
     store_.reset();
     EXPECT_TRUE(fs_.delete_recursively(root_).has_value());
   }
-  // A new store object on the directory; the old one is destroyed first (a crash if still open).
+  // A new store object on the directory; the old one is destroyed first (a crash if still open:
+  // nothing its close would flush reaches the disk).
   Status open(bool timestamped = false) {
+    if (store_ && store_->is_open()) kill_leaving_disk(store_, root_ + "/app/0_0");
     store_.reset();
     store_ = timestamped ? std::make_unique<RocksDBTimestampedStore>("s")
                          : std::make_unique<RocksDBStore>("s");

@@ -219,14 +219,28 @@ TEST_F(RocksDBStoreTest, ShouldAnswerNotInitializedBeforeInit) {
             "PositionBound{position=Position{position={}}}");
 }
 
-// With the WAL off, a close without flush is a crash: flushed data survives, the rest is lost.
-TEST_F(RocksDBStoreTest, ShouldLoseUnflushedWritesOnCloseWithoutFlush) {
+// RocksDBStore.openDB leaves avoid_flush_during_shutdown at RocksDB's default (false): with the
+// WAL off, closing the store flushes what its memtable holds (a dirty close keeps its writes).
+TEST_F(RocksDBStoreTest, ShouldFlushUnflushedWritesOnClose) {
+  RocksDBStore& store = open();
+  ASSERT_TRUE(store.put(b("flushed"), b("1")).has_value());
+  ASSERT_TRUE(store.flush().has_value());
+  ASSERT_TRUE(store.put(b("unflushed"), b("2")).has_value());
+  ASSERT_TRUE(store.delete_key(b("flushed")).has_value());
+  store.close();
+  RocksDBStore& reopened = open();
+  EXPECT_EQ(*reopened.get(b("flushed")), ValueBytes());
+  EXPECT_EQ(*reopened.get(b("unflushed")), ValueBytes(b("2")));
+}
+
+// With the WAL off, a killed process keeps what was flushed and loses the rest.
+TEST_F(RocksDBStoreTest, ShouldLoseUnflushedWritesWhenTheProcessIsKilled) {
   RocksDBStore& store = open();
   ASSERT_TRUE(store.put(b("flushed"), b("1")).has_value());
   ASSERT_TRUE(store.flush().has_value());
   ASSERT_TRUE(store.put(b("unflushed"), b("2")).has_value());
   ASSERT_TRUE(store.delete_key(b("flushed")).has_value());  // a lost delete
-  store.close();
+  kill_leaving_disk(store_, context_->state_dir());
   RocksDBStore& reopened = open();
   EXPECT_EQ(*reopened.get(b("flushed")), ValueBytes(b("1")));
   EXPECT_EQ(*reopened.get(b("unflushed")), ValueBytes());
@@ -343,7 +357,8 @@ TEST_F(RocksDBStoreTest, ShouldCompactToOneSortedRunWhenFlushesReachTheTrigger) 
     EXPECT_EQ(keys_of(*all), (std::vector<std::string>{key, "shared"}));
   }
   ASSERT_TRUE(store.put(b("lost"), b("x")).has_value());
-  RocksDBStore& reopened = open();  // the old store closes without a flush
+  kill_leaving_disk(store_, context_->state_dir());  // the process dies: no flush at close
+  RocksDBStore& reopened = open();
   EXPECT_EQ(table_files(dir), 1u);
   EXPECT_EQ(*reopened.get(b("lost")), ValueBytes());
   auto all = reopened.all(/*reverse=*/false);

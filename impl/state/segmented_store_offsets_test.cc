@@ -47,8 +47,10 @@ class SegmentedStoreOffsetsTest : public ::testing::Test {
     store_.reset();
     EXPECT_TRUE(fs_.delete_recursively(root_).has_value());
   }
-  // A new store object on the directory; the old one is destroyed first (a crash if still open).
+  // A new store object on the directory; the old one is destroyed first (a crash if still open:
+  // nothing its close would flush reaches the disk).
   Status open() {
+    if (store_ && store_->is_open()) kill_leaving_disk(store_, dir_);
     store_.reset();
     store_ = std::make_unique<RocksDBWindowStore>("w", kRetention, kInterval, /*window_size_ms=*/1,
                                                   /*retain_duplicates=*/false);
@@ -177,7 +179,7 @@ TEST_F(SegmentedStoreOffsetsTest, EosOpenOfASegmentLeftOpenOnDiskIsTaskCorrupted
   context_->set_rocksdb_write_buffer_size(1024);
   ASSERT_TRUE(open().has_value());
   fill_segment(0);  // the flush puts "open" on disk
-  store_.reset();   // crash
+  kill_leaving_disk(store_, dir_);
   KeyValueSegments segments("w", kRetention, kInterval, "default");
   Position position = Position::empty_position();
   segments.manage_offsets(position);
@@ -255,6 +257,7 @@ TEST_F(SegmentedStoreOffsetsTest, TheSessionStoreKeepsOffsetsToo) {
 class VersionedStoreOffsetsTest : public SegmentedStoreOffsetsTest {
  protected:
   Status open_versioned() {
+    if (versioned_ && versioned_->is_open()) kill_leaving_disk(versioned_, dir_);
     versioned_.reset();
     versioned_ = std::make_unique<RocksDBVersionedStore>("v", kRetention, kInterval);
     return versioned_->init(*context_, *versioned_);

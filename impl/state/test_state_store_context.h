@@ -4,6 +4,8 @@
 // and the callbacks register_store received), for unit tests of position owners on real files or
 // on the simulated disk. Test-only; nothing in iqsim_impl includes it.
 
+#include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -80,5 +82,21 @@ class TestStateStoreContext final : public StateStoreContext {
   RestoreCallback restore_;
   CommitCallback commit_;
 };
+
+// What a killed process leaves of the stores under `dir`: their files as they were when it died.
+// RocksDB runs with its WAL off and, as in Kafka, avoid_flush_during_shutdown false, so destroying
+// an open store flushes its memtables, which a killed process never does (the simulator freezes
+// its disk instead, sim/cluster/instance.cc). So the directory is copied first, the object
+// destroyed (its close writes what it writes), and the copy put back in its place.
+template <typename T>
+void kill_leaving_disk(std::unique_ptr<T>& object, const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  const fs::path copy = dir.string() + ".killed";
+  fs::remove_all(copy);
+  if (fs::exists(dir)) fs::copy(dir, copy, fs::copy_options::recursive);
+  object.reset();
+  fs::remove_all(dir);
+  if (fs::exists(copy)) fs::rename(copy, dir);
+}
 
 }  // namespace iq

@@ -178,6 +178,11 @@ void CrashArm::set_suspended(bool suspended) {
   suspended_ = suspended;
 }
 
+bool CrashArm::suspended() const {
+  std::lock_guard lock(mu_);
+  return suspended_;
+}
+
 void probe_crash_points(const CrashLanding& landing) {
   IQ_PROBE("crash.inside", "a crash landed inside an operation (a crash arm fired)");
   for (std::string_view p : points_of(landing)) {

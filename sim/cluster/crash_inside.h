@@ -103,6 +103,8 @@ class CrashArm {
   // After the crash is complete: the arm is spent, the next process lives.
   void clear_landing();
   void set_suspended(bool suspended);
+  // Instance::crash is tearing the process down: nothing it writes may become durable.
+  bool suspended() const;
 
  private:
   mutable std::mutex mu_;

@@ -84,7 +84,9 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
     // writes or syncs afterwards may become durable (it would let a .checkpoint name changelog
     // records the broker never got). Freezing at its next disk operation keeps exactly the durable
     // state of the moment it died, since only disk operations change that state.
-    if (crash_arm_.dead()) return true;
+    // So is a process being torn down after a crash: RocksDB's Close would flush its memtables
+    // (avoid_flush_during_shutdown is false, as in Kafka), which a killed process never does.
+    if (crash_arm_.dead() || crash_arm_.suspended()) return true;
     if (!crash_arm_.armed()) return false;
     return crash_arm_.count(CrashInsideAt::kDiskOp, std::string(to_string(op)) + " " + path,
                             CrashSubject::file(path));
@@ -218,10 +220,11 @@ void Instance::crash() {
       }
     }
   }
-  // Destroying KafkaStreams closes every database without a flush; SimDisk::crash() asserts
-  // that no handle or lock is left, which checks exactly that. Nothing the teardown writes
-  // counts for a crash arm (a killed process writes nothing), and a crash that landed inside an
-  // operation is complete once the disk reverted to what was durable when it landed.
+  // Destroying KafkaStreams closes every database; SimDisk::crash() asserts that no handle or
+  // lock is left. A killed process writes nothing: while the arm is suspended the disk is frozen
+  // (the op observer above), so what RocksDB's Close flushes is dropped by the crash, and nothing
+  // the teardown writes counts for a crash arm. A crash that landed inside an operation is
+  // complete once the disk reverted to what was durable when it landed.
   crash_arm_.set_suspended(true);
   process_->store_lives.process_died();
   process_.reset();

@@ -24,7 +24,8 @@ namespace {
 
 constexpr const char* kDbPath = "/state/app/0_0/rocksdb/s";
 
-// The options RocksDBStore pins (impl/state/rocksdb_store.cc), on the simulated Env.
+// The options RocksDBStore pins (impl/state/rocksdb_store.cc), on the simulated Env, except
+// avoid_flush_during_shutdown: here closing a database stands for the process dying.
 rocksdb::Options store_like_options(rocksdb::Env* env) {
   rocksdb::Options options;
   options.env = env;
@@ -270,8 +271,12 @@ TEST_F(SimRocksEnvTest, RocksDBStoreKeepsCommittedStateAcrossCrash) {
   context.at("input", 0, 6);
   ASSERT_TRUE(store->put(Bytes::wrap("k2"), Bytes::wrap("v2")).has_value());
   EXPECT_EQ(store->position(), Position::from_map({{"input", {{0, 6}}}}));
-  store->close();  // no flush: the crash
+  // The crash: a killed process writes nothing durable (Instance::crash freezes the disk so;
+  // RocksDB's Close would flush the memtable).
+  disk_.set_op_observer([](DiskOp, const std::string&) { return true; });
+  store->close();
   disk_.crash();
+  disk_.set_op_observer(nullptr);
 
   SimFileSystem reopened_fs(disk_);
   TestStateStoreContext reopened(reopened_fs, "/state/app/0_0", env_.env());
@@ -286,6 +291,36 @@ TEST_F(SimRocksEnvTest, RocksDBStoreKeepsCommittedStateAcrossCrash) {
   ASSERT_TRUE(k2.has_value());
   EXPECT_FALSE(k2->has_value());
   EXPECT_EQ(store->position(), Position::from_map({{"input", {{0, 5}}}}));
+  store->close();
+}
+
+// RocksDBStore.openDB leaves avoid_flush_during_shutdown at RocksDB's default (false): a store
+// closed while the process lives (a dirty close: no flush, no checkpoint) has its memtable flushed
+// by DB::Close, so its unflushed write survives a later crash, beyond its committed .position.
+TEST_F(SimRocksEnvTest, RocksDBStoreClosedDirtyKeepsItsMemtableOnDisk) {
+  SimFileSystem context_fs(disk_);
+  TestStateStoreContext context(context_fs, "/state/app/0_0", env_.env());
+  auto store = std::make_unique<RocksDBStore>("s");
+  ASSERT_TRUE(store->init(context, *store).has_value());
+  context.at("input", 0, 5);
+  ASSERT_TRUE(store->put(Bytes::wrap("k1"), Bytes::wrap("v1")).has_value());
+  ASSERT_TRUE(store->flush().has_value());
+  ASSERT_TRUE(context.commit().has_value());
+  context.at("input", 0, 6);
+  ASSERT_TRUE(store->put(Bytes::wrap("k2"), Bytes::wrap("v2")).has_value());
+  store->close();  // the process lives on: DB::Close flushes
+  disk_.crash();
+
+  SimFileSystem reopened_fs(disk_);
+  TestStateStoreContext reopened(reopened_fs, "/state/app/0_0", env_.env());
+  store = std::make_unique<RocksDBStore>("s");
+  ASSERT_TRUE(store->init(reopened, *store).has_value());
+  auto k2 = store->get(Bytes::wrap("k2"));
+  ASSERT_TRUE(k2.has_value());
+  ASSERT_TRUE(k2->has_value()) << "DB::Close flushed the memtable";
+  EXPECT_EQ((*k2)->get(), "v2");
+  EXPECT_EQ(store->position(), Position::from_map({{"input", {{0, 5}}}}))
+      << ".position is written only by a checkpoint";
   store->close();
 }
 
