@@ -62,8 +62,8 @@ Status StreamTask::post_commit(bool enforce_checkpoint) {
   // revocation), so that no .checkpoint exists while it processes.
   // Pin delta 5 (§3.5): with transactional stores the RUNNING active commits its stores after every
   // task commit under exactly_once_v2 too (their staged writes become committed). Applied only
-  // while the task's offsets live in its stores: a task on the .checkpoint path (segmented or
-  // versioned stores, not yet ported) keeps the old rule, since its stores stage nothing.
+  // while the task's offsets live in its stores, which at the new pin every built-in store's do
+  // (key-value, window, session and versioned).
   const bool commit_stores = env_.transactional_state_stores && offsets_in_stores();
   if (state_ == TaskState::RUNNING && env_.eos_enabled && !enforce_checkpoint && !commit_stores) {
     return ok_status();

@@ -29,7 +29,53 @@ Status InMemoryWindowStore::init(StateStoreContext& context, StateStore& root) {
       root, [this](const std::vector<ConsumerRecord>& records) { return restore_batch(records); },
       /*commit=*/nullptr);  // in-memory stores never persist their position
   open_ = true;
+  pin_ = context.kafka_pin();
+  // pin delta 5: enable.transactional.statestores, read at every init (true only at the new pin).
+  if (context.transactional_state_stores()) {
+    buffer_ = std::make_unique<WindowTransactionBuffer>();
+  } else {
+    buffer_.reset();
+  }
   return ok_status();
+}
+
+// pin delta 7: the staged position (committed + pending, a copy) when transactional.
+Position InMemoryWindowStore::position() const {
+  if (!buffer_) return position_;
+  Position staged = position_.copy();
+  staged.merge(buffer_->pending_position(), KafkaPin::k2026_08_20);
+  return staged;
+}
+
+// pin delta 7 (§3.3): READ_UNCOMMITTED on a transactional store is bounded by and labelled with
+// the staged position; READ_COMMITTED (and any level on a non-transactional store) with the
+// committed one.
+QueryOutcome InMemoryWindowStore::query(const Query& q, const PositionBound& bound,
+                                        const QueryConfig& config) {
+  if (buffer_ && config.isolation_level() == IsolationLevel::READ_UNCOMMITTED) {
+    return store_query_utils::handle_basic_queries(q, bound, config, *this, position(), context_);
+  }
+  return store_query_utils::handle_basic_queries(q, bound, config, *this, position_, context_);
+}
+
+// commit: the pending position into the committed one, then the staged writes into the segment
+// map (flushToBase: a tombstone removes the key, and an emptied window with it).
+Status InMemoryWindowStore::commit(const ChangelogOffsets& /*offsets*/) {
+  if (!buffer_) return ok_status();
+  buffer_->merge_pending_position_into(position_);
+  return buffer_->commit([this](const WindowTransactionBuffer::Writes& staged) -> Status {
+    for (const auto& [entry, value] : staged) {
+      if (value) {
+        segment_map_[entry.timestamp].insert_or_assign(entry.key, *value);
+      } else {
+        auto segment = segment_map_.find(entry.timestamp);
+        if (segment == segment_map_.end()) continue;
+        segment->second.erase(entry.key);
+        if (segment->second.empty()) segment_map_.erase(segment);
+      }
+    }
+    return ok_status();
+  });
 }
 
 // Kafka quirk: expired segments are removed BEFORE the observed stream time advances to this
@@ -45,7 +91,30 @@ Status InMemoryWindowStore::put(const Bytes& key, const ValueBytes& value,
       IQ_PROBE("window.put_dropped_at_retention",
                "an in-memory window store dropped a put at exactly stream time - retention");
     }
-  } else if (value) {
+  } else if (buffer_) {
+    // pin delta 5: staged (a delete as a tombstone; with duplicates still a no-op).
+    if (value) {
+      if (retain_duplicates_) seqnum_ = (seqnum_ + 1) & 0x7FFFFFFF;
+      const Bytes stored_key = retain_duplicates_ ? wrap_for_dups(key, seqnum_) : key;
+      buffer_->stage({window_start_ms, stored_key}, value);
+    } else if (!retain_duplicates_) {
+      buffer_->stage({window_start_ms, key}, std::nullopt);
+    }
+  } else {
+    put_internal(key, value, window_start_ms);
+  }
+  // The position advances even for a dropped or no-op put (pending when transactional).
+  if (buffer_) {
+    buffer_->update_position(context_);
+  } else {
+    store_query_utils::update_position(position_, context_);
+  }
+  return ok_status();
+}
+
+void InMemoryWindowStore::put_internal(const Bytes& key, const ValueBytes& value,
+                                       int64_t window_start_ms) {
+  if (value) {
     if (retain_duplicates_) seqnum_ = (seqnum_ + 1) & 0x7FFFFFFF;
     const Bytes stored_key = retain_duplicates_ ? wrap_for_dups(key, seqnum_) : key;
     segment_map_[window_start_ms].insert_or_assign(stored_key, *value);
@@ -56,14 +125,41 @@ Status InMemoryWindowStore::put(const Bytes& key, const ValueBytes& value,
       if (segment->second.empty()) segment_map_.erase(segment);
     }
   }
-  // The position advances even for a dropped or no-op put.
-  store_query_utils::update_position(position_, context_);
-  return ok_status();
 }
 
-StoreResult<ValueBytes> InMemoryWindowStore::fetch(const Bytes& key, int64_t window_start_ms) {
+const InMemoryWindowStore::SegmentMap& InMemoryWindowStore::view_for(int64_t min_time,
+                                                                     int64_t max_time,
+                                                                     IsolationLevel level,
+                                                                     SegmentMap& scratch) const {
+  if (!buffer_ || level == IsolationLevel::READ_COMMITTED || buffer_->is_empty() ||
+      max_time < min_time) {
+    return segment_map_;
+  }
+  scratch = SegmentMap(segment_map_.lower_bound(min_time), segment_map_.upper_bound(max_time));
+  // Every staged entry whose window start lies in [min_time, max_time].
+  const auto staged = buffer_->staging_snapshot(WindowEntryKey{min_time, Bytes()}, std::nullopt,
+                                                /*to_inclusive=*/true, level);
+  for (const auto& [entry, value] : staged) {
+    if (entry.timestamp > max_time) break;
+    if (value) {
+      scratch[entry.timestamp].insert_or_assign(entry.key, *value);
+      continue;
+    }
+    auto segment = scratch.find(entry.timestamp);
+    if (segment == scratch.end()) continue;
+    segment->second.erase(entry.key);
+    if (segment->second.empty()) scratch.erase(segment);
+  }
+  return scratch;
+}
+
+StoreResult<ValueBytes> InMemoryWindowStore::fetch_at(const Bytes& key, int64_t window_start_ms,
+                                                      IsolationLevel level) {
   remove_expired_segments();
   if (window_start_ms <= observed_stream_time_ms_ - retention_period_ms_) return ValueBytes{};
+  if (buffer_ && level == IsolationLevel::READ_UNCOMMITTED) {
+    if (const ValueBytes* staged = buffer_->get({window_start_ms, key})) return *staged;
+  }
   auto segment = segment_map_.find(window_start_ms);
   if (segment == segment_map_.end()) return ValueBytes{};
   // With duplicates the stored keys carry a seqnum, so this exact lookup misses (as in Kafka).
@@ -72,27 +168,35 @@ StoreResult<ValueBytes> InMemoryWindowStore::fetch(const Bytes& key, int64_t win
   return ValueBytes(it->second);
 }
 
-StoreResult<WindowStoreBytesIterator> InMemoryWindowStore::fetch(const Bytes& key,
-                                                                 int64_t time_from_ms,
-                                                                 int64_t time_to_ms, bool forward) {
+StoreResult<WindowStoreBytesIterator> InMemoryWindowStore::fetch_at(const Bytes& key,
+                                                                    int64_t time_from_ms,
+                                                                    int64_t time_to_ms,
+                                                                    bool forward,
+                                                                    IsolationLevel level) {
   remove_expired_segments();
   // Records expire exactly retentionPeriod ms after their window start, hence the + 1.
   const int64_t min_time = fetch_floor(time_from_ms);
   WindowStoreBytesIterator out{{}, IteratorOrigin::InMemoryIterator};
   if (time_to_ms < min_time) return out;
-  for (auto& [start, kv] : scan(min_time, time_to_ms, key, key, forward))
+  SegmentMap scratch;
+  const SegmentMap& segments = view_for(min_time, time_to_ms, level, scratch);
+  for (auto& [start, kv] : scan(segments, min_time, time_to_ms, key, key, forward))
     out.entries.push_back({start, std::move(kv.value)});
   return out;
 }
 
-StoreResult<WindowedBytesIterator> InMemoryWindowStore::fetch_all(int64_t time_from_ms,
-                                                                  int64_t time_to_ms,
-                                                                  bool forward) {
+StoreResult<WindowedBytesIterator> InMemoryWindowStore::fetch_all_at(int64_t time_from_ms,
+                                                                     int64_t time_to_ms,
+                                                                     bool forward,
+                                                                     IsolationLevel level) {
   remove_expired_segments();
   const int64_t min_time = fetch_floor(time_from_ms);
   WindowedBytesIterator out{{}, IteratorOrigin::InMemoryIterator};
   if (time_to_ms < min_time) return out;
-  for (auto& [start, kv] : scan(min_time, time_to_ms, std::nullopt, std::nullopt, forward)) {
+  SegmentMap scratch;
+  const SegmentMap& segments = view_for(min_time, time_to_ms, level, scratch);
+  for (auto& [start, kv] :
+       scan(segments, min_time, time_to_ms, std::nullopt, std::nullopt, forward)) {
     out.entries.push_back({Windowed<Bytes>{strip_seqnum(kv.key), start,
                                            window_key_schema::window_end(start, window_size_ms_)},
                            std::move(kv.value)});
@@ -116,8 +220,10 @@ StoreResult<WindowedBytesIterator> InMemoryWindowStore::all(bool forward) {
   remove_expired_segments();
   const int64_t min_time = observed_stream_time_ms_ - retention_period_ms_ + 1;
   WindowedBytesIterator out{{}, IteratorOrigin::InMemoryIterator};
-  for (auto& [start, kv] :
-       scan(min_time, std::numeric_limits<int64_t>::max(), std::nullopt, std::nullopt, forward)) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  SegmentMap scratch;
+  const SegmentMap& segments = view_for(min_time, kMax, IsolationLevel::READ_UNCOMMITTED, scratch);
+  for (auto& [start, kv] : scan(segments, min_time, kMax, std::nullopt, std::nullopt, forward)) {
     out.entries.push_back({Windowed<Bytes>{strip_seqnum(kv.key), start,
                                            window_key_schema::window_end(start, window_size_ms_)},
                            std::move(kv.value)});
@@ -141,8 +247,8 @@ void InMemoryWindowStore::remove_expired_segments() {
 }
 
 std::vector<std::pair<int64_t, KeyValue<Bytes, Bytes>>> InMemoryWindowStore::scan(
-    int64_t min_time, int64_t max_time, const std::optional<Bytes>& key_from,
-    const std::optional<Bytes>& key_to, bool forward) const {
+    const SegmentMap& segments, int64_t min_time, int64_t max_time,
+    const std::optional<Bytes>& key_from, const std::optional<Bytes>& key_to, bool forward) const {
   std::vector<std::pair<int64_t, KeyValue<Bytes, Bytes>>> out;
   if (max_time < min_time) return out;
   // With duplicates the key range spans [key+seq 0, key+seq MAX] in stored-key order, and each
@@ -153,8 +259,8 @@ std::vector<std::pair<int64_t, KeyValue<Bytes, Bytes>>> InMemoryWindowStore::sca
     if (to) to = wrap_for_dups(*to, std::numeric_limits<int32_t>::max());
   }
   const bool all_keys = !key_from && !key_to;
-  for (auto seg = segment_map_.lower_bound(min_time);
-       seg != segment_map_.end() && seg->first <= max_time; ++seg) {
+  for (auto seg = segments.lower_bound(min_time); seg != segments.end() && seg->first <= max_time;
+       ++seg) {
     const Segment& segment = seg->second;
     auto first = from ? segment.lower_bound(*from) : segment.begin();
     auto last = to ? segment.upper_bound(*to) : segment.end();
@@ -195,7 +301,25 @@ Bytes InMemoryWindowStore::strip_seqnum(const Bytes& stored) const {
 
 // Each changelog record's key is [key][window start][seqnum]; put() drops those already expired
 // by the stream time the restore has reached, as Kafka's restore goes through put().
+// pin delta 5 (d2328ff720): at the new pin the restore writes the segment map directly (restored
+// records are committed, never staged), advances the stream time and drops expired records as put
+// does, applies no record context to the position, and removes expired segments once per batch.
 Status InMemoryWindowStore::restore_batch(const std::vector<ConsumerRecord>& records) {
+  if (at_least(pin_, KafkaPin::k2026_08_20)) {
+    for (const auto& record : records) {
+      if (!record.key) continue;
+      const int64_t start = window_key_schema::extract_store_timestamp(*record.key);
+      observed_stream_time_ms_ = std::max(observed_stream_time_ms_, start);
+      if (start > observed_stream_time_ms_ - retention_period_ms_) {
+        put_internal(window_key_schema::extract_store_key_bytes(*record.key), record.value, start);
+      }
+      auto s = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_,
+                                                                   position_);
+      if (!s) return s;
+    }
+    remove_expired_segments();
+    return ok_status();
+  }
   for (const auto& record : records) {
     if (!record.key) continue;
     auto s = put(window_key_schema::extract_store_key_bytes(*record.key), record.value,

@@ -72,12 +72,27 @@ Status RocksDBSegmentedBytesStore::init(StateStoreContext& context, StateStore& 
       std::move(commit_callback));
   open_ = true;
   consistency_enabled_ = context.consistency_enabled();
+  // pin delta 5: read at every init (true only at the new pin).
+  transactional_ = offsets_in_segments && context.transactional_state_stores();
+  pending_position_ = Position::empty_position();
   return ok_status();
+}
+
+Position RocksDBSegmentedBytesStore::position() const {
+  if (!transactional_) return position_.copy();
+  Position staged = position_.copy();
+  staged.merge(pending_position_, KafkaPin::k2026_08_20);
+  return staged;
 }
 
 Status RocksDBSegmentedBytesStore::commit(const ChangelogOffsets& offsets) {
   // Kafka's segmented commit has no open check; a closed store holds no segments.
   IQ_ASSERT(segments_.manages_offsets(), "store {}: commit(offsets) at the old pin", name_);
+  if (transactional_) {
+    // Published with the segments' staged writes below (704fcb2655).
+    position_.merge(pending_position_, KafkaPin::k2026_08_20);
+    pending_position_ = Position::empty_position();
+  }
   return segments_.commit(offsets);
 }
 
@@ -90,6 +105,8 @@ StoreResult<std::optional<ChangelogOffset>> RocksDBSegmentedBytesStore::committe
 void RocksDBSegmentedBytesStore::close() {
   open_ = false;
   segments_.close();
+  // The segments discarded their staged writes; their position goes too.
+  pending_position_ = Position::empty_position();
 }
 
 Status RocksDBSegmentedBytesStore::validate_open() const {
@@ -129,7 +146,8 @@ Status RocksDBSegmentedBytesStore::put(const Bytes& store_key, const ValueBytes&
     // Dropped: Kafka records the dropped-records sensor.
     return ok_status();
   }
-  store_query_utils::update_position(position_, context_);
+  // pin delta 7: a transactional put stages its position with its data.
+  store_query_utils::update_position(transactional_ ? pending_position_ : position_, context_);
   return (*segment)->put(store_key, value);
 }
 
@@ -142,30 +160,30 @@ Status RocksDBSegmentedBytesStore::remove(const Bytes& store_key) {
   return segment->put(store_key, std::nullopt);
 }
 
-StoreResult<ValueBytes> RocksDBSegmentedBytesStore::get(const Bytes& store_key) {
+StoreResult<ValueBytes> RocksDBSegmentedBytesStore::get(const Bytes& store_key,
+                                                        IsolationLevel level) {
   if (auto s = validate_open(); !s) return base::unexpected(s.error());
   const int64_t timestamp = segment_timestamp(store_key);
   if (timestamp < observed_stream_time_ms_ - retention_period_ms_ + 1) return ValueBytes{};
   KeyValueSegment* segment = segments_.segment_for_timestamp(timestamp);
   if (segment == nullptr) return ValueBytes{};
-  return segment->get(store_key);
+  return segment->get(store_key, level);
 }
 
 StoreResult<std::vector<KeyValue<Bytes, Bytes>>> RocksDBSegmentedBytesStore::scan(
     const std::vector<KeyValueSegment*>& search_space, const std::optional<Bytes>& from,
-    const std::optional<Bytes>& to, bool forward, const KeyValueSegment::KeyFilter& keep) {
+    const std::optional<Bytes>& to, bool forward, const KeyValueSegment::KeyFilter& keep,
+    IsolationLevel level) {
   std::vector<KeyValue<Bytes, Bytes>> out;
   for (KeyValueSegment* segment : search_space) {
-    if (auto s = segment->scan(from, to, forward, keep, out); !s)
+    if (auto s = segment->scan(from, to, forward, keep, out, level); !s)
       return base::unexpected(s.error());
   }
   return out;
 }
 
-StoreResult<std::vector<KeyValue<Bytes, Bytes>>> RocksDBSegmentedBytesStore::fetch(const Bytes& key,
-                                                                                   int64_t from,
-                                                                                   int64_t to,
-                                                                                   bool forward) {
+StoreResult<std::vector<KeyValue<Bytes, Bytes>>> RocksDBSegmentedBytesStore::fetch(
+    const Bytes& key, int64_t from, int64_t to, bool forward, IsolationLevel level) {
   if (auto s = validate_open(); !s) return base::unexpected(s.error());
   const int64_t actual = actual_from(from);
   if (schema_ == SegmentKeySchema::kWindow) {
@@ -176,45 +194,54 @@ StoreResult<std::vector<KeyValue<Bytes, Bytes>>> RocksDBSegmentedBytesStore::fet
     const Bytes upper =
         window_key_schema::to_store_key_binary(key, to, std::numeric_limits<int32_t>::max());
     return scan(
-        segments_.segments(actual, to, forward), lower, upper, forward, [&](const Bytes& k) {
+        segments_.segments(actual, to, forward), lower, upper, forward,
+        [&](const Bytes& k) {
           const int64_t t = window_key_schema::extract_store_timestamp(k);
           return window_key_schema::extract_store_key_bytes(k) == key && t >= actual && t <= to;
-        });
+        },
+        level);
   }
   // SessionKeySchema: no early return, every segment from actualFrom on (segmentsToSearch), the
   // range [key][max(0, from)][0] .. [key][MAX][to], then end >= actualFrom and start <= to.
   const Bytes lower = session_key_schema::to_binary(key, 0, std::max<int64_t>(0, actual));
   const Bytes upper = session_key_schema::to_binary(key, to, kLongMax);
-  return scan(segments_.segments(actual, kLongMax, forward), lower, upper, forward,
-              [&](const Bytes& k) {
-                return session_key_schema::extract_key_bytes(k) == key &&
-                       session_key_schema::extract_end_timestamp(k) >= actual &&
-                       session_key_schema::extract_start_timestamp(k) <= to;
-              });
+  return scan(
+      segments_.segments(actual, kLongMax, forward), lower, upper, forward,
+      [&](const Bytes& k) {
+        return session_key_schema::extract_key_bytes(k) == key &&
+               session_key_schema::extract_end_timestamp(k) >= actual &&
+               session_key_schema::extract_start_timestamp(k) <= to;
+      },
+      level);
 }
 
 StoreResult<std::vector<KeyValue<Bytes, Bytes>>> RocksDBSegmentedBytesStore::fetch_all(
-    int64_t time_from_ms, int64_t time_to_ms, bool forward) {
+    int64_t time_from_ms, int64_t time_to_ms, bool forward, IsolationLevel level) {
   if (auto s = validate_open(); !s) return base::unexpected(s.error());
   IQ_ASSERT(schema_ == SegmentKeySchema::kWindow, "fetchAll by time is a window store's");
   const int64_t actual = actual_from(time_from_ms);
   if (time_to_ms < actual) return std::vector<KeyValue<Bytes, Bytes>>{};
-  return scan(segments_.segments(actual, time_to_ms, forward), std::nullopt, std::nullopt, forward,
-              [&](const Bytes& k) {
-                const int64_t t = window_key_schema::extract_store_timestamp(k);
-                return t >= actual && t <= time_to_ms;
-              });
+  return scan(
+      segments_.segments(actual, time_to_ms, forward), std::nullopt, std::nullopt, forward,
+      [&](const Bytes& k) {
+        const int64_t t = window_key_schema::extract_store_timestamp(k);
+        return t >= actual && t <= time_to_ms;
+      },
+      level);
 }
 
-StoreResult<std::vector<KeyValue<Bytes, Bytes>>> RocksDBSegmentedBytesStore::all(bool forward) {
+StoreResult<std::vector<KeyValue<Bytes, Bytes>>> RocksDBSegmentedBytesStore::all(
+    bool forward, IsolationLevel level) {
   if (auto s = validate_open(); !s) return base::unexpected(s.error());
   const int64_t actual = actual_from(0);
-  return scan(segments_.segments(actual, kLongMax, forward), std::nullopt, std::nullopt, forward,
-              [&](const Bytes& k) {
-                if (schema_ == SegmentKeySchema::kWindow)
-                  return window_key_schema::extract_store_timestamp(k) >= actual;
-                return session_key_schema::extract_end_timestamp(k) >= actual;
-              });
+  return scan(
+      segments_.segments(actual, kLongMax, forward), std::nullopt, std::nullopt, forward,
+      [&](const Bytes& k) {
+        if (schema_ == SegmentKeySchema::kWindow)
+          return window_key_schema::extract_store_timestamp(k) >= actual;
+        return session_key_schema::extract_end_timestamp(k) >= actual;
+      },
+      level);
 }
 
 // restoreAllInternal: the stream time first advances to the batch's largest segment time, so a

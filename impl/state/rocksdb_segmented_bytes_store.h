@@ -19,6 +19,14 @@
 // RocksDBStore; the segments have none. At the 2026-08-20 pin (KIP-1035, segments.h) the segments
 // keep it instead: each merges its stored position into the store's at open, and commit(offsets)
 // writes offsets and position into every segment; .position is only merged at init (pin delta 13).
+//
+// Transactional (KIP-892, enable.transactional.statestores at the new pin, pin deltas 5 and 7;
+// 704fcb2655; docs/kafka-2026-08-20.md §3.3, §3.4.4): each segment stages its writes
+// (segments.h), and this store stages the position of its puts in a pending position;
+// commit(offsets) merges the pending position into the committed one, then commits every segment.
+// position() is then committed + pending (a copy), committed_position() the committed one;
+// close() drops the pending position with the segments' staged writes. Restoration merges into
+// the committed position directly. Reads take a level: each segment's readOnly(level).
 
 #include <cstdint>
 #include <memory>
@@ -50,23 +58,35 @@ class RocksDBSegmentedBytesStore {
   [[nodiscard]] Status flush() { return segments_.flush(); }
   void close();
   bool is_open() const { return open_; }
-  const Position& position() const { return position_; }
+  // getPosition(): the staged position (committed + pending) when transactional, else the one.
+  Position position() const;
+  // getCommittedPosition(): what READ_COMMITTED queries are bounded by and labelled with.
+  Position committed_position() const { return position_.copy(); }
+  bool transactional() const { return transactional_; }
+  // approximateNumUncommittedBytes: every segment's.
+  int64_t approximate_num_uncommitted_bytes() const {
+    return segments_.approximate_num_uncommitted_bytes();
+  }
   StateStoreContext* context() const { return context_; }
 
   [[nodiscard]] Status put(const Bytes& store_key, const ValueBytes& value);
   // Deletes in the key's segment without advancing the position (Kafka's remove(Bytes)).
   [[nodiscard]] Status remove(const Bytes& store_key);
-  [[nodiscard]] StoreResult<ValueBytes> get(const Bytes& store_key);
+  // Every read takes the level of Kafka's ReadOnlyView (its live reads, with no level, read as
+  // READ_UNCOMMITTED: the segment itself).
+  [[nodiscard]] StoreResult<ValueBytes> get(
+      const Bytes& store_key, IsolationLevel level = IsolationLevel::READ_UNCOMMITTED);
   // fetch(key, from, to) and backwardFetch: see the schema notes above.
-  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> fetch(const Bytes& key,
-                                                                       int64_t from, int64_t to,
-                                                                       bool forward);
+  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> fetch(
+      const Bytes& key, int64_t from, int64_t to, bool forward,
+      IsolationLevel level = IsolationLevel::READ_UNCOMMITTED);
   // fetchAll(timeFrom, timeTo) (WindowKeySchema: every key, times in range).
-  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> fetch_all(int64_t time_from_ms,
-                                                                           int64_t time_to_ms,
-                                                                           bool forward);
+  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> fetch_all(
+      int64_t time_from_ms, int64_t time_to_ms, bool forward,
+      IsolationLevel level = IsolationLevel::READ_UNCOMMITTED);
   // all() / backwardAll(): every live entry from max(0, floor).
-  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> all(bool forward);
+  [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> all(
+      bool forward, IsolationLevel level = IsolationLevel::READ_UNCOMMITTED);
 
   [[nodiscard]] Status restore_all(const std::vector<ConsumerRecord>& records);
 
@@ -94,7 +114,8 @@ class RocksDBSegmentedBytesStore {
   [[nodiscard]] Status validate_open() const;
   [[nodiscard]] StoreResult<std::vector<KeyValue<Bytes, Bytes>>> scan(
       const std::vector<KeyValueSegment*>& search_space, const std::optional<Bytes>& from,
-      const std::optional<Bytes>& to, bool forward, const KeyValueSegment::KeyFilter& keep);
+      const std::optional<Bytes>& to, bool forward, const KeyValueSegment::KeyFilter& keep,
+      IsolationLevel level);
 
   std::string name_;
   int64_t retention_period_ms_;
@@ -103,6 +124,9 @@ class RocksDBSegmentedBytesStore {
   int64_t observed_stream_time_ms_ = -1;  // ConsumerRecord.NO_TIMESTAMP
   bool consistency_enabled_ = false;
   Position position_ = Position::empty_position();
+  // KIP-892: the position of the puts staged since the last commit (pendingPosition).
+  bool transactional_ = false;
+  Position pending_position_ = Position::empty_position();
   std::unique_ptr<OffsetCheckpoint> position_checkpoint_;
   StateStoreContext* context_ = nullptr;
   bool open_ = false;

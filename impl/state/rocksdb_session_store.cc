@@ -13,10 +13,11 @@ Status RocksDBSessionStore::init(StateStoreContext& context, StateStore& root) {
   return ok_status();
 }
 
-StoreResult<SessionBytesIterator> RocksDBSessionStore::find_sessions(
+StoreResult<SessionBytesIterator> RocksDBSessionStore::find_sessions_at(
     const Bytes& key, int64_t earliest_session_end_ms, int64_t latest_session_start_ms,
-    bool forward) {
-  auto raw = bytes_store_.fetch(key, earliest_session_end_ms, latest_session_start_ms, forward);
+    bool forward, IsolationLevel level) {
+  auto raw =
+      bytes_store_.fetch(key, earliest_session_end_ms, latest_session_start_ms, forward, level);
   if (!raw) return base::unexpected(raw.error());
   SessionBytesIterator out{{}, IteratorOrigin::RocksDbIterator};
   out.entries.reserve(raw->size());

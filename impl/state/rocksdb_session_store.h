@@ -36,12 +36,29 @@ class RocksDBSessionStore final : public SessionBytesStore {
   }
   bool persistent() const override { return true; }
   bool is_open() const override { return bytes_store_.is_open(); }
+  // pin delta 7 (704fcb2655): READ_COMMITTED is bounded by and labelled with the segmented
+  // store's committed position (getCommittedPosition), READ_UNCOMMITTED with getPosition().
   QueryOutcome query(const Query& q, const PositionBound& bound,
                      const QueryConfig& config) override {
-    return store_query_utils::handle_basic_queries(q, bound, config, *this, bytes_store_.position(),
-                                                   context_);
+    const Position position = config.isolation_level() == IsolationLevel::READ_COMMITTED
+                                  ? bytes_store_.committed_position()
+                                  : bytes_store_.position();
+    return store_query_utils::handle_basic_queries(q, bound, config, *this, position, context_);
   }
-  Position position() const override { return bytes_store_.position().copy(); }
+  Position position() const override { return bytes_store_.position(); }
+  // KIP-892: the committed view (each segment's readOnly(READ_COMMITTED)) when transactional.
+  ReadOnlySessionBytes& read_only(IsolationLevel level) override {
+    if (bytes_store_.transactional() && level == IsolationLevel::READ_COMMITTED)
+      return committed_view_;
+    return *this;
+  }
+  int64_t approximate_num_uncommitted_bytes() const override {
+    return bytes_store_.approximate_num_uncommitted_bytes();
+  }
+  std::optional<Position> committed_position() const override {
+    if (!bytes_store_.transactional()) return std::nullopt;
+    return bytes_store_.committed_position();
+  }
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.RocksDBSessionStore";
   }
@@ -58,7 +75,10 @@ class RocksDBSessionStore final : public SessionBytesStore {
   }
   StoreResult<SessionBytesIterator> find_sessions(const Bytes& key, int64_t earliest_session_end_ms,
                                                   int64_t latest_session_start_ms,
-                                                  bool forward) override;
+                                                  bool forward) override {
+    return find_sessions_at(key, earliest_session_end_ms, latest_session_start_ms, forward,
+                            IsolationLevel::READ_UNCOMMITTED);
+  }
 
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
     return bytes_store_.kept_entries(out);
@@ -66,8 +86,28 @@ class RocksDBSessionStore final : public SessionBytesStore {
   RocksDBSegmentedBytesStore& bytes_store() { return bytes_store_; }
 
  private:
+  // Kafka's ReadOnlyView at READ_COMMITTED: fetch(key) is findSessions(key, 0, Long.MAX_VALUE)
+  // through the segments' committed views.
+  class CommittedView final : public ReadOnlySessionBytes {
+   public:
+    explicit CommittedView(RocksDBSessionStore& store) : store_(store) {}
+    StoreResult<SessionBytesIterator> fetch(const Bytes& key, bool forward) override {
+      return store_.find_sessions_at(key, 0, std::numeric_limits<int64_t>::max(), forward,
+                                     IsolationLevel::READ_COMMITTED);
+    }
+
+   private:
+    RocksDBSessionStore& store_;
+  };
+
+  StoreResult<SessionBytesIterator> find_sessions_at(const Bytes& key,
+                                                     int64_t earliest_session_end_ms,
+                                                     int64_t latest_session_start_ms, bool forward,
+                                                     IsolationLevel level);
+
   RocksDBSegmentedBytesStore bytes_store_;
   StateStoreContext* context_ = nullptr;
+  CommittedView committed_view_{*this};
 };
 
 }  // namespace iq

@@ -39,10 +39,11 @@ StoreResult<ValueBytes> RocksDBWindowStore::fetch(const Bytes& key, int64_t wind
   return bytes_store_.get(window_key_schema::to_store_key_binary(key, window_start_ms, seqnum_));
 }
 
-StoreResult<WindowStoreBytesIterator> RocksDBWindowStore::fetch(const Bytes& key,
-                                                                int64_t time_from_ms,
-                                                                int64_t time_to_ms, bool forward) {
-  auto raw = bytes_store_.fetch(key, time_from_ms, time_to_ms, forward);
+StoreResult<WindowStoreBytesIterator> RocksDBWindowStore::fetch_at(const Bytes& key,
+                                                                   int64_t time_from_ms,
+                                                                   int64_t time_to_ms, bool forward,
+                                                                   IsolationLevel level) {
+  auto raw = bytes_store_.fetch(key, time_from_ms, time_to_ms, forward, level);
   if (!raw) return base::unexpected(raw.error());
   WindowStoreBytesIterator out{{}, IteratorOrigin::RocksDbIterator};
   out.entries.reserve(raw->size());
@@ -63,11 +64,6 @@ StoreResult<WindowedBytesIterator> RocksDBWindowStore::windowed(
                            std::move(e.value)});
   }
   return out;
-}
-
-StoreResult<WindowedBytesIterator> RocksDBWindowStore::fetch_all(int64_t time_from_ms,
-                                                                 int64_t time_to_ms, bool forward) {
-  return windowed(bytes_store_.fetch_all(time_from_ms, time_to_ms, forward));
 }
 
 StoreResult<WindowedBytesIterator> RocksDBWindowStore::all(bool forward) {

@@ -40,12 +40,29 @@ class RocksDBWindowStore : public WindowBytesStore {
   }
   bool persistent() const override { return true; }
   bool is_open() const override { return bytes_store_.is_open(); }
+  // pin delta 7 (704fcb2655): READ_COMMITTED is bounded by and labelled with the segmented
+  // store's committed position (getCommittedPosition), READ_UNCOMMITTED with getPosition().
   QueryOutcome query(const Query& q, const PositionBound& bound,
                      const QueryConfig& config) override {
-    return store_query_utils::handle_basic_queries(q, bound, config, *this, bytes_store_.position(),
-                                                   context_);
+    const Position position = config.isolation_level() == IsolationLevel::READ_COMMITTED
+                                  ? bytes_store_.committed_position()
+                                  : bytes_store_.position();
+    return store_query_utils::handle_basic_queries(q, bound, config, *this, position, context_);
   }
-  Position position() const override { return bytes_store_.position().copy(); }
+  Position position() const override { return bytes_store_.position(); }
+  // KIP-892: the committed view (each segment's readOnly(READ_COMMITTED)) when transactional.
+  ReadOnlyWindowBytes& read_only(IsolationLevel level) override {
+    if (bytes_store_.transactional() && level == IsolationLevel::READ_COMMITTED)
+      return committed_view_;
+    return *this;
+  }
+  int64_t approximate_num_uncommitted_bytes() const override {
+    return bytes_store_.approximate_num_uncommitted_bytes();
+  }
+  std::optional<Position> committed_position() const override {
+    if (!bytes_store_.transactional()) return std::nullopt;
+    return bytes_store_.committed_position();
+  }
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.RocksDBWindowStore";
   }
@@ -53,9 +70,13 @@ class RocksDBWindowStore : public WindowBytesStore {
   Status put(const Bytes& key, const ValueBytes& value, int64_t window_start_ms) override;
   StoreResult<ValueBytes> fetch(const Bytes& key, int64_t window_start_ms) override;
   StoreResult<WindowStoreBytesIterator> fetch(const Bytes& key, int64_t time_from_ms,
-                                              int64_t time_to_ms, bool forward) override;
+                                              int64_t time_to_ms, bool forward) override {
+    return fetch_at(key, time_from_ms, time_to_ms, forward, IsolationLevel::READ_UNCOMMITTED);
+  }
   StoreResult<WindowedBytesIterator> fetch_all(int64_t time_from_ms, int64_t time_to_ms,
-                                               bool forward) override;
+                                               bool forward) override {
+    return windowed(bytes_store_.fetch_all(time_from_ms, time_to_ms, forward));
+  }
   StoreResult<WindowedBytesIterator> all(bool forward) override;
 
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
@@ -65,6 +86,28 @@ class RocksDBWindowStore : public WindowBytesStore {
   RocksDBSegmentedBytesStore& bytes_store() { return bytes_store_; }
 
  private:
+  // Kafka's ReadOnlyView at READ_COMMITTED: the segments' committed views.
+  class CommittedView final : public ReadOnlyWindowBytes {
+   public:
+    explicit CommittedView(RocksDBWindowStore& store) : store_(store) {}
+    StoreResult<WindowStoreBytesIterator> fetch(const Bytes& key, int64_t time_from_ms,
+                                                int64_t time_to_ms, bool forward) override {
+      return store_.fetch_at(key, time_from_ms, time_to_ms, forward,
+                             IsolationLevel::READ_COMMITTED);
+    }
+    StoreResult<WindowedBytesIterator> fetch_all(int64_t time_from_ms, int64_t time_to_ms,
+                                                 bool forward) override {
+      return store_.windowed(store_.bytes_store_.fetch_all(time_from_ms, time_to_ms, forward,
+                                                           IsolationLevel::READ_COMMITTED));
+    }
+
+   private:
+    RocksDBWindowStore& store_;
+  };
+
+  StoreResult<WindowStoreBytesIterator> fetch_at(const Bytes& key, int64_t time_from_ms,
+                                                 int64_t time_to_ms, bool forward,
+                                                 IsolationLevel level);
   StoreResult<WindowedBytesIterator> windowed(
       StoreResult<std::vector<KeyValue<Bytes, Bytes>>> raw) const;
 
@@ -73,6 +116,7 @@ class RocksDBWindowStore : public WindowBytesStore {
   bool retain_duplicates_;
   int32_t seqnum_ = 0;
   StateStoreContext* context_ = nullptr;
+  CommittedView committed_view_{*this};
 };
 
 // Stores.persistentTimestampedWindowStore: TimestampedSegments, values [timestamp][value].

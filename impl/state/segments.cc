@@ -73,6 +73,12 @@ Status KeyValueSegment::open_db(StateStoreContext& context, const std::string& p
   cf_ = cf_handles_.at(column_family_ != rocksdb::kDefaultColumnFamilyName ? 1 : 0);
   if (!offsets) return ok_status();
   offsets_cf_ = cf_handles_.back();
+  // pin delta 5: RocksDBStore.openDB reads enable.transactional.statestores (true only at the new
+  // pin), so each segment is transactional on its own.
+  if (context.transactional_state_stores()) {
+    buffer_ = std::make_unique<TransactionBuffer>();
+    staged_batch_ = std::make_unique<rocksdb::WriteBatch>();
+  }
   if (auto opened = open_offsets(context, *shared_position); !opened) {
     drop();
     return opened;
@@ -88,10 +94,9 @@ Status KeyValueSegment::open_offsets(StateStoreContext& context, Position& share
              "campaign: default.toml draws only the old pin, scenarios/templates/kafka_2026.toml "
              "reaches it)");
   }
-  // Segments stage nothing yet under enable.transactional.statestores (KIP-892 for the segmented
-  // family is not ported): they write the marker as a non-transactional RocksDBStore does.
+  // A transactional segment checks the marker but writes none (KAFKA-20753).
   auto stored = offsets_cf::open(*db_, offsets_cf_,
-                                 /*ignore_invalid_state=*/!context.eos_enabled());
+                                 /*ignore_invalid_state=*/!context.eos_enabled(), transactional());
   if (!stored) {
     // pin delta 4: RocksDBStore.openDB turns the invalid state into TaskCorruptedException.
     return base::unexpected(
@@ -107,13 +112,45 @@ Status KeyValueSegment::open_offsets(StateStoreContext& context, Position& share
   return ok_status();
 }
 
+// A segment has no record context, so its own pending position stays empty: the position it
+// writes is the segmented store's, into which that store merged its pending one first.
+// Transactional: the offsets and the position join the staged batch, one db.write applies it all
+// (commitStagedWrites), and the batch went into the memtable like any write.
 Status KeyValueSegment::commit(const Position& position, const ChangelogOffsets& offsets) {
   if (db_ == nullptr) return ok_status();  // Kafka: `if (db == null) return;`
   IQ_ASSERT(offsets_cf_ != nullptr, "segment {}: commit(offsets) at the old pin", name_);
-  if (!offsets_cf::commit(*db_, offsets_cf_, position, offsets)) {
+  if (!offsets_cf::commit(*db_, offsets_cf_, position, offsets, staged_batch_.get())) {
     return base::unexpected(processor_state("Error while executing commit from store " + name_));
   }
-  return ok_status();
+  if (!buffer_) return ok_status();
+  if (!buffer_->is_empty()) {
+    IQ_PROBE("kip892.segment_commit_applied_staged_writes",
+             "a transactional window or session segment's commit wrote its staged writes to "
+             "RocksDB (new pin, enable.transactional.statestores)");
+  }
+  const size_t bytes = staged_batch_->GetDataSize();
+  auto committed = buffer_->commit([&](const StagedWrites&) -> Status {
+    if (!db_->Write(rocksdb_store_write_options(), staged_batch_.get()).ok()) {
+      return base::unexpected(
+          processor_state("Error committing transaction buffer for store " + name_));
+    }
+    return ok_status();
+  });
+  if (!committed) return committed;
+  staged_batch_->Clear();
+  return maybe_flush_memtable(bytes);
+}
+
+int64_t KeyValueSegment::approximate_num_uncommitted_bytes() const {
+  if (!buffer_) return 0;
+  return buffer_->approximate_num_uncommitted_bytes() +
+         static_cast<int64_t>(staged_batch_->GetDataSize());
+}
+
+void KeyValueSegment::rollback() {
+  if (!buffer_) return;
+  buffer_->rollback();
+  staged_batch_->Clear();
 }
 
 StoreResult<std::optional<ChangelogOffset>> KeyValueSegment::committed_offset(
@@ -133,6 +170,14 @@ std::optional<int64_t> KeyValueSegment::stored_status() {
 
 Status KeyValueSegment::put(const Bytes& key, const ValueBytes& value) {
   IQ_ASSERT(db_ != nullptr, "put into closed segment {}", name_);
+  if (buffer_) {
+    // pin delta 5: TransactionalDBAccessor.put, staged in the buffer and the batch.
+    buffer_->stage(key, value);
+    const rocksdb::Status staged = value ? staged_batch_->Put(cf_, key.get(), value->get())
+                                         : staged_batch_->Delete(cf_, key.get());
+    IQ_ASSERT(staged.ok(), "WriteBatch refused a staged write: {}", staged.ToString());
+    return ok_status();
+  }
   const rocksdb::Status status =
       value ? db_->Put(rocksdb_store_write_options(), cf_, key.get(), value->get())
             : db_->Delete(rocksdb_store_write_options(), cf_, key.get());
@@ -164,8 +209,13 @@ Status KeyValueSegment::maybe_flush_memtable(size_t bytes_written) {
   return ok_status();
 }
 
-StoreResult<ValueBytes> KeyValueSegment::get(const Bytes& key) {
+StoreResult<ValueBytes> KeyValueSegment::get(const Bytes& key, IsolationLevel level) {
   IQ_ASSERT(db_ != nullptr, "get from closed segment {}", name_);
+  // The transactional accessor reads the buffer first (a staged tombstone is null), the
+  // committed view RocksDB alone.
+  if (buffer_ && level == IsolationLevel::READ_UNCOMMITTED) {
+    if (const ValueBytes* staged = buffer_->get(key)) return *staged;
+  }
   std::string value;
   const rocksdb::Status status = db_->Get(rocksdb::ReadOptions(), cf_, key.get(), &value);
   if (status.IsNotFound()) return ValueBytes{};
@@ -176,9 +226,28 @@ StoreResult<ValueBytes> KeyValueSegment::get(const Bytes& key) {
   return ValueBytes{Bytes(std::move(value))};
 }
 
+// A transactional segment's READ_UNCOMMITTED scan is Kafka's StagedMergeIterator over the
+// staged range and RocksDB's; `keep` is a test of the key alone, so filtering each side before the
+// merge leaves what filtering the merge would.
 Status KeyValueSegment::scan(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
                              bool forward, const KeyFilter& keep,
-                             std::vector<KeyValue<Bytes, Bytes>>& out) {
+                             std::vector<KeyValue<Bytes, Bytes>>& out, IsolationLevel level) {
+  if (!buffer_ || level == IsolationLevel::READ_COMMITTED || buffer_->is_empty()) {
+    return scan_base(from, to, forward, keep, out);
+  }
+  std::vector<KeyValue<Bytes, Bytes>> base;
+  if (auto s = scan_base(from, to, forward, keep, base); !s) return s;
+  StagedWrites staged = buffer_->staging_snapshot(from, to, /*to_inclusive=*/true, level);
+  std::erase_if(staged, [&](const auto& entry) { return !keep(entry.first); });
+  visit_staged_merge(staged, base, /*reverse=*/!forward, [&](const Bytes& k, const Bytes& v) {
+    out.push_back({k, v});
+  });
+  return ok_status();
+}
+
+Status KeyValueSegment::scan_base(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
+                                  bool forward, const KeyFilter& keep,
+                                  std::vector<KeyValue<Bytes, Bytes>>& out) {
   IQ_ASSERT(db_ != nullptr, "scan of closed segment {}", name_);
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), cf_));
   if (!forward && to) {
@@ -234,9 +303,16 @@ Status KeyValueSegment::flush() {
 
 void KeyValueSegment::close() {
   if (db_ == nullptr) return;
+  if (buffer_ && !buffer_->is_empty()) {
+    IQ_PROBE("kip892.segment_close_discarded_staged_writes",
+             "a transactional window or session segment closed with staged writes, which it "
+             "discarded (new pin, enable.transactional.statestores)");
+  }
+  rollback();
   if (offsets_cf_ != nullptr) {
     // Kafka logs a failed status write and closes anyway; db.close() flushes with the WAL off.
-    if (status_open_set_) (void)offsets_cf::close(*db_, offsets_cf_);
+    // A transactional segment writes no marker (KAFKA-20753).
+    if (status_open_set_ && !buffer_) (void)offsets_cf::close(*db_, offsets_cf_);
     status_open_set_ = false;
     const rocksdb::Status flushed = flush_atomically(*db_, cf_handles_);
     IQ_ASSERT(flushed.ok(), "segment {}: flush at close: {}", name_, flushed.ToString());
@@ -246,6 +322,7 @@ void KeyValueSegment::close() {
 }
 
 void KeyValueSegment::drop() {
+  rollback();
   if (db_ == nullptr) return;
   for (rocksdb::ColumnFamilyHandle* handle : cf_handles_) {
     const rocksdb::Status destroyed = db_->DestroyColumnFamilyHandle(handle);
@@ -432,6 +509,12 @@ bool KeyValueSegments::kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) {
     if (segment->kept_entries(out)) any = true;
   }
   return any;
+}
+
+int64_t KeyValueSegments::approximate_num_uncommitted_bytes() const {
+  int64_t total = 0;
+  for (const auto& [id, segment] : segments_) total += segment->approximate_num_uncommitted_bytes();
+  return total;
 }
 
 std::vector<int64_t> KeyValueSegments::segment_ids() const {

@@ -20,6 +20,14 @@
 // crash can leave an older segment behind the newest: its unflushed writes are then lost below an
 // offset the store reports as restored (§10, H4). The position is the segmented store's, shared:
 // each segment merges what it stored into it when it opens, and writes it at every commit.
+//
+// KIP-892 (enable.transactional.statestores at the new pin, pin delta 5; docs/kafka-2026-08-20.md
+// §3.4.4, 704fcb2655): a segment is a transactional RocksDBStore there, with its own
+// RocksDBTransactionBuffer. Its puts are staged in the buffer and a WriteBatch; commit applies the
+// batch with the offsets and the position in one write; close (clean or dirty) and a crash discard
+// the staged writes; it writes no status marker (KAFKA-20753) but still checks one at open. Reads
+// take a level (Kafka's segment.readOnly(level)): READ_UNCOMMITTED merges the staged writes over
+// RocksDB, READ_COMMITTED reads RocksDB alone. Restoration writes RocksDB directly.
 
 #include <cstdint>
 #include <functional>
@@ -34,10 +42,12 @@
 #include "iq/topic_partition.h"
 #include "state/state_store.h"
 #include "state/state_store_context.h"
+#include "state/transaction_buffer.h"
 
 namespace rocksdb {
 class ColumnFamilyHandle;
 class DB;
+class WriteBatch;
 }  // namespace rocksdb
 
 namespace iq {
@@ -61,14 +71,19 @@ class KeyValueSegment {
   const std::string& name() const { return name_; }
   int64_t id() const { return id_; }
 
+  // A transactional segment stages the write (no memtable, no flush) until commit.
   [[nodiscard]] Status put(const Bytes& key, const ValueBytes& value);
-  [[nodiscard]] StoreResult<ValueBytes> get(const Bytes& key);
+  // `level`: the segment's readOnly(level) view (KIP-892); a segment that is not transactional
+  // reads the same at both.
+  [[nodiscard]] StoreResult<ValueBytes> get(
+      const Bytes& key, IsolationLevel level = IsolationLevel::READ_UNCOMMITTED);
   // The entries with keys in [from, to] (nullopt = open), ascending or descending, that `keep`
   // accepts (Kafka's HasNextCondition skips the others and goes on).
   using KeyFilter = std::function<bool(const Bytes& key)>;
   [[nodiscard]] Status scan(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
                             bool forward, const KeyFilter& keep,
-                            std::vector<KeyValue<Bytes, Bytes>>& out);
+                            std::vector<KeyValue<Bytes, Bytes>>& out,
+                            IsolationLevel level = IsolationLevel::READ_UNCOMMITTED);
   // StateStore::kept_entries: whether the segment holds any entry; `out` gets them all.
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out);
   // One write of a restore batch (null values delete).
@@ -91,8 +106,20 @@ class KeyValueSegment {
       const TopicPartition& changelog);
   // The status marker as the segment reads it now, for tests: none, 1 open, 0 closed.
   std::optional<int64_t> stored_status();
+  // KIP-892: whether this segment stages its writes, and what it staged since its last commit
+  // (RocksDBTransactionBuffer.approximateNumUncommittedBytes: the staged key and value bytes plus
+  // the WriteBatch's data size, as RocksDBStore counts them).
+  bool transactional() const { return buffer_ != nullptr; }
+  int64_t approximate_num_uncommitted_bytes() const;
 
  private:
+  // The segment's RocksDB reads alone (its DirectDBAccessor).
+  [[nodiscard]] Status scan_base(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
+                                 bool forward, const KeyFilter& keep,
+                                 std::vector<KeyValue<Bytes, Bytes>>& out);
+  // TransactionalDBAccessor.close: the staged writes dropped.
+  void rollback();
+
   // The new pin's open of the offsets column family (RocksDBStore.openDB's cfAccessor.open).
   [[nodiscard]] Status open_offsets(StateStoreContext& context, Position& shared_position);
 
@@ -110,6 +137,9 @@ class KeyValueSegment {
   rocksdb::ColumnFamilyHandle* cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* offsets_cf_ = nullptr;  // the new pin's; null at the old
   bool status_open_set_ = false;                       // AbstractColumnFamilyAccessor.storeOpen
+  // KIP-892 (the new pin, enable.transactional.statestores): the buffer and its WriteBatch.
+  std::unique_ptr<TransactionBuffer> buffer_;
+  std::unique_ptr<rocksdb::WriteBatch> staged_batch_;
 };
 
 // AbstractSegments + KeyValueSegments / TimestampedSegments (the column family tells them apart).
@@ -158,6 +188,8 @@ class KeyValueSegments {
       const TopicPartition& changelog);
   // StateStore::kept_entries over every open segment, in id order.
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out);
+  // The segmented store's approximateNumUncommittedBytes: the sum over every open segment.
+  int64_t approximate_num_uncommitted_bytes() const;
   // The ids of the segments held, ascending (for tests of roll and expiry).
   std::vector<int64_t> segment_ids() const;
 

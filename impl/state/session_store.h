@@ -23,8 +23,21 @@ namespace iq {
 // KeyValueIterator<Windowed<Bytes>, byte[]> of sessions.
 using SessionBytesIterator = KeyValueIterator<Windowed<Bytes>, Bytes>;
 
-class SessionBytesStore : public StateStore {
+// ReadOnlySessionStore<Bytes, byte[]>: the read IQv2 makes of a session store (a WindowRangeQuery
+// withKey is fetch(key)), which a session store is, and what SessionBytesStore::read_only(level)
+// hands out.
+class ReadOnlySessionBytes {
  public:
+  virtual ~ReadOnlySessionBytes() = default;
+  [[nodiscard]] virtual StoreResult<SessionBytesIterator> fetch(const Bytes& key, bool forward) = 0;
+};
+
+class SessionBytesStore : public StateStore, public ReadOnlySessionBytes {
+ public:
+  // KIP-892 (pin delta 5; docs/kafka-2026-08-20.md §3.4.3-4): SessionStore.readOnly(level), through
+  // which StoreQueryUtils reads; the store itself by default (both levels alike), a transactional
+  // position owner's committed view for READ_COMMITTED.
+  virtual ReadOnlySessionBytes& read_only(IsolationLevel /*level*/) { return *this; }
   // put(sessionKey, aggregate): a null aggregate removes the session.
   [[nodiscard]] virtual Status put(const Windowed<Bytes>& session, const ValueBytes& value) = 0;
   [[nodiscard]] virtual Status remove(const Windowed<Bytes>& session) = 0;
@@ -39,7 +52,7 @@ class SessionBytesStore : public StateStore {
       bool forward) = 0;
   // fetch(key) / backwardFetch(key): findSessions(key, 0, Long.MAX_VALUE) in every store Kafka
   // has (the in-memory one iterates its whole map, with the same result).
-  [[nodiscard]] virtual StoreResult<SessionBytesIterator> fetch(const Bytes& key, bool forward) {
+  [[nodiscard]] StoreResult<SessionBytesIterator> fetch(const Bytes& key, bool forward) override {
     return find_sessions(key, 0, std::numeric_limits<int64_t>::max(), forward);
   }
 };

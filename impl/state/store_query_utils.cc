@@ -86,9 +86,12 @@ QueryResult run_range_query(const Query& query, const QueryConfig& config, State
 
 // runWindowKeyQuery: a window store fetches forward over the raw query's (already un-swapped)
 // range; any other store answers UNKNOWN_QUERY_TYPE after the bound check.
-QueryResult run_window_key_query(const Query& query, StateStore& store) {
-  auto* window = dynamic_cast<WindowBytesStore*>(&store);
-  if (window == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
+QueryResult run_window_key_query(const Query& query, const QueryConfig& config, StateStore& store) {
+  auto* window_store = dynamic_cast<WindowBytesStore*>(&store);
+  if (window_store == nullptr)
+    return QueryResult::for_unknown_query_type(query, store.java_class());
+  // KIP-892: read through readOnly(level) (the store itself unless transactional).
+  ReadOnlyWindowBytes* window = &window_store->read_only(config.isolation_level());
   const auto* raw = dynamic_cast<const WindowKeyQuery<Bytes, Bytes>*>(&query);
   IQ_ASSERT(raw != nullptr, "a typed WindowKeyQuery reached the position owner: {}",
             query.to_string());
@@ -110,9 +113,11 @@ QueryResult run_window_key_query(const Query& query, StateStore& store) {
 // store only withKey (fetch(key), i.e. findSessions(key, 0, Long.MAX_VALUE)); the other shape
 // fails with each family's message (a caller below the typed layer gets this far); any other
 // store answers UNKNOWN_QUERY_TYPE.
-QueryResult run_window_range_query(const Query& query, StateStore& store) {
+QueryResult run_window_range_query(const Query& query, const QueryConfig& config,
+                                   StateStore& store) {
   const auto* raw = dynamic_cast<const WindowRangeQuery<Bytes, Bytes>*>(&query);
-  if (auto* window = dynamic_cast<WindowBytesStore*>(&store)) {
+  if (auto* window_store = dynamic_cast<WindowBytesStore*>(&store)) {
+    ReadOnlyWindowBytes* window = &window_store->read_only(config.isolation_level());
     IQ_ASSERT(raw != nullptr, "a typed WindowRangeQuery reached the position owner: {}",
               query.to_string());
     if (!raw->time_from() || !raw->time_to()) {
@@ -129,7 +134,8 @@ QueryResult run_window_range_query(const Query& query, StateStore& store) {
     }
     return QueryResult::for_result(std::move(*it));
   }
-  if (auto* session = dynamic_cast<SessionBytesStore*>(&store)) {
+  if (auto* session_store = dynamic_cast<SessionBytesStore*>(&store)) {
+    ReadOnlySessionBytes* session = &session_store->read_only(config.isolation_level());
     IQ_ASSERT(raw != nullptr, "a typed WindowRangeQuery reached the position owner: {}",
               query.to_string());
     if (!raw->key()) {
@@ -249,9 +255,9 @@ QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
       case QueryKind::RangeQuery:
         return run_range_query(query, config, store);
       case QueryKind::WindowKeyQuery:
-        return run_window_key_query(query, store);
+        return run_window_key_query(query, config, store);
       case QueryKind::WindowRangeQuery:
-        return run_window_range_query(query, store);
+        return run_window_range_query(query, config, store);
       case QueryKind::VersionedKeyQuery:
         return run_versioned_key_query(query, store);
       default:

@@ -29,43 +29,80 @@ namespace iq {
 
 class StateStoreContext;
 
-// Staged writes by key: the value, or nullopt for a staged delete (a tombstone).
-using StagedWrites = std::map<Bytes, ValueBytes>;
-
-class TransactionBuffer {
+// The backends' pending position (InMemoryTransactionBuffer, InMemoryWindowTransactionBuffer,
+// InMemorySessionTransactionBuffer, RocksDBTransactionBuffer each keep one): the position of the
+// writes staged since the last commit.
+class PendingPosition {
  public:
+  // updatePosition advances it from the record context (StoreQueryUtils.updatePosition's rules);
+  // pending_position() is a copy; merge_pending_position_into moves it into `committed` and
+  // empties it.
+  void update_position(const StateStoreContext* context);
+  Position pending_position() const { return pending_position_.copy(); }
+  void merge_pending_position_into(Position& committed);
+
+ protected:
+  void clear_pending_position() { pending_position_ = Position::empty_position(); }
+
+ private:
+  Position pending_position_ = Position::empty_position();
+};
+
+// Each backend's estimateKeySize: the bytes a staged key counts for (a Bytes key its length; the
+// window and session stores' composite keys add their timestamps, in_memory_*_store.h).
+inline int64_t staged_key_bytes(const Bytes& key) {
+  return static_cast<int64_t>(key.size());
+}
+
+// AbstractTransactionBuffer<K>: staged writes by key (the value, or nullopt for a staged delete, a
+// tombstone), ordered as the backend's base iterates.
+template <typename Key>
+class BasicTransactionBuffer : public PendingPosition {
+ public:
+  using Writes = std::map<Key, ValueBytes>;
+
   // TransactionBuffer.stage: a put (or, `value` nullopt, a delete). Every call adds the key's and
   // the value's bytes to the uncommitted count, overwrites of a staged key included, as Kafka's
   // AbstractTransactionBuffer.stage does.
-  void stage(const Bytes& key, const ValueBytes& value);
+  void stage(const Key& key, const ValueBytes& value) {
+    pending_writes_.insert_or_assign(key, value);
+    pending_writes_bytes_ +=
+        staged_key_bytes(key) + static_cast<int64_t>(value ? value->size() : 0);
+  }
   // TransactionBuffer.get: nullptr when the key has no staged entry (read the base), else the
   // staged value (nullopt: a staged delete).
-  const ValueBytes* get(const Bytes& key) const;
+  const ValueBytes* get(const Key& key) const {
+    auto it = pending_writes_.find(key);
+    return it == pending_writes_.end() ? nullptr : &it->second;
+  }
   bool is_empty() const { return pending_writes_.empty(); }
   // approximateNumUncommittedBytes: key and value bytes of every stage call since the last commit
   // or rollback (a backend may add its own, as the RocksDB store adds its WriteBatch's size).
   int64_t approximate_num_uncommitted_bytes() const { return pending_writes_bytes_; }
-  const StagedWrites& staged() const { return pending_writes_; }
+  const Writes& staged() const { return pending_writes_; }
 
   // stagingSnapshot(from, to, toInclusive, level): the staged writes in [from, to] (or [from, to)
   // when `to_inclusive` is false; a missing bound is open), copied; empty under READ_COMMITTED, so
   // that the merge degenerates to the base.
-  StagedWrites staging_snapshot(const std::optional<Bytes>& from, const std::optional<Bytes>& to,
-                                bool to_inclusive, IsolationLevel level) const;
-
-  // The pending position (the backends' pendingPosition): updatePosition advances it from the
-  // record context (StoreQueryUtils.updatePosition's rules); pending_position() is a copy;
-  // merge_pending_position_into moves it into `committed` and empties it.
-  void update_position(const StateStoreContext* context);
-  Position pending_position() const { return pending_position_.copy(); }
-  void merge_pending_position_into(Position& committed);
+  Writes staging_snapshot(const std::optional<Key>& from, const std::optional<Key>& to,
+                          bool to_inclusive, IsolationLevel level) const {
+    if (level == IsolationLevel::READ_COMMITTED) return {};
+    // Kafka's subMap refuses from > to (IllegalArgumentException); its callers never ask for one
+    // (the stores return an empty iterator first), and here such a range is simply empty.
+    if (from && to && *to < *from) return {};
+    auto first = from ? pending_writes_.lower_bound(*from) : pending_writes_.begin();
+    auto last = !to            ? pending_writes_.end()
+                : to_inclusive ? pending_writes_.upper_bound(*to)
+                               : pending_writes_.lower_bound(*to);
+    return Writes(first, last);
+  }
 
   // commit: `flush_to_base(staged())` applies the staged writes to the base; on success the staged
   // writes and the byte count are cleared. On failure nothing is cleared, as when Kafka's
   // flushToBase throws. The pending position is the caller's to merge first.
   template <typename FlushToBase>
   Status commit(FlushToBase&& flush_to_base) {
-    Status flushed = flush_to_base(static_cast<const StagedWrites&>(pending_writes_));
+    Status flushed = flush_to_base(static_cast<const Writes&>(pending_writes_));
     if (!flushed) return flushed;
     pending_writes_.clear();
     pending_writes_bytes_ = 0;
@@ -73,13 +110,20 @@ class TransactionBuffer {
   }
   // rollback: the staged writes, the byte count and the pending position are discarded (the
   // backends' discardPendingBatch clears the pending position).
-  void rollback();
+  void rollback() {
+    pending_writes_.clear();
+    pending_writes_bytes_ = 0;
+    clear_pending_position();
+  }
 
  private:
-  StagedWrites pending_writes_;
+  Writes pending_writes_;
   int64_t pending_writes_bytes_ = 0;
-  Position pending_position_ = Position::empty_position();
 };
+
+// The key-value stores' buffer (InMemoryTransactionBuffer, RocksDBTransactionBuffer).
+using TransactionBuffer = BasicTransactionBuffer<Bytes>;
+using StagedWrites = TransactionBuffer::Writes;
 
 // StagedMergeIterator, materialized: `staging` over `base`, both in the iteration order asked for
 // (`reverse`: descending; `base` must already be in that order). A staged value replaces the base

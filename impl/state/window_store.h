@@ -20,8 +20,28 @@ using WindowStoreBytesIterator = KeyValueIterator<int64_t, Bytes>;
 // KeyValueIterator<Windowed<Bytes>, byte[]>.
 using WindowedBytesIterator = KeyValueIterator<Windowed<Bytes>, Bytes>;
 
-class WindowBytesStore : public StateStore {
+// ReadOnlyWindowStore<Bytes, byte[]>: the reads IQv2 makes of a window store (StoreQueryUtils'
+// runWindowKeyQuery and runWindowRangeQuery), which a window store is, and what
+// WindowBytesStore::read_only(level) hands out.
+class ReadOnlyWindowBytes {
  public:
+  virtual ~ReadOnlyWindowBytes() = default;
+  [[nodiscard]] virtual StoreResult<WindowStoreBytesIterator> fetch(const Bytes& key,
+                                                                    int64_t time_from_ms,
+                                                                    int64_t time_to_ms,
+                                                                    bool forward) = 0;
+  [[nodiscard]] virtual StoreResult<WindowedBytesIterator> fetch_all(int64_t time_from_ms,
+                                                                     int64_t time_to_ms,
+                                                                     bool forward) = 0;
+};
+
+class WindowBytesStore : public StateStore, public ReadOnlyWindowBytes {
+ public:
+  // KIP-892 (pin delta 5; docs/kafka-2026-08-20.md §3.4.3-4): WindowStore.readOnly(level), through
+  // which StoreQueryUtils reads. The default is the store itself (both levels alike), which every
+  // non-transactional store keeps; a transactional position owner returns its committed view for
+  // READ_COMMITTED.
+  virtual ReadOnlyWindowBytes& read_only(IsolationLevel /*level*/) { return *this; }
   // A null value deletes the (key, window) entry; a put into an expired window is dropped.
   [[nodiscard]] virtual Status put(const Bytes& key, const ValueBytes& value,
                                    int64_t window_start_ms) = 0;
