@@ -220,7 +220,8 @@ TEST_P(TransactionalWindowStoreTest, CloseAndCrashDiscardStagedWrites) {
   // header.
   EXPECT_EQ(store_->approximate_num_uncommitted_bytes(), transactional() ? 12 : 0);
   put("a", b("3"), 2 * kWindowSize, 2);
-  open();  // the process dies: nothing was flushed since the last close
+  kill_leaving_disk(store_, root_ + "/app/0_0");  // the process dies: its close flushes nothing
+  open();
   EXPECT_EQ(key_query_values("a", kUncommitted), after_close);
 }
 
