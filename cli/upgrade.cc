@@ -21,7 +21,7 @@ using nlohmann::json;
 
 constexpr const char* kOldPin = "2024-10-25";
 constexpr const char* kNewPin = "2026-08-20";
-// Run pages written per pin, for the first seeds whose verdict changed.
+// Run pages written per pin (page_seeds).
 constexpr size_t kPagesPerPinMax = 20;
 
 json diffs_json(const std::vector<reports::SeedSetDiff>& diffs) {
@@ -64,14 +64,31 @@ json speed_json(const reports::UpgradePin& p) {
           {"events_per_seed_mean", mean_of(events)}};
 }
 
-// The run pages of the first changed seeds under each pin, each run again from that pin's
-// template with its trace kept (the sweep keeps none).
+}  // namespace
+
+std::vector<uint64_t> page_seeds(const reports::UpgradeInput& in) {
+  std::set<uint64_t> failing;
+  for (const reports::UpgradePin* pin : {&in.old_pin, &in.new_pin}) {
+    if (auto it = pin->seeds_by_class.find("failure"); it != pin->seeds_by_class.end()) {
+      failing.insert(it->second.begin(), it->second.end());
+    }
+  }
+  std::vector<uint64_t> out(failing.begin(), failing.end());
+  for (uint64_t seed : changed_seeds(in)) {
+    if (!failing.contains(seed)) out.push_back(seed);
+  }
+  if (out.size() > kPagesPerPinMax) out.resize(kPagesPerPinMax);
+  return out;
+}
+
+namespace {
+
+// The run pages of page_seeds under each pin, each run again from that pin's template with its
+// trace kept (the sweep keeps none).
 std::optional<std::string> write_pages(reports::UpgradeInput& in, const std::string& dir) {
-  const std::set<uint64_t> changed = changed_seeds(in);
+  const std::vector<uint64_t> seeds = page_seeds(in);
   for (reports::UpgradePin* pin : {&in.old_pin, &in.new_pin}) {
-    size_t written = 0;
-    for (uint64_t seed : changed) {
-      if (written++ == kPagesPerPinMax) break;
+    for (uint64_t seed : seeds) {
       auto page = write_run_page(pin->file, seed, dir);
       if (!page) return page.error();
       pin->pages[seed] = *page;

@@ -9,9 +9,9 @@
 //
 //   iqsim upgrade scenarios/templates/kafka_2026.toml --seeds 200 --jobs 2 --out upgrade/
 //
-// Writes DIR/index.html (reports/upgrade_report.h), a run page for each of the first seeds whose
-// verdict changed, and DIR/upgrade.json. Exit 0 when no seed fails under either pin, 1 when one
-// does, 2 on bad input (before any seed).
+// Writes DIR/index.html (reports/upgrade_report.h), a run page for each failing seed and each of
+// the first seeds whose verdict changed (page_seeds), and DIR/upgrade.json. Exit 0 when no seed
+// fails under either pin, 1 when one does, 2 on bad input (before any seed).
 
 #include <cstdint>
 #include <map>
@@ -41,6 +41,11 @@ int upgrade_command(const UpgradeArgs& args);
 reports::UpgradePin upgrade_pin(const std::string& pin, const std::string& file,
                                 const SweepSummary& summary,
                                 const std::map<uint64_t, double>& cpu_ms_by_seed);
+
+// The seeds that get a run page under each pin, at most 20: every seed that fails under either
+// pin first (a failure present under both pins is no change, but it is what a user opens first),
+// then the seeds whose verdict changed, ascending.
+std::vector<uint64_t> page_seeds(const reports::UpgradeInput& in);
 
 // The summary JSON: both pins' fuzz summaries and CPU times, and what the page shows (the
 // changed seeds per class and property, the levels, the dirty reads, the speed).

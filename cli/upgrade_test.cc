@@ -35,6 +35,31 @@ TEST(UpgradeDiff, SeedsUnderOnePinOnlyPerKey) {
   EXPECT_EQ(same[0].seeds_old, 2u);
 }
 
+// The run pages go to failing seeds first, under either pin and changed or not, then to the
+// changed seeds, at most 20 (upgrade seed 536 of kafka_2026.toml failed at the old pin only and
+// had no page while twenty changed seeds before it did).
+TEST(UpgradePages, FailingSeedsGetAPageBeforeChangedOnes) {
+  reports::UpgradeInput in;
+  std::set<uint64_t> many;
+  for (uint64_t s = 1; s <= 30; ++s) many.insert(s);
+  in.old_pin.seeds_by_class = {{"alos_reprocessing", many}, {"failure", {536}}};
+  in.new_pin.seeds_by_class = {{"failure", {700}}};
+  in.old_pin.seeds_by_property = {{"P", {700}}};
+  in.new_pin.seeds_by_property = {{"P", {700}}};
+  const std::vector<uint64_t> seeds = page_seeds(in);
+  ASSERT_EQ(seeds.size(), 20u);
+  EXPECT_EQ(seeds[0], 536u) << "failing at the old pin only";
+  EXPECT_EQ(seeds[1], 700u) << "failing at the new pin only";
+  EXPECT_EQ(seeds[2], 1u) << "then the changed seeds, ascending";
+  EXPECT_EQ(seeds[19], 18u);
+  // A seed failing under both pins has no diff, and still gets its page.
+  reports::UpgradeInput both;
+  both.old_pin.seeds_by_class = {{"failure", {9}}};
+  both.new_pin.seeds_by_class = {{"failure", {9}}};
+  EXPECT_EQ(page_seeds(both), (std::vector<uint64_t>{9}));
+  EXPECT_TRUE(page_seeds(reports::UpgradeInput{}).empty());
+}
+
 SeedResult result(uint64_t seed, std::map<std::string, uint64_t> by_class,
                   std::map<std::string, uint64_t> by_level) {
   SeedResult r;
