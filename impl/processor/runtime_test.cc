@@ -49,6 +49,17 @@ class RuntimeTest : public testing::TestWithParam<bool> {
     return r->result<std::optional<int64_t>>();
   }
   static Position position(Task& task) { return task.store("counts")->position(); }
+  // `task`, a fresh active on `inst`, restores its empty changelog, processes keys 1 and 2 and
+  // commits: its changelog then holds 2 records.
+  void run_to_two_changelog_records(Instance& inst, StreamTask& task) {
+    ASSERT_TRUE(task.initialize().has_value());
+    ASSERT_TRUE(inst.reader.register_task(task, 0).has_value());
+    ASSERT_TRUE(task.complete_restoration().has_value());
+    task.add_records({input(1, 0), input(2, 1)});
+    while (*task.process_one()) {
+    }
+    ASSERT_TRUE(task.prepare_commit().has_value());
+  }
 
   std::filesystem::path root_;
   TopologyConfig topology_;
@@ -133,13 +144,7 @@ TEST_P(RuntimeTest, RestoringActiveStopsAtTheEndOffsetFixedAtRegistration) {
   Instance a(broker_, root_ / "a", GetParam());
   Instance c(broker_, root_ / "c", GetParam());
   StreamTask first({0, 0}, topology_, a.env);
-  ASSERT_TRUE(first.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(first, 0).has_value());
-  ASSERT_TRUE(first.complete_restoration().has_value());
-  first.add_records({input(1, 0), input(2, 1)});
-  while (*first.process_one()) {
-  }
-  ASSERT_TRUE(first.prepare_commit().has_value());  // 2 changelog records
+  ASSERT_NO_FATAL_FAILURE(run_to_two_changelog_records(a, first));
 
   StreamTask second({0, 0}, topology_, c.env);
   ASSERT_TRUE(second.initialize().has_value());
@@ -163,13 +168,7 @@ TEST_P(RuntimeTest, AnEndOffsetTimeoutIsRetriedByTheNextRestore) {
   Instance a(broker_, root_ / "a", GetParam());
   Instance c(broker_, root_ / "c", GetParam());
   StreamTask first({0, 0}, topology_, a.env);
-  ASSERT_TRUE(first.initialize().has_value());
-  ASSERT_TRUE(a.reader.register_task(first, 0).has_value());
-  ASSERT_TRUE(first.complete_restoration().has_value());
-  first.add_records({input(1, 0), input(2, 1)});
-  while (*first.process_one()) {
-  }
-  ASSERT_TRUE(first.prepare_commit().has_value());  // 2 changelog records
+  ASSERT_NO_FATAL_FAILURE(run_to_two_changelog_records(a, first));
 
   c.admin.end_offsets_error = StreamsError{StreamsError::Kind::Timeout, "listOffsets timed out"};
   StreamTask second({0, 0}, topology_, c.env);
