@@ -87,7 +87,8 @@ class Task {
   bool offsets_in_stores() const;
   // enable.transactional.statestores as this task's stores were opened with (pin delta 5).
   bool transactional_state_stores() const { return env_.transactional_state_stores; }
-  // Close without flushing or checkpointing (a crash is simply dropping the object). Under
+  // Close without flushing or checkpointing (the stores' DB close still flushes their memtables,
+  // as RocksDB's does in Kafka; a crash is dropping the object on a frozen disk). Under
   // exactly_once_v2 the caller then wipes the task directory (StateManagerUtil.closeStateManager:
   // an unclean close leaves state that may hold uncommitted writes).
   void close_dirty();

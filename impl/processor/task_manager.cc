@@ -19,7 +19,8 @@ std::optional<int64_t> live_offset_sum(const ChangelogOffsets& offsets) {
 }  // namespace
 
 TaskManager::~TaskManager() {
-  // Dropping the manager is a crash: tasks vanish without flushing. Unregister from the reader so
+  // Dropping the manager is what a crash does (the simulator freezes the disk first, so nothing
+  // the stores' closes flush survives). Unregister from the reader so
   // it holds no dangling task pointers if it outlives us.
   for (const auto& [id, t] : actives_) reader_.unregister_task(id);
   for (const auto& [id, t] : standbys_) reader_.unregister_task(id);

@@ -41,10 +41,7 @@ Status InMemoryWindowStore::init(StateStoreContext& context, StateStore& root) {
 
 // pin delta 7: the staged position (committed + pending, a copy) when transactional.
 Position InMemoryWindowStore::position() const {
-  if (!buffer_) return position_;
-  Position staged = position_.copy();
-  staged.merge(buffer_->pending_position(), KafkaPin::k2026_08_20);
-  return staged;
+  return buffer_ ? buffer_->staged_over(position_) : position_;
 }
 
 // pin delta 7 (§3.3): READ_UNCOMMITTED on a transactional store is bounded by and labelled with

@@ -186,9 +186,9 @@ RocksDBStore::RocksDBStore(std::string name) : name_(std::move(name)) {
   IQ_ASSERT(!name_.empty());
 }
 
-// Destroying an open store is the process dying (the simulator's crash drops every object): the
-// DB goes without a flush and, at the new pin, without the "closed" marker. At the old pin this is
-// what close() does too.
+// Destroying an open store is what the simulator's crash does to every object (on a frozen disk):
+// the DB goes without the "closed" marker of the new pin; its Close flushes the memtables, which a
+// frozen disk drops. At the old pin this is what close() does too.
 RocksDBStore::~RocksDBStore() {
   open_ = false;
   close_db();
@@ -473,9 +473,7 @@ QueryOutcome RocksDBStore::query(const Query& query, const PositionBound& bound,
 }
 
 Position RocksDBStore::position() const {
-  Position staged = position_.copy();
-  if (buffer_) staged.merge(buffer_->pending_position(), KafkaPin::k2026_08_20);
-  return staged;
+  return buffer_ ? buffer_->staged_over(position_) : position_.copy();
 }
 
 ReadOnlyKeyValueBytes& RocksDBStore::read_only(IsolationLevel level) {

@@ -6,16 +6,19 @@
 // work done on the calling thread at a point the simulator fixes: a memtable that reaches the
 // configured write_buffer_size is flushed at the write that filled it (flush_if_memtable_full),
 // besides the explicit Flush(wait=true) of a checkpoint, and each flush runs the compaction it
-// triggers (compact_if_triggered). With the WAL off, as in Kafka, closing the DB without a flush
-// loses unflushed writes: that is the crash the simulator relies on; and what a memtable flush
-// wrote by itself (uncommitted writes included) survives it, as in Kafka.
+// triggers (compact_if_triggered). With the WAL off, as in Kafka, only flushed data is on disk.
+// Closing the DB flushes the memtables (avoid_flush_during_shutdown is left false, as Kafka leaves
+// it), so a store closed while its process lives keeps its writes; a killed process keeps only
+// what was flushed, because the simulator freezes its disk before it drops the process's objects
+// (Instance::crash; unit tests copy the directory, kill_leaving_disk). What a memtable flush wrote
+// by itself (uncommitted writes included) survives a crash, as in Kafka.
 //
 // The store also owns its position: advanced from the record context on every write, merged from
 // the "c" headers on restore, persisted to <task dir>/<name>.position by the commit callback at
 // the old pin. At the new pin (KIP-1035, offsets_column_family.h) the position, the changelog
 // offsets and an open/closed status marker go into an "offsets" column family by commit(); a
 // clean close() writes "closed" and flushes every memtable (Kafka's db.close() with the WAL off);
-// destroying an open store is the process dying and flushes nothing.
+// destroying an open store writes no "closed" marker (its DB close still flushes, see above).
 //
 // Transactional (KIP-892, enable.transactional.statestores at the new pin, pin deltas 5 and 7;
 // docs/kafka-2026-08-20.md §3.3, §3.4.1, §3.8): Kafka's TransactionalDBAccessor over a

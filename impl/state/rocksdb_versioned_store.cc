@@ -96,8 +96,8 @@ RocksDBVersionedStore::RocksDBVersionedStore(std::string name, int64_t history_r
   IQ_ASSERT(segment_interval_ms_ >= 1, "segmentInterval {}", segment_interval_ms_);
 }
 
-// Destroying an open store is the process dying: the physical store goes without a flush (its
-// destructor), and at the new pin without its "closed" marker.
+// Destroying an open store is what the simulator's crash does (on a frozen disk): the physical
+// store goes by its destructor, at the new pin without its "closed" marker.
 RocksDBVersionedStore::~RocksDBVersionedStore() {
   open_ = false;
   segments_.clear();

@@ -37,7 +37,8 @@ bool in_bounds(std::string_view key, const std::optional<Bytes>& from,
 KeyValueSegment::KeyValueSegment(std::string segment_name, int64_t id, std::string column_family)
     : name_(std::move(segment_name)), id_(id), column_family_(std::move(column_family)) {}
 
-// Destroying an open segment is the process dying (the simulator's crash drops every object).
+// Destroying an open segment is what the simulator's crash does to every object (on a frozen
+// disk, so what its DB close flushes is dropped).
 KeyValueSegment::~KeyValueSegment() {
   drop();
 }
@@ -338,8 +339,8 @@ void KeyValueSegment::drop() {
   cf_ = nullptr;
   offsets_cf_ = nullptr;
   status_open_set_ = false;
-  // No flush: unflushed writes are lost, as when Kafka's process dies (see rocksdb_store.cc).
-  // At the old pin a clean close is this too: its checkpoint flushed first.
+  // DB::Close flushes the memtables (avoid_flush_during_shutdown false, as in Kafka; see
+  // rocksdb_store.h): a killed process loses them only because its disk is frozen first.
   (void)db_->Close();
   db_.reset();
 }

@@ -90,9 +90,10 @@ class KeyValueSegment {
   [[nodiscard]] Status write_batch(const std::vector<std::pair<Bytes, ValueBytes>>& entries);
   [[nodiscard]] Status flush();
   // RocksDBStore.close: at the new pin the "closed" marker (only if this object wrote "open") and
-  // every memtable flushed, as Kafka's db.close() does with the WAL off; at the old pin no flush.
+  // every memtable flushed atomically; at either pin db.close() flushes what is left (the WAL off).
   void close();
-  // The process dying: the DB goes without a marker or a flush (also what the destructor does).
+  // The object going without a marker (also what the destructor does, and the simulator's crash
+  // on a frozen disk); DB::Close still flushes the memtables.
   void drop();
   // Segment.destroy: delete the segment's directory (after close).
   [[nodiscard]] Status destroy(FileSystem& fs);
@@ -171,7 +172,7 @@ class KeyValueSegments {
   // AbstractSegments.close: every segment closed (cleanly: at the new pin each writes "closed"
   // and flushes), the map cleared.
   void close();
-  // Every segment dropped as by a crash (no marker, no flush), the map cleared: a segmented
+  // Every segment dropped (no marker; each DB's close flushes), the map cleared: a segmented
   // store whose init failed (Kafka never registers it, so nothing closes its open segments).
   void drop_all();
   void cleanup_expired_segments(int64_t stream_time_ms);

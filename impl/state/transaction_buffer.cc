@@ -8,6 +8,13 @@ void PendingPosition::update_position(const StateStoreContext* context) {
   store_query_utils::update_position(pending_position_, context);
 }
 
+Position PendingPosition::staged_over(const Position& committed) const {
+  Position staged = committed.copy();
+  // Transactional stores exist only at the 2026-08-20 pin: its merge (pin delta 17).
+  staged.merge(pending_position_, KafkaPin::k2026_08_20);
+  return staged;
+}
+
 void PendingPosition::merge_pending_position_into(Position& committed) {
   // Transactional stores exist only at the 2026-08-20 pin: its merge (pin delta 17).
   committed.merge(pending_position_, KafkaPin::k2026_08_20);

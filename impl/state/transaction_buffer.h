@@ -35,10 +35,12 @@ class StateStoreContext;
 class PendingPosition {
  public:
   // updatePosition advances it from the record context (StoreQueryUtils.updatePosition's rules);
-  // pending_position() is a copy; merge_pending_position_into moves it into `committed` and
-  // empties it.
+  // pending_position() is a copy; staged_over(committed) is the staged position, `committed`
+  // merged with it (a copy: getPosition() of a transactional store); merge_pending_position_into
+  // moves it into `committed` and empties it.
   void update_position(const StateStoreContext* context);
   Position pending_position() const { return pending_position_.copy(); }
+  Position staged_over(const Position& committed) const;
   void merge_pending_position_into(Position& committed);
 
  protected:

@@ -134,6 +134,11 @@ TEST_F(TransactionBufferTest, PendingPositionMergesIntoCommittedAndEmpties) {
   context.at(std::nullopt, -1, -1);  // a punctuation advances nothing
   buffer_.update_position(&context);
   EXPECT_EQ(*committed.offset("in", 0), 3);  // the committed one does not move while staged
+  // getPosition(): the committed one merged with the pending one, a copy.
+  const Position staged = buffer_.staged_over(committed);
+  EXPECT_EQ(*staged.offset("in", 0), 9);
+  EXPECT_EQ(*committed.offset("in", 0), 3);
+  EXPECT_FALSE(buffer_.pending_position().is_empty());
   buffer_.merge_pending_position_into(committed);
   EXPECT_EQ(*committed.offset("in", 0), 9);
   EXPECT_TRUE(buffer_.pending_position().is_empty());

@@ -1306,7 +1306,9 @@ bool removed_before_fetch(const JudgeContext& context, const sim::ReplicaSnapsho
 // headers of every record it had applied and of its unlogged writes (the staged merge, which the
 // witness's staged fold checks for a hit), while the staged fold differs from it (else a miss
 // changed nothing). Either guarantee: under at-least-once the committed view advances at each
-// task commit too (§3.5).
+// task commit too (§3.5). Limit: the trace does not record the thread cache's contents, so a
+// caching layer that answered the committed value on a hit (a bug) would be taken for this miss;
+// a hit that answers its cached value, as Kafka's does, is the staged fold and refused here.
 ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::QueryRecord& record,
                                        const sim::PartitionOutcome& outcome) {
   const sim::RunTrace& trace = context.trace();

@@ -45,19 +45,6 @@
 namespace iq::properties::detail {
 namespace {
 
-// The changelog records of one partition, offsets ascending (the trace holds them
-// partition-major).
-std::span<const sim::ChangelogRecord> partition_log(const sim::RunTrace& trace, int32_t partition) {
-  const auto by_partition = [](const sim::ChangelogRecord& r, int32_t p) {
-    return r.partition < p;
-  };
-  const auto first =
-      std::lower_bound(trace.changelog.begin(), trace.changelog.end(), partition, by_partition);
-  auto last = first;
-  while (last != trace.changelog.end() && last->partition == partition) ++last;
-  return {first, last};
-}
-
 // The fold of the records `keep` admits: the model's VersionedHistory with changelog offsets for
 // source offsets (a versioned table's changelog record is its input record, re-keyed by offset).
 template <typename Keep>

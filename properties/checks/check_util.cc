@@ -524,6 +524,17 @@ IsolationLevel effective_level(const JudgeContext& context,
   return request.isolation_level.value_or(context.trace().default_iq_isolation_level);
 }
 
+std::span<const sim::ChangelogRecord> partition_log(const sim::RunTrace& trace, int32_t partition) {
+  const auto by_partition = [](const sim::ChangelogRecord& r, int32_t p) {
+    return r.partition < p;
+  };
+  const auto first =
+      std::lower_bound(trace.changelog.begin(), trace.changelog.end(), partition, by_partition);
+  auto last = first;
+  while (last != trace.changelog.end() && last->partition == partition) ++last;
+  return {first, last};
+}
+
 bool is_cached_key_query(const JudgeContext& context, const sim::QueryRequestRecord& request) {
   // The caching layer intercepts a KeyQuery (a TimestampedKeyQuery reaches it as one on a
   // timestamped store), as failure_reason_correct's cache_checks reads it.

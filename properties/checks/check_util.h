@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -384,6 +385,9 @@ ClassProof prove_read_committed_not_honoured(const JudgeContext& context,
 // The isolation level `request` was answered under (2026-08-20 pin): its own
 // (StateQueryRequest.withIsolationLevel), else the run's default.interactive.query.isolation.level.
 IsolationLevel effective_level(const JudgeContext& context, const sim::QueryRequestRecord& request);
+// The changelog records of one partition, offsets ascending (the trace holds them
+// partition-major).
+std::span<const sim::ChangelogRecord> partition_log(const sim::RunTrace& trace, int32_t partition);
 // Whether the caching layer answers `request` itself (CachingKeyValueStore.query's handlers hold
 // KeyQuery alone; a TimestampedKeyQuery reaches it as one on a timestamped store).
 bool is_cached_key_query(const JudgeContext& context, const sim::QueryRequestRecord& request);

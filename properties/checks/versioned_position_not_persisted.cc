@@ -38,19 +38,6 @@
 namespace iq::properties::detail {
 namespace {
 
-// The changelog records of one partition, offsets ascending (the trace holds them
-// partition-major).
-std::pair<std::vector<sim::ChangelogRecord>::const_iterator,
-          std::vector<sim::ChangelogRecord>::const_iterator>
-partition_records(const sim::RunTrace& trace, int32_t partition) {
-  const auto first =
-      std::lower_bound(trace.changelog.begin(), trace.changelog.end(), partition,
-                       [](const sim::ChangelogRecord& r, int32_t p) { return r.partition < p; });
-  auto last = first;
-  while (last != trace.changelog.end() && last->partition == partition) ++last;
-  return {first, last};
-}
-
 int64_t header_of(const JudgeContext& context, const sim::ChangelogRecord& r) {
   return r.position ? reported_offset(context, *r.position, r.partition) : -1;
 }
@@ -64,6 +51,17 @@ bool given_or_written(const sim::StoreLife& life, const sim::ChangelogRecord& r)
   });
 }
 
+// Condition 1, or why the run is not this case: asked before anything is folded.
+std::optional<std::string> not_this_run(const sim::RunTrace& trace) {
+  if (!at_least(trace.kafka_pin, KafkaPin::k2026_08_20)) {
+    return std::string("not the 2026-08-20 pin");
+  }
+  if (!trace.topology.versioned() || !trace.consistency_offset_vector_enabled) {
+    return std::string("not a versioned store with the consistency switch on");
+  }
+  return std::nullopt;
+}
+
 // Conditions 1 and 3, then the position condition 4 names for `replica`'s store object (the
 // highest header its life was given or wrote up to `applied`, -1 for none), or why the answer is
 // not this case.
@@ -71,12 +69,7 @@ std::variant<int64_t, std::string> position_left(const JudgeContext& context,
                                                  const sim::ReplicaSnapshot& replica,
                                                  ChangelogOffset applied) {
   const sim::RunTrace& trace = context.trace();
-  if (!at_least(trace.kafka_pin, KafkaPin::k2026_08_20)) {
-    return std::string("not the 2026-08-20 pin");
-  }
-  if (!trace.topology.versioned() || !trace.consistency_offset_vector_enabled) {
-    return std::string("not a versioned store with the consistency switch on");
-  }
+  if (auto why = not_this_run(trace)) return *why;
   const sim::StoreLife* life = trace.store_life(replica.store_life);
   if (life == nullptr) return fmt::format("{}'s store life is not recorded", replica.instance);
   if (!life->over_kept_data) {
@@ -90,9 +83,9 @@ std::variant<int64_t, std::string> position_left(const JudgeContext& context,
                        life->id, life->loaded_position.to_string());
   }
   int64_t component = -1;
-  const auto [first, last] = partition_records(trace, replica.partition);
-  for (auto it = first; it != last && it->offset <= applied; ++it) {
-    if (given_or_written(*life, *it)) component = std::max(component, header_of(context, *it));
+  for (const sim::ChangelogRecord& r : partition_log(trace, replica.partition)) {
+    if (r.offset > applied) break;
+    if (given_or_written(*life, r)) component = std::max(component, header_of(context, r));
   }
   return component;
 }
@@ -102,9 +95,9 @@ std::variant<int64_t, std::string> position_left(const JudgeContext& context,
 int64_t prefix_header(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
                       ChangelogOffset applied) {
   int64_t held = -1;
-  const auto [first, last] = partition_records(context.trace(), replica.partition);
-  for (auto it = first; it != last && it->offset <= applied; ++it) {
-    if (applied_by(replica, applied, *it)) held = std::max(held, header_of(context, *it));
+  for (const sim::ChangelogRecord& r : partition_log(context.trace(), replica.partition)) {
+    if (r.offset > applied) break;
+    if (applied_by(replica, applied, r)) held = std::max(held, header_of(context, r));
   }
   return held;
 }
@@ -123,6 +116,7 @@ bool is_component(const JudgeContext& context, const Position& position, int32_t
 ClassProof prove_versioned_position_not_persisted(const JudgeContext& context,
                                                   const sim::QueryRecord& record,
                                                   const sim::PartitionOutcome& outcome) {
+  if (auto why = not_this_run(context.trace())) return {false, *why};
   if (!is_versioned_kind(record.request.kind) || !outcome.position) {
     return {false, "not a versioned answer with a position"};
   }

@@ -23,7 +23,8 @@
 // - Locks (RocksDB's LOCK) and open handles belong to processes, not to the disk: crash() and
 // wipe()
 //   require that there are none left, i.e. every database on the disk was closed first (a killed
-//   process closes nothing cleanly, which RocksDBStore's close without flush stands for).
+//   process closes nothing cleanly: Instance::crash freezes the disk, then destroys the stores,
+//   so what their closes would flush is dropped).
 //
 // Iteration is in path order (std::map), so listings and anything a trace records are
 // deterministic. The bytes held are bounded; going over the bound is an assertion.

@@ -257,19 +257,25 @@ TEST_F(SimRocksEnvTest, CrashWithOpenDatabaseDies) {
       "locks held \\(first: /state/app/0_0/rocksdb/s/LOCK\\)");
 }
 
+// `store` opened in `context`: k1 written at input offset 5, flushed and committed (.position
+// says 5), then k2 written at offset 6 and left in the memtable.
+void commit_k1_then_write_k2(TestStateStoreContext& context, RocksDBStore& store) {
+  ASSERT_TRUE(store.init(context, store).has_value());
+  context.at("input", 0, 5);
+  ASSERT_TRUE(store.put(Bytes::wrap("k1"), Bytes::wrap("v1")).has_value());
+  ASSERT_TRUE(store.flush().has_value());
+  ASSERT_TRUE(context.commit().has_value());
+  context.at("input", 0, 6);
+  ASSERT_TRUE(store.put(Bytes::wrap("k2"), Bytes::wrap("v2")).has_value());
+}
+
 // RocksDBStore on the simulated disk: a committed write and its position survive a crash; a
 // write after the commit is lost with its position.
 TEST_F(SimRocksEnvTest, RocksDBStoreKeepsCommittedStateAcrossCrash) {
   SimFileSystem context_fs(disk_);
   TestStateStoreContext context(context_fs, "/state/app/0_0", env_.env());
   auto store = std::make_unique<RocksDBStore>("s");
-  ASSERT_TRUE(store->init(context, *store).has_value());
-  context.at("input", 0, 5);
-  ASSERT_TRUE(store->put(Bytes::wrap("k1"), Bytes::wrap("v1")).has_value());
-  ASSERT_TRUE(store->flush().has_value());
-  ASSERT_TRUE(context.commit().has_value());
-  context.at("input", 0, 6);
-  ASSERT_TRUE(store->put(Bytes::wrap("k2"), Bytes::wrap("v2")).has_value());
+  ASSERT_NO_FATAL_FAILURE(commit_k1_then_write_k2(context, *store));
   EXPECT_EQ(store->position(), Position::from_map({{"input", {{0, 6}}}}));
   // The crash: a killed process writes nothing durable (Instance::crash freezes the disk so;
   // RocksDB's Close would flush the memtable).
@@ -301,13 +307,7 @@ TEST_F(SimRocksEnvTest, RocksDBStoreClosedDirtyKeepsItsMemtableOnDisk) {
   SimFileSystem context_fs(disk_);
   TestStateStoreContext context(context_fs, "/state/app/0_0", env_.env());
   auto store = std::make_unique<RocksDBStore>("s");
-  ASSERT_TRUE(store->init(context, *store).has_value());
-  context.at("input", 0, 5);
-  ASSERT_TRUE(store->put(Bytes::wrap("k1"), Bytes::wrap("v1")).has_value());
-  ASSERT_TRUE(store->flush().has_value());
-  ASSERT_TRUE(context.commit().has_value());
-  context.at("input", 0, 6);
-  ASSERT_TRUE(store->put(Bytes::wrap("k2"), Bytes::wrap("v2")).has_value());
+  ASSERT_NO_FATAL_FAILURE(commit_k1_then_write_k2(context, *store));
   store->close();  // the process lives on: DB::Close flushes
   disk_.crash();
 
