@@ -79,8 +79,8 @@ Status ProcessorStateManager::initialize_store_offsets_from_checkpoint(bool stor
   for (auto& m : stores_) {
     if (!m.changelog) continue;
     auto it = loaded_offsets_.find(*m.changelog);
-    if (it != loaded_offsets_.end() &&
-        it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) {
+    m.entry_loaded = it != loaded_offsets_.end();
+    if (m.entry_loaded && it->second != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) {
       m.offset = it->second;
       m.committed = it->second;
     }
@@ -134,6 +134,7 @@ Status ProcessorStateManager::initialize_store_offsets(bool store_dir_was_empty)
     auto committed = m.store->committed_offset(*m.changelog);
     if (!committed) return base::unexpected(committed.error());
     if (*committed) {
+      m.entry_loaded = true;
       // changelogOffsetFromCommittedOffset: OFFSET_UNKNOWN reads back as no offset.
       if (**committed != ChangelogOffset(OffsetCheckpoint::kOffsetUnknown)) {
         m.offset = **committed;
@@ -224,6 +225,7 @@ void ProcessorStateManager::report_opened() {
     if (watched && opening.persistent)
       opening.over_kept_data = m.store->kept_entries(&opening.kept);
     opening.loaded_checkpoint = m.changelog ? m.offset : std::nullopt;
+    opening.checkpoint_entry_loaded = m.changelog && (m.entry_loaded || m.offset);
     opening.loaded_position = m.store->position();
     opening.eos_enabled = eos_enabled_;
     m.life = observer_->opened(opening);

@@ -121,6 +121,8 @@ class ProcessorStateManager {
     // The changelog offset of the store's committed state (KIP-892): what it loaded or restored
     // (restored records are committed on arrival) and, at each commit(), `offset`.
     std::optional<ChangelogOffset> committed;
+    // The loaded offsets held an entry for `changelog`, the unknown sentinel included.
+    bool entry_loaded = false;
     StoreLifeId life = 0;
   };
   StoreMetadata* metadata(const std::string& name);

@@ -154,6 +154,7 @@ TEST(ProcessorStateManagerTest, ReportsEachEventOfAStoreLife) {
   ASSERT_EQ(observer.openings.size(), 1u);
   EXPECT_FALSE(observer.openings[0].over_kept_data);
   EXPECT_FALSE(observer.openings[0].loaded_checkpoint.has_value());
+  EXPECT_FALSE(observer.openings[0].checkpoint_entry_loaded) << "no .checkpoint at all";
   EXPECT_TRUE(observer.openings[0].active);
   EXPECT_EQ(psm.store_life("vs"), 1u);
   ASSERT_TRUE(psm.restore("vs", changelog(0, 2)).has_value());
@@ -202,6 +203,43 @@ TEST(ProcessorStateManagerTest, ALifeAfterACrashWithoutCheckpointBeginsOverKeptD
   ASSERT_EQ(o.kept.size(), 1u);
   EXPECT_EQ(o.kept[0].key, Serde<int32_t>::serialize(7));
   EXPECT_EQ(o.kept[0].value, Serde<int32_t>::serialize(5));
+  psm.close(StoreCloseKind::kDirty);
+  ASSERT_TRUE(fs.delete_recursively(dir + "/../..").has_value());
+}
+
+// The state updater's checkpoint after an active restored an empty changelog holds the unknown
+// sentinel. The next life of the task finds that entry: it loads no offset, yet under
+// exactly_once_v2 it keeps the store (Kafka's initializeStoreOffsetsFromCheckpoint asks only
+// whether the entry exists), and it reports the entry it opened on, so the judge reads that fact
+// instead of guessing it from the earlier life's events.
+TEST(ProcessorStateManagerTest, ALifeOnTheUnknownSentinelReportsTheEntryAndKeepsItsStore) {
+  PosixFileSystem fs;
+  const std::string dir = fresh_dir(fs, "iqsim_psm_sentinel");
+  {
+    ProcessorStateManager psm("app", TaskId{0, 0}, dir, fs, {"kv"}, /*eos_enabled=*/true);
+    ManagedContext context(psm, fs, dir);
+    auto store = stores::key_value_store<int32_t, int32_t>(KeyValueSupplier::kRocksDb, "kv", {});
+    ASSERT_TRUE(store->init(context, *store).has_value());
+    ASSERT_TRUE(psm.initialize_store_offsets_from_checkpoint().has_value());
+    ASSERT_TRUE(psm.checkpoint().has_value());  // .checkpoint: kv's changelog at the sentinel
+    ASSERT_TRUE(psm.restore("kv", changelog(0, 2, "kv")).has_value());
+    ASSERT_TRUE(psm.flush().has_value());  // on disk: key 7 = 2; the process dies here
+    psm.close(StoreCloseKind::kDirty);
+  }
+  RecordingObserver observer;
+  ProcessorStateManager psm("app", TaskId{0, 0}, dir, fs, {"kv"}, /*eos_enabled=*/true);
+  psm.observe_store_lives(observer, /*active=*/true);
+  ManagedContext context(psm, fs, dir);
+  auto store = stores::key_value_store<int32_t, int32_t>(KeyValueSupplier::kRocksDb, "kv", {});
+  ASSERT_TRUE(store->init(context, *store).has_value());
+  const Status s = psm.initialize_store_offsets_from_checkpoint(/*store_dir_was_empty=*/false);
+  ASSERT_TRUE(s.has_value()) << "no TaskCorrupted on the sentinel: " << s.error().to_string();
+  ASSERT_EQ(observer.openings.size(), 1u);
+  const StoreLifeOpening& o = observer.openings[0];
+  EXPECT_TRUE(o.over_kept_data);
+  EXPECT_FALSE(o.loaded_checkpoint.has_value()) << "the sentinel loads no offset";
+  EXPECT_TRUE(o.checkpoint_entry_loaded);
+  EXPECT_FALSE(fs.exists(dir + "/.checkpoint")) << "exactly-once deletes the file once loaded";
   psm.close(StoreCloseKind::kDirty);
   ASSERT_TRUE(fs.delete_recursively(dir + "/../..").has_value());
 }

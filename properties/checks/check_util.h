@@ -356,9 +356,6 @@ bool key_matches(const JudgeContext& context, const sim::QueryRequestRecord& q, 
 std::vector<int32_t> window_differing_keys(const JudgeContext& context,
                                            const sim::QueryRecord& record,
                                            const sim::PartitionOutcome& outcome, int64_t reported);
-// Whether the store life before `life` (the same instance, partition and store) wrote a
-// .checkpoint and was not wiped after it (eos_kept_aborted.cc).
-bool earlier_life_checkpointed(const sim::RunTrace& trace, const sim::StoreLife& life);
 // An exactly-once store restarted on a .checkpoint that keeps aborted writes:
 // ViolationClass::kEosKeptAbortedWrites (eos_kept_aborted.cc states the proof), for an answer
 // and for a changelog record no source record explains.

@@ -14,10 +14,11 @@
 //
 // The proof reads only recorded facts:
 // - a tainted store life L: under exactly_once_v2, a store object (an active's, or a standby's
-//   that may be promoted later, recycled with its store) that opened over kept data with a
-//   .checkpoint (it loaded one, or the life before it wrote one and was not
-//   wiped); its tainted keys are those whose kept entry holds the value of an aborted changelog
-//   record of the key that its own instance wrote before L opened (an aborted write on disk);
+//   that may be promoted later, recycled with its store) that opened over kept data on a
+//   .checkpoint entry of its changelog (an offset or the unknown sentinel, as recorded when it
+//   opened: StoreLife::checkpoint_found); its tainted keys are those whose kept entry holds the
+//   value of an aborted changelog record of the key that its own instance wrote before L opened (an
+//   aborted write on disk);
 // - a labelled record: a changelog record of a tainted key written by L (one of its own writes);
 // - an answer (ResultMatchesModel, SamePositionSameAnswer) is the class when ChangelogWitness
 //   holds for it, and every key on which it differs from the model at its reported offset is a
@@ -73,8 +74,7 @@ std::vector<TaintedLife> tainted_lives(const sim::RunTrace& trace, int32_t parti
   if (trace.guarantee != sim::Guarantee::kExactlyOnceV2) return out;
   for (const sim::StoreLife& life : trace.store_lives) {
     if (life.partition != partition || life.store != trace.topology.store_name ||
-        !life.over_kept_data ||
-        (!life.loaded_checkpoint && !earlier_life_checkpointed(trace, life))) {
+        !life.over_kept_data || !life.checkpoint_found()) {
       continue;
     }
     TaintedLife t{&life, {}};
@@ -132,22 +132,6 @@ std::variant<std::vector<int32_t>, std::string> differing_keys(const JudgeContex
 }
 
 }  // namespace
-
-// A task that reopens over its files then finds a .checkpoint (an exactly_once_v2 task deletes the
-// file once loaded, so the one found is the earlier life's).
-bool earlier_life_checkpointed(const sim::RunTrace& trace, const sim::StoreLife& life) {
-  const sim::StoreLife* earlier = nullptr;
-  for (const sim::StoreLife& l : trace.store_lives) {
-    if (l.id >= life.id) break;
-    if (l.instance == life.instance && l.partition == life.partition && l.store == life.store) {
-      earlier = &l;
-    }
-  }
-  if (earlier == nullptr || earlier->wiped) return false;
-  return std::any_of(earlier->events.begin(), earlier->events.end(), [](const auto& e) {
-    return e.kind == sim::StoreLifeEvent::Kind::kCheckpoint;
-  });
-}
 
 ClassProof prove_eos_kept_aborted_answer(const JudgeContext& context,
                                          const sim::QueryRecord& record,

@@ -123,7 +123,16 @@ bool admitted(const JudgeContext& context, ViolationClass c) {
 // and was not wiped: the state updater enforces a checkpoint when an active completes restoration
 // (DefaultStateUpdater.maybeCompleteRestoration, under every guarantee), with the unknown offset
 // when the changelog was empty, and nothing deletes it while the task processes, so the restart
-// finds it and keeps the store (earlier_life_checkpointed). Seed 37 of templates/default.toml.
+// finds it and keeps the store: the store life records the entry it opened on
+// (StoreLife::checkpoint_found). Seed 37 of templates/default.toml, and seed 536 of
+// templates/kafka_2026.toml at the old pin, whose versioned store then restored from the log's
+// start under an empty position over what the first life's RocksDB had flushed.
+// Whether the store object that answered opened on a .checkpoint entry of its changelog.
+bool opened_on_checkpoint_entry(const JudgeContext& context, const sim::ReplicaSnapshot& replica) {
+  const sim::StoreLife* life = context.trace().store_life(replica.store_life);
+  return life != nullptr && life->checkpoint_found();
+}
+
 bool admitted(const JudgeContext& context, const Violation& v) {
   if (admitted(context, v.violation_class)) return true;
   return v.violation_class == ViolationClass::kRestartWithoutCheckpoint &&
@@ -562,8 +571,7 @@ void classify_one(const JudgeContext& context,
     if (w.verdict == detail::Witness::kHolds && w.kept_life != 0) {
       const sim::StoreLife& life = *context.trace().store_life(w.kept_life);
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
-      v.restored_from_checkpoint = life.loaded_checkpoint.has_value() ||
-                                   detail::earlier_life_checkpointed(context.trace(), life);
+      v.restored_from_checkpoint = life.checkpoint_found();
       v.class_evidence = fmt::format(
           "record #{} is exactly what {}'s store object (life {}, opened at {} ms) held: the {} "
           "entries its files kept from an earlier store object, no older than the .checkpoint it "
@@ -601,7 +609,8 @@ void classify_one(const JudgeContext& context,
     if (w.earlier_life_offset && (outcome->position->is_empty() ||
                                   (w.replica && w.replica->restored_from) || replayed_from_start)) {
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
-      v.restored_from_checkpoint = !outcome->position->is_empty() && w.replica->restored_from;
+      v.restored_from_checkpoint = (!outcome->position->is_empty() && w.replica->restored_from) ||
+                                   opened_on_checkpoint_entry(context, *w.replica);
       v.class_evidence =
           outcome->position->is_empty()
               ? fmt::format(

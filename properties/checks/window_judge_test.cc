@@ -1288,7 +1288,8 @@ TEST(WindowJudgeTest, AStandbyHidingWindowsBehindARestoredNullPutIsKafkasOnlyWhe
 // life kept `kept` and loaded `checkpoint`; the run's guarantee is `guarantee`. The one
 // ResultMatchesModel violation, classified.
 Violation kept_window_life(std::vector<sim::KeptEntry> kept,
-                           std::optional<ChangelogOffset> checkpoint, sim::Guarantee guarantee) {
+                           std::optional<ChangelogOffset> checkpoint, sim::Guarantee guarantee,
+                           bool sentinel_entry = false) {
   TraceBuilder b = duplicates_writer(false);
   b.trace().guarantee = guarantee;
   b.produce(0, 2, 7, 200);
@@ -1299,6 +1300,7 @@ Violation kept_window_life(std::vector<sim::KeptEntry> kept,
   b.trace().changelog.back().window_start_ms = 0;
   b.trace().changelog.back().window_end_ms = 1'000;
   b.trace().store_lives.push_back(store_life(std::move(kept), checkpoint, {{0, 0}}));
+  b.trace().store_lives.back().checkpoint_entry_loaded = checkpoint.has_value() || sentinel_entry;
   testing::Q range = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
   range.r.request.from_time_ms = 0;
   range.r.request.to_time_ms = kForever;
@@ -1345,6 +1347,23 @@ TEST(WindowJudgeTest, UnderExactlyOnceAKeptLifeIsKafkasOnlyWhenItLoadedACheckpoi
         << "seed " << kSeed << " checkpoint " << checkpoint.has_value() << "\n"
         << v.to_string();
     EXPECT_EQ(v.restored_from_checkpoint, checkpoint.has_value()) << "seed " << kSeed;
+  }
+}
+
+// A .checkpoint whose entry for the changelog is the unknown sentinel (the state updater writes
+// one when an active completes restoration of an empty changelog) is found too: Kafka's
+// initializeStoreOffsetsFromCheckpoint asks only whether the entry exists, keeps the store under
+// exactly_once_v2 and restores from the log's start. The store life records the entry it opened
+// on, so the kept life is Kafka's; the same life recorded without the entry is not.
+TEST(WindowJudgeTest, UnderExactlyOnceAKeptLifeOnTheUnknownSentinelIsKafkas) {
+  for (const bool entry : {true, false}) {
+    const Violation v = kept_window_life({kept_window(1, 0, 5), kept_window(2, 0, 7)}, std::nullopt,
+                                         sim::Guarantee::kExactlyOnceV2, entry);
+    EXPECT_EQ(v.violation_class,
+              entry ? ViolationClass::kRestartWithoutCheckpoint : ViolationClass::kFailure)
+        << "seed " << kSeed << " sentinel entry " << entry << "\n"
+        << v.to_string();
+    EXPECT_EQ(v.restored_from_checkpoint, entry) << "seed " << kSeed;
   }
 }
 

@@ -82,6 +82,7 @@ StoreLifeId StoreLifeRecorder::opened(const StoreLifeOpening& opening) {
             opening.store, opening.kept.size());
   for (const auto& raw : opening.kept) life.kept.push_back(decode_kept(log_.topology(), raw));
   life.loaded_checkpoint = opening.loaded_checkpoint;
+  life.checkpoint_entry_loaded = opening.checkpoint_entry_loaded;
   life.loaded_position = opening.loaded_position.copy();
   if (opening.eos_enabled && opening.over_kept_data && previous_died_unwiped(life)) {
     IQ_PROBE("kip1035.eos_crash_reused_without_wipe",

@@ -22,6 +22,7 @@ StoreLifeOpening opening_over(std::vector<KeyValue<Bytes, Bytes>> kept,
   o.over_kept_data = !kept.empty();
   o.kept = std::move(kept);
   o.loaded_checkpoint = checkpoint;
+  o.checkpoint_entry_loaded = checkpoint.has_value();
   return o;
 }
 
@@ -44,6 +45,7 @@ TEST(StoreLifeRecorderTest, RecordsALifeAsItHappened) {
   EXPECT_EQ(life.partition, 1);
   EXPECT_TRUE(life.over_kept_data);
   EXPECT_EQ(life.loaded_checkpoint, ChangelogOffset(3));
+  EXPECT_TRUE(life.checkpoint_entry_loaded);
   ASSERT_EQ(life.kept.size(), 1u);
   EXPECT_EQ(life.kept[0].key, 7);
   EXPECT_EQ(life.kept[0].value, 5);

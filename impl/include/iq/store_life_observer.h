@@ -51,6 +51,10 @@ struct StoreLifeOpening {
   // The store's changelog offset in .checkpoint (none: no file, no entry, or the unknown
   // sentinel); at the new pin, when the store keeps its offsets (KIP-1035), the offset it held.
   std::optional<ChangelogOffset> loaded_checkpoint;
+  // That source held an entry for the store's changelog, the unknown sentinel included. Kafka
+  // keeps the store's data then, under exactly-once too (initializeStoreOffsetsFromCheckpoint
+  // tests only that the entry exists), and restores from the start when it is the sentinel.
+  bool checkpoint_entry_loaded = false;
   // The position the store opened with (its <store>.position, or empty).
   Position loaded_position = Position::empty_position();
   // processing.guarantee=exactly_once_v2 (not recorded: it lets an observer name what a reopen

@@ -72,6 +72,11 @@ struct StoreLife {
   // The .checkpoint offset its task loaded for it (none: no file, no entry, the unknown sentinel),
   // and the position it opened with (its <store>.position).
   std::optional<ChangelogOffset> loaded_checkpoint;
+  // The .checkpoint (or, at the new pin, the store's own offsets) held an entry for the store's
+  // changelog, the unknown sentinel included: Kafka kept the data under exactly-once too.
+  bool checkpoint_entry_loaded = false;
+  // Whether the store opened on a .checkpoint entry of its changelog, an offset or the sentinel.
+  bool checkpoint_found() const { return loaded_checkpoint.has_value() || checkpoint_entry_loaded; }
   Position loaded_position = Position::empty_position();
   std::vector<StoreLifeEvent> events;
   StoreLifeEnd end = StoreLifeEnd::kOpen;
