@@ -299,6 +299,8 @@ TraceBuilder eos_kept_aborted(int64_t kept, sim::Guarantee guarantee, bool check
   entry.key = 1;
   entry.value = kept;
   second.kept = {entry};
+  // It opened on the first life's .checkpoint entry (the unknown sentinel), as recorded.
+  second.checkpoint_entry_loaded = checkpointed;
   second.events = {{Kind::kWrote, ChangelogOffset(1), ChangelogOffset(1), at(40)}};
   second.end = sim::StoreLifeEnd::kOpen;
   second.ended_ms.reset();
