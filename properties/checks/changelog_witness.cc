@@ -197,20 +197,18 @@ std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
 }
 
 // fold(changelog[.. offset]) for `keys` as the replica read it by at_ms, then the unlogged writes
-// on top. With `older` (a longer prefix the store kept from an earlier life), the restore replayed
-// only the records after the replica's .checkpoint offset (restored_from; none: from the log
-// start) over that longer prefix's fold: a key the replay has not rewritten keeps the older fold's
-// value.
+// on top. With `after_checkpoint`, only the records after the replica's .checkpoint offset
+// (restored_from): what a restore replays over a store that kept nothing beneath it.
 State fold(const ChangelogIndex::Partition* log, const sim::ReplicaSnapshot& replica,
            base::Instant at_ms, const std::vector<int32_t>& keys, ChangelogOffset offset,
-           std::optional<ChangelogOffset> older, const std::vector<sim::UnloggedWrite>& unlogged) {
+           bool after_checkpoint, const std::vector<sim::UnloggedWrite>& unlogged) {
   State state;
   for (int32_t key : keys) {
     const sim::ChangelogRecord* r = log ? latest(*log, key, offset, at_ms, &replica) : nullptr;
-    if (r != nullptr && older && replica.restored_from && r->offset <= *replica.restored_from) {
-      r = nullptr;  // beneath the checkpoint: never replayed, the store kept the older fold's
+    if (r != nullptr && after_checkpoint && replica.restored_from &&
+        r->offset <= *replica.restored_from) {
+      r = nullptr;  // beneath the checkpoint: never replayed, and nothing kept there
     }
-    if (r == nullptr && older && log) r = latest(*log, key, *older, at_ms);
     if (r != nullptr && r->value) state[key] = Entry{*r->value, r->timestamp_ms};
   }
   for (const auto& w : unlogged) {
@@ -338,11 +336,6 @@ bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::s
     }
   }
   return false;
-}
-
-bool persistent(const TopologyConfig& t) {
-  return t.supplier == KeyValueSupplier::kRocksDb ||
-         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
 }
 
 // The records of `keys` in the prefix that the fold skipped as a read_committed reader would
@@ -554,8 +547,7 @@ std::optional<std::pair<std::vector<detail::CompactedSkip>, Match>> compacted_re
     reads.emplace(key, std::move(*choice));
   }
   if (!fetch_order_possible(reads)) return std::nullopt;
-  State state =
-      fold(&log, replica, detail::answered_at(record), keys, applied, std::nullopt, unlogged);
+  State state = fold(&log, replica, detail::answered_at(record), keys, applied, false, unlogged);
   std::vector<detail::CompactedSkip> skips;
   for (const auto& [key, choice] : reads) {
     if (choice.skipped.empty()) continue;
@@ -1071,7 +1063,7 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
   const std::vector<int32_t> keys = touched_keys(record.request, log, unlogged);
   const Answer answer = answer_of(record.request, outcome);
   const State state =
-      fold(log, replica, detail::answered_at(record), keys, applied, std::nullopt, unlogged);
+      fold(log, replica, detail::answered_at(record), keys, applied, false, unlogged);
   Match match = compare(context, record.request, answer, state);
   if (match == Match::kDiffers && log != nullptr) {
     if (auto cached =
@@ -1109,9 +1101,9 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     result.verdict = Witness::kDiffers;
     if (log != nullptr && replica.restored_from) {
       // A store that kept nothing beneath its .checkpoint: the records after it over an empty
-      // store (an empty older prefix). Still a difference; cleaner_cut.cc looks at it.
-      const State replayed = fold(log, replica, detail::answered_at(record), keys, applied,
-                                  ChangelogOffset(-1), unlogged);
+      // store. Still a difference; cleaner_cut.cc looks at it.
+      const State replayed =
+          fold(log, replica, detail::answered_at(record), keys, applied, true, unlogged);
       result.fold_over_empty_store =
           compare(context, record.request, answer, replayed) == Match::kEqual;
     }
@@ -1300,7 +1292,7 @@ ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::Q
   const std::vector<int32_t> keys{*record.request.key};
   const base::Instant at = detail::answered_at(record);
   static const std::vector<sim::UnloggedWrite> kNone;
-  const State state = fold(log, *replica, at, keys, committed, std::nullopt, kNone);
+  const State state = fold(log, *replica, at, keys, committed, false, kNone);
   if (compare(context, record.request, answer_of(record.request, outcome), state) !=
       Match::kEqual) {
     return {false, fmt::format("record #{} is not the fold of changelog-{} [.., {}], {}'s "
@@ -1311,7 +1303,7 @@ ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::Q
   // the store below under READ_UNCOMMITTED, give): otherwise the answer's difference from the
   // model is not this behaviour's (default seed 182: an aggregate the changelog itself holds).
   const State staged_state =
-      fold(log, *replica, at, keys, applied, std::nullopt, replica->unlogged_writes);
+      fold(log, *replica, at, keys, applied, false, replica->unlogged_writes);
   if (compare(context, record.request, answer_of(record.request, outcome), staged_state) ==
       Match::kEqual) {
     return {false, fmt::format("record #{} is the staged fold too: a miss changes nothing here",

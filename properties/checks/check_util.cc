@@ -288,6 +288,11 @@ std::optional<std::string> versioned_not_judged(const JudgeContext& context,
   return std::nullopt;
 }
 
+bool persistent(const TopologyConfig& t) {
+  return t.supplier == KeyValueSupplier::kRocksDb ||
+         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
+}
+
 bool is_timestamped_kind(QueryKind kind) {
   return kind == QueryKind::TimestampedKeyQuery || kind == QueryKind::TimestampedRangeQuery;
 }

@@ -32,7 +32,8 @@ using iq::to_string;                 // QueryKind names live in iq/query.h
 bool is_key_kind(QueryKind kind);    // KeyQuery, TimestampedKeyQuery
 bool is_range_kind(QueryKind kind);  // RangeQuery, TimestampedRangeQuery
 bool is_timestamped_kind(QueryKind kind);
-bool is_versioned_kind(QueryKind kind);  // VersionedKeyQuery, MultiVersionedKeyQuery
+bool is_versioned_kind(QueryKind kind);    // VersionedKeyQuery, MultiVersionedKeyQuery
+bool persistent(const TopologyConfig& t);  // a RocksDB key-value supplier: its files outlive it
 // Whether the store object that answered `record` on `partition` opened over data an earlier
 // store object kept on disk (its recorded life, RunTrace::store_lives): the one recorded fact that
 // makes its observed stream time, which Kafka does not persist, differ from the model's (a store

@@ -48,11 +48,6 @@
 namespace iq::properties::detail {
 namespace {
 
-bool persistent(const TopologyConfig& t) {
-  return t.supplier == KeyValueSupplier::kRocksDb ||
-         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
-}
-
 // Whether a disk path lies in task directory `task` ("0_1"): one of its components is the task.
 bool in_task_dir(const std::string& path, const std::string& task) {
   size_t from = 0;

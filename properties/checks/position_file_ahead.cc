@@ -40,11 +40,6 @@
 namespace iq::properties::detail {
 namespace {
 
-bool persistent(const TopologyConfig& t) {
-  return t.supplier == KeyValueSupplier::kRocksDb ||
-         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
-}
-
 bool is_restart_kept(const sim::FaultRecord& f) {
   return f.is(sim::FaultKind::kRestart) || f.is(sim::FaultKind::kStart);
 }
