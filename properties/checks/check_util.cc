@@ -375,6 +375,16 @@ Violation record_violation(const JudgeContext& context, std::string_view propert
   return v;
 }
 
+std::string record_outcome_text(const sim::QueryRecord& record, bool partitions) {
+  std::string out = sim::to_string(record.outcome);
+  if (record.error) out += " " + record.error->to_string();
+  if (!record.not_routed_reason.empty()) out += " '" + record.not_routed_reason + "'";
+  if (partitions) {
+    for (const auto& p : record.partitions) out += " " + p.to_string();
+  }
+  return out;
+}
+
 std::string outcome_string(const sim::PartitionOutcome& outcome) {
   return outcome.to_string();
 }

@@ -113,6 +113,9 @@ Violation record_violation(const JudgeContext& context, std::string_view propert
                            const sim::QueryRecord& record, const sim::PartitionOutcome* outcome,
                            std::string summary, std::string expected, std::string returned);
 
+// What a query record came to, in one line: its outcome, error and routing reason, and with
+// `partitions` each partition result.
+std::string record_outcome_text(const sim::QueryRecord& record, bool partitions);
 // What one partition result returned, in one line: "ok value=5 ts=[100] pos=..." or the failure.
 std::string outcome_string(const sim::PartitionOutcome& outcome);
 

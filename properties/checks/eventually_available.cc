@@ -18,21 +18,14 @@ namespace {
 
 constexpr const char* kName = sim::property_names::kEventuallyAvailable.data();
 
-std::string outcome_text(const sim::QueryRecord& record) {
-  std::string out = sim::to_string(record.outcome);
-  if (record.error) out += " " + record.error->to_string();
-  if (!record.not_routed_reason.empty()) out += " '" + record.not_routed_reason + "'";
-  for (const auto& p : record.partitions) out += " " + p.to_string();
-  return out;
-}
-
 Violation partition_violation(const JudgeContext& context, int32_t partition, base::Instant at,
                               std::string summary, std::string expected) {
   // A Violation holds its instant as a number (the summaries' JSON writes it).
   const int64_t at_ms = at.ms_since_epoch();
   if (const sim::QueryRecord* probe = detail::last_liveness_probe(context, partition)) {
-    Violation v = detail::record_violation(context, kName, *probe, nullptr, std::move(summary),
-                                           std::move(expected), outcome_text(*probe));
+    Violation v =
+        detail::record_violation(context, kName, *probe, nullptr, std::move(summary),
+                                 std::move(expected), detail::record_outcome_text(*probe, true));
     v.record_id = 0;  // about the partition, not about that probe
     v.partition = partition;
     v.at_ms = at_ms;
