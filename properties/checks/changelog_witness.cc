@@ -38,10 +38,9 @@
 // - a fenced member's late writes: an active never reads another instance's records appended
 //   after its restore read to its fixed end offset (StoreChangelogReader fixes an active's end
 //   once). The snapshot carries the store's runs of own writes (ReplicaSnapshot::own_write_runs,
-//   from its state manager): the fold skips another instance's records inside them, exactly. A
-//   difference left where the prefix holds another instance's writes after one of the replica's
-//   own instance's (a store whose runs an earlier state manager kept, e.g. a task closed and
-//   assigned back) is passed over, as the record does not say which records that store skipped;
+//   from its recorded store life): the fold skips another instance's records inside them,
+//   exactly. A store object closed and opened again is a new life, which restored what it holds
+//   (or, over kept data, is judged by its own exact fold), so no other skip is passed over;
 // - a persistent store on an instance that crashed, restarted or closed before: Kafka keeps the
 //   data of a store restarted without a checkpoint under at-least-once and restores the log from
 //   its start over it (ProcessorStateManager.initializeStoreOffsetsFromCheckpoint), so the state
@@ -110,7 +109,7 @@ struct ChangelogIndex {
     std::map<int32_t, std::vector<const sim::ChangelogRecord*>> by_key;
     // header_max[i]: the highest position[source][partition] of records[0..i]'s headers, -1 none.
     std::vector<SourceOffset> header_max;
-    // header[i]: records[i]'s own header component, -1 none (header_component, computed once).
+    // header[i]: records[i]'s own header component, -1 none (detail::header_of, computed once).
     std::vector<SourceOffset> header;
     bool foreign_header = false;  // a header names another topic or partition
     // Some record is one a read_committed reader may skip (aborted, or in a transaction open at
@@ -136,11 +135,6 @@ struct ChangelogIndex {
 namespace {
 
 constexpr const char* kName = sim::property_names::kChangelogWitness.data();
-
-// The instant the replica answered: the snapshot at the answer's, else the completion's.
-base::Instant answer_ms(const sim::QueryRecord& record) {
-  return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
-}
 
 void delete_index(ChangelogIndex* index) {
   delete index;
@@ -202,20 +196,18 @@ std::vector<int32_t> touched_keys(const sim::QueryRequestRecord& q,
 }
 
 // fold(changelog[.. offset]) for `keys` as the replica read it by at_ms, then the unlogged writes
-// on top. With `older` (a longer prefix the store kept from an earlier life), the restore replayed
-// only the records after the replica's .checkpoint offset (restored_from; none: from the log
-// start) over that longer prefix's fold: a key the replay has not rewritten keeps the older fold's
-// value.
+// on top. With `after_checkpoint`, only the records after the replica's .checkpoint offset
+// (restored_from): what a restore replays over a store that kept nothing beneath it.
 State fold(const ChangelogIndex::Partition* log, const sim::ReplicaSnapshot& replica,
            base::Instant at_ms, const std::vector<int32_t>& keys, ChangelogOffset offset,
-           std::optional<ChangelogOffset> older, const std::vector<sim::UnloggedWrite>& unlogged) {
+           bool after_checkpoint, const std::vector<sim::UnloggedWrite>& unlogged) {
   State state;
   for (int32_t key : keys) {
     const sim::ChangelogRecord* r = log ? latest(*log, key, offset, at_ms, &replica) : nullptr;
-    if (r != nullptr && older && replica.restored_from && r->offset <= *replica.restored_from) {
-      r = nullptr;  // beneath the checkpoint: never replayed, the store kept the older fold's
+    if (r != nullptr && after_checkpoint && replica.restored_from &&
+        r->offset <= *replica.restored_from) {
+      r = nullptr;  // beneath the checkpoint: never replayed, and nothing kept there
     }
-    if (r == nullptr && older && log) r = latest(*log, key, *older, at_ms);
     if (r != nullptr && r->value) state[key] = Entry{*r->value, r->timestamp_ms};
   }
   for (const auto& w : unlogged) {
@@ -227,19 +219,6 @@ State fold(const ChangelogIndex::Partition* log, const sim::ReplicaSnapshot& rep
     }
   }
   return state;
-}
-
-bool timestamp_ok(const JudgeContext& context, QueryKind kind, int64_t got, int64_t real) {
-  switch (context.timestamp_mode()) {
-    case model::TimestampMode::kReal:
-      return got == real;
-    case model::TimestampMode::kMinusOne:
-      return got == -1 || (kind == QueryKind::TimestampedKeyQuery &&
-                           context.trace().topology.caching && got == real);
-    case model::TimestampMode::kNone:
-      return false;
-  }
-  return false;
 }
 
 // The answer's (key, value, timestamp) entries in the order compared: key-byte order, reversed
@@ -295,7 +274,7 @@ bool entry_equal(const JudgeContext& context, const sim::QueryRequestRecord& q,
                  const std::pair<int32_t, Entry>& got, const std::pair<int32_t, Entry>& want) {
   if (got.first != want.first || got.second.value != want.second.value) return false;
   if (!detail::is_timestamped_kind(q.kind)) return true;
-  return timestamp_ok(context, q.kind, got.second.timestamp_ms, want.second.timestamp_ms);
+  return detail::timestamp_ok(context, q.kind, got.second.timestamp_ms, want.second.timestamp_ms);
 }
 
 enum class Match { kEqual, kLruSubset, kDiffers };
@@ -343,26 +322,6 @@ std::string render(const sim::QueryRequestRecord& q, const State& state) {
   return text + "]";
 }
 
-// Whether another instance wrote into the prefix after `instance`'s first write there.
-bool foreign_writes_after_own(const ChangelogIndex::Partition& log, const std::string& instance,
-                              ChangelogOffset offset) {
-  bool own_seen = false;
-  for (const sim::ChangelogRecord* r : log.records) {
-    if (r->offset > offset) break;
-    if (r->writer == instance) {
-      own_seen = true;
-    } else if (own_seen && !r->writer.empty() && r->committed()) {
-      return true;
-    }
-  }
-  return false;
-}
-
-bool persistent(const TopologyConfig& t) {
-  return t.supplier == KeyValueSupplier::kRocksDb ||
-         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
-}
-
 // The records of `keys` in the prefix that the fold skipped as a read_committed reader would
 // (aborted, or not committed by the answer), for the violation's text: " (read_committed skipped:
 // offset 7 by instance-2, aborted at 500 ms; ...)", the last few; empty when none.
@@ -399,13 +358,6 @@ std::string skipped_uncommitted(const ChangelogIndex::Partition& log,
   return text;
 }
 
-// A record's header component for its own partition of the source topic, -1 if none (a position
-// header's component is a source offset; Position holds them as longs).
-SourceOffset header_component(const JudgeContext& context, const sim::ChangelogRecord& r) {
-  if (!r.position) return SourceOffset(-1);
-  return SourceOffset(detail::reported_offset(context, *r.position, r.partition));
-}
-
 // The position's component (source topic, the answer's partition) the prefix and the unlogged
 // writes give (-1: none, the empty position), or why it cannot be judged.
 std::variant<SourceOffset, std::string> folded_component(
@@ -439,7 +391,7 @@ std::variant<SourceOffset, std::string> folded_component(
         const sim::ChangelogRecord& r = *log->records[i];
         if (!detail::applied_by(replica, applied, r, at_ms)) continue;
         if (std::binary_search(skipped.begin(), skipped.end(), r.offset)) continue;
-        IQ_ASSERT(header_component(context, r) == log->header[i],
+        IQ_ASSERT(SourceOffset(detail::header_of(context, r)) == log->header[i],
                   "seed {}: changelog-{} offset {}: indexed header differs", context.trace().seed,
                   r.partition, r.offset);
         component = log->header[i];
@@ -448,25 +400,6 @@ std::variant<SourceOffset, std::string> folded_component(
   }
   for (const auto& w : unlogged) component = std::max(component, w.source_offset);
   return component;
-}
-
-// The position folded_component's component makes: {source topic: {partition: component}}, or
-// empty.
-Position position_of(const JudgeContext& context, int32_t partition, SourceOffset component) {
-  Position p = Position::empty_position();
-  if (component >= SourceOffset(0))
-    p.with_component(context.trace().topology.source_topic, partition, component);
-  return p;
-}
-
-// Whether `position` is position_of(context, partition, component), without building that.
-bool is_position_of(const JudgeContext& context, const Position& position, int32_t partition,
-                    SourceOffset component) {
-  const Position::Map& map = position.map();
-  if (component < SourceOffset(0)) return map.empty();
-  return map.size() == 1 && map.begin()->first == context.trace().topology.source_topic &&
-         map.begin()->second.size() == 1 && map.begin()->second.begin()->first == partition &&
-         map.begin()->second.begin()->second == component.value();
 }
 
 // ---- A replica reading a compacted changelog ----
@@ -506,17 +439,6 @@ bool restarted_between(const JudgeContext& context, const std::string& instance,
   return false;
 }
 
-// Whether `replica`, answering at answer_ms, may have fetched r's offset after the cleaner
-// removed r (see above).
-bool skippable(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
-               const sim::ChangelogRecord& r, base::Instant answer_ms) {
-  if (!r.removed_ms || *r.removed_ms > answer_ms) return false;
-  IQ_ASSERT(*r.removed_ms >= r.appended_ms, "seed {}: changelog-{} offset {} removed before append",
-            context.trace().seed, r.partition, r.offset);
-  if (r.writer != replica.instance) return true;
-  return restarted_between(context, replica.instance, r.appended_ms, answer_ms);
-}
-
 // One key's choice: the latest record the replica read (nullptr: none) and the records of the key
 // after it, up to the offset, that it skipped (descending).
 struct KeyRead {
@@ -541,18 +463,20 @@ std::optional<KeyRead> choose_key_read(const JudgeContext& context, const sim::Q
     // Under exactly_once_v2 a record read_committed never hands out (aborted, or undecided at the
     // answer) is neither read nor skipped through compaction: the cleaner's removal of an
     // aborted record changes nothing a read_committed reader sees.
-    if (!detail::applied_by(replica, applied, **r, answer_ms(record))) continue;
+    if (!detail::applied_by(replica, applied, **r, detail::answered_at(record))) continue;
     const bool matches =
         wanted != nullptr
             ? (*r)->value && *(*r)->value == wanted->value &&
-                  (!timestamped || timestamp_ok(context, record.request.kind, wanted->timestamp_ms,
-                                                (*r)->timestamp_ms))
+                  (!timestamped || detail::timestamp_ok(context, record.request.kind,
+                                                        wanted->timestamp_ms, (*r)->timestamp_ms))
             : !(*r)->value;
     if (matches) {
       choice.read = *r;
       return choice;
     }
-    if (!skippable(context, replica, **r, record.complete_ms)) return std::nullopt;
+    if (!detail::removed_before_fetch(context, replica, **r, record.complete_ms)) {
+      return std::nullopt;
+    }
     IQ_ASSERT(choice.skipped.size() < records.size(), "seed {}: key {}", context.trace().seed, key);
     choice.skipped.push_back(*r);
   }
@@ -600,13 +524,14 @@ std::optional<std::pair<std::vector<detail::CompactedSkip>, Match>> compacted_re
     std::optional<KeyRead> choice =
         choose_key_read(context, record, log, replica, applied, key, want);
     if (!choice && lru && !want) {
-      choice = KeyRead{latest(log, key, applied, answer_ms(record), &replica), {}};  // evicted
+      choice =
+          KeyRead{latest(log, key, applied, detail::answered_at(record), &replica), {}};  // evicted
     }
     if (!choice) return std::nullopt;
     reads.emplace(key, std::move(*choice));
   }
   if (!fetch_order_possible(reads)) return std::nullopt;
-  State state = fold(&log, replica, answer_ms(record), keys, applied, std::nullopt, unlogged);
+  State state = fold(&log, replica, detail::answered_at(record), keys, applied, false, unlogged);
   std::vector<detail::CompactedSkip> skips;
   for (const auto& [key, choice] : reads) {
     if (choice.skipped.empty()) continue;
@@ -667,7 +592,7 @@ std::vector<const sim::SourceLogRecord*> explaining_candidates(const JudgeContex
 
 // The bound of the source offsets that may explain `r`: its header's component, or none.
 int64_t explaining_bound(const JudgeContext& context, const sim::ChangelogRecord& r) {
-  const SourceOffset header = header_component(context, r);
+  const SourceOffset header = SourceOffset(detail::header_of(context, r));
   return header >= SourceOffset(0) ? header.value() : std::numeric_limits<int64_t>::max();
 }
 
@@ -773,7 +698,7 @@ std::optional<State> with_evicted_entry_cached(
   if (std::any_of(unlogged.begin(), unlogged.end(), [&](const auto& w) { return w.key == key; })) {
     return std::nullopt;
   }
-  const base::Instant at_ms = answer_ms(record);
+  const base::Instant at_ms = detail::answered_at(record);
   const sim::ChangelogRecord* tombstone = latest(log, key, applied, at_ms, &replica);
   if (tombstone == nullptr || tombstone->value || deleted_in_source(context, *tombstone)) {
     return std::nullopt;
@@ -859,13 +784,8 @@ namespace detail {
 // no crash), an applied restart or close.
 bool restarted_before(const JudgeContext& context, const std::string& instance,
                       base::Instant at_ms) {
-  for (const sim::FaultRecord& f : context.trace().faults) {
-    if (f.at_ms > at_ms || f.instance != instance) continue;
-    if (f.stopped() || f.is(sim::FaultKind::kRestart) || f.is(sim::FaultKind::kRestartWiped)) {
-      return true;
-    }
-  }
-  return false;
+  return restarted_between(context, instance,
+                           base::Instant::from_ms(std::numeric_limits<int64_t>::min()), at_ms);
 }
 
 bool reopened_before(const JudgeContext& context, const std::string& instance,
@@ -972,7 +892,7 @@ std::optional<std::pair<State, SourceOffset>> life_fold(
                                  [](const auto* r, ChangelogOffset x) { return r->offset < x; });
       if (it == log.records.end() || (*it)->offset != o) return std::nullopt;
       const sim::ChangelogRecord& r = **it;
-      component = std::max(component, header_component(context, r));
+      component = std::max(component, SourceOffset(detail::header_of(context, r)));
       if (!touched(r.key)) continue;
       if (r.value) {
         state[r.key] = Entry{*r.value, r.timestamp_ms};
@@ -1031,41 +951,52 @@ WitnessResult judge_kept_life(const JudgeContext& context, const sim::QueryRecor
                               WitnessResult result) {
   const auto fold = life_fold(context, log, life, keys, result.applied_offset, unlogged);
   if (!fold) return not_judged("a record the store object applied is not in the trace");
-  result.verdict = Witness::kDiffers;
-  if (compare(context, record.request, answer, fold->first) == Match::kDiffers) {
-    result.why = fmt::format(
-        "the answer is not the fold of what {}'s store object (life {}) kept when it opened "
-        "({} entries) with the records given to it or written by it up to changelog-{} {}",
-        life.instance, life.id, life.kept.size(), outcome.partition, result.applied_offset);
-    result.expected = render(record.request, fold->first);
-    return result;
-  }
-  if (auto older = kept_older_than_checkpoint(log, life)) {
-    result.why = fmt::format("life {} kept less than its .checkpoint claims: {}", life.id, *older);
-    return result;
-  }
-  if (context.trace().consistency_offset_vector_enabled && !log.foreign_header) {
-    const Position folded = position_of(context, outcome.partition, fold->second);
-    if (life_position_differs(outcome.position, folded, life.id, result)) return result;
-  } else {
-    result.position_not_judged = "position not judged: consistency switch off or a foreign header";
-  }
-  result.verdict = Witness::kHolds;
-  result.kept_life = life.id;
+  const bool differs = compare(context, record.request, answer, fold->first) == Match::kDiffers;
+  kept_life_verdict(
+      context, life, outcome,
+      differs ? std::optional(render(record.request, fold->first)) : std::nullopt,
+      [&] { return kept_older_than_checkpoint(log, life); },
+      context.trace().consistency_offset_vector_enabled && !log.foreign_header
+          ? std::optional(fold->second)
+          : std::nullopt,
+      result);
   return result;
 }
 
 }  // namespace
 
-bool life_position_differs(const std::optional<Position>& position, const Position& folded,
-                           uint64_t life_id, WitnessResult& result) {
-  if (position && position->map() == folded.map()) return false;
-  result.why = fmt::format(
-      "the position is not the fold of life {}'s loaded .position and the headers it applied",
-      life_id);
-  result.folded_position = folded;
-  result.expected = folded.to_string();
-  return true;
+void kept_life_verdict(const JudgeContext& context, const sim::StoreLife& life,
+                       const sim::PartitionOutcome& outcome,
+                       std::optional<std::string> fold_differs,
+                       const std::function<std::optional<std::string>()>& older,
+                       std::optional<SourceOffset> header, WitnessResult& result) {
+  result.verdict = Witness::kDiffers;
+  if (fold_differs) {
+    result.why = fmt::format(
+        "the answer is not the fold of what {}'s store object (life {}) kept when it opened "
+        "({} entries) with the records given to it or written by it up to changelog-{} {}",
+        life.instance, life.id, life.kept.size(), outcome.partition, result.applied_offset);
+    result.expected = std::move(*fold_differs);
+    return;
+  }
+  if (auto kept_less = older()) {
+    result.why =
+        fmt::format("life {} kept less than its .checkpoint claims: {}", life.id, *kept_less);
+    return;
+  }
+  if (!header) {
+    result.position_not_judged = "position not judged: consistency switch off or a foreign header";
+  } else if (const Position folded = position_of(context, outcome.partition, *header);
+             !outcome.position || outcome.position->map() != folded.map()) {
+    result.why = fmt::format(
+        "the position is not the fold of life {}'s loaded .position and the headers it applied",
+        life.id);
+    result.folded_position = folded;
+    result.expected = folded.to_string();
+    return;
+  }
+  result.verdict = Witness::kHolds;
+  result.kept_life = life.id;
 }
 
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
@@ -1115,7 +1046,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
       is_key_kind(record.request.kind) && !committed_read ? replica.unlogged_writes : kNone;
   const std::vector<int32_t> keys = touched_keys(record.request, log, unlogged);
   const Answer answer = answer_of(record.request, outcome);
-  const State state = fold(log, replica, answer_ms(record), keys, applied, std::nullopt, unlogged);
+  const State state =
+      fold(log, replica, detail::answered_at(record), keys, applied, false, unlogged);
   Match match = compare(context, record.request, answer, state);
   if (match == Match::kDiffers && log != nullptr) {
     if (auto cached =
@@ -1142,20 +1074,12 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     if (kept.verdict == Witness::kHolds || match == Match::kDiffers) return kept;
   }
   if (match == Match::kDiffers) {
-    // An active (or an active since recycled to a standby) never applied the writes another
-    // instance interleaved with its own.
-    if (log != nullptr && foreign_writes_after_own(*log, replica.instance, applied)) {
-      return not_judged(
-          "another instance's writes follow this instance's own in the changelog prefix (a "
-          "fenced member's late writes)",
-          result.replica, applied);
-    }
     result.verdict = Witness::kDiffers;
     if (log != nullptr && replica.restored_from) {
       // A store that kept nothing beneath its .checkpoint: the records after it over an empty
-      // store (an empty older prefix). Still a difference; cleaner_cut.cc looks at it.
+      // store. Still a difference; cleaner_cut.cc looks at it.
       const State replayed =
-          fold(log, replica, answer_ms(record), keys, applied, ChangelogOffset(-1), unlogged);
+          fold(log, replica, detail::answered_at(record), keys, applied, true, unlogged);
       result.fold_over_empty_store =
           compare(context, record.request, answer, replayed) == Match::kEqual;
     }
@@ -1165,8 +1089,9 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
         outcome.partition, applied,
         unlogged.empty() ? "" : fmt::format(" + {} unlogged writes", unlogged.size()),
         replica.instance, sim::to_string(replica.role));
-    result.expected = render(record.request, state) +
-                      skipped_uncommitted(*log, replica, keys, applied, answer_ms(record));
+    result.expected =
+        render(record.request, state) +
+        skipped_uncommitted(*log, replica, keys, applied, detail::answered_at(record));
     return result;
   }
   if (match == Match::kLruSubset) {
@@ -1176,8 +1101,8 @@ WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRec
     result.present_keys_hold = true;
     return result;
   }
-  auto component = folded_component(context, log, replica, answer_ms(record), applied, unlogged,
-                                    skipped_offsets(result.compacted_skips));
+  auto component = folded_component(context, log, replica, detail::answered_at(record), applied,
+                                    unlogged, skipped_offsets(result.compacted_skips));
   if (auto* why = std::get_if<std::string>(&component)) {
     result.verdict = Witness::kHolds;
     result.position_not_judged = std::move(*why);
@@ -1230,7 +1155,7 @@ UncommittedReflected uncommitted_reflected(const JudgeContext& context,
   UncommittedReflected out;
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);
   const sim::ReplicaSnapshot& replica = *witness.replica;
-  const base::Instant at_ms = answer_ms(record);
+  const base::Instant at_ms = detail::answered_at(record);
   // A committed read (KIP-892) never reads the record cache, as the witness folds it.
   const bool key_kind =
       is_key_kind(record.request.kind) && !reads_committed(context, record.request, replica);
@@ -1267,7 +1192,7 @@ UncommittedReflected uncommitted_reflected(const JudgeContext& context,
     if (header < highest) continue;
     const sim::ChangelogRecord* r = log->records[i];
     if (!applied_by(replica, witness.applied_offset, *r, at_ms)) continue;
-    IQ_ASSERT(header_component(context, *r) == header,
+    IQ_ASSERT(SourceOffset(detail::header_of(context, *r)) == header,
               "seed {}: changelog-{} offset {}: indexed header differs", context.trace().seed,
               r->partition, r->offset);
     if (!found || header > highest) {
@@ -1291,7 +1216,12 @@ UncommittedReflected uncommitted_reflected(const JudgeContext& context,
 
 bool removed_before_fetch(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
                           const sim::ChangelogRecord& r, base::Instant answer_ms) {
-  return skippable(context, replica, r, answer_ms);
+  // See "A replica reading a compacted changelog" above.
+  if (!r.removed_ms || *r.removed_ms > answer_ms) return false;
+  IQ_ASSERT(*r.removed_ms >= r.appended_ms, "seed {}: changelog-{} offset {} removed before append",
+            context.trace().seed, r.partition, r.offset);
+  if (r.writer != replica.instance) return true;
+  return restarted_between(context, replica.instance, r.appended_ms, answer_ms);
 }
 
 // Pin delta 8's miss form (docs/kafka-2026-08-20.md §3.4 item 6): CachingKeyValueStore.runKeyQuery
@@ -1336,9 +1266,9 @@ ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::Q
   const ChangelogOffset committed =
       std::min(applied, replica->committed_changelog_offset.value_or(ChangelogOffset(-1)));
   const std::vector<int32_t> keys{*record.request.key};
-  const base::Instant at = answer_ms(record);
+  const base::Instant at = detail::answered_at(record);
   static const std::vector<sim::UnloggedWrite> kNone;
-  const State state = fold(log, *replica, at, keys, committed, std::nullopt, kNone);
+  const State state = fold(log, *replica, at, keys, committed, false, kNone);
   if (compare(context, record.request, answer_of(record.request, outcome), state) !=
       Match::kEqual) {
     return {false, fmt::format("record #{} is not the fold of changelog-{} [.., {}], {}'s "
@@ -1349,7 +1279,7 @@ ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::Q
   // the store below under READ_UNCOMMITTED, give): otherwise the answer's difference from the
   // model is not this behaviour's (default seed 182: an aggregate the changelog itself holds).
   const State staged_state =
-      fold(log, *replica, at, keys, applied, std::nullopt, replica->unlogged_writes);
+      fold(log, *replica, at, keys, applied, false, replica->unlogged_writes);
   if (compare(context, record.request, answer_of(record.request, outcome), staged_state) ==
       Match::kEqual) {
     return {false, fmt::format("record #{} is the staged fold too: a miss changes nothing here",

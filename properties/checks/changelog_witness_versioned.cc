@@ -88,30 +88,21 @@ std::optional<std::string> foreign_version(const sim::VersionedList& answer, int
 
 // The highest header component of the records the replica applied, as the position they give
 // (empty when none has one).
-Position folded_position(const JudgeContext& context, std::span<const sim::ChangelogRecord> log,
-                         const sim::ReplicaSnapshot& replica, ChangelogOffset applied) {
-  int64_t component = -1;
-  for (const sim::ChangelogRecord& r : log) {
-    if (!r.position || !applied_by(replica, applied, r)) continue;
-    component = std::max(component, reported_offset(context, *r.position, r.partition));
-  }
-  Position p = Position::empty_position();
-  if (component >= 0) {
-    p.with_component(context.trace().topology.source_topic, replica.partition,
-                     SourceOffset(component));
-  }
-  return p;
+Position folded_position(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
+                         ChangelogOffset applied) {
+  const int64_t component = header_max_where(
+      context, replica.partition, [&](const auto& r) { return applied_by(replica, applied, r); });
+  return position_of(context, replica.partition, SourceOffset(component));
 }
 
 WitnessResult holds(const JudgeContext& context, const sim::PartitionOutcome& outcome,
-                    std::span<const sim::ChangelogRecord> log, const sim::ReplicaSnapshot& replica,
-                    WitnessResult result) {
+                    const sim::ReplicaSnapshot& replica, WitnessResult result) {
   result.verdict = Witness::kHolds;
   if (!context.trace().consistency_offset_vector_enabled) {
     result.position_not_judged = "position not judged: consistency switch off (no headers to fold)";
     return result;
   }
-  const Position want = folded_position(context, log, replica, result.applied_offset);
+  const Position want = folded_position(context, replica, result.applied_offset);
   if (!outcome.position || outcome.position->map() != want.map()) {
     result.position_not_judged =
         "position not judged: versioned restore skips a record beyond grace before its header "
@@ -169,8 +160,7 @@ WitnessResult versioned_changelog_witness(const JudgeContext& context,
       fold(context.trace().topology, log, applied_by_replica);
   const std::vector<model::Version> want =
       versioned_expected(applied_fold, record.request, outcome.partition, applied.value());
-  result.versioned_fold = want;
-  if (versioned_equal(outcome, want)) return holds(context, outcome, log, replica, result);
+  if (versioned_equal(outcome, want)) return holds(context, outcome, replica, result);
 
   // Whether the store object may hold an earlier object's data beneath what it was given: its
   // recorded life says so exactly; only a hand-made trace without lives falls back on the faults.
@@ -186,7 +176,7 @@ WitnessResult versioned_changelog_witness(const JudgeContext& context,
           "without a checkpoint)";
       result.earlier_life_offset = older;
       if (context.trace().consistency_offset_vector_enabled) {
-        result.prefix_position = folded_position(context, log, replica, applied);
+        result.prefix_position = folded_position(context, replica, applied);
       }
       return result;
     }

@@ -105,6 +105,23 @@ std::optional<std::string> key_differs(const JudgeContext& context,
   return text;
 }
 
+// The model's answer to range query `request` on `partition` at `offset`, rendered.
+std::string range_text(const JudgeContext& context, const sim::QueryRequestRecord& request,
+                       int32_t partition, int64_t offset) {
+  const auto want = model::expected_range_query(
+      context.store(), partition, bound_bytes(request.lower), bound_bytes(request.upper),
+      to_model_order(request.order), offset, model::TimestampMode::kReal);
+  std::string text = "[";
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += fmt::format("{}={}", model::deserialize_int32_key(want[i].first), want[i].second.value);
+    if (is_timestamped_kind(request.kind)) {
+      text += "@" + timestamp_text(context, request.kind, *want[i].second.timestamp_ms);
+    }
+  }
+  return text + "]";
+}
+
 std::optional<std::string> range_differs(const JudgeContext& context,
                                          const sim::QueryRequestRecord& request,
                                          const sim::PartitionOutcome& outcome, int64_t offset,
@@ -132,18 +149,7 @@ std::optional<std::string> range_differs(const JudgeContext& context,
   }
   if (same) return std::nullopt;
   if (describe == Describe::kNo) return std::string();
-  const auto want = model::expected_range_query(context.store(), outcome.partition, lower, upper,
-                                                to_model_order(request.order), offset,
-                                                model::TimestampMode::kReal);
-  std::string text = "[";
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (i > 0) text += ", ";
-    text += fmt::format("{}={}", model::deserialize_int32_key(want[i].first), want[i].second.value);
-    if (timestamped) {
-      text += "@" + timestamp_text(context, request.kind, *want[i].second.timestamp_ms);
-    }
-  }
-  return text + "]";
+  return range_text(context, request, outcome.partition, offset);
 }
 
 // A VersionedKeyQuery or MultiVersionedKeyQuery answer against the model's VersionedHistory.
@@ -282,6 +288,11 @@ std::optional<std::string> versioned_not_judged(const JudgeContext& context,
   return std::nullopt;
 }
 
+bool persistent(const TopologyConfig& t) {
+  return t.supplier == KeyValueSupplier::kRocksDb ||
+         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
+}
+
 bool is_timestamped_kind(QueryKind kind) {
   return kind == QueryKind::TimestampedKeyQuery || kind == QueryKind::TimestampedRangeQuery;
 }
@@ -296,6 +307,42 @@ const sim::ReplicaSnapshot* find_replica(const sim::PlacementSnapshot& snapshot,
 
 const sim::PlacementSnapshot& explaining_placement(const sim::QueryRecord& record) {
   return record.placement_at_answer ? *record.placement_at_answer : record.placement_at_invoke;
+}
+
+StopAndStart last_stop(const sim::RunTrace& trace, const std::string& instance, base::Instant at_ms,
+                       bool cut_off) {
+  StopAndStart out;
+  for (const sim::FaultRecord& f : trace.faults) {
+    if (f.at_ms > at_ms || f.instance != instance) continue;
+    if (f.stopped() || (cut_off && f.cut_off())) {
+      out = StopAndStart{&f, nullptr};
+    } else if (out.stop != nullptr && out.start == nullptr &&
+               (f.started() || (cut_off && f.reconnected()))) {
+      out.start = &f;
+    }
+  }
+  return out;
+}
+
+bool life_holds(const sim::StoreLife& life, ChangelogOffset offset, bool given, bool wrote) {
+  return std::any_of(life.events.begin(), life.events.end(), [&](const sim::StoreLifeEvent& e) {
+    const bool kind = (given && e.kind == sim::StoreLifeEvent::Kind::kGiven) ||
+                      (wrote && e.kind == sim::StoreLifeEvent::Kind::kWrote);
+    return kind && e.first <= offset && offset <= e.last;
+  });
+}
+
+const sim::QueryRecord* last_liveness_probe(const JudgeContext& context, int32_t partition) {
+  const auto& records = context.trace().history.records();
+  for (auto it = records.rbegin(); it != records.rend(); ++it) {
+    if (it->source != sim::QueryRecord::Source::kLiveness) continue;
+    if (it->request.partitions && it->request.partitions->count(partition) != 0) return &*it;
+  }
+  return nullptr;
+}
+
+base::Instant answered_at(const sim::QueryRecord& record) {
+  return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
 }
 
 Violation record_violation(const JudgeContext& context, std::string_view property,
@@ -326,6 +373,16 @@ Violation record_violation(const JudgeContext& context, std::string_view propert
   v.events_before = context.events_before(record.complete_ms);
   if (partition) v.reprocessed_before = context.reprocessed_before(record.complete_ms, *partition);
   return v;
+}
+
+std::string record_outcome_text(const sim::QueryRecord& record, bool partitions) {
+  std::string out = sim::to_string(record.outcome);
+  if (record.error) out += " " + record.error->to_string();
+  if (!record.not_routed_reason.empty()) out += " '" + record.not_routed_reason + "'";
+  if (partitions) {
+    for (const auto& p : record.partitions) out += " " + p.to_string();
+  }
+  return out;
 }
 
 std::string outcome_string(const sim::PartitionOutcome& outcome) {
@@ -432,18 +489,8 @@ std::optional<std::string> differs_from_model_with_eviction(const JudgeContext& 
   }
   if (same) return std::nullopt;
   if (describe == Describe::kNo) return std::string();
-  const auto want = model::expected_range_query(context.store(), outcome.partition, lower, upper,
-                                                to_model_order(request.order), offset,
-                                                model::TimestampMode::kReal);
-  std::string text = "a subsequence (LRU evictions) of [";
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (i > 0) text += ", ";
-    text += fmt::format("{}={}", model::deserialize_int32_key(want[i].first), want[i].second.value);
-    if (timestamped) {
-      text += "@" + timestamp_text(context, request.kind, *want[i].second.timestamp_ms);
-    }
-  }
-  return text + "]";
+  return "a subsequence (LRU evictions) of " +
+         range_text(context, request, outcome.partition, offset);
 }
 
 int64_t last_source_offset_appended(const sim::RunTrace& trace, int32_t partition,
@@ -517,6 +564,26 @@ FitResult fit_answer(const JudgeContext& context, const sim::QueryRecord& record
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition) {
   const int64_t* offset = position.offset(context.trace().topology.source_topic, partition);
   return offset == nullptr ? -1 : *offset;
+}
+
+int64_t header_of(const JudgeContext& context, const sim::ChangelogRecord& r) {
+  return r.position ? reported_offset(context, *r.position, r.partition) : -1;
+}
+
+Position position_of(const JudgeContext& context, int32_t partition, SourceOffset component) {
+  Position p = Position::empty_position();
+  if (component >= SourceOffset(0))
+    p.with_component(context.trace().topology.source_topic, partition, component);
+  return p;
+}
+
+bool is_position_of(const JudgeContext& context, const Position& position, int32_t partition,
+                    SourceOffset component) {
+  const Position::Map& map = position.map();
+  if (component < SourceOffset(0)) return map.empty();
+  return map.size() == 1 && map.begin()->first == context.trace().topology.source_topic &&
+         map.begin()->second.size() == 1 && map.begin()->second.begin()->first == partition &&
+         map.begin()->second.begin()->second == component.value();
 }
 
 IsolationLevel effective_level(const JudgeContext& context,

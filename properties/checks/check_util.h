@@ -3,6 +3,7 @@
 // the model's answer at an offset compared with a recorded result, violation and tally filling.
 // Internal to properties/checks; nothing outside this folder includes it.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -31,7 +32,8 @@ using iq::to_string;                 // QueryKind names live in iq/query.h
 bool is_key_kind(QueryKind kind);    // KeyQuery, TimestampedKeyQuery
 bool is_range_kind(QueryKind kind);  // RangeQuery, TimestampedRangeQuery
 bool is_timestamped_kind(QueryKind kind);
-bool is_versioned_kind(QueryKind kind);  // VersionedKeyQuery, MultiVersionedKeyQuery
+bool is_versioned_kind(QueryKind kind);    // VersionedKeyQuery, MultiVersionedKeyQuery
+bool persistent(const TopologyConfig& t);  // a RocksDB key-value supplier: its files outlive it
 // Whether the store object that answered `record` on `partition` opened over data an earlier
 // store object kept on disk (its recorded life, RunTrace::store_lives): the one recorded fact that
 // makes its observed stream time, which Kafka does not persist, differ from the model's (a store
@@ -85,8 +87,24 @@ std::string versions_text(const std::vector<model::Version>& versions);
 
 const sim::ReplicaSnapshot* find_replica(const sim::PlacementSnapshot& snapshot,
                                          const std::string& instance, int32_t partition);
+// The last stop of `instance` at or before at_ms (a crash or close; with `cut_off` a pause or
+// isolation too, after which the group may take its tasks) and the first start after that stop
+// (a start or restart; with `cut_off` a resume or heal too): nullptr where there is none.
+struct StopAndStart {
+  const sim::FaultRecord* stop = nullptr;
+  const sim::FaultRecord* start = nullptr;
+};
+StopAndStart last_stop(const sim::RunTrace& trace, const std::string& instance, base::Instant at_ms,
+                       bool cut_off);
+// The last liveness probe that asked `partition`, or nullptr.
+const sim::QueryRecord* last_liveness_probe(const JudgeContext& context, int32_t partition);
 // The snapshot that explains an answer: placement_at_answer, else placement_at_invoke.
 const sim::PlacementSnapshot& explaining_placement(const sim::QueryRecord& record);
+// The instant the replica answered: the snapshot at the answer's, else the completion's.
+base::Instant answered_at(const sim::QueryRecord& record);
+// Whether `life`'s events hold changelog `offset` among the records given to it (kGiven), when
+// `given`, or among those it wrote (kWrote), when `wrote`.
+bool life_holds(const sim::StoreLife& life, ChangelogOffset offset, bool given, bool wrote);
 
 // A violation about one query record (and one partition of it, if `outcome` is given): fills the
 // record id, the completion time, the query, the answering replica, the placement and the faults
@@ -95,6 +113,9 @@ Violation record_violation(const JudgeContext& context, std::string_view propert
                            const sim::QueryRecord& record, const sim::PartitionOutcome* outcome,
                            std::string summary, std::string expected, std::string returned);
 
+// What a query record came to, in one line: its outcome, error and routing reason, and with
+// `partitions` each partition result.
+std::string record_outcome_text(const sim::QueryRecord& record, bool partitions);
 // What one partition result returned, in one line: "ok value=5 ts=[100] pos=..." or the failure.
 std::string outcome_string(const sim::PartitionOutcome& outcome);
 
@@ -229,9 +250,6 @@ struct WitnessResult {
   // kNotJudged on a versioned store because the answer is not the fold's while every version it
   // holds is one the replica could have been given (changelog_witness_versioned.cc, step 3).
   bool versions_from_log = false;
-  // A versioned store's answer as the fold of the applied prefix gives it (set whenever the
-  // versioned witness folded; versioned_restore_batch.cc compares the answer with it).
-  std::vector<model::Version> versioned_fold;
   // kDiffers, on a replica restored from a .checkpoint (ReplicaSnapshot::restored_from), whose
   // answer is the fold of the records after that checkpoint alone over an empty store: it kept
   // none of the data beneath its checkpoint (cleaner_cut.cc needs it; still a difference).
@@ -243,11 +261,17 @@ struct WitnessResult {
   // (its recorded life, trace/store_life.h; window and session stores): that life's id.
   uint64_t kept_life = 0;
 };
-// A kept life's answer must report `folded`, the fold of the life's loaded .position and the
-// headers it applied: when `position` is not it, `result` says so (expecting `folded`) and this
-// returns true.
-bool life_position_differs(const std::optional<Position>& position, const Position& folded,
-                           uint64_t life_id, WitnessResult& result);
+// The verdict on an answer of a store object that opened over data an earlier one kept (its
+// recorded life; judge_kept_life of the key-value and the window witness), given the life's exact
+// fold: `fold_differs` (the fold, rendered) when the value is not the fold's; else what `older`
+// finds the life kept older than its .checkpoint claims; else the position against the fold of
+// the life's loaded .position and the headers it applied (`header`; nullopt: not judged, the
+// switch off or a foreign header). Holds then, naming the life (kept_life).
+void kept_life_verdict(const JudgeContext& context, const sim::StoreLife& life,
+                       const sim::PartitionOutcome& outcome,
+                       std::optional<std::string> fold_differs,
+                       const std::function<std::optional<std::string>()>& older,
+                       std::optional<SourceOffset> header, WitnessResult& result);
 WitnessResult changelog_witness(const JudgeContext& context, const sim::QueryRecord& record,
                                 const sim::PartitionOutcome& outcome);
 // changelog_witness's verdict, answering replica and applied offset for an answer (the other
@@ -514,5 +538,22 @@ bool written_by_store(const sim::ReplicaSnapshot& replica, const sim::ChangelogR
 
 // position[source_topic][partition], -1 if absent.
 int64_t reported_offset(const JudgeContext& context, const Position& position, int32_t partition);
+// The position a store of one source partition reports: {source topic: {partition: component}},
+// or empty when component < 0 (no header); and whether `position` is that, without building it.
+Position position_of(const JudgeContext& context, int32_t partition, SourceOffset component);
+bool is_position_of(const JudgeContext& context, const Position& position, int32_t partition,
+                    SourceOffset component);
+// Changelog record r's position-header component for its own partition of the source topic (a
+// source offset; -1: no header, or none for that partition).
+int64_t header_of(const JudgeContext& context, const sim::ChangelogRecord& r);
+// The highest header_of the records of changelog-`partition` for which `counts` holds (-1: none).
+template <class Counts>
+int64_t header_max_where(const JudgeContext& context, int32_t partition, Counts counts) {
+  int64_t out = -1;
+  for (const sim::ChangelogRecord& r : partition_log(context.trace(), partition)) {
+    if (r.position && counts(r)) out = std::max(out, header_of(context, r));
+  }
+  return out;
+}
 
 }  // namespace iq::properties::detail

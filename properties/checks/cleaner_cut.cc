@@ -48,11 +48,6 @@
 namespace iq::properties::detail {
 namespace {
 
-bool persistent(const TopologyConfig& t) {
-  return t.supplier == KeyValueSupplier::kRocksDb ||
-         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
-}
-
 // Whether a disk path lies in task directory `task` ("0_1"): one of its components is the task.
 bool in_task_dir(const std::string& path, const std::string& task) {
   size_t from = 0;
@@ -69,19 +64,6 @@ bool in_task_dir(const std::string& path, const std::string& task) {
 bool landed_in_cleaner(const sim::FaultRecord& f, int32_t partition) {
   return f.landed && f.landed->has_point("cleaner") && f.landed->event == "disk" &&
          in_task_dir(f.landed->path, "0_" + std::to_string(partition));
-}
-
-// The highest position header of changelog-<partition> records appended by at_ms, or in the
-// prefix [.., applied]; -1 if none.
-int64_t header_max(const JudgeContext& context, int32_t partition, base::Instant at_ms,
-                   ChangelogOffset applied) {
-  int64_t out = -1;
-  for (const sim::ChangelogRecord& r : context.trace().changelog) {
-    if (r.partition != partition || !r.position) continue;
-    if (r.appended_ms > at_ms && r.offset > applied) continue;
-    out = std::max(out, reported_offset(context, *r.position, partition));
-  }
-  return out;
 }
 
 }  // namespace
@@ -105,18 +87,7 @@ ClassProof prove_cleaner_cut_by_crash(const JudgeContext& context, const sim::Qu
         "over an empty store");
   }
   const std::string& instance = w.replica->instance;
-  // The instance's last stop (crash or close) before the answer, and the start that followed it.
-  const sim::FaultRecord* crash = nullptr;
-  const sim::FaultRecord* restart = nullptr;
-  for (const sim::FaultRecord& f : trace.faults) {
-    if (f.at_ms > record.complete_ms || f.instance != instance) continue;
-    if (f.stopped()) {
-      crash = &f;
-      restart = nullptr;
-    } else if (crash != nullptr && restart == nullptr && f.started()) {
-      restart = &f;
-    }
-  }
+  const auto [crash, restart] = last_stop(trace, instance, record.complete_ms, false);
   if (crash == nullptr || restart == nullptr || !crash->crashed() ||
       restart->kind == sim::FaultKind::kRestartWiped || !landed_in_cleaner(*crash, p)) {
     return fail(fmt::format(
@@ -126,10 +97,12 @@ ClassProof prove_cleaner_cut_by_crash(const JudgeContext& context, const sim::Qu
   }
   if (trace.consistency_offset_vector_enabled && outcome.position) {
     const int64_t q = reported_offset(context, *outcome.position, p);
-    Position only = Position::empty_position();
-    if (q >= 0) only.with_component(trace.topology.source_topic, p, q);
-    const int64_t bound = header_max(context, p, crash->at_ms, w.applied_offset);
-    if (outcome.position->map() != only.map() || q > bound) {
+    // The highest header of the records appended by the crash or in the applied prefix.
+    const int64_t bound =
+        header_max_where(context, p, [&, crashed_ms = crash->at_ms](const sim::ChangelogRecord& r) {
+          return r.appended_ms <= crashed_ms || r.offset <= w.applied_offset;
+        });
+    if (!is_position_of(context, *outcome.position, p, SourceOffset(q)) || q > bound) {
       return fail(fmt::format(
           "its position {} is not one its .position file and replayed headers could give (at "
           "most {})",

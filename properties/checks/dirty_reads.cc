@@ -121,7 +121,7 @@ DirtyReadStats dirty_reads(const JudgeContext& context) {
       d.record_id = record.id;
       d.partition = outcome.partition;
       d.instance = w.replica->instance;
-      d.at_ms = record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
+      d.at_ms = detail::answered_at(record);
       d.uncommitted_records = static_cast<uint32_t>(u.records.size());
       d.unsent = u.unsent;
       decide(d, u);

@@ -43,13 +43,6 @@
 namespace iq::properties::detail {
 namespace {
 
-// Whether `life` wrote changelog offset `offset` (one of its kWrote ranges).
-bool wrote(const sim::StoreLife& life, ChangelogOffset offset) {
-  return std::any_of(life.events.begin(), life.events.end(), [&](const sim::StoreLifeEvent& e) {
-    return e.kind == sim::StoreLifeEvent::Kind::kWrote && e.first <= offset && offset <= e.last;
-  });
-}
-
 // Whether kept entry `e` holds the value (and timestamp, where kept) of an aborted changelog
 // record of its key that `life`'s instance wrote before the life opened.
 bool kept_aborted_write(const sim::RunTrace& trace, const sim::StoreLife& life,
@@ -97,7 +90,7 @@ std::optional<std::string> why_not_tainted(const JudgeContext& context,
     if (replica.store_life == t.life->id) return std::nullopt;
     for (const sim::ChangelogRecord& r : context.trace().changelog) {
       if (r.partition == t.life->partition && r.key == key && r.offset <= applied &&
-          wrote(*t.life, r.offset) && applied_by(replica, applied, r)) {
+          life_holds(*t.life, r.offset, false, true) && applied_by(replica, applied, r)) {
         return std::nullopt;
       }
     }
@@ -189,7 +182,7 @@ ClassProof prove_eos_kept_aborted_record(const JudgeContext& context, int32_t pa
     if (!t.keys.contains(r->key)) continue;
     for (const sim::ChangelogRecord& first : trace.changelog) {
       if (first.partition != partition || first.key != r->key || first.offset > r->offset ||
-          !wrote(*t.life, first.offset)) {
+          !life_holds(*t.life, first.offset, false, true)) {
         continue;
       }
       proof.proven = true;

@@ -18,30 +18,14 @@ namespace {
 
 constexpr const char* kName = sim::property_names::kEventuallyAvailable.data();
 
-const sim::QueryRecord* last_probe(const JudgeContext& context, int32_t partition) {
-  const auto& records = context.trace().history.records();
-  for (auto it = records.rbegin(); it != records.rend(); ++it) {
-    if (it->source != sim::QueryRecord::Source::kLiveness) continue;
-    if (it->request.partitions && it->request.partitions->count(partition) != 0) return &*it;
-  }
-  return nullptr;
-}
-
-std::string outcome_text(const sim::QueryRecord& record) {
-  std::string out = sim::to_string(record.outcome);
-  if (record.error) out += " " + record.error->to_string();
-  if (!record.not_routed_reason.empty()) out += " '" + record.not_routed_reason + "'";
-  for (const auto& p : record.partitions) out += " " + p.to_string();
-  return out;
-}
-
 Violation partition_violation(const JudgeContext& context, int32_t partition, base::Instant at,
                               std::string summary, std::string expected) {
   // A Violation holds its instant as a number (the summaries' JSON writes it).
   const int64_t at_ms = at.ms_since_epoch();
-  if (const sim::QueryRecord* probe = last_probe(context, partition)) {
-    Violation v = detail::record_violation(context, kName, *probe, nullptr, std::move(summary),
-                                           std::move(expected), outcome_text(*probe));
+  if (const sim::QueryRecord* probe = detail::last_liveness_probe(context, partition)) {
+    Violation v =
+        detail::record_violation(context, kName, *probe, nullptr, std::move(summary),
+                                 std::move(expected), detail::record_outcome_text(*probe, true));
     v.record_id = 0;  // about the partition, not about that probe
     v.partition = partition;
     v.at_ms = at_ms;
@@ -66,29 +50,24 @@ std::vector<Violation> check_eventually_available(const JudgeContext& context) {
   std::vector<Violation> out;
   detail::Tally tally(context, kName);
   const sim::RunTrace& trace = context.trace();
-  for (const sim::LivenessFailure& failure : trace.liveness_failures) {
+  // A violation about the whole run, at `at`.
+  const auto run_violation = [&](base::Instant at, std::string summary) {
     Violation v;
     v.property = kName;
-    v.at_ms = failure.at_ms.ms_since_epoch();
-    v.summary = "liveness failure: " + failure.what;
-    v.events_before = context.events_before(failure.at_ms);
+    v.at_ms = at.ms_since_epoch();
+    v.summary = std::move(summary);
+    v.events_before = context.events_before(at);
     out.push_back(std::move(v));
+  };
+  for (const sim::LivenessFailure& failure : trace.liveness_failures) {
+    run_violation(failure.at_ms, "liveness failure: " + failure.what);
   }
   if (trace.time_limit_reached) {
-    Violation v;
-    v.property = kName;
-    v.at_ms = trace.end_ms.ms_since_epoch();
-    v.summary = "the run reached its virtual time limit at " + std::to_string(v.at_ms) + " ms";
-    v.events_before = context.events_before(trace.end_ms);
-    out.push_back(std::move(v));
+    run_violation(trace.end_ms, "the run reached its virtual time limit at " +
+                                    std::to_string(trace.end_ms.ms_since_epoch()) + " ms");
   }
   if (!trace.bound_reached.empty()) {
-    Violation v;
-    v.property = kName;
-    v.at_ms = trace.end_ms.ms_since_epoch();
-    v.summary = "BoundReached: the run stopped: " + trace.bound_reached;
-    v.events_before = context.events_before(trace.end_ms);
-    out.push_back(std::move(v));
+    run_violation(trace.end_ms, "BoundReached: the run stopped: " + trace.bound_reached);
   }
   if (!trace.liveness) {
     tally.not_judged("no liveness phase");

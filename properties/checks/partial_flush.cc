@@ -79,10 +79,6 @@ std::pair<size_t, size_t> partition_span(const sim::RunTrace& trace, int32_t par
   return {static_cast<size_t>(lo - log.begin()), static_cast<size_t>(hi - log.begin())};
 }
 
-int64_t header_offset(const JudgeContext& context, const sim::ChangelogRecord& r) {
-  return r.position ? reported_offset(context, *r.position, r.partition) : -1;
-}
-
 // A source write of `key` in `partition` at an offset above `after`, appended by at_ms.
 bool written_after(const JudgeContext& context, int32_t partition, int32_t key, int64_t after,
                    base::Instant at_ms) {
@@ -300,7 +296,7 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
                             w.applied_offset, writer, t));
   }
   const int64_t position = reported_offset(context, *outcome.position, p);
-  const int64_t before_flush = first > begin ? header_offset(context, log[first - 1]) : -1;
+  const int64_t before_flush = first > begin ? header_of(context, log[first - 1]) : -1;
   const auto answer = answer_by_key(record.request, outcome);
   if (const auto* why = std::get_if<std::string>(&answer)) return fail("the answer lacks " + *why);
   const auto& got = std::get<std::map<int32_t, GotEntry>>(answer);
@@ -315,7 +311,7 @@ ClassProof prove_partial_flush(const JudgeContext& context, const sim::QueryReco
       if (log[i].key == key) rest = i;
     }
     if (rest) {
-      const int64_t h = header_offset(context, log[*rest]);
+      const int64_t h = header_of(context, log[*rest]);
       if (h < position || !record_is_model(context, log[*rest], h)) {
         return fail(
             fmt::format("key {} is logged later in the flush (changelog-{} offset {}) "

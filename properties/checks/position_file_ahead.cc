@@ -40,11 +40,6 @@
 namespace iq::properties::detail {
 namespace {
 
-bool persistent(const TopologyConfig& t) {
-  return t.supplier == KeyValueSupplier::kRocksDb ||
-         t.supplier == KeyValueSupplier::kRocksDbTimestamped;
-}
-
 bool is_restart_kept(const sim::FaultRecord& f) {
   return f.is(sim::FaultKind::kRestart) || f.is(sim::FaultKind::kStart);
 }
@@ -55,16 +50,6 @@ bool is_restart_kept(const sim::FaultRecord& f) {
 bool landed_between_position_and_checkpoint(const sim::FaultRecord& f, int32_t partition) {
   return f.landed && f.landed->has_point("position_checkpoint") &&
          f.landed->on_task_file("0_" + std::to_string(partition), ".checkpoint");
-}
-
-// The highest position header of changelog-<partition> records appended by at_ms, -1 if none.
-int64_t header_max_by(const JudgeContext& context, int32_t partition, base::Instant at_ms) {
-  int64_t out = -1;
-  for (const sim::ChangelogRecord& r : context.trace().changelog) {
-    if (r.partition != partition || r.appended_ms > at_ms || !r.position) continue;
-    out = std::max(out, reported_offset(context, *r.position, partition));
-  }
-  return out;
 }
 
 }  // namespace
@@ -92,18 +77,7 @@ ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
     return fail("its value is not what the changelog witness says its replica holds");
   }
   const std::string& instance = w.replica->instance;
-  // The instance's last stop (crash or close) before the answer, and the start that followed it.
-  const sim::FaultRecord* crash = nullptr;
-  const sim::FaultRecord* restart = nullptr;
-  for (const sim::FaultRecord& f : trace.faults) {
-    if (f.at_ms > record.complete_ms || f.instance != instance) continue;
-    if (f.stopped()) {
-      crash = &f;
-      restart = nullptr;
-    } else if (crash != nullptr && restart == nullptr && f.started()) {
-      restart = &f;
-    }
-  }
+  const auto [crash, restart] = last_stop(trace, instance, record.complete_ms, false);
   if (crash == nullptr || restart == nullptr || !crash->crashed() || !is_restart_kept(*restart) ||
       !landed_between_position_and_checkpoint(*crash, p)) {
     return fail(
@@ -111,24 +85,19 @@ ClassProof prove_position_ahead_of_checkpoint(const JudgeContext& context,
                     "its kept disk as its last life before the answer",
                     instance, p));
   }
-  const std::string& topic = trace.topology.source_topic;
   const int64_t q = reported_offset(context, *outcome.position, p);
-  Position only = Position::empty_position();
-  if (q >= 0) only.with_component(topic, p, q);
-  if (outcome.position->map() != only.map()) {
+  if (!is_position_of(context, *outcome.position, p, SourceOffset(q))) {
     return fail("its position has components of other partitions or topics");
   }
-  const auto applied_max = [&]() -> int64_t {
-    if (w.folded_position) return reported_offset(context, *w.folded_position, p);
-    int64_t out = -1;
-    for (const sim::ChangelogRecord& r : trace.changelog) {
-      if (r.partition == p && r.offset <= w.applied_offset && r.position) {
-        out = std::max(out, reported_offset(context, *r.position, p));
-      }
-    }
-    return out;
-  }();
-  const int64_t at_crash = header_max_by(context, p, crash->at_ms);
+  const int64_t applied_max =
+      w.folded_position ? reported_offset(context, *w.folded_position, p)
+                        : header_max_where(context, p, [&](const sim::ChangelogRecord& r) {
+                            return r.offset <= w.applied_offset;
+                          });
+  // The highest header of the records the log held at the crash.
+  const int64_t at_crash = header_max_where(context, p, [crashed_ms = crash->at_ms](const auto& r) {
+    return r.appended_ms <= crashed_ms;
+  });
   if (q <= applied_max || q > at_crash) {
     return fail(
         fmt::format("its position {} is not above the headers of the applied prefix ({}) "

@@ -154,13 +154,6 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
-std::string record_outcome_text(const sim::QueryRecord& record) {
-  std::string out = sim::to_string(record.outcome);
-  if (record.error) out += " " + record.error->to_string();
-  if (!record.not_routed_reason.empty()) out += " '" + record.not_routed_reason + "'";
-  return out;
-}
-
 void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
            const sim::QueryRecord& record, std::vector<Violation>& out) {
   const std::string at = " (" + want.where + ")";
@@ -171,13 +164,13 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
     }
     out.push_back(detail::record_violation(context, kName, record, nullptr,
                                            "expected " + *want.error + at, *want.error,
-                                           record_outcome_text(record)));
+                                           detail::record_outcome_text(record, false)));
     return;
   }
   if (record.outcome != sim::OutcomeKind::kAnswered) {
     out.push_back(detail::record_violation(context, kName, record, nullptr,
                                            "expected an answer" + at, "answered",
-                                           record_outcome_text(record)));
+                                           detail::record_outcome_text(record, false)));
     return;
   }
   std::map<int32_t, const sim::PartitionOutcome*> got;

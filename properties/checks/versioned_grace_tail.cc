@@ -38,38 +38,12 @@
 #include "model/time_math.h"
 
 namespace iq::properties::detail {
-namespace {
-
-// Whether the replica's store object took changelog record `r` as its own write (it processed the
-// record's input live): `r` is the replica's instance's record inside one of the store's runs of
-// own writes over its recorded life.
-bool own_write(const sim::ReplicaSnapshot& replica, const sim::ChangelogRecord& r) {
-  if (r.writer != replica.instance) return false;
-  return std::any_of(replica.own_write_runs.begin(), replica.own_write_runs.end(),
-                     [&](const sim::OwnWriteRun& run) {
-                       const int64_t first = run.first_offset.value() >= 0
-                                                 ? run.first_offset.value()
-                                                 : run.after_offset.value() + 1;
-                       return r.offset.value() >= first && r.offset <= run.last_offset;
-                     });
-}
-
-const sim::QueryRecord* last_probe_of(const JudgeContext& context, int32_t partition) {
-  const auto& records = context.trace().history.records();
-  for (auto it = records.rbegin(); it != records.rend(); ++it) {
-    if (it->source != sim::QueryRecord::Source::kLiveness) continue;
-    if (it->request.partitions && it->request.partitions->count(partition) != 0) return &*it;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 std::optional<StuckProbe> stuck_probe_of(const JudgeContext& context, int32_t partition,
                                          ClassProof& proof) {
   IQ_ASSERT(context.trace().liveness, "seed {}: no liveness phase", context.trace().seed);
   const int64_t bound = reported_offset(context, context.trace().liveness->bound, partition);
-  const sim::QueryRecord* probe = last_probe_of(context, partition);
+  const sim::QueryRecord* probe = last_liveness_probe(context, partition);
   const sim::PartitionOutcome* outcome = nullptr;
   if (probe != nullptr) {
     for (const auto& o : probe->partitions) {
@@ -163,7 +137,7 @@ ClassProof prove_versioned_grace_dropped_tail(const JudgeContext& context, int32
           offset);
       return proof;
     }
-    if (own_write(*replica, *logged)) {
+    if (written_by_store(*replica, *logged)) {  // processed live: no restore skipped it
       proof.text = fmt::format(
           "{} processed the dropped put at source offset {} itself, which advances a live "
           "store's position",

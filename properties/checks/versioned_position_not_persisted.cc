@@ -38,19 +38,6 @@
 namespace iq::properties::detail {
 namespace {
 
-int64_t header_of(const JudgeContext& context, const sim::ChangelogRecord& r) {
-  return r.position ? reported_offset(context, *r.position, r.partition) : -1;
-}
-
-// Whether `r` lies in one of `life`'s given or written runs.
-bool given_or_written(const sim::StoreLife& life, const sim::ChangelogRecord& r) {
-  return std::any_of(life.events.begin(), life.events.end(), [&](const sim::StoreLifeEvent& e) {
-    const bool data =
-        e.kind == sim::StoreLifeEvent::Kind::kGiven || e.kind == sim::StoreLifeEvent::Kind::kWrote;
-    return data && r.offset >= e.first && r.offset <= e.last;
-  });
-}
-
 // Condition 1, or why the run is not this case: asked before anything is folded.
 std::optional<std::string> not_this_run(const sim::RunTrace& trace) {
   if (!at_least(trace.kafka_pin, KafkaPin::k2026_08_20)) {
@@ -82,33 +69,18 @@ std::variant<int64_t, std::string> position_left(const JudgeContext& context,
     return fmt::format("life {} loaded the position {}, not the empty one its commit persists",
                        life->id, life->loaded_position.to_string());
   }
-  int64_t component = -1;
-  for (const sim::ChangelogRecord& r : partition_log(trace, replica.partition)) {
-    if (r.offset > applied) break;
-    if (given_or_written(*life, r)) component = std::max(component, header_of(context, r));
-  }
-  return component;
+  return header_max_where(context, replica.partition, [&](const sim::ChangelogRecord& r) {
+    return r.offset <= applied && life_holds(*life, r.offset, true, true);
+  });
 }
 
 // The highest header of the records `replica` applied up to `applied`: the position its data
 // carries (-1: none).
 int64_t prefix_header(const JudgeContext& context, const sim::ReplicaSnapshot& replica,
                       ChangelogOffset applied) {
-  int64_t held = -1;
-  for (const sim::ChangelogRecord& r : partition_log(context.trace(), replica.partition)) {
-    if (r.offset > applied) break;
-    if (applied_by(replica, applied, r)) held = std::max(held, header_of(context, r));
-  }
-  return held;
-}
-
-bool is_component(const JudgeContext& context, const Position& position, int32_t partition,
-                  int64_t component) {
-  Position want = Position::empty_position();
-  if (component >= 0) {
-    want.with_component(context.trace().topology.source_topic, partition, SourceOffset(component));
-  }
-  return position.map() == want.map();
+  return header_max_where(context, replica.partition, [&](const sim::ChangelogRecord& r) {
+    return applied_by(replica, applied, r);
+  });
 }
 
 }  // namespace
@@ -133,7 +105,7 @@ ClassProof prove_versioned_position_not_persisted(const JudgeContext& context,
                                "its prefix ({}): its position is not low",
                                record.id, held)};
   }
-  if (!is_component(context, *outcome.position, outcome.partition, component)) {
+  if (!is_position_of(context, *outcome.position, outcome.partition, SourceOffset(component))) {
     return {false, fmt::format("record #{}'s position {} is not the highest header its store "
                                "life was given or wrote ({})",
                                record.id, outcome.position->to_string(), component)};

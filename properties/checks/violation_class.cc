@@ -202,17 +202,8 @@ std::optional<std::string> why_not_replaying_from_start(const JudgeContext& cont
                                                         const Position& position, int32_t p,
                                                         const detail::WitnessResult& w) {
   const sim::RunTrace& trace = context.trace();
-  const sim::FaultRecord* stop = nullptr;
-  const sim::FaultRecord* start = nullptr;
-  for (const sim::FaultRecord& f : trace.faults) {
-    if (f.at_ms > record.complete_ms || f.instance != w.replica->instance) continue;
-    if (f.stopped() || f.cut_off()) {
-      stop = &f;
-      start = nullptr;
-    } else if (stop != nullptr && start == nullptr && (f.started() || f.reconnected())) {
-      start = &f;
-    }
-  }
+  const auto [stop, start] =
+      detail::last_stop(trace, w.replica->instance, record.complete_ms, true);
   if (start == nullptr || start->kind == sim::FaultKind::kRestartWiped) {
     return fmt::format("{} did not stop and start again on its kept disk before the answer",
                        w.replica->instance);
@@ -234,9 +225,7 @@ std::optional<std::string> why_not_replaying_from_start(const JudgeContext& cont
                        stop->at_ms.ms_since_epoch());
   }
   const int64_t q = detail::reported_offset(context, position, p);
-  Position only = Position::empty_position();
-  if (q >= 0) only.with_component(trace.topology.source_topic, p, q);
-  if (position.map() != only.map() || q > header_max) {
+  if (!detail::is_position_of(context, position, p, SourceOffset(q)) || q > header_max) {
     return fmt::format("its position {} is not one the replayed headers give (at most {})",
                        position.to_string(), header_max);
   }

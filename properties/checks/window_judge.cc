@@ -331,6 +331,20 @@ struct WindowFold {
   WindowWant answer;
   SourceOffset header{-1};
   bool foreign_header = false;
+  // Folds the position header of a record of changelog-`partition` in: its component for (the
+  // source topic, partition) raises `header`; a component of another names a foreign header.
+  void fold_header(const std::string& topic, int32_t partition, const std::optional<Position>& h) {
+    if (!h) return;
+    for (const auto& [t, offsets] : h->map()) {
+      for (const auto& [p, component] : offsets) {
+        if (t != topic || p != partition) {
+          foreign_header = true;
+        } else {
+          header = std::max(header, SourceOffset(component));
+        }
+      }
+    }
+  }
 };
 
 }  // namespace
@@ -589,16 +603,7 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
                 "seed {}: session changelog-{} offset {} has no end", trace.seed, partition, o);
       ops.push_back(FoldOp{&r, FoldOp::Kind::kPut});
     }
-    if (!r.position) continue;
-    for (const auto& [t, offsets] : r.position->map()) {
-      for (const auto& [p, component] : offsets) {
-        if (t != topic || p != partition) {
-          out.foreign_header = true;
-        } else {
-          out.header = std::max(out.header, SourceOffset(component));
-        }
-      }
-    }
+    out.fold_header(topic, partition, r.position);
   }
   // Reopened from a .checkpoint no record lies above: nothing replayed has raised its stream time.
   if (segmented && !reopened && replica.restored_from && last_record != nullptr) {
@@ -638,10 +643,6 @@ WindowFold window_fold(const JudgeContext& context, const sim::QueryRequestRecor
   return out;
 }
 
-base::Instant answered_at(const sim::QueryRecord& record) {
-  return record.placement_at_answer ? record.placement_at_answer->at_ms : record.complete_ms;
-}
-
 // ---- A replica reading a compacted window or session changelog ----
 //
 // The log cleaner keeps the latest record per changelog key (a window store's [key][start][seq],
@@ -668,13 +669,6 @@ std::vector<CompactedSkip> skips_of(const std::vector<const sim::ChangelogRecord
   return skips;
 }
 
-// Whether the store object of `life` was given changelog offset `offset` (a kGiven event's range).
-bool given_to(const sim::StoreLife& life, ChangelogOffset offset) {
-  return std::any_of(life.events.begin(), life.events.end(), [&](const sim::StoreLifeEvent& e) {
-    return e.kind == sim::StoreLifeEvent::Kind::kGiven && e.first <= offset && offset <= e.last;
-  });
-}
-
 std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacted_read(
     const JudgeContext& context, const sim::QueryRecord& record,
     const sim::PartitionOutcome& outcome, const sim::ReplicaSnapshot& replica,
@@ -695,7 +689,7 @@ std::optional<std::pair<WindowFold, std::vector<CompactedSkip>>> window_compacte
   if (life == nullptr || life->over_kept_data) return std::nullopt;
   std::vector<ChangelogOffset> skipped;
   for (const sim::ChangelogRecord* r : removable) {
-    if (!given_to(*life, r->offset)) skipped.push_back(r->offset);
+    if (!life_holds(*life, r->offset, true, false)) skipped.push_back(r->offset);
   }
   if (skipped.empty()) return std::nullopt;
   WindowFold fold = window_fold(context, record.request, partition, replica, applied,
@@ -764,16 +758,7 @@ std::optional<WindowFold> window_life_fold(const JudgeContext& context,
       } else {
         session->put(partition, step++, key, *r->window_start_ms, *r->window_end_ms, r->value);
       }
-      if (!r->position) continue;
-      for (const auto& [t, offsets] : r->position->map()) {
-        for (const auto& [p, component] : offsets) {
-          if (t != topology.source_topic || p != partition) {
-            out.foreign_header = true;
-          } else {
-            out.header = std::max(out.header, SourceOffset(component));
-          }
-        }
-      }
+      out.fold_header(topology.source_topic, partition, r->position);
     }
   }
   out.answer = want_of(topology, window ? &*window : nullptr, session ? &*session : nullptr,
@@ -844,30 +829,14 @@ void judge_kept_life(const JudgeContext& context, const sim::QueryRecord& record
     result.why = "window: a record the store object applied is not in the trace";
     return;
   }
-  result.verdict = Witness::kDiffers;
-  if (!outcome_is(outcome, fold->answer)) {
-    result.why = fmt::format(
-        "the answer is not the fold of what {}'s store object (life {}) kept when it opened "
-        "({} entries) with the records given to it or written by it up to changelog-{} {}",
-        life.instance, life.id, life.kept.size(), partition, result.applied_offset);
-    result.expected = want_text(fold->answer);
-    return;
-  }
-  if (auto older = kept_older_than_checkpoint(context, partition, life)) {
-    result.why = fmt::format("life {} kept less than its .checkpoint claims: {}", life.id, *older);
-    return;
-  }
-  if (context.trace().consistency_offset_vector_enabled && !fold->foreign_header) {
-    Position folded = Position::empty_position();
-    if (fold->header >= SourceOffset(0)) {
-      folded.with_component(context.trace().topology.source_topic, partition, fold->header);
-    }
-    if (life_position_differs(outcome.position, folded, life.id, result)) return;
-  } else {
-    result.position_not_judged = "position not judged: consistency switch off or a foreign header";
-  }
-  result.verdict = Witness::kHolds;
-  result.kept_life = life.id;
+  kept_life_verdict(
+      context, life, outcome,
+      outcome_is(outcome, fold->answer) ? std::nullopt : std::optional(want_text(fold->answer)),
+      [&] { return kept_older_than_checkpoint(context, partition, life); },
+      context.trace().consistency_offset_vector_enabled && !fold->foreign_header
+          ? std::optional(fold->header)
+          : std::nullopt,
+      result);
 }
 
 }  // namespace
@@ -883,7 +852,6 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
   result.applied_offset = applied;
   const int32_t partition = outcome.partition;
   const bool segmented = topology.supplier != KeyValueSupplier::kInMemory;
-  const std::string& topic = topology.source_topic;
   WindowFold fold =
       window_fold(context, record.request, partition, replica, applied, answered_at(record));
   if (!outcome_is(outcome, fold.answer)) {
@@ -927,8 +895,7 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
     result.position_not_judged = "position not judged: a header names another topic or partition";
     return result;
   }
-  Position folded = Position::empty_position();
-  if (header >= SourceOffset(0)) folded.with_component(topic, partition, header);
+  const Position folded = position_of(context, partition, header);
   if (!outcome.position || outcome.position->map() != folded.map()) {
     result.verdict = Witness::kDiffers;
     result.why = fmt::format(
