@@ -77,6 +77,21 @@ class TaskManagerTest : public testing::Test {
                                   Serde<int64_t>::serialize(1),
                                   {}});
   }
+  // Builds the thread anew over a persistent (RocksDB) store.
+  void build_persistent() {
+    manager_.reset();
+    topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+    build();
+  }
+  // Runs `tasks` as this thread's actives for two passes, then revokes and closes them at
+  // `now_ms`: their directories stay on disk, owned by no thread.
+  void run_then_close(const std::set<TaskId>& tasks, int64_t now_ms) {
+    ASSERT_TRUE(manager_->handle_assignment(tasks, {}, 0).has_value());
+    step();
+    step();
+    ASSERT_TRUE(manager_->handle_revocation(tasks, now_ms).has_value());
+    ASSERT_TRUE(manager_->handle_assignment({}, {}, now_ms).has_value());
+  }
   // One thread loop: restore, complete restoration, read input, process.
   void step() {
     ASSERT_TRUE(instance_->reader.restore(0).has_value());
@@ -177,16 +192,10 @@ TEST_F(TaskManagerTest, RecyclingKeepsInMemoryStores) {
 
 // Proves a task moved away leaves its directory, and its checkpoint is reported as an offset sum.
 TEST_F(TaskManagerTest, ClosedTaskStateStaysOnDiskAndReportsItsOffsetSum) {
-  manager_.reset();
-  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
-  build();  // with a persistent store
+  build_persistent();
   produce(0, 1);
   produce(0, 2);
-  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
-  step();
-  step();
-  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
-  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  run_then_close({{0, 0}}, 5);
   EXPECT_EQ(manager_->active({0, 0}), nullptr);
   manager_->handle_rebalance_start();  // locks the directory it reports
   const auto sums = manager_->task_offset_sums();
@@ -286,17 +295,11 @@ TEST_F(TaskManagerTest, WaitingTaskLeavesTheOtherThreadsLockAlone) {
 // the task, waits in CREATED (Kafka's LockException) and the cleaner leaves the directory alone.
 // handleRebalanceComplete releases it, and the waiting task initializes at its next pass.
 TEST_F(TaskManagerTest, RebalanceStartLocksUnownedDirectoriesUntilTheAssignmentIsHandled) {
-  manager_.reset();
-  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
-  build();
+  build_persistent();
   build_second_thread();
   produce(0, 1);
   produce(0, 2);
-  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
-  step();
-  step();
-  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
-  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  run_then_close({{0, 0}}, 5);
   ASSERT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt) << "closed: no one holds it";
 
   // Both threads rejoin; the first thread's JoinGroup goes out first.
@@ -336,18 +339,12 @@ TEST_F(TaskManagerTest, RebalanceStartLocksUnownedDirectoriesUntilTheAssignmentI
 // task to this thread (releaseLockedUnassignedTaskDirectories keeps it), and that a shutdown
 // releases what its tasks did not (TaskManager.shutdown).
 TEST_F(TaskManagerTest, ALockedDirectoryThatIsAssignedStaysLockedAndShutdownReleasesTheRest) {
-  manager_.reset();
-  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
   topology_.source_partitions = 2;
-  build();
+  build_persistent();
   build_second_thread();
   produce(0, 1);
   produce(1, 2);
-  ASSERT_TRUE(manager_->handle_assignment({{0, 0}, {0, 1}}, {}, 0).has_value());
-  step();
-  step();
-  ASSERT_TRUE(manager_->handle_revocation({{0, 0}, {0, 1}}, 5).has_value());
-  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  run_then_close({{0, 0}, {0, 1}}, 5);
 
   second_->handle_rebalance_start();
   EXPECT_EQ(second_->locked_task_directories(), (std::set<TaskId>{{0, 0}, {0, 1}}));
