@@ -219,9 +219,11 @@ TEST_P(KafkaStreamsRestartTest, OffsetSumsOfTheLocalStateAfterARestart) {
   if (new_pin) {
     EXPECT_EQ(manager.task_offset_sums().count(task), 0u) << "no cache before start";
   } else {
+    manager.handle_rebalance_start();  // as a subscription does: locks the directories it reports
     EXPECT_EQ(manager.task_offset_sums().at(task), 2) << "the .checkpoint's last applied offset";
   }
   ASSERT_TRUE(restarted.start().has_value());
+  manager.handle_rebalance_start();  // the thread's first subscription (re-entrant at the old pin)
   EXPECT_EQ(manager.task_offset_sums().at(task), new_pin ? 3 : 2);
   EXPECT_EQ(manager.task_offset_sums().at({0, 1 - task.partition}), 0) << "a task with no data";
 }

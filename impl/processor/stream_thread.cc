@@ -172,6 +172,8 @@ Status StreamThread::shutdown() {
   s = task_manager_->handle_revocation(task_manager_->active_task_ids(), now_ms_);
   if (!s) return s;
   s = task_manager_->handle_assignment({}, {}, now_ms_);
+  // TaskManager.shutdown: the directories still locked from a rebalance start go too.
+  task_manager_->release_locked_unassigned_task_directories();
   transition_to(ThreadState::DEAD);
   return s;
 }

@@ -591,14 +591,48 @@ std::map<TaskId, int64_t> TaskManager::task_offset_sums() {
                                                      : task_offset_sums_from_checkpoints();
 }
 
-std::vector<TaskId> TaskManager::lockable_non_empty_task_dirs() {
-  std::vector<TaskId> out;
+void TaskManager::handle_rebalance_start() {
+  try_to_lock_all_non_empty_task_directories();
+  rebalance_in_progress_ = true;
+}
+
+void TaskManager::handle_rebalance_complete() {
+  release_locked_unassigned_task_directories();
+  rebalance_in_progress_ = false;
+}
+
+// A weak attempt: a directory another thread of this client holds is left to that thread, which
+// reports it. This thread's own tasks are locked again (the lock is re-entrant), so they count as
+// locked too. Kafka checks emptiness again after locking, for the cleaner thread that may have
+// emptied the directory meanwhile; here nothing runs between the two, so one check does.
+void TaskManager::try_to_lock_all_non_empty_task_directories() {
+  locked_task_directories_.clear();
   for (const TaskId& id : state_directory_.task_dirs_on_disk()) {
-    const auto holder = state_directory_.lock_owner(id);
-    if (holder && *holder != thread_name_) continue;  // another thread's: it reports it
-    if (state_directory_.directory_for_task_is_empty(id)) continue;
-    out.push_back(id);
+    if (state_directory_.directory_for_task_is_empty(id)) continue;  // listNonEmptyTaskDirectories
+    if (!state_directory_.lock(id, thread_name_)) continue;
+    if (active(id) == nullptr && standby(id) == nullptr) {
+      IQ_PROBE("rebalance.locked_unassigned_task_dir",
+               "a thread locked an unowned task directory for its rebalance");
+    }
+    locked_task_directories_.insert(id);
   }
+}
+
+void TaskManager::release_locked_unassigned_task_directories() {
+  for (auto it = locked_task_directories_.begin(); it != locked_task_directories_.end();) {
+    if (active(*it) != nullptr || standby(*it) != nullptr) {
+      ++it;
+      continue;
+    }
+    state_directory_.unlock(*it, thread_name_);
+    it = locked_task_directories_.erase(it);
+  }
+}
+
+std::set<TaskId> TaskManager::locked_task_directories_and_owned_tasks() const {
+  std::set<TaskId> out = locked_task_directories_;
+  for (const auto& [id, t] : actives_) out.insert(id);
+  for (const auto& [id, t] : standbys_) out.insert(id);
   return out;
 }
 
@@ -620,17 +654,11 @@ std::map<TaskId, int64_t> TaskManager::task_offset_sums_from_checkpoints() {
     const Task* t = active(id) != nullptr ? static_cast<const Task*>(active(id)) : standby(id);
     return t != nullptr && t->initialized();
   };
-  auto owned = [this](const TaskId& id) { return active(id) != nullptr || standby(id) != nullptr; };
   // getTaskOffsetSums' second loop: the directories tryToLockAllNonEmptyTaskDirectories locked
   // (non-empty, no other thread of this client holding them) and this thread's tasks not yet
   // initialized (waiting for their lock): their .checkpoint speaks for them.
-  for (const TaskId& id : state_directory_.task_dirs_on_disk()) {
+  for (const TaskId& id : locked_task_directories_and_owned_tasks()) {
     if (opened(id)) continue;
-    if (!owned(id)) {
-      const auto holder = state_directory_.lock_owner(id);
-      if (holder && *holder != thread_name_) continue;  // another thread's: it reports it
-      if (state_directory_.directory_for_task_is_empty(id)) continue;
-    }
     auto offsets = state_directory_.checkpointed_offsets(id);
     if (!offsets) continue;  // an unreadable checkpoint reports nothing, as a missing one
     if (auto s = disk_sum(*offsets)) sums[id] = *s;
@@ -658,11 +686,8 @@ std::map<TaskId, int64_t> TaskManager::task_offset_sums_from_checkpoints() {
 // changelogs reports LATEST_OFFSET, any other task that is neither CREATED nor CLOSED the sum of
 // its changelog offsets (in-memory stores included, which the cache leaves out).
 std::map<TaskId, int64_t> TaskManager::task_offset_sums_from_cache() {
-  const std::vector<TaskId> lockable = lockable_non_empty_task_dirs();
-  std::set<TaskId> tasks(lockable.begin(), lockable.end());
-  for (const auto& [id, t] : actives_) tasks.insert(id);
-  for (const auto& [id, t] : standbys_) tasks.insert(id);
-  std::map<TaskId, int64_t> sums = state_directory_.task_offset_sums(tasks);
+  std::map<TaskId, int64_t> sums =
+      state_directory_.task_offset_sums(locked_task_directories_and_owned_tasks());
   for (const auto& [id, sum] : sums) {
     if (active(id) == nullptr && standby(id) == nullptr) {
       IQ_PROBE("offset_sums.unowned_dir_from_cache",

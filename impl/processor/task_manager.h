@@ -8,7 +8,9 @@
 // task moves between two threads of one client, the receiving thread may handle its assignment
 // before the other has closed its copy: the new task then stays CREATED (Kafka's LockException in
 // initializeIfNeeded, "will retry in the next iteration") and try_complete_restoration retries on
-// every loop pass until the lock is free.
+// every loop pass until the lock is free. A thread also holds, from its rebalance start until its
+// assignment is handled, the lock of every non-empty directory no other thread held
+// (handle_rebalance_start): a task of such a directory that another thread is assigned waits too.
 
 #include <functional>
 #include <map>
@@ -107,12 +109,24 @@ class TaskManager {
   // assignment has been handled (StreamsRebalanceListener.onPartitionsAssigned ->
   // handleRebalanceComplete). Meanwhile the periodic commit is skipped ("it is not safe to
   // commit") and a scheduled probing or follow-up rebalance waits; revocation still commits.
-  void handle_rebalance_start() { rebalance_in_progress_ = true; }
-  void handle_rebalance_complete() { rebalance_in_progress_ = false; }
+  // handleRebalanceStart first locks every non-empty task directory no other thread of this
+  // client holds (tryToLockAllNonEmptyTaskDirectories), so this thread alone reports their offset
+  // sums; handleRebalanceComplete releases those it was not assigned
+  // (releaseLockedUnassignedTaskDirectories). Until then another thread of the client cannot
+  // initialize those tasks (they wait in CREATED, Kafka's LockException) and the cleaner skips
+  // them. Each JoinGroup of the rebalance starts it again: the set is rebuilt, the locks kept.
+  void handle_rebalance_start();
+  void handle_rebalance_complete();
   bool rebalance_in_progress() const { return rebalance_in_progress_; }
+  // TaskManager.shutdown's last step: after every task closed, the directories this thread still
+  // holds from a rebalance start are released.
+  void release_locked_unassigned_task_directories();
+  // TaskManager.lockedTaskDirectories (for tests, as in Kafka).
+  const std::set<TaskId>& locked_task_directories() const { return locked_task_directories_; }
   // The offset sum of every task with state on this client: -2 for a RUNNING active, else the
-  // sum of its changelog offsets; tasks only on disk report their .checkpoint at the old pin, the
-  // state directory's offset-sum cache at the new one (pin delta 14).
+  // sum of its changelog offsets; the directories locked at the rebalance start and the owned
+  // tasks not yet opened report their .checkpoint at the old pin, the state directory's
+  // offset-sum cache at the new one (pin delta 14).
   std::map<TaskId, int64_t> task_offset_sums();
 
   // Every task a query may reach (readOnlyAllTasks: running and restoring actives, standbys).
@@ -168,13 +182,17 @@ class TaskManager {
   bool enforce_rebalance_ = false;
   std::map<TaskId, std::unique_ptr<StreamTask>> actives_;
   std::map<TaskId, std::unique_ptr<StandbyTask>> standbys_;
+  // The task directories this thread locked at the last rebalance start (lockedTaskDirectories):
+  // bounded by the task directories on disk. An id stays after its task closed (and unlocked) until
+  // the next rebalance start rebuilds the set, as in Kafka; unlock ignores a lock not held.
+  std::set<TaskId> locked_task_directories_;
   // task_offset_sums at each pin.
   std::map<TaskId, int64_t> task_offset_sums_from_checkpoints();
   std::map<TaskId, int64_t> task_offset_sums_from_cache();
-  // The task directories on disk this thread would lock for its subscription
-  // (tryToLockAllNonEmptyTaskDirectories): non-empty, and no other thread of this client holds
-  // their lock.
-  std::vector<TaskId> lockable_non_empty_task_dirs();
+  // tryToLockAllNonEmptyTaskDirectories.
+  void try_to_lock_all_non_empty_task_directories();
+  // The locked directories and every task this thread owns (getTaskOffsetSums' union).
+  std::set<TaskId> locked_task_directories_and_owned_tasks() const;
   int64_t task_timeout_ms_ = 300'000;  // task.timeout.ms
   KafkaPin kafka_pin_ = KafkaPin::k2024_10_25;
 };

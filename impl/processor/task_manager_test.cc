@@ -77,6 +77,21 @@ class TaskManagerTest : public testing::Test {
                                   Serde<int64_t>::serialize(1),
                                   {}});
   }
+  // Builds the thread anew over a persistent (RocksDB) store.
+  void build_persistent() {
+    manager_.reset();
+    topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
+    build();
+  }
+  // Runs `tasks` as this thread's actives for two passes, then revokes and closes them at
+  // `now_ms`: their directories stay on disk, owned by no thread.
+  void run_then_close(const std::set<TaskId>& tasks, int64_t now_ms) {
+    ASSERT_TRUE(manager_->handle_assignment(tasks, {}, 0).has_value());
+    step();
+    step();
+    ASSERT_TRUE(manager_->handle_revocation(tasks, now_ms).has_value());
+    ASSERT_TRUE(manager_->handle_assignment({}, {}, now_ms).has_value());
+  }
   // One thread loop: restore, complete restoration, read input, process.
   void step() {
     ASSERT_TRUE(instance_->reader.restore(0).has_value());
@@ -177,17 +192,12 @@ TEST_F(TaskManagerTest, RecyclingKeepsInMemoryStores) {
 
 // Proves a task moved away leaves its directory, and its checkpoint is reported as an offset sum.
 TEST_F(TaskManagerTest, ClosedTaskStateStaysOnDiskAndReportsItsOffsetSum) {
-  manager_.reset();
-  topology_.supplier = KeyValueSupplier::kRocksDbTimestamped;
-  build();  // with a persistent store
+  build_persistent();
   produce(0, 1);
   produce(0, 2);
-  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
-  step();
-  step();
-  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
-  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  run_then_close({{0, 0}}, 5);
   EXPECT_EQ(manager_->active({0, 0}), nullptr);
+  manager_->handle_rebalance_start();  // locks the directory it reports
   const auto sums = manager_->task_offset_sums();
   ASSERT_EQ(sums.count({0, 0}), 1u);
   EXPECT_EQ(sums.at({0, 0}), 1) << "two changelog records: offsets 0 and 1";
@@ -279,6 +289,83 @@ TEST_F(TaskManagerTest, WaitingTaskLeavesTheOtherThreadsLockAlone) {
   EXPECT_EQ(count(manager_->standby({0, 0}), 2), 1);
 }
 
+// Proves TaskManager.handleRebalanceStart's locks (tryToLockAllNonEmptyTaskDirectories): the
+// thread whose rebalance starts first locks a directory no thread owns, so it alone reports the
+// directory's offset sum; until its assignment is handled, the client's other thread, assigned
+// the task, waits in CREATED (Kafka's LockException) and the cleaner leaves the directory alone.
+// handleRebalanceComplete releases it, and the waiting task initializes at its next pass.
+TEST_F(TaskManagerTest, RebalanceStartLocksUnownedDirectoriesUntilTheAssignmentIsHandled) {
+  build_persistent();
+  build_second_thread();
+  produce(0, 1);
+  produce(0, 2);
+  run_then_close({{0, 0}}, 5);
+  ASSERT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt) << "closed: no one holds it";
+
+  // Both threads rejoin; the first thread's JoinGroup goes out first.
+  manager_->handle_rebalance_start();
+  second_->handle_rebalance_start();
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
+  EXPECT_EQ(manager_->locked_task_directories(), (std::set<TaskId>{{0, 0}}));
+  EXPECT_TRUE(second_->locked_task_directories().empty());
+  EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 1) << "the .checkpoint's last offset";
+  EXPECT_EQ(second_->task_offset_sums().count({0, 0}), 0u) << "locked by the other thread";
+
+  // The second thread is assigned the task and handles its assignment first.
+  ASSERT_TRUE(second_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  second_->handle_rebalance_complete();
+  for (int pass = 0; pass < 3; ++pass) {
+    step_second();
+    EXPECT_EQ(second_->active({0, 0})->state(), TaskState::CREATED) << "pass " << pass;
+  }
+  EXPECT_TRUE(state_directory_->clean_removed_tasks(100'000'000)->empty())
+      << "a directory locked for a rebalance is not cleaned";
+
+  // The first thread's assignment does not name it: the lock goes, the task initializes.
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 20).has_value());
+  manager_->handle_rebalance_complete();
+  EXPECT_TRUE(manager_->locked_task_directories().empty());
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+  step_second();
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2");
+  step_second();
+  EXPECT_EQ(second_->active({0, 0})->state(), TaskState::RUNNING);
+  // Restored from the changelog; the fakes share no committed offsets between the two threads'
+  // members, so the input is then read again on top.
+  EXPECT_EQ(count(second_->active({0, 0}), 2), 2);
+}
+
+// Proves a directory locked at the rebalance start stays locked when the assignment gives the
+// task to this thread (releaseLockedUnassignedTaskDirectories keeps it), and that a shutdown
+// releases what its tasks did not (TaskManager.shutdown).
+TEST_F(TaskManagerTest, ALockedDirectoryThatIsAssignedStaysLockedAndShutdownReleasesTheRest) {
+  topology_.source_partitions = 2;
+  build_persistent();
+  build_second_thread();
+  produce(0, 1);
+  produce(1, 2);
+  run_then_close({{0, 0}, {0, 1}}, 5);
+
+  second_->handle_rebalance_start();
+  EXPECT_EQ(second_->locked_task_directories(), (std::set<TaskId>{{0, 0}, {0, 1}}));
+  ASSERT_TRUE(second_->handle_assignment({{0, 1}}, {}, 10).has_value());
+  EXPECT_TRUE(second_->active({0, 1})->initialized()) << "its own lock: re-entrant";
+  second_->handle_rebalance_complete();
+  EXPECT_EQ(second_->locked_task_directories(), (std::set<TaskId>{{0, 1}}));
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+  EXPECT_EQ(state_directory_->lock_owner({0, 1}), "app-StreamThread-2");
+
+  // A shutdown in the middle of the next rebalance.
+  second_->handle_rebalance_start();
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2");
+  ASSERT_TRUE(second_->handle_revocation({{0, 1}}, 20).has_value());
+  ASSERT_TRUE(second_->handle_assignment({}, {}, 20).has_value());
+  EXPECT_EQ(state_directory_->lock_owner({0, 1}), std::nullopt) << "its close unlocked it";
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2");
+  second_->release_locked_unassigned_task_directories();
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+}
+
 // Proves the offset sums follow TaskManager.getTaskOffsetSums at 1eb7644: a live task sums
 // ProcessorStateManager.changelogOffsets(), the next offset to fetch (last applied + 1), while a
 // task only on disk sums its .checkpoint (the last applied offset). A caught-up standby so reports
@@ -298,6 +385,7 @@ TEST_F(TaskManagerTest, LiveTaskReportsTheNextOffsetAndADiskTaskItsCheckpoint) {
   EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 2)
       << "live: changelog records at 0 and 1, the next to fetch is 2";
   ASSERT_TRUE(manager_->handle_assignment({}, {}, 10).has_value());
+  manager_->handle_rebalance_start();
   EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 1) << "on disk: the .checkpoint's 1";
 }
 
@@ -324,6 +412,7 @@ TEST_F(TaskManagerTest, NewPinReportsTheCachedOffsetsOfATaskThatMovedAway) {
   ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
   ASSERT_TRUE(manager_->handle_assignment({}, {}, 10).has_value());
   EXPECT_FALSE(std::filesystem::exists(root_ / "app" / "0_0" / ".checkpoint"));
+  manager_->handle_rebalance_start();
   EXPECT_EQ(manager_->task_offset_sums().at({0, 0}), 2) << "from the cache, not a file";
 
   // A thread of a new process on the same disk has nothing cached until the startup initialization
