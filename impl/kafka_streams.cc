@@ -207,6 +207,12 @@ Status KafkaStreams::close() {
   return status;
 }
 
+std::vector<TaskId> KafkaStreams::run_state_dir_cleaner(int64_t now_ms) {
+  // Kafka reads the state without a lock here: the cleaner acts on what it sees.
+  if (state_ != KafkaStreamsState::RUNNING) return {};
+  return state_directory_->clean_removed_tasks(now_ms);
+}
+
 base::Expected<StateQueryResult, StreamsError> KafkaStreams::query(
     const StateQueryRequest& request) const {
   QueryContext context;

@@ -120,6 +120,12 @@ class KafkaStreams {
   [[nodiscard]] Status run_once(int64_t now_ms);
   // Clean close: commit and close every task; no LeaveGroup is sent (Streams' default).
   [[nodiscard]] Status close();
+  // One run of the state-directory cleaner (KafkaStreams.setupStateDirCleaner and start): Kafka
+  // runs it on a thread of its own at a fixed rate of state.cleanup.delay.ms from start, first
+  // after one delay, and stops it when close begins; the caller keeps that schedule
+  // (sim/cluster/instance.h). It acts only while the client is RUNNING
+  // (StateDirectory.cleanRemovedTasks). Returns the tasks whose directories it deleted.
+  std::vector<TaskId> run_state_dir_cleaner(int64_t now_ms);
 
   [[nodiscard]] base::Expected<StateQueryResult, StreamsError> query(
       const StateQueryRequest& request) const;

@@ -61,6 +61,12 @@ class DyingFileSystem final : public FileSystem {
   std::vector<std::string> list_directory(const std::string& path) override {
     return real_.list_directory(path);
   }
+  std::optional<int64_t> last_modified_ms(const std::string& path) override {
+    return real_.last_modified_ms(path);
+  }
+  Status set_last_modified_ms(const std::string& path, int64_t mtime_ms) override {
+    return real_.set_last_modified_ms(path, mtime_ms);
+  }
   void die_after_writes(int writes) { writes_left_ = writes; }
   void revive() { writes_left_.reset(); }
   uint64_t writes_dropped() const { return writes_dropped_; }

@@ -100,8 +100,10 @@ void ScenarioParser::parse_streams_config(const toml::table* section) {
   parse_client_configs(t, may_be_eos ? std::optional<IntValue>(commit) : std::nullopt);
   c.statestore_cache_max_bytes =
       t.integer("statestore.cache.max.bytes", c.statestore_cache_max_bytes, {0, kInt64Max}).value;
+  // The cleaner's fixed rate: KafkaStreams.start hands it to scheduleAtFixedRate, which refuses a
+  // period of 0 (IllegalArgumentException), so a 0 is refused here.
   c.state_cleanup_delay_ms =
-      t.integer("state.cleanup.delay.ms", c.state_cleanup_delay_ms, kTimeMs).value;
+      t.integer("state.cleanup.delay.ms", c.state_cleanup_delay_ms, kPositiveTimeMs).value;
   // Kafka's ConsumerConfig: atLeast(1).
   c.max_poll_records = t.integer("max.poll.records", c.max_poll_records, {1, kInt32Max}).as_int32();
   c.consistency_offset_vector_enabled =

@@ -3,6 +3,7 @@
 // directories). PosixFileSystem is the real one; sim/ supplies one whose unsynced writes a crash
 // loses. RocksDB reaches files through its own rocksdb::Env, which sim/ wraps the same way.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,13 @@ class FileSystem {
   virtual Status delete_recursively(const std::string& path) = 0;
   virtual bool exists(const std::string& path) = 0;
   virtual std::vector<std::string> list_directory(const std::string& path) = 0;
+  // File.lastModified of a directory, in ms on the file system's clock (the wall clock for
+  // PosixFileSystem, virtual time for sim/'s disk). POSIX moves it when an entry directly in the
+  // directory is created, renamed or removed, not when a file's bytes change. nullopt when it
+  // cannot be read (Kafka's lastModified answers 0 then).
+  virtual std::optional<int64_t> last_modified_ms(const std::string& path) = 0;
+  // File.setLastModified: sets that time (an error for a missing path).
+  virtual Status set_last_modified_ms(const std::string& path, int64_t mtime_ms) = 0;
 };
 
 // The real file system (POSIX calls, fsync on every atomic write).
@@ -41,6 +49,8 @@ class PosixFileSystem final : public FileSystem {
   Status delete_recursively(const std::string& path) override;
   bool exists(const std::string& path) override;
   std::vector<std::string> list_directory(const std::string& path) override;
+  std::optional<int64_t> last_modified_ms(const std::string& path) override;
+  Status set_last_modified_ms(const std::string& path, int64_t mtime_ms) override;
 };
 
 }  // namespace iq

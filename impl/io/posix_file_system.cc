@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -106,6 +107,22 @@ std::vector<std::string> PosixFileSystem::list_directory(const std::string& path
   }
   std::sort(out.begin(), out.end());  // deterministic order for traces
   return out;
+}
+
+std::optional<int64_t> PosixFileSystem::last_modified_ms(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1'000'000;
+}
+
+Status PosixFileSystem::set_last_modified_ms(const std::string& path, int64_t mtime_ms) {
+  // The access time stays (UTIME_OMIT), as File.setLastModified leaves it.
+  struct timespec times[2] = {{0, UTIME_OMIT},
+                              {mtime_ms / 1000, static_cast<long>(mtime_ms % 1000) * 1'000'000}};
+  if (::utimensat(AT_FDCWD, path.c_str(), times, 0) != 0) {
+    return base::unexpected(io_error("cannot set the modification time of", path));
+  }
+  return ok_status();
 }
 
 }  // namespace iq

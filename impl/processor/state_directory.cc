@@ -47,6 +47,7 @@ bool StateDirectory::directory_for_task_is_empty(const TaskId& id) {
 bool StateDirectory::lock(const TaskId& id, const std::string& owner) {
   IQ_ASSERT(!owner.empty(), "task {} locked without an owner", id.to_string());
   auto [it, inserted] = lock_owners_.emplace(id, owner);
+  if (inserted && owner != kCleanupThread) locked_in_this_life_.insert(id);
   return inserted || it->second == owner;  // re-entrant for the owner, as Kafka's
 }
 
@@ -96,23 +97,38 @@ int64_t StateDirectory::sum_of_changelog_offsets(const TaskId& id,
   return sum;
 }
 
-base::Expected<std::vector<TaskId>, StreamsError> StateDirectory::clean_removed_tasks(
-    int64_t now_ms) {
+std::vector<TaskId> StateDirectory::clean_removed_tasks(int64_t now_ms) {
+  // Kafka's cleaner is a thread of its own; it holds each lock only while it looks at and deletes
+  // that one directory.
+  const std::string cleaner = kCleanupThread;
   std::vector<TaskId> removed;
-  for (auto it = unowned_since_ms_.begin(); it != unowned_since_ms_.end();) {
-    if (now_ms - it->second <= cleanup_delay_ms_ || lock_owners_.count(it->first)) {
-      ++it;
-      continue;
+  for (const TaskId& id : task_dirs_on_disk()) {  // bounded by the directories on disk
+    if (lock_owners_.count(id) != 0 || !lock(id, cleaner)) continue;
+    // File.lastModified answers 0 when it cannot read the time: such a directory is old.
+    const int64_t last_modified = fs_.last_modified_ms(task_dir(id)).value_or(0);
+    if (now_ms - cleanup_delay_ms_ > last_modified) {
+      const OperationScope marker(Operation::kStateDirectoryCleaner);
+      remove_task_offsets(id);  // cleanRemovedTasks, before the delete (pin delta 14)
+      if (fs_.delete_recursively(task_dir(id))) {
+        IQ_PROBE("cleaner.deleted_task_dir",
+                 "the state-directory cleaner deleted a task directory");
+        if (locked_in_this_life_.count(id) == 0) {
+          IQ_PROBE("cleaner.deleted_leftover_task_dir",
+                   "the cleaner deleted a task directory that no task of this process life had "
+                   "opened: a previous life's, kept on disk across a restart (old pin; at the new "
+                   "pin the startup stores open every non-empty one)");
+        }
+        removed.push_back(id);
+      }
     }
-    const OperationScope marker(Operation::kStateDirectoryCleaner);
-    remove_task_offsets(it->first);  // cleanRemovedTasks, before the delete (pin delta 14)
-    auto s = fs_.delete_recursively(task_dir(it->first));
-    if (!s) return base::unexpected(s.error());
-    IQ_PROBE("cleaner.deleted_task_dir", "the state-directory cleaner deleted a task directory");
-    removed.push_back(it->first);
-    it = unowned_since_ms_.erase(it);
+    unlock(id, cleaner);
   }
   return removed;
+}
+
+void StateDirectory::refresh_last_modified(const TaskId& id, int64_t now_ms) {
+  if (!fs_.exists(task_dir(id))) return;
+  (void)fs_.set_last_modified_ms(task_dir(id), now_ms);  // Kafka only logs a failure
 }
 
 }  // namespace iq

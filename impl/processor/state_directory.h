@@ -3,8 +3,9 @@
 // directory per task ("<subtopology>_<partition>"). It outlives task ownership: a task that moves
 // away leaves its directory (its .checkpoint and store files) behind, so the instance reports an
 // offset sum for it at the next rebalance and can restore from there if it gets the task back.
-// Unowned directories are deleted state.cleanup.delay.ms (default 10 minutes) after they were
-// last used.
+// KafkaStreams' cleaner deletes a directory no thread holds once its last-modified time (the
+// directory's mtime, moved by writing, renaming or deleting .checkpoint or <store>.position) is
+// older than state.cleanup.delay.ms (default 10 minutes), whichever process life left it.
 // It also holds the per-task locks (StateDirectory.lock/unlock): a task's directory belongs to one
 // stream thread at a time, so a task that moves between two threads of this client is opened by
 // the receiving thread only once the other has closed it.
@@ -24,6 +25,8 @@ namespace iq {
 class StateDirectory {
  public:
   static constexpr int64_t kDefaultCleanupDelayMs = 600'000;
+  // The lock owner the cleaner takes a directory's lock as (Kafka's "<client>-CleanupThread").
+  static constexpr const char* kCleanupThread = "CleanupThread";
 
   StateDirectory(FileSystem& fs, std::string state_dir, std::string application_id,
                  int64_t cleanup_delay_ms = kDefaultCleanupDelayMs)
@@ -51,13 +54,17 @@ class StateDirectory {
   // The thread holding the task's lock, if any.
   std::optional<std::string> lock_owner(const TaskId& id) const;
 
-  // A task released its directory at `now_ms` (closed or migrated away).
-  void mark_unowned(const TaskId& id, int64_t now_ms) { unowned_since_ms_[id] = now_ms; }
-  void mark_owned(const TaskId& id) { unowned_since_ms_.erase(id); }
-  // Delete the directories that stayed unowned longer than the delay; a locked one is skipped
-  // (cleanRemovedTasks only deletes what it can lock). Returns the tasks removed.
-  [[nodiscard]] base::Expected<std::vector<TaskId>, StreamsError> clean_removed_tasks(
-      int64_t now_ms);
+  // StateDirectory.cleanRemovedTasks, what KafkaStreams' cleaner runs: every task directory on
+  // disk that no stream thread has locked is locked by the cleaner, deleted if its last-modified
+  // time is more than the cleanup delay before `now_ms` (on the file system's clock), and
+  // unlocked. A failed deletion is skipped, as Kafka logs and swallows it. Returns the tasks
+  // removed, in order.
+  std::vector<TaskId> clean_removed_tasks(int64_t now_ms);
+  // New pin only (65d65546d5, KAFKA-20805): ProcessorStateManager.close sets the task
+  // directory's last-modified time to `now_ms`, so the cleaner measures the delay from the
+  // release; nothing else moves it there once .checkpoint is no longer written. A missing
+  // directory (wiped) is left alone, and a failure is only logged in Kafka.
+  void refresh_last_modified(const TaskId& id, int64_t now_ms);
   // Everything under the application directory (a replaced disk, or an EOS wipe).
   // The offset-sum cache forgets the task first (StateManagerUtil.closeStateManager, delta 14).
   [[nodiscard]] Status wipe_task(const TaskId& id) {
@@ -84,8 +91,10 @@ class StateDirectory {
   FileSystem& fs_;
   std::string root_;
   int64_t cleanup_delay_ms_;
-  std::map<TaskId, int64_t> unowned_since_ms_;
-  std::map<TaskId, std::string> lock_owners_;   // bounded by the tasks of the topology
+  std::map<TaskId, std::string> lock_owners_;  // bounded by the tasks of the topology
+  // Tasks whose lock anyone but the cleaner took in this process life (observation only: the
+  // cleaner's probe tells a directory a previous life left apart); bounded the same way.
+  std::set<TaskId> locked_in_this_life_;
   std::map<TaskId, int64_t> task_offset_sums_;  // pin delta 14; bounded by the task directories
 };
 

@@ -1,5 +1,5 @@
 // StateDirectory keeps task directories after ownership ends, reports their checkpoints, and
-// deletes them only after the cleanup delay.
+// deletes an unlocked one once its last-modified time is older than the cleanup delay.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -42,20 +42,45 @@ TEST_F(StateDirectoryTest, ReadsCheckpointedOffsets) {
   EXPECT_TRUE(dir.checkpointed_offsets({0, 2})->empty());
 }
 
-// Proves an unowned directory survives until the cleanup delay has passed, and an owned one always.
-TEST_F(StateDirectoryTest, CleansUnownedDirectoriesAfterTheDelay) {
+// Proves the cleaner's clock is the directory's last-modified time (StateDirectory
+// .cleanRemovedTasks at 1eb7644): an unlocked directory goes once that time is more than the delay
+// before now, not at exactly the delay; a younger one stays. The directories were made by no call
+// of this StateDirectory, as a previous process life leaves them.
+TEST_F(StateDirectoryTest, CleansDirectoriesWhoseLastModifiedTimeIsOlderThanTheDelay) {
+  for (const auto* name : {"0_0", "0_1"}) std::filesystem::create_directories(root_ / "app" / name);
   StateDirectory dir(fs_, root_.string(), "app", 600'000);
-  ASSERT_TRUE(fs_.create_directories(dir.task_dir({0, 0})).has_value());
-  ASSERT_TRUE(fs_.create_directories(dir.task_dir({0, 1})).has_value());
-  dir.mark_unowned({0, 0}, 1'000);
-  EXPECT_TRUE(dir.clean_removed_tasks(601'000)->empty()) << "exactly the delay is not past it";
-  auto removed = dir.clean_removed_tasks(601'001);
-  EXPECT_EQ(*removed, (std::vector<TaskId>{{0, 0}}));
+  ASSERT_TRUE(fs_.set_last_modified_ms(dir.task_dir({0, 0}), 1'000).has_value());
+  ASSERT_TRUE(fs_.set_last_modified_ms(dir.task_dir({0, 1}), 5'000).has_value());
+  EXPECT_TRUE(dir.clean_removed_tasks(601'000).empty()) << "exactly the delay is not past it";
+  EXPECT_EQ(dir.clean_removed_tasks(601'001), (std::vector<TaskId>{{0, 0}}));
   EXPECT_FALSE(fs_.exists(dir.task_dir({0, 0})));
   EXPECT_TRUE(fs_.exists(dir.task_dir({0, 1})));
-  dir.mark_unowned({0, 1}, 0);
-  dir.mark_owned({0, 1});
-  EXPECT_TRUE(dir.clean_removed_tasks(10'000'000)->empty());
+  EXPECT_EQ(dir.lock_owner({0, 1}), std::nullopt) << "the cleaner releases what it locked";
+  EXPECT_EQ(dir.clean_removed_tasks(605'001), (std::vector<TaskId>{{0, 1}}));
+}
+
+// Proves writing .checkpoint moves the clock: a directory whose time was old is kept once a
+// checkpoint is written into it (the rename moves the directory's mtime to the wall clock here).
+TEST_F(StateDirectoryTest, CheckpointWriteMovesTheCleanersClock) {
+  StateDirectory dir(fs_, root_.string(), "app", 600'000);
+  ASSERT_TRUE(fs_.create_directories(dir.task_dir({0, 0})).has_value());
+  ASSERT_TRUE(fs_.set_last_modified_ms(dir.task_dir({0, 0}), 0).has_value());
+  OffsetCheckpoint cp(fs_, dir.task_dir({0, 0}) + "/.checkpoint");
+  ASSERT_TRUE(cp.write({{{"app-s-changelog", 0}, 7}}).has_value());
+  EXPECT_GT(fs_.last_modified_ms(dir.task_dir({0, 0})).value_or(0), 600'000);
+  EXPECT_TRUE(dir.clean_removed_tasks(700'000).empty());
+  EXPECT_TRUE(fs_.exists(dir.task_dir({0, 0}) + "/.checkpoint"));
+}
+
+// Proves the new pin's refresh on close (65d65546d5) sets the directory's time and leaves a
+// missing (wiped) directory missing.
+TEST_F(StateDirectoryTest, RefreshSetsTheTimeOfAnExistingDirectoryOnly) {
+  StateDirectory dir(fs_, root_.string(), "app", 600'000);
+  ASSERT_TRUE(fs_.create_directories(dir.task_dir({0, 0})).has_value());
+  dir.refresh_last_modified({0, 0}, 123'456);
+  EXPECT_EQ(fs_.last_modified_ms(dir.task_dir({0, 0})), 123'456);
+  dir.refresh_last_modified({0, 1}, 123'456);
+  EXPECT_FALSE(fs_.exists(dir.task_dir({0, 1})));
 }
 
 // Proves a task lock has one owning thread: re-entrant for it, refused to another, released only
@@ -74,16 +99,17 @@ TEST_F(StateDirectoryTest, TaskLockIsOwnedByOneThread) {
   EXPECT_EQ(dir.lock_owner({0, 2}), "t2");
 }
 
-// Proves cleanup never deletes a locked directory, even one marked unowned long ago.
+// Proves cleanup never deletes a locked directory, however old its last-modified time.
 TEST_F(StateDirectoryTest, CleanupSkipsLockedDirectories) {
   StateDirectory dir(fs_, root_.string(), "app", 600'000);
   ASSERT_TRUE(fs_.create_directories(dir.task_dir({0, 0})).has_value());
-  dir.mark_unowned({0, 0}, 0);
+  ASSERT_TRUE(fs_.set_last_modified_ms(dir.task_dir({0, 0}), 0).has_value());
   ASSERT_TRUE(dir.lock({0, 0}, "t1"));
-  EXPECT_TRUE(dir.clean_removed_tasks(10'000'000)->empty());
+  EXPECT_TRUE(dir.clean_removed_tasks(10'000'000).empty());
   EXPECT_TRUE(fs_.exists(dir.task_dir({0, 0})));
+  EXPECT_EQ(dir.lock_owner({0, 0}), "t1") << "the cleaner does not touch a thread's lock";
   dir.unlock({0, 0}, "t1");
-  EXPECT_EQ(*dir.clean_removed_tasks(10'000'000), (std::vector<TaskId>{{0, 0}}));
+  EXPECT_EQ(dir.clean_removed_tasks(10'000'000), (std::vector<TaskId>{{0, 0}}));
 }
 
 // Proves the offset-sum cache of the new pin (StateDirectory.updateTaskOffsets, taskOffsetSums,
@@ -115,8 +141,9 @@ TEST_F(StateDirectoryTest, WipeAndCleanupRemoveTheCachedOffsetSum) {
     dir.update_task_offsets({0, p}, {{a, 5}});
   }
   ASSERT_TRUE(dir.wipe_task({0, 0}).has_value());
-  dir.mark_unowned({0, 1}, 0);
-  ASSERT_EQ(*dir.clean_removed_tasks(700'000), (std::vector<TaskId>{{0, 1}}));
+  ASSERT_TRUE(fs_.set_last_modified_ms(dir.task_dir({0, 1}), 0).has_value());
+  ASSERT_TRUE(fs_.set_last_modified_ms(dir.task_dir({0, 2}), 650'000).has_value());
+  ASSERT_EQ(dir.clean_removed_tasks(700'000), (std::vector<TaskId>{{0, 1}}));
   EXPECT_EQ(dir.task_offset_sums({{0, 0}, {0, 1}, {0, 2}}),
             (std::map<TaskId, int64_t>{{{0, 2}, 5}}));
 }

@@ -72,8 +72,6 @@ Status StreamThread::run_once(int64_t now_ms) {
     membership_.enforce_rebalance();
   }
   if (!s) return handle_task_exception(s.error());
-  auto cleaned = client_.state_directory->clean_removed_tasks(now_ms);
-  if (!cleaned) return base::unexpected(cleaned.error());
   return ok_status();
 }
 

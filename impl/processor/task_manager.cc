@@ -194,7 +194,11 @@ Status TaskManager::handle_revocation(const std::set<TaskId>& revoked, int64_t n
 void TaskManager::release_task_directory(const Task& task, int64_t now_ms) {
   // A task that never got the lock leaves the directory alone: another thread of this client may
   // own it (StateManagerUtil.closeStateManager unlocks only what this thread holds).
-  if (task.initialized()) state_directory_.mark_unowned(task.id(), now_ms);
+  // At the new pin ProcessorStateManager.close refreshes the directory's mtime (65d65546d5); at
+  // the old pin only the files written in it move it (the cleaner reads it).
+  if (task.initialized() && at_least(kafka_pin_, KafkaPin::k2026_08_20)) {
+    state_directory_.refresh_last_modified(task.id(), now_ms);
+  }
   state_directory_.unlock(task.id(), thread_name_);
   IQ_ASSERT(state_directory_.lock_owner(task.id()) != thread_name_,
             "thread {} still holds the lock of closed task {}", thread_name_,
@@ -329,7 +333,6 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task,
   IQ_ASSERT(task.initialized() && task.state() != TaskState::CREATED);
   s = reader_.register_task(task, now_ms);
   if (!s) return base::unexpected(s.error());
-  state_directory_.mark_owned(task.id());
   return true;
 }
 

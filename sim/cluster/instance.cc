@@ -1,6 +1,7 @@
 #include "cluster/instance.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "base/probe.h"
 #include "cluster/sim_producer.h"
@@ -74,7 +75,8 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
       ledger_(ledger),
       store_lives_(store_lives != nullptr ? store_lives : &own_store_lives_),
       process_id_(draw_process_id(prng_)),
-      run_label_(config_.name + ":run") {
+      run_label_(config_.name + ":run"),
+      cleaner_label_(config_.name + ":cleaner") {
   IQ_ASSERT(!config_.name.empty() && config_.poll_ms >= 0);
   config_.streams.state_dir = kStateDir;
   config_.streams.application_server = config_.name + ":" + std::to_string(kPort);
@@ -91,6 +93,8 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
     return crash_arm_.count(CrashInsideAt::kDiskOp, std::string(to_string(op)) + " " + path,
                             CrashSubject::file(path));
   });
+  // Directory mtimes in the simulation's virtual ms, the clock the cleaner compares them with.
+  disk_.set_clock([this] { return service_.now_ms(); });
   disk_.set_io_fault([this](IoKind kind, const std::string& path) {
     // The store-life recorder's read of what a store kept is no read of Kafka's: not counted.
     const uint32_t operations = iq::operations_in_progress();
@@ -101,6 +105,7 @@ Instance::Instance(BrokerService& service, InstanceConfig config, base::Prng prn
 
 Instance::~Instance() {
   if (run_event_.valid()) service_.loop().cancel(run_event_);
+  stop_cleaner();
   process_.reset();  // KafkaStreams before the disk its databases live on
 }
 
@@ -123,6 +128,7 @@ void Instance::start() {
   auto started = process_->streams->start();
   IQ_ASSERT(!run_event_.valid(), "{} has a loop before start", config_.name);
   schedule_pass(0);
+  if (started) start_cleaner();      // KafkaStreams.start schedules it once the threads started
   if (land_crash_if_dead()) return;  // it died inside start: no errors
   if (!started) errors_.push_back("start: " + started.error().to_string());
 }
@@ -195,6 +201,7 @@ void Instance::build_process() {
 Status Instance::close() {
   IQ_ASSERT(running(), "{} closed while not running", config_.name);
   IQ_ASSERT(!paused(), "{} closed while paused (a stopped process cannot close)", config_.name);
+  stop_cleaner();  // shutdownHelper: stateDirCleaner.shutdownNow() comes first
   auto s = process_->streams->close();
   if (land_crash_if_dead()) return s;  // died inside close: what it says no longer matters
   if (!s) errors_.push_back("close: " + s.error().to_string());
@@ -213,6 +220,7 @@ void Instance::crash() {
   IQ_ASSERT(running(), "{} crashed while not running", config_.name);
   service_.loop().cancel(run_event_);
   run_event_ = {};
+  stop_cleaner();
   for (const auto& thread : process_->streams->threads()) {
     for (Task* task : thread->task_manager().all_tasks()) {
       if (task->is_active() && task->state() == TaskState::RESTORING) {
@@ -284,6 +292,10 @@ void Instance::resume() {
   IQ_ASSERT(running() && paused(), "{} resumed while not paused", config_.name);
   process_->gate.resume();
   if (land_crash_if_dead()) return;
+  if (std::exchange(cleaner_missed_, false)) {
+    (void)process_->streams->run_state_dir_cleaner(service_.now_ms());
+    if (land_crash_if_dead()) return;
+  }
   // A created process gets its loop from start(); a continued one polls again at once.
   if (!not_started()) schedule_pass(0);
 }
@@ -366,6 +378,40 @@ void Instance::run_pass() {
   if (!s) errors_.push_back("run_once: " + s.error().to_string());
   check_callback_errors();
   schedule_pass(busy() ? kBusyPassMs : config_.poll_ms);
+}
+
+void Instance::start_cleaner() {
+  stop_cleaner();
+  IQ_ASSERT(config_.streams.state_cleanup_delay_ms > 0, "{}: cleaner period {} ms", config_.name,
+            config_.streams.state_cleanup_delay_ms);
+  cleaner_next_ms_ = service_.now_ms() + config_.streams.state_cleanup_delay_ms;
+  const base::Instant at =
+      service_.loop().now() + base::Duration::millis(config_.streams.state_cleanup_delay_ms);
+  cleaner_event_ = service_.loop().schedule_at(at, cleaner_label_, [this] { run_cleaner(); });
+}
+
+void Instance::stop_cleaner() {
+  if (cleaner_event_.valid()) service_.loop().cancel(cleaner_event_);
+  cleaner_event_ = {};
+  cleaner_missed_ = false;
+}
+
+void Instance::run_cleaner() {
+  cleaner_event_ = {};
+  IQ_ASSERT(running() && !process_->gate.dead(), "{}: cleaner of a gone process", config_.name);
+  const int64_t now = service_.now_ms();
+  IQ_ASSERT(now == cleaner_next_ms_, "{}: cleaner at {} ms, due at {}", config_.name, now,
+            cleaner_next_ms_);
+  if (paused()) {
+    cleaner_missed_ = true;
+  } else {
+    (void)process_->streams->run_state_dir_cleaner(now);
+    if (land_crash_if_dead()) return;  // died inside the cleaner: crash() stopped it
+  }
+  cleaner_next_ms_ += config_.streams.state_cleanup_delay_ms;
+  const base::Instant at =
+      service_.loop().now() + base::Duration::millis(config_.streams.state_cleanup_delay_ms);
+  cleaner_event_ = service_.loop().schedule_at(at, cleaner_label_, [this] { run_cleaner(); });
 }
 
 bool Instance::busy() const {

@@ -23,9 +23,17 @@
 //   processes everything its poll handed out, in Kafka's rounds (StreamThread::process_and_commit),
 //   so a backlog beyond max.poll.records takes one pass per kBusyPassMs, the virtual time a pass
 //   costs.
-// The deadlines run_once acts on (commit.interval.ms, a scheduled probing rebalance, the state
-// directory cleaner, the join/sync request timeouts, the state updater's checkpoints) are checked
-// in every pass, as Kafka checks them after poll returns: at most poll.ms late, as in Kafka.
+// The deadlines run_once acts on (commit.interval.ms, a scheduled probing rebalance, the join/sync
+// request timeouts, the state updater's checkpoints) are checked in every pass, as Kafka checks
+// them after poll returns: at most poll.ms late, as in Kafka.
+//
+// The state-directory cleaner is a thread of its own in Kafka (KafkaStreams.start schedules it at
+// a fixed rate of state.cleanup.delay.ms, first one delay after start; close stops it first), so
+// here it is an event of its own at exactly those times, run whatever the stream thread does
+// (blocked on the broker included): KafkaStreams::run_state_dir_cleaner, which acts only while
+// the client is RUNNING. A paused process runs none; its executor finds the missed runs overdue on
+// SIGCONT, so resume() runs the cleaner once at once (back-to-back catch-up runs would see the
+// same directories at the same time) and the schedule goes on on its grid.
 //
 // Lifecycle:
 // - create(): a new process whose KafkaStreams is constructed but not started (Kafka's CREATED
@@ -195,6 +203,11 @@ class Instance {
   bool check_blocked();
   // At the end of an event of this process: completes a crash that landed inside it, if any.
   bool land_crash_if_dead();
+  // The state-directory cleaner's schedule (see the header comment): started by start(), stopped
+  // by close(), crash() and the destructor.
+  void start_cleaner();
+  void stop_cleaner();
+  void run_cleaner();
 
   BrokerService& service_;
   InstanceConfig config_;
@@ -203,11 +216,15 @@ class Instance {
   StoreLifeLog own_store_lives_{config_.topology};  // when the caller gives none
   StoreLifeLog* store_lives_;
   ProcessId process_id_;
-  std::string run_label_;  // "<name>:run", built once: a label for every loop pass
+  std::string run_label_;      // "<name>:run", built once: a label for every loop pass
+  std::string cleaner_label_;  // "<name>:cleaner"
   SimDisk disk_;
   std::unique_ptr<Process> process_;
   std::unique_ptr<Process> closed_process_;  // what close() left behind, see closed_streams()
   EventId run_event_;
+  EventId cleaner_event_;
+  int64_t cleaner_next_ms_ = 0;  // the next time on the cleaner's fixed-rate grid
+  bool cleaner_missed_ = false;  // a run fell due while the process was paused
   std::vector<std::string> errors_;
   uint64_t starts_ = 0;
   uint64_t passes_ = 0;

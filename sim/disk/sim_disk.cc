@@ -53,6 +53,8 @@ void SimDisk::wipe() {
   durable_names_.clear();
   inodes_.clear();
   dirs_ = {"/"};
+  const int64_t now = now_locked();
+  dir_mtimes_ = {{"/", DirectoryMtime{now, now}}};
   bytes_ = 0;
   frozen_.reset();
   ++seq_;
@@ -124,6 +126,7 @@ void SimDisk::freeze_locked() {
   f.dirs = dirs_;
   f.durable_names = durable_names_;
   for (const auto& [path, id] : durable_names_) f.durable_bytes.emplace(id, inodes_.at(id).durable);
+  for (const auto& [path, mtime] : dir_mtimes_) f.durable_mtimes.emplace(path, mtime.durable_ms);
   frozen_ = std::move(f);
 }
 
@@ -149,12 +152,18 @@ bool SimDisk::restore_frozen_locked() {
   for (const auto& [path, id] : durable_names_) ++inodes_.at(id).durable_links;
   dirs_ = std::move(f.dirs);
   IQ_ASSERT(dirs_.contains("/"));
+  dir_mtimes_.clear();
+  for (const auto& [path, mtime] : f.durable_mtimes) {
+    dir_mtimes_.emplace(path, DirectoryMtime{mtime, mtime});
+  }
+  IQ_ASSERT(dir_mtimes_.size() == dirs_.size());
   return true;
 }
 
 // ---- Construction ----
 
-SimDisk::SimDisk(uint64_t bytes_max) : bytes_max_(bytes_max), dirs_{"/"} {
+SimDisk::SimDisk(uint64_t bytes_max)
+    : bytes_max_(bytes_max), dirs_{"/"}, dir_mtimes_{{"/", DirectoryMtime{}}} {
   IQ_ASSERT(bytes_max_ > 0);
 }
 
@@ -174,6 +183,9 @@ DiskStatus SimDisk::create_directory(const std::string& raw) {
   if (auto parent = check_parent_locked("mkdir", path); !parent) return parent;
   observe_locked(DiskOp::kMakeDirectory, path);
   dirs_.insert(path);
+  const int64_t now = now_locked();
+  dir_mtimes_.insert_or_assign(path, DirectoryMtime{now, now});
+  touch_directory_locked(parent_of(path), /*durable=*/true);
   ++seq_;
   return Unit{};
 }
@@ -220,6 +232,8 @@ DiskStatus SimDisk::remove_directory(const std::string& raw) {
   }
   for (const std::string& name : stale) remove_durable_name_locked(name);
   dirs_.erase(path);
+  dir_mtimes_.erase(path);
+  touch_directory_locked(parent_of(path), /*durable=*/true);
   ++seq_;
   IQ_ASSERT(!dirs_.contains(path));
   return Unit{};
@@ -293,6 +307,8 @@ DiskStatus SimDisk::sync_directory(const std::string& raw) {
   }
   for (const std::string& name : stale) remove_durable_name_locked(name);
   for (const auto& [name, id] : fresh) set_durable_name_locked(name, id);
+  DirectoryMtime& mtime = dir_mtimes_.at(path);
+  mtime.durable_ms = mtime.current_ms;  // the directory's inode is written with its entries
   IQ_ASSERT(synced <= names_.size() && durable_names_.size() >= synced);
   return Unit{};
 }
@@ -317,6 +333,8 @@ DiskStatus SimDisk::rename_file(const std::string& raw_from, const std::string& 
   observe_locked(DiskOp::kRename, to);
   add_name_locked(to, *id);  // replaces whatever `to` named; the inode keeps a link meanwhile
   remove_name_locked(from);
+  touch_directory_locked(parent_of(to), /*durable=*/false);
+  touch_directory_locked(parent_of(from), /*durable=*/false);
   ++seq_;
   IQ_ASSERT(names_.at(to) == *id && !names_.contains(from));
   return Unit{};
@@ -334,6 +352,7 @@ DiskStatus SimDisk::link_file(const std::string& raw_from, const std::string& ra
   if (auto parent = check_parent_locked("link", to); !parent) return parent;
   observe_locked(DiskOp::kLink, to);
   add_name_locked(to, *id);
+  touch_directory_locked(parent_of(to), /*durable=*/false);
   ++seq_;
   IQ_ASSERT(inodes_.at(*id).links >= 2);
   return Unit{};
@@ -346,6 +365,7 @@ DiskStatus SimDisk::unlink(const std::string& raw) {
   if (!names_.contains(path)) return fail(DiskErrc::NotFound, "unlink", path, kNoEntry);
   observe_locked(DiskOp::kUnlink, path);
   remove_name_locked(path);
+  touch_directory_locked(parent_of(path), /*durable=*/false);
   ++seq_;
   IQ_ASSERT(!names_.contains(path));
   return Unit{};
@@ -374,6 +394,7 @@ DiskResult<SimDisk::OpenFile> SimDisk::open(const std::string& raw, OpenMode mod
     observe_locked(DiskOp::kCreate, path);
     id = new_inode_locked();
     add_name_locked(path, id);
+    touch_directory_locked(parent_of(path), /*durable=*/false);
   }
   Inode& inode = inodes_.at(id);
   ++inode.handles;
@@ -406,6 +427,30 @@ DiskStatus SimDisk::truncate(const std::string& raw, uint64_t size) {
     if (!id) return base::unexpected(id.error());
   }
   truncate_inode(*id, path, size);
+  return Unit{};
+}
+
+void SimDisk::set_clock(Clock clock) {
+  std::lock_guard lock(mu_);
+  clock_ = std::move(clock);
+}
+
+DiskResult<int64_t> SimDisk::directory_mtime_ms(const std::string& raw) const {
+  const std::string path = normalize(raw);
+  std::lock_guard lock(mu_);
+  if (names_.contains(path)) return fail(DiskErrc::NotADirectory, "stat", path, kNotDir);
+  const auto it = dir_mtimes_.find(path);
+  if (it == dir_mtimes_.end()) return fail(DiskErrc::NotFound, "stat", path, kNoEntry);
+  return it->second.current_ms;
+}
+
+DiskStatus SimDisk::set_directory_mtime_ms(const std::string& raw, int64_t mtime_ms) {
+  const std::string path = normalize(raw);
+  std::lock_guard lock(mu_);
+  if (names_.contains(path)) return fail(DiskErrc::NotADirectory, "utimes", path, kNotDir);
+  const auto it = dir_mtimes_.find(path);
+  if (it == dir_mtimes_.end()) return fail(DiskErrc::NotFound, "utimes", path, kNoEntry);
+  it->second.current_ms = mtime_ms;
   return Unit{};
 }
 
@@ -536,6 +581,12 @@ DiskResult<SimDisk::InodeId> SimDisk::file_id_locked(const std::string& op,
   return found->second;
 }
 
+void SimDisk::touch_directory_locked(const std::string& dir, bool durable) {
+  DirectoryMtime& mtime = dir_mtimes_.at(dir);
+  mtime.current_ms = now_locked();
+  if (durable) mtime.durable_ms = mtime.current_ms;
+}
+
 void SimDisk::add_name_locked(const std::string& path, InodeId id) {
   ++inodes_.at(id).links;
   const auto [it, inserted] = names_.try_emplace(path, id);
@@ -634,6 +685,7 @@ void SimDisk::revert_to_durable_locked(
     }
   }
   names_ = durable_names_;
+  for (auto& [path, mtime] : dir_mtimes_) mtime.current_ms = mtime.durable_ms;
   for (auto& [id, inode] : inodes_) {
     inode.links = inode.durable_links;
     set_content_locked(inode, &inode.current, inode.durable);

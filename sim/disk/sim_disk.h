@@ -20,6 +20,11 @@
 //   reverts; unsynced appends and overwrites are lost whole. crash_torn() instead lets a chosen
 //   prefix of each unsynced append survive.
 // - wipe(): everything is gone, as on a replaced machine.
+// - A directory's modification time (virtual ms from set_clock) moves when an entry directly in
+//   it is created, renamed, linked or removed, as POSIX's mtime does; a change inside a
+//   subdirectory does not move it. It is durable with the entries: a directory sync (or an mkdir
+//   or rmdir of a child, durable at once) makes it durable, and a crash takes it back with the
+//   unsynced entries that moved it. StateDirectory's cleaner reads it (File.lastModified).
 // - Locks (RocksDB's LOCK) and open handles belong to processes, not to the disk: crash() and
 // wipe()
 //   require that there are none left, i.e. every database on the disk was closed first (a killed
@@ -159,6 +164,17 @@ class SimDisk {
   // the wall clock.
   DiskResult<uint64_t> modification_seq(const std::string& path) const;
 
+  // Directory modification times, in the virtual ms of the clock (0 until one is set). The
+  // clock is asked under the disk's lock, possibly on a RocksDB thread, when an entry changes.
+  using Clock = std::function<int64_t()>;
+  void set_clock(Clock clock);
+  // The directory's modification time; NotFound for a missing path, NotADirectory for a file
+  // (files keep only the logical modification_seq).
+  DiskResult<int64_t> directory_mtime_ms(const std::string& path) const;
+  // utimes on a directory (File.setLastModified): the current time only, as an unsynced change;
+  // a crash takes it back unless the directory is synced first.
+  DiskStatus set_directory_mtime_ms(const std::string& path, int64_t mtime_ms);
+
   // Advisory locks, held by the process (RocksDB's LockFile). Locking creates the file if missing.
   DiskStatus lock(const std::string& path);
   DiskStatus unlock(const std::string& path);
@@ -211,6 +227,10 @@ class SimDisk {
   void check_quiescent_locked(const char* what) const;
   // Asks the observer about `op` on `path`; freezes the durable state if it says so.
   void observe_locked(DiskOp op, const std::string& path);
+  // An entry of `dir` changed: its current mtime is now; `durable` also makes that durable (an
+  // mkdir or rmdir, durable at once).
+  void touch_directory_locked(const std::string& dir, bool durable);
+  int64_t now_locked() const { return clock_ ? clock_() : 0; }
   void freeze_locked();
   bool restore_frozen_locked();
 
@@ -228,17 +248,24 @@ class SimDisk {
   uint64_t seq_ = 0;  // counts mutations; the logical clock of modification_seq
   uint64_t crash_count_ = 0;
   InodeId next_inode_ = 1;
-  std::set<std::string> dirs_;                    // always holds "/"
-  std::map<std::string, InodeId> names_;          // current file names
-  std::map<std::string, InodeId> durable_names_;  // what a crash would leave
+  std::set<std::string> dirs_;  // always holds "/"
+  struct DirectoryMtime {
+    int64_t current_ms = 0;
+    int64_t durable_ms = 0;  // what a crash would leave
+  };
+  std::map<std::string, DirectoryMtime> dir_mtimes_;  // one per entry of dirs_
+  std::map<std::string, InodeId> names_;              // current file names
+  std::map<std::string, InodeId> durable_names_;      // what a crash would leave
   std::map<InodeId, Inode> inodes_;
   std::set<std::string> locks_;
   // The durable state frozen when the observer declared the process dead (see set_op_observer).
   struct Frozen {
     std::set<std::string> dirs;
     std::map<std::string, InodeId> durable_names;
-    std::map<InodeId, std::string> durable_bytes;  // of every inode a durable name refers to
+    std::map<InodeId, std::string> durable_bytes;   // of every inode a durable name refers to
+    std::map<std::string, int64_t> durable_mtimes;  // of every directory
   };
+  Clock clock_;
   OpObserver observer_;
   IoFault io_fault_;
   std::optional<Frozen> frozen_;

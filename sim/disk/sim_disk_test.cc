@@ -238,6 +238,82 @@ TEST_F(SimDiskTest, ModificationSeqIsLogicalAndGrows) {
   EXPECT_GT(*disk_.modification_seq("/d/f"), first);
 }
 
+// A directory's mtime is virtual ms from the clock, moved by a create, rename or unlink of an
+// entry directly in it (the rename moves both directories), not by a write to a file's bytes nor
+// by a change inside a subdirectory; set_directory_mtime_ms sets it.
+TEST_F(SimDiskTest, DirectoryMtimeMovesWithItsOwnEntriesOnly) {
+  int64_t now = 1'000;
+  disk_.set_clock([&now] { return now; });
+  ASSERT_TRUE(disk_.create_directories("/d/task/rocksdb").has_value());
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 1'000) << "mkdir of rocksdb/ moved it";
+  now = 2'000;
+  write(disk_, "/d/task/.checkpoint.tmp", "cp", true, false);
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 2'000);
+  now = 3'000;
+  write(disk_, "/d/task/rocksdb/000001.sst", "sst", true, true);
+  {
+    auto file = disk_.open("/d/task/.checkpoint.tmp", SimDisk::OpenMode::Append);
+    ASSERT_TRUE(file.has_value());
+    file->append("more");
+  }
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 2'000) << "bytes and a subdirectory's entries";
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task/rocksdb"), 3'000);
+  now = 4'000;
+  ASSERT_TRUE(disk_.rename_file("/d/task/.checkpoint.tmp", "/d/task/.checkpoint").has_value());
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 4'000);
+  now = 5'000;
+  ASSERT_TRUE(disk_.unlink("/d/task/.checkpoint").has_value());
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 5'000);
+  ASSERT_TRUE(disk_.set_directory_mtime_ms("/d/task", 42).has_value());
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 42);
+  EXPECT_EQ(disk_.directory_mtime_ms("/d/none").error().code, DiskErrc::NotFound);
+  EXPECT_EQ(disk_.directory_mtime_ms("/d/task/rocksdb/000001.sst").error().code,
+            DiskErrc::NotADirectory);
+}
+
+// A directory's mtime is durable with its entries: a crash takes back the mtime of unsynced
+// entry changes with them, a directory sync makes it durable, and an mkdir or rmdir of a child
+// (durable at once) makes the parent's time durable at once; a set time is an unsynced change.
+TEST_F(SimDiskTest, DirectoryMtimeRevertsWithUnsyncedEntries) {
+  int64_t now = 1'000;
+  disk_.set_clock([&now] { return now; });
+  ASSERT_TRUE(disk_.create_directories("/d/task").has_value());
+  now = 2'000;
+  write(disk_, "/d/task/.checkpoint", "cp", true, true);
+  now = 3'000;
+  ASSERT_TRUE(disk_.unlink("/d/task/.checkpoint").has_value());
+  ASSERT_TRUE(disk_.set_directory_mtime_ms("/d/task", 9'000).has_value());
+  disk_.crash();
+  EXPECT_EQ(read(disk_, "/d/task/.checkpoint"), "cp");
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 2'000) << "the synced write's time";
+  now = 4'000;
+  ASSERT_TRUE(disk_.create_directory("/d/task/rocksdb").has_value());
+  disk_.crash();
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 4'000) << "mkdir is durable at once";
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task/rocksdb"), 4'000);
+  now = 5'000;
+  ASSERT_TRUE(disk_.remove_directory("/d/task/rocksdb").has_value());
+  disk_.crash();
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 5'000) << "rmdir is durable at once";
+}
+
+// A process that died before its cleaner's deletion leaves the task directory with the mtime it
+// had durably then: the rmdir after the death moves nothing durable.
+TEST_F(SimDiskTest, DeadProcessMovesNoDirectoryMtimeDurably) {
+  int64_t now = 1'000;
+  disk_.set_clock([&now] { return now; });
+  ASSERT_TRUE(disk_.create_directories("/d/task/rocksdb").has_value());
+  write(disk_, "/d/task/.checkpoint", "cp", true, true);
+  disk_.set_op_observer([&](DiskOp op, const std::string&) { return op == DiskOp::kUnlink; });
+  now = 7'000;
+  ASSERT_TRUE(disk_.unlink("/d/task/.checkpoint").has_value());
+  ASSERT_TRUE(disk_.remove_directory("/d/task/rocksdb").has_value());
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 7'000) << "the process sees its own changes";
+  disk_.crash();
+  EXPECT_TRUE(disk_.is_directory("/d/task/rocksdb"));
+  EXPECT_EQ(*disk_.directory_mtime_ms("/d/task"), 1'000);
+}
+
 // The observer sees every changing operation in order, with its path: an atomic write is
 // create, append, sync, rename, directory sync; reads are not among them, and a lock only as
 // the create of its missing file.

@@ -87,6 +87,20 @@ std::vector<std::string> SimFileSystem::list_directory(const std::string& path) 
   return std::move(*names);  // sorted by the disk
 }
 
+std::optional<int64_t> SimFileSystem::last_modified_ms(const std::string& path) {
+  IQ_ASSERT(!disk_.is_file(path), "{}: only directories keep a modification time in ms", path);
+  auto mtime = disk_.directory_mtime_ms(path);
+  if (!mtime) return std::nullopt;
+  return *mtime;
+}
+
+Status SimFileSystem::set_last_modified_ms(const std::string& path, int64_t mtime_ms) {
+  IQ_ASSERT(!disk_.is_file(path), "{}: only directories keep a modification time in ms", path);
+  auto set = disk_.set_directory_mtime_ms(path, mtime_ms);
+  if (!set) return base::unexpected(io_error(set.error()));
+  return ok_status();
+}
+
 // Depth first: files and subdirectories, then the directory itself (never the root).
 Status SimFileSystem::remove_tree(const std::string& path, size_t depth) {
   IQ_ASSERT(depth < kTreeDepthMax, "directory tree under {} deeper than {}", path, kTreeDepthMax);

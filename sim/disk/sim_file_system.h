@@ -30,6 +30,10 @@ class SimFileSystem final : public FileSystem {
   Status delete_recursively(const std::string& path) override;
   bool exists(const std::string& path) override;
   std::vector<std::string> list_directory(const std::string& path) override;
+  // A directory's modification time on the disk's clock (SimDisk::set_clock); nullopt for a
+  // missing path. Files have no time in ms here: asking for one is a caller's bug.
+  std::optional<int64_t> last_modified_ms(const std::string& path) override;
+  Status set_last_modified_ms(const std::string& path, int64_t mtime_ms) override;
 
   SimDisk& disk() { return disk_; }
 

@@ -35,6 +35,27 @@ TEST_F(SimFileSystemTest, WriteFileAtomicallySurvivesCrash) {
   EXPECT_EQ(fs_.list_directory("/state/app/0_0"), std::vector<std::string>{".checkpoint"});
 }
 
+// The task directory's last-modified time (the cleaner's clock) is the disk's virtual ms: an
+// atomic write moves it durably (the directory is synced), an unsynced delete_file moves it until
+// a crash takes the delete back, and a missing path has none.
+TEST_F(SimFileSystemTest, LastModifiedFollowsTheTaskDirectorysEntries) {
+  int64_t now = 10;
+  disk_.set_clock([&now] { return now; });
+  const std::string dir = "/state/app/0_0";
+  now = 500;
+  ASSERT_TRUE(fs_.write_file_atomically(dir + "/.checkpoint", "cp").has_value());
+  EXPECT_EQ(fs_.last_modified_ms(dir), 500);
+  now = 900;
+  ASSERT_TRUE(fs_.delete_file(dir + "/.checkpoint").has_value());
+  EXPECT_EQ(fs_.last_modified_ms(dir), 900);
+  disk_.crash();
+  EXPECT_EQ(fs_.last_modified_ms(dir), 500);
+  ASSERT_TRUE(fs_.set_last_modified_ms(dir, 1'234).has_value());
+  EXPECT_EQ(fs_.last_modified_ms(dir), 1'234);
+  EXPECT_EQ(fs_.last_modified_ms("/state/app/9_9"), std::nullopt);
+  EXPECT_FALSE(fs_.set_last_modified_ms("/state/app/9_9", 1).has_value());
+}
+
 // The disk's I/O fault policy fails the atomic write's append with EIO, as PosixFileSystem's
 // write error: a ProcessorState error, the old content kept at the path, the temporary file left.
 TEST_F(SimFileSystemTest, AWriteFaultFailsTheAtomicWriteAndKeepsTheOldContent) {
