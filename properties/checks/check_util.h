@@ -403,6 +403,12 @@ ClassProof prove_versioned_position_not_persisted(const JudgeContext& context,
                                                   const sim::PartitionOutcome& outcome);
 ClassProof prove_versioned_position_not_persisted_tail(const JudgeContext& context,
                                                        int32_t partition);
+// A READ_COMMITTED window or session answer of a transactional store whose staged puts raised its
+// observed stream time and so hid committed windows (H7 of docs/kafka-2026-08-20.md §10,
+// ViolationClass::kStagedStreamTimeExpiresCommitted; window_judge.cc states the proof).
+ClassProof prove_staged_stream_time_expired(const JudgeContext& context,
+                                            const sim::QueryRecord& record,
+                                            const sim::PartitionOutcome& outcome);
 // Whether that position is the committed one: `request` reads `replica`'s committed state.
 bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
                      const sim::ReplicaSnapshot& replica);
