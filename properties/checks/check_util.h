@@ -385,6 +385,9 @@ ClassProof prove_read_committed_not_honoured(const JudgeContext& context,
 // The isolation level `request` was answered under (2026-08-20 pin): its own
 // (StateQueryRequest.withIsolationLevel), else the run's default.interactive.query.isolation.level.
 IsolationLevel effective_level(const JudgeContext& context, const sim::QueryRequestRecord& request);
+// Whether `request` was answered under READ_COMMITTED at the 2026-08-20 pin: the first gate of
+// that pin's READ_COMMITTED classes.
+bool read_committed_at_new_pin(const JudgeContext& context, const sim::QueryRequestRecord& request);
 // The changelog records of one partition, offsets ascending (the trace holds them
 // partition-major).
 std::span<const sim::ChangelogRecord> partition_log(const sim::RunTrace& trace, int32_t partition);

@@ -17,6 +17,23 @@ namespace {
 
 using namespace testing;  // NOLINT
 
+// Every violation of `vs` (at least one) is of class `want`.
+void expect_all(const std::vector<Violation>& vs, ViolationClass want, const std::string& what) {
+  ASSERT_FALSE(vs.empty()) << "seed " << kSeed << " " << what;
+  for (const Violation& v : vs) {
+    EXPECT_EQ(v.violation_class, want) << "seed " << kSeed << " " << what << "\n" << v.to_string();
+  }
+}
+
+// ResultMatchesModel's and ChangelogWitness's violations of `trace`, classified.
+std::vector<Violation> judged(const sim::RunTrace& trace) {
+  JudgeContext context(trace);
+  std::vector<Violation> vs = check_result_matches_model(context);
+  for (Violation& v : check_changelog_witness(context)) vs.push_back(std::move(v));
+  classify_violations(context, vs);
+  return vs;
+}
+
 // --- cached_key_query_miss_reads_committed ---
 
 // Key 1 = 10 (offset 0), then 11 (offset 1), key 2 = 5 (offset 2, not logged yet); instance-2's
@@ -57,11 +74,7 @@ std::vector<Violation> judge_miss(const MissCase& c) {
             .target("instance-2")
             .ok(c.value, pos(0, c.label))
             .replica(replica));
-  JudgeContext context(b.trace());
-  std::vector<Violation> vs = check_result_matches_model(context);
-  for (Violation& v : check_changelog_witness(context)) vs.push_back(std::move(v));
-  classify_violations(context, vs);
-  return vs;
+  return judged(b.trace());
 }
 
 TEST(Kafka2026ClassesTest, ACachedKeyQueryMissIsTheCommittedFoldUnderTheStagedLabel) {
@@ -90,14 +103,7 @@ TEST(Kafka2026ClassesTest, ACachedKeyQueryMissRefusesItsNearMisses) {
        .label = 2,
        .want = ViolationClass::kFailure},
   };
-  for (const MissCase& c : cases) {
-    const std::vector<Violation> vs = judge_miss(c);
-    ASSERT_FALSE(vs.empty()) << "seed " << kSeed << " " << c.what;
-    for (const Violation& v : vs) {
-      EXPECT_EQ(v.violation_class, c.want) << "seed " << kSeed << " " << c.what << "\n"
-                                           << v.to_string();
-    }
-  }
+  for (const MissCase& c : cases) expect_all(judge_miss(c), c.want, c.what);
   // Labelled with the committed position (one below the staged merge), the answer is what a store
   // without a cache gives; under a caching layer it is no miss Kafka makes: the witness's
   // difference stays a failure.
@@ -330,6 +336,20 @@ struct StagedCase {
   ViolationClass want = ViolationClass::kStagedStreamTimeExpiresCommitted;
 };
 
+// Instance-1's active of partition 0 served by store life 1: applied changelog [0, applied] under
+// header `applied`, its own writes [0, wrote], committed up to `committed` (header alike), with
+// the observed stream time `ost` recorded.
+sim::ReplicaSnapshot window_active(int64_t applied_offset, int64_t wrote, int64_t committed,
+                                   std::optional<int64_t> ost) {
+  sim::ReplicaSnapshot replica =
+      own_runs(applied(active(0, pos(0, applied_offset)), applied_offset), {{-1, wrote}});
+  replica.store_life = 1;
+  replica.observed_stream_time_ms = ost;
+  replica.committed_position = pos(0, committed);
+  replica.committed_changelog_offset = ChangelogOffset(committed);
+  return replica;
+}
+
 std::vector<Violation> judge_staged(const StagedCase& c) {
   TraceBuilder b(c.kind, c.supplier);
   b.trace().topology.window_size_ms = 1'000;
@@ -359,12 +379,10 @@ std::vector<Violation> judge_staged(const StagedCase& c) {
                            .at_ms = instant(400)});
   }
   b.trace().store_lives.push_back(life);
-  sim::ReplicaSnapshot replica = own_runs(applied(active(0, pos(0, 3)), 3), {{-1, own ? 3 : 2}});
-  replica.store_life = 1;
-  replica.observed_stream_time_ms = c.observed;
-  if (c.committed_position) {
-    replica.committed_position = pos(0, 2);
-    replica.committed_changelog_offset = ChangelogOffset(2);
+  sim::ReplicaSnapshot replica = window_active(3, own ? 3 : 2, 2, c.observed);
+  if (!c.committed_position) {
+    replica.committed_position.reset();
+    replica.committed_changelog_offset.reset();
   }
   Q q = b.key_query(0, 1, QueryKind::WindowKeyQuery);
   q.r.request.from_time_ms = 0;
@@ -372,11 +390,7 @@ std::vector<Violation> judge_staged(const StagedCase& c) {
   q.at(500, 500).ok(std::nullopt, pos(0, c.label), c.timestamps).replica(replica);
   q.r.partitions.back().value = c.answer;
   b.add(q);
-  JudgeContext context(b.trace());
-  std::vector<Violation> vs = check_result_matches_model(context);
-  for (Violation& v : check_changelog_witness(context)) vs.push_back(std::move(v));
-  classify_violations(context, vs);
-  return vs;
+  return judged(b.trace());
 }
 
 TEST(Kafka2026ClassesTest, AStagedPutRaisesTheStreamTimeOverCommittedWindows) {
@@ -389,11 +403,7 @@ TEST(Kafka2026ClassesTest, AStagedPutRaisesTheStreamTimeOverCommittedWindows) {
       // a live segment, which leaves the witness undecided (window_judge.cc): RMM alone.
       const size_t want = s == KeyValueSupplier::kInMemory ? 2u : 1u;
       ASSERT_EQ(vs.size(), want) << "seed " << kSeed << "\n" << text(vs);
-      for (const Violation& v : vs) {
-        EXPECT_EQ(v.violation_class, ViolationClass::kStagedStreamTimeExpiresCommitted)
-            << "seed " << kSeed << " " << to_string(g) << "\n"
-            << v.to_string();
-      }
+      expect_all(vs, ViolationClass::kStagedStreamTimeExpiresCommitted, to_string(g));
     }
   }
 }
@@ -432,22 +442,11 @@ TEST(Kafka2026ClassesTest, AStagedStreamTimeRefusesItsNearMisses) {
        .want = ViolationClass::kFailure},
       {.what = "labelled with the staged position", .label = 3, .want = ViolationClass::kFailure},
   };
-  for (const StagedCase& c : cases) {
-    const std::vector<Violation> vs = judge_staged(c);
-    ASSERT_FALSE(vs.empty()) << "seed " << kSeed << " " << c.what;
-    for (const Violation& v : vs) {
-      EXPECT_EQ(v.violation_class, c.want) << "seed " << kSeed << " " << c.what << "\n"
-                                           << v.to_string();
-    }
-  }
+  for (const StagedCase& c : cases) expect_all(judge_staged(c), c.want, c.what);
   // READ_UNCOMMITTED reads the staged state (floor 1000, window 3000 staged): the committed
   // answer without window 1000 is a failure there, and the staged one no violation at all.
-  const std::vector<Violation> uncommitted = judge_staged(
-      StagedCase{.level = IsolationLevel::READ_UNCOMMITTED, .want = ViolationClass::kFailure});
-  ASSERT_FALSE(uncommitted.empty()) << "seed " << kSeed;
-  for (const Violation& v : uncommitted) {
-    EXPECT_EQ(v.violation_class, ViolationClass::kFailure) << v.to_string();
-  }
+  expect_all(judge_staged(StagedCase{.level = IsolationLevel::READ_UNCOMMITTED}),
+             ViolationClass::kFailure, "READ_UNCOMMITTED");
   EXPECT_TRUE(
       judge_staged(StagedCase{.level = IsolationLevel::READ_UNCOMMITTED,
                               .answer = {{1, 2'000, std::nullopt, 1}, {1, 3'000, std::nullopt, 1}},
@@ -488,37 +487,22 @@ std::vector<Violation> judge_staged_session(sim::WindowedList answer, std::optio
                          .last = ChangelogOffset(2),
                          .at_ms = instant(100)});
   b.trace().store_lives.push_back(life);
-  sim::ReplicaSnapshot replica = own_runs(applied(active(0, pos(0, 2)), 2), {{-1, 2}});
-  replica.store_life = 1;
-  replica.observed_stream_time_ms = ost;
-  replica.committed_position = pos(0, 1);
-  replica.committed_changelog_offset = ChangelogOffset(1);
+  const sim::ReplicaSnapshot replica = window_active(2, 2, 1, ost);
   Q q = b.key_query(0, 1, QueryKind::WindowRangeQuery);
   q.at(500, 500).ok(std::nullopt, pos(0, 1)).replica(replica);
   q.r.partitions.back().value = std::move(answer);
   b.add(q);
-  JudgeContext context(b.trace());
-  std::vector<Violation> vs = check_result_matches_model(context);
-  for (Violation& v : check_changelog_witness(context)) vs.push_back(std::move(v));
-  classify_violations(context, vs);
-  return vs;
+  return judged(b.trace());
 }
 
 TEST(Kafka2026ClassesTest, AStagedSessionPutExpiresACommittedSession) {
   const std::vector<Violation> vs = judge_staged_session({}, 1'000);
   ASSERT_EQ(vs.size(), 2u) << "seed " << kSeed << "\n" << text(vs);
-  for (const Violation& v : vs) {
-    EXPECT_EQ(v.violation_class, ViolationClass::kStagedStreamTimeExpiresCommitted)
-        << "seed " << kSeed << "\n"
-        << v.to_string();
-  }
+  expect_all(vs, ViolationClass::kStagedStreamTimeExpiresCommitted, "session");
   // The committed state is no violation; a stream time the staged session does not explain is a
   // failure.
   EXPECT_TRUE(judge_staged_session({{1, 600, 600, 1}}, 1'000).empty()) << "seed " << kSeed;
-  for (const Violation& v : judge_staged_session({}, 1'100)) {
-    EXPECT_EQ(v.violation_class, ViolationClass::kFailure) << "seed " << kSeed << "\n"
-                                                           << v.to_string();
-  }
+  expect_all(judge_staged_session({}, 1'100), ViolationClass::kFailure, "stream time 1100");
 }
 
 }  // namespace
