@@ -433,9 +433,10 @@ TEST(RunnerTest, TheCleanerCutByACrashFindingsAreClassifiedByTheirRecord) {
   }
 }
 
-// The two 2026-08-20 pin findings (default seeds 811 and 692, shrunk): the versioned store reopened
-// over kept data under the empty position (pin delta 10), and the cached KeyQuery that missed the
-// cache under READ_COMMITTED (pin delta 8's miss form). Each declared answer violation is that
+// The three 2026-08-20 pin findings (default seeds 811, 692 and 1, shrunk): the versioned store
+// reopened over kept data under the empty position (pin delta 10), the cached KeyQuery that missed
+// the cache under READ_COMMITTED (pin delta 8's miss form), and a transactional window store's
+// staged put expiring committed windows (H7). Each declared answer violation is that
 // class from the record alone; the miss finding's ChangelogWitness dirty reads are the hit form.
 TEST(RunnerTest, TheNewPinFindingsAreClassifiedByTheirRecord) {
   const std::vector<std::pair<std::string, ViolationClass>> findings = {
@@ -443,6 +444,8 @@ TEST(RunnerTest, TheNewPinFindingsAreClassifiedByTheirRecord) {
        ViolationClass::kVersionedPositionNotPersisted},
       {"kafka_2026_cached_key_query_miss_committed_under_staged_position.toml",
        ViolationClass::kCachedKeyQueryMissReadsCommitted},
+      {"kafka_2026_staged_put_expires_committed_windows.toml",
+       ViolationClass::kStagedStreamTimeExpiresCommitted},
   };
   for (const auto& [name, want] : findings) {
     const std::string file = std::string(IQSIM_SCENARIOS_DIR) + "/findings/" + name;

@@ -404,6 +404,32 @@ constexpr Finding kCatalogue[] = {
                 "seeds 81, 180",
      .what_to_do = "Do not bound queries of a versioned store by positions at this pin after "
                    "a restart; an unbounded query answers the data."},
+    {.key = "staged_stream_time_expires_committed",
+     .title = "a transactional window or session store's staged puts expire committed windows "
+              "(2026-08-20)",
+     .explanation =
+         "A window or session store keeps windows down to its observed stream time less the "
+         "retention. Under KIP-892 a put raises that stream time at once, while its write waits "
+         "in the transaction buffer for the commit; every read, READ_COMMITTED included, then "
+         "hides the committed windows below the raised floor, and the in-memory stores drop "
+         "them from the committed map (a RocksDB store drops whole segments). A READ_COMMITTED "
+         "answer lacks windows that the committed state still retains, under the committed "
+         "position; if the transaction aborts, they stay gone until the store is restored.",
+     .kafka_source =
+         "state/internals/InMemoryWindowStore.put, InMemorySessionStore.put (observedStreamTime "
+         "raised before transactionBuffer.stage; removeExpiredSegments and the fetch floors), "
+         "AbstractRocksDBSegmentedBytesStore.put (getOrCreateSegmentIfLive at the raised time) "
+         "and getActualFrom at 8f4e08b5a3; H7 of docs/kafka-2026-08-20.md §10.",
+     .conditions = "kafka = '2026-08-20'; enable.transactional.statestores; a windowed or "
+                   "session aggregation or writer; either guarantee; a window or session query "
+                   "under READ_COMMITTED on the active between a put whose window lies beyond "
+                   "the committed ones by more than the retention and the next commit.",
+     .scenario = "scenarios/findings/kafka_2026_staged_put_expires_committed_windows.toml",
+     .seen_in = "templates/default.toml (seeds in docs/kafka-2026-08-20.md §10, H7)",
+     .what_to_do = "Do not read a READ_COMMITTED window answer as the committed state near the "
+                   "retention floor: windows within a retention of the newest staged put may be "
+                   "missing; query READ_UNCOMMITTED or keep the retention well above the spread "
+                   "of window starts a commit interval covers."},
 };
 
 }  // namespace

@@ -172,6 +172,7 @@ std::string ReplicaSnapshot::to_string() const {
   if (committed_position) {
     out += " committed=" + opt_string(committed_position) + "@" +
            opt_string(committed_changelog_offset);
+    if (observed_stream_time_ms) out += " ost=" + std::to_string(*observed_stream_time_ms);
   }
   out += " changelog=" + opt_string(changelog_offset) + "/" + opt_string(changelog_end_offset);
   out += " lag=" + opt_string(lag);

@@ -80,6 +80,7 @@ class InMemorySessionStore final : public SessionBytesStore {
     return position_;
   }
   bool transactional() const { return buffer_ != nullptr; }
+  std::optional<int64_t> observed_stream_time() const override { return observed_stream_time_ms_; }
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.InMemorySessionStore";
   }

@@ -59,6 +59,9 @@ class RocksDBSessionStore final : public SessionBytesStore {
     if (!bytes_store_.transactional()) return std::nullopt;
     return bytes_store_.committed_position();
   }
+  std::optional<int64_t> observed_stream_time() const override {
+    return bytes_store_.observed_stream_time_ms();
+  }
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.RocksDBSessionStore";
   }

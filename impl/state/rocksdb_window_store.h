@@ -63,6 +63,9 @@ class RocksDBWindowStore : public WindowBytesStore {
     if (!bytes_store_.transactional()) return std::nullopt;
     return bytes_store_.committed_position();
   }
+  std::optional<int64_t> observed_stream_time() const override {
+    return bytes_store_.observed_stream_time_ms();
+  }
   std::string_view java_class() const override {
     return "class org.apache.kafka.streams.state.internals.RocksDBWindowStore";
   }

@@ -127,10 +127,7 @@ Status KeyValueSegment::commit(const Position& position, const ChangelogOffsets&
   if (!buffer_->is_empty()) {
     IQ_PROBE("kip892.segment_commit_applied_staged_writes",
              "a transactional window or session segment's commit wrote its staged writes to "
-             "RocksDB (new pin, enable.transactional.statestores; not in the default campaign: "
-             "default.toml draws transactional stores for key-value topologies only until the "
-             "stream-time expiry by staged puts has a class; "
-             "fast/kafka_2026_txn_window_read_committed.toml reaches it)");
+             "RocksDB (new pin, enable.transactional.statestores)");
   }
   const size_t bytes = staged_batch_->GetDataSize();
   auto committed = buffer_->commit([&](const StagedWrites&) -> Status {
@@ -310,10 +307,7 @@ void KeyValueSegment::close() {
   if (buffer_ && !buffer_->is_empty()) {
     IQ_PROBE("kip892.segment_close_discarded_staged_writes",
              "a transactional window or session segment closed with staged writes, which it "
-             "discarded (new pin, enable.transactional.statestores; not in the default "
-             "campaign: default.toml draws transactional stores for key-value topologies only "
-             "until the stream-time expiry by staged puts has a class; "
-             "TransactionalWindowStoreTest reaches it)");
+             "discarded (new pin, enable.transactional.statestores)");
   }
   rollback();
   if (offsets_cf_ != nullptr) {

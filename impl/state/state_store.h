@@ -93,6 +93,11 @@ class StateStore {
   // for every other store (its one position bounds both levels). Layers pass it down, so a caching
   // stack answers the owner's, which its KeyQuery does not use (pin delta 8).
   virtual std::optional<Position> committed_position() const { return std::nullopt; }
+  // Not Kafka: an observation for the simulator's trace. A window or session store's
+  // observedStreamTime (the largest window start, or session end, it was ever put, removed or
+  // restored; -1 before any), which sets its retention floor; nullopt for every other store. Layers
+  // pass it down. Under KIP-892 a staged put raises it too (docs/kafka-2026-08-20.md §10, H7).
+  virtual std::optional<int64_t> observed_stream_time() const { return std::nullopt; }
 };
 
 using KeyValueBytes = KeyValue<Bytes, ValueBytes>;

@@ -42,6 +42,17 @@ class WindowToTimestampedWindowByteStoreAdapter final : public WindowBytesStore 
       const TopicPartition& changelog) override {
     return store_->committed_offset(changelog);
   }
+  // Kafka's adapter passes approximateNumUncommittedBytes down (so TaskManager's early commit
+  // counts a transactional store under it); the two observations go down with it.
+  int64_t approximate_num_uncommitted_bytes() const override {
+    return store_->approximate_num_uncommitted_bytes();
+  }
+  std::optional<Position> committed_position() const override {
+    return store_->committed_position();
+  }
+  std::optional<int64_t> observed_stream_time() const override {
+    return store_->observed_stream_time();
+  }
   std::string_view java_class() const override {
     return "class "
            "org.apache.kafka.streams.state.internals.WindowToTimestampedWindowByteStoreAdapter";

@@ -25,6 +25,7 @@
 #include "state/rocksdb_session_store.h"
 #include "state/rocksdb_window_store.h"
 #include "state/test_state_store_context.h"
+#include "state/timestamped_window_adapter.h"
 
 namespace iq {
 namespace {
@@ -238,6 +239,47 @@ TEST_P(TransactionalWindowStoreTest, RestoreWritesCommittedState) {
   EXPECT_EQ(key_query_values("a", kCommitted), (std::vector<std::string>{"r"}));
   // Nothing staged (a RocksDB segment's empty WriteBatch still counts its 12-byte header).
   EXPECT_EQ(store_->approximate_num_uncommitted_bytes(), rocksdb() && transactional() ? 12 : 0);
+}
+
+// H7 of docs/kafka-2026-08-20.md §10, Kafka's behaviour at 8f4e08b5a3 kept: a put raises the
+// observed stream time before it is staged (InMemoryWindowStore.put,
+// AbstractRocksDBSegmentedBytesStore.put), and every read applies the raised floor, so a
+// READ_COMMITTED query loses a committed window that a staged put one retention later expires.
+// The store reports that stream time to the trace (StateStore::observed_stream_time).
+TEST_P(TransactionalWindowStoreTest, AStagedPutRaisesTheStreamTimeOverCommittedWindows) {
+  open();
+  put("a", b("1"), 0, 0);
+  ASSERT_TRUE(commit(*store_).has_value());
+  EXPECT_EQ(store_->observed_stream_time(), std::optional<int64_t>(0));
+  EXPECT_EQ(key_query_values("a", kCommitted), (std::vector<std::string>{"1"}));
+  put("b", b("2"), kRetention + kWindowSize, 1);  // staged: floor kWindowSize hides window 0
+  EXPECT_EQ(store_->observed_stream_time(), std::optional<int64_t>(kRetention + kWindowSize));
+  EXPECT_EQ(key_query_values("a", kCommitted), std::vector<std::string>{});
+  EXPECT_EQ(key_query_values("a", kUncommitted), std::vector<std::string>{});
+  EXPECT_EQ(key_query("a", kCommitted).position(), transactional() ? at(0) : at(1));
+}
+
+// WindowToTimestampedWindowByteStoreAdapter passes approximateNumUncommittedBytes down as Kafka's
+// does (TaskManager's early commit counts a transactional store under it), and the committed
+// position and observed stream time the trace reads with it.
+TEST_P(TransactionalWindowStoreTest, TheTimestampedAdapterPassesTheStoreBelowThrough) {
+  if (!rocksdb()) GTEST_SKIP() << "the adapter wraps a plain persistent supplier only";
+  store_ = std::make_unique<WindowToTimestampedWindowByteStoreAdapter>(
+      std::make_unique<RocksDBWindowStore>("w", kRetention, kInterval, kWindowSize,
+                                           /*retain_duplicates=*/false));
+  ASSERT_TRUE(store_->init(*context_, *store_).has_value());
+  context_->at("in", 0, 3);
+  ASSERT_TRUE(store_->put(b("a"), timestamped_bytes::make(5, b("1")), kWindowSize).has_value());
+  EXPECT_EQ(store_->observed_stream_time(), std::optional<int64_t>(kWindowSize));
+  if (!transactional()) {
+    EXPECT_EQ(store_->approximate_num_uncommitted_bytes(), 0);
+    EXPECT_EQ(store_->committed_position(), std::nullopt);
+    return;
+  }
+  EXPECT_GT(store_->approximate_num_uncommitted_bytes(), 12);  // more than the batch header
+  EXPECT_EQ(store_->committed_position(), std::optional(Position::empty_position()));
+  ASSERT_TRUE(commit(*store_).has_value());
+  EXPECT_EQ(store_->committed_position(), std::optional(at(3)));
 }
 
 // approximateNumUncommittedBytes: the in-memory buffer counts Long.BYTES + key + value per stage

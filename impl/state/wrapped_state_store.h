@@ -50,6 +50,9 @@ class WrappedStateStore : public Face {
   std::optional<Position> committed_position() const override {
     return wrapped_->committed_position();
   }
+  std::optional<int64_t> observed_stream_time() const override {
+    return wrapped_->observed_stream_time();
+  }
 
   // WrappedStateStore.query: pass down, then note this layer in the execution info.
   QueryOutcome query(const Query& q, const PositionBound& bound,

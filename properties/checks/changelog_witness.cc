@@ -1243,8 +1243,7 @@ ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::Q
                                        const sim::PartitionOutcome& outcome) {
   const sim::RunTrace& trace = context.trace();
   const TopologyConfig& topology = trace.topology;
-  if (!at_least(trace.kafka_pin, KafkaPin::k2026_08_20) ||
-      effective_level(context, record.request) != IsolationLevel::READ_COMMITTED) {
+  if (!read_committed_at_new_pin(context, record.request)) {
     return {false, "not a READ_COMMITTED answer at the 2026-08-20 pin"};
   }
   if (topology.windowed() || topology.session() || topology.versioned() ||

@@ -202,6 +202,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kVersionedPositionNotPersisted:
       return "known Kafka behaviour (2026-08-20): a versioned store reopened over its data "
              "starts from an empty position (its commit persists no position of its puts)";
+    case ViolationClass::kStagedStreamTimeExpiresCommitted:
+      return "known Kafka behaviour (2026-08-20, READ_COMMITTED): a transactional window or "
+             "session store's staged puts raise its stream time and expire committed windows";
   }
   return "?";
 }

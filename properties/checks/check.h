@@ -230,6 +230,18 @@ enum class ViolationClass {
   // under exactly that position while the headers of the prefix the replica holds meet the bound
   // (versioned_position_not_persisted.cc).
   kVersionedPositionNotPersisted,
+  // 2026-08-20 pin, READ_COMMITTED, either guarantee (docs/kafka-2026-08-20.md §10, H7): a
+  // transactional window or session store raises its observedStreamTime on a staged put, before
+  // the write is committed, and its reads at every level hide what lies at or below that stream
+  // time less the retention (InMemoryWindowStore and InMemorySessionStore.put,
+  // AbstractRocksDBSegmentedBytesStore.put and getActualFrom). A ResultMatchesModel,
+  // SamePositionSameAnswer or ChangelogWitness violation on a READ_COMMITTED window or session
+  // answer whose replica's recorded observed stream time is exactly the largest window start (a
+  // session's end) among the records its own store life wrote after its last store commit, and
+  // whose answer is exactly the fold of its committed prefix with the windows at or below that
+  // raised floor taken out, at least one of them (window_judge.cc,
+  // prove_staged_stream_time_expired).
+  kStagedStreamTimeExpiresCommitted,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -240,13 +252,14 @@ const char* to_string(ViolationClass c);
 // "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped",
 // "cached_writes_beneath_position", "eos_kept_aborted_writes", "read_committed_not_transactional",
 // "cached_key_query_ignores_isolation", "cached_key_query_miss_reads_committed",
-// "versioned_position_not_persisted": the key in JSON summaries.
+// "versioned_position_not_persisted", "staged_stream_time_expires_committed": the key in JSON
+// summaries.
 const char* class_key(ViolationClass c);
 // Whether `c` is a quirk impl/ reproduces behind a switch (iq/kafka_quirks.h), attributed by
 // rerunning the seed with it off rather than proven from the record:
 // kVersionedRestoreDroppedExpired (quirk 18).
 bool attributed_by_rerun(ViolationClass c);
-inline constexpr std::array<ViolationClass, 21> kViolationClasses{
+inline constexpr std::array<ViolationClass, 22> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -267,7 +280,8 @@ inline constexpr std::array<ViolationClass, 21> kViolationClasses{
     ViolationClass::kReadCommittedStoreNotTransactional,
     ViolationClass::kCachedKeyQueryIgnoresIsolation,
     ViolationClass::kCachedKeyQueryMissReadsCommitted,
-    ViolationClass::kVersionedPositionNotPersisted};
+    ViolationClass::kVersionedPositionNotPersisted,
+    ViolationClass::kStagedStreamTimeExpiresCommitted};
 
 // The processing guarantees a declared behaviour can be Kafka's under, as bits.
 enum class GuaranteeSet : uint8_t { kAtLeastOnce = 1, kExactlyOnceV2 = 2, kBoth = 3 };

@@ -591,6 +591,12 @@ IsolationLevel effective_level(const JudgeContext& context,
   return request.isolation_level.value_or(context.trace().default_iq_isolation_level);
 }
 
+bool read_committed_at_new_pin(const JudgeContext& context,
+                               const sim::QueryRequestRecord& request) {
+  return at_least(context.trace().kafka_pin, KafkaPin::k2026_08_20) &&
+         effective_level(context, request) == IsolationLevel::READ_COMMITTED;
+}
+
 std::span<const sim::ChangelogRecord> partition_log(const sim::RunTrace& trace, int32_t partition) {
   const auto by_partition = [](const sim::ChangelogRecord& r, int32_t p) {
     return r.partition < p;

@@ -406,6 +406,9 @@ ClassProof prove_read_committed_not_honoured(const JudgeContext& context,
 // The isolation level `request` was answered under (2026-08-20 pin): its own
 // (StateQueryRequest.withIsolationLevel), else the run's default.interactive.query.isolation.level.
 IsolationLevel effective_level(const JudgeContext& context, const sim::QueryRequestRecord& request);
+// Whether `request` was answered under READ_COMMITTED at the 2026-08-20 pin: the first gate of
+// that pin's READ_COMMITTED classes.
+bool read_committed_at_new_pin(const JudgeContext& context, const sim::QueryRequestRecord& request);
 // The changelog records of one partition, offsets ascending (the trace holds them
 // partition-major).
 std::span<const sim::ChangelogRecord> partition_log(const sim::RunTrace& trace, int32_t partition);
@@ -424,6 +427,12 @@ ClassProof prove_versioned_position_not_persisted(const JudgeContext& context,
                                                   const sim::PartitionOutcome& outcome);
 ClassProof prove_versioned_position_not_persisted_tail(const JudgeContext& context,
                                                        int32_t partition);
+// A READ_COMMITTED window or session answer of a transactional store whose staged puts raised its
+// observed stream time and so hid committed windows (H7 of docs/kafka-2026-08-20.md §10,
+// ViolationClass::kStagedStreamTimeExpiresCommitted; window_judge.cc states the proof).
+ClassProof prove_staged_stream_time_expired(const JudgeContext& context,
+                                            const sim::QueryRecord& record,
+                                            const sim::PartitionOutcome& outcome);
 // Whether that position is the committed one: `request` reads `replica`'s committed state.
 bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
                      const sim::ReplicaSnapshot& replica);

@@ -163,6 +163,22 @@ constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
      "with openDB alone (no context), so no versioned put or restore advances it (pin delta 10)",
      "scenarios/findings/kafka_2026_versioned_reopened_position_not_persisted_underclaims.toml",
      kNewPin, "any", "versioned"},
+    // Both guarantees: under at-least-once a transactional store stages its puts between task
+    // commits too (§3.5), and the raise happens at the staged put, whatever decides it later.
+    {ViolationClass::kStagedStreamTimeExpiresCommitted, kBoth,
+     "pin 2026-08-20, level READ_COMMITTED, a transactional window or session store: the "
+     "replica's recorded observed stream time is exactly the largest window start (session end) "
+     "its own store life wrote after its last store commit, and the answer is exactly the fold of "
+     "the records it applied up to that commit with the windows at or below that stream time "
+     "less the retention taken out, at least one of them (each retained by the committed fold's "
+     "own floor)",
+     "InMemoryWindowStore.put and InMemorySessionStore.put raise observedStreamTime before they "
+     "stage the write, and every read (either level) and removeExpiredSegments apply the raised "
+     "floor; AbstractRocksDBSegmentedBytesStore.put raises it before getOrCreateSegmentIfLive "
+     "drops expired segments, and getActualFrom applies it to every read (H7 of "
+     "docs/kafka-2026-08-20.md §10)",
+     "scenarios/findings/kafka_2026_staged_put_expires_committed_windows.toml", kNewPin,
+     "READ_COMMITTED", "transactional window, session"},
 }};
 
 }  // namespace

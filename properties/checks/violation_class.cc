@@ -398,10 +398,14 @@ struct OtherClass {
 
 OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& record,
                        const sim::PartitionOutcome& outcome) {
-  // The two 2026-08-20 pin classes first: each is refused at once outside its pin and family.
+  // The three 2026-08-20 pin classes first: each is refused at once outside its pin and family.
   const detail::ClassProof miss = detail::prove_cached_key_query_miss(context, record, outcome);
   if (miss.proven && admitted(context, ViolationClass::kCachedKeyQueryMissReadsCommitted))
     return {ViolationClass::kCachedKeyQueryMissReadsCommitted, miss.text};
+  const detail::ClassProof staged =
+      detail::prove_staged_stream_time_expired(context, record, outcome);
+  if (staged.proven && admitted(context, ViolationClass::kStagedStreamTimeExpiresCommitted))
+    return {ViolationClass::kStagedStreamTimeExpiresCommitted, staged.text};
   const detail::ClassProof unpersisted =
       detail::prove_versioned_position_not_persisted(context, record, outcome);
   if (unpersisted.proven && admitted(context, ViolationClass::kVersionedPositionNotPersisted))
@@ -444,11 +448,11 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   const detail::ClassProof kept = detail::prove_eos_kept_aborted_answer(context, record, outcome);
   if (kept.proven && admitted(context, ViolationClass::kEosKeptAbortedWrites))
     return {ViolationClass::kEosKeptAbortedWrites, kept.text};
-  return {ViolationClass::kFailure, miss.text + "; " + unpersisted.text + "; " + flush.text + "; " +
-                                        ahead.text + "; " + lru.text + "; " + reopened.text + "; " +
-                                        compacted.text + "; " + inside.text + "; " + cleaner.text +
-                                        "; " + batch.text + "; " + nulls.text + "; " + cached.text +
-                                        "; " + kept.text};
+  return {ViolationClass::kFailure, miss.text + "; " + staged.text + "; " + unpersisted.text +
+                                        "; " + flush.text + "; " + ahead.text + "; " + lru.text +
+                                        "; " + reopened.text + "; " + compacted.text + "; " +
+                                        inside.text + "; " + cleaner.text + "; " + batch.text +
+                                        "; " + nulls.text + "; " + cached.text + "; " + kept.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -513,9 +517,11 @@ void classify_one(const JudgeContext& context,
     return;
   }
   if (witness) {
-    // Three declared behaviours make a replica's answer differ from its changelog's fold: a
+    // Four declared behaviours make a replica's answer differ from its changelog's fold: a
     // cached KeyQuery that missed the cache under READ_COMMITTED (the committed fold under the
     // staged label, while the witness folds the staged prefix for a cached KeyQuery), a
+    // transactional window or session store whose staged puts raised its stream time over
+    // committed windows (H7), a
     // position loaded from a .position file newer than the .checkpoint it restored from, and a
     // store emptied by a cleaner a crash cut, under the .checkpoint the cleaner left.
     const detail::ClassProof miss =
@@ -523,6 +529,13 @@ void classify_one(const JudgeContext& context,
     if (miss.proven) {
       v.violation_class = ViolationClass::kCachedKeyQueryMissReadsCommitted;
       v.class_evidence = miss.text;
+      return;
+    }
+    const detail::ClassProof staged =
+        detail::prove_staged_stream_time_expired(context, *it->second, *outcome);
+    if (staged.proven) {
+      v.violation_class = ViolationClass::kStagedStreamTimeExpiresCommitted;
+      v.class_evidence = staged.text;
       return;
     }
     const detail::ClassProof ahead =

@@ -908,6 +908,152 @@ WitnessResult window_changelog_witness(const JudgeContext& context, const sim::Q
   return result;
 }
 
+// ---- H7: staged puts raise a transactional window or session store's stream time ----
+//
+// docs/kafka-2026-08-20.md §10, H7 (ViolationClass::kStagedStreamTimeExpiresCommitted). At the
+// 2026-08-20 pin a transactional window or session store raises its observedStreamTime on every
+// put before it stages the write: InMemoryWindowStore.put and InMemorySessionStore.put (the raise
+// is not part of the transaction buffer), AbstractRocksDBSegmentedBytesStore.put (whose
+// getOrCreateSegmentIfLive then drops the segments below the raised floor, committed data
+// included). Every read applies that one floor whatever its level (the in-memory stores'
+// removeExpiredSegments and fetch bounds, the segmented store's getActualFrom), so a
+// READ_COMMITTED answer lacks the committed windows at or below the raised stream time less the
+// retention, which the committed state's own stream time still retains.
+//
+// The proof rests on recorded facts only: the replica's observed stream time at the answer
+// (ReplicaSnapshot::observed_stream_time_ms, read from the store), its last store commit
+// (committed_changelog_offset) and its store life's own writes (trace/store_life.h). The observed
+// stream time must be exactly the largest segment time (a window's start, a session's end) of
+// the records that life wrote after its last store commit, its staged puts, so the raise is
+// theirs; and the answer must be exactly the fold of the committed prefix (the witness's fold)
+// with the windows at or below that raised floor taken out, at least one of them.
+
+namespace {
+
+// The time a window or session store keys its retention by: a window's start, a session's end.
+int64_t segment_time(const TopologyConfig& topology, std::optional<int64_t> start_ms,
+                     std::optional<int64_t> end_ms) {
+  return topology.session() ? end_ms.value_or(-1) : start_ms.value_or(-1);
+}
+
+// The largest segment time among the records `life` wrote after changelog offset `committed`, up
+// to `applied` (its staged puts); nullopt when it wrote none there or one is not in the trace.
+std::optional<int64_t> staged_stream_time(const JudgeContext& context, int32_t partition,
+                                          const sim::StoreLife& life, ChangelogOffset committed,
+                                          ChangelogOffset applied) {
+  const TopologyConfig& topology = context.trace().topology;
+  std::optional<int64_t> out;
+  for (const sim::StoreLifeEvent& e : life.events) {
+    if (e.kind != sim::StoreLifeEvent::Kind::kWrote) continue;
+    for (ChangelogOffset o = std::max(e.first, committed + 1); o <= e.last && o <= applied;
+         o = o + 1) {
+      const sim::ChangelogRecord* r = record_at(context, partition, o);
+      if (r == nullptr) return std::nullopt;
+      const int64_t t = segment_time(topology, r->window_start_ms, r->window_end_ms);
+      out = std::max(out.value_or(t), t);
+    }
+  }
+  return out;
+}
+
+// The committed fold's answer with the windows at or below `floor_ms` taken out (into `expired`).
+WindowWant above_floor(const TopologyConfig& topology, const WindowWant& fold, int64_t floor_ms,
+                       sim::WindowedList& expired) {
+  WindowWant kept = fold;
+  kept.entries.clear();
+  kept.timestamps.clear();
+  for (size_t i = 0; i < fold.entries.size(); ++i) {
+    const sim::WindowedValue& e = fold.entries[i];
+    if (segment_time(topology, e.start_ms, e.end_ms) <= floor_ms) {
+      expired.push_back(e);
+      continue;
+    }
+    kept.entries.push_back(e);
+    if (fold.timestamps.size() == fold.entries.size())
+      kept.timestamps.push_back(fold.timestamps[i]);
+  }
+  return kept;
+}
+
+}  // namespace
+
+ClassProof prove_staged_stream_time_expired(const JudgeContext& context,
+                                            const sim::QueryRecord& record,
+                                            const sim::PartitionOutcome& outcome) {
+  const sim::RunTrace& trace = context.trace();
+  const TopologyConfig& topology = trace.topology;
+  if (!read_committed_at_new_pin(context, record.request)) {
+    return {false, "not a READ_COMMITTED answer at the 2026-08-20 pin"};
+  }
+  if ((!topology.windowed() && !topology.session()) || !is_window_kind(record.request.kind) ||
+      !trace.transactional_state_stores) {
+    return {false, "not a window or session answer of a transactional store"};
+  }
+  const sim::ReplicaSnapshot* replica =
+      record.placement_at_answer
+          ? find_replica(*record.placement_at_answer, record.target_instance, outcome.partition)
+          : nullptr;
+  if (replica == nullptr || !replica->committed_position || !replica->observed_stream_time_ms) {
+    return {false, "the answering replica recorded no committed position or observed stream time"};
+  }
+  const sim::StoreLife* life = trace.store_life(replica->store_life);
+  if (life == nullptr) return {false, "the answering store object's life is not recorded"};
+  const int32_t partition = outcome.partition;
+  const ChangelogOffset applied = replica->changelog_offset.value_or(ChangelogOffset(-1));
+  const ChangelogOffset committed =
+      std::min(applied, replica->committed_changelog_offset.value_or(ChangelogOffset(-1)));
+  const int64_t observed = *replica->observed_stream_time_ms;
+  const std::optional<int64_t> staged =
+      staged_stream_time(context, partition, *life, committed, applied);
+  if (!staged || *staged != observed) {
+    return {false, fmt::format("{}'s observed stream time {} is not the largest window of the "
+                               "writes its store life {} staged after changelog-{} {} ({})",
+                               replica->instance, observed, life->id, partition, committed,
+                               staged ? std::to_string(*staged) : "none")};
+  }
+  const bool segmented = topology.supplier != KeyValueSupplier::kInMemory;
+  const std::optional<WindowFold> fold =
+      life->over_kept_data && segmented
+          ? window_life_fold(context, record.request, partition, *life, committed)
+          : std::optional(window_fold(context, record.request, partition, *replica, committed,
+                                      answered_at(record)));
+  if (!fold) return {false, "a record the store object applied is not in the trace"};
+  const int64_t retention_ms = context.window_history() != nullptr
+                                   ? context.window_history()->spec().retention_ms
+                                   : context.session_history()->spec().retention_ms;
+  const int64_t floor_ms = observed - retention_ms;
+  sim::WindowedList expired;
+  const WindowWant kept = above_floor(topology, fold->answer, floor_ms, expired);
+  if (expired.empty()) {
+    return {false, fmt::format("no window of the committed fold of changelog-{} [.., {}] lies at "
+                               "or below the raised floor {}",
+                               partition, committed, floor_ms)};
+  }
+  if (!outcome_is(outcome, kept)) {
+    return {false, fmt::format("record #{} is not the committed fold of changelog-{} [.., {}] "
+                               "above the raised floor {}: {}",
+                               record.id, partition, committed, floor_ms, want_text(kept))};
+  }
+  if (trace.consistency_offset_vector_enabled && !fold->foreign_header) {
+    Position folded = Position::empty_position();
+    if (fold->header >= SourceOffset(0)) {
+      folded.with_component(topology.source_topic, partition, fold->header);
+    }
+    if (!outcome.position || outcome.position->map() != folded.map()) {
+      return {false, fmt::format("record #{}'s position is not the committed fold's {}", record.id,
+                                 folded.to_string())};
+    }
+  }
+  WindowWant gone;
+  gone.entries = expired;
+  return {true,
+          fmt::format("record #{} is the fold of changelog-{} [.., {}], {}'s committed state, "
+                      "without {} at or below {} (its observed stream time {}, raised by the "
+                      "writes its store life {} staged after that commit, less the retention {})",
+                      record.id, partition, committed, replica->instance, want_text(gone), floor_ms,
+                      observed, life->id, retention_ms)};
+}
+
 namespace {
 
 // What the window and session proofs start from: the switch on, the answer a window query's with

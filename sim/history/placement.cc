@@ -110,9 +110,11 @@ void fill_task(Cluster& cluster, const std::string& store, Task& task, ThreadSta
   r.thread_state = recorded(thread_state);
   r.committed_position.reset();
   r.committed_changelog_offset.reset();
+  r.observed_stream_time_ms.reset();
   if (StateStore* s = task.store(store)) {
     r.store_position = s->position();
     r.committed_position = s->committed_position();
+    r.observed_stream_time_ms = s->observed_stream_time();
   }
   if (r.committed_position) {
     r.committed_changelog_offset = task.state_manager().committed_changelog_offset(store);

@@ -108,6 +108,12 @@ struct ReplicaSnapshot {
   // it loaded or restored, and what it had applied or written at its last store commit), so a
   // READ_COMMITTED answer is the fold of the applied records up to it.
   std::optional<ChangelogOffset> committed_changelog_offset;
+  // A window or session store only: its observed stream time at the snapshot (the store's own
+  // field, StateStore::observed_stream_time; -1 before any put or restore), which sets the
+  // retention floor its reads apply, at both levels. A transactional store raises it on a staged
+  // put too (docs/kafka-2026-08-20.md §10, H7). Printed with committed_position only, so the
+  // records of runs without transactional stores read as before.
+  std::optional<int64_t> observed_stream_time_ms;
   std::optional<ChangelogOffset> changelog_offset;  // last changelog record applied or written
   std::optional<ChangelogOffset> changelog_end_offset;
   // The offset the store's .checkpoint held when its task initialized: its restore replayed the
