@@ -319,7 +319,7 @@ TEST_F(TaskManagerTest, RebalanceStartLocksUnownedDirectoriesUntilTheAssignmentI
     step_second();
     EXPECT_EQ(second_->active({0, 0})->state(), TaskState::CREATED) << "pass " << pass;
   }
-  EXPECT_TRUE(state_directory_->clean_removed_tasks(100'000'000)->empty())
+  EXPECT_TRUE(state_directory_->clean_removed_tasks(int64_t{1} << 62).empty())
       << "a directory locked for a rebalance is not cleaned";
 
   // The first thread's assignment does not name it: the lock goes, the task initializes.
