@@ -68,6 +68,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
     threads_.push_back(std::make_unique<StreamThread>(
         config_.application_id + "-StreamThread-" + std::to_string(i + 1), client_,
         *t.main_consumer, *t.restore_consumer, *t.membership, environment, producer));
+    threads_.back()->task_manager().set_random(base::Prng(t.random_seed));
   }
 }
 

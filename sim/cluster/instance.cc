@@ -178,6 +178,9 @@ void Instance::build_process() {
                                   p.memberships.back().get(),
                                   p.collectors.back().get(),
                                   {}});
+    // Each thread of each process life its own stream, split off (the instance's own draws, such
+    // as its process ids, stay where they were).
+    io.threads.back().random_seed = prng_.split(thread + "-life-" + std::to_string(starts_)).seed();
     if (eos) {
       io.threads.back().producer_factory =
           [this, gate = &p.gate](const std::string& transactional_id) -> std::unique_ptr<Producer> {
