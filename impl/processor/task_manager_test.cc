@@ -28,7 +28,9 @@ class TaskManagerTest : public testing::Test {
   }
   void build() {
     instance_ = std::make_unique<Instance>(broker_, root_, /*consistency=*/true);
-    state_directory_ = std::make_unique<StateDirectory>(instance_->fs, root_.string(), "app");
+    state_directory_ = std::make_unique<StateDirectory>(instance_->fs, root_.string(), "app",
+                                                        StateDirectory::kDefaultCleanupDelayMs,
+                                                        has_persistent_stores(topology_));
     manager_ = std::make_unique<TaskManager>(
         topology_, *state_directory_, instance_->reader, main_consumer_, membership_,
         [this](const TaskId& id) {
@@ -287,6 +289,28 @@ TEST_F(TaskManagerTest, ATaskThatHitALockExceptionWaitsOutItsBackoff) {
   step_second(12'040);
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2")
       << "the record was dropped when the task initialized";
+}
+
+// Proves StateDirectory.lock without a persistent store (in-memory stores only): no lock is
+// taken, so a task moving between two threads of the client opens on the receiving thread at
+// once, while the other thread still holds its own copy.
+TEST_F(TaskManagerTest, AnInMemoryTaskMovingBetweenThreadsOpensAtOnce) {
+  ASSERT_FALSE(has_persistent_stores(topology_));
+  build_second_thread();
+  produce(0, 4);
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 0).has_value());
+  ASSERT_EQ(manager_->standby({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt) << "no owner recorded";
+
+  ASSERT_TRUE(second_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  EXPECT_TRUE(second_->active({0, 0})->initialized()) << "opened with the standby still open";
+  ASSERT_NE(manager_->standby({0, 0}), nullptr);
+  step_second(10);
+  step_second(10);
+  EXPECT_EQ(second_->active({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_EQ(count(second_->active({0, 0}), 4), 1);
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 20).has_value());
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
 }
 
 // Proves a task still waiting for the lock can be reassigned (active to standby, then away)
