@@ -4,6 +4,7 @@
 #include "io/operation_marker.h"
 #include "iq/default_partitioner.h"
 #include "processor/standby_task.h"
+#include "topology/topologies.h"
 
 namespace iq {
 
@@ -19,12 +20,13 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
                 io_.threads.size() == static_cast<size_t>(config_.num_stream_threads),
             "{} threads configured, {} given", config_.num_stream_threads, io_.threads.size());
   IQ_ASSERT(io_.admin != nullptr && io_.fs != nullptr);
-  state_directory_ = std::make_unique<StateDirectory>(
-      *io_.fs, config_.state_dir, config_.application_id, config_.state_cleanup_delay_ms);
   client_.application_id = config_.application_id;
   client_.process_id = std::move(process_id);
   client_.endpoint = config_.application_server;
   client_.topology = rewrite_topology(std::move(topology), config_);
+  state_directory_ = std::make_unique<StateDirectory>(
+      *io_.fs, config_.state_dir, config_.application_id, config_.state_cleanup_delay_ms,
+      has_persistent_stores(client_.topology));
   client_.assignment_configs = config_.assignment;
   client_.thread_config.commit_interval_ms = config_.commit_interval_ms;
   client_.thread_config.kafka_pin = config_.kafka_pin;
@@ -68,6 +70,7 @@ KafkaStreams::KafkaStreams(StreamsConfig config, TopologyConfig topology, Client
     threads_.push_back(std::make_unique<StreamThread>(
         config_.application_id + "-StreamThread-" + std::to_string(i + 1), client_,
         *t.main_consumer, *t.restore_consumer, *t.membership, environment, producer));
+    threads_.back()->task_manager().set_random(base::Prng(t.random_seed));
   }
 }
 

@@ -85,6 +85,9 @@ struct ThreadIo {
   // after each resetProducer). The main and restore consumers must read read_committed
   // (StreamsConfig sets isolation.level so under EOS; the caller builds them).
   StreamsProducer::ProducerFactory producer_factory;
+  // Seeds the thread's random source (Java's ThreadLocalRandom: the jitter of the lock backoff in
+  // TaskManager). The caller draws it from its own seeded Prng; the library has no other.
+  uint64_t random_seed = 0;
 };
 
 struct ClientIo {

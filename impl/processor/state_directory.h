@@ -8,7 +8,10 @@
 // older than state.cleanup.delay.ms (default 10 minutes), whichever process life left it.
 // It also holds the per-task locks (StateDirectory.lock/unlock): a task's directory belongs to one
 // stream thread at a time, so a task that moves between two threads of this client is opened by
-// the receiving thread only once the other has closed it.
+// the receiving thread only once the other has closed it. Only when the topology has a persistent
+// store (TopologyMetadata.hasPersistentStores): without one, lock() always answers true and
+// records no owner, so an in-memory task moving between threads opens at once, possibly while
+// the other thread still holds its own copy.
 
 #include <map>
 #include <optional>
@@ -29,10 +32,12 @@ class StateDirectory {
   static constexpr const char* kCleanupThread = "CleanupThread";
 
   StateDirectory(FileSystem& fs, std::string state_dir, std::string application_id,
-                 int64_t cleanup_delay_ms = kDefaultCleanupDelayMs)
+                 int64_t cleanup_delay_ms = kDefaultCleanupDelayMs,
+                 bool has_persistent_stores = true)
       : fs_(fs),
         root_(std::move(state_dir) + "/" + application_id),
-        cleanup_delay_ms_(cleanup_delay_ms) {}
+        cleanup_delay_ms_(cleanup_delay_ms),
+        has_persistent_stores_(has_persistent_stores) {}
 
   std::string task_dir(const TaskId& id) const { return root_ + "/" + id.to_string(); }
   const std::string& root() const { return root_; }
@@ -46,7 +51,8 @@ class StateDirectory {
   // StateDirectory.directoryForTaskIsEmpty: nothing in the task directory but .checkpoint.
   bool directory_for_task_is_empty(const TaskId& id);
   // StateDirectory.lock: take the task's lock for `owner` (a stream thread's name). True when
-  // taken or already held by `owner`; false while another thread holds it.
+  // taken or already held by `owner`; false while another thread holds it. Without a persistent
+  // store always true, and no owner is recorded.
   [[nodiscard]] bool lock(const TaskId& id, const std::string& owner);
   // StateDirectory.unlock: release the lock if `owner` holds it; a lock held by another thread
   // stays.
@@ -91,6 +97,7 @@ class StateDirectory {
   FileSystem& fs_;
   std::string root_;
   int64_t cleanup_delay_ms_;
+  bool has_persistent_stores_;
   std::map<TaskId, std::string> lock_owners_;  // bounded by the tasks of the topology
   // Tasks whose lock anyone but the cleaner took in this process life (observation only: the
   // cleaner's probe tells a directory a previous life left apart); bounded the same way.

@@ -42,6 +42,24 @@ TEST_F(StateDirectoryTest, ReadsCheckpointedOffsets) {
   EXPECT_TRUE(dir.checkpointed_offsets({0, 2})->empty());
 }
 
+// Proves StateDirectory.lock's two modes: with a persistent store one owner at a time
+// (re-entrant); without one (hasPersistentStores false) every thread gets it and none is recorded.
+TEST_F(StateDirectoryTest, LocksOnlyWhenTheTopologyHasPersistentStores) {
+  StateDirectory persistent(fs_, root_.string(), "app");
+  EXPECT_TRUE(persistent.lock({0, 0}, "t1"));
+  EXPECT_TRUE(persistent.lock({0, 0}, "t1"));
+  EXPECT_FALSE(persistent.lock({0, 0}, "t2"));
+  EXPECT_EQ(persistent.lock_owner({0, 0}), "t1");
+
+  StateDirectory in_memory(fs_, root_.string(), "app", StateDirectory::kDefaultCleanupDelayMs,
+                           /*has_persistent_stores=*/false);
+  EXPECT_TRUE(in_memory.lock({0, 0}, "t1"));
+  EXPECT_TRUE(in_memory.lock({0, 0}, "t2"));
+  EXPECT_EQ(in_memory.lock_owner({0, 0}), std::nullopt);
+  in_memory.unlock({0, 0}, "t1");
+  EXPECT_TRUE(in_memory.lock({0, 0}, "t2"));
+}
+
 // Proves the cleaner's clock is the directory's last-modified time (StateDirectory
 // .cleanRemovedTasks at 1eb7644): an unlocked directory goes once that time is more than the delay
 // before now, not at exactly the delay; a younger one stays. The directories were made by no call

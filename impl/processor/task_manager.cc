@@ -304,6 +304,12 @@ base::Expected<bool, StreamsError> TaskManager::handle_corruption(int64_t now_ms
 
 base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task, int64_t now_ms) {
   if (task.state() != TaskState::CREATED) return true;
+  // addTaskToStateUpdater's canTryInitializeTask: a task that hit a LockException waits out its
+  // backoff before anything is tried again (initTransactions included).
+  if (auto it = backoff_records_.find(task.id());
+      it != backoff_records_.end() && !it->second.can_attempt(now_ms, random_)) {
+    return false;
+  }
   // RecordCollectorImpl.initialize: the thread's producer runs initTransactions once before its
   // first active initializes; a failure (the broker unreachable) leaves the task CREATED, to be
   // retried on the next loop.
@@ -315,7 +321,10 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task,
   }
   // StateManagerUtil.registerStateStores: no lock, no stores (LockException). The other thread
   // releases the lock when it closes or hands back its copy at its own assignment.
-  if (!state_directory_.lock(task.id(), thread_name_)) return false;
+  if (!state_directory_.lock(task.id(), thread_name_)) {
+    record_lock_failure(task.id(), now_ms);
+    return false;
+  }
   auto s = task.initialize();
   if (!s && s.error().kind == StreamsError::Kind::TaskCorrupted) {
     // StreamThread.runLoop's TaskCorruptedException handling: close dirty (which wipes the
@@ -333,7 +342,16 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task,
   IQ_ASSERT(task.initialized() && task.state() != TaskState::CREATED);
   s = reader_.register_task(task, now_ms);
   if (!s) return base::unexpected(s.error());
+  backoff_records_.erase(task.id());  // the only place Kafka drops a record
   return true;
+}
+
+// updateOrCreateBackoffRecord. A record outlives its task (Kafka drops it only when the task
+// initializes), so a task assigned again later starts from the attempts it had.
+void TaskManager::record_lock_failure(const TaskId& id, int64_t now_ms) {
+  IQ_PROBE("task.lock_backoff", "a task hit a LockException and backs off before its next try");
+  auto [it, inserted] = backoff_records_.try_emplace(id, now_ms);
+  if (!inserted) it->second.record_attempt(now_ms);
 }
 
 Status TaskManager::initialize_or_revive(Task& task, int64_t now_ms) {

@@ -7,10 +7,11 @@
 // A task opens its stores only under its StateDirectory lock, owned by this thread's name. When a
 // task moves between two threads of one client, the receiving thread may handle its assignment
 // before the other has closed its copy: the new task then stays CREATED (Kafka's LockException in
-// initializeIfNeeded, "will retry in the next iteration") and try_complete_restoration retries on
-// every loop pass until the lock is free. A thread also holds, from its rebalance start until its
-// assignment is handled, the lock of every non-empty directory no other thread held
-// (handle_rebalance_start): a task of such a directory that another thread is assigned waits too.
+// initializeIfNeeded) and try_complete_restoration tries again once its backoff has passed
+// (addTaskToStateUpdater's BackoffRecord: about 2 s, 4 s, 8 s, then 10 s, jittered). A thread also
+// holds, from its rebalance start until its assignment is handled, the lock of every non-empty
+// directory no other thread held (handle_rebalance_start): a task of such a directory that another
+// thread is assigned waits too.
 
 #include <functional>
 #include <map>
@@ -18,8 +19,10 @@
 #include <set>
 #include <utility>
 
+#include "base/prng.h"
 #include "io/consumer.h"
 #include "io/group_membership.h"
+#include "processor/backoff_record.h"
 #include "processor/standby_task.h"
 #include "processor/state_directory.h"
 #include "processor/store_changelog_reader.h"
@@ -75,6 +78,9 @@ class TaskManager {
   void set_task_timeout_ms(int64_t ms) { task_timeout_ms_ = ms; }
   // The Kafka impl/ follows (StreamsThreadConfig::kafka_pin), set by the thread that owns this.
   void set_kafka_pin(KafkaPin pin) { kafka_pin_ = pin; }
+  // The thread's random source (Java's ThreadLocalRandom: the lock backoff's jitter), seeded by
+  // the caller (ThreadIo::random_seed).
+  void set_random(base::Prng random) { random_ = random; }
   StreamsProducer* producer() const { return producer_; }
   // First initializes the CREATED tasks whose lock is now free; then actives whose changelogs are
   // restored (or that have none) become RUNNING and start reading input from the committed
@@ -194,6 +200,10 @@ class TaskManager {
   // The locked directories and every task this thread owns (getTaskOffsetSums' union).
   std::set<TaskId> locked_task_directories_and_owned_tasks() const;
   int64_t task_timeout_ms_ = 300'000;  // task.timeout.ms
+  // taskIdToBackoffRecord: bounded by the tasks of the topology.
+  std::map<TaskId, BackoffRecord> backoff_records_;
+  void record_lock_failure(const TaskId& id, int64_t now_ms);
+  base::Prng random_{0};  // set_random; a bare TaskManager (unit tests) draws from seed 0
   KafkaPin kafka_pin_ = KafkaPin::k2024_10_25;
 };
 

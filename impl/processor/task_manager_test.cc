@@ -28,7 +28,9 @@ class TaskManagerTest : public testing::Test {
   }
   void build() {
     instance_ = std::make_unique<Instance>(broker_, root_, /*consistency=*/true);
-    state_directory_ = std::make_unique<StateDirectory>(instance_->fs, root_.string(), "app");
+    state_directory_ = std::make_unique<StateDirectory>(instance_->fs, root_.string(), "app",
+                                                        StateDirectory::kDefaultCleanupDelayMs,
+                                                        has_persistent_stores(topology_));
     manager_ = std::make_unique<TaskManager>(
         topology_, *state_directory_, instance_->reader, main_consumer_, membership_,
         [this](const TaskId& id) {
@@ -56,10 +58,10 @@ class TaskManagerTest : public testing::Test {
         },
         "app-StreamThread-2");
   }
-  // One loop pass of the second thread.
-  void step_second() {
-    ASSERT_TRUE(second_instance_->reader.restore(0).has_value());
-    ASSERT_TRUE(second_->try_complete_restoration(0).has_value());
+  // One loop pass of the second thread at `now_ms`.
+  void step_second(int64_t now_ms = 0) {
+    ASSERT_TRUE(second_instance_->reader.restore(now_ms).has_value());
+    ASSERT_TRUE(second_->try_complete_restoration(now_ms).has_value());
     second_->add_records(second_consumer_.poll(1000));
     ASSERT_TRUE(second_->process(1000).has_value());
   }
@@ -228,16 +230,17 @@ TEST_F(TaskManagerTest, TaskMovingBetweenThreadsWaitsForTheDirectoryLock) {
   }
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
 
-  // The first thread closes its standby, releasing the lock; the next pass initializes.
+  // The first thread closes its standby, releasing the lock; the first pass past the backoff
+  // (under 3 s after the one failed try) initializes.
   ASSERT_TRUE(manager_->handle_assignment({}, {}, 20).has_value());
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
-  step_second();
+  step_second(3'010);
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2");
   EXPECT_TRUE(second_->active({0, 0})->initialized());
-  step_second();
+  step_second(3'010);
   EXPECT_EQ(second_->active({0, 0})->state(), TaskState::RUNNING);
   EXPECT_TRUE(second_->all_tasks_running());
-  step_second();
+  step_second(3'010);
   EXPECT_EQ(count(second_->active({0, 0}), 4), 1);
 
   // Closing releases the lock for the other thread again.
@@ -246,6 +249,68 @@ TEST_F(TaskManagerTest, TaskMovingBetweenThreadsWaitsForTheDirectoryLock) {
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
   ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 40).has_value());
   EXPECT_TRUE(manager_->active({0, 0})->initialized()) << "free lock: initialized at once";
+}
+
+// Proves addTaskToStateUpdater's BackoffRecord (ExponentialBackoff(1000, 2, 10000, 0.5)): a task
+// that hit a LockException is tried again only once its backoff has passed, in [1 s, 3 s) after
+// the first failed try and [2 s, 6 s) after the second, even when the lock is free meanwhile; the
+// record is dropped when the task initializes, so a later failure starts from 1 s again. The
+// bounds hold for every jitter, whatever the seed.
+TEST_F(TaskManagerTest, ATaskThatHitALockExceptionWaitsOutItsBackoff) {
+  build_persistent();
+  build_second_thread();
+  second_->set_random(base::Prng(7));
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 0).has_value());
+  ASSERT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-1");
+
+  ASSERT_TRUE(second_->handle_assignment({{0, 0}}, {}, 10).has_value());  // first failure at 10
+  step_second(1'009);  // 999 ms: under any first backoff
+  step_second(3'010);  // 3000 ms: past any first backoff; the lock is still held: second failure
+  EXPECT_EQ(second_->active({0, 0})->state(), TaskState::CREATED);
+
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 3'020).has_value());  // the lock is free
+  ASSERT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+  for (int64_t now : {3'020, 4'000, 5'009}) {  // under 2 s after the second failure
+    step_second(now);
+    EXPECT_EQ(second_->active({0, 0})->state(), TaskState::CREATED) << "at " << now;
+    EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt) << "at " << now;
+  }
+  step_second(9'010);  // 6 s after it: past any second backoff
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2");
+  EXPECT_TRUE(second_->active({0, 0})->initialized());
+
+  // Away and back while the first thread holds it again: one failure, so under 3 s again.
+  ASSERT_TRUE(second_->handle_revocation({{0, 0}}, 9'020).has_value());
+  ASSERT_TRUE(second_->handle_assignment({}, {}, 9'020).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 9'030).has_value());
+  ASSERT_TRUE(second_->handle_assignment({{0, 0}}, {}, 9'040).has_value());
+  EXPECT_EQ(second_->active({0, 0})->state(), TaskState::CREATED);
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 9'050).has_value());
+  step_second(12'040);
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2")
+      << "the record was dropped when the task initialized";
+}
+
+// Proves StateDirectory.lock without a persistent store (in-memory stores only): no lock is
+// taken, so a task moving between two threads of the client opens on the receiving thread at
+// once, while the other thread still holds its own copy.
+TEST_F(TaskManagerTest, AnInMemoryTaskMovingBetweenThreadsOpensAtOnce) {
+  ASSERT_FALSE(has_persistent_stores(topology_));
+  build_second_thread();
+  produce(0, 4);
+  ASSERT_TRUE(manager_->handle_assignment({}, {{0, 0}}, 0).has_value());
+  ASSERT_EQ(manager_->standby({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt) << "no owner recorded";
+
+  ASSERT_TRUE(second_->handle_assignment({{0, 0}}, {}, 10).has_value());
+  EXPECT_TRUE(second_->active({0, 0})->initialized()) << "opened with the standby still open";
+  ASSERT_NE(manager_->standby({0, 0}), nullptr);
+  step_second(10);
+  step_second(10);
+  EXPECT_EQ(second_->active({0, 0})->state(), TaskState::RUNNING);
+  EXPECT_EQ(count(second_->active({0, 0}), 4), 1);
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 20).has_value());
+  EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
 }
 
 // Proves a task still waiting for the lock can be reassigned (active to standby, then away)
@@ -322,14 +387,15 @@ TEST_F(TaskManagerTest, RebalanceStartLocksUnownedDirectoriesUntilTheAssignmentI
   EXPECT_TRUE(state_directory_->clean_removed_tasks(int64_t{1} << 62).empty())
       << "a directory locked for a rebalance is not cleaned";
 
-  // The first thread's assignment does not name it: the lock goes, the task initializes.
+  // The first thread's assignment does not name it: the lock goes, the task initializes at its
+  // first pass past the backoff.
   ASSERT_TRUE(manager_->handle_assignment({}, {}, 20).has_value());
   manager_->handle_rebalance_complete();
   EXPECT_TRUE(manager_->locked_task_directories().empty());
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
-  step_second();
+  step_second(3'010);
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), "app-StreamThread-2");
-  step_second();
+  step_second(3'010);
   EXPECT_EQ(second_->active({0, 0})->state(), TaskState::RUNNING);
   // Restored from the changelog; the fakes share no committed offsets between the two threads'
   // members, so the input is then read again on top.

@@ -105,4 +105,12 @@ class TaskTopology {
   int64_t observed_stream_time_ms_ = -1;
 };
 
+// TopologyMetadata.hasPersistentStores: the topology's one store is RocksDB-backed (a versioned
+// store always is; kInMemory and kLruMap are not, for windows and sessions too). Without a
+// persistent store, StateDirectory takes no task locks.
+inline bool has_persistent_stores(const TopologyConfig& topology) {
+  return topology.versioned() || topology.supplier == KeyValueSupplier::kRocksDb ||
+         topology.supplier == KeyValueSupplier::kRocksDbTimestamped;
+}
+
 }  // namespace iq

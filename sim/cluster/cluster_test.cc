@@ -215,6 +215,34 @@ TEST(InstanceTest, RestartAfterCrashKeepsCounts) {
   }
 }
 
+// Proves StateDirectory.initializeProcessId's two sources: with a persistent store the process id
+// lives in the state directory's process file, so a restart on the kept disk keeps it and a wiped
+// disk gets a new one; without one every start draws a fresh id, the kept disk included.
+TEST(InstanceTest, AProcessIdSurvivesARestartOnlyInAPersistentStateDirectory) {
+  for (KeyValueSupplier supplier : {KeyValueSupplier::kRocksDbTimestamped,
+                                    KeyValueSupplier::kInMemory, KeyValueSupplier::kLruMap}) {
+    ClusterConfig config = count_config(31, 1, 2);
+    config.topology.supplier = supplier;
+    const bool persistent = supplier == KeyValueSupplier::kRocksDbTimestamped;
+    Cluster cluster(config);
+    cluster.start_all();
+    ASSERT_EQ(cluster.run_until(5'000).stop, RunStop::kTimeReached);
+    Instance& one = cluster.instance(1);
+    const ProcessId first = one.process_id();
+    EXPECT_EQ(one.streams().process_id(), first.to_string());
+    one.crash();
+    one.restart(/*wipe=*/false);
+    EXPECT_EQ(one.process_id() == first, persistent) << to_string(supplier);
+    EXPECT_EQ(one.streams().process_id(), one.process_id().to_string());
+    const ProcessId second = one.process_id();
+    one.crash();
+    one.restart(/*wipe=*/true);
+    EXPECT_NE(one.process_id(), second) << to_string(supplier);
+    ASSERT_EQ(cluster.run_until(10'000).stop, RunStop::kTimeReached);
+    expect_no_errors(cluster);
+  }
+}
+
 // Proves a wiped instance restores exactly from a changelog the broker's log cleaner compacted
 // (offsets with gaps, one record per key below the active segment) and goes on counting.
 TEST(InstanceTest, WipedRestartRestoresFromACompactedChangelog) {

@@ -6,6 +6,7 @@
 #include "base/probe.h"
 #include "cluster/sim_producer.h"
 #include "io/operation_marker.h"
+#include "topology/topologies.h"
 
 namespace iq::sim {
 
@@ -122,6 +123,11 @@ void Instance::start() {
     // Only a created process may be started in place.
     IQ_ASSERT(not_started() && !paused(), "{} started twice", config_.name);
   } else {
+    // StateDirectory.initializeProcessId: without a persistent store there is no process file,
+    // so every process life draws a fresh id (the first life's was drawn with the instance).
+    if (starts_ > 0 && !has_persistent_stores(config_.topology)) {
+      process_id_ = draw_process_id(prng_);
+    }
     build_process();
   }
   ++starts_;
@@ -184,6 +190,9 @@ void Instance::build_process() {
                                   p.memberships.back().get(),
                                   p.collectors.back().get(),
                                   {}});
+    // Each thread of each process life its own stream, split off (the instance's own draws, such
+    // as its process ids, stay where they were).
+    io.threads.back().random_seed = prng_.split(thread + "-life-" + std::to_string(starts_)).seed();
     if (eos) {
       io.threads.back().producer_factory =
           [this, gate = &p.gate](const std::string& transactional_id) -> std::unique_ptr<Producer> {
@@ -269,7 +278,9 @@ void Instance::restart(bool wipe) {
     closed_process_.reset();  // a wiped disk has no open handle left
     disk_.wipe();
     store_lives_->disk_wiped(config_.name);
-    process_id_ = draw_process_id(prng_);
+    // The process file went with the disk: a fresh id (start() draws it without a persistent
+    // store, which keeps no process file).
+    if (has_persistent_stores(config_.topology)) process_id_ = draw_process_id(prng_);
   }
   start();
 }

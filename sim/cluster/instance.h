@@ -50,7 +50,8 @@
 //   answers still in flight to the dead clients are dropped on arrival.
 // - restart(wipe): start() again on the same disk, or on a wiped one (a replaced machine, which
 //   also gets a new process id; a kept disk keeps the process id, as Kafka's StateDirectory
-//   persists it in the state directory).
+//   persists it in the state directory). Without a persistent store Kafka keeps no process file
+//   (StateDirectory.initializeProcessId), so every start after the first draws a new id.
 // - pause() / resume(): SIGSTOP / SIGCONT. While paused no loop pass runs, no heartbeat or fetch
 //   goes out, and whatever arrives (fetch and group answers, queries via deliver()) is held and
 //   handled in arrival order on resume. The group notices only through the session timeout.
