@@ -137,6 +137,7 @@ Status KafkaStreams::initialize_startup_stores() {
     if (state_directory_->directory_for_task_is_empty(id)) continue;  // listNonEmptyTaskDirs
     const bool locked = state_directory_->lock(id, owner);
     IQ_ASSERT(locked, "task {} locked before start", id.to_string());
+    state_directory_->note_opened(id);
     TaskEnvironment env = task_environment(id, &no_cache, &no_cache, nullptr);
     env.processed = nullptr;
     env.store_lives = nullptr;

@@ -48,7 +48,6 @@ bool StateDirectory::lock(const TaskId& id, const std::string& owner) {
   IQ_ASSERT(!owner.empty(), "task {} locked without an owner", id.to_string());
   if (!has_persistent_stores_) return true;  // nothing on disk to guard
   auto [it, inserted] = lock_owners_.emplace(id, owner);
-  if (inserted && owner != kCleanupThread) locked_in_this_life_.insert(id);
   return inserted || it->second == owner;  // re-entrant for the owner, as Kafka's
 }
 
@@ -113,7 +112,7 @@ std::vector<TaskId> StateDirectory::clean_removed_tasks(int64_t now_ms) {
       if (fs_.delete_recursively(task_dir(id))) {
         IQ_PROBE("cleaner.deleted_task_dir",
                  "the state-directory cleaner deleted a task directory");
-        if (locked_in_this_life_.count(id) == 0) {
+        if (opened_in_this_life_.count(id) == 0) {
           IQ_PROBE("cleaner.deleted_leftover_task_dir",
                    "the cleaner deleted a task directory that no task of this process life had "
                    "opened: a previous life's, kept on disk across a restart (old pin; at the new "

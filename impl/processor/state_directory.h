@@ -54,6 +54,10 @@ class StateDirectory {
   // taken or already held by `owner`; false while another thread holds it. Without a persistent
   // store always true, and no owner is recorded.
   [[nodiscard]] bool lock(const TaskId& id, const std::string& owner);
+  // Not Kafka (observation only): a task of this process life opened the directory, as its
+  // initialization does right after taking the lock. A rebalance-start lock, which only reads
+  // the offset sum, is no opening.
+  void note_opened(const TaskId& id) { opened_in_this_life_.insert(id); }
   // StateDirectory.unlock: release the lock if `owner` holds it; a lock held by another thread
   // stays.
   void unlock(const TaskId& id, const std::string& owner);
@@ -99,9 +103,9 @@ class StateDirectory {
   int64_t cleanup_delay_ms_;
   bool has_persistent_stores_;
   std::map<TaskId, std::string> lock_owners_;  // bounded by the tasks of the topology
-  // Tasks whose lock anyone but the cleaner took in this process life (observation only: the
-  // cleaner's probe tells a directory a previous life left apart); bounded the same way.
-  std::set<TaskId> locked_in_this_life_;
+  // Tasks a task of this process life opened (note_opened; observation only: the cleaner's probe
+  // tells a directory a previous life left apart); bounded the same way.
+  std::set<TaskId> opened_in_this_life_;
   std::map<TaskId, int64_t> task_offset_sums_;  // pin delta 14; bounded by the task directories
 };
 

@@ -325,6 +325,7 @@ base::Expected<bool, StreamsError> TaskManager::initialize_if_needed(Task& task,
     record_lock_failure(task.id(), now_ms);
     return false;
   }
+  state_directory_.note_opened(task.id());
   auto s = task.initialize();
   if (!s && s.error().kind == StreamsError::Kind::TaskCorrupted) {
     // StreamThread.runLoop's TaskCorruptedException handling: close dirty (which wipes the
