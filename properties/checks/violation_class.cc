@@ -593,6 +593,7 @@ void classify_one(const JudgeContext& context,
             : std::nullopt;
     if (from_start && !not_from_start) {
       v.violation_class = ViolationClass::kRestartWithoutCheckpoint;
+      v.restored_from_checkpoint = opened_on_checkpoint_entry(context, *w.replica);
       v.class_evidence = fmt::format(
           "record #{} is the fold of changelog-{} [.., {}] as an earlier life of {} kept it (its "
           "{} reopened without a .checkpoint after the instance stopped), while its replay from "

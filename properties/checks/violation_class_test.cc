@@ -265,6 +265,48 @@ TEST(ViolationClassTest, AVersionedStoreReplayingFromTheStartOverDataItKept) {
   }
 }
 
+// The same replay from the log's start under exactly_once_v2: Kafka keeps the store (and so the
+// newer versions) only when it opened on a .checkpoint entry of its changelog, the unknown
+// sentinel included (seed 536 of templates/kafka_2026.toml at the old pin); a store object
+// recorded without that entry would have been found corrupted and wiped, so it stays a failure.
+TEST(ViolationClassTest, UnderExactlyOnceTheReplayFromTheStartNeedsTheCheckpointEntry) {
+  for (const bool entry : {true, false}) {
+    TraceBuilder b = versioned_table();
+    b.trace().guarantee = sim::Guarantee::kExactlyOnceV2;
+    b.log(0, 1, 10, 1'000, pos(0, 0), "instance-1", 10);
+    b.log(0, 1, 12, 3'000, pos(0, 1), "instance-1", 11);
+    b.log(0, 1, 11, 2'000, pos(0, 2), "instance-1", 12);
+    b.fault(50, sim::FaultKind::kCrash, "instance-1");
+    b.fault(60, sim::FaultKind::kRestart, "instance-1");
+    sim::StoreLife life;
+    life.id = 1;
+    life.instance = "instance-1";
+    life.partition = 0;
+    life.persistent = true;
+    life.opened_ms = base::Instant::from_ms(60);
+    life.over_kept_data = true;
+    life.checkpoint_entry_loaded = entry;
+    b.trace().store_lives.push_back(life);
+    Q q = b.key_query(0, 1, QueryKind::MultiVersionedKeyQuery).at(101, 101);
+    q.ok(std::nullopt, pos(0, 0));
+    q.r.partitions.back().value =
+        sim::VersionedList{{10, 1'000, 2'000}, {11, 2'000, 3'000}, {12, 3'000, std::nullopt}};
+    q.r.request.order = ResultOrder::ASCENDING;
+    sim::ReplicaSnapshot replica = applied(standby(0, pos(0, 0)), 0);
+    replica.store_life = 1;
+    q.replica(std::move(replica));
+    b.add(q);
+    JudgeContext context(b.trace());
+    const auto vs = judge_and_classify(context);
+    ASSERT_FALSE(vs.empty()) << "seed " << kSeed << " entry " << entry;
+    for (const Violation& v : vs) {
+      EXPECT_EQ(v.violation_class == ViolationClass::kRestartWithoutCheckpoint, entry)
+          << "seed " << kSeed << " entry " << entry << "\n"
+          << v.to_string();
+    }
+  }
+}
+
 // An exactly-once Sum over RocksDB (checks/eos_kept_aborted.cc): instance-1's first store life
 // logged key 1 = 1 (source offset 0) in a transaction that aborted, wrote a .checkpoint (the state
 // updater's) and died; its second life opened over the kept files, which held `kept` for key 1,
