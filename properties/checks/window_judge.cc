@@ -1465,7 +1465,9 @@ std::optional<std::string> floor_raised_by_dirty_write(
     const std::optional<SlotState>& folded, int64_t reported) {
   const model::WindowHistory* history = context.window_history();
   const auto& [key, start, end] = slot;
-  if (history == nullptr || end || !folded ||
+  // A session store's retention has no such floor; a window slot carries its end only when a
+  // range query's windowed keys named it, so the store kind decides, not the slot.
+  if (history == nullptr || context.trace().topology.session() || !folded ||
       slot_at(context, record.request, partition, slot, reported)) {
     return fmt::format("slot {}: not a window the fold holds and the model hides", slot_text(slot));
   }

@@ -636,8 +636,10 @@ TEST(WindowJudgeTest, AStandbyBehindItsActivesLogIsDeclaredOnlyWhenOneCacheHeldT
 // eviction flushed window 500 under header 1 while window 1000 stayed dirty in instance-1's cache
 // until `raiser_writer` flushed it later (changelog offset 2). The standby applied offsets 0 and
 // 1: its stream time is 500 and window 0 is still there, at position 1. `kept_value`: window 0's
-// value in the log and the answer (the model's is 1).
-TraceBuilder floor_behind_cache(const std::string& raiser_writer, int64_t kept_value) {
+// value in the log and the answer (the model's is 1). `by_range`: the answer is a
+// WindowRangeQuery's over every key, whose windowed keys carry the window's end.
+TraceBuilder floor_behind_cache(const std::string& raiser_writer, int64_t kept_value,
+                                bool by_range = false) {
   TraceBuilder b(TopologyKind::WindowedCount, KeyValueSupplier::kInMemory, /*caching=*/true);
   b.trace().topology.window_size_ms = 1'000;
   b.trace().topology.window_advance_ms = 500;
@@ -652,8 +654,15 @@ TraceBuilder floor_behind_cache(const std::string& raiser_writer, int64_t kept_v
     b.log(0, 2, 1, 1'000, pos(0, 1), raiser_writer, 20);
     b.trace().changelog.back().window_start_ms = 1'000;
   }
-  b.add(window_key_query(b, {{1, 0, std::nullopt, kept_value}}, {100}, pos(0, 1))
-            .target("instance-2")
+  testing::Q q = window_key_query(b, {{1, 0, std::nullopt, kept_value}}, {100}, pos(0, 1));
+  if (by_range) {
+    q = b.range_query(0, std::nullopt, std::nullopt, QueryKind::WindowRangeQuery);
+    q.r.request.from_time_ms = 0;
+    q.r.request.to_time_ms = 0;
+    q.ok(std::nullopt, pos(0, 1), {100});
+    q.r.partitions.back().value = sim::WindowedList{{1, 0, 1'000, kept_value}};
+  }
+  b.add(q.target("instance-2")
             .replica(applied(active(0, pos(0, 1)), 2))
             .replica(applied(standby(0, pos(0, 1), "instance-2"), 1)));
   return b;
@@ -675,6 +684,24 @@ TEST(WindowJudgeTest, AWindowExpiredByADirtyStreamTimeIsDeclaredOnlyWhenOneCache
       << "seed " << kSeed;
   // ... and a kept window whose value is not the model's before the raise.
   TraceBuilder wrong = floor_behind_cache("instance-1", 7);
+  EXPECT_EQ(class_of_only_violation(wrong, "the model does not hold the fold's state of it"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+}
+
+// Seed 529 of the default template: the same kept window answered by a range query over every
+// key, whose windowed keys carry the window's end (the slot 1@[0, 1000]). The window store's
+// retention floor hides it all the same; only a session's slot has no such floor.
+TEST(WindowJudgeTest, AWindowExpiredByADirtyStreamTimeIsDeclaredForARangeQueryToo) {
+  TraceBuilder proven = floor_behind_cache("instance-1", 1, /*by_range=*/true);
+  EXPECT_EQ(class_of_only_violation(proven, "or the put that raised the stream time hiding them"),
+            ViolationClass::kCachedWritesBeneathPosition)
+      << "seed " << kSeed;
+  TraceBuilder other_writer = floor_behind_cache("instance-3", 1, /*by_range=*/true);
+  EXPECT_EQ(class_of_only_violation(other_writer, "through 2@1000, but slot 2@1000"),
+            ViolationClass::kFailure)
+      << "seed " << kSeed;
+  TraceBuilder wrong = floor_behind_cache("instance-1", 7, /*by_range=*/true);
   EXPECT_EQ(class_of_only_violation(wrong, "the model does not hold the fold's state of it"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
