@@ -345,6 +345,22 @@ class TraceBuilder {
     }
     IQ_ASSERT(false, "no changelog-{} offset {}", partition, offset);
   }
+  // Store life `id` of kStore on `partition` (opened by `instance` as an active, created at its
+  // first mention) wrote changelog offsets [first, last].
+  void wrote(uint64_t id, const std::string& instance, int32_t partition, int64_t first,
+             int64_t last) {
+    auto it = std::find_if(trace_.store_lives.begin(), trace_.store_lives.end(),
+                           [&](const sim::StoreLife& l) { return l.id == id; });
+    if (it == trace_.store_lives.end()) {
+      sim::StoreLife life = active_store_life(id);
+      life.instance = instance;
+      life.partition = partition;
+      trace_.store_lives.push_back(std::move(life));
+      it = std::prev(trace_.store_lives.end());
+    }
+    it->events.push_back({sim::StoreLifeEvent::Kind::kWrote, ChangelogOffset(first),
+                          ChangelogOffset(last), base::Instant{}});
+  }
   // The log cleaner removed changelog record `offset` of `partition` at removed_ms.
   void removed(int32_t partition, int64_t offset, int64_t removed_ms) {
     for (auto& r : trace_.changelog) {

@@ -1306,18 +1306,31 @@ std::optional<std::string> unflushed_beneath(const JudgeContext& context,
   return std::nullopt;
 }
 
+// The recorded life of the topology's store that wrote changelog-`partition` `offset`, or nullptr.
+const sim::StoreLife* writing_life(const sim::RunTrace& trace, int32_t partition,
+                                   ChangelogOffset offset) {
+  for (const sim::StoreLife& life : trace.store_lives) {
+    if (life.partition == partition && life.store == trace.topology.store_name &&
+        life_holds(life, offset, /*given=*/false, /*wrote=*/true)) {
+      return &life;
+    }
+  }
+  return nullptr;
+}
+
 // Why `slot`'s difference between `replica`'s fold of changelog-`partition` [.., applied] and
 // the model at `reported` is not a write its active held dirty in its cache when it logged
 // `applied`, or nullopt when it is. A lagging replica's prefix was the active's log at an earlier
-// time, when the trace kept no copy of the active's cache, so the proof reads the log alone: the
-// slot's next record after `applied` (its flush) holds the model's state at some write of the key
-// at or above o, the latest write at or below `reported` that made the model's state there; the
-// first record whose header reached o (the active had taken o by then: a header is the store's
-// position after a write, and no earlier header held o to restore it from) and every record of
-// the partition from it through that flush were written by one instance, committed, with no
-// fault of that instance between their appends (one cache's life: a crash or a restart would drop
-// the dirty entry, and a reprocessed write would be another). The write of o then sat in that
-// cache, dirty, from before `applied` was logged until the flush, beneath the header.
+// time, when the trace kept no copy of the active's cache, so the proof reads the log and the
+// recorded store lives: the slot's next record after `applied` (its flush) holds the model's
+// state at some write of the key at or above o, the latest write at or below `reported` that made
+// the model's state there; the first record whose header reached o (the active had taken o by
+// then: a header is the store's position after a write, and no earlier header held o to restore
+// it from) and every record of the partition from it through that flush were written by one store
+// life, committed (one cache's life: a crash, a dirty close or a reopen ends the store object and
+// drops its dirty entries, and a reprocessed write would be another life's or another record).
+// The write of o then sat in that cache, dirty, from before `applied` was logged until the flush,
+// beneath the header.
 std::optional<std::string> dirty_when_logged(const JudgeContext& context,
                                              const sim::QueryRecord& record, int32_t partition,
                                              ChangelogOffset applied, const Slot& slot,
@@ -1395,25 +1408,22 @@ std::optional<std::string> dirty_when_logged(const JudgeContext& context,
     return fmt::format("slot {}: no header at or above offset {} in changelog-{} [.., {}]",
                        slot_text(slot), *written, partition, applied);
   }
+  const sim::StoreLife* writer = writing_life(trace, partition, first_header->offset);
+  if (writer == nullptr) {
+    return fmt::format("slot {}: no recorded store life wrote changelog-{} offset {}",
+                       slot_text(slot), partition, first_header->offset);
+  }
   for (const sim::ChangelogRecord& r : trace.changelog) {
     if (r.partition != partition || r.offset < first_header->offset || r.offset > flush->offset) {
       continue;
     }
-    if (r.writer != first_header->writer || !r.committed()) {
+    if (!life_holds(*writer, r.offset, /*given=*/false, /*wrote=*/true) || !r.committed()) {
       return fmt::format(
-          "slot {}: changelog-{} offset {} (by {}) lies between offset {} (by {}), the first "
-          "header at or above offset {}, and the slot's flush at {}: not one cache's life",
-          slot_text(slot), partition, r.offset, r.writer, first_header->offset,
-          first_header->writer, *written, flush->offset);
-    }
-  }
-  for (const sim::FaultRecord& f : trace.faults) {
-    // An armed crash changes nothing until it lands; a skipped fault changed nothing.
-    if (f.instance == first_header->writer && f.applied && f.kind != sim::FaultKind::kCrashArmed &&
-        f.at_ms >= first_header->appended_ms && f.at_ms <= flush->appended_ms) {
-      return fmt::format("slot {}: {} of {} at {} ms between changelog-{} offsets {} and {}",
-                         slot_text(slot), sim::to_string(f.kind), f.instance,
-                         f.at_ms.ms_since_epoch(), partition, first_header->offset, flush->offset);
+          "slot {}: changelog-{} offset {} (by {}) lies between offset {} (written by store life "
+          "{} of {}), the first header at or above offset {}, and the slot's flush at {}: not "
+          "one cache's life",
+          slot_text(slot), partition, r.offset, r.writer, first_header->offset, writer->id,
+          writer->instance, *written, flush->offset);
     }
   }
   return std::nullopt;

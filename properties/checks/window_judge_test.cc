@@ -573,13 +573,17 @@ TEST(WindowJudgeTest, ADirtyWriteOverwrittenAboveThePositionIsDeclaredOnlyIfNeve
 // commit after offset 1 flushed both windows (changelog offsets 1 and 2). The active at the answer
 // has logged all three records, so its cache at the answer says nothing of the standby's prefix:
 // the log alone proves it.
-TraceBuilder lagging_standby(const std::string& flush_writer, int64_t flushed_value) {
+// `flush_life`: the store life that logged the flush (life 1 logged offsets 0 and 1).
+TraceBuilder lagging_standby(const std::string& flush_writer, int64_t flushed_value,
+                             uint64_t flush_life = 1) {
   TraceBuilder b = cached_hopping_count(true);
   b.log(0, 1, 2, 800, pos(0, 1), "instance-1", 10);
   b.trace().changelog.back().window_start_ms = 0;
+  b.wrote(1, "instance-1", 0, 0, 1);
   if (!flush_writer.empty()) {
-    b.log(0, 1, flushed_value, 800, pos(0, 1), flush_writer, 10);
+    const int64_t flush = b.log(0, 1, flushed_value, 800, pos(0, 1), flush_writer, 10);
     b.trace().changelog.back().window_start_ms = 500;
+    b.wrote(flush_writer == "instance-1" ? flush_life : 3, flush_writer, 0, flush, flush);
   }
   return b;
 }
@@ -605,16 +609,22 @@ TEST(WindowJudgeTest, AStandbyBehindItsActivesLogIsDeclaredOnlyWhenOneCacheHeldT
   EXPECT_EQ(class_of_only_violation(other_writer, "(by instance-3) lies between offset 0"),
             ViolationClass::kFailure)
       << "seed " << kSeed;
-  // ... a crash of the writer between the header and the flush (the cache dropped), ...
-  TraceBuilder crashed = lagging_standby("instance-1", 2);
-  sim::FaultRecord crash;
-  crash.at_ms = base::Instant::from_ms(5);
-  crash.kind = sim::FaultKind::kCrash;
-  crash.instance = "instance-1";
-  crashed.trace().faults.push_back(crash);
-  add_lagging_answer(crashed);
-  EXPECT_EQ(class_of_only_violation(crashed, "crash of instance-1 at 5 ms"),
+  // ... the flush logged by a later store life of the same instance (a crash, or a task closed
+  // dirty and reprocessed with no fault recorded: either way the cache that held the write is
+  // gone), ...
+  TraceBuilder reopened = lagging_standby("instance-1", 2, /*flush_life=*/2);
+  add_lagging_answer(reopened);
+  EXPECT_EQ(class_of_only_violation(reopened, "(written by store life 1 of instance-1)"),
             ViolationClass::kFailure)
+      << "seed " << kSeed;
+  // ... while a fault of the writer that ended no store life (its links cut and healed) kept
+  // the cache: still proven; ...
+  TraceBuilder cut = lagging_standby("instance-1", 2);
+  cut.fault(5, sim::FaultKind::kIsolate, "instance-1");
+  cut.fault(6, sim::FaultKind::kHeal, "instance-1");
+  add_lagging_answer(cut);
+  EXPECT_EQ(class_of_only_violation(cut, "behind its active's log; it differs"),
+            ViolationClass::kCachedWritesBeneathPosition)
       << "seed " << kSeed;
   // ... a flush holding no state the model gives the window (the write lost, not cached), ...
   TraceBuilder wrong = lagging_standby("instance-1", 7);
@@ -650,9 +660,11 @@ TraceBuilder floor_behind_cache(const std::string& raiser_writer, int64_t kept_v
   b.trace().changelog.back().window_start_ms = 0;
   b.log(0, 2, 1, 1'000, pos(0, 1), "instance-1", 10);
   b.trace().changelog.back().window_start_ms = 500;
+  b.wrote(1, "instance-1", 0, 0, 1);
   if (!raiser_writer.empty()) {  // a later flush (the commit), not the eviction's
     b.log(0, 2, 1, 1'000, pos(0, 1), raiser_writer, 20);
     b.trace().changelog.back().window_start_ms = 1'000;
+    b.wrote(raiser_writer == "instance-1" ? 1 : 2, raiser_writer, 0, 2, 2);
   }
   testing::Q q = window_key_query(b, {{1, 0, std::nullopt, kept_value}}, {100}, pos(0, 1));
   if (by_range) {
@@ -750,6 +762,7 @@ TraceBuilder lagging_session_standby(int64_t merged) {
   windowed(100, 100);
   b.log(0, 1, merged, 900, pos(0, 2), "instance-1", 10);
   windowed(100, 900);
+  b.wrote(1, "instance-1", 0, 0, 2);
   b.add(session_query(b, {}, pos(0, 1), applied(standby(0, pos(0, 1), "instance-2"), 1))
             .target("instance-2")
             .replica(applied(active(0, pos(0, 2)), 2)));
