@@ -43,7 +43,8 @@ void WindowStoreHarness::open() {
     session_ = nullptr;
     if (config_.family == WindowedFamily::kSession) {
       auto store = stores::session_store<int32_t, int64_t>(
-          config_.session_supplier, kWindowStoreName, SessionStoreOptions{config_.retention_ms}, options);
+          config_.session_supplier, kWindowStoreName, SessionStoreOptions{config_.retention_ms},
+          options);
       session_ = store.get();
       return store;
     }
@@ -55,8 +56,8 @@ void WindowStoreHarness::open() {
       timestamped_window_ = store.get();
       return store;
     }
-    auto store =
-        stores::window_store<int32_t, int64_t>(config_.window_supplier, kWindowStoreName, w, options);
+    auto store = stores::window_store<int32_t, int64_t>(config_.window_supplier, kWindowStoreName,
+                                                        w, options);
     window_ = store.get();
     return store;
   });

@@ -109,7 +109,8 @@ std::vector<Violation> check_bound_honored(const JudgeContext& context) {
   std::vector<Violation> out;
   detail::Tally tally(context, kBoundHonoredName);
   for (const sim::QueryRecord& record : context.trace().history.records()) {
-    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kBoundHonoredName)) {
+    if (record.outcome != sim::OutcomeKind::kAnswered ||
+        !context.judged_by(record, kBoundHonoredName)) {
       continue;
     }
     for (const sim::PartitionOutcome& outcome : record.partitions) {

@@ -1335,10 +1335,11 @@ std::optional<Violation> dirty_read_committed(const JudgeContext& context,
   }
   if (u.unsent)
     summary += u.records.empty() ? " a cache write not sent yet" : ", and a cache write";
-  Violation v = detail::record_violation(context, kChangelogWitnessName, record, &outcome, std::move(summary),
-                                         "the replica's committed state: no write of an "
-                                         "undecided transaction",
-                                         detail::outcome_string(outcome));
+  Violation v =
+      detail::record_violation(context, kChangelogWitnessName, record, &outcome, std::move(summary),
+                               "the replica's committed state: no write of an "
+                               "undecided transaction",
+                               detail::outcome_string(outcome));
   v.read_committed_dirty = true;
   return v;
 }
@@ -1352,7 +1353,8 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
   // (and its reason's copy) per result.
   const char* whole_trace = detail::trace_not_witnessed(context.trace());
   for (const sim::QueryRecord& record : context.trace().history.records()) {
-    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kChangelogWitnessName)) {
+    if (record.outcome != sim::OutcomeKind::kAnswered ||
+        !context.judged_by(record, kChangelogWitnessName)) {
       continue;
     }
     for (const sim::PartitionOutcome& outcome : record.partitions) {
@@ -1377,8 +1379,9 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
           break;
         case detail::Witness::kDiffers:
           tally.judged();
-          out.push_back(detail::record_violation(context, kChangelogWitnessName, record, &outcome, w.why,
-                                                 w.expected, detail::outcome_string(outcome)));
+          out.push_back(detail::record_violation(context, kChangelogWitnessName, record, &outcome,
+                                                 w.why, w.expected,
+                                                 detail::outcome_string(outcome)));
           break;
       }
     }

@@ -23,9 +23,9 @@ Violation partition_violation(const JudgeContext& context, int32_t partition, ba
   // A Violation holds its instant as a number (the summaries' JSON writes it).
   const int64_t at_ms = at.ms_since_epoch();
   if (const sim::QueryRecord* probe = detail::last_liveness_probe(context, partition)) {
-    Violation v =
-        detail::record_violation(context, kEventuallyAvailableName, *probe, nullptr, std::move(summary),
-                                 std::move(expected), detail::record_outcome_text(*probe, true));
+    Violation v = detail::record_violation(context, kEventuallyAvailableName, *probe, nullptr,
+                                           std::move(summary), std::move(expected),
+                                           detail::record_outcome_text(*probe, true));
     v.record_id = 0;  // about the partition, not about that probe
     v.partition = partition;
     v.at_ms = at_ms;

@@ -164,8 +164,9 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
                                   " (an under-claim, with the switch on)"
                             : "the answer is not the model's at the reported offset " +
                                   std::to_string(offset) + " nor at any later one";
-  out.push_back(detail::record_violation(context, kResultMatchesModelName, record, &outcome, std::move(summary),
-                                         fit.expected, detail::outcome_string(outcome)));
+  out.push_back(detail::record_violation(context, kResultMatchesModelName, record, &outcome,
+                                         std::move(summary), fit.expected,
+                                         detail::outcome_string(outcome)));
 }
 
 }  // namespace
@@ -174,7 +175,8 @@ std::vector<Violation> check_result_matches_model(const JudgeContext& context) {
   std::vector<Violation> out;
   detail::Tally tally(context, kResultMatchesModelName);
   for (const sim::QueryRecord& record : context.trace().history.records()) {
-    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kResultMatchesModelName)) {
+    if (record.outcome != sim::OutcomeKind::kAnswered ||
+        !context.judged_by(record, kResultMatchesModelName)) {
       continue;
     }
     const auto why = detail::not_answerable(context, record.request);

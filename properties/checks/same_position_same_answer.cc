@@ -36,7 +36,8 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kSamePositionSameAnswerName = sim::property_names::kSamePositionSameAnswer.data();
+constexpr const char* kSamePositionSameAnswerName =
+    sim::property_names::kSamePositionSameAnswer.data();
 
 // (store, partition, kind, key, lower, upper, order, position): the identity of an answer. It
 // points into the trace's records, which outlive the check, so grouping copies nothing.
@@ -224,7 +225,8 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
   const bool switch_off = !context.trace().consistency_offset_vector_enabled;
   FirstAnswers first(context.trace().history.size());
   for (const sim::QueryRecord& record : context.trace().history.records()) {
-    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kSamePositionSameAnswerName)) {
+    if (record.outcome != sim::OutcomeKind::kAnswered ||
+        !context.judged_by(record, kSamePositionSameAnswerName)) {
       continue;
     }
     const sim::QueryRequestRecord& q = record.request;

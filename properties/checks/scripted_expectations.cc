@@ -193,7 +193,8 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
     }
     if (!all_succeeded || values != *want.values) {
       out.push_back(detail::record_violation(
-          context, kScriptedExpectationsName, record, nullptr, "values unioned over the partitions differ" + at,
+          context, kScriptedExpectationsName, record, nullptr,
+          "values unioned over the partitions differ" + at,
           set_text(*want.values) + " from every partition succeeding",
           set_text(values) + (all_succeeded ? "" : " (a partition failed)")));
     }
@@ -204,9 +205,9 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
       if (o.position) merged.merge(*o.position, context.trace().kafka_pin);  // pin delta 17
     }
     if (merged != *want.merged_position) {
-      out.push_back(
-          detail::record_violation(context, kScriptedExpectationsName, record, nullptr, "merged position differs" + at,
-                                   want.merged_position->to_string(), merged.to_string()));
+      out.push_back(detail::record_violation(
+          context, kScriptedExpectationsName, record, nullptr, "merged position differs" + at,
+          want.merged_position->to_string(), merged.to_string()));
     }
   }
   for (const auto& p : want.partitions) {

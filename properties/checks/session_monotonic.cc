@@ -83,8 +83,8 @@ std::vector<Violation> check_session_monotonic(const JudgeContext& context) {
     }
     const auto who = std::make_pair(context.phase_index(record.invoke_ms), record.client);
     Merged& seen = merged[who];
-    const bool judged =
-        record.request.bound_mode == sim::BoundMode::kSession && context.judged_by(record, kSessionMonotonicName);
+    const bool judged = record.request.bound_mode == sim::BoundMode::kSession &&
+                        context.judged_by(record, kSessionMonotonicName);
     for (const sim::PartitionOutcome& outcome : record.partitions) {
       if (!outcome.success) continue;
       // requireActive queries are judged too: the client asked for its session bound, and that
