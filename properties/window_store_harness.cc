@@ -5,8 +5,8 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kApplicationId = "iqsim-window-store";
-constexpr const char* kStoreName = "windowed-store";
+constexpr const char* kWindowApplicationId = "iqsim-window-store";
+constexpr const char* kWindowStoreName = "windowed-store";
 
 }  // namespace
 
@@ -25,8 +25,8 @@ std::string WindowedStoreConfiguration::describe() const {
 WindowStoreHarness::WindowStoreHarness(WindowedStoreConfiguration config,
                                        std::filesystem::path state_root)
     : config_(std::move(config)),
-      task_(SingleStoreTask::Config{.application_id = kApplicationId,
-                                    .store_name = kStoreName,
+      task_(SingleStoreTask::Config{.application_id = kWindowApplicationId,
+                                    .store_name = kWindowStoreName,
                                     .partition = config_.partition,
                                     .cache_max_bytes = config_.caching ? (10 << 20) : 0,
                                     .logging = config_.logging,
@@ -43,7 +43,8 @@ void WindowStoreHarness::open() {
     session_ = nullptr;
     if (config_.family == WindowedFamily::kSession) {
       auto store = stores::session_store<int32_t, int64_t>(
-          config_.session_supplier, kStoreName, SessionStoreOptions{config_.retention_ms}, options);
+          config_.session_supplier, kWindowStoreName, SessionStoreOptions{config_.retention_ms},
+          options);
       session_ = store.get();
       return store;
     }
@@ -51,12 +52,12 @@ void WindowStoreHarness::open() {
                                config_.retain_duplicates, config_.segment_interval_ms};
     if (config_.timestamped) {
       auto store = stores::timestamped_window_store<int32_t, int64_t>(config_.window_supplier,
-                                                                      kStoreName, w, options);
+                                                                      kWindowStoreName, w, options);
       timestamped_window_ = store.get();
       return store;
     }
-    auto store =
-        stores::window_store<int32_t, int64_t>(config_.window_supplier, kStoreName, w, options);
+    auto store = stores::window_store<int32_t, int64_t>(config_.window_supplier, kWindowStoreName,
+                                                        w, options);
     window_ = store.get();
     return store;
   });

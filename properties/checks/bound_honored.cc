@@ -28,7 +28,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kBoundHonored.data();
+constexpr const char* kBoundHonoredName = sim::property_names::kBoundHonored.data();
 
 void judge_success(const JudgeContext& context, const sim::QueryRecord& record,
                    const sim::PartitionOutcome& outcome, detail::Tally& tally,
@@ -36,7 +36,7 @@ void judge_success(const JudgeContext& context, const sim::QueryRecord& record,
   const Position& bound = record.request.bound;
   if (!outcome.position) {
     tally.judged();
-    out.push_back(detail::record_violation(context, kName, record, &outcome,
+    out.push_back(detail::record_violation(context, kBoundHonoredName, record, &outcome,
                                            "a success under a bound without a position",
                                            "a position dominating " + bound.to_string() +
                                                " on partition " + std::to_string(outcome.partition),
@@ -46,7 +46,7 @@ void judge_success(const JudgeContext& context, const sim::QueryRecord& record,
   tally.judged();
   if (detail::permitted(*outcome.position, bound, outcome.partition)) return;
   out.push_back(detail::record_violation(
-      context, kName, record, &outcome,
+      context, kBoundHonoredName, record, &outcome,
       "a success whose position does not dominate the bound on partition " +
           std::to_string(outcome.partition) +
           (record.request.require_active
@@ -96,7 +96,7 @@ void judge_not_up_to_bound(const JudgeContext& context, const sim::QueryRecord& 
   }
   if (behind) return;
   out.push_back(
-      detail::record_violation(context, kName, record, &outcome,
+      detail::record_violation(context, kBoundHonoredName, record, &outcome,
                                "NOT_UP_TO_BOUND although " + seen_where +
                                    " dominates the bound on partition " + std::to_string(p),
                                "success: " + seen->to_string() + " is up to " + bound_text,
@@ -107,9 +107,10 @@ void judge_not_up_to_bound(const JudgeContext& context, const sim::QueryRecord& 
 
 std::vector<Violation> check_bound_honored(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kBoundHonoredName);
   for (const sim::QueryRecord& record : context.trace().history.records()) {
-    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
+    if (record.outcome != sim::OutcomeKind::kAnswered ||
+        !context.judged_by(record, kBoundHonoredName)) {
       continue;
     }
     for (const sim::PartitionOutcome& outcome : record.partitions) {

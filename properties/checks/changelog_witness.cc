@@ -134,7 +134,7 @@ struct ChangelogIndex {
 
 namespace {
 
-constexpr const char* kName = sim::property_names::kChangelogWitness.data();
+constexpr const char* kChangelogWitnessName = sim::property_names::kChangelogWitness.data();
 
 void delete_index(ChangelogIndex* index) {
   delete index;
@@ -725,7 +725,7 @@ std::vector<Violation> unexplained_changelog_records(const JudgeContext& context
     if (!why) continue;
     IQ_ASSERT(out.size() < kUnexplainedMax, "seed {}: {} unexplained", trace.seed, out.size());
     Violation v;
-    v.property = kName;
+    v.property = kChangelogWitnessName;
     v.partition = r.partition;
     v.changelog_offset = r.offset;
     v.at_ms = r.appended_ms.ms_since_epoch();
@@ -1335,10 +1335,11 @@ std::optional<Violation> dirty_read_committed(const JudgeContext& context,
   }
   if (u.unsent)
     summary += u.records.empty() ? " a cache write not sent yet" : ", and a cache write";
-  Violation v = detail::record_violation(context, kName, record, &outcome, std::move(summary),
-                                         "the replica's committed state: no write of an "
-                                         "undecided transaction",
-                                         detail::outcome_string(outcome));
+  Violation v =
+      detail::record_violation(context, kChangelogWitnessName, record, &outcome, std::move(summary),
+                               "the replica's committed state: no write of an "
+                               "undecided transaction",
+                               detail::outcome_string(outcome));
   v.read_committed_dirty = true;
   return v;
 }
@@ -1347,12 +1348,13 @@ std::optional<Violation> dirty_read_committed(const JudgeContext& context,
 
 std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kChangelogWitnessName);
   // The witness's own first answer for every result of such a trace, without a WitnessResult
   // (and its reason's copy) per result.
   const char* whole_trace = detail::trace_not_witnessed(context.trace());
   for (const sim::QueryRecord& record : context.trace().history.records()) {
-    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
+    if (record.outcome != sim::OutcomeKind::kAnswered ||
+        !context.judged_by(record, kChangelogWitnessName)) {
       continue;
     }
     for (const sim::PartitionOutcome& outcome : record.partitions) {
@@ -1377,8 +1379,9 @@ std::vector<Violation> check_changelog_witness(const JudgeContext& context) {
           break;
         case detail::Witness::kDiffers:
           tally.judged();
-          out.push_back(detail::record_violation(context, kName, record, &outcome, w.why,
-                                                 w.expected, detail::outcome_string(outcome)));
+          out.push_back(detail::record_violation(context, kChangelogWitnessName, record, &outcome,
+                                                 w.why, w.expected,
+                                                 detail::outcome_string(outcome)));
           break;
       }
     }

@@ -14,7 +14,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kDeterministic.data();
+constexpr const char* kDeterministicName = sim::property_names::kDeterministic.data();
 
 std::string run_text(const sim::RunTrace& t) {
   return "digest=" + t.digest + " events=" + std::to_string(t.events) +
@@ -31,7 +31,7 @@ std::vector<Violation> check_deterministic(const sim::RunTrace& first,
                         first.end_ms == second.end_ms;
   if (!same_run) {
     Violation v;
-    v.property = kName;
+    v.property = kDeterministicName;
     v.at_ms = std::min(first.end_ms, second.end_ms).ms_since_epoch();
     v.summary = "seed " + std::to_string(first.seed) + " of " + first.scenario +
                 ": the second run differs from the first";
@@ -47,7 +47,7 @@ std::vector<Violation> check_deterministic(const sim::RunTrace& first,
     std::string right = b[i].to_string();
     if (left == right) continue;
     Violation v;
-    v.property = kName;
+    v.property = kDeterministicName;
     v.record_id = a[i].id;
     v.at_ms = std::min(a[i].complete_ms, b[i].complete_ms).ms_since_epoch();
     v.summary = "history record " + std::to_string(i + 1) + " differs between the two runs";
@@ -59,7 +59,7 @@ std::vector<Violation> check_deterministic(const sim::RunTrace& first,
   if (a.size() != b.size()) {
     const auto& longer = a.size() > b.size() ? a : b;
     Violation v;
-    v.property = kName;
+    v.property = kDeterministicName;
     v.record_id = longer[common].id;
     v.at_ms = longer[common].complete_ms.ms_since_epoch();
     v.summary = "the histories have " + std::to_string(a.size()) + " and " +

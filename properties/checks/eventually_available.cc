@@ -16,16 +16,16 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kEventuallyAvailable.data();
+constexpr const char* kEventuallyAvailableName = sim::property_names::kEventuallyAvailable.data();
 
 Violation partition_violation(const JudgeContext& context, int32_t partition, base::Instant at,
                               std::string summary, std::string expected) {
   // A Violation holds its instant as a number (the summaries' JSON writes it).
   const int64_t at_ms = at.ms_since_epoch();
   if (const sim::QueryRecord* probe = detail::last_liveness_probe(context, partition)) {
-    Violation v =
-        detail::record_violation(context, kName, *probe, nullptr, std::move(summary),
-                                 std::move(expected), detail::record_outcome_text(*probe, true));
+    Violation v = detail::record_violation(context, kEventuallyAvailableName, *probe, nullptr,
+                                           std::move(summary), std::move(expected),
+                                           detail::record_outcome_text(*probe, true));
     v.record_id = 0;  // about the partition, not about that probe
     v.partition = partition;
     v.at_ms = at_ms;
@@ -34,7 +34,7 @@ Violation partition_violation(const JudgeContext& context, int32_t partition, ba
     return v;
   }
   Violation v;
-  v.property = kName;
+  v.property = kEventuallyAvailableName;
   v.partition = partition;
   v.at_ms = at_ms;
   v.summary = std::move(summary);
@@ -48,12 +48,12 @@ Violation partition_violation(const JudgeContext& context, int32_t partition, ba
 
 std::vector<Violation> check_eventually_available(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kEventuallyAvailableName);
   const sim::RunTrace& trace = context.trace();
   // A violation about the whole run, at `at`.
   const auto run_violation = [&](base::Instant at, std::string summary) {
     Violation v;
-    v.property = kName;
+    v.property = kEventuallyAvailableName;
     v.at_ms = at.ms_since_epoch();
     v.summary = std::move(summary);
     v.events_before = context.events_before(at);

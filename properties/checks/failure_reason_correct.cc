@@ -53,7 +53,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kFailureReasonCorrect.data();
+constexpr const char* kFailureReasonCorrectName = sim::property_names::kFailureReasonCorrect.data();
 // One partition's outcome as the oracle names it, in the order a set of them is printed.
 enum class Outcome : uint32_t {
   kSuccess,
@@ -338,7 +338,7 @@ void judge_answer(const JudgeContext& context, const sim::QueryRecord& record,
                   std::vector<Violation>& out) {
   if (verdict.class_cast_certain) {
     out.push_back(detail::record_violation(
-        context, kName, record, nullptr,
+        context, kFailureReasonCorrectName, record, nullptr,
         "answered although the adapter's range iterator cast must throw",
         std::string(name(Outcome::kClassCast)) + " (docs/iqv2-semantics.md quirk 10)", "answered"));
     return;
@@ -360,7 +360,7 @@ void judge_answer(const JudgeContext& context, const sim::QueryRecord& record,
     const Outcome actual = it == got.end() ? Outcome::kNoEntry : outcome_of(*it->second);
     if (allowed.has(actual)) continue;
     out.push_back(detail::record_violation(
-        context, kName, record, it == got.end() ? nullptr : it->second,
+        context, kFailureReasonCorrectName, record, it == got.end() ? nullptr : it->second,
         "partition " + std::to_string(p) + ": " + name(actual) + " where Kafka's rules give " +
             allowed.to_string(),
         allowed.to_string(),
@@ -373,7 +373,7 @@ void judge_answer(const JudgeContext& context, const sim::QueryRecord& record,
                            : p >= 0 && p < context.trace().topology.source_partitions;
     if (asked) continue;
     out.push_back(detail::record_violation(
-        context, kName, record, outcome,
+        context, kFailureReasonCorrectName, record, outcome,
         "an entry for partition " + std::to_string(p) + ", which the request did not ask for",
         name(Outcome::kNoEntry), detail::outcome_string(*outcome)));
   }
@@ -394,7 +394,7 @@ bool judge_error(const JudgeContext& context, const sim::QueryRecord& record,
     expected += (expected.empty() ? "" : "; ") + std::to_string(p) + ": " + allowed.to_string();
   }
   out.push_back(detail::record_violation(
-      context, kName, record, nullptr,
+      context, kFailureReasonCorrectName, record, nullptr,
       std::string(StreamsError::kind_name(error.kind)) + " where Kafka's rules give an answer",
       expected.empty() ? "an answer" : expected, error.to_string()));
   return true;
@@ -418,13 +418,13 @@ void judge_record(const JudgeContext& context, const sim::QueryRecord& record, d
     if (record.outcome == sim::OutcomeKind::kStreamsError && record.error->kind == *error) {
       if (record.error->message == message) return;
       out.push_back(detail::record_violation(
-          context, kName, record, nullptr,
+          context, kFailureReasonCorrectName, record, nullptr,
           std::string(StreamsError::kind_name(*error)) + " with a message that is not Kafka's",
           message, record.error->message));
       return;
     }
     out.push_back(detail::record_violation(
-        context, kName, record, nullptr,
+        context, kFailureReasonCorrectName, record, nullptr,
         std::string("expected ") + StreamsError::kind_name(*error) + " (client " +
             sim::to_string(*any->client_state) + ")",
         StreamsError::kind_name(*error),
@@ -450,12 +450,12 @@ void judge_record(const JudgeContext& context, const sim::QueryRecord& record, d
 
 std::vector<Violation> check_failure_reason_correct(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kFailureReasonCorrectName);
   Scratch scratch;
   for (const sim::QueryRecord& record : context.trace().history.records()) {
     const bool reached = record.outcome == sim::OutcomeKind::kAnswered ||
                          record.outcome == sim::OutcomeKind::kStreamsError;
-    if (!reached || !context.judged_by(record, kName)) continue;
+    if (!reached || !context.judged_by(record, kFailureReasonCorrectName)) continue;
     if (!record.placement_at_answer) {
       tally.not_judged("no placement at the answer");
       continue;

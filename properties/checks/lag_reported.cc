@@ -20,7 +20,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kLagReported.data();
+constexpr const char* kLagReportedName = sim::property_names::kLagReported.data();
 
 std::string lag_text(const LagInfo& lag) {
   return "current=" + std::to_string(lag.current_offset_position) +
@@ -31,7 +31,7 @@ std::string lag_text(const LagInfo& lag) {
 Violation lag_violation(const JudgeContext& context, const sim::LagRecord& sample,
                         std::string summary, std::string expected) {
   Violation v;
-  v.property = kName;
+  v.property = kLagReportedName;
   v.at_ms = sample.at_ms.ms_since_epoch();
   v.summary = sample.instance + " " + sample.store + "[" + std::to_string(sample.partition) +
               "]: " + std::move(summary);
@@ -47,9 +47,9 @@ Violation lag_violation(const JudgeContext& context, const sim::LagRecord& sampl
 
 std::vector<Violation> check_lag_reported(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kLagReportedName);
   for (const sim::LagRecord& sample : context.trace().lags) {
-    if (!context.judged_at(sample.at_ms, kName)) continue;
+    if (!context.judged_at(sample.at_ms, kLagReportedName)) continue;
     const sim::ReplicaSnapshot& actual = sample.actual;
     if (actual.role == sim::ReplicaRole::kNone) {
       tally.judged();

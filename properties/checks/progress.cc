@@ -22,13 +22,13 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kProgress.data();
+constexpr const char* kProgressName = sim::property_names::kProgress.data();
 
 }  // namespace
 
 std::vector<Violation> check_progress(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kProgressName);
   const sim::RunTrace& trace = context.trace();
   if (!trace.progress) {
     tally.not_judged(trace.liveness ? "a bound stopped the run" : "no liveness phase");
@@ -38,7 +38,7 @@ std::vector<Violation> check_progress(const JudgeContext& context) {
   const sim::ProgressRecord& progress = *trace.progress;
   if (progress.quiescent_ms) return out;
   Violation v;
-  v.property = kName;
+  v.property = kProgressName;
   v.at_ms = progress.deadline_ms.ms_since_epoch();
   v.summary = "the cluster did not settle by the liveness deadline: " + progress.gap;
   v.expected = fmt::format(

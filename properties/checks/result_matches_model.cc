@@ -43,7 +43,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kResultMatchesModel.data();
+constexpr const char* kResultMatchesModelName = sim::property_names::kResultMatchesModel.data();
 
 // The committed position a READ_COMMITTED answer of a transactional store must carry, when it
 // carries another; nullopt otherwise (not such an answer, or labelled right).
@@ -98,7 +98,7 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
   if (!outcome.position) {
     tally.judged();
     out.push_back(detail::record_violation(
-        context, kName, record, &outcome, "a success without a position",
+        context, kResultMatchesModelName, record, &outcome, "a success without a position",
         "a copy of the store's position (Kafka attaches one to every store result)",
         detail::outcome_string(outcome)));
     return;
@@ -106,7 +106,7 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
   if (auto committed = committed_label_differs(context, record, outcome)) {
     tally.judged();
     out.push_back(detail::record_violation(
-        context, kName, record, &outcome,
+        context, kResultMatchesModelName, record, &outcome,
         "a READ_COMMITTED answer of a transactional store is not labelled with its committed "
         "position",
         committed->to_string(), outcome.position->to_string()));
@@ -132,7 +132,7 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
     }
     tally.judged();
     out.push_back(detail::record_violation(
-        context, kName, record, &outcome,
+        context, kResultMatchesModelName, record, &outcome,
         "the reported position is not one the store can report at offset " + std::to_string(offset),
         *want, outcome.position->to_string()));
     return;
@@ -164,17 +164,19 @@ void judge_partition(const JudgeContext& context, const sim::QueryRecord& record
                                   " (an under-claim, with the switch on)"
                             : "the answer is not the model's at the reported offset " +
                                   std::to_string(offset) + " nor at any later one";
-  out.push_back(detail::record_violation(context, kName, record, &outcome, std::move(summary),
-                                         fit.expected, detail::outcome_string(outcome)));
+  out.push_back(detail::record_violation(context, kResultMatchesModelName, record, &outcome,
+                                         std::move(summary), fit.expected,
+                                         detail::outcome_string(outcome)));
 }
 
 }  // namespace
 
 std::vector<Violation> check_result_matches_model(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kResultMatchesModelName);
   for (const sim::QueryRecord& record : context.trace().history.records()) {
-    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
+    if (record.outcome != sim::OutcomeKind::kAnswered ||
+        !context.judged_by(record, kResultMatchesModelName)) {
       continue;
     }
     const auto why = detail::not_answerable(context, record.request);

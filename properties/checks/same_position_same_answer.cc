@@ -36,7 +36,8 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kSamePositionSameAnswer.data();
+constexpr const char* kSamePositionSameAnswerName =
+    sim::property_names::kSamePositionSameAnswer.data();
 
 // (store, partition, kind, key, lower, upper, order, position): the identity of an answer. It
 // points into the trace's records, which outlive the check, so grouping copies nothing.
@@ -220,11 +221,12 @@ bool under_claim(const JudgeContext& context, const sim::QueryRecord& record,
 
 std::vector<Violation> check_same_position_same_answer(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kSamePositionSameAnswerName);
   const bool switch_off = !context.trace().consistency_offset_vector_enabled;
   FirstAnswers first(context.trace().history.size());
   for (const sim::QueryRecord& record : context.trace().history.records()) {
-    if (record.outcome != sim::OutcomeKind::kAnswered || !context.judged_by(record, kName)) {
+    if (record.outcome != sim::OutcomeKind::kAnswered ||
+        !context.judged_by(record, kSamePositionSameAnswerName)) {
       continue;
     }
     const sim::QueryRequestRecord& q = record.request;
@@ -285,7 +287,7 @@ std::vector<Violation> check_same_position_same_answer(const JudgeContext& conte
           detail::find_replica(detail::explaining_placement(*earlier.record),
                                earlier.record->target_instance, earlier.outcome->partition);
       Violation& v = out.emplace_back(detail::record_violation(
-          context, kName, record, &outcome,
+          context, kSamePositionSameAnswerName, record, &outcome,
           "a different answer than record #" + std::to_string(earlier.record->id) + " (" +
               earlier.record->target_instance + ") at the same position " +
               outcome.position->to_string(),

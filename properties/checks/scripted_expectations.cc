@@ -23,7 +23,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kScriptedExpectations.data();
+constexpr const char* kScriptedExpectationsName = sim::property_names::kScriptedExpectations.data();
 
 std::string value_text(const std::optional<int64_t>& v) {
   return v ? std::to_string(*v) : std::string("null");
@@ -162,13 +162,13 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
         error_name_matches(*want.error, record.error->kind)) {
       return;
     }
-    out.push_back(detail::record_violation(context, kName, record, nullptr,
+    out.push_back(detail::record_violation(context, kScriptedExpectationsName, record, nullptr,
                                            "expected " + *want.error + at, *want.error,
                                            detail::record_outcome_text(record, false)));
     return;
   }
   if (record.outcome != sim::OutcomeKind::kAnswered) {
-    out.push_back(detail::record_violation(context, kName, record, nullptr,
+    out.push_back(detail::record_violation(context, kScriptedExpectationsName, record, nullptr,
                                            "expected an answer" + at, "answered",
                                            detail::record_outcome_text(record, false)));
     return;
@@ -181,7 +181,7 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
   }
   if (want.answered_partitions && answered != *want.answered_partitions) {
     out.push_back(detail::record_violation(
-        context, kName, record, nullptr, "answered partitions differ" + at,
+        context, kScriptedExpectationsName, record, nullptr, "answered partitions differ" + at,
         partitions_text(*want.answered_partitions), partitions_text(answered)));
   }
   if (want.values) {
@@ -193,7 +193,8 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
     }
     if (!all_succeeded || values != *want.values) {
       out.push_back(detail::record_violation(
-          context, kName, record, nullptr, "values unioned over the partitions differ" + at,
+          context, kScriptedExpectationsName, record, nullptr,
+          "values unioned over the partitions differ" + at,
           set_text(*want.values) + " from every partition succeeding",
           set_text(values) + (all_succeeded ? "" : " (a partition failed)")));
     }
@@ -204,16 +205,16 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
       if (o.position) merged.merge(*o.position, context.trace().kafka_pin);  // pin delta 17
     }
     if (merged != *want.merged_position) {
-      out.push_back(
-          detail::record_violation(context, kName, record, nullptr, "merged position differs" + at,
-                                   want.merged_position->to_string(), merged.to_string()));
+      out.push_back(detail::record_violation(
+          context, kScriptedExpectationsName, record, nullptr, "merged position differs" + at,
+          want.merged_position->to_string(), merged.to_string()));
     }
   }
   for (const auto& p : want.partitions) {
     const auto it = got.find(p.partition);
     if (it == got.end()) {
       out.push_back(detail::record_violation(
-          context, kName, record, nullptr,
+          context, kScriptedExpectationsName, record, nullptr,
           "no result for partition " + std::to_string(p.partition) + at,
           "a result for partition " + std::to_string(p.partition), partitions_text(answered)));
       continue;
@@ -221,7 +222,7 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
     const auto bad = partition_mismatches(p, *it->second);
     if (bad.empty()) continue;
     out.push_back(detail::record_violation(
-        context, kName, record, it->second,
+        context, kScriptedExpectationsName, record, it->second,
         "partition " + std::to_string(p.partition) + " differs from the step" + at, join(bad),
         detail::outcome_string(*it->second)));
   }
@@ -231,7 +232,7 @@ void judge(const JudgeContext& context, const sim::ScriptedExpectation& want,
 
 std::vector<Violation> check_scripted_expectations(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kScriptedExpectationsName);
   if (context.trace().expectations.empty()) return out;
   const auto& records = context.trace().history.records();
   std::map<uint64_t, const sim::QueryRecord*> by_id;
@@ -241,7 +242,7 @@ std::vector<Violation> check_scripted_expectations(const JudgeContext& context) 
     if (it == by_id.end()) {
       tally.judged();
       Violation v;
-      v.property = kName;
+      v.property = kScriptedExpectationsName;
       v.record_id = want.record_id;
       v.summary =
           "no query record #" + std::to_string(want.record_id) + " for the step at " + want.where;

@@ -24,7 +24,7 @@
 namespace iq::properties {
 namespace {
 
-constexpr const char* kName = sim::property_names::kSessionMonotonic.data();
+constexpr const char* kSessionMonotonicName = sim::property_names::kSessionMonotonic.data();
 
 // The client's merged position, kept as the bare map Position holds: merged in one pass per
 // result (Position::merge first asks whether anything changes, then searches again to change it,
@@ -73,7 +73,7 @@ std::optional<std::string> went_backwards(const Merged& seen, const Position& po
 
 std::vector<Violation> check_session_monotonic(const JudgeContext& context) {
   std::vector<Violation> out;
-  detail::Tally tally(context, kName);
+  detail::Tally tally(context, kSessionMonotonicName);
   // (phase, client) -> merged position of the client's successes so far.
   std::map<std::pair<int32_t, int32_t>, Merged> merged;
   for (const sim::QueryRecord& record : context.trace().history.records()) {
@@ -83,8 +83,8 @@ std::vector<Violation> check_session_monotonic(const JudgeContext& context) {
     }
     const auto who = std::make_pair(context.phase_index(record.invoke_ms), record.client);
     Merged& seen = merged[who];
-    const bool judged =
-        record.request.bound_mode == sim::BoundMode::kSession && context.judged_by(record, kName);
+    const bool judged = record.request.bound_mode == sim::BoundMode::kSession &&
+                        context.judged_by(record, kSessionMonotonicName);
     for (const sim::PartitionOutcome& outcome : record.partitions) {
       if (!outcome.success) continue;
       // requireActive queries are judged too: the client asked for its session bound, and that
@@ -95,7 +95,7 @@ std::vector<Violation> check_session_monotonic(const JudgeContext& context) {
         if (auto back = went_backwards(seen, outcome.position ? *outcome.position : none,
                                        outcome.partition)) {
           out.push_back(detail::record_violation(
-              context, kName, record, &outcome,
+              context, kSessionMonotonicName, record, &outcome,
               "client " + std::to_string(record.client) + " saw a component go backwards: " + *back,
               "every component of " + Position::from_map(seen).to_string() + " on partition " +
                   std::to_string(outcome.partition) + " at least as high",
