@@ -37,6 +37,11 @@ std::vector<TaskId> StateDirectory::task_dirs_on_disk() {
   return out;
 }
 
+Status StateDirectory::get_or_create_directory_for_task(const TaskId& id) {
+  if (!has_persistent_stores_) return ok_status();
+  return fs_.create_directories(task_dir(id));
+}
+
 bool StateDirectory::directory_for_task_is_empty(const TaskId& id) {
   for (const std::string& name : fs_.list_directory(task_dir(id))) {
     if (name != ".checkpoint") return false;

@@ -1,8 +1,9 @@
 #pragma once
 // StateDirectory (PI/StateDirectory.java): the instance's state.dir/<application.id>/ with one
-// directory per task ("<subtopology>_<partition>"). It outlives task ownership: a task that moves
-// away leaves its directory (its .checkpoint and store files) behind, so the instance reports an
-// offset sum for it at the next rebalance and can restore from there if it gets the task back.
+// directory per task ("<subtopology>_<partition>"), made only when the topology has a persistent
+// store (without one nothing is written under state.dir). It outlives task ownership: a task that
+// moves away leaves its directory (its .checkpoint and store files) behind, so the instance reports
+// an offset sum for it at the next rebalance and can restore from there if it gets the task back.
 // KafkaStreams' cleaner deletes a directory no thread holds once its last-modified time (the
 // directory's mtime, moved by writing, renaming or deleting .checkpoint or <store>.position) is
 // older than state.cleanup.delay.ms (default 10 minutes), whichever process life left it.
@@ -41,6 +42,13 @@ class StateDirectory {
 
   std::string task_dir(const TaskId& id) const { return root_ + "/" + id.to_string(); }
   const std::string& root() const { return root_; }
+  // TopologyMetadata.hasPersistentStores, as the state directory was built with it.
+  bool has_persistent_stores() const { return has_persistent_stores_; }
+  // StateDirectory.getOrCreateDirectoryForTask (called by ProcessorStateManager's constructor):
+  // creates the task's directory, and the application's above it, only when the topology has a
+  // persistent store. Without one Kafka creates nothing on disk at either pin: no store writes
+  // there, and .checkpoint, which lists persistent stores only, is only ever deleted.
+  [[nodiscard]] Status get_or_create_directory_for_task(const TaskId& id);
 
   // Task directories present on disk, parsed back into task ids, in order.
   std::vector<TaskId> task_dirs_on_disk();

@@ -1,5 +1,6 @@
 #include "processor/task.h"
 #include "io/operation_marker.h"
+#include "processor/state_directory.h"
 
 namespace iq {
 
@@ -104,7 +105,15 @@ ChangelogOffsets Task::changelog_offsets() const {
 
 Status Task::initialize() {
   IQ_ASSERT(state_ == TaskState::CREATED, "initialize in state {}", to_string(state_));
-  auto s = env_.fs->create_directories(env_.task_dir);
+  // StateDirectory.getOrCreateDirectoryForTask: no directory without a persistent store. A lone
+  // task (unit tests, no state directory) creates its own, as with a persistent store.
+  if (env_.state_directory != nullptr) {
+    IQ_ASSERT(env_.task_dir == env_.state_directory->task_dir(id_), "task {} in {}",
+              id_.to_string(), env_.task_dir);
+  }
+  auto s = env_.state_directory != nullptr
+               ? env_.state_directory->get_or_create_directory_for_task(id_)
+               : env_.fs->create_directories(env_.task_dir);
   if (!s) return s;
   // StateDirectory.directoryForTaskIsEmpty, asked before the stores open: anything but
   // .checkpoint counts. Only exactly_once_v2 reads the answer, so only it lists the directory.

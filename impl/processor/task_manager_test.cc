@@ -54,6 +54,7 @@ class TaskManagerTest : public testing::Test {
         [this](const TaskId& id) {
           TaskEnvironment env = second_instance_->env;
           env.task_dir = state_directory_->task_dir(id);
+          env.state_directory = state_directory_.get();
           return env;
         },
         "app-StreamThread-2");
@@ -311,6 +312,40 @@ TEST_F(TaskManagerTest, AnInMemoryTaskMovingBetweenThreadsOpensAtOnce) {
   EXPECT_EQ(count(second_->active({0, 0}), 4), 1);
   ASSERT_TRUE(manager_->handle_assignment({}, {}, 20).has_value());
   EXPECT_EQ(state_directory_->lock_owner({0, 0}), std::nullopt);
+}
+
+// Proves StateDirectory.getOrCreateDirectoryForTask at both pins: without a persistent store no
+// task directory (nor the application's) is ever made, by an active or a standby, through their
+// commits, checkpoints and closes, so the cleaner finds nothing to delete; with one the active's
+// directory is made and stays after the close.
+TEST_F(TaskManagerTest, WithoutAPersistentStoreNoTaskDirectoryIsCreated) {
+  ASSERT_FALSE(has_persistent_stores(topology_));
+  produce(0, 1);
+  produce(1, 2);
+  for (const KafkaPin pin : {KafkaPin::k2024_10_25, KafkaPin::k2026_08_20}) {
+    SCOPED_TRACE(std::string("pin ") + to_string(pin));
+    manager_.reset();
+    std::filesystem::remove_all(root_);
+    pin_ = pin;
+    build();
+    ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {{0, 1}}, 0).has_value());
+    step();
+    step();
+    ASSERT_TRUE(manager_->commit_all(/*now_ms=*/0).has_value());
+    ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+    ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+    EXPECT_FALSE(std::filesystem::exists(root_ / "app")) << "no application directory either";
+    manager_->handle_rebalance_start();
+    EXPECT_TRUE(manager_->task_offset_sums().empty());
+    EXPECT_TRUE(state_directory_->clean_removed_tasks(/*now_ms=*/1'000'000'000).empty());
+  }
+
+  build_persistent();
+  ASSERT_TRUE(manager_->handle_assignment({{0, 0}}, {}, 0).has_value());
+  step();
+  ASSERT_TRUE(manager_->handle_revocation({{0, 0}}, 5).has_value());
+  ASSERT_TRUE(manager_->handle_assignment({}, {}, 5).has_value());
+  EXPECT_TRUE(std::filesystem::is_directory(root_ / "app" / "0_0"));
 }
 
 // Proves a task still waiting for the lock can be reassigned (active to standby, then away)
