@@ -430,6 +430,30 @@ constexpr Finding kCatalogue[] = {
                    "retention floor: windows within a retention of the newest staged put may be "
                    "missing; query READ_UNCOMMITTED or keep the retention well above the spread "
                    "of window starts a commit interval covers."},
+    {.key = "versioned_position_not_staged",
+     .title = "a transactional versioned store answers READ_COMMITTED under its staged position "
+              "(2026-08-20)",
+     .explanation =
+         "With transactional state stores a versioned store stages its writes in its RocksDB "
+         "transaction buffer and READ_COMMITTED reads only what the last commit wrote, but the "
+         "store keeps one position, which every put advances at once, and labels and bounds "
+         "both levels with it. A READ_COMMITTED answer carries the position of writes it does "
+         "not show: two answers at one position can differ, and a bound those writes meet is "
+         "passed by older data.",
+     .kafka_source =
+         "state/internals/RocksDBVersionedStore.put, delete (StoreQueryUtils.updatePosition on "
+         "the segments' position) and query (handleBasicQueries with that position for either "
+         "level), get(..., level) over LogicalKeyValueSegment.readOnly(level) at 8f4e08b5a3 "
+         "(KAFKA-20500, 8cfdfaaacc); pin delta 9 of docs/kafka-2026-08-20.md.",
+     .conditions = "kafka = '2026-08-20'; enable.transactional.statestores; a versioned table or "
+                   "writer; either guarantee; a VersionedKeyQuery or MultiVersionedKeyQuery "
+                   "under READ_COMMITTED on the active between a put and the next commit.",
+     .scenario = "",
+     .seen_in = "properties/checks/kafka_2026_classes_test.cc (a hand-made trace); no template "
+                "draws transactional versioned stores yet",
+     .what_to_do = "Do not read a READ_COMMITTED versioned answer's position as the state it "
+                   "answers, nor feed it back as a bound; query READ_UNCOMMITTED where positions "
+                   "must be exact."},
 };
 
 }  // namespace

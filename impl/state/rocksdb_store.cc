@@ -249,6 +249,15 @@ Status RocksDBStore::put(const Bytes& key, const ValueBytes& value) {
     buffer_->update_position(context_);
     return ok_status();
   }
+  return write_direct(key, value, /*update_position=*/true);
+}
+
+Status RocksDBStore::write_past_buffer(const Bytes& key, const ValueBytes& value) {
+  if (auto s = validate_store_open(); !s) return s;
+  return write_direct(key, value, /*update_position=*/false);
+}
+
+Status RocksDBStore::write_direct(const Bytes& key, const ValueBytes& value, bool update_position) {
   const rocksdb::WriteOptions options = rocksdb_store_write_options();
   const rocksdb::Status status = value ? db_->Put(options, cf_, key.get(), value->get())
                                        : db_->Delete(options, cf_, key.get());
@@ -257,7 +266,7 @@ Status RocksDBStore::put(const Bytes& key, const ValueBytes& value) {
                                                    : "Error while removing key from store ") +
                                             name_));
   }
-  store_query_utils::update_position(position_, context_);
+  if (update_position) store_query_utils::update_position(position_, context_);
   return maybe_flush_memtable(
       memtable_entry_bytes(key.get().size(), value ? value->get().size() : 0));
 }

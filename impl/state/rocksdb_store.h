@@ -170,6 +170,11 @@ class RocksDBStore : public KeyValueBytesStore {
 
   // The batching restore callback registered at init: changelog records in offset order.
   [[nodiscard]] Status restore_batch(const std::vector<ConsumerRecord>& records);
+  // RocksDBStore.addToBatch + write, what the versioned store's restore writes its physical store
+  // with (RocksDBVersionedStoreRestoreWriteBuffer.flush): RocksDB itself, past a transaction
+  // buffer, and no position (the versioned store owns it). The same write as a non-transactional
+  // put.
+  [[nodiscard]] Status write_past_buffer(const Bytes& key, const ValueBytes& value);
 
  protected:
   // The column family holding the data; the timestamped store keeps its own. The default column
@@ -223,6 +228,9 @@ class RocksDBStore : public KeyValueBytesStore {
   void stage(const Bytes& key, const ValueBytes& value);
   [[nodiscard]] Status commit_transactional(const ChangelogOffsets& offsets);
 
+  // A put or delete written to RocksDB at once (the DirectDBAccessor's), then the memtable check.
+  [[nodiscard]] Status write_direct(const Bytes& key, const ValueBytes& value,
+                                    bool update_position);
   [[nodiscard]] Status open_db(StateStoreContext& context);
   [[nodiscard]] Status validate_store_open() const;
   [[nodiscard]] Status write(rocksdb::WriteBatch& batch, const std::string& error_message);

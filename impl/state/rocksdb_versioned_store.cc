@@ -73,15 +73,32 @@ class RocksDBVersionedStore::PhysicalContext final : public StateStoreContext {
   FileSystem& file_system() override { return task_.file_system(); }
   rocksdb::Env* rocksdb_env() override { return task_.rocksdb_env(); }
   size_t rocksdb_write_buffer_size() const override { return task_.rocksdb_write_buffer_size(); }
-  // openDB reads the pin and processing.guarantee from the app configs, as any RocksDBStore does.
-  // enable.transactional.statestores is not passed: KIP-892 for the versioned store (its data
-  // staged in the physical store's buffer) is not ported yet, so the physical store stays
-  // non-transactional and writes the status marker.
+  // openDB reads the pin, processing.guarantee and enable.transactional.statestores from the app
+  // configs, as any RocksDBStore does (LogicalKeyValueSegments.openExisting passes
+  // context.appConfigs()): with the flag the physical store is transactional (pin delta 5).
   KafkaPin kafka_pin() const override { return task_.kafka_pin(); }
   bool eos_enabled() const override { return task_.eos_enabled(); }
+  bool transactional_state_stores() const override { return task_.transactional_state_stores(); }
 
  private:
   StateStoreContext& task_;
+};
+
+// RocksDBVersionedStore.ReadOnlyView (KAFKA-20500): the gets at one isolation level. Kafka's view
+// throws on writes; this interface has none.
+class RocksDBVersionedStore::ReadCommittedView final : public ReadOnlyVersionedBytes {
+ public:
+  explicit ReadCommittedView(RocksDBVersionedStore& store) : store_(store) {}
+  StoreResult<std::optional<VersionedBytesRecord>> get(const Bytes& key) override {
+    return store_.get_latest(key, IsolationLevel::READ_COMMITTED);
+  }
+  StoreResult<std::optional<VersionedBytesRecord>> get(const Bytes& key,
+                                                       int64_t as_of_ms) override {
+    return store_.get_as_of(key, as_of_ms, IsolationLevel::READ_COMMITTED);
+  }
+
+ private:
+  RocksDBVersionedStore& store_;
 };
 
 RocksDBVersionedStore::RocksDBVersionedStore(std::string name, int64_t history_retention_ms,
@@ -90,7 +107,8 @@ RocksDBVersionedStore::RocksDBVersionedStore(std::string name, int64_t history_r
       history_retention_ms_(history_retention_ms),
       grace_period_ms_(history_retention_ms),
       segment_interval_ms_(segment_interval_ms),
-      physical_store_(std::make_unique<RocksDBStore>(name_)) {
+      physical_store_(std::make_unique<RocksDBStore>(name_)),
+      read_committed_view_(std::make_unique<ReadCommittedView>(*this)) {
   IQ_ASSERT(!name_.empty());
   IQ_ASSERT(history_retention_ms_ >= 0, "historyRetention {}", history_retention_ms_);
   IQ_ASSERT(segment_interval_ms_ >= 1, "segmentInterval {}", segment_interval_ms_);
@@ -136,6 +154,7 @@ Status RocksDBVersionedStore::init(StateStoreContext& context, StateStore& root)
   consistency_enabled_ = context.consistency_enabled();
   end_of_batch_stream_time_ = context.quirks().versioned_restore_end_of_batch_stream_time;
   context_ = &context;
+  committed_position_ = position_.copy();  // nothing is staged at the open
   return ok_status();
 }
 
@@ -168,7 +187,10 @@ void RocksDBVersionedStore::close() {
 // LogicalKeyValueSegments.commit: the physical store's, which holds every logical segment and the
 // latest values, with the physical store's own position (pin delta 10).
 Status RocksDBVersionedStore::commit(const ChangelogOffsets& offsets) {
-  return physical_store_->commit(offsets);
+  if (auto s = physical_store_->commit(offsets); !s) return s;
+  // Every write the position covers is in RocksDB now (the observation, not Kafka's).
+  committed_position_ = position_.copy();
+  return ok_status();
 }
 
 bool RocksDBVersionedStore::manages_offsets() const {
@@ -184,9 +206,16 @@ std::vector<int64_t> RocksDBVersionedStore::segment_ids() const {
   return {segments_.begin(), segments_.end()};
 }
 
+// pin delta 9 (8cfdfaaacc): the one position, advanced by every put whether staged or not, bounds
+// and labels both levels; only the data read depends on the level.
 QueryOutcome RocksDBVersionedStore::query(const Query& query, const PositionBound& bound,
                                           const QueryConfig& config) {
   return store_query_utils::handle_basic_queries(query, bound, config, *this, position_, context_);
+}
+
+ReadOnlyVersionedBytes& RocksDBVersionedStore::read_only(IsolationLevel level) {
+  if (level == IsolationLevel::READ_UNCOMMITTED) return *this;
+  return *read_committed_view_;
 }
 
 StoreResult<int64_t> RocksDBVersionedStore::put(const Bytes& key, const ValueBytes& value,
@@ -237,17 +266,29 @@ StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::delete_k
 }
 
 StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get(const Bytes& key) {
+  return get_latest(key, IsolationLevel::READ_UNCOMMITTED);
+}
+
+StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get(const Bytes& key,
+                                                                            int64_t as_of_ms) {
+  return get_as_of(key, as_of_ms, IsolationLevel::READ_UNCOMMITTED);
+}
+
+StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get_latest(
+    const Bytes& key, IsolationLevel level) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
-  auto raw = segment_get(kLatestValueStoreId, key);
+  auto raw = segment_get(kLatestValueStoreId, key, level);
   if (!raw) return base::unexpected(raw.error());
   if (!raw->has_value()) return std::optional<VersionedBytesRecord>{};
   return std::optional<VersionedBytesRecord>(latest_record(**raw));
 }
 
-StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get(const Bytes& key,
-                                                                            int64_t as_of_ms) {
+// The observed stream time, raised by staged puts too, sets the history floor at both levels, as
+// in Kafka; READ_COMMITTED reads the segments this object knows through their committed views.
+StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get_as_of(
+    const Bytes& key, int64_t as_of_ms, IsolationLevel level) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
-  auto raw = segment_get(kLatestValueStoreId, key);
+  auto raw = segment_get(kLatestValueStoreId, key, level);
   if (!raw) return base::unexpected(raw.error());
   // The latest version never expires: it answers whenever it was valid at as_of.
   if (raw->has_value() && timestamped_bytes::timestamp(**raw) == as_of_ms) {
@@ -266,16 +307,16 @@ StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get(cons
     IQ_PROBE("versioned.get_expired", "a versioned get asked for a time beyond history retention");
     return std::optional<VersionedBytesRecord>{};
   }
-  return get_from_segments(key, as_of_ms);
+  return get_from_segments(key, as_of_ms, level);
 }
 
 // Newest segment first, from the one as_of falls in: versions sit in the segment of their validTo,
 // so the version valid at as_of is in the first segment whose row spans as_of.
 StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get_from_segments(
-    const Bytes& key, int64_t as_of_ms) {
+    const Bytes& key, int64_t as_of_ms, IsolationLevel level) {
   const auto none = std::optional<VersionedBytesRecord>{};
   for (int64_t id : segments(as_of_ms, kTimestampMax, /*forward=*/false)) {
-    auto raw = segment_get(id, key);
+    auto raw = segment_get(id, key, level);
     if (!raw) return base::unexpected(raw.error());
     if (!raw->has_value()) continue;
     const std::string_view bytes = (*raw)->view();
@@ -299,10 +340,8 @@ StoreResult<std::optional<VersionedBytesRecord>> RocksDBVersionedStore::get_from
 // in the segment of its validTo, so a version valid inside [from, to] whose validTo falls in a
 // later segment than `to` is not found (get(key, asOf) starts at segment_id(asOf) and upward, and
 // finds it). Beyond history retention (to older than it) only the latest value is read.
-StoreResult<VersionedRecordIterator<Bytes>> RocksDBVersionedStore::get(const Bytes& key,
-                                                                       int64_t from_ms,
-                                                                       int64_t to_ms,
-                                                                       ResultOrder order) {
+StoreResult<VersionedRecordIterator<Bytes>> RocksDBVersionedStore::get(
+    const Bytes& key, int64_t from_ms, int64_t to_ms, ResultOrder order, IsolationLevel level) {
   if (auto s = validate_store_open(); !s) return base::unexpected(s.error());
   const bool ascending = order == ResultOrder::ASCENDING;
   std::vector<int64_t> ids;
@@ -323,7 +362,7 @@ StoreResult<VersionedRecordIterator<Bytes>> RocksDBVersionedStore::get(const Byt
   }
   VersionedRecordIterator<Bytes> out;
   for (int64_t id : ids) {
-    auto raw = segment_get(id, key);
+    auto raw = segment_get(id, key, level);
     if (!raw) return base::unexpected(raw.error());
     if (!raw->has_value()) continue;
     if (id == kLatestValueStoreId) {
@@ -348,12 +387,19 @@ StoreResult<VersionedRecordIterator<Bytes>> RocksDBVersionedStore::get(const Byt
 
 Status RocksDBVersionedStore::restore_batch(const std::vector<ConsumerRecord>& records) {
   IQ_ASSERT(open_, "restoring into closed store {}", name_);
-  // The stream time at the end of the batch: segments that will have expired by then are not
-  // written at all (Kafka's restore optimisation, kept because it decides what survives).
-  // Kafka quirk (docs/iqv2-semantics.md quirk 18): records are still admitted by the RUNNING
-  // stream time below, so a latest tombstone whose own segment is expired by the batch's end is
-  // dropped, and a later out-of-order value in the same batch then stretches over its interval;
-  // a multi-record restore can answer differently from live processing inside the retention.
+  restoring_ = true;
+  auto restored = restore_records(records);
+  restoring_ = false;
+  return restored;
+}
+
+// The stream time at the end of the batch: segments that will have expired by then are not
+// written at all (Kafka's restore optimisation, kept because it decides what survives).
+// Kafka quirk (docs/iqv2-semantics.md quirk 18): records are still admitted by the RUNNING
+// stream time below, so a latest tombstone whose own segment is expired by the batch's end is
+// dropped, and a later out-of-order value in the same batch then stretches over its interval;
+// a multi-record restore can answer differently from live processing inside the retention.
+Status RocksDBVersionedStore::restore_records(const std::vector<ConsumerRecord>& records) {
   int64_t end_of_batch_stream_time_ms = observed_stream_time_ms_;
   for (const ConsumerRecord& record : records)
     end_of_batch_stream_time_ms = std::max(end_of_batch_stream_time_ms, record.timestamp);
@@ -368,6 +414,12 @@ Status RocksDBVersionedStore::restore_batch(const std::vector<ConsumerRecord>& r
     auto checked = store_query_utils::apply_checks_and_update_position(record, consistency_enabled_,
                                                                        position_);
     if (!checked) return checked;
+    if (transactional()) {
+      // Restored data is committed on arrival (written past the buffer), and so is its position
+      // (the observation; staged puts, if any, keep theirs out of it).
+      (void)store_query_utils::apply_checks_and_update_position(record, consistency_enabled_,
+                                                                committed_position_);
+    }
     // With quirk 18 off (only the judge's rerun), the running stream time, as live processing.
     auto put =
         do_put(end_of_batch_stream_time_ ? end_of_batch_stream_time_ms : observed_stream_time_ms_,
@@ -594,11 +646,15 @@ Status RocksDBVersionedStore::cleanup_expired_segments(int64_t stream_time_ms) {
   return ok_status();
 }
 
-StoreResult<ValueBytes> RocksDBVersionedStore::segment_get(int64_t id, const Bytes& key) {
-  return physical_store_->get(prefixed(id, key));
+StoreResult<ValueBytes> RocksDBVersionedStore::segment_get(int64_t id, const Bytes& key,
+                                                           IsolationLevel level) {
+  return physical_store_->read_only(level).get(prefixed(id, key));
 }
 
+// Restore writes RocksDB directly (Kafka's restore WriteBatch); a processed put goes through the
+// physical store, staged when it is transactional.
 Status RocksDBVersionedStore::segment_put(int64_t id, const Bytes& key, const ValueBytes& value) {
+  if (restoring_) return physical_store_->write_past_buffer(prefixed(id, key), value);
   return physical_store_->put(prefixed(id, key), value);
 }
 

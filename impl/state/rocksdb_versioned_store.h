@@ -21,6 +21,20 @@
 // batch's writes (RocksDBVersionedStoreRestoreWriteBuffer) and writes them as two RocksDB batches,
 // impl/ writes them through directly. With the WAL off nothing between two flushes survives a
 // crash either way, so no reader can tell the difference.
+//
+// Transactional (KIP-892 at the 2026-08-20 pin, enable.transactional.statestores; pin delta 5,
+// docs/kafka-2026-08-20.md §3.4.5): Kafka opens the physical store with openDB(appConfigs), so it
+// is a transactional RocksDBStore: every put, delete and expired-segment destroy of the versioned
+// store is staged in the physical store's transaction buffer (rocksdb_store.h) and reaches RocksDB
+// only at commit(offsets), with the offsets, in one write; close() and a crash discard it. Restore
+// writes RocksDB directly past the buffer (Kafka's restore WriteBatch), but its segment destroys
+// are staged like any. Reads take the level (KAFKA-20500, 8cfdfaaacc): READ_UNCOMMITTED reads the
+// staged writes over RocksDB, READ_COMMITTED RocksDB alone (the segments' readOnly(level) views
+// over the DirectDBAccessor); the segments read are those this object knows, staged creations and
+// expiries included, and the observed stream time is raised by staged puts as by any. The position
+// is not staged (pin delta 9): every put advances the one position at once, and query() bounds and
+// labels both levels with it, so a READ_COMMITTED answer carries the position of writes it does not
+// show.
 
 #include <cstdint>
 #include <memory>
@@ -29,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "iq/isolation_level.h"
 #include "iq/result_order.h"
 #include "state/offset_checkpoint.h"
 #include "state/rocksdb_store.h"
@@ -78,8 +93,26 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   // get(key, fromTime, toTime, order), what MultiVersionedKeyQuery runs: the versions valid at
   // some time in [from_ms, to_ms], newest first unless `order` is ASCENDING (so ANY runs
   // descending). See the .cc for which segments it reads.
-  [[nodiscard]] StoreResult<VersionedRecordIterator<Bytes>> get(const Bytes& key, int64_t from_ms,
-                                                                int64_t to_ms, ResultOrder order);
+  [[nodiscard]] StoreResult<VersionedRecordIterator<Bytes>> get(
+      const Bytes& key, int64_t from_ms, int64_t to_ms, ResultOrder order,
+      IsolationLevel level = IsolationLevel::READ_UNCOMMITTED);
+  // readOnly(level) (8cfdfaaacc): the store itself for READ_UNCOMMITTED, else a view whose gets
+  // read at that level (RocksDB past the physical store's transaction buffer, when it has one).
+  ReadOnlyVersionedBytes& read_only(IsolationLevel level) override;
+  // KIP-892: the physical store's buffer (every logical segment shares it), 0 when not
+  // transactional.
+  int64_t approximate_num_uncommitted_bytes() const override {
+    return physical_store_->approximate_num_uncommitted_bytes();
+  }
+  bool transactional() const { return physical_store_->transactional(); }
+  // Not Kafka, an observation for the trace (StateStore::committed_position): Kafka keeps one
+  // position for both levels (pin delta 9), so the committed one is recorded beside it, as it
+  // happens: the position at this object's open, after each restore batch and at each commit, when
+  // every write its position covers is in RocksDB. nullopt when not transactional.
+  std::optional<Position> committed_position() const override {
+    if (!transactional()) return std::nullopt;
+    return committed_position_.copy();
+  }
 
   // The batching restore callback registered at init: changelog records in offset order, each
   // carrying its version timestamp as the record timestamp.
@@ -108,6 +141,7 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   };
 
   [[nodiscard]] Status validate_store_open() const;
+  [[nodiscard]] Status restore_records(const std::vector<ConsumerRecord>& records);
   [[nodiscard]] Status open_physical_managing_offsets(const Position& position_file);
   [[nodiscard]] StoreResult<int64_t> do_put(int64_t stream_time_ms, const Bytes& key,
                                             const ValueBytes& value, int64_t timestamp_ms);
@@ -128,7 +162,13 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
                                                 const ValueBytes& value, int64_t timestamp_ms,
                                                 int64_t found_ts);
   [[nodiscard]] StoreResult<std::optional<VersionedBytesRecord>> get_from_segments(
-      const Bytes& key, int64_t as_of_ms);
+      const Bytes& key, int64_t as_of_ms, IsolationLevel level);
+  // The private get(key, level) and get(key, asOf, level) of KAFKA-20500, which the view calls.
+  [[nodiscard]] StoreResult<std::optional<VersionedBytesRecord>> get_latest(const Bytes& key,
+                                                                            IsolationLevel level);
+  [[nodiscard]] StoreResult<std::optional<VersionedBytesRecord>> get_as_of(const Bytes& key,
+                                                                           int64_t as_of_ms,
+                                                                           IsolationLevel level);
 
   // LogicalKeyValueSegments.
   int64_t segment_id(int64_t timestamp_ms) const { return timestamp_ms / segment_interval_ms_; }
@@ -139,7 +179,10 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   // [segment_id(from), segment_id(to)], in id order or reversed.
   std::vector<int64_t> segments(int64_t time_from_ms, int64_t time_to_ms, bool forward) const;
   [[nodiscard]] Status cleanup_expired_segments(int64_t stream_time_ms);
-  [[nodiscard]] StoreResult<ValueBytes> segment_get(int64_t id, const Bytes& key);
+  // A segment's row through the view of `level` (LogicalKeyValueSegment.readOnly(level)): under
+  // READ_COMMITTED the physical store's committed view, else the store (staged over RocksDB).
+  [[nodiscard]] StoreResult<ValueBytes> segment_get(
+      int64_t id, const Bytes& key, IsolationLevel level = IsolationLevel::READ_UNCOMMITTED);
   [[nodiscard]] Status segment_put(int64_t id, const Bytes& key, const ValueBytes& value);
   [[nodiscard]] Status destroy_segment(int64_t id);
 
@@ -161,6 +204,12 @@ class RocksDBVersionedStore final : public VersionedKeyValueBytesStore {
   // The ids of the regular segments this object knows (Kafka's TreeMap of LogicalKeyValueSegment).
   std::set<int64_t> segments_;
   bool opened_over_existing_data_ = false;
+  // Restore writes RocksDB directly (RocksDBVersionedStoreRestoreWriteBuffer.flush's WriteBatch),
+  // past a transaction buffer; set only while restore_batch runs.
+  bool restoring_ = false;
+  Position committed_position_ = Position::empty_position();  // observation only, see above
+  class ReadCommittedView;
+  std::unique_ptr<ReadCommittedView> read_committed_view_;
 };
 
 }  // namespace iq

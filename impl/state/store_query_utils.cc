@@ -152,15 +152,19 @@ QueryResult run_window_range_query(const Query& query, const QueryConfig& config
 // runVersionedKeyQuery: the latest version, or the one valid at asOf, from a versioned store;
 // std::optional<VersionedRecord<Bytes>> (nullopt for Kafka's null). Any other store answers
 // UNKNOWN_QUERY_TYPE after the bound check.
-QueryResult run_versioned_key_query(const Query& query, StateStore& store) {
+// At the new pin it reads through store.readOnly(level) (KAFKA-20500, 8cfdfaaacc); the old pin's
+// QueryConfig is always READ_UNCOMMITTED, which is the store itself.
+QueryResult run_versioned_key_query(const Query& query, const QueryConfig& config,
+                                    StateStore& store) {
   auto* versioned = dynamic_cast<VersionedKeyValueBytesStore*>(&store);
   if (versioned == nullptr) return QueryResult::for_unknown_query_type(query, store.java_class());
   const auto* raw = dynamic_cast<const VersionedKeyQuery<Bytes, Bytes>*>(&query);
   IQ_ASSERT(raw != nullptr, "a typed VersionedKeyQuery reached the position owner: {}",
             query.to_string());
   const OperationScope reading(Operation::kKeyQuery);  // an observation mark only
-  auto record = raw->as_of_timestamp() ? versioned->get(raw->key(), *raw->as_of_timestamp())
-                                       : versioned->get(raw->key());
+  ReadOnlyVersionedBytes& view = versioned->read_only(config.isolation_level());
+  auto record =
+      raw->as_of_timestamp() ? view.get(raw->key(), *raw->as_of_timestamp()) : view.get(raw->key());
   if (!record) return store_exception(store, query, record.error());
   IQ_PROBE("versioned.key_query_answered", "a versioned store answered a VersionedKeyQuery");
   return QueryResult::for_result(std::move(*record));
@@ -168,8 +172,9 @@ QueryResult run_versioned_key_query(const Query& query, StateStore& store) {
 
 // runMultiVersionedKeyQuery: Kafka casts any versioned store to RocksDBVersionedStore (the only
 // one there is) and runs get(key, fromTime, toTime, order); the typed layer always sets both
-// times. VersionedRecordIterator<Bytes>.
-QueryResult run_multi_versioned_key_query(const Query& query, StateStore& store) {
+// times, and (the new pin) the QueryConfig's level. VersionedRecordIterator<Bytes>.
+QueryResult run_multi_versioned_key_query(const Query& query, const QueryConfig& config,
+                                          StateStore& store) {
   if (dynamic_cast<VersionedKeyValueBytesStore*>(&store) == nullptr) {
     return QueryResult::for_unknown_query_type(query, store.java_class());
   }
@@ -191,7 +196,8 @@ QueryResult run_multi_versioned_key_query(const Query& query, StateStore& store)
                "a multi-version query ran with ResultOrder DESCENDING");
       break;
   }
-  auto records = rocksdb->get(raw->key(), *raw->from_time(), *raw->to_time(), raw->result_order());
+  auto records = rocksdb->get(raw->key(), *raw->from_time(), *raw->to_time(), raw->result_order(),
+                              config.isolation_level());
   if (!records) return store_exception(store, query, records.error());
   return QueryResult::for_result(std::move(*records));
 }
@@ -259,10 +265,10 @@ QueryResult handle_basic_queries(const Query& query, const PositionBound& bound,
       case QueryKind::WindowRangeQuery:
         return run_window_range_query(query, config, store);
       case QueryKind::VersionedKeyQuery:
-        return run_versioned_key_query(query, store);
+        return run_versioned_key_query(query, config, store);
       default:
         IQ_ASSERT(kind == QueryKind::MultiVersionedKeyQuery);
-        return run_multi_versioned_key_query(query, store);
+        return run_multi_versioned_key_query(query, config, store);
     }
   }();
   if (config.is_collect_execution_info())

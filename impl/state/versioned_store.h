@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 
+#include "iq/isolation_level.h"
 #include "iq/serdes.h"
 #include "iq/versioned_record.h"
 #include "state/state_store.h"
@@ -28,8 +29,21 @@ inline constexpr int64_t kPutReturnCodeNotPut = std::numeric_limits<int64_t>::mi
 
 using VersionedBytesRecord = VersionedRecord<Bytes>;
 
+// The reads of VersionedKeyValueStore<Bytes, byte[]>: what a versioned store is, and what its
+// read_only(level) hands out (KAFKA-20500's readOnly(IsolationLevel), whose view refuses writes:
+// this interface has none).
+class ReadOnlyVersionedBytes {
+ public:
+  virtual ~ReadOnlyVersionedBytes() = default;
+  // The latest version (no validTo), or nullopt.
+  [[nodiscard]] virtual StoreResult<std::optional<VersionedBytesRecord>> get(const Bytes& key) = 0;
+  // The version valid at `as_of_ms`, with its validTo unless it is the latest, or nullopt.
+  [[nodiscard]] virtual StoreResult<std::optional<VersionedBytesRecord>> get(const Bytes& key,
+                                                                             int64_t as_of_ms) = 0;
+};
+
 // VersionedKeyValueStore<Bytes, byte[]>: what RocksDBVersionedStore implements.
-class VersionedKeyValueBytesStore : public StateStore {
+class VersionedKeyValueBytesStore : public StateStore, public ReadOnlyVersionedBytes {
  public:
   // Adds a version valid from `timestamp_ms` (a null value is a tombstone). Returns the new
   // version's validTo, kPutReturnCodeValidToUndefined when it is the latest, or
@@ -40,11 +54,10 @@ class VersionedKeyValueBytesStore : public StateStore {
   // nullopt (also when the delete was older than the grace period and dropped).
   [[nodiscard]] virtual StoreResult<std::optional<VersionedBytesRecord>> delete_key(
       const Bytes& key, int64_t timestamp_ms) = 0;
-  // The latest version (no validTo), or nullopt.
-  [[nodiscard]] virtual StoreResult<std::optional<VersionedBytesRecord>> get(const Bytes& key) = 0;
-  // The version valid at `as_of_ms`, with its validTo unless it is the latest, or nullopt.
-  [[nodiscard]] virtual StoreResult<std::optional<VersionedBytesRecord>> get(const Bytes& key,
-                                                                             int64_t as_of_ms) = 0;
+  using ReadOnlyVersionedBytes::get;
+  // VersionedKeyValueStore.readOnly(level)'s default (KAFKA-20500): the store itself, whatever the
+  // level; a store with a transactional form answers READ_COMMITTED with a committed view.
+  virtual ReadOnlyVersionedBytes& read_only(IsolationLevel /*level*/) { return *this; }
   bool is_timestamped() const override { return true; }
   bool is_versioned() const override { return true; }
 };
@@ -107,6 +120,14 @@ class VersionedKeyValueToBytesStoreAdapter final : public VersionedBytesStore {
   VersionedKeyValueBytesStore& inner() { return *inner_; }
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
     return inner_->kept_entries(out);
+  }
+  // Kafka's adapter delegates approximateNumUncommittedBytes (6110d3e1ba); the committed position
+  // is the simulator's observation, passed down as every layer does.
+  int64_t approximate_num_uncommitted_bytes() const override {
+    return inner_->approximate_num_uncommitted_bytes();
+  }
+  std::optional<Position> committed_position() const override {
+    return inner_->committed_position();
   }
   bool manages_offsets() const override { return inner_->manages_offsets(); }
   Status commit(const ChangelogOffsets& offsets) override { return inner_->commit(offsets); }
@@ -173,6 +194,13 @@ class ChangeLoggingVersionedKeyValueBytesStore final : public VersionedBytesStor
   VersionedBytesStore& wrapped() { return *wrapped_; }
   bool kept_entries(std::vector<KeyValue<Bytes, Bytes>>* out) override {
     return wrapped_->kept_entries(out);
+  }
+  // WrappedStateStore delegates both (Kafka's for the bytes, the simulator's observation).
+  int64_t approximate_num_uncommitted_bytes() const override {
+    return wrapped_->approximate_num_uncommitted_bytes();
+  }
+  std::optional<Position> committed_position() const override {
+    return wrapped_->committed_position();
   }
   bool manages_offsets() const override { return wrapped_->manages_offsets(); }
   Status commit(const ChangelogOffsets& offsets) override { return wrapped_->commit(offsets); }

@@ -211,3 +211,70 @@ WitnessResult versioned_changelog_witness(const JudgeContext& context,
 }
 
 }  // namespace iq::properties::detail
+
+namespace iq::properties::detail {
+
+// Pin delta 9 (ViolationClass::kVersionedPositionNotStaged; docs/kafka-2026-08-20.md §3.4.5):
+// RocksDBVersionedStore keeps one position, advanced by every put as it is made, staged or not,
+// and query() bounds and labels both isolation levels with it, while READ_COMMITTED reads the
+// committed views of the physical store. The proof: a READ_COMMITTED VersionedKeyQuery or
+// MultiVersionedKeyQuery at the 2026-08-20 pin on a transactional versioned store (the run's flag
+// on, the replica's recorded committed position present) whose position is exactly the replica's
+// staged position at the answer (ReplicaSnapshot::store_position) and not its committed one, and
+// whose versions are exactly the fold of the records the replica had applied up to its last
+// store commit (ReplicaSnapshot::committed_changelog_offset). Any other answer (the staged fold,
+// any other position, the committed position) is refused: only the label is Kafka's quirk.
+ClassProof prove_versioned_position_not_staged(const JudgeContext& context,
+                                               const sim::QueryRecord& record,
+                                               const sim::PartitionOutcome& outcome) {
+  const sim::RunTrace& trace = context.trace();
+  if (!read_committed_at_new_pin(context, record.request)) {
+    return {false, "not a READ_COMMITTED answer at the 2026-08-20 pin"};
+  }
+  if (!trace.topology.versioned() || !is_versioned_kind(record.request.kind) ||
+      !record.request.key || !trace.transactional_state_stores) {
+    return {false, "not a versioned query of a transactional versioned store"};
+  }
+  if (!outcome.success || !outcome.position) return {false, "not a success with a position"};
+  const sim::ReplicaSnapshot* replica =
+      record.placement_at_answer
+          ? find_replica(*record.placement_at_answer, record.target_instance, outcome.partition)
+          : nullptr;
+  if (replica == nullptr || !replica->committed_position) {
+    return {false, "the answering replica recorded no committed position (not transactional)"};
+  }
+  if (!replica->store_position || outcome.position->map() != replica->store_position->map()) {
+    return {false, fmt::format("record #{}'s position {} is not {}'s staged position {}", record.id,
+                               outcome.position->to_string(), replica->instance,
+                               replica->store_position ? replica->store_position->to_string()
+                                                       : std::string("(none)"))};
+  }
+  if (outcome.position->map() == replica->committed_position->map()) {
+    return {false, fmt::format("record #{} carries {}'s committed position: no staged label",
+                               record.id, replica->instance)};
+  }
+  const ChangelogOffset committed =
+      std::min(replica->changelog_offset.value_or(ChangelogOffset(-1)),
+               replica->committed_changelog_offset.value_or(ChangelogOffset(-1)));
+  const std::span<const sim::ChangelogRecord> log = partition_log(trace, outcome.partition);
+  const model::VersionedHistory committed_fold =
+      fold(trace.topology, log,
+           [&](const sim::ChangelogRecord& r) { return applied_by(*replica, committed, r); });
+  const std::vector<model::Version> want =
+      versioned_expected(committed_fold, record.request, outcome.partition, committed.value());
+  if (!versioned_equal(outcome, want)) {
+    return {false, fmt::format("record #{} is not the fold of changelog-{} [.., {}], {}'s "
+                               "committed state ({})",
+                               record.id, outcome.partition, committed, replica->instance,
+                               versions_text(want))};
+  }
+  return {true,
+          fmt::format("record #{} is the fold of changelog-{} [.., {}], {}'s committed "
+                      "state at its last store commit, under its staged position {} "
+                      "(committed {}): the versioned store labels READ_COMMITTED with its "
+                      "one position",
+                      record.id, outcome.partition, committed, replica->instance,
+                      outcome.position->to_string(), replica->committed_position->to_string())};
+}
+
+}  // namespace iq::properties::detail

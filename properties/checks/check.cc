@@ -205,6 +205,9 @@ const char* to_string(ViolationClass c) {
     case ViolationClass::kStagedStreamTimeExpiresCommitted:
       return "known Kafka behaviour (2026-08-20, READ_COMMITTED): a transactional window or "
              "session store's staged puts raise its stream time and expire committed windows";
+    case ViolationClass::kVersionedPositionNotStaged:
+      return "known Kafka behaviour (2026-08-20, READ_COMMITTED): a transactional versioned store "
+             "answers committed versions under its staged position (its position is not staged)";
   }
   return "?";
 }

@@ -242,6 +242,15 @@ enum class ViolationClass {
   // raised floor taken out, at least one of them (window_judge.cc,
   // prove_staged_stream_time_expired).
   kStagedStreamTimeExpiresCommitted,
+  // 2026-08-20 pin, READ_COMMITTED, either guarantee, pin delta 9: RocksDBVersionedStore keeps one
+  // position, advanced by every put as it is made (staged or not), and query() bounds and labels
+  // both levels with it, while READ_COMMITTED reads the committed views of its transactional
+  // physical store (KAFKA-20500). A ResultMatchesModel, SamePositionSameAnswer or ChangelogWitness
+  // violation on a READ_COMMITTED versioned answer whose position is exactly its replica's staged
+  // position at the answer and not its committed one, and whose versions are exactly the fold of
+  // the records it applied up to its last store commit (changelog_witness_versioned.cc,
+  // prove_versioned_position_not_staged).
+  kVersionedPositionNotStaged,
 };
 // "failure", "known Kafka behaviour: at-least-once reprocessing"
 const char* to_string(ViolationClass c);
@@ -252,14 +261,15 @@ const char* to_string(ViolationClass c);
 // "window_grace_dropped_tail", "versioned_restore_dropped_expired", "duplicates_null_put_skipped",
 // "cached_writes_beneath_position", "eos_kept_aborted_writes", "read_committed_not_transactional",
 // "cached_key_query_ignores_isolation", "cached_key_query_miss_reads_committed",
-// "versioned_position_not_persisted", "staged_stream_time_expires_committed": the key in JSON
+// "versioned_position_not_persisted", "staged_stream_time_expires_committed",
+// "versioned_position_not_staged": the key in JSON
 // summaries.
 const char* class_key(ViolationClass c);
 // Whether `c` is a quirk impl/ reproduces behind a switch (iq/kafka_quirks.h), attributed by
 // rerunning the seed with it off rather than proven from the record:
 // kVersionedRestoreDroppedExpired (quirk 18).
 bool attributed_by_rerun(ViolationClass c);
-inline constexpr std::array<ViolationClass, 22> kViolationClasses{
+inline constexpr std::array<ViolationClass, 23> kViolationClasses{
     ViolationClass::kFailure,
     ViolationClass::kAtLeastOnceReprocessing,
     ViolationClass::kRestartWithoutCheckpoint,
@@ -281,7 +291,8 @@ inline constexpr std::array<ViolationClass, 22> kViolationClasses{
     ViolationClass::kCachedKeyQueryIgnoresIsolation,
     ViolationClass::kCachedKeyQueryMissReadsCommitted,
     ViolationClass::kVersionedPositionNotPersisted,
-    ViolationClass::kStagedStreamTimeExpiresCommitted};
+    ViolationClass::kStagedStreamTimeExpiresCommitted,
+    ViolationClass::kVersionedPositionNotStaged};
 
 // The processing guarantees a declared behaviour can be Kafka's under, as bits.
 enum class GuaranteeSet : uint8_t { kAtLeastOnce = 1, kExactlyOnceV2 = 2, kBoth = 3 };

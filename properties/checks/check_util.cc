@@ -627,8 +627,11 @@ bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord&
 const std::optional<Position>& bounding_position(const JudgeContext& context,
                                                  const sim::QueryRequestRecord& request,
                                                  const sim::ReplicaSnapshot& replica) {
-  return reads_committed(context, request, replica) ? replica.committed_position
-                                                    : replica.store_position;
+  // Pin delta 9: the versioned store checks both levels against its one position, which every put
+  // advances at once (the staged one); it reads committed data all the same (reads_committed).
+  const bool versioned = context.trace().topology.versioned();
+  return reads_committed(context, request, replica) && !versioned ? replica.committed_position
+                                                                  : replica.store_position;
 }
 
 }  // namespace iq::properties::detail

@@ -391,7 +391,8 @@ ClassProof prove_eos_kept_aborted_record(const JudgeContext& context, int32_t pa
 // The position `replica`'s store checks a bound of `request` against (docs/kafka-2026-08-20.md
 // §3.7): a transactional store's committed one under READ_COMMITTED (the request's level, or the
 // run's default.interactive.query.isolation.level), except a cached KeyQuery, which the caching
-// layer answers from its merge with the staged position under both levels (delta 8); the staged
+// layer answers from its merge with the staged position under both levels (delta 8), and a
+// versioned store, whose one position is advanced by every put as it is made (delta 9); the staged
 // one (store_position) otherwise, and for every store that is not transactional.
 const std::optional<Position>& bounding_position(const JudgeContext& context,
                                                  const sim::QueryRequestRecord& request,
@@ -433,6 +434,12 @@ ClassProof prove_versioned_position_not_persisted_tail(const JudgeContext& conte
 ClassProof prove_staged_stream_time_expired(const JudgeContext& context,
                                             const sim::QueryRecord& record,
                                             const sim::PartitionOutcome& outcome);
+// A READ_COMMITTED answer of a transactional versioned store: its committed versions under its one,
+// staged position (pin delta 9, ViolationClass::kVersionedPositionNotStaged;
+// changelog_witness_versioned.cc states the proof).
+ClassProof prove_versioned_position_not_staged(const JudgeContext& context,
+                                               const sim::QueryRecord& record,
+                                               const sim::PartitionOutcome& outcome);
 // Whether that position is the committed one: `request` reads `replica`'s committed state.
 bool reads_committed(const JudgeContext& context, const sim::QueryRequestRecord& request,
                      const sim::ReplicaSnapshot& replica);

@@ -179,6 +179,19 @@ constexpr std::array<ClassRule, kViolationClasses.size()> kRules{{
      "docs/kafka-2026-08-20.md §10)",
      "scenarios/findings/kafka_2026_staged_put_expires_committed_windows.toml", kNewPin,
      "READ_COMMITTED", "transactional window, session"},
+    // Both guarantees: under at-least-once too a transactional store stages its puts between task
+    // commits (§3.5), and every put advances the one position at once.
+    {ViolationClass::kVersionedPositionNotStaged, kBoth,
+     "pin 2026-08-20, level READ_COMMITTED, a transactional versioned store: the answer's "
+     "position is exactly its replica's staged position at the answer and not its committed one, "
+     "and its versions are exactly the fold of the records the replica applied up to its last "
+     "store commit",
+     "RocksDBVersionedStore.put and delete advance the one position (segmentStores.position) at "
+     "once, whatever the physical store stages, and query() hands handleBasicQueries that "
+     "position for both levels, while get(..., level) reads the committed views of the "
+     "transactional physical store (KAFKA-20500, 8cfdfaaacc; pin delta 9)",
+     "none yet: Kafka2026ClassesTest.AVersionedReadCommittedAnswerUnderTheStagedPosition", kNewPin,
+     "READ_COMMITTED", "transactional versioned"},
 }};
 
 }  // namespace

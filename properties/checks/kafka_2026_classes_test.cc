@@ -299,10 +299,119 @@ TEST(Kafka2026ClassesTest, AReopenedVersionedStoreNeverReachesABoundItsDataMeets
   }
 }
 
+// --- versioned_position_not_staged (pin delta 9) ---
+
+// Key 1 = 10 @1000 (offset 0), 11 @2000 (offset 1), 12 @3000 (offset 2), each logged by
+// instance-2's transactional versioned store under the header of its own offset; the store
+// committed after offset 1 (committed position 1) and has staged offset 2, which its one position
+// already covers. A READ_COMMITTED VersionedKeyQuery of key 1 answers the committed latest,
+// 11 @[2000, -), under the staged position 2.
+struct UnstagedCase {
+  std::string what = "";
+  KafkaPin pin = KafkaPin::k2026_08_20;
+  IsolationLevel level = IsolationLevel::READ_COMMITTED;
+  bool transactional = true;       // the run's flag
+  bool committed_position = true;  // the replica's recorded committed position
+  sim::Guarantee guarantee = sim::Guarantee::kExactlyOnceV2;
+  sim::VersionedList answer = {{11, 2'000, std::nullopt}};
+  int64_t label = 2;
+  int64_t staged = 2;  // the replica's recorded staged position
+  ViolationClass want = ViolationClass::kVersionedPositionNotStaged;
+};
+
+TraceBuilder unstaged_trace(const UnstagedCase& c) {
+  TraceBuilder b(TopologyKind::VersionedTable);
+  b.trace().topology.history_retention_ms = 10'000;
+  b.trace().topology.segment_interval_ms = 1'000;
+  b.produce(0, 1, 10, 1'000);
+  b.produce(0, 1, 11, 2'000);
+  b.produce(0, 1, 12, 3'000);
+  b.log(0, 1, 10, 1'000, pos(0, 0), "instance-2", 100);
+  b.log(0, 1, 11, 2'000, pos(0, 1), "instance-2", 200);
+  b.log(0, 1, 12, 3'000, pos(0, 2), "instance-2", 300);
+  b.trace().kafka_pin = c.pin;
+  b.trace().guarantee = c.guarantee;
+  b.trace().transactional_state_stores = c.transactional;
+  b.trace().default_iq_isolation_level = c.level;
+  sim::ReplicaSnapshot replica =
+      own_runs(applied(active(0, pos(0, c.staged), "instance-2"), 2), {{-1, 2}});
+  if (c.committed_position) {
+    replica.committed_position = pos(0, 1);
+    replica.committed_changelog_offset = ChangelogOffset(1);
+  }
+  Q q = b.key_query(0, 1, QueryKind::VersionedKeyQuery);
+  q.at(400, 400).target("instance-2").ok(std::nullopt, pos(0, c.label)).replica(replica);
+  q.r.partitions.back().value = c.answer;
+  b.add(q);
+  return b;
+}
+
+TEST(Kafka2026ClassesTest, AVersionedReadCommittedAnswerUnderTheStagedPosition) {
+  for (const sim::Guarantee g : {sim::Guarantee::kAtLeastOnce, sim::Guarantee::kExactlyOnceV2}) {
+    const std::vector<Violation> vs = judged(unstaged_trace(UnstagedCase{.guarantee = g}).trace());
+    // ResultMatchesModel: not labelled with the committed position; the witness folds the
+    // committed prefix and holds.
+    ASSERT_EQ(vs.size(), 1u) << "seed " << kSeed << "\n" << text(vs);
+    expect_all(vs, ViolationClass::kVersionedPositionNotStaged, to_string(g));
+  }
+}
+
+TEST(Kafka2026ClassesTest, AVersionedStagedLabelRefusesItsNearMisses) {
+  const std::vector<UnstagedCase> cases = {
+      {.what = "the old pin", .pin = KafkaPin::k2024_10_25},
+      {.what = "READ_UNCOMMITTED", .level = IsolationLevel::READ_UNCOMMITTED},
+      {.what = "no transactional store", .transactional = false, .committed_position = false},
+      {.what = "no recorded committed position", .committed_position = false},
+      {.what = "the staged fold (a dirty read)", .answer = {{12, 3'000, std::nullopt}}},
+      {.what = "another value", .answer = {{10, 1'000, std::nullopt}}},
+      {.what = "a label below the staged position", .label = 0},
+      {.what = "a label the replica's staged position is not", .staged = 1},
+  };
+  for (const UnstagedCase& c : cases) {
+    const std::vector<Violation> vs = judged(unstaged_trace(c).trace());
+    ASSERT_FALSE(vs.empty()) << "seed " << kSeed << " " << c.what;
+    for (const Violation& v : vs) {
+      EXPECT_NE(v.violation_class, ViolationClass::kVersionedPositionNotStaged)
+          << "seed " << kSeed << " " << c.what << "\n"
+          << v.to_string();
+    }
+  }
+  // Labelled with the committed position, the answer is exactly what Kafka's key-value stores
+  // give: no violation at all, and nothing for the class to prove.
+  TraceBuilder committed = unstaged_trace(UnstagedCase{.label = 1, .staged = 1});
+  EXPECT_TRUE(judged(committed.trace()).empty()) << "seed " << kSeed;
+  const UnstagedCase committed_label{.label = 1};
+  TraceBuilder b = unstaged_trace(committed_label);
+  JudgeContext context(b.trace());
+  const sim::QueryRecord& record = b.trace().history.records().back();
+  const detail::ClassProof proof =
+      detail::prove_versioned_position_not_staged(context, record, record.partitions.back());
+  EXPECT_FALSE(proof.proven) << proof.text;
+}
+
+// The bound: Kafka checks a versioned READ_COMMITTED query against the one (staged) position, so
+// a success under a bound only the staged write meets is the failure reason the oracle predicts
+// (the label is the class's, above), and not the committed position a key-value store checks.
+TEST(Kafka2026ClassesTest, AVersionedReadCommittedBoundIsCheckedAgainstTheStagedPosition) {
+  TraceBuilder b = unstaged_trace(UnstagedCase{});
+  sim::ReplicaSnapshot replica =
+      own_runs(applied(active(0, pos(0, 2), "instance-2"), 2), {{-1, 2}});
+  replica.committed_position = pos(0, 1);
+  replica.committed_changelog_offset = ChangelogOffset(1);
+  Q q = b.key_query(0, 1, QueryKind::VersionedKeyQuery);
+  q.bound(pos(0, 2)).at(500, 500).target("instance-2").ok(std::nullopt, pos(0, 2)).replica(replica);
+  q.r.partitions.back().value = sim::VersionedList{{11, 2'000, std::nullopt}};
+  b.add(q);
+  JudgeContext context(b.trace());
+  EXPECT_TRUE(check_failure_reason_correct(context).empty()) << "seed " << kSeed;
+  EXPECT_TRUE(check_bound_honored(context).empty()) << "seed " << kSeed;
+}
+
 // The rules: both new classes hold at the 2026-08-20 pin only, under both guarantees.
 TEST(Kafka2026ClassesTest, TheNewClassesHoldAtTheNewPinOnly) {
   for (const ViolationClass c : {ViolationClass::kCachedKeyQueryMissReadsCommitted,
-                                 ViolationClass::kVersionedPositionNotPersisted}) {
+                                 ViolationClass::kVersionedPositionNotPersisted,
+                                 ViolationClass::kVersionedPositionNotStaged}) {
     EXPECT_TRUE(holds_at(c, KafkaPin::k2026_08_20)) << class_key(c);
     EXPECT_FALSE(holds_at(c, KafkaPin::k2024_10_25)) << class_key(c);
     EXPECT_TRUE(holds_under(c, sim::Guarantee::kAtLeastOnce)) << class_key(c);

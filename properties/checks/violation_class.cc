@@ -410,6 +410,10 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
       detail::prove_versioned_position_not_persisted(context, record, outcome);
   if (unpersisted.proven && admitted(context, ViolationClass::kVersionedPositionNotPersisted))
     return {ViolationClass::kVersionedPositionNotPersisted, unpersisted.text};
+  const detail::ClassProof unstaged =
+      detail::prove_versioned_position_not_staged(context, record, outcome);
+  if (unstaged.proven && admitted(context, ViolationClass::kVersionedPositionNotStaged))
+    return {ViolationClass::kVersionedPositionNotStaged, unstaged.text};
   const detail::ClassProof flush = detail::prove_partial_flush(context, record, outcome);
   if (flush.proven && admitted(context, ViolationClass::kCacheFlushPartlyApplied))
     return {ViolationClass::kCacheFlushPartlyApplied, flush.text};
@@ -448,11 +452,11 @@ OtherClass other_class(const JudgeContext& context, const sim::QueryRecord& reco
   const detail::ClassProof kept = detail::prove_eos_kept_aborted_answer(context, record, outcome);
   if (kept.proven && admitted(context, ViolationClass::kEosKeptAbortedWrites))
     return {ViolationClass::kEosKeptAbortedWrites, kept.text};
-  return {ViolationClass::kFailure, miss.text + "; " + staged.text + "; " + unpersisted.text +
-                                        "; " + flush.text + "; " + ahead.text + "; " + lru.text +
-                                        "; " + reopened.text + "; " + compacted.text + "; " +
-                                        inside.text + "; " + cleaner.text + "; " + batch.text +
-                                        "; " + nulls.text + "; " + cached.text + "; " + kept.text};
+  return {ViolationClass::kFailure,
+          miss.text + "; " + staged.text + "; " + unpersisted.text + "; " + unstaged.text + "; " +
+              flush.text + "; " + ahead.text + "; " + lru.text + "; " + reopened.text + "; " +
+              compacted.text + "; " + inside.text + "; " + cleaner.text + "; " + batch.text + "; " +
+              nulls.text + "; " + cached.text + "; " + kept.text};
 }
 
 // Whether a successful answer is the model's at the offset its position reports.
@@ -536,6 +540,13 @@ void classify_one(const JudgeContext& context,
     if (staged.proven) {
       v.violation_class = ViolationClass::kStagedStreamTimeExpiresCommitted;
       v.class_evidence = staged.text;
+      return;
+    }
+    const detail::ClassProof unstaged =
+        detail::prove_versioned_position_not_staged(context, *it->second, *outcome);
+    if (unstaged.proven) {
+      v.violation_class = ViolationClass::kVersionedPositionNotStaged;
+      v.class_evidence = unstaged.text;
       return;
     }
     const detail::ClassProof ahead =

@@ -54,7 +54,7 @@ namespace iq::sim::behaviour_names {
 // properties::ViolationClass's classes other than "failure", in its order (properties::class_key
 // returns these very strings; check_test.cc pins the two together). Here for the same reason as
 // the property names: scenario/ parses them, properties/ gives them.
-inline constexpr std::array<std::string_view, 21> kAll{
+inline constexpr std::array<std::string_view, 22> kAll{
     "alos_reprocessing",
     "restart_without_checkpoint",
     "cache_flush_partly_applied",
@@ -76,6 +76,7 @@ inline constexpr std::array<std::string_view, 21> kAll{
     "cached_key_query_miss_reads_committed",
     "versioned_position_not_persisted",
     "staged_stream_time_expires_committed",
+    "versioned_position_not_staged",
 };
 
 }  // namespace iq::sim::behaviour_names
