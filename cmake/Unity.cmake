@@ -27,6 +27,7 @@ set(IQSIM_UNITY_SKIPPED
     impl/state/segmented_store_offsets_test.cc
     impl/state/session_stores_test.cc
     impl/state/transactional_key_value_store_test.cc
+    impl/state/transactional_versioned_store_test.cc
     impl/state/transactional_window_session_store_test.cc
     impl/state/window_stores_test.cc
     model/expected_answer_test.cc
