@@ -1253,11 +1253,8 @@ ClassProof prove_cached_key_query_miss(const JudgeContext& context, const sim::Q
   if (!trace.consistency_offset_vector_enabled || !outcome.position) {
     return {false, "no position to tell the staged label by (consistency switch off)"};
   }
-  const sim::ReplicaSnapshot* replica =
-      record.placement_at_answer
-          ? find_replica(*record.placement_at_answer, record.target_instance, outcome.partition)
-          : nullptr;
-  if (replica == nullptr || !replica->committed_position) {
+  const sim::ReplicaSnapshot* replica = transactional_answering_replica(record, outcome);
+  if (replica == nullptr) {
     return {false, "the answering replica recorded no committed position (not transactional)"};
   }
   const ChangelogIndex::Partition* log = context.changelog_index().partition(outcome.partition);

@@ -236,11 +236,8 @@ ClassProof prove_versioned_position_not_staged(const JudgeContext& context,
     return {false, "not a versioned query of a transactional versioned store"};
   }
   if (!outcome.success || !outcome.position) return {false, "not a success with a position"};
-  const sim::ReplicaSnapshot* replica =
-      record.placement_at_answer
-          ? find_replica(*record.placement_at_answer, record.target_instance, outcome.partition)
-          : nullptr;
-  if (replica == nullptr || !replica->committed_position) {
+  const sim::ReplicaSnapshot* replica = transactional_answering_replica(record, outcome);
+  if (replica == nullptr) {
     return {false, "the answering replica recorded no committed position (not transactional)"};
   }
   if (!replica->store_position || outcome.position->map() != replica->store_position->map()) {

@@ -305,6 +305,15 @@ const sim::ReplicaSnapshot* find_replica(const sim::PlacementSnapshot& snapshot,
   return nullptr;
 }
 
+const sim::ReplicaSnapshot* transactional_answering_replica(const sim::QueryRecord& record,
+                                                            const sim::PartitionOutcome& outcome) {
+  const sim::ReplicaSnapshot* replica =
+      record.placement_at_answer
+          ? find_replica(*record.placement_at_answer, record.target_instance, outcome.partition)
+          : nullptr;
+  return replica != nullptr && replica->committed_position ? replica : nullptr;
+}
+
 const sim::PlacementSnapshot& explaining_placement(const sim::QueryRecord& record) {
   return record.placement_at_answer ? *record.placement_at_answer : record.placement_at_invoke;
 }

@@ -87,6 +87,10 @@ std::string versions_text(const std::vector<model::Version>& versions);
 
 const sim::ReplicaSnapshot* find_replica(const sim::PlacementSnapshot& snapshot,
                                          const std::string& instance, int32_t partition);
+// The replica that served `outcome`, from the snapshot taken at the answer, when it recorded a
+// committed position (its store is transactional); nullptr otherwise.
+const sim::ReplicaSnapshot* transactional_answering_replica(const sim::QueryRecord& record,
+                                                            const sim::PartitionOutcome& outcome);
 // The last stop of `instance` at or before at_ms (a crash or close; with `cut_off` a pause or
 // isolation too, after which the group may take its tasks) and the first start after that stop
 // (a start or restart; with `cut_off` a resume or heal too): nullptr where there is none.
