@@ -42,8 +42,6 @@ class StateDirectory {
 
   std::string task_dir(const TaskId& id) const { return root_ + "/" + id.to_string(); }
   const std::string& root() const { return root_; }
-  // TopologyMetadata.hasPersistentStores, as the state directory was built with it.
-  bool has_persistent_stores() const { return has_persistent_stores_; }
   // StateDirectory.getOrCreateDirectoryForTask (called by ProcessorStateManager's constructor):
   // creates the task's directory, and the application's above it, only when the topology has a
   // persistent store. Without one Kafka creates nothing on disk at either pin: no store writes

@@ -107,13 +107,14 @@ Status Task::initialize() {
   IQ_ASSERT(state_ == TaskState::CREATED, "initialize in state {}", to_string(state_));
   // StateDirectory.getOrCreateDirectoryForTask: no directory without a persistent store. A lone
   // task (unit tests, no state directory) creates its own, as with a persistent store.
-  if (env_.state_directory != nullptr) {
+  Status s = ok_status();
+  if (env_.state_directory == nullptr) {
+    s = env_.fs->create_directories(env_.task_dir);
+  } else {
     IQ_ASSERT(env_.task_dir == env_.state_directory->task_dir(id_), "task {} in {}",
               id_.to_string(), env_.task_dir);
+    s = env_.state_directory->get_or_create_directory_for_task(id_);
   }
-  auto s = env_.state_directory != nullptr
-               ? env_.state_directory->get_or_create_directory_for_task(id_)
-               : env_.fs->create_directories(env_.task_dir);
   if (!s) return s;
   // StateDirectory.directoryForTaskIsEmpty, asked before the stores open: anything but
   // .checkpoint counts. Only exactly_once_v2 reads the answer, so only it lists the directory.

@@ -210,10 +210,6 @@ WitnessResult versioned_changelog_witness(const JudgeContext& context,
   return result;
 }
 
-}  // namespace iq::properties::detail
-
-namespace iq::properties::detail {
-
 // Pin delta 9 (ViolationClass::kVersionedPositionNotStaged; docs/kafka-2026-08-20.md §3.4.5):
 // RocksDBVersionedStore keeps one position, advanced by every put as it is made, staged or not,
 // and query() bounds and labels both isolation levels with it, while READ_COMMITTED reads the

@@ -521,13 +521,14 @@ void classify_one(const JudgeContext& context,
     return;
   }
   if (witness) {
-    // Four declared behaviours make a replica's answer differ from its changelog's fold: a
+    // Five declared behaviours make a replica's answer differ from its changelog's fold: a
     // cached KeyQuery that missed the cache under READ_COMMITTED (the committed fold under the
     // staged label, while the witness folds the staged prefix for a cached KeyQuery), a
     // transactional window or session store whose staged puts raised its stream time over
-    // committed windows (H7), a
-    // position loaded from a .position file newer than the .checkpoint it restored from, and a
-    // store emptied by a cleaner a crash cut, under the .checkpoint the cleaner left.
+    // committed windows (H7), a transactional versioned store's committed versions under its one,
+    // staged position (delta 9), a position loaded from a .position file newer than the
+    // .checkpoint it restored from, and a store emptied by a cleaner a crash cut, under the
+    // .checkpoint the cleaner left.
     const detail::ClassProof miss =
         detail::prove_cached_key_query_miss(context, *it->second, *outcome);
     if (miss.proven) {

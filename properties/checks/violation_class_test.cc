@@ -278,11 +278,7 @@ TEST(ViolationClassTest, UnderExactlyOnceTheReplayFromTheStartNeedsTheCheckpoint
     b.log(0, 1, 11, 2'000, pos(0, 2), "instance-1", 12);
     b.fault(50, sim::FaultKind::kCrash, "instance-1");
     b.fault(60, sim::FaultKind::kRestart, "instance-1");
-    sim::StoreLife life;
-    life.id = 1;
-    life.instance = "instance-1";
-    life.partition = 0;
-    life.persistent = true;
+    sim::StoreLife life = active_store_life(1);
     life.opened_ms = base::Instant::from_ms(60);
     life.over_kept_data = true;
     life.checkpoint_entry_loaded = entry;

@@ -573,7 +573,8 @@ TEST(WindowJudgeTest, ADirtyWriteOverwrittenAboveThePositionIsDeclaredOnlyIfNeve
 // commit after offset 1 flushed both windows (changelog offsets 1 and 2). The active at the answer
 // has logged all three records, so its cache at the answer says nothing of the standby's prefix:
 // the log alone proves it.
-// `flush_life`: the store life that logged the flush (life 1 logged offsets 0 and 1).
+// `flush_life`: the store life of instance-1 that logged the flush (life 1 logged offsets 0 and
+// 1); another writer's flush is its own life 3.
 TraceBuilder lagging_standby(const std::string& flush_writer, int64_t flushed_value,
                              uint64_t flush_life = 1) {
   TraceBuilder b = cached_hopping_count(true);
